@@ -1,0 +1,7 @@
+"""``python -m xcsh``."""
+
+import sys
+
+from xcsh.cli import main
+
+sys.exit(main())

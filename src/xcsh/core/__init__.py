@@ -1,0 +1,33 @@
+"""Core data types shared by every layer: content blocks, tool results, the tool
+interface and the error tree.
+
+This package imports nothing else of xcsh; everything else may import it.
+"""
+
+from xcsh.core.content import Content, ImageContent, TextContent, content_from_any
+from xcsh.core.errors import ProviderError, ToolError, UsageError, XcshError
+from xcsh.core.tool import (
+    AgentTool,
+    AgentToolResult,
+    ToolCallContext,
+    ToolUpdateCallback,
+    coerce_result,
+    text_result,
+)
+
+__all__ = [
+    "AgentTool",
+    "AgentToolResult",
+    "Content",
+    "ImageContent",
+    "ProviderError",
+    "TextContent",
+    "ToolCallContext",
+    "ToolError",
+    "ToolUpdateCallback",
+    "UsageError",
+    "XcshError",
+    "coerce_result",
+    "content_from_any",
+    "text_result",
+]

@@ -1,0 +1,218 @@
+"""The tool interface: :class:`AgentTool` and :class:`AgentToolResult`.
+
+A tool has a name the model calls it by, a label people read, a description,
+and a parameter schema. Schemas come from a pydantic model class or a JSON
+Schema dict; arguments are validated against it before the tool's code runs,
+and a validation failure is a :class:`~xcsh.core.errors.ToolError` that names
+the field and what was expected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar, cast
+
+import jsonschema
+import pydantic
+
+from xcsh.core.content import Content, TextContent, content_from_any
+from xcsh.core.errors import ToolError
+
+
+@dataclass
+class AgentToolResult:
+    """What a tool call returns.
+
+    Args:
+        content: blocks for the model (text or images), in order.
+        details: structured data for front ends; never sent to the model.
+        is_error: True when the call failed; the text says why.
+    """
+
+    content: list[Content] = field(default_factory=list)
+    details: Any = None
+    is_error: bool = False
+
+    def __post_init__(self) -> None:
+        self.content = [content_from_any(block) for block in self.content]
+
+    @property
+    def text(self) -> str:
+        """The non-empty text blocks joined by newlines (images left out)."""
+        return "\n".join(
+            block.text for block in self.content if isinstance(block, TextContent) and block.text
+        )
+
+
+def text_result(text: str, *, details: Any = None, is_error: bool = False) -> AgentToolResult:
+    """Build a result holding one text block."""
+    return AgentToolResult(content=[TextContent(text)], details=details, is_error=is_error)
+
+
+def coerce_result(value: object) -> AgentToolResult | None:
+    """Accept what user callbacks commonly return and make it an :class:`AgentToolResult`.
+
+    Accepts an ``AgentToolResult``, ``None`` (returned as ``None``), a ``str``
+    (one text block), or a dict shaped like the description's examples
+    (``{"content": [...], "details": ..., "is_error"|"isError": ...}``).
+
+    Raises:
+        TypeError: any other value; the message names the accepted shapes.
+    """
+    if value is None or isinstance(value, AgentToolResult):
+        return value
+    if isinstance(value, str):
+        return text_result(value)
+    if isinstance(value, Mapping):
+        raw_content = value.get("content", [])
+        if isinstance(raw_content, str):
+            raw_content = [raw_content]
+        is_error = bool(value.get("is_error", value.get("isError", False)))
+        return AgentToolResult(
+            content=[content_from_any(block) for block in raw_content],
+            details=value.get("details"),
+            is_error=is_error,
+        )
+    raise TypeError(
+        "a tool callback must return an AgentToolResult, a str, a dict with 'content', "
+        f"or None; got {type(value).__name__}"
+    )
+
+
+ToolUpdateCallback = Callable[[AgentToolResult], None]
+"""Receives partial results while a tool runs. Must not raise; called on the event loop."""
+
+
+@dataclass
+class ToolCallContext:
+    """Per-call context handed to a tool's implementation.
+
+    Args:
+        tool_call_id: the provider's id for this call.
+        cancel: set when the user cancels; long-running tools should check it.
+            Tools are also cancelled through normal asyncio task cancellation.
+        on_update: optional progress callback.
+    """
+
+    tool_call_id: str
+    cancel: asyncio.Event = field(default_factory=asyncio.Event)
+    on_update: ToolUpdateCallback | None = None
+
+    def update(self, result: AgentToolResult) -> None:
+        """Send a partial result to the progress callback, if any."""
+        if self.on_update is not None:
+            self.on_update(result)
+
+
+P = TypeVar("P")
+
+ToolRun = Callable[[P, ToolCallContext], Awaitable[AgentToolResult] | AgentToolResult]
+ParametersSpec = type[pydantic.BaseModel] | Mapping[str, Any]
+
+
+@dataclass
+class AgentTool(Generic[P]):
+    """A tool the model can call.
+
+    Args:
+        name: the name the model calls (``[a-zA-Z0-9_-]``, at most 64 characters).
+        label: a short human-readable name for front ends.
+        description: what the tool does and when to use it, for the model.
+        parameters: a pydantic model class (``run`` receives an instance) or a
+            JSON Schema dict for an object (``run`` receives the validated dict).
+        run: the implementation, ``run(params, ctx)``, sync or async, returning an
+            :class:`AgentToolResult`; raise :class:`ToolError` to fail the call.
+        hidden: True for runtime tools a user does not select (``resolve``).
+        read_only: True when the tool never changes anything outside xcsh.
+    """
+
+    name: str
+    label: str
+    description: str
+    parameters: ParametersSpec
+    run: ToolRun[P]
+    hidden: bool = False
+    read_only: bool = False
+
+    def json_schema(self) -> dict[str, Any]:
+        """The parameters as a JSON Schema object, as providers expect it."""
+        if isinstance(self.parameters, type) and issubclass(self.parameters, pydantic.BaseModel):
+            return self.parameters.model_json_schema()
+        return dict(self.parameters)
+
+    def validate(self, params: Mapping[str, Any] | None) -> P:
+        """Check ``params`` against the schema.
+
+        Returns:
+            A model instance (pydantic schema) or the dict itself (JSON Schema).
+
+        Raises:
+            ToolError: the arguments do not fit; the message names each bad
+                field and what was expected.
+        """
+        raw: Any = {} if params is None else params
+        if isinstance(self.parameters, type) and issubclass(self.parameters, pydantic.BaseModel):
+            try:
+                return cast(P, self.parameters.model_validate(raw))
+            except pydantic.ValidationError as exc:
+                raise ToolError(_describe_pydantic_error(self.name, exc)) from exc
+        schema = dict(self.parameters)
+        validator = jsonschema.Draft202012Validator(schema)
+        errors = sorted(validator.iter_errors(raw), key=lambda e: list(e.absolute_path))
+        if errors:
+            lines = [f"Invalid arguments for tool '{self.name}':"]
+            for err in errors:
+                where = ".".join(str(p) for p in err.absolute_path) or "(arguments)"
+                lines.append(f"- {where}: {err.message}")
+            raise ToolError("\n".join(lines))
+        return cast(P, raw)
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: Mapping[str, Any] | None,
+        *,
+        cancel: asyncio.Event | None = None,
+        on_update: ToolUpdateCallback | None = None,
+    ) -> AgentToolResult:
+        """Validate ``params`` and run the tool.
+
+        Args:
+            tool_call_id: the provider's id for this call.
+            params: the model-facing arguments as a dict.
+            cancel: optional event that signals cancellation to the tool.
+            on_update: optional progress callback.
+
+        Returns:
+            The tool's result.
+
+        Raises:
+            ToolError: invalid arguments, or the tool failed.
+        """
+        value = self.validate(params)
+        ctx = ToolCallContext(
+            tool_call_id=tool_call_id,
+            cancel=cancel if cancel is not None else asyncio.Event(),
+            on_update=on_update,
+        )
+        outcome = self.run(value, ctx)
+        if inspect.isawaitable(outcome):
+            outcome = await outcome
+        result = coerce_result(outcome)
+        if result is None:
+            raise ToolError(f"Tool '{self.name}' returned no result.")
+        return result
+
+
+def _describe_pydantic_error(tool_name: str, exc: pydantic.ValidationError) -> str:
+    lines = [f"Invalid arguments for tool '{tool_name}':"]
+    for err in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in err["loc"]) or "(arguments)"
+        got = err.get("input")
+        scalar = isinstance(got, str | int | float | bool) or got is None
+        suffix = f" (got {got!r})" if err["type"] != "missing" and scalar else ""
+        lines.append(f"- {where}: {err['msg']}{suffix}")
+    return "\n".join(lines)

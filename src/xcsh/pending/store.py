@@ -1,0 +1,92 @@
+"""The per-session LIFO stack of pending actions (SPEC §1)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from xcsh.pending.action import PendingAction
+
+PushListener = Callable[[PendingAction, int], None]
+"""``listener(action, count)``: runs synchronously after each push, outside the lock.
+``count`` is the stack size right after that push. A listener must not raise."""
+
+
+class PendingActionStore:
+    """A thread-safe LIFO stack of :class:`PendingAction` (SPEC §1).
+
+    One store belongs to one agent session; there is no global store. All
+    methods may be called from asyncio code and from worker threads.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stack: list[PendingAction] = []
+        self._listeners: list[PushListener] = []
+
+    def push(self, action: PendingAction) -> None:
+        """Put ``action`` on top and notify push listeners with ``(action, count)``."""
+        with self._lock:
+            self._stack.append(action)
+            count = len(self._stack)
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(action, count)
+
+    def restore(self, action: PendingAction) -> None:
+        """Put back an action that ``resolve`` popped but could not apply.
+
+        Unlike :meth:`push` it does not notify listeners: the action is not a
+        new preview, and the model already knows about it.
+        """
+        with self._lock:
+            self._stack.append(action)
+
+    def peek(self) -> PendingAction | None:
+        """The top action, or ``None`` when the stack is empty."""
+        with self._lock:
+            return self._stack[-1] if self._stack else None
+
+    def pop(self) -> PendingAction | None:
+        """Remove and return the top action, or ``None`` when the stack is empty."""
+        with self._lock:
+            return self._stack.pop() if self._stack else None
+
+    def clear(self) -> list[PendingAction]:
+        """Remove every action; returns them top first (callers may run their ``reject``)."""
+        with self._lock:
+            removed = list(reversed(self._stack))
+            self._stack.clear()
+        return removed
+
+    def snapshot(self) -> list[PendingAction]:
+        """A copy of the stack, top first."""
+        with self._lock:
+            return list(reversed(self._stack))
+
+    @property
+    def count(self) -> int:
+        """How many actions are pending."""
+        with self._lock:
+            return len(self._stack)
+
+    @property
+    def has_pending(self) -> bool:
+        """True while at least one action is pending."""
+        return self.count > 0
+
+    def subscribe_push(self, listener: PushListener) -> Callable[[], None]:
+        """Call ``listener(action, count)`` after every push.
+
+        Returns:
+            A function that unsubscribes; calling it twice is harmless.
+        """
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe

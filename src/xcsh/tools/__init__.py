@@ -1,0 +1,24 @@
+"""Tool factories (SPEC §8) and the registry of built-in tools.
+
+Factories are re-exported here whatever package they live in, so callers
+write ``from xcsh.tools import create_ast_edit_tool``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from xcsh.pending import create_resolve_tool
+
+_STRUCTURAL = {"create_ast_grep_tool", "create_ast_edit_tool"}
+
+
+def __getattr__(name: str) -> Any:
+    # ast-grep is imported only when a structural tool is asked for.
+    if name in _STRUCTURAL:
+        return getattr(importlib.import_module("xcsh.structural"), name)
+    raise AttributeError(f"module 'xcsh.tools' has no attribute {name!r}")
+
+
+__all__ = ["create_ast_edit_tool", "create_ast_grep_tool", "create_resolve_tool"]

@@ -1,0 +1,138 @@
+"""Rendering of previews and resolved actions with rich (SPEC §6).
+
+Colour follows the terminal: none when the output is not a terminal or
+``NO_COLOR`` is set (https://no-color.org); plain ASCII symbols when the
+output's encoding cannot carry Unicode.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from rich.console import Console, Group, RenderableType
+from rich.text import Text
+
+
+@dataclass(frozen=True)
+class TerminalStyle:
+    """What the output can show.
+
+    Args:
+        color: ANSI colour allowed.
+        unicode: non-ASCII symbols allowed.
+    """
+
+    color: bool
+    unicode: bool
+
+
+def detect_style(stream: TextIO | None = None) -> TerminalStyle:
+    """Decide colour and Unicode for ``stream`` (default ``sys.stdout``)."""
+    out = stream if stream is not None else sys.stdout
+    isatty = bool(getattr(out, "isatty", lambda: False)())
+    color = isatty and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+    encoding = (getattr(out, "encoding", None) or "ascii").lower().replace("-", "")
+    return TerminalStyle(color=color, unicode=encoding.startswith("utf"))
+
+
+def make_console(stream: TextIO | None = None, style: TerminalStyle | None = None) -> Console:
+    """A rich console for ``stream`` that honours :func:`detect_style`."""
+    chosen = style if style is not None else detect_style(stream)
+    return Console(
+        file=stream,
+        no_color=not chosen.color,
+        color_system="auto" if chosen.color else None,
+        force_terminal=chosen.color,
+        highlight=False,
+        emoji=False,
+        safe_box=not chosen.unicode,
+        soft_wrap=True,
+    )
+
+
+def split_label(label: str, source_tool_name: str) -> tuple[str, str]:
+    """Split a pending action's label into ``(badge, summary)``.
+
+    ``"AST Edit: 2 replacements in 1 file"`` gives ``("AST Edit", "2 replacements
+    in 1 file")``; a label without ``": "`` gives ``(source_tool_name, label)``.
+    """
+    head, sep, tail = label.partition(": ")
+    if sep and head and tail:
+        return head, tail
+    return source_tool_name, label
+
+
+_SYMBOLS = {
+    True: {"apply": "✔", "discard": "✖", "error": "✘", "pending": "◆"},
+    False: {"apply": "+", "discard": "-", "error": "x", "pending": "*"},
+}
+
+
+def render_resolution(
+    details: Mapping[str, Any],
+    *,
+    is_error: bool = False,
+    message: str | None = None,
+    style: TerminalStyle,
+) -> RenderableType:
+    """The compact block for a resolved action (SPEC §6).
+
+    Args:
+        details: the ``resolve`` result's details
+            (``action``, ``reason``, ``source_tool_name``, ``label``).
+        is_error: the resolution failed; drawn in red with ``message``.
+        message: the result text, shown only for failures.
+        style: what the terminal can show.
+
+    Returns:
+        A rich renderable: header ``Accept: <summary>`` (green) or
+        ``Discard: <summary>`` (yellow) with the source badge, then the reason.
+    """
+    action = str(details.get("action", ""))
+    badge, summary = split_label(
+        str(details.get("label", "")), str(details.get("source_tool_name", ""))
+    )
+    symbols = _SYMBOLS[style.unicode]
+    verb = "Accept" if action == "apply" else "Discard"
+    color = "red" if is_error else ("green" if action == "apply" else "yellow")
+    symbol = symbols["error"] if is_error else symbols["apply" if action == "apply" else "discard"]
+    header = Text()
+    header.append(f"{symbol} {verb}: {summary}", style=f"bold {color}")
+    header.append("  ")
+    header.append(f"[{badge}]", style="reverse" if style.color else "")
+    lines: list[RenderableType] = [header]
+    reason = str(details.get("reason", ""))
+    if reason:
+        lines.append(Text(f"  reason: {reason}", style="dim"))
+    if is_error and message:
+        lines.append(Text(f"  {message}", style="red"))
+    return Group(*lines)
+
+
+def render_diff(diff_text: str) -> Text:
+    """Colour a unified diff: additions green, removals red, hunk headers cyan."""
+    out = Text()
+    for line in diff_text.splitlines(keepends=True):
+        if line.startswith(("+++", "---")):
+            out.append(line, style="bold")
+        elif line.startswith("+"):
+            out.append(line, style="green")
+        elif line.startswith("-"):
+            out.append(line, style="red")
+        elif line.startswith("@@"):
+            out.append(line, style="cyan")
+        else:
+            out.append(line)
+    return out
+
+
+def render_preview(label: str, diff_text: str, *, style: TerminalStyle) -> RenderableType:
+    """A pending preview: its label, then its diff, then how to resolve it."""
+    symbol = _SYMBOLS[style.unicode]["pending"]
+    header = Text(f"{symbol} Preview: {label}", style="bold magenta")
+    footer = Text("  pending: apply or discard to continue", style="dim")
+    return Group(header, render_diff(diff_text), footer)

@@ -1,0 +1,98 @@
+"""AgentTool validation and result shapes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, Field
+
+from xcsh import AgentTool, AgentToolResult, TextContent, ToolError
+from xcsh.core import ImageContent, ToolCallContext, coerce_result
+
+
+class Greet(BaseModel):
+    name: str = Field(description="who")
+    times: int = Field(default=1, ge=1)
+
+
+def greet_tool() -> AgentTool[Greet]:
+    def run(params: Greet, ctx: ToolCallContext) -> AgentToolResult:
+        return AgentToolResult(content=[TextContent(f"hi {params.name}" * params.times)])
+
+    return AgentTool(name="greet", label="Greet", description="d", parameters=Greet, run=run)
+
+
+async def test_pydantic_tool_runs_with_validated_model() -> None:
+    result = await greet_tool().execute("id", {"name": "ada", "times": 2})
+    assert result.text == "hi adahi ada"
+
+
+async def test_pydantic_validation_error_names_field_and_expectation() -> None:
+    with pytest.raises(ToolError) as info:
+        await greet_tool().execute("id", {"name": "ada", "times": 0})
+    message = str(info.value)
+    assert "Invalid arguments for tool 'greet'" in message
+    assert "- times: Input should be greater than or equal to 1 (got 0)" in message
+
+
+async def test_missing_field_named() -> None:
+    with pytest.raises(ToolError, match=r"- name: Field required"):
+        await greet_tool().execute("id", {})
+
+
+def test_pydantic_schema_exports_json_schema() -> None:
+    schema = greet_tool().json_schema()
+    assert schema["type"] == "object"
+    assert schema["required"] == ["name"]
+
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"files": {"type": "array", "items": {"type": "string"}}},
+    "required": ["files"],
+    "additionalProperties": False,
+}
+
+
+async def test_json_schema_tool_gets_dict_and_errors_name_path() -> None:
+    seen: list[Any] = []
+
+    async def run(params: dict[str, Any], ctx: ToolCallContext) -> str:
+        seen.append(params)
+        return f"{len(params['files'])} files"
+
+    tool: AgentTool[dict[str, Any]] = AgentTool(
+        name="rn", label="Rn", description="d", parameters=SCHEMA, run=run
+    )
+    assert tool.json_schema() == SCHEMA
+    ok = await tool.execute("id", {"files": ["a", "b"]})
+    assert ok.text == "2 files"
+    assert seen == [{"files": ["a", "b"]}]
+    with pytest.raises(ToolError) as info:
+        await tool.execute("id", {"files": ["a", 3]})
+    assert "- files.1: 3 is not of type 'string'" in str(info.value)
+
+
+def test_coerce_result_shapes() -> None:
+    assert coerce_result(None) is None
+    assert coerce_result("x").text == "x"  # type: ignore[union-attr]
+    from_dict = coerce_result(
+        {
+            "content": [
+                {"type": "text", "text": "a"},
+                {"type": "image", "data": "AA", "mimeType": "image/png"},
+            ],
+            "isError": True,
+        }
+    )
+    assert from_dict is not None
+    assert from_dict.is_error is True
+    assert from_dict.content[1] == ImageContent("AA", "image/png")
+    with pytest.raises(TypeError):
+        coerce_result(42)
+
+
+def test_text_joins_non_empty_text_blocks() -> None:
+    result = AgentToolResult(content=[TextContent("a"), TextContent(""), TextContent("b")])
+    assert result.text == "a\nb"

@@ -1,0 +1,62 @@
+"""Rendering of resolved actions and previews (SPEC §6)."""
+
+from __future__ import annotations
+
+import io
+
+from xcsh.ui import TerminalStyle, make_console, render_preview, render_resolution, split_label
+
+PLAIN = TerminalStyle(color=False, unicode=False)
+RICH = TerminalStyle(color=True, unicode=True)
+
+
+def draw(renderable: object, style: TerminalStyle) -> str:
+    buf = io.StringIO()
+    console = make_console(buf, style)
+    console.print(renderable)
+    return buf.getvalue()
+
+
+def details(action: str) -> dict[str, str]:
+    return {
+        "action": action,
+        "reason": "tests pass",
+        "source_tool_name": "ast_edit",
+        "label": "AST Edit: 2 replacements in 1 file",
+    }
+
+
+def test_split_label() -> None:
+    assert split_label("AST Edit: 2 replacements in 1 file", "ast_edit") == (
+        "AST Edit",
+        "2 replacements in 1 file",
+    )
+    assert split_label("Rename things", "custom_tool") == ("custom_tool", "Rename things")
+
+
+def test_accept_block_plain_ascii() -> None:
+    out = draw(render_resolution(details("apply"), style=PLAIN), PLAIN)
+    assert out == "+ Accept: 2 replacements in 1 file  [AST Edit]\n  reason: tests pass\n"
+    assert out.isascii()
+    assert "\x1b[" not in out
+
+
+def test_discard_block_plain_ascii() -> None:
+    out = draw(render_resolution(details("discard"), style=PLAIN), PLAIN)
+    assert out.splitlines()[0] == "- Discard: 2 replacements in 1 file  [AST Edit]"
+
+
+def test_colours_follow_outcome() -> None:
+    green = draw(render_resolution(details("apply"), style=RICH), RICH)
+    yellow = draw(render_resolution(details("discard"), style=RICH), RICH)
+    red = draw(render_resolution(details("apply"), is_error=True, message="boom", style=RICH), RICH)
+    assert "\x1b[1;32m" in green
+    assert "\x1b[1;33m" in yellow
+    assert "\x1b[1;31m" in red and "boom" in red
+
+
+def test_preview_shows_label_and_diff() -> None:
+    diff = "--- a.py\n+++ a.py\n@@ -1 +1 @@\n-print(x)\n+log.info(x)\n"
+    out = draw(render_preview("AST Edit: 1 replacement in 1 file", diff, style=PLAIN), PLAIN)
+    assert out.startswith("* Preview: AST Edit: 1 replacement in 1 file\n")
+    assert "-print(x)\n+log.info(x)\n" in out
