@@ -6,6 +6,20 @@ This package imports nothing else of xcsh; everything else may import it.
 
 from xcsh.core.content import Content, ImageContent, TextContent, content_from_any
 from xcsh.core.errors import ProviderError, ToolError, UsageError, XcshError
+from xcsh.core.messages import (
+    AssistantMessage,
+    ForcedTool,
+    Message,
+    ModelRequest,
+    StopReason,
+    ThinkingContent,
+    ToolCall,
+    ToolChoice,
+    ToolResultMessage,
+    ToolSpec,
+    Usage,
+    UserMessage,
+)
 from xcsh.core.tool import (
     AgentTool,
     AgentToolResult,
@@ -18,14 +32,26 @@ from xcsh.core.tool import (
 __all__ = [
     "AgentTool",
     "AgentToolResult",
+    "AssistantMessage",
     "Content",
+    "ForcedTool",
     "ImageContent",
+    "Message",
+    "ModelRequest",
     "ProviderError",
+    "StopReason",
     "TextContent",
+    "ThinkingContent",
+    "ToolCall",
     "ToolCallContext",
+    "ToolChoice",
     "ToolError",
+    "ToolResultMessage",
+    "ToolSpec",
     "ToolUpdateCallback",
+    "Usage",
     "UsageError",
+    "UserMessage",
     "XcshError",
     "coerce_result",
     "content_from_any",

@@ -1,0 +1,69 @@
+"""The provider protocol and its stream events."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from xcsh.core import AssistantMessage, ModelRequest
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextDelta:
+    """A piece of answer text as it streams in."""
+
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ThinkingDelta:
+    """A piece of reasoning text as it streams in."""
+
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallStart:
+    """The model began a tool call (its arguments arrive with :class:`ResponseDone`)."""
+
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResponseDone:
+    """The complete answer; always the last event of a stream."""
+
+    message: AssistantMessage
+
+
+StreamEvent = TextDelta | ThinkingDelta | ToolCallStart | ResponseDone
+
+
+class Provider(Protocol):
+    """A model behind some API.
+
+    Attributes:
+        name: provider name for display and sessions (``"anthropic"``).
+        model: model id.
+        supports_forced_tool_choice: False for servers without named tool
+            choice; the loop then relies on the reminder (SPEC §3).
+    """
+
+    name: str
+    model: str
+    supports_forced_tool_choice: bool
+
+    def stream(
+        self, request: ModelRequest, *, cancel: asyncio.Event | None = None
+    ) -> AsyncIterator[StreamEvent]:
+        """Send ``request`` and yield events, ending with one :class:`ResponseDone`.
+
+        Raises:
+            xcsh.core.ProviderError: the provider refused or failed the request
+                after retries (missing key, unknown model, rate limits that
+                did not clear, a refused request). SDK exceptions never escape.
+        """
+        ...
