@@ -1,0 +1,35 @@
+"""The built-in tools a session offers, in the order the model sees them."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+from xcsh.core import AgentTool
+from xcsh.pending import PendingActionStore, create_resolve_tool
+
+CODING_TOOL_NAMES = ("read", "write", "edit", "bash", "grep", "find", "ls")
+STRUCTURAL_TOOL_NAMES = ("ast_grep", "ast_edit")
+BUILTIN_TOOL_NAMES: tuple[str, ...] = (*CODING_TOOL_NAMES, *STRUCTURAL_TOOL_NAMES, "resolve")
+"""Every built-in tool name; custom tools may not reuse them (SPEC §5)."""
+
+
+def create_builtin_tools(cwd: str | Path, store: PendingActionStore) -> list[AgentTool[Any]]:
+    """Build every built-in tool for one session.
+
+    Args:
+        cwd: the workspace folder; file tools refuse paths outside it.
+        store: the session's pending-action store (``ast_edit`` pushes onto it,
+            ``resolve`` pops from it).
+
+    Returns:
+        The coding tools, ``ast_grep``, ``ast_edit`` and the hidden ``resolve``.
+    """
+    coding = importlib.import_module("xcsh.tools.coding")
+    structural = importlib.import_module("xcsh.structural")
+    tools: list[AgentTool[Any]] = list(coding.create_coding_tools(cwd))
+    tools.append(structural.create_ast_grep_tool(cwd))
+    tools.append(structural.create_ast_edit_tool(cwd, store))
+    tools.append(create_resolve_tool(store))
+    return tools
