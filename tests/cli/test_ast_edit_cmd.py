@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from clirun import run_ast_grep, run_on_pty, run_xcsh
 
-APP = '''import logging
+APP = """import logging
 
 log = logging.getLogger(__name__)
 
@@ -22,7 +22,7 @@ def main(argv):
     print("start", len(argv))
     for arg in argv:
         print(arg)
-'''
+"""
 UTIL = 'def f(x):\n    print(f"x={x}")\n'
 PATTERN, REWRITE = "print($$$A)", "log.info($$$A)"
 
@@ -132,9 +132,7 @@ def test_no_replacement_exits_1_and_pushes_nothing(project: Path) -> None:
         (["-p", "x", "-r", "y", ".."], "outside the workspace"),
     ],
 )
-def test_bad_input_exits_2_and_changes_nothing(
-    project: Path, args: list[str], needle: str
-) -> None:
+def test_bad_input_exits_2_and_changes_nothing(project: Path, args: list[str], needle: str) -> None:
     before = _snapshot(project)
     done = run_xcsh("ast-edit", *args, cwd=project)
     assert done.returncode == 2, done.stderr

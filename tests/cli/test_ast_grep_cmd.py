@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from clirun import run_ast_grep, run_on_pty, run_xcsh
 
-APP = '''import subprocess
+APP = """import subprocess
 
 
 def main(argv):
@@ -19,7 +19,7 @@ def main(argv):
     )
     if argv == argv:
         print(proc.wait())
-'''
+"""
 
 
 @pytest.fixture

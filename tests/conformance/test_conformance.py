@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ast_grep_py import SgRoot
 
 from xcsh import PendingActionStore, ToolError
 from xcsh.tools import create_ast_edit_tool, create_ast_grep_tool, create_resolve_tool
@@ -137,7 +138,12 @@ CASES = [
     Case(
         "rust",
         "rust",
-        (("let $N = $E.unwrap();", "let $N = match $E {\n    Some(v) => v,\n    None => return,\n};"),),
+        (
+            (
+                "let $N = $E.unwrap();",
+                "let $N = match $E {\n    Some(v) => v,\n    None => return,\n};",
+            ),
+        ),
         id="rs-multiline-rewrite",
     ),
     Case(
@@ -155,12 +161,12 @@ CASES = [
         id="go-selector-call",
     ),
     Case("go", "go", (("$A == $A", "true"),), id="go-same-metavar"),
-    Case("go", "go", (("errors.New($S)", "fmt.Errorf($S)"),), id="go-single-capture"),
     Case(
         "go",
         "go",
-        (("if $C { $$$B }", "if !($C) { $$$B }"),),
-        id="go-multiline-capture-kept",
+        (("func t() { $F.New($S) }", "fmt.Errorf($S)"),),
+        sel="call_expression",
+        id="go-selector-single-capture",
     ),
 ]
 
@@ -179,7 +185,11 @@ def _copy(tmp_path: Path, name: str) -> Path:
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _cli_rewrite(case: Case, root: Path) -> None:
@@ -251,7 +261,9 @@ async def test_search_matches_equal_the_cli_json(case: Case, tmp_path: Path) -> 
         args += ["--selector", case.sel]
     if case.strictness:
         args += ["--strictness", case.strictness]
-    theirs = [json.loads(line) for line in _ast_grep(*args, case.folder, cwd=CORPUS).stdout.splitlines()]
+    theirs = [
+        json.loads(line) for line in _ast_grep(*args, case.folder, cwd=CORPUS).stdout.splitlines()
+    ]
     params: dict[str, Any] = {"pat": [pat], "lang": case.lang, "path": case.folder, "limit": 10_000}
     if case.sel:
         params["sel"] = case.sel
@@ -302,10 +314,44 @@ async def test_tab_indented_multiline_rewrite_keeps_tabs(tmp_path: Path) -> None
     assert not re.search(r"^ +\S", text, flags=re.MULTILINE), "no space-indented line"
 
 
+async def test_tab_indented_multiline_capture_keeps_the_file_tabs(tmp_path: Path) -> None:
+    """Deliberate difference: a multi-line `$$$B` moved to another indentation is
+    re-indented with the file's tabs by xcsh; the CLI adds or removes spaces only, which
+    leaves `\t\treturn` and ` }` behind. Both keep the same code on each line, and ours
+    parses without errors."""
+    theirs = _copy(tmp_path, "cli")
+    ours = _copy(tmp_path, "xcsh")
+    case = Case("go", "go", (("if $C { $$$B }", "if !($C) { $$$B }"),))
+    _cli_rewrite(case, theirs)
+    await _xcsh_rewrite(case, ours)
+    cli = (theirs / "go" / "main.go").read_text(encoding="utf-8")
+    mine = (ours / "go" / "main.go").read_text(encoding="utf-8")
+    assert mine != cli
+    assert [line.strip() for line in mine.splitlines()] == [
+        line.strip() for line in cli.splitlines()
+    ]
+    assert re.search(r"^ ", cli, flags=re.MULTILINE), "the CLI leaves a space-indented line"
+    assert not re.search(r"^ ", mine, flags=re.MULTILINE), "ours indents with tabs only"
+    assert '\tif !(err != nil) { fmt.Println("error:", err)\n\treturn\n' in mine
+    tree = SgRoot(mine, "go").root()
+    assert tree.find(kind="ERROR") is None
+
+
 async def test_unbound_metavariable_in_rewrite_is_an_error(tmp_path: Path) -> None:
     """Deliberate difference: the CLI silently inserts nothing for `$B`; xcsh refuses."""
     root = _copy(tmp_path, "xcsh")
-    cli = _ast_grep("run", "-p", "print($A)", "-r", "log($B)", "-l", "python", "--json=stream", "python", cwd=root)
+    cli = _ast_grep(
+        "run",
+        "-p",
+        "print($A)",
+        "-r",
+        "log($B)",
+        "-l",
+        "python",
+        "--json=stream",
+        "python",
+        cwd=root,
+    )
     assert '"replacement":"log()"' in cli.stdout
     before = _snapshot(root)
     with pytest.raises(ToolError, match=r"\$B"):
@@ -316,7 +362,9 @@ async def test_unbound_metavariable_in_rewrite_is_an_error(tmp_path: Path) -> No
 async def test_error_node_pattern_is_an_error_that_suggests_a_selector(tmp_path: Path) -> None:
     """Deliberate difference: `fmt.Println($$$ARGS)` parses as an ERROR node in Go; the CLI
     finds nothing, xcsh says so and suggests `sel` with more context (CASES S3)."""
-    cli = _ast_grep("run", "-p", "fmt.Println($$$ARGS)", "-l", "go", "--json=stream", "go", cwd=CORPUS)
+    cli = _ast_grep(
+        "run", "-p", "fmt.Println($$$ARGS)", "-l", "go", "--json=stream", "go", cwd=CORPUS
+    )
     assert cli.stdout.strip() == ""
     with pytest.raises(ToolError, match="sel"):
         await create_ast_grep_tool(str(CORPUS)).execute(
