@@ -40,22 +40,32 @@ class Timed:
 
 
 def run_with_rusage(argv: list[str], *, cwd: Path | None = None) -> Timed:
-    """Run ``argv``; measure its wall time and its own peak RSS (through ``os.wait4``).
+    """Run ``argv``; measure its wall time and its own peak resident memory.
 
-    Output goes to a temporary file so a full pipe never blocks the child.
+    The peak comes from GNU ``time`` (``%M``) when ``/usr/bin/time`` exists: a
+    small intermediate process, because Linux carries a parent's high-water
+    mark into a forked child's ``ru_maxrss``, so measuring a child of this
+    (large) process through ``wait4`` would report this process's size.
+    Without GNU time the peak is 0 (unknown). Output goes to a temporary
+    file so a full pipe never blocks the child.
     """
-
-    with tempfile.TemporaryFile() as sink:
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=sink, stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        sink.seek(0)
-        out = sink.read()
-    return Timed(
-        seconds=seconds, max_rss_kib=int(usage.ru_maxrss), stdout=out, returncode=proc.returncode
-    )
+    gnu_time = Path("/usr/bin/time")
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "rss"
+        full = [str(gnu_time), "-f", "%M", "-o", str(report), *argv] if gnu_time.exists() else argv
+        with open(Path(tmp) / "out", "w+b") as sink:
+            start = time.perf_counter()
+            proc = subprocess.run(
+                full, cwd=cwd, stdout=sink, stderr=subprocess.DEVNULL, check=False
+            )
+            seconds = time.perf_counter() - start
+            sink.seek(0)
+            out = sink.read()
+        peak = 0
+        if report.exists():
+            lines = report.read_text().split()
+            peak = int(lines[-1]) if lines and lines[-1].isdigit() else 0
+    return Timed(seconds=seconds, max_rss_kib=peak, stdout=out, returncode=proc.returncode)
 
 
 def run_args(
