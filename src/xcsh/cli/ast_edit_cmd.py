@@ -18,6 +18,9 @@ a pending action on a :class:`~xcsh.pending.PendingActionStore`, and the
 ``--json`` prints one JSON object per replacement instead of the diff, with
 the fields of ``ast-grep run -r ... --json=stream`` (``replacement`` and
 ``replacementOffsets`` included); it never asks (use ``--yes`` to apply).
+The pending action's details carry diffs, not match objects, so these
+objects come from a second, read-only :func:`~xcsh.structural.preview_edit`
+with the same arguments; what ``--yes`` applies is still the tool's preview.
 
 Exit codes: 0 done (applied, discarded or previewed), 1 no replacement,
 2 bad input, 3 applying failed (nothing written; see the message).

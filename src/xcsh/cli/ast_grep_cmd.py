@@ -117,7 +117,9 @@ def main(argv: list[str]) -> int:
 
 def _search(args: argparse.Namespace) -> int:
     style = detect_style(sys.stdout)
-    console = make_console(sys.stdout, style) if style.color and not args.json else None
+    # file=None: the console writes to whatever sys.stdout is when it prints, so a
+    # progress bar on the same terminal can put matches above itself.
+    console = make_console(None, style) if style.color and not args.json else None
     skipped: list[SkippedFile] = []
     found = 0
     paths: list[str] = args.paths or [os.curdir]

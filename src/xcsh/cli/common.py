@@ -165,6 +165,9 @@ class ScanProgress:
                 TimeElapsedColumn(),
                 console=console,
                 transient=True,
+                # on a shared screen, output printed meanwhile goes above the bar
+                redirect_stdout=bool(sys.stdout.isatty()),
+                redirect_stderr=False,
             )
             self._progress.start()
             self._task = self._progress.add_task(self._description, total=total)
