@@ -340,11 +340,9 @@ async def test_write_failure_midway_rolls_back(
     await edit(ws, store, ops=[op("print($A)", "log($A)")])
     if how == "monkeypatch":  # the second atomic write fails (disk full)
         real = engine.atomic_write
-        calls: list[Path] = []
 
         def flaky(path: Path, data: bytes) -> None:
-            calls.append(path)
-            if len(calls) == 2:
+            if path.name == "b.py":
                 raise FileWriteError(f"Cannot write {path}: disk full. The file was not changed.")
             real(path, data)
 
@@ -376,6 +374,28 @@ async def test_write_failure_midway_rolls_back(
     assert store.count == 1
     leftovers = [p.name for p in ws.iterdir() if p.name.endswith(".tmp")]
     assert leftovers == []
+
+
+def test_write_failure_among_many_files_restores_all_written(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    names = [f"f{i:02}.py" for i in range(20)]  # enough files for the threaded writer
+    for name in names:
+        (ws / name).write_text(f"print('{name}')\n")
+    preview = preview_edit([EditOp(pat="print($A)", out="log($A)")], root=ws)
+    assert len(preview.files) == 20
+    real = engine.atomic_write
+
+    def flaky(path: Path, data: bytes) -> None:
+        if path.name == "f07.py":
+            raise FileWriteError(f"Cannot write {path}: disk full. The file was not changed.")
+        real(path, data)
+
+    monkeypatch.setattr(engine, "atomic_write", flaky)
+    with pytest.raises(ToolError, match=r"Writing f07\.py failed"):
+        engine.apply_preview(preview)
+    for name in names:
+        assert (ws / name).read_text() == f"print('{name}')\n"
 
 
 async def test_lifo_two_previews_resolved_through_resolve(ws: Path) -> None:
