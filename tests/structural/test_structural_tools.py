@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Any
@@ -471,3 +472,14 @@ def test_pool_and_in_process_agree_and_progress_reports(ws: Path) -> None:
     p2 = preview_edit([EditOp(pat="print($A, $B)", out="log($B, $A)")], root=ws, workers=1)
     assert [f.new_bytes for f in p1.files] == [f.new_bytes for f in p2.files]
     assert p1.total == 40 * 300
+
+
+async def test_cancelled_call_stops_and_pushes_nothing(ws: Path) -> None:
+    (ws / "a.py").write_text("print(1)\n")
+    cancel = asyncio.Event()
+    cancel.set()
+    store = PendingActionStore()
+    tool = create_ast_edit_tool(str(ws), store)
+    with pytest.raises(ToolError, match="Cancelled"):
+        await tool.execute("e", {"ops": [op("print($A)", "log($A)")]}, cancel=cancel)
+    assert store.count == 0

@@ -29,7 +29,9 @@ from xcsh.structural.scan import Outcome, Query, scan_chunk, scan_file, splice
 
 ProgressCallback = Callable[[int, int], None]
 """``progress(files_done, files_total)``: called on the calling thread after
-each batch of files; must not raise. ``files_total`` is fixed for one call."""
+each file (in-process) or batch of files (process pool); ``files_total`` is
+fixed for one call. It may raise to cancel the scan: the exception
+propagates to the caller after the worker processes are stopped."""
 
 PARALLEL_MIN_FILES = 16
 """Scans of fewer files run in-process (a pool costs more than it saves)."""
