@@ -483,3 +483,12 @@ async def test_cancelled_call_stops_and_pushes_nothing(ws: Path) -> None:
     with pytest.raises(ToolError, match="Cancelled"):
         await tool.execute("e", {"ops": [op("print($A)", "log($A)")]}, cancel=cancel)
     assert store.count == 0
+
+
+@pytest.mark.parametrize("strictness", ["cst", "smart", "ast", "relaxed", "signature"])
+def test_strictness_levels_and_prefilter_agree_with_cli(ws: Path, strictness: str) -> None:
+    # The pre-filter must never drop a file the CLI matches: signature ignores text.
+    (ws / "s.py").write_text("print(1)\nlog(2)\nx = \"a\"\ny = 'a'\n# print(3)\n")
+    for pat in ("print($A)", 'x = "a"'):
+        ours = [m.to_cli_json() for m in search([pat], root=ws, strictness=strictness).matches]
+        assert ours == cli_json(ws, "-p", pat, "--strictness", strictness, "s.py")

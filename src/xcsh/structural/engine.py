@@ -440,6 +440,12 @@ def _truncate(edit: FileEdit, keep: int) -> FileEdit:
     )
 
 
+def name_list(names: Sequence[str], shown: int = 20) -> str:
+    """``a, b, c`` — at most ``shown`` names, then ``and N more``."""
+    head = ", ".join(names[:shown])
+    return head if len(names) <= shown else f"{head} and {len(names) - shown} more"
+
+
 def stale_files(preview: EditPreview) -> list[str]:
     """Display paths of previewed files whose bytes changed since the preview (sha256)."""
     stale: list[str] = []
@@ -474,12 +480,12 @@ def apply_preview(preview: EditPreview) -> AppliedEdit:
     outside = [edit.file for edit in preview.files if not ws.contains(edit.path)]
     if outside:
         raise ToolError(
-            f"Refusing to write outside the workspace: {', '.join(outside)}. Nothing was written."
+            f"Refusing to write outside the workspace: {name_list(outside)}. Nothing was written."
         )
     stale = stale_files(preview)
     if stale:
         raise ToolError(
-            f"These files changed since the preview: {', '.join(stale)}. Nothing was written; "
+            f"These files changed since the preview: {name_list(stale)}. Nothing was written; "
             "discard this preview and preview the edit again."
         )
     written, failures = _write_all(preview.files)

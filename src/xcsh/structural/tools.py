@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
 from xcsh.pending import PendingAction, PendingActionStore
-from xcsh.structural.engine import EditOp, apply_preview, preview_edit, search
+from xcsh.structural.engine import EditOp, apply_preview, name_list, preview_edit, search
 from xcsh.structural.results import EditPreview, Match, SkippedFile
 
 Strictness = Literal["cst", "smart", "ast", "relaxed", "signature"]
@@ -318,7 +318,7 @@ def create_ast_edit_tool(cwd: str, store: PendingActionStore) -> AgentTool[AstEd
                 content=[
                     TextContent(
                         f"Applied {_plural(applied.replacements, 'replacement')} in "
-                        f"{_plural(len(applied.files), 'file')}: {', '.join(applied.files)}."
+                        f"{_plural(len(applied.files), 'file')}: {name_list(applied.files)}."
                     )
                 ],
                 details={"files": list(applied.files), "total": applied.replacements},
