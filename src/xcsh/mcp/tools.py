@@ -1,0 +1,103 @@
+"""Which tools an MCP session offers, and how they are described to MCP clients."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+
+from xcsh.core import AgentTool, Content, ImageContent, TextContent
+from xcsh.mcp.session import ToolFactory
+from xcsh.pending import RESOLVE_TOOL_NAME, PendingActionStore
+from xcsh import tools as builtin
+
+_ANNOTATIONS: dict[str, types.ToolAnnotations] = {
+    # Searching changes nothing; the same query gives the same answer.
+    "ast_grep": types.ToolAnnotations(
+        read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    ),
+    # A preview: nothing on disk changes, but each call pushes a pending action.
+    "ast_edit": types.ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+    ),
+    # Applying writes the previewed change; this is the one destructive step.
+    RESOLVE_TOOL_NAME: types.ToolAnnotations(
+        read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
+    ),
+}
+
+
+def builtin_tool_factory(cwd: str | Path) -> ToolFactory:
+    """The built-in MCP tools for a workspace: ``ast_grep``, ``ast_edit`` and ``resolve``.
+
+    Args:
+        cwd: the workspace folder; the structural tools refuse paths outside it.
+
+    Returns:
+        A factory building fresh tool instances around one session's store.
+    """
+    folder = Path(cwd)
+
+    def build(store: PendingActionStore) -> list[AgentTool[Any]]:
+        # The structural tools (and ast-grep) load on the first session, not at import.
+        return [
+            builtin.create_ast_grep_tool(folder),
+            builtin.create_ast_edit_tool(folder, store),
+            builtin.create_resolve_tool(store),
+        ]
+
+    return build
+
+
+def combine_factories(*factories: ToolFactory) -> ToolFactory:
+    """One factory whose tools are those of ``factories``, in order."""
+
+    def build(store: PendingActionStore) -> list[AgentTool[Any]]:
+        tools: list[AgentTool[Any]] = []
+        for factory in factories:
+            tools.extend(factory(store))
+        return tools
+
+    return build
+
+
+def tool_annotations(tool: AgentTool[Any]) -> types.ToolAnnotations:
+    """MCP behaviour hints for ``tool``.
+
+    ``ast_grep`` is read-only, ``ast_edit`` is not destructive (it only
+    previews), ``resolve`` is destructive. Any other tool is read-only when it
+    says so; otherwise no destructiveness is claimed, so clients keep the MCP
+    default (possibly destructive) for code xcsh did not write.
+    """
+    known = _ANNOTATIONS.get(tool.name)
+    if known is not None:
+        return known
+    if tool.read_only:
+        return types.ToolAnnotations(read_only_hint=True, destructive_hint=False)
+    return types.ToolAnnotations(read_only_hint=False)
+
+
+def mcp_tool(tool: AgentTool[Any]) -> types.Tool:
+    """Describe ``tool`` for ``tools/list``: name, title, description, input schema, hints."""
+    schema = tool.json_schema()
+    schema.setdefault("type", "object")
+    return types.Tool(
+        name=tool.name,
+        title=tool.label,
+        description=tool.description,
+        input_schema=schema,
+        annotations=tool_annotations(tool),
+    )
+
+
+def mcp_content(blocks: Sequence[Content]) -> list[types.ContentBlock]:
+    """Convert xcsh content blocks to MCP content blocks (text and images)."""
+    out: list[types.ContentBlock] = []
+    for block in blocks:
+        if isinstance(block, TextContent):
+            out.append(types.TextContent(type="text", text=block.text))
+        elif isinstance(block, ImageContent):
+            out.append(types.ImageContent(type="image", data=block.data, mime_type=block.mime_type))
+    return out
