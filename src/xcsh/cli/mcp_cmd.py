@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
-import signal
 import sys
-from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
 
@@ -103,21 +101,5 @@ def main(argv: list[str]) -> int:
         )
     else:
         serve = partial(serve_stdio, factory, max_pending=args.max_pending)
-    anyio.run(_until_signal, serve)
+    anyio.run(serve)
     return 0
-
-
-async def _until_signal(serve: Callable[[], Awaitable[None]]) -> None:
-    # SIGTERM and SIGINT cancel the server instead of killing the process, so
-    # the sessions' pending actions are still discarded (their reject runs).
-    async with anyio.create_task_group() as tg:
-
-        async def watch() -> None:
-            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-                async for _ in signals:
-                    tg.cancel_scope.cancel()
-                    return
-
-        tg.start_soon(watch)
-        await serve()
-        tg.cancel_scope.cancel()

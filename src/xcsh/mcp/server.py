@@ -19,6 +19,8 @@ results keep xcsh's text. Where a session comes from depends on the transport:
 from __future__ import annotations
 
 import logging
+import os
+import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -184,39 +186,61 @@ def create_server(lifespan: Lifespan) -> Server[SessionSource]:
     )
 
 
-@asynccontextmanager
-async def _closing(session: McpSession) -> AsyncIterator[None]:
-    try:
-        yield
-    finally:
-        # Runs on EOF, on cancellation and on errors alike; the shield lets the
-        # rejects finish even while the surrounding scope is being cancelled.
-        with anyio.CancelScope(shield=True):
-            discarded = await session.close()
-        if discarded:
-            logger.info("client left: discarded %d pending action(s)", discarded)
+async def _discard(session: McpSession) -> None:
+    # Shielded so the rejects finish even while the surrounding scope is cancelled.
+    with anyio.CancelScope(shield=True):
+        discarded = await session.shutdown()
+    if discarded:
+        logger.info("client left: discarded %d pending action(s)", discarded)
 
 
-async def serve_stdio(factory: ToolFactory, *, max_pending: int = DEFAULT_MAX_PENDING) -> None:
+async def serve_stdio(
+    factory: ToolFactory,
+    *,
+    max_pending: int = DEFAULT_MAX_PENDING,
+    stop_signals: tuple[signal.Signals, ...] = (signal.SIGTERM, signal.SIGINT),
+) -> None:
     """Serve one MCP client over this process's stdin and stdout until stdin closes.
 
-    The client's pending actions are discarded (``reject`` runs) when it leaves.
+    The client's pending actions are discarded (``reject`` runs, nothing is
+    applied) when it closes stdin, and also when the process receives one of
+    ``stop_signals``: then the call in progress (if any) finishes, the
+    actions are discarded, and the process ends by that signal's default
+    action (stdin is read by a blocking thread, which no cancellation can
+    interrupt).
 
     Args:
         factory: builds the session's tools around its store.
         max_pending: the stack depth at which preview-producing calls are refused.
+        stop_signals: signals that end the server after discarding; ``()`` for none.
     """
     from mcp.server.stdio import stdio_server
 
+    session = McpSession.create(factory, max_pending=max_pending)
+
     @asynccontextmanager
     async def lifespan(_: Server[SessionSource]) -> AsyncIterator[SessionSource]:
-        session = McpSession.create(factory, max_pending=max_pending)
-        async with _closing(session):
-            yield SingleSession(session)
+        yield SingleSession(session)
 
     server = create_server(lifespan)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    async def stop_on_signal() -> None:
+        with anyio.open_signal_receiver(*stop_signals) as received:
+            async for signum in received:
+                await _discard(session)
+                signal.signal(signum, signal.SIG_DFL)
+                os.kill(os.getpid(), signum)
+                return
+
+    async with anyio.create_task_group() as tg:
+        if stop_signals:
+            tg.start_soon(stop_on_signal)
+        try:
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+        finally:
+            await _discard(session)
+            tg.cancel_scope.cancel()
 
 
 ASGIApp = Callable[

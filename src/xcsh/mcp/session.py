@@ -163,6 +163,11 @@ class McpSession:
         except ToolError as exc:
             return _error(str(exc), details=exc.details)
 
+    async def shutdown(self, reason: str = DISCONNECT_REASON) -> int:
+        """Wait for the call in progress (if any), then :meth:`close`; returns the count."""
+        async with self._lock:
+            return await self.close(reason)
+
     async def close(self, reason: str = DISCONNECT_REASON) -> int:
         """Discard every pending action, newest first, running each ``reject(reason)``.
 

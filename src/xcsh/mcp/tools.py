@@ -8,10 +8,10 @@ from typing import Any
 
 import mcp_types as types
 
+from xcsh import tools as builtin
 from xcsh.core import AgentTool, Content, ImageContent, TextContent
 from xcsh.mcp.session import ToolFactory
 from xcsh.pending import RESOLVE_TOOL_NAME, PendingActionStore
-from xcsh import tools as builtin
 
 _ANNOTATIONS: dict[str, types.ToolAnnotations] = {
     # Searching changes nothing; the same query gives the same answer.
