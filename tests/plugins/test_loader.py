@@ -68,7 +68,8 @@ async def test_json_schema_params_arrive_as_a_dict_after_validation(
         async def factory(api):
             async def execute(tool_call_id, params):
                 await asyncio.sleep(0)
-                return {"content": [{"type": "text", "text": f"{type(params).__name__}:{params['n']}"}]}
+                text = f"{type(params).__name__}:{params['n']}"
+                return {"content": [{"type": "text", "text": text}]}
             return [CustomTool(name="count", description="Counts.", parameters=SCHEMA,
                                execute=execute)]
         import asyncio

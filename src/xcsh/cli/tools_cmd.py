@@ -21,7 +21,6 @@ import os
 import sys
 from typing import Any
 
-from rich.table import Table
 from rich.text import Text
 
 from xcsh.core import UsageError
@@ -75,25 +74,33 @@ def _print(data: dict[str, Any]) -> None:
         f"{item['name']} (hidden)" if item["hidden"] else item["name"] for item in data["builtin"]
     )
     console.print(Text("Built-in tools", style="bold"))
-    console.print(f"  {builtin}")
+    console.print(Text(f"  {builtin}"))
     console.print()
-    if data["custom"]:
-        table = Table(title=None, show_edge=False, pad_edge=False, box=None)
-        for column in ("name", "label", "source", "path"):
-            table.add_column(column, style="bold" if column == "name" else "")
-        for item in data["custom"]:
-            table.add_row(item["name"], item["label"], item["source"], item["path"])
-        console.print(Text("Custom tools", style="bold"))
-        console.print(table)
-    else:
-        console.print(Text("Custom tools: none", style="bold"))
-    if data["errors"]:
+    custom = data["custom"]
+    console.print(Text("Custom tools" if custom else "Custom tools: none", style="bold"))
+    if custom:
+        name_width = max(len(item["name"]) for item in custom)
+        label_width = max(len(item["label"]) for item in custom)
+        for item in custom:
+            line = Text("  ")
+            line.append(item["name"].ljust(name_width), style="bold")
+            line.append(f"  {item['label'].ljust(label_width)}  ")
+            line.append(f"[{item['source']}]", style="cyan")
+            line.append(f"  {item['path']}", style="dim")
+            console.print(line)
+    sections = (
+        ("untrusted", "Not loaded", "yellow"),
+        ("error", "Load errors", "red"),
+    )
+    for kind, title, style in sections:
+        errors = [error for error in data["errors"] if error["kind"] == kind]
+        if not errors:
+            continue
         console.print()
-        console.print(Text("Load errors", style="bold red"))
-        for error in data["errors"]:
-            style = "yellow" if error["kind"] == "untrusted" else "red"
+        console.print(Text(title, style=f"bold {style}"))
+        for error in errors:
             console.print(Text(f"  {error['path']} ({error['source']})", style=style))
-            console.print(f"    {error['error']}")
+            console.print(Text(f"    {error['error']}"))
 
 
 def main(argv: list[str]) -> int:

@@ -232,7 +232,7 @@ class _Loader:
         self.taken: dict[str, str] = {name: "" for name in builtin_names}
 
     def error(self, path: str, message: str, source: ToolSource) -> None:
-        _log.warning("custom tool %s (%s): %s", path, source, message)
+        _log.info("custom tool %s (%s): %s", path, source, message)
         self.result.errors.append(LoadError(path=path, error=message, source=source))
 
     async def load_module_file(self, candidate: ToolCandidate) -> None:
