@@ -9,7 +9,7 @@ import pytest
 from plugin_helpers import write_tool
 
 from xcsh import UsageError
-from xcsh.plugins import ask_trust, is_trusted, trust_folder, trusted_folders, untrust_folder
+from xcsh.plugins import aask_trust, ask_trust, is_trusted, trust_folder, trusted_folders, untrust_folder
 
 
 def test_trust_records_the_real_path_with_a_schema_version(
@@ -111,3 +111,13 @@ def test_ask_trust_end_of_input_means_no(project: Path, project_tools: Path) -> 
 
     assert ask_trust(project, eof) is False
     assert not is_trusted(project)
+
+
+async def test_async_prompt_for_async_front_ends(project: Path, project_tools: Path) -> None:
+    write_tool(project_tools, "p.py", "def factory(api):\n    return []\n")
+
+    async def prompt(question: str) -> str:
+        return "yes"
+
+    assert await aask_trust(project, prompt) is True
+    assert is_trusted(project)

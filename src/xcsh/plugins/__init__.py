@@ -34,6 +34,7 @@ from xcsh.plugins.loader import (
 )
 from xcsh.plugins.process import ExecResult
 from xcsh.plugins.trust import (
+    aask_trust,
     ask_trust,
     is_trusted,
     trust_folder,
@@ -56,6 +57,7 @@ __all__ = [
     "ToolFactory",
     "ToolSource",
     "ToolUI",
+    "aask_trust",
     "aload_custom_tools",
     "ask_trust",
     "is_trusted",

@@ -15,10 +15,11 @@ question an interactive front end asks through :func:`ask_trust`.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -173,6 +174,10 @@ PromptFunction = Callable[[str], bool | str]
 """``prompt(question) -> answer``: ``True``/``"y"``/``"yes"``/``"a"``/``"always"`` trust
 and remember; ``"o"``/``"once"`` trust for this run only; anything else refuses."""
 
+AsyncPromptFunction = Callable[[str], Awaitable[bool | str] | bool | str]
+"""Like :data:`PromptFunction`, but may return an awaitable (``prompt_toolkit``'s
+``PromptSession.prompt_async``)."""
+
 
 def trust_question(folder: str | Path, tools_dir: str | Path) -> str:
     """The question an interactive front end shows before loading project tools."""
@@ -180,6 +185,28 @@ def trust_question(folder: str | Path, tools_dir: str | Path) -> str:
         f"{tools_dir} contains custom tools: Python code from this repository that "
         f"xcsh would run.\nTrust {folder}? [y]es, always / [o]nce, this run only / [N]o"
     )
+
+
+def _needs_asking(folder: str | Path, home: str | Path | None) -> bool | None:
+    """``True``/``False``: decided without asking; ``None``: ask."""
+    if is_trusted(folder, home):
+        return True
+    if not project_tool_candidates(folder, home=home):
+        return False
+    return None
+
+
+def _decide(folder: str | Path, answer: object, home: str | Path | None) -> bool:
+    if answer is True:
+        choice = "always"
+    elif isinstance(answer, str):
+        choice = answer.strip().lower()
+    else:
+        choice = "no"
+    if choice in ("y", "yes", "a", "always"):
+        trust_folder(folder, home)
+        return True
+    return choice in ("o", "once")
 
 
 def ask_trust(
@@ -193,7 +220,7 @@ def ask_trust(
     Front ends call it before :func:`xcsh.plugins.load_custom_tools` and pass the
     answer as ``trust_project``. The user is asked only when the folder has
     project tools (:func:`xcsh.plugins.discovery.project_tool_candidates`) and is
-    not trusted yet.
+    not trusted yet; "yes" is recorded (never asked again), "once" is not.
 
     Args:
         folder: the project folder (the session's working folder).
@@ -207,21 +234,30 @@ def ask_trust(
     Raises:
         UsageError: the trust file is malformed.
     """
-    if is_trusted(folder, home):
-        return True
-    if not project_tool_candidates(folder, home=home):
-        return False
+    decided = _needs_asking(folder, home)
+    if decided is not None:
+        return decided
     try:
         answer = prompt(trust_question(_real(folder), project_tools_dir(folder)))
     except (EOFError, KeyboardInterrupt):
         return False
-    if answer is True:
-        choice = "always"
-    elif isinstance(answer, str):
-        choice = answer.strip().lower()
-    else:
-        choice = "no"
-    if choice in ("y", "yes", "a", "always"):
-        trust_folder(folder, home)
-        return True
-    return choice in ("o", "once")
+    return _decide(folder, answer, home)
+
+
+async def aask_trust(
+    folder: str | Path,
+    prompt: AsyncPromptFunction,
+    *,
+    home: str | Path | None = None,
+) -> bool:
+    """:func:`ask_trust` for async front ends: ``prompt`` may be a coroutine function."""
+    decided = _needs_asking(folder, home)
+    if decided is not None:
+        return decided
+    try:
+        answer = prompt(trust_question(_real(folder), project_tools_dir(folder)))
+        if inspect.isawaitable(answer):
+            answer = await answer
+    except (EOFError, KeyboardInterrupt):
+        return False
+    return _decide(folder, answer, home)
