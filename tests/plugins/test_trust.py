@@ -9,7 +9,14 @@ import pytest
 from plugin_helpers import write_tool
 
 from xcsh import UsageError
-from xcsh.plugins import aask_trust, ask_trust, is_trusted, trust_folder, trusted_folders, untrust_folder
+from xcsh.plugins import (
+    aask_trust,
+    ask_trust,
+    is_trusted,
+    trust_folder,
+    trusted_folders,
+    untrust_folder,
+)
 
 
 def test_trust_records_the_real_path_with_a_schema_version(
