@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shutil
+import signal
 import time
 from pathlib import Path
 
 import pytest
 
 from xcsh import CustomToolAPI, ToolError
-from xcsh.plugins import HeadlessUI
+from xcsh.plugins import HeadlessUI, process
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
 
@@ -107,3 +109,19 @@ async def test_headless_ui_notifies_the_log_and_refuses_confirm(
         tool_api.ui.notify("careful", "warning")
     assert [(r.levelname, r.message) for r in caplog.records] == [("WARNING", "careful")]
     assert await tool_api.ui.confirm("Delete?", "really") is False
+
+
+@pytest.mark.skipif(shutil.which("setsid") is None, reason="needs setsid(1)")
+async def test_a_process_that_left_the_group_cannot_hang_the_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(process, "_PIPE_GRACE_SECONDS", 0.2)
+    pidfile = tmp_path / "pid"
+    script = 'setsid sh -c \'echo $$ > "$1"; exec sleep 30\' sh "$1" & wait'
+    try:
+        run = api(tmp_path).exec("sh", ["-c", script, "sh", str(pidfile)], timeout=0.5)
+        result = await asyncio.wait_for(run, 10)
+        assert result.killed and result.timed_out
+    finally:
+        if pidfile.exists():
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)

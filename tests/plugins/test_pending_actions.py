@@ -150,3 +150,21 @@ def test_api_push_converts_and_validates(tmp_path: Path) -> None:
         )
     assert str(info.value) == NO_STORE
     assert store.count == 0
+
+
+async def test_push_accepts_the_description_object_literal_shape(tmp_path: Path) -> None:
+    store = PendingActionStore()
+    api = CustomToolAPI(tmp_path, store=store)
+    api.push_pending_action(
+        {"label": "Batch rename: 2 files", "sourceToolName": "batch_rename_preview",
+         "apply": lambda reason: f"Applied batch rename. Reason: {reason}"}
+    )
+    top = store.peek()
+    assert top is not None and top.source_tool_name == "batch_rename_preview"
+    assert (await resolve(store, "apply", "ok")).text == "Applied batch rename. Reason: ok"
+    api.push_pending_action({"label": "L", "apply": lambda r: None})
+    assert store.pop().source_tool_name == "custom_tool"  # type: ignore[union-attr]
+    with pytest.raises(ToolError, match="Unknown pending action field"):
+        api.push_pending_action({"label": "L", "apply": lambda r: None, "onApply": 1})
+    with pytest.raises(ToolError, match="needs 'label' and 'apply'"):
+        api.push_pending_action({"label": "L"})

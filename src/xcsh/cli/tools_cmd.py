@@ -34,6 +34,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="xcsh tools",
         description="List the tools available in the current folder and any load errors.",
+        epilog=(
+            "exit status: 0 when every tool module loaded (an untrusted project folder "
+            "is only a notice), 1 when a module failed to load, 2 on bad usage"
+        ),
     )
     parser.add_argument(
         "--trust-project",

@@ -82,6 +82,28 @@ class CustomToolPendingAction:
         )
 
 
+_ACTION_KEYS = {"label", "apply", "reject", "details", "source_tool_name", "sourceToolName"}
+
+
+def _from_mapping(data: Mapping[str, Any]) -> CustomToolPendingAction:
+    unknown = sorted(set(data) - _ACTION_KEYS)
+    if unknown:
+        raise ToolError(
+            f"Unknown pending action field(s): {', '.join(unknown)}. "
+            f"Use: {', '.join(sorted(_ACTION_KEYS - {'sourceToolName'}))}."
+        )
+    if "label" not in data or "apply" not in data:
+        raise ToolError("A pending action needs 'label' and 'apply'.")
+    source = data.get("source_tool_name", data.get("sourceToolName"))
+    return CustomToolPendingAction(
+        label=data["label"],
+        apply=data["apply"],
+        reject=data.get("reject"),
+        details=data.get("details"),
+        source_tool_name=source or DEFAULT_SOURCE_TOOL_NAME,
+    )
+
+
 @runtime_checkable
 class ToolUI(Protocol):
     """The small slice of the front end a custom tool may use.
@@ -156,12 +178,16 @@ class CustomToolAPI:
         """True when :meth:`push_pending_action` can succeed."""
         return self._store is not None
 
-    def push_pending_action(self, action: CustomToolPendingAction | PendingAction) -> None:
+    def push_pending_action(
+        self, action: CustomToolPendingAction | PendingAction | Mapping[str, Any]
+    ) -> None:
         """Stage a preview on the session's store; ``resolve`` applies or discards it.
 
         Args:
             action: a :class:`CustomToolPendingAction` (converted to a core
-                ``PendingAction``) or a core ``PendingAction``.
+                ``PendingAction``), a core ``PendingAction``, or a dict shaped like
+                the description's object literal (``label``, ``apply``, ``reject``,
+                ``details``, ``source_tool_name`` or ``sourceToolName``).
 
         Raises:
             ToolError: exactly ``Pending action store unavailable for custom tools
@@ -174,6 +200,8 @@ class CustomToolAPI:
             pending = action.to_pending_action()
         elif isinstance(action, PendingAction):
             pending = action
+        elif isinstance(action, Mapping):
+            pending = _from_mapping(action).to_pending_action()
         else:
             raise ToolError(
                 "push_pending_action expects a CustomToolPendingAction, "

@@ -19,6 +19,7 @@ from typing import Any
 from xcsh.core import ToolError
 
 _POSIX = os.name == "posix"
+_PIPE_GRACE_SECONDS = 5.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,6 +55,10 @@ def _kill_group(proc: asyncio.subprocess.Process) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
         else:  # pragma: no cover - Windows has no process groups of this kind
             proc.kill()
+
+
+def _returncode(proc: asyncio.subprocess.Process) -> int:
+    return proc.returncode if proc.returncode is not None else -1
 
 
 async def run_command(
@@ -120,6 +125,20 @@ async def run_command(
             killed = True
             timed_out = not done  # nothing finished: the timeout expired
             _kill_group(proc)
+            # A process that left the group (setsid) may still hold the pipes.
+            finished, _ = await asyncio.wait({communicate}, timeout=_PIPE_GRACE_SECONDS)
+            if not finished:
+                communicate.cancel()
+                with contextlib.suppress(BaseException):
+                    await proc.wait()
+                # Drop our ends of the pipes now rather than at garbage collection,
+                # which may come after the event loop has closed.
+                transport = getattr(proc, "_transport", None)
+                if transport is not None:
+                    transport.close()
+                return ExecResult(
+                    stdout="", stderr="", code=_returncode(proc), killed=True, timed_out=timed_out
+                )
         out, err = await communicate
     except asyncio.CancelledError:
         _kill_group(proc)
@@ -132,11 +151,10 @@ async def run_command(
             cancel_wait.cancel()
     # The direct child is gone; grandchildren that kept its pipes open are
     # already dead too, since the kill went to the whole group.
-    code = proc.returncode if proc.returncode is not None else -1
     return ExecResult(
         stdout=out.decode("utf-8", errors="replace"),
         stderr=err.decode("utf-8", errors="replace"),
-        code=code,
+        code=_returncode(proc),
         killed=killed,
         timed_out=timed_out,
     )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import shlex
 import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -157,7 +158,7 @@ def untrust_folder(folder: str | Path, home: str | Path | None = None) -> bool:
 def how_to_trust(folder: str | Path) -> str:
     """The sentence telling the user how to trust ``folder``."""
     return (
-        f"To load them, run 'xcsh trust {folder}' (remembered), "
+        f"To load them, run 'xcsh trust {shlex.quote(str(folder))}' (remembered), "
         "or pass --trust-project (this run only)."
     )
 
