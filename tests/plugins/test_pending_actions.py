@@ -168,3 +168,13 @@ async def test_push_accepts_the_description_object_literal_shape(tmp_path: Path)
         api.push_pending_action({"label": "L", "apply": lambda r: None, "onApply": 1})
     with pytest.raises(ToolError, match="needs 'label' and 'apply'"):
         api.push_pending_action({"label": "L"})
+
+
+async def test_loader_without_a_store_argument_means_no_store(
+    project: Path, user_tools: Path
+) -> None:
+    write_tool(user_tools, "stager.py", STAGER)
+    [tool, _] = load_custom_tools(project, entry_points=False).tools
+    with pytest.raises(ToolError) as info:
+        await tool.execute("c1", {"tag": "a"})
+    assert str(info.value) == NO_STORE

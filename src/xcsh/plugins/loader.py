@@ -126,7 +126,7 @@ class LoadResult:
 async def aload_custom_tools(
     cwd: str | Path,
     *,
-    store: PendingActionStore | None,
+    store: PendingActionStore | None = None,
     builtin_names: Iterable[str] = BUILTIN_TOOL_NAMES,
     home: str | Path | None = None,
     trust_project: bool = False,
@@ -166,7 +166,7 @@ async def aload_custom_tools(
 def load_custom_tools(
     cwd: str | Path,
     *,
-    store: PendingActionStore | None,
+    store: PendingActionStore | None = None,
     builtin_names: Iterable[str] = BUILTIN_TOOL_NAMES,
     home: str | Path | None = None,
     trust_project: bool = False,
@@ -178,8 +178,9 @@ def load_custom_tools(
     Args:
         cwd: the session's working folder; its ``.xcsh/tools/`` holds project tools.
         store: the session's pending-action store, wired to every tool's
-            ``api.push_pending_action``; ``None`` when the runtime has none
-            (pushing then fails the tool call with the exact SPEC §5 message).
+            ``api.push_pending_action``; ``None`` (the default) when the runtime
+            has none: pushing then fails the tool call with exactly
+            ``Pending action store unavailable for custom tools in this runtime.``
         builtin_names: names already taken (default: every built-in tool).
         home: the user-state folder (default ``$XCSH_HOME``, else ``~/.xcsh``).
         trust_project: load project tools even if the folder is not trusted
