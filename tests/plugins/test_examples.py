@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from plugin_helpers import EXAMPLES
 
-from xcsh import AgentTool, AgentToolResult, PendingAction, PendingActionStore, ToolError
+from xcsh import AgentTool, AgentToolResult, PendingActionStore, ToolError
 from xcsh import load_custom_tools as load
-from xcsh.tools import create_resolve_tool
+from xcsh.tools import create_ast_edit_tool, create_resolve_tool
 
 
 def example_tool(name: str, project: Path, user_tools: Path, store: PendingActionStore) -> Any:
@@ -190,9 +190,11 @@ async def test_two_previews_in_one_call_resolve_last_first(project: Path, user_t
     ]
     assert all(a.source_tool_name == "custom_tool" for a in store.snapshot())
     # An ast_edit preview staged afterwards is resolved before both.
-    store.push(PendingAction(label="AST Edit: 1 replacement in 1 file", source_tool_name="ast_edit",
-                             apply=lambda reason: "ast applied"))
+    (project / "app.js").write_text("log(1);\n")
+    ast_edit = create_ast_edit_tool(str(project), store)
+    await ast_edit.execute("c2", {"ops": [{"pat": "log($A)", "out": "warn($A)"}], "path": "app.js"})
     assert (await resolve(store, "discard", "not that")).details["source_tool_name"] == "ast_edit"
+    assert (project / "app.js").read_text() == "log(1);\n"
     assert (await resolve(store, "apply", "ship")).text == "Wrote CHANGELOG.md. Reason: ship"
     version = await resolve(store, "discard", "later")
     assert version.text == "Discarded: Release: VERSION -> 1.1.0. Reason: later"

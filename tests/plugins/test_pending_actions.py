@@ -20,7 +20,7 @@ from xcsh import (
     ToolError,
     load_custom_tools,
 )
-from xcsh.tools import create_resolve_tool
+from xcsh.tools import create_ast_edit_tool, create_resolve_tool
 
 NO_STORE = "Pending action store unavailable for custom tools in this runtime."
 
@@ -75,21 +75,26 @@ async def test_lifo_across_two_custom_actions_and_an_ast_edit_preview(
 ) -> None:
     store = PendingActionStore()
     tools = stager_tools(project, user_tools, store)
-    applied: list[str] = []
+    code = project / "calc.py"
+    code.write_text("total = old_sum(1, 2)\n")
+    ast_edit = create_ast_edit_tool(str(project), store)
     await tools["stage"].execute("c1", {"tag": "first"})
     await tools["stage"].execute("c2", {"tag": "second"})
-    # Stands in for ast_edit's preview (SPEC §4 label and source name).
-    store.push(
-        PendingAction(
-            label="AST Edit: 1 replacement in 1 file",
-            source_tool_name="ast_edit",
-            apply=lambda reason: applied.append("ast_edit") or "ast applied",
-        )
+    await ast_edit.execute(
+        "c3", {"ops": [{"pat": "old_sum($$$A)", "out": "new_sum($$$A)"}], "lang": "python"}
     )
-    assert store.count == 3
-    texts = [(await resolve(store, "apply", "ok")).text for _ in range(3)]
-    assert texts == ["ast applied", "applied second", "applied first"]
-    assert applied == ["ast_edit"]
+    assert [a.source_tool_name for a in store.snapshot()] == [
+        "ast_edit",
+        "custom_tool",
+        "custom_tool",
+    ]
+    assert code.read_text() == "total = old_sum(1, 2)\n"  # a preview changes nothing
+
+    first = await resolve(store, "apply", "ok")
+    assert first.details["label"] == "AST Edit: 1 replacement in 1 file"
+    assert code.read_text() == "total = new_sum(1, 2)\n"
+    texts = [(await resolve(store, "apply", "ok")).text for _ in range(2)]
+    assert texts == ["applied second", "applied first"]
     assert store.count == 0
     with pytest.raises(ToolError, match="No pending action to resolve"):
         await resolve(store, "apply", "again")
