@@ -11,8 +11,16 @@ from pathlib import Path
 import anyio
 
 from xcsh.core import UsageError
-from xcsh.mcp import DEFAULT_MAX_PENDING, builtin_tool_factory, serve_http, serve_stdio
+from xcsh.mcp import (
+    DEFAULT_MAX_PENDING,
+    builtin_tool_factory,
+    combine_factories,
+    custom_tool_factory,
+    serve_http,
+    serve_stdio,
+)
 from xcsh.mcp.session import ToolFactory
+from xcsh.plugins import LoadError
 
 DEFAULT_PORT = 8765
 
@@ -76,8 +84,24 @@ def _check(args: argparse.Namespace) -> Path:
 
 
 def tool_factory(cwd: Path, *, trust_project: bool) -> ToolFactory:
-    """The tools every session of ``xcsh mcp`` gets for the workspace ``cwd``."""
-    return builtin_tool_factory(cwd)
+    """The tools every session of ``xcsh mcp`` gets for the workspace ``cwd``.
+
+    ``ast_grep``, ``ast_edit`` and ``resolve``, then the custom tools. Load
+    errors go to stderr once (the MCP client owns stdout).
+    """
+    reported: set[tuple[str, str]] = set()
+
+    def report(errors: list[LoadError]) -> None:
+        for error in errors:
+            key = (error.path, error.error)
+            if key not in reported:
+                reported.add(key)
+                print(f"xcsh mcp: custom tool {error.path}: {error.error}", file=sys.stderr)
+
+    return combine_factories(
+        builtin_tool_factory(cwd),
+        custom_tool_factory(cwd, trust_project=trust_project, on_errors=report),
+    )
 
 
 def main(argv: list[str]) -> int:

@@ -21,7 +21,13 @@ from xcsh.mcp.session import (
     max_pending_message,
     pending_notice,
 )
-from xcsh.mcp.tools import builtin_tool_factory, combine_factories, mcp_tool, tool_annotations
+from xcsh.mcp.tools import (
+    builtin_tool_factory,
+    combine_factories,
+    custom_tool_factory,
+    mcp_tool,
+    tool_annotations,
+)
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
@@ -34,6 +40,7 @@ __all__ = [
     "combine_factories",
     "create_http_app",
     "create_server",
+    "custom_tool_factory",
     "max_pending_message",
     "mcp_tool",
     "pending_notice",

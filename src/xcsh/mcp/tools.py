@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +12,7 @@ from xcsh import tools as builtin
 from xcsh.core import AgentTool, Content, ImageContent, TextContent
 from xcsh.mcp.session import ToolFactory
 from xcsh.pending import RESOLVE_TOOL_NAME, PendingActionStore
+from xcsh.plugins import LoadError, load_custom_tools
 
 _ANNOTATIONS: dict[str, types.ToolAnnotations] = {
     # Searching changes nothing; the same query gives the same answer.
@@ -43,10 +44,41 @@ def builtin_tool_factory(cwd: str | Path) -> ToolFactory:
     def build(store: PendingActionStore) -> list[AgentTool[Any]]:
         # The structural tools (and ast-grep) load on the first session, not at import.
         return [
-            builtin.create_ast_grep_tool(folder),
-            builtin.create_ast_edit_tool(folder, store),
+            builtin.create_ast_grep_tool(str(folder)),
+            builtin.create_ast_edit_tool(str(folder), store),
             builtin.create_resolve_tool(store),
         ]
+
+    return build
+
+
+def custom_tool_factory(
+    cwd: str | Path,
+    *,
+    trust_project: bool = False,
+    on_errors: Callable[[list[LoadError]], None] | None = None,
+) -> ToolFactory:
+    """The folder's custom tools (SPEC §5), loaded afresh for each session.
+
+    User tools (``$XCSH_HOME/tools/``) and installed ``xcsh.tools`` entry
+    points always load; the project's ``.xcsh/tools/`` only when the folder is
+    trusted (``xcsh trust``) or ``trust_project`` is set: over MCP there is no
+    terminal to ask. Each session gets its own instances, wired to its own
+    store, so ``api.push_pending_action`` lands on the calling client's stack.
+
+    Args:
+        cwd: the workspace folder.
+        trust_project: load the project's tools without a trust record.
+        on_errors: receives the load errors (and the untrusted-folder notice)
+            of every load; loading itself never raises because of a tool module.
+    """
+    folder = Path(cwd)
+
+    def build(store: PendingActionStore) -> list[AgentTool[Any]]:
+        result = load_custom_tools(folder, store=store, trust_project=trust_project)
+        if result.errors and on_errors is not None:
+            on_errors(list(result.errors))
+        return result.tools
 
     return build
 
