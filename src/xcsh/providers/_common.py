@@ -44,9 +44,7 @@ def aborted(provider: str, model: str, text: list[str], thinking: list[str]) -> 
         content.append(ThinkingContent(thinking="".join(thinking)))
     if text:
         content.append(TextContent("".join(text)))
-    return AssistantMessage(
-        content=content, stop_reason="aborted", provider=provider, model=model
-    )
+    return AssistantMessage(content=content, stop_reason="aborted", provider=provider, model=model)
 
 
 def data_url(image: ImageContent) -> str:

@@ -145,6 +145,8 @@ def _user_content(content: list[TextContent | ImageContent]) -> str | list[dict[
 
 
 def _image_message(images: list[ImageContent]) -> dict[str, Any]:
-    parts: list[dict[str, Any]] = [{"type": "text", "text": "Images returned by the tool calls above:"}]
+    parts: list[dict[str, Any]] = [
+        {"type": "text", "text": "Images returned by the tool calls above:"}
+    ]
     parts.extend({"type": "image_url", "image_url": {"url": data_url(i)}} for i in images)
     return {"role": "user", "content": parts}

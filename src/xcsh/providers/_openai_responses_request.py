@@ -63,7 +63,7 @@ def build_params(
 
 
 def map_tool_choice(choice: ToolChoice) -> Any:
-    """``"auto"``/``"none"``/``"required"`` as is; a forced tool as ``{"type": "function", "name"}``."""
+    """``"auto"``, ``"none"``, ``"required"`` as is; a forced tool as a named function."""
     if isinstance(choice, ForcedTool):
         return {"type": "function", "name": choice.name}
     return choice

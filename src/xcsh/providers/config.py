@@ -127,13 +127,17 @@ def resolve_provider_settings(
             hint=f"Use one of: {', '.join(PROVIDER_NAMES)}.",
         )
     openai_like = provider in ("openai", "openai-responses")
-    base_url = given.get("base_url") or (env_base if openai_like else None) or stored.get("base_url")
+    base_url = (
+        given.get("base_url") or (env_base if openai_like else None) or stored.get("base_url")
+    )
     api_key: str | None = None
     if provider != "scripted":
         key_env = KEY_ENV[provider]
         api_key = given.get("api_key") or env.get(key_env) or stored.get("api_key")
         if not api_key and not (openai_like and base_url):
-            local = ", or pass --base-url for a local OpenAI-compatible server" if openai_like else ""
+            local = (
+                ", or pass --base-url for a local OpenAI-compatible server" if openai_like else ""
+            )
             raise UsageError(
                 f"no API key for provider {provider!r}",
                 hint=f"Set {key_env}{local} (or api_key in $XCSH_HOME/settings.toml).",
@@ -203,9 +207,7 @@ def create_provider(settings: ProviderSettings, *, http_client: Any = None) -> P
         return cast(Provider, module.ScriptedProvider(steps_path=Path(settings.model)))
     if settings.provider == "anthropic":
         if not settings.api_key:
-            raise UsageError(
-                "no API key for provider 'anthropic'", hint="Set ANTHROPIC_API_KEY."
-            )
+            raise UsageError("no API key for provider 'anthropic'", hint="Set ANTHROPIC_API_KEY.")
         from xcsh.providers.anthropic import DEFAULT_MAX_TOKENS, AnthropicProvider
 
         return AnthropicProvider(

@@ -89,7 +89,7 @@ class OpenAIResponsesProvider:
         )
 
     def request_params(self, request: ModelRequest) -> dict[str, Any]:
-        """The keyword arguments sent to ``responses.create`` for ``request`` (besides ``stream``)."""
+        """The keyword arguments for ``responses.create`` (besides ``stream``)."""
         return build_params(
             request,
             model=self.model,
