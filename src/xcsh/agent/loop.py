@@ -105,7 +105,7 @@ async def run(ctx: LoopContext) -> RunEnd:
         if ctx.steering.end_turn(forced=forced, progressed=progressed):
             store = ctx.steering.store
             assert store is not None  # forced implies a store
-            return _end(ctx, "forced_cap", start, cap_message(turn, store))
+            return _end(ctx, "forced_cap", start, cap_message(ctx.steering.forced_streak, store))
         if not message.tool_calls:
             if not forced:
                 return _end(ctx, "stop", start, "")
