@@ -1,0 +1,121 @@
+"""Walking a folder the way ``ast-grep`` and ripgrep do, honouring ignore files.
+
+Rules (kept close to the ``ast-grep`` CLI, which uses the ``ignore`` crate):
+
+- ``.gitignore`` and ``.ignore`` files in every folder apply to that folder
+  and below (gitwildmatch syntax, via pathspec). Unlike the CLI, a
+  ``.gitignore`` counts even outside a git repository: users expect it to.
+- ``.git`` and ``node_modules`` are always skipped, and so are folders whose
+  name starts with a dot, as the CLI does; dot-files themselves are walked.
+- A file named explicitly is returned even when an ignore file lists it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+ALWAYS_SKIPPED_DIRS = frozenset({".git", "node_modules"})
+IGNORE_FILES = (".gitignore", ".ignore")
+
+
+@dataclass(frozen=True)
+class _Rules:
+    base: Path
+    spec: pathspec.GitIgnoreSpec
+
+
+def _load_rules(folder: Path) -> list[_Rules]:
+    rules: list[_Rules] = []
+    for name in IGNORE_FILES:
+        candidate = folder / name
+        try:
+            lines = candidate.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        if spec.patterns:
+            rules.append(_Rules(folder, spec))
+    return rules
+
+
+def _ignored(path: Path, is_dir: bool, rules: Sequence[_Rules]) -> bool:
+    for rule in rules:
+        rel = path.relative_to(rule.base).as_posix()
+        if rule.spec.match_file(rel + "/" if is_dir else rel):
+            return True
+    return False
+
+
+def iter_files(
+    start: Path,
+    *,
+    globs: Sequence[str] = (),
+    root: Path | None = None,
+) -> Iterator[Path]:
+    """Yield the files under ``start`` that a search should visit, sorted per folder.
+
+    Args:
+        start: a file (yielded as is when it matches ``globs``) or a folder.
+        globs: gitwildmatch patterns (``*.py``, ``src/**/*.ts``); when given, a
+            file is yielded only if one matches its path relative to ``root``.
+        root: the folder ``globs`` are relative to and whose ignore files
+            (and those of folders between it and ``start``) apply; defaults
+            to ``start``.
+
+    Yields:
+        Absolute paths of regular files (symlinks to files included; symlinked
+        folders are not followed).
+    """
+    base = root if root is not None else (start if start.is_dir() else start.parent)
+    glob_spec = pathspec.GitIgnoreSpec.from_lines(globs) if globs else None
+
+    def wanted(path: Path) -> bool:
+        if glob_spec is None:
+            return True
+        try:
+            rel = path.relative_to(base).as_posix()
+        except ValueError:
+            rel = path.name
+        return glob_spec.match_file(rel) or glob_spec.match_file(path.name)
+
+    if not start.is_dir():
+        if start.is_file() and wanted(start):
+            yield start
+        return
+
+    inherited: list[_Rules] = []
+    if root is not None and root in start.parents:
+        for folder in reversed(start.parents):
+            if folder == root or root in folder.parents:
+                inherited.extend(_load_rules(folder))
+    yield from _walk(start, inherited, wanted)
+
+
+def _walk(folder: Path, inherited: list[_Rules], wanted: Callable[[Path], bool]) -> Iterator[Path]:
+    rules = inherited + _load_rules(folder)
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    subfolders: list[Path] = []
+    for entry in entries:
+        path = Path(entry.path)
+        try:
+            is_dir = entry.is_dir(follow_symlinks=False)
+            is_file = entry.is_file(follow_symlinks=True)
+        except OSError:
+            continue
+        if is_dir:
+            if entry.name in ALWAYS_SKIPPED_DIRS or entry.name.startswith("."):
+                continue
+            if not _ignored(path, True, rules):
+                subfolders.append(path)
+        elif is_file and not _ignored(path, False, rules) and wanted(path):
+            yield path
+    for sub in subfolders:
+        yield from _walk(sub, rules, wanted)

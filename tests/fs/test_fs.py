@@ -1,0 +1,159 @@
+"""Workspace confinement, text decoding, atomic writes and ignore-aware walks."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from xcsh.fs import (
+    FileWriteError,
+    NotTextError,
+    OutsideWorkspaceError,
+    Workspace,
+    atomic_write,
+    iter_files,
+    read_text_file,
+)
+
+
+def test_paths_inside_and_outside(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path)
+    (tmp_path / "a.py").write_text("x")
+    assert ws.resolve("a.py") == tmp_path.resolve() / "a.py"
+    assert ws.resolve(".") == ws.root
+    with pytest.raises(OutsideWorkspaceError, match="outside the workspace"):
+        ws.resolve("../elsewhere.py")
+    with pytest.raises(OutsideWorkspaceError):
+        ws.resolve("/etc/passwd")
+
+
+def test_symlinks_judged_by_real_path(tmp_path: Path) -> None:
+    inside = tmp_path / "ws"
+    inside.mkdir()
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret")
+    (inside / "link").symlink_to(outside)
+    (inside / "dangling").symlink_to(tmp_path / "nowhere" / "x")
+    (inside / "ok").symlink_to(inside / "target.txt")
+    ws = Workspace(inside)
+    with pytest.raises(OutsideWorkspaceError):
+        ws.resolve("link")
+    with pytest.raises(OutsideWorkspaceError):
+        ws.resolve("dangling")
+    assert ws.resolve("ok") == inside.resolve() / "ok"
+
+
+def test_read_text_keeps_bom_and_line_endings(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"\xef\xbb\xbfa\r\nb\r\n")
+    text = read_text_file(path)
+    assert text.text == "a\r\nb\r\n"
+    assert text.bom and text.newline == "\r\n"
+    assert text.encode(text.text) == path.read_bytes()
+
+
+def test_binary_and_latin1_refused(tmp_path: Path) -> None:
+    binary = tmp_path / "b.bin"
+    binary.write_bytes(b"\x7fELF\x00\x01")
+    latin = tmp_path / "l.py"
+    latin.write_bytes("café = 1\n".encode("latin-1"))
+    with pytest.raises(NotTextError) as info:
+        read_text_file(binary)
+    assert info.value.reason == "binary"
+    with pytest.raises(NotTextError, match="not valid UTF-8") as info:
+        read_text_file(latin)
+    assert info.value.reason == "not UTF-8"
+
+
+@pytest.mark.parametrize("mode", [0o755, 0o600, 0o640])
+def test_atomic_write_keeps_mode(tmp_path: Path, mode: int) -> None:
+    path = tmp_path / "f.sh"
+    path.write_text("old")
+    os.chmod(path, mode)
+    atomic_write(path, b"new")
+    assert path.read_bytes() == b"new"
+    assert stat.S_IMODE(path.stat().st_mode) == mode
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.sh"]
+
+
+def test_atomic_write_through_symlink_keeps_link(tmp_path: Path) -> None:
+    target = tmp_path / "target.txt"
+    target.write_text("old")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    atomic_write(link, b"new")
+    assert link.is_symlink()
+    assert target.read_text() == "new"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores folder permissions")
+def test_atomic_write_failure_leaves_file_untouched(tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = folder / "f.txt"
+    path.write_text("old")
+    folder.chmod(0o500)
+    try:
+        with pytest.raises(FileWriteError, match="not changed"):
+            atomic_write(path, b"new")
+    finally:
+        folder.chmod(0o700)
+    assert path.read_text() == "old"
+    assert [p.name for p in folder.iterdir()] == ["f.txt"]
+
+
+def test_atomic_write_failure_on_rename_leaves_no_temp(tmp_path: Path) -> None:
+    target = tmp_path / "dir"
+    (target / "inner").mkdir(parents=True)
+    with pytest.raises(FileWriteError, match="not changed"):
+        atomic_write(target, b"x")
+    assert target.is_dir() and [p.name for p in target.iterdir()] == ["inner"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir"]
+
+
+def test_atomic_write_missing_folder_is_clear(tmp_path: Path) -> None:
+    with pytest.raises(FileWriteError, match="Cannot write"):
+        atomic_write(tmp_path / "missing" / "f.txt", b"x")
+
+
+def rel(paths: object, root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in paths)  # type: ignore[attr-defined]
+
+
+def test_walk_honours_ignore_files_and_skips(tmp_path: Path) -> None:
+    files = [
+        "a.py",
+        "b.txt",
+        ".dot.py",
+        "build/out.py",
+        "src/keep.py",
+        "src/gen/skip.py",
+        "src/local.py",
+        ".git/config.py",
+        "node_modules/m.py",
+        ".hidden/h.py",
+    ]
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    (tmp_path / ".gitignore").write_text("build/\n*.txt\n")
+    (tmp_path / "src" / ".gitignore").write_text("gen/\n")
+    (tmp_path / "src" / ".ignore").write_text("local.py\n")
+    found = rel(iter_files(tmp_path), tmp_path)
+    assert found == [
+        ".dot.py",
+        ".gitignore",
+        "a.py",
+        "src/.gitignore",
+        "src/.ignore",
+        "src/keep.py",
+    ]
+    assert rel(iter_files(tmp_path, globs=["*.py"]), tmp_path) == [".dot.py", "a.py", "src/keep.py"]
+    # starting below the root still applies the root's ignore files
+    sub = list(iter_files(tmp_path / "src", root=tmp_path, globs=["**/*.py"]))
+    assert rel(sub, tmp_path) == ["src/keep.py"]
+    # a file named explicitly is searched even if ignored
+    assert list(iter_files(tmp_path / "b.txt")) == [tmp_path / "b.txt"]
