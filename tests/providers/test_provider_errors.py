@@ -202,3 +202,36 @@ async def test_connection_refused(exchange: Any) -> None:
     assert err.retryable and err.status is None
     assert "cannot connect to http://localhost:9/v1" in str(err)
     assert "Is the server running?" in str(err)
+
+
+class DroppedStream(httpx2.AsyncByteStream):
+    """Sends the first events of a recorded stream, then the connection resets."""
+
+    def __init__(self, head: bytes) -> None:
+        self.head = head
+
+    async def __aiter__(self) -> Any:
+        yield self.head
+        raise httpx2.ReadError("connection reset by peer")
+
+
+@pytest.mark.parametrize(
+    ("provider", "fixture", "api"),
+    [
+        ("anthropic", "anthropic_tool_use.sse", "the Anthropic API"),
+        ("openai", "openai_chat_tool_use.sse", "the OpenAI API"),
+        ("openai-responses", "openai_responses_tool_use.sse", "the OpenAI API"),
+    ],
+)
+async def test_connection_dropped_mid_stream(
+    provider: str, fixture: str, api: str, exchange: Any
+) -> None:
+    raw = sse(fixture).content
+    head = raw[: raw.index(b"\n\n", len(raw) // 2) + 2]
+    answer = httpx2.Response(
+        200, headers={"content-type": "text/event-stream"}, stream=DroppedStream(head)
+    )
+    err = await failure(make(provider, exchange(answer)))
+    assert err.retryable and err.status is None
+    assert f"{provider}: lost the connection to {api} mid-stream: " in str(err)
+    assert "connection reset by peer" in str(err)

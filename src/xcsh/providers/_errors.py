@@ -115,15 +115,27 @@ def status_error(ctx: ErrorContext, status: int, body: Any, fallback: str) -> Pr
     return ProviderError(message, status=status, body=body, retryable=retryable)
 
 
-def connection_error(ctx: ErrorContext, detail: str, *, timeout: bool) -> ProviderError:
-    """A :class:`ProviderError` for a network failure or timeout (retryable)."""
-    where = ctx.base_url or f"the {ctx.provider} API"
-    what = "timed out talking to" if timeout else "cannot connect to"
-    hint = " Is the server running?" if ctx.base_url else " Check your network connection."
-    return ProviderError(
-        f"{ctx.provider}: {what} {where} after {ctx.max_retries} retries: {detail}.{hint}",
-        retryable=True,
-    )
+def connection_error(
+    ctx: ErrorContext, detail: str, *, timeout: bool, mid_stream: bool = False
+) -> ProviderError:
+    """A :class:`ProviderError` for a network failure or timeout (retryable).
+
+    Args:
+        ctx: names for the message.
+        detail: the SDK's or transport's message.
+        timeout: the failure was a timeout.
+        mid_stream: the answer had begun streaming (the SDKs do not retry then).
+    """
+    api = "the Anthropic API" if ctx.provider == "anthropic" else "the OpenAI API"
+    where = ctx.base_url or api
+    if mid_stream:
+        what, when = "lost the connection to", " mid-stream"
+    else:
+        what = "timed out talking to" if timeout else "cannot connect to"
+        when = f" after {ctx.max_retries} retries"
+    hint = "Is the server running?" if ctx.base_url else "Check your network connection."
+    detail = detail.rstrip(".") or "no details"
+    return ProviderError(f"{ctx.provider}: {what} {where}{when}: {detail}. {hint}", retryable=True)
 
 
 def bad_tool_arguments(ctx: ErrorContext, tool: str, raw: str, detail: str) -> ProviderError:
