@@ -34,6 +34,7 @@ def build_params(
     max_tokens: int,
     thinking: bool,
     thinking_budget: int,
+    prompt_cache: bool = True,
 ) -> dict[str, Any]:
     """Keyword arguments for ``AsyncAnthropic().messages.stream``.
 
@@ -44,6 +45,9 @@ def build_params(
         thinking: extended thinking wanted (``request.thinking`` or the setting).
         thinking_budget: ``budget_tokens`` when thinking is on; clipped below
             ``max_tokens``; thinking is dropped when that leaves under 1,024.
+        prompt_cache: send the top-level ``cache_control`` (ephemeral), which
+            marks the last cacheable block, so each turn of a conversation
+            reads the previous turns from the prompt cache.
 
     Thinking is switched off whenever the tool choice forces tool use
     (``ForcedTool`` or ``"required"``): the API rejects both together
@@ -55,6 +59,8 @@ def build_params(
     cap = request.max_tokens or max_tokens
     messages = map_messages(request.messages)
     params: dict[str, Any] = {"model": model, "max_tokens": cap, "messages": messages}
+    if prompt_cache:
+        params["cache_control"] = {"type": "ephemeral"}
     if request.system:
         params["system"] = request.system
     if request.tools:
