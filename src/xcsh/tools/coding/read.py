@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import difflib
-import itertools
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -163,13 +162,15 @@ def _read_image(path: Path, shown: str, mime: str, size: int) -> AgentToolResult
 def _read_text(path: Path, shown: str, offset: int, limit: int | None) -> AgentToolResult:
     wanted = limit if limit is not None else DEFAULT_LIMIT
     lines: list[str] = []
-    total = offset - 1
+    total = 0
     note_utf8 = False
     stopped_early = False
     with path.open("rb") as handle:
         raw_lines: Iterable[bytes] = handle
-        for number, raw in enumerate(itertools.islice(raw_lines, offset - 1, None), start=offset):
+        for number, raw in enumerate(raw_lines, start=1):
             total = number
+            if number < offset:
+                continue
             if len(lines) < wanted:
                 if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                     raw = raw[3:]
