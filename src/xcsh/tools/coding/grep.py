@@ -259,7 +259,7 @@ async def _search_rg(
     base = start if start.is_dir() else start.parent
     target = "." if start.is_dir() else start.name
     args = [
-        rg, "--json", "--no-config", "--no-require-git", "--no-ignore-global", "--hidden",
+        rg, "--json", "--no-config", "--crlf", "--no-require-git", "--no-ignore-global", "--hidden",
         "--glob", "!.*/", "--glob", "!node_modules/", "--sort", "path",
     ]  # fmt: skip
     if params.ignore_case:
@@ -326,7 +326,8 @@ async def _search_rg(
 
 def _format(collector: _Collector, base: Path, policy: PathPolicy, params: GrepParams) -> str:
     if not collector.files:
-        where = policy.display(base) if params.path in (".", "") else params.path
+        shown = policy.display(base) if params.path in (".", "") else params.path
+        where = "the workspace" if shown == "." else shown
         glob = f" (files matching {params.glob!r})" if params.glob else ""
         return f"No matches for {params.pattern!r} in {where}{glob}."
     out: list[str] = []
