@@ -24,8 +24,10 @@ import asyncio
 import base64
 import contextlib
 import json
+import os
 import re
 import shutil
+import signal
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -284,6 +286,7 @@ async def _search_rg(
     assert proc.stdout is not None and proc.stderr is not None
     stderr_task = asyncio.ensure_future(proc.stderr.read())
     stopped = False
+    drained = False
     try:
         while line := await proc.stdout.readline():
             if ctx.cancel.is_set():
@@ -304,10 +307,15 @@ async def _search_rg(
             ):
                 stopped = True
                 break
+        else:
+            drained = True
     finally:
-        if proc.returncode is None:
+        if not drained:
+            # os.kill, not proc.kill: Popen.send_signal polls first and may reap the
+            # child behind asyncio's back, which then reports exit status 255.
+            # The pid stays ours (a zombie at worst) until asyncio reaps it.
             with contextlib.suppress(ProcessLookupError):
-                proc.kill()
+                os.kill(proc.pid, signal.SIGKILL)
         await proc.wait()
         stderr = (await stderr_task).decode("utf-8", errors="replace").strip()
     if not stopped and proc.returncode == 2:
