@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 
@@ -161,3 +162,13 @@ async def test_ls(ws: Path, tools: Tools) -> None:
     assert (await tools("ls", path="empty")).text == "empty is empty."
     with pytest.raises(ToolError, match="is a file, not a folder"):
         await tools("ls", path="app.py")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_grep_cancelled(ws: Path, backend: str) -> None:
+    make_tree(ws)
+    cancel = asyncio.Event()
+    cancel.set()
+    tool = create_grep_tool(ws, backend=backend)  # type: ignore[arg-type]
+    with pytest.raises(ToolError, match=r"^Search cancelled\.$"):
+        await tool.execute("c", {"pattern": "main"}, cancel=cancel)

@@ -285,6 +285,13 @@ async def _search_rg(
     )
     assert proc.stdout is not None and proc.stderr is not None
     stderr_task = asyncio.ensure_future(proc.stderr.read())
+
+    async def stop_on_cancel() -> None:
+        await ctx.cancel.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGKILL)
+
+    canceller = asyncio.ensure_future(stop_on_cancel())
     stopped = False
     drained = False
     try:
@@ -310,6 +317,7 @@ async def _search_rg(
         else:
             drained = True
     finally:
+        canceller.cancel()
         if not drained:
             # os.kill, not proc.kill: Popen.send_signal polls first and may reap the
             # child behind asyncio's back, which then reports exit status 255.

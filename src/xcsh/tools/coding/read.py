@@ -91,6 +91,8 @@ def create_read_tool(
         path = policy.resolve(params.path)
         shown = policy.display(path)
         _check_readable_file(path, shown)
+        if not path.is_file():
+            raise ToolError(f"{shown} is not a regular file (a device, socket or pipe); not read.")
         try:
             size = path.stat().st_size
             with path.open("rb") as handle:
@@ -112,7 +114,10 @@ def create_read_tool(
                 f"{shown} is {human_size(size)}, too large to read at once. Read a part with "
                 "offset and limit (e.g. offset=1, limit=200), or search it with grep."
             )
-        return _read_text(path, shown, params.offset or 1, params.limit)
+        try:
+            return _read_text(path, shown, params.offset or 1, params.limit)
+        except OSError as exc:
+            raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}.") from exc
 
     return AgentTool(
         name="read",
