@@ -6,6 +6,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -168,3 +169,40 @@ def test_custom_tool_tested_offline_through_the_cli(project: Path, xcsh_home: Pa
         "reason": "stop",
         "final_text": "Bumped to 1.1.0.",
     }
+
+
+def test_ctrl_c_mid_tool_leaves_paired_history(project: Path, xcsh_home: Path) -> None:
+    steps = write_steps(
+        project,
+        [{"tool_calls": [call("read", path="m.py"), call("bash", command="sleep 30")]}],
+    )
+    env = {"PATH": os.environ.get("PATH", ""), "XCSH_HOME": str(xcsh_home), "NO_COLOR": "1"}
+    command = [sys.executable, "-m", "xcsh", "--provider", "scripted", "--model", str(steps)]
+    proc = subprocess.Popen(
+        [*command, "--mode", "json", "-p", "run it"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    seen = []
+    for line in proc.stdout:
+        seen.append(json.loads(line))
+        if seen[-1]["type"] == "tool_call_start" and seen[-1]["name"] == "bash":
+            break
+    proc.send_signal(signal.SIGINT)
+    rest, err = proc.communicate(timeout=30)
+    events = seen + [json.loads(line) for line in rest.splitlines()]
+
+    assert proc.returncode == 130, err
+    assert events[-1]["type"] == "run_end" and events[-1]["reason"] == "cancelled"
+    (saved,) = (xcsh_home / "sessions").glob("*.jsonl")
+    records = [json.loads(line) for line in saved.read_text().splitlines()]
+    messages = [r["message"] for r in records if r["type"] == "message"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool_result", "tool_result"]
+    calls = [b["id"] for b in messages[1]["content"] if b["type"] == "tool_call"]
+    assert [m["tool_call_id"] for m in messages[2:]] == calls
+    assert messages[2]["is_error"] is False and messages[3]["is_error"] is True
