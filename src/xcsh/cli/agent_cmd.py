@@ -88,7 +88,7 @@ def main(argv: list[str]) -> int:
     if args.prompt is None:
         print(NO_TUI_MESSAGE, file=sys.stderr)
         return 2
-    from xcsh.core import UsageError
+    from xcsh.core import UsageError, XcshError
 
     try:
         return asyncio.run(run_print(args))
@@ -98,6 +98,9 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"xcsh: {exc}", file=sys.stderr)
         return 2
+    except XcshError as exc:  # a provider refusing its configuration, for one
+        print(f"xcsh: {exc}", file=sys.stderr)
+        return 1
 
 
 async def run_print(
