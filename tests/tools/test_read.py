@@ -40,7 +40,7 @@ async def test_offset_and_limit(ws: Path, tools: Tools) -> None:
     result = await tools("read", path="n.txt", offset=10, limit=3)
     lines = result.text.splitlines()
     assert lines[:3] == ["    10\tline 10", "    11\tline 11", "    12\tline 12"]
-    assert "Use offset=13 to continue" in result.text
+    assert lines[-1] == "[Showing lines 10-12 of 100. Use offset=13 to continue.]"
     tail = await tools("read", path="n.txt", offset=99)
     assert tail.text == "    99\tline 99\n   100\tline 100"
     with pytest.raises(ToolError, match=r"offset 200 is past the end of n.txt \(100 lines\)"):
@@ -100,6 +100,7 @@ async def test_huge_file_refused_whole_but_readable_in_parts(
     assert "offset and limit" in str(info.value) and "grep" in str(info.value)
     part = await tools("read", path="log.txt", offset=250, limit=2)
     assert part.text.splitlines()[:2] == ["   250\tentry 250", "   251\tentry 251"]
+    assert part.text.splitlines()[-1] == "[Showing lines 250-251. Use offset=252 to continue.]"
 
 
 async def test_missing_file_suggests_close_names(ws: Path, tools: Tools) -> None:
