@@ -119,3 +119,12 @@ async def test_empty_and_latin1(ws: Path, tools: Tools) -> None:
     (ws / "latin.txt").write_bytes(b"caf\xe9\n")
     result = await tools("read", path="latin.txt")
     assert "caf\ufffd" in result.text and "Not valid UTF-8" in result.text
+
+
+async def test_oversized_image_refused(
+    ws: Path, tools: Tools, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(read_module, "MAX_IMAGE_BYTES", 10)
+    (ws / "big.png").write_bytes(tiny_png())
+    with pytest.raises(ToolError, match=r"big.png is an image/png image of \d+ bytes, above the"):
+        await tools("read", path="big.png")

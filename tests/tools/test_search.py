@@ -79,6 +79,8 @@ async def test_grep_options(ws: Path, backend: str) -> None:
     assert braces.splitlines()[0] == "src/web/app.ts:1: export function main() {}"
     literal = await grep(ws, backend, pattern="os.getcwd()", literal=True)
     assert literal.splitlines()[0] == "app.py:4:     return os.getcwd()"
+    none = await grep(ws, backend, pattern="absent", path="./src/lib.py")
+    assert none == "No matches for 'absent' in src/lib.py."
     one_file = await grep(ws, backend, pattern="main", path="debug.log")
     assert one_file.splitlines()[0] == "debug.log:1: main crashed"  # named files are searched
 

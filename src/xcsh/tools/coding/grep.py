@@ -160,8 +160,7 @@ def create_grep_tool(
             warning = None
         if ctx.cancel.is_set():
             raise ToolError("Search cancelled.")
-        base = start if start.is_dir() else start.parent
-        text = _format(collector, base, policy, params)
+        text = _format(collector, start, policy, params)
         if warning:
             text += f"\n[ripgrep reported: {warning}]"
         return AgentToolResult(
@@ -354,9 +353,10 @@ async def _search_rg(
     return None
 
 
-def _format(collector: _Collector, base: Path, policy: PathPolicy, params: GrepParams) -> str:
+def _format(collector: _Collector, start: Path, policy: PathPolicy, params: GrepParams) -> str:
+    base = start if start.is_dir() else start.parent
     if not collector.files:
-        shown = policy.display(base) if params.path in (".", "") else params.path
+        shown = policy.display(start)
         where = "the workspace" if shown == "." else shown
         glob = f" (files matching {params.glob!r})" if params.glob else ""
         return f"No matches for {params.pattern!r} in {where}{glob}."
