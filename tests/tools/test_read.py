@@ -126,5 +126,6 @@ async def test_oversized_image_refused(
 ) -> None:
     monkeypatch.setattr(read_module, "MAX_IMAGE_BYTES", 10)
     (ws / "big.png").write_bytes(tiny_png())
-    with pytest.raises(ToolError, match=r"big.png is an image/png image of \d+ bytes, above the"):
+    expected = r"big.png is an image \(image/png\) of \d+ bytes, above the 10 bytes"
+    with pytest.raises(ToolError, match=expected):
         await tools("read", path="big.png")

@@ -158,7 +158,7 @@ def _check_readable_file(path: Path, shown: str) -> None:
 def _read_image(path: Path, shown: str, mime: str, size: int) -> AgentToolResult:
     if size > MAX_IMAGE_BYTES:
         raise ToolError(
-            f"{shown} is an {mime} image of {human_size(size)}, above the "
+            f"{shown} is an image ({mime}) of {human_size(size)}, above the "
             f"{human_size(MAX_IMAGE_BYTES)} a model accepts. Resize it first (e.g. with bash)."
         )
     data = path.read_bytes()
