@@ -296,12 +296,13 @@ def create_http_app(
         receive: Callable[[], Awaitable[Any]],
         send: Callable[[Any], Awaitable[None]],
     ) -> None:
-        await inner(scope, receive, send)
         if scope.get("type") == "http" and scope.get("method") == "DELETE":
-            # The client ended its session: its previews are discarded, never applied.
+            # The client ends its session: its previews are discarded (never
+            # applied) before the transport answers, so the reply means "done".
             for key, value in scope.get("headers", []):
                 if key.decode("latin-1").lower() == SESSION_HEADER:
                     await sessions.close(value.decode("latin-1"))
+        await inner(scope, receive, send)
 
     return app, sessions
 
