@@ -149,3 +149,25 @@ def test_annotations_and_schema(tmp_path: Path) -> None:
     # Code xcsh did not write is not declared harmless.
     assert custom.read_only_hint is False and custom.destructive_hint is None
     assert mcp_tool(by_name["write_file"]).input_schema == SCHEMA
+
+
+def test_cli_tools_put_custom_tools_beside_the_builtins_and_report_load_errors(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from xcsh.cli.mcp_cmd import tool_factory
+
+    (workspace / ".xcsh" / "tools" / "broken.py").write_text("def factory(api):\n    return 42\n")
+    factory = tool_factory(workspace, trust_project=True)
+    names = [tool.name for tool in factory(PendingActionStore())]
+    assert names == ["ast_grep", "ast_edit", "resolve", "write_note"]
+    factory(PendingActionStore())  # a second session reports nothing new
+    err = capsys.readouterr().err
+    assert err.count("xcsh mcp: custom tool ") == 1 and "broken.py" in err
+
+    untrusted = tool_factory(workspace, trust_project=False)
+    assert [tool.name for tool in untrusted(PendingActionStore())] == [
+        "ast_grep",
+        "ast_edit",
+        "resolve",
+    ]
+    assert "xcsh trust" in capsys.readouterr().err
