@@ -492,3 +492,28 @@ def test_strictness_levels_and_prefilter_agree_with_cli(ws: Path, strictness: st
     for pat in ("print($A)", 'x = "a"'):
         ours = [m.to_cli_json() for m in search([pat], root=ws, strictness=strictness).matches]
         assert ours == cli_json(ws, "-p", pat, "--strictness", strictness, "s.py")
+
+
+def test_ast_grep_panic_on_one_file_skips_that_file(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import xcsh.structural.scan as scan
+
+    (ws / "a.py").write_text("print(1)\n")
+    (ws / "b.py").write_text("print(2)\n")
+    real = scan.scan_file
+
+    class Panic(BaseException):  # what ast-grep-py raises for a Rust panic
+        pass
+
+    def fragile(query: Any, path: Path, file: str) -> Any:
+        if file == "a.py":
+            raise Panic("called `Option::unwrap()` on a `None` value")
+        return real(query, path, file)
+
+    monkeypatch.setattr(scan, "scan_file", fragile)
+    result = search(["print($A)"], root=ws, workers=1)
+    assert [m.file for m in result.matches] == ["b.py"]
+    assert [(s.file, s.reason.split(":")[0]) for s in result.skipped] == [
+        ("a.py", "ast-grep failed")
+    ]

@@ -25,7 +25,7 @@ from xcsh.structural.languages import Language, language_for_path, resolve_langu
 from xcsh.structural.pattern import compile_pattern
 from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
 from xcsh.structural.rewrite import parse_template
-from xcsh.structural.scan import Outcome, Query, scan_chunk, scan_file, splice
+from xcsh.structural.scan import Outcome, Query, scan_chunk, scan_file_safely, splice
 
 ProgressCallback = Callable[[int, int], None]
 """``progress(files_done, files_total)``: called on the calling thread after
@@ -187,7 +187,7 @@ def _run(
     small = total < PARALLEL_MIN_FILES or scope.total_bytes < PARALLEL_MIN_BYTES
     if count <= 1 or small:
         for done, (path, display) in enumerate(files, 1):
-            outcome = scan_file(query, path, display)
+            outcome = scan_file_safely(query, path, display)
             if progress is not None:
                 progress(done, total)
             yield outcome

@@ -294,6 +294,21 @@ def splice(raw: bytes, replacements: tuple[Replacement, ...]) -> bytes:
     return b"".join(parts)
 
 
+def scan_file_safely(query: Query, path: Path, file: str) -> Outcome | None:
+    """:func:`scan_file`, but a failure inside ast-grep skips the file instead of the scan.
+
+    ast-grep-py reports some internal failures as a Rust panic, a
+    ``BaseException``; interrupts and exits still propagate.
+    """
+    try:
+        return scan_file(query, path, file)
+    except (KeyboardInterrupt, SystemExit, GeneratorExit):
+        raise
+    except BaseException as exc:  # a panic in ast-grep-py for this one file
+        reason = f"ast-grep failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+        return Outcome(skipped=SkippedFile(path=path, file=file, reason=reason))
+
+
 def scan_chunk(query: Query, items: list[tuple[Path, str]]) -> list[Outcome | None]:
-    """:func:`scan_file` over several files (one task of the process pool)."""
-    return [scan_file(query, path, file) for path, file in items]
+    """:func:`scan_file_safely` over several files (one task of the process pool)."""
+    return [scan_file_safely(query, path, file) for path, file in items]
