@@ -38,5 +38,5 @@ def main(argv: list[str] | None = None) -> int:
 def subcommand_help() -> str:
     """The subcommand list for the agent command's ``--help``."""
     width = max(len(name) for name in SUBCOMMANDS)
-    lines = [f"  {name.ljust(width)}  {text}" for name, text in SUBCOMMANDS.items()]
+    lines = [f"  {name.ljust(width)}  {text}" for name, (_, text) in SUBCOMMANDS.items()]
     return "subcommands:\n" + "\n".join(lines)

@@ -1,11 +1,36 @@
-"""``xcsh`` without a subcommand: the agent itself (interactive, or ``-p "task"``)."""
+"""``xcsh`` without a subcommand: the agent itself.
+
+``xcsh -p "TASK"`` (print mode) runs one task to completion. In ``--mode
+text`` the final answer goes to stdout and progress (tool calls, previews,
+resolutions, SPEC §6) to stderr; in ``--mode json`` stdout carries one JSON
+object per line: first ``{"type": "session", "id", "path", "resumed",
+"load_errors"}``, then
+every agent event (:func:`xcsh.agent.event_to_dict`), ending with
+``run_end``. Exit codes: 0 done, 1 the run failed or stopped at the
+forced-turn cap, 2 bad usage, 130 cancelled (Ctrl-C).
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import sys
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
 from xcsh.cli import subcommand_help
+
+if TYPE_CHECKING:  # the agent stack is imported only when a task runs
+    from xcsh.agent import AgentEvent, Approval, ApprovalHook
+    from xcsh.app import ToolsFactory
+    from xcsh.pending import PendingAction
+
+NO_TUI_MESSAGE = (
+    "xcsh: the interactive terminal UI is not part of this build yet.\n"
+    'Run a task with: xcsh -p "TASK"   (see xcsh --help)'
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -15,7 +40,40 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=subcommand_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("-p", "--print", dest="prompt", metavar="TASK", help="run one task")
+    parser.add_argument(
+        "-p", "--print", dest="prompt", metavar="TASK", help="run one task and print the answer"
+    )
+    parser.add_argument(
+        "--provider",
+        help="anthropic, openai (also any OpenAI-compatible server), openai-responses, or scripted",
+    )
+    parser.add_argument("--model", help="model id (for --provider scripted: the steps JSON file)")
+    parser.add_argument("--base-url", help="server URL, e.g. http://localhost:8080/v1")
+    parser.add_argument(
+        "--mode",
+        choices=("text", "json"),
+        default="text",
+        help="text: the answer on stdout; json: every event as one JSON line",
+    )
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument(
+        "--continue",
+        dest="continue_latest",
+        action="store_true",
+        help="resume the latest session in this folder",
+    )
+    resume.add_argument("--session", metavar="ID", help="resume the session with this id")
+    parser.add_argument(
+        "--approve",
+        choices=("auto", "ask"),
+        default="auto",
+        help="ask: confirm on the terminal before the model applies a preview",
+    )
+    parser.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="load this project's custom tools (.xcsh/tools/) without asking",
+    )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     return parser
 
@@ -27,9 +85,202 @@ def main(argv: list[str]) -> int:
 
         print(f"xcsh {__version__}")
         return 0
-    print(
-        "xcsh: the agent runtime is not part of this build yet; "
-        "use 'xcsh ast-grep' or 'xcsh ast-edit'.",
-        file=sys.stderr,
+    if args.prompt is None:
+        print(NO_TUI_MESSAGE, file=sys.stderr)
+        return 2
+    from xcsh.core import UsageError, XcshError
+
+    try:
+        return asyncio.run(run_print(args))
+    except KeyboardInterrupt:
+        print("xcsh: cancelled", file=sys.stderr)
+        return 130
+    except UsageError as exc:
+        print(f"xcsh: {exc}", file=sys.stderr)
+        return 2
+    except XcshError as exc:  # a provider refusing its configuration, for one
+        print(f"xcsh: {exc}", file=sys.stderr)
+        return 1
+
+
+async def run_print(
+    args: argparse.Namespace, *, stdout: TextIO | None = None, tools: ToolsFactory | None = None
+) -> int:
+    """Run ``args.prompt`` in a new or resumed session; returns the exit code.
+
+    Args:
+        args: parsed by :func:`build_parser`.
+        stdout: where the answer (text) or the events (json) go; default ``sys.stdout``.
+        tools: the session's tools factory; default the built-in registry.
+    """
+    from xcsh.app import AppOptions, builtin_tools, open_session
+    from xcsh.ui import make_console
+
+    out = stdout if stdout is not None else sys.stdout
+    err_console = make_console(sys.stderr)
+    approval = terminal_approval(sys.stdin, sys.stderr) if args.approve == "ask" else None
+    opened = await open_session(
+        AppOptions(
+            cwd=Path.cwd(),
+            provider=args.provider,
+            model=args.model,
+            base_url=args.base_url,
+            continue_latest=args.continue_latest,
+            session_id=args.session,
+            approval=approval,
+            trust_project=args.trust_project,
+        ),
+        tools=tools or builtin_tools,
     )
-    return 2
+    session = opened.session
+    report = opened.resumed
+    if args.mode == "json":
+        header = {
+            "type": "session",
+            "id": session.id,
+            "path": str(opened.path),
+            "resumed": None
+            if report is None
+            else {"repreviewed": report.repreviewed, "dropped": report.dropped},
+            "load_errors": [e.to_dict() for e in opened.load_errors],
+        }
+        print(json.dumps(header, ensure_ascii=False), file=out, flush=True)
+        session.subscribe(JsonPrinter(out))
+    else:
+        for problem in opened.load_errors:
+            style = "yellow" if problem.kind == "untrusted" else "red"
+            text = f"custom tools: {problem.path}: {problem.error}"
+            err_console.print(text, style=style, markup=False)
+        if report is not None:
+            for label in report.repreviewed:
+                err_console.print(f"resumed: re-previewed {label}", style="dim", markup=False)
+            for label in report.dropped:
+                err_console.print(f"resumed: dropped {label}", style="yellow", markup=False)
+        session.subscribe(TextPrinter(err_console))
+    try:
+        end = await session.prompt(args.prompt)
+    finally:
+        session.close()
+    if args.mode == "text":
+        if end.final_text:
+            print(end.final_text, file=out, flush=True)
+        if end.reason != "stop" and end.message:
+            err_console.print(f"xcsh: {end.message}", style="yellow", markup=False)
+        err_console.print(
+            f"session {session.id} (resume with --continue)", style="dim", markup=False
+        )
+    return {"stop": 0, "cancelled": 130}.get(end.reason, 1)
+
+
+class JsonPrinter:
+    """Prints every event as one JSON line (``--mode json``)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def __call__(self, event: AgentEvent) -> None:
+        from xcsh.agent import event_to_dict
+
+        line = json.dumps(event_to_dict(event), ensure_ascii=False, default=str)
+        print(line, file=self.out, flush=True)
+
+
+class TextPrinter:
+    """Shows progress on the terminal: tool calls, errors, previews and resolutions (SPEC §6)."""
+
+    def __init__(self, console: Any) -> None:
+        from xcsh.ui import detect_style
+
+        self.console = console
+        self.style = detect_style(console.file)
+
+    def __call__(self, event: AgentEvent) -> None:
+        from xcsh.agent import AgentError, PendingPushed, Resolved, ToolCallStart, ToolResult
+        from xcsh.ui import render_preview, render_resolution
+
+        arrow = "→" if self.style.unicode else "->"
+        if isinstance(event, ToolCallStart):
+            args = json.dumps(event.arguments, ensure_ascii=False)
+            if len(args) > 120:
+                args = args[:117] + "..."
+            self.console.print(f"{arrow} {event.name} {args}", style="dim", markup=False)
+        elif isinstance(event, ToolResult) and event.message.is_error:
+            if event.message.tool_name != "resolve":
+                first = event.text.splitlines()[0] if event.text else "failed"
+                self.console.print(f"  error: {first}", style="red", markup=False)
+        elif isinstance(event, PendingPushed):
+            self.console.print(render_preview(event.label, event.preview, style=self.style))
+        elif isinstance(event, Resolved):
+            details = {
+                "action": event.action,
+                "reason": event.reason,
+                "label": event.label,
+                "source_tool_name": event.source_tool_name,
+            }
+            block = render_resolution(
+                details, is_error=event.is_error, message=event.text, style=self.style
+            )
+            self.console.print(block)
+        elif isinstance(event, AgentError):
+            self.console.print(f"error: {event.message}", style="bold red", markup=False)
+
+
+NO_TERMINAL_REASON = (
+    "there is no terminal to confirm the apply on (--approve ask needs an interactive "
+    "terminal), so nothing was applied"
+)
+
+
+def parse_answer(answer: str) -> Approval:
+    """``y``/``yes`` approves; ``n``, ``no`` or anything else declines, with the rest as reason.
+
+    ``"n use tabs"``, ``"no: use tabs"`` and ``"n - use tabs"`` all give reason ``"use tabs"``.
+    """
+    from xcsh.agent import Approval
+
+    text = answer.strip()
+    word, _, rest = text.partition(" ")
+    if word.lower().rstrip(":,") in ("y", "yes"):
+        return Approval(approved=True)
+    if word.lower().rstrip(":,") in ("n", "no"):
+        reason = rest.strip().lstrip(":,-").strip()
+    else:
+        reason = text
+    return Approval(approved=False, reason=reason or "the user said no")
+
+
+def terminal_approval(stdin: TextIO, prompt_out: TextIO) -> ApprovalHook:
+    """An approval hook that asks on the terminal (``--approve ask``).
+
+    Without a terminal on ``stdin`` every apply is declined with
+    :data:`NO_TERMINAL_REASON`. The question goes to ``prompt_out``
+    (stderr), so stdout keeps only the answer. The line is read on a daemon
+    thread so Ctrl-C is never stuck behind a blocked read.
+    """
+    from xcsh.agent import Approval
+
+    async def ask(action: PendingAction, reason: str) -> Approval:
+        if not stdin.isatty():
+            return Approval(approved=False, reason=NO_TERMINAL_REASON)
+        prompt_out.write(f"Apply {action.label}? (model's reason: {reason}) [y / n REASON] ")
+        prompt_out.flush()
+        answer = await read_line(stdin)
+        return parse_answer(answer)
+
+    return ask
+
+
+async def read_line(stream: TextIO) -> str:
+    """Read one line from ``stream`` without blocking the event loop."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[str] = loop.create_future()
+
+    def deliver(line: str) -> None:
+        if not future.done():
+            future.set_result(line)
+
+    def worker() -> None:
+        loop.call_soon_threadsafe(deliver, stream.readline())
+
+    threading.Thread(target=worker, name="xcsh-approval", daemon=True).start()
+    return await future

@@ -1,7 +1,8 @@
 """Model providers behind one protocol (:class:`Provider`).
 
 Concrete adapters import their SDK only when they are constructed, so
-importing this package never loads ``openai`` or ``anthropic``.
+importing this package never loads ``openai`` or ``anthropic``:
+:func:`create_provider` imports the adapter module it needs.
 """
 
 from xcsh.providers.base import (
@@ -12,12 +13,24 @@ from xcsh.providers.base import (
     ThinkingDelta,
     ToolCallStart,
 )
+from xcsh.providers.config import (
+    PROVIDER_NAMES,
+    ProviderName,
+    ProviderSettings,
+    create_provider,
+    resolve_provider_settings,
+)
 
 __all__ = [
+    "PROVIDER_NAMES",
     "Provider",
+    "ProviderName",
+    "ProviderSettings",
     "ResponseDone",
     "StreamEvent",
     "TextDelta",
     "ThinkingDelta",
     "ToolCallStart",
+    "create_provider",
+    "resolve_provider_settings",
 ]

@@ -123,7 +123,7 @@ class SkippedFile:
     """A file left out of a search or edit, and why.
 
     ``reason`` is one of ``"binary"``, ``"not UTF-8"``, ``"parse errors"``,
-    ``"outside the workspace"``, ``"unreadable"``.
+    ``"outside the workspace"``, ``"unreadable"``, or ``"ast-grep failed: ..."``.
     """
 
     path: Path

@@ -8,6 +8,7 @@ from typing import Any
 
 from xcsh.core import AgentTool
 from xcsh.pending import PendingActionStore, create_resolve_tool
+from xcsh.tools.coding import create_coding_tools
 
 CODING_TOOL_NAMES = ("read", "write", "edit", "bash", "grep", "find", "ls")
 STRUCTURAL_TOOL_NAMES = ("ast_grep", "ast_edit")
@@ -26,9 +27,8 @@ def create_builtin_tools(cwd: str | Path, store: PendingActionStore) -> list[Age
     Returns:
         The coding tools, ``ast_grep``, ``ast_edit`` and the hidden ``resolve``.
     """
-    coding = importlib.import_module("xcsh.tools.coding")
     structural = importlib.import_module("xcsh.structural")
-    tools: list[AgentTool[Any]] = list(coding.create_coding_tools(cwd))
+    tools: list[AgentTool[Any]] = create_coding_tools(cwd)
     tools.append(structural.create_ast_grep_tool(cwd))
     tools.append(structural.create_ast_edit_tool(cwd, store))
     tools.append(create_resolve_tool(store))

@@ -1,0 +1,84 @@
+"""The agent: the loop, its events, steering toward ``resolve``, sessions and their files.
+
+Front ends use :class:`AgentSession` and the events in :mod:`xcsh.agent.events`;
+they never call the loop or a provider directly.
+"""
+
+from xcsh.agent.events import (
+    EVENT_TYPES,
+    AgentError,
+    AgentEvent,
+    PendingPushed,
+    Resolved,
+    RunEnd,
+    RunEndReason,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallStart,
+    ToolResult,
+    TurnEnd,
+    TurnStart,
+    event_to_dict,
+)
+from xcsh.agent.history import CANCELLED_TEXT, repair_tool_pairs
+from xcsh.agent.persistence import (
+    SCHEMA_VERSION,
+    PendingRecord,
+    SavedSession,
+    SessionRecorder,
+    latest_session_for,
+    load_session,
+    new_session_id,
+    session_path,
+    sessions_dir,
+)
+from xcsh.agent.prompt import build_system_prompt
+from xcsh.agent.session import (
+    DECLINED_TEXT,
+    AgentSession,
+    Approval,
+    ApprovalHook,
+    EventListener,
+    ResumeReport,
+    approval_resolve_tool,
+)
+from xcsh.agent.steering import DEFAULT_MAX_FORCED_TURNS, REMINDER_TEXT, Steering
+
+__all__ = [
+    "CANCELLED_TEXT",
+    "DECLINED_TEXT",
+    "DEFAULT_MAX_FORCED_TURNS",
+    "EVENT_TYPES",
+    "REMINDER_TEXT",
+    "SCHEMA_VERSION",
+    "AgentError",
+    "AgentEvent",
+    "AgentSession",
+    "Approval",
+    "ApprovalHook",
+    "EventListener",
+    "PendingPushed",
+    "PendingRecord",
+    "Resolved",
+    "ResumeReport",
+    "RunEnd",
+    "RunEndReason",
+    "SavedSession",
+    "SessionRecorder",
+    "Steering",
+    "TextDelta",
+    "ThinkingDelta",
+    "ToolCallStart",
+    "ToolResult",
+    "TurnEnd",
+    "TurnStart",
+    "approval_resolve_tool",
+    "build_system_prompt",
+    "event_to_dict",
+    "latest_session_for",
+    "load_session",
+    "new_session_id",
+    "repair_tool_pairs",
+    "session_path",
+    "sessions_dir",
+]

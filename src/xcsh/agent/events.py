@@ -1,0 +1,221 @@
+"""Events the agent emits: a closed, tagged union every front end subscribes to.
+
+A run (one prompt) produces, in order::
+
+    TurnStart
+      TextDelta* / ThinkingDelta*          while the model streams
+      (ToolCallStart  PendingPushed*  ToolResult  Resolved?)*   per tool call, call order
+    TurnEnd
+    ... more turns ...
+    RunEnd                                 always last, exactly once per run
+
+``AgentError`` may appear before ``RunEnd`` when the provider fails. Every
+event is a frozen, keyword-only dataclass with a ``type`` tag; front ends
+match on the class (``match event: case TextDelta(text=t): ...``) or on
+``event.type``. :func:`event_to_dict` gives the JSON shape that
+``xcsh -p --mode json`` prints one per line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Literal
+
+from xcsh.core import AssistantMessage, ToolResultMessage
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class TurnStart:
+    """A model request is about to be sent.
+
+    Args:
+        turn: 1-based turn number within the run.
+        forced: the request forces the ``resolve`` tool (actions are pending).
+        pending: how many actions were pending when the turn began.
+    """
+
+    turn: int
+    forced: bool
+    pending: int
+    type: Literal["turn_start"] = "turn_start"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class TextDelta:
+    """A piece of answer text as the model streams it."""
+
+    text: str
+    type: Literal["text_delta"] = "text_delta"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ThinkingDelta:
+    """A piece of reasoning text as the model streams it."""
+
+    text: str
+    type: Literal["thinking_delta"] = "thinking_delta"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ToolCallStart:
+    """A tool call is about to be executed (or gated / refused).
+
+    Args:
+        id: the provider's call id.
+        name: the tool's name as the model wrote it.
+        arguments: the parsed arguments.
+    """
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    type: Literal["tool_call_start"] = "tool_call_start"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ToolResult:
+    """A tool call finished; ``message`` is exactly what goes into the history.
+
+    Args:
+        message: the result (``is_error`` for failures, gated or cancelled calls).
+        text: the result's text blocks joined by newlines, for display.
+    """
+
+    message: ToolResultMessage
+    text: str
+    type: Literal["tool_result"] = "tool_result"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PendingPushed:
+    """A tool staged a preview: a pending action was pushed on the store.
+
+    Args:
+        tool_call_id: the call that pushed it (``None`` outside a tool call,
+            e.g. when a resumed session re-previews).
+        label: the action's label (``"AST Edit: 2 replacements in 1 file"``).
+        source_tool_name: the tool that produced it.
+        count: pending actions right after the push.
+        preview: the preview text to show (the action's ``details["diff"]``
+            when it has one, else the pushing call's result text; filled when
+            the call finished).
+        details: the action's opaque details.
+    """
+
+    tool_call_id: str | None
+    label: str
+    source_tool_name: str
+    count: int
+    preview: str
+    details: Any = None
+    type: Literal["pending_pushed"] = "pending_pushed"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Resolved:
+    """A ``resolve`` call finished (by the model, or by the user through the session).
+
+    Args:
+        tool_call_id: the ``resolve`` call.
+        action: ``"apply"`` or ``"discard"``.
+        reason: the reason given.
+        label: the resolved action's label.
+        source_tool_name: the tool that produced it.
+        is_error: the apply failed (the action is pending again) or clean-up failed.
+        text: the result text.
+        pending: actions still pending afterwards.
+    """
+
+    tool_call_id: str
+    action: str
+    reason: str
+    label: str
+    source_tool_name: str
+    is_error: bool
+    text: str
+    pending: int
+    type: Literal["resolved"] = "resolved"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class TurnEnd:
+    """A turn finished: the model's message and the results of its calls (call order)."""
+
+    turn: int
+    message: AssistantMessage
+    results: list[ToolResultMessage]
+    type: Literal["turn_end"] = "turn_end"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class AgentError:
+    """Something failed outside any tool call (usually the provider).
+
+    Args:
+        message: what failed, for the user.
+        kind: ``"provider"`` for :class:`xcsh.core.ProviderError`, else ``"internal"``.
+    """
+
+    message: str
+    kind: Literal["provider", "internal"]
+    type: Literal["error"] = "error"
+
+
+RunEndReason = Literal["stop", "cancelled", "forced_cap", "error"]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RunEnd:
+    """The run is over; always the last event of a run.
+
+    Args:
+        reason: ``"stop"`` (the model answered without tool calls),
+            ``"cancelled"``, ``"forced_cap"`` (the model kept not resolving the
+            pending preview; actions are left pending), ``"error"``.
+        final_text: the text of the last assistant message (the answer).
+        message: a sentence for the user when ``reason`` is not ``"stop"``.
+        pending: actions still pending.
+    """
+
+    reason: RunEndReason
+    final_text: str
+    message: str
+    pending: int
+    type: Literal["run_end"] = "run_end"
+
+
+AgentEvent = (
+    TurnStart
+    | TextDelta
+    | ThinkingDelta
+    | ToolCallStart
+    | ToolResult
+    | PendingPushed
+    | Resolved
+    | TurnEnd
+    | AgentError
+    | RunEnd
+)
+"""Every event a session emits; the set is closed."""
+
+EVENT_TYPES: tuple[type[AgentEvent], ...] = (
+    TurnStart,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallStart,
+    ToolResult,
+    PendingPushed,
+    Resolved,
+    TurnEnd,
+    AgentError,
+    RunEnd,
+)
+
+
+def event_to_dict(event: AgentEvent) -> dict[str, Any]:
+    """The event as JSON-ready data: ``{"type": ..., <fields>}``.
+
+    Nested messages become dicts (``dataclasses.asdict``); values JSON cannot
+    carry are left for ``json.dumps(default=str)``.
+    """
+    return dataclasses.asdict(event)

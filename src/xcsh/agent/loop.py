@@ -1,0 +1,332 @@
+"""The agent loop: ``run → turn → query → execute`` (SPEC §3).
+
+``run`` sends requests until the model answers without tool calls, the
+forced-turn cap trips, or the provider fails. Each turn builds the request
+(steering decides the tool choice from the store's state), streams the
+model's answer, then executes its tool calls and appends their results in
+call order. The loop keeps no state of its own beyond one run: the history,
+the store and the steering counters live in the :class:`LoopContext` the
+session hands it. Cancellation is ordinary asyncio task cancellation; on the
+way out every tool call of the interrupted batch gets exactly one result
+(CASES R3).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from xcsh.agent.events import (
+    AgentError,
+    AgentEvent,
+    PendingPushed,
+    Resolved,
+    RunEnd,
+    RunEndReason,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallStart,
+    ToolResult,
+    TurnEnd,
+    TurnStart,
+)
+from xcsh.agent.history import cancelled_result, repair_tool_pairs
+from xcsh.agent.steering import Steering, cap_message, current_tool_call
+from xcsh.core import (
+    AgentTool,
+    AssistantMessage,
+    Message,
+    ModelRequest,
+    ProviderError,
+    TextContent,
+    ToolCall,
+    ToolError,
+    ToolResultMessage,
+    ToolSpec,
+)
+from xcsh.pending import RESOLVE_TOOL_NAME
+from xcsh.providers import Provider
+from xcsh.providers import ResponseDone as _Done
+from xcsh.providers import TextDelta as _Text
+from xcsh.providers import ThinkingDelta as _Thinking
+
+
+@dataclass(kw_only=True)
+class LoopContext:
+    """Everything one run needs; the session owns it.
+
+    Args:
+        provider: the model.
+        tools: tools offered, by name, in the order the model sees them.
+        steering: the session's steering state (store, reminders, cap).
+        system_prompt: sent with every request.
+        history: the conversation; read by the loop, changed only through ``append``.
+        append: adds a message to the history (the session also records it).
+        emit: delivers an event to subscribers; must not raise.
+        cancel: set when the user cancels; passed to the provider and tools.
+        thinking: ask for extended reasoning (adapters switch it off when forced).
+        max_tokens: output cap per request, or ``None``.
+    """
+
+    provider: Provider
+    tools: Mapping[str, AgentTool[Any]]
+    steering: Steering
+    system_prompt: str
+    history: list[Message]
+    append: Callable[[Message], None]
+    emit: Callable[[AgentEvent], None]
+    cancel: asyncio.Event = field(default_factory=asyncio.Event)
+    thinking: bool = False
+    max_tokens: int | None = None
+
+
+async def run(ctx: LoopContext) -> RunEnd:
+    """Run turns until the model stops; returns the (not yet emitted) :class:`RunEnd`.
+
+    Raises:
+        asyncio.CancelledError: the run was cancelled; the history is consistent.
+    """
+    ctx.steering.start_run()
+    repaired, changes = repair_tool_pairs(ctx.history)  # a resumed or interrupted history (R3)
+    if changes:
+        ctx.history[:] = repaired
+    start = len(ctx.history)
+    specs = [_spec(t) for t in ctx.tools.values()]
+    turn = 0
+    while True:
+        turn += 1
+        forced = ctx.steering.forced()
+        try:
+            message = await query(ctx, turn, forced, specs)
+        except ProviderError as exc:
+            ctx.emit(AgentError(message=str(exc), kind="provider"))
+            return _end(ctx, "error", start, str(exc))
+        results = await execute(ctx, message.tool_calls, turn_began_pending=forced)
+        ctx.emit(TurnEnd(turn=turn, message=message, results=results))
+        progressed = any(_resolved_something(r) for r in results)
+        if ctx.steering.end_turn(forced=forced, progressed=progressed):
+            store = ctx.steering.store
+            assert store is not None  # forced implies a store
+            return _end(ctx, "forced_cap", start, cap_message(ctx.steering.forced_streak, store))
+        if not message.tool_calls:
+            if not forced:
+                return _end(ctx, "stop", start, "")
+            ctx.steering.remind()  # forced, yet the model called nothing: ask again
+
+
+async def query(
+    ctx: LoopContext, turn: int, forced: bool, specs: list[ToolSpec]
+) -> AssistantMessage:
+    """One model request: reminders, tool choice from the store, then stream the answer.
+
+    Raises:
+        ProviderError: the provider failed, or answered with an error.
+    """
+    for reminder in ctx.steering.take_reminders():
+        ctx.append(reminder)
+    request = ModelRequest(
+        system=ctx.system_prompt,
+        messages=list(ctx.history),
+        tools=specs,
+        tool_choice=ctx.steering.tool_choice(),
+        thinking=ctx.thinking,
+        max_tokens=ctx.max_tokens,
+    )
+    store = ctx.steering.store
+    ctx.emit(TurnStart(turn=turn, forced=forced, pending=store.count if store else 0))
+    partial: list[str] = []
+    message: AssistantMessage | None = None
+    try:
+        async for event in ctx.provider.stream(request, cancel=ctx.cancel):
+            if isinstance(event, _Text):
+                partial.append(event.text)
+                ctx.emit(TextDelta(text=event.text))
+            elif isinstance(event, _Thinking):
+                ctx.emit(ThinkingDelta(text=event.text))
+            elif isinstance(event, _Done):
+                message = event.message
+    except asyncio.CancelledError:
+        if "".join(partial):  # keep what the user already saw
+            ctx.append(
+                AssistantMessage(content=[TextContent("".join(partial))], stop_reason="aborted")
+            )
+        raise
+    if message is None:
+        raise ProviderError(f"{ctx.provider.name}: the response stream ended without a message")
+    if message.stop_reason == "error":
+        raise ProviderError(
+            f"{ctx.provider.name}: {message.error or 'the model returned an error'}"
+        )
+    ctx.append(message)
+    return message
+
+
+async def execute(
+    ctx: LoopContext, calls: list[ToolCall], *, turn_began_pending: bool
+) -> list[ToolResultMessage]:
+    """Execute one batch; results are appended to the history in call order.
+
+    Consecutive read-only calls run concurrently; any other call runs alone,
+    in call order, so pushes happen in the order the model asked for them
+    and the LIFO order of ``resolve`` is the model's order. If the batch is
+    cancelled, finished calls keep their results and the others get a
+    cancelled ``is_error`` result before the cancellation propagates.
+    """
+    results: list[ToolResultMessage | None] = [None] * len(calls)
+
+    async def one(index: int) -> None:
+        call = calls[index]
+        current_tool_call.set(call.id)
+        ctx.emit(ToolCallStart(id=call.id, name=call.name, arguments=call.arguments))
+        result = await _call_tool(ctx, call, turn_began_pending)
+        results[index] = result
+        emit_pushes(ctx.emit, ctx.steering, result)
+        ctx.emit(ToolResult(message=result, text=_text(result)))
+        _emit_resolved(ctx, result)
+
+    try:
+        for group in _groups(ctx, calls, turn_began_pending):
+            await asyncio.gather(*(asyncio.create_task(one(i)) for i in group))
+    finally:
+        final = [
+            r if r is not None else cancelled_result(c) for r, c in zip(results, calls, strict=True)
+        ]
+        for index, result in enumerate(final):
+            if results[index] is None:
+                ctx.emit(ToolResult(message=result, text=_text(result)))
+            ctx.append(result)
+    return final
+
+
+async def _call_tool(
+    ctx: LoopContext, call: ToolCall, turn_began_pending: bool
+) -> ToolResultMessage:
+    def result(text: str, *, details: Any = None, is_error: bool = True) -> ToolResultMessage:
+        return ToolResultMessage(
+            tool_call_id=call.id,
+            tool_name=call.name,
+            content=[TextContent(text)],
+            details=details,
+            is_error=is_error,
+        )
+
+    refusal = ctx.steering.gate(call.name, turn_began_pending=turn_began_pending)
+    if refusal is not None:
+        return result(refusal, details={"gated": True})
+    tool = ctx.tools.get(call.name)
+    if tool is None:
+        names = ", ".join(ctx.tools) or "none"
+        return result(f"Unknown tool '{call.name}'. Available tools: {names}.")
+    try:
+        outcome = await tool.execute(call.id, call.arguments, cancel=ctx.cancel)
+    except ToolError as exc:
+        return result(str(exc), details=exc.details)
+    except Exception as exc:  # a tool bug must not kill the session
+        return result(f"Tool '{call.name}' failed unexpectedly: {type(exc).__name__}: {exc}")
+    return ToolResultMessage(
+        tool_call_id=call.id,
+        tool_name=call.name,
+        content=list(outcome.content),
+        details=outcome.details,
+        is_error=outcome.is_error,
+    )
+
+
+def _groups(ctx: LoopContext, calls: list[ToolCall], gated: bool) -> list[list[int]]:
+    """Split a batch: runs of read-only (or refused) calls together, every other call alone."""
+    groups: list[list[int]] = []
+    previous_parallel = False
+    for index, call in enumerate(calls):
+        tool = ctx.tools.get(call.name)
+        refused = tool is None or (gated and call.name != RESOLVE_TOOL_NAME)
+        parallel = refused or (tool is not None and tool.read_only)
+        if parallel and previous_parallel:
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+        previous_parallel = parallel
+    return groups
+
+
+def emit_pushes(
+    emit: Callable[[AgentEvent], None], steering: Steering, result: ToolResultMessage
+) -> None:
+    """Emit :class:`PendingPushed` for the pushes seen since the last call.
+
+    The preview text is the action's ``details["diff"]`` when it is a string,
+    else the text of ``result`` when the push came from that call.
+    """
+    for push in steering.take_pushes():
+        details = push.action.details
+        diff = details.get("diff") if isinstance(details, Mapping) else None
+        own = push.tool_call_id == result.tool_call_id
+        preview = diff if isinstance(diff, str) else (_text(result) if own else "")
+        emit(
+            PendingPushed(
+                tool_call_id=push.tool_call_id,
+                label=push.action.label,
+                source_tool_name=push.action.source_tool_name,
+                count=push.count,
+                preview=preview,
+                details=details,
+            )
+        )
+
+
+def _emit_resolved(ctx: LoopContext, result: ToolResultMessage) -> None:
+    details = result.details
+    if result.tool_name != RESOLVE_TOOL_NAME or not isinstance(details, Mapping):
+        return
+    if "action" not in details or "label" not in details:
+        return
+    store = ctx.steering.store
+    ctx.emit(
+        Resolved(
+            tool_call_id=result.tool_call_id,
+            action=str(details["action"]),
+            reason=str(details.get("reason", "")),
+            label=str(details["label"]),
+            source_tool_name=str(details.get("source_tool_name", "")),
+            is_error=result.is_error,
+            text=_text(result),
+            pending=store.count if store else 0,
+        )
+    )
+
+
+def _resolved_something(result: ToolResultMessage) -> bool:
+    """An action left the stack: applied, or discarded (an apply failure puts it back)."""
+    details = result.details
+    if result.tool_name != RESOLVE_TOOL_NAME or not isinstance(details, Mapping):
+        return False
+    if "label" not in details:
+        return False
+    return not (result.is_error and details.get("action") == "apply")
+
+
+def _spec(tool: AgentTool[Any]) -> ToolSpec:
+    return ToolSpec(name=tool.name, description=tool.description, parameters=tool.json_schema())
+
+
+def _text(result: ToolResultMessage) -> str:
+    return "\n".join(b.text for b in result.content if isinstance(b, TextContent) and b.text)
+
+
+def final_text(history: list[Message], start: int) -> str:
+    """The answer of a run: the last non-empty assistant text from ``start`` on."""
+    for message in reversed(history[start:]):
+        if isinstance(message, AssistantMessage) and message.text:
+            return message.text
+    return ""
+
+
+def _end(ctx: LoopContext, reason: RunEndReason, start: int, message: str) -> RunEnd:
+    store = ctx.steering.store
+    return RunEnd(
+        reason=reason,
+        final_text=final_text(ctx.history, start),
+        message=message,
+        pending=store.count if store else 0,
+    )

@@ -1,0 +1,283 @@
+"""Sessions saved as JSON Lines under ``$XCSH_HOME/sessions/`` (SPEC §5a).
+
+One file per session, ``<id>.jsonl``, appended to as the session runs. The
+first line is the header and carries the schema version::
+
+    {"type": "session", "version": 1, "id": "...", "cwd": "...", "created": "...",
+     "provider": "...", "model": "..."}
+
+then one record per line, in order:
+
+- ``{"type": "message", "message": {...}}``: a history message (user,
+  assistant with its tool calls, or tool result), as its dataclass fields;
+- ``{"type": "pending_pushed", "tool_call_id", "tool_name", "arguments", "label",
+  "source_tool_name"}``: a tool staged a preview;
+- ``{"type": "resolved", "tool_call_id", "action", "reason", "label", "is_error"}``;
+- ``{"type": "pending", "stack": [{"tool_name", "arguments", "label",
+  "source_tool_name"}, ...]}``: the whole store, bottom first; the last one
+  wins on load;
+- ``{"type": "run_end", "reason", "message"}``.
+
+Unknown record types are skipped, so older readers survive additions; a
+header with a newer ``version`` is refused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from xcsh.core import (
+    AssistantMessage,
+    Message,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UsageError,
+    UserMessage,
+    content_from_any,
+)
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True, kw_only=True)
+class PendingRecord:
+    """A pending action as saved: enough to rebuild it by re-running its tool."""
+
+    tool_name: str | None
+    arguments: dict[str, Any] | None
+    label: str
+    source_tool_name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SavedSession:
+    """A session file read back.
+
+    Args:
+        id: the session id.
+        path: the file.
+        cwd: the working folder it ran in.
+        messages: the history, in order (not yet repaired; the loop repairs).
+        pending: the pending actions at the last snapshot, bottom first.
+    """
+
+    id: str
+    path: Path
+    cwd: str
+    messages: list[Message]
+    pending: list[PendingRecord]
+
+
+def sessions_dir(home: Path) -> Path:
+    """``$XCSH_HOME/sessions``."""
+    return home / "sessions"
+
+
+def new_session_id() -> str:
+    """A sortable, unique id: ``YYYYMMDD-HHMMSS-xxxxxx``."""
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
+
+
+def message_to_dict(message: Message) -> dict[str, Any]:
+    """A message as JSON-ready data (its dataclass fields; ``role`` tags it)."""
+    return dataclasses.asdict(message)
+
+
+def message_from_dict(data: Mapping[str, Any]) -> Message:
+    """Rebuild a message written by :func:`message_to_dict`.
+
+    Raises:
+        ValueError: unknown role or block type.
+    """
+    role = data.get("role")
+    if role == "user":
+        return UserMessage(
+            content=[content_from_any(b) for b in data.get("content", [])],
+            hidden=bool(data.get("hidden", False)),
+        )
+    if role == "assistant":
+        blocks: list[TextContent | ThinkingContent | ToolCall] = []
+        for block in data.get("content", []):
+            kind = block.get("type")
+            if kind == "text":
+                blocks.append(TextContent(block["text"]))
+            elif kind == "thinking":
+                blocks.append(
+                    ThinkingContent(thinking=block["thinking"], signature=block.get("signature"))
+                )
+            elif kind == "tool_call":
+                blocks.append(
+                    ToolCall(id=block["id"], name=block["name"], arguments=dict(block["arguments"]))
+                )
+            else:
+                raise ValueError(f"unknown assistant block type {kind!r}")
+        usage = {k: v for k, v in (data.get("usage") or {}).items() if k in _USAGE_FIELDS}
+        return AssistantMessage(
+            content=blocks,
+            stop_reason=data.get("stop_reason", "stop"),
+            usage=Usage(**usage),
+            provider=data.get("provider", ""),
+            model=data.get("model", ""),
+            error=data.get("error"),
+        )
+    if role == "tool_result":
+        return ToolResultMessage(
+            tool_call_id=data["tool_call_id"],
+            tool_name=data["tool_name"],
+            content=[content_from_any(b) for b in data.get("content", [])],
+            details=data.get("details"),
+            is_error=bool(data.get("is_error", False)),
+        )
+    raise ValueError(f"unknown message role {role!r}")
+
+
+_USAGE_FIELDS = {f.name for f in dataclasses.fields(Usage)}
+
+
+class SessionRecorder:
+    """Appends records to one session file; each record is one line, flushed as written.
+
+    Args:
+        path: the ``.jsonl`` file (its folder is created).
+        header: the header fields for a new file (``id``, ``cwd``, ``provider``,
+            ``model``); ``None`` to append to an existing session.
+    """
+
+    def __init__(self, path: Path, *, header: Mapping[str, Any] | None = None) -> None:
+        self.path = path
+        self._fh: TextIO | None = None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if header is not None:
+            created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            self.write({"type": "session", "version": SCHEMA_VERSION, "created": created, **header})
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        """Append one record as a JSON line (values JSON cannot hold become strings)."""
+        line = json.dumps(record, ensure_ascii=False, default=str)
+        if self._fh is None or self._fh.closed:
+            self._fh = self.path.open("a", encoding="utf-8", buffering=1)  # line-buffered
+        self._fh.write(line + "\n")
+
+    def close(self) -> None:
+        """Close the file (a later write reopens it)."""
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+    def message(self, message: Message) -> None:
+        """Record a history message."""
+        self.write({"type": "message", "message": message_to_dict(message)})
+
+    def pending(self, stack: list[PendingRecord]) -> None:
+        """Record the whole store, bottom first."""
+        self.write({"type": "pending", "stack": [dataclasses.asdict(r) for r in stack]})
+
+
+def load_session(path: Path) -> SavedSession:
+    """Read a session file.
+
+    Raises:
+        UsageError: the file is missing, has no valid header, or was written
+            by a newer xcsh (its ``version`` is higher than :data:`SCHEMA_VERSION`).
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError as exc:
+        raise UsageError(f"session file not found: {path}") from exc
+    header = _parse_line(path, 1, lines[0]) if lines else {}
+    if header.get("type") != "session":
+        raise UsageError(f"{path} is not an xcsh session file (no header line)")
+    version = header.get("version")
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise UsageError(
+            f"{path} has session format version {version!r}; this xcsh reads up to "
+            f"{SCHEMA_VERSION}",
+            hint="upgrade xcsh to resume it",
+        )
+    messages: list[Message] = []
+    pending: list[PendingRecord] = []
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        try:
+            record = _parse_line(path, number, line)
+        except UsageError:
+            if number == len(lines):
+                break  # a last line cut short by a crash: keep everything before it
+            raise
+        kind = record.get("type")
+        try:
+            if kind == "message":
+                messages.append(message_from_dict(record["message"]))
+            elif kind == "pending":
+                pending = [PendingRecord(**r) for r in record.get("stack", [])]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise UsageError(f"{path}:{number}: malformed {kind} record: {exc}") from exc
+    return SavedSession(
+        id=str(header.get("id", path.stem)),
+        path=path,
+        cwd=str(header.get("cwd", "")),
+        messages=messages,
+        pending=pending,
+    )
+
+
+def _parse_line(path: Path, number: int, line: str) -> dict[str, Any]:
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}:{number}: expected a JSON object")
+    return data
+
+
+def read_header(path: Path) -> dict[str, Any] | None:
+    """The header of a session file, or ``None`` when it has none."""
+    try:
+        with path.open(encoding="utf-8") as fh:
+            first = fh.readline()
+        data = json.loads(first)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) and data.get("type") == "session" else None
+
+
+def latest_session_for(home: Path, cwd: Path) -> Path | None:
+    """The most recently written session whose working folder is ``cwd``, if any."""
+    folder = sessions_dir(home)
+    if not folder.is_dir():
+        return None
+    want = str(cwd.resolve())
+    candidates = []
+    for path in folder.glob("*.jsonl"):
+        header = read_header(path)
+        if header is not None and header.get("cwd") == want:
+            candidates.append((path.stat().st_mtime_ns, path.name, path))
+    return max(candidates)[2] if candidates else None
+
+
+def session_path(home: Path, session_id: str) -> Path:
+    """The file of session ``session_id``.
+
+    Raises:
+        UsageError: no such session; the hint says where sessions live.
+    """
+    path = sessions_dir(home) / f"{session_id}.jsonl"
+    if "/" in session_id or not path.is_file():
+        raise UsageError(
+            f"no session with id {session_id!r}",
+            hint=f"session files are in {sessions_dir(home)} (the id is the file name "
+            "without .jsonl); use --continue for the latest one in this folder",
+        )
+    return path

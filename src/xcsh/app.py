@@ -1,0 +1,205 @@
+"""Composition root: settings → provider, tools, session.
+
+Front ends (``xcsh -p``, the terminal UI) call :func:`open_session` and then
+talk to the returned :class:`~xcsh.agent.AgentSession` only. Settings come
+from command-line flags, then the environment, then
+``$XCSH_HOME/settings.toml`` (SPEC §5a; ``$XCSH_HOME`` defaults to
+``~/.xcsh``). Besides the provider keys (see
+:mod:`xcsh.providers.config`), ``settings.toml`` may set
+``max_forced_turns`` (default 5, SPEC §3).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from xcsh.agent import (
+    DEFAULT_MAX_FORCED_TURNS,
+    AgentSession,
+    ApprovalHook,
+    ResumeReport,
+    SessionRecorder,
+    latest_session_for,
+    load_session,
+    new_session_id,
+    session_path,
+    sessions_dir,
+)
+from xcsh.core import AgentTool, UsageError
+from xcsh.pending import PendingActionStore
+from xcsh.plugins import LoadError, aload_custom_tools
+from xcsh.providers import Provider
+from xcsh.providers.config import create_provider, resolve_provider_settings
+from xcsh.tools.registry import create_builtin_tools
+
+ToolsFactory = Callable[[Path, PendingActionStore], list[AgentTool[Any]]]
+"""``factory(cwd, store) -> tools``: the tools of a new session."""
+
+
+def xcsh_home(env: Mapping[str, str] | None = None) -> Path:
+    """``$XCSH_HOME``, or ``~/.xcsh`` when it is unset or empty (SPEC §5a)."""
+    value = (os.environ if env is None else env).get("XCSH_HOME")
+    return Path(value) if value else Path.home() / ".xcsh"
+
+
+def load_settings(home: Path) -> dict[str, Any]:
+    """The top level of ``home/settings.toml``, or ``{}`` when there is no such file.
+
+    Raises:
+        UsageError: the file is not valid TOML; the message names the file and
+            the parser's position.
+    """
+    path = home / "settings.toml"
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(
+            f"{path} is not valid TOML: {exc}", hint="fix the file or move it aside"
+        ) from exc
+
+
+def build_provider(
+    flags: Mapping[str, Any], settings: Mapping[str, Any], env: Mapping[str, str] | None = None
+) -> Provider:
+    """The provider the flags, environment and settings describe (SDK imported now).
+
+    Raises:
+        UsageError: nothing usable is configured; the hint says what to set.
+    """
+    resolved = resolve_provider_settings(flags, os.environ if env is None else env, settings)
+    return create_provider(resolved)
+
+
+def builtin_tools(cwd: Path, store: PendingActionStore) -> list[AgentTool[Any]]:
+    """The built-in tools (coding, ``ast_grep``, ``ast_edit``, ``resolve``) for ``cwd``."""
+    return create_builtin_tools(cwd, store)
+
+
+@dataclass(frozen=True, kw_only=True)
+class AppOptions:
+    """What a front end asks for.
+
+    Args:
+        cwd: the workspace folder.
+        provider, model, base_url: flags (``None`` = not given).
+        continue_latest: resume the latest session saved for ``cwd`` (``--continue``).
+        session_id: resume this session (``--session ID``).
+        approval: asked before each model apply (``--approve ask``).
+        trust_project: load project-local custom tools without asking (``--trust-project``).
+        home: overrides ``$XCSH_HOME``.
+        env: overrides ``os.environ`` (tests).
+    """
+
+    cwd: Path
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    continue_latest: bool = False
+    session_id: str | None = None
+    approval: ApprovalHook | None = None
+    trust_project: bool = False
+    home: Path | None = None
+    env: Mapping[str, str] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class OpenedSession:
+    """A ready session and how it came to be.
+
+    Args:
+        session: the session.
+        path: its JSONL file.
+        resumed: for a resumed session, what happened to its pending actions.
+        load_errors: custom tools that failed to load, or a notice that an
+            untrusted project's tools were skipped (SPEC §5); show them to the user.
+    """
+
+    session: AgentSession
+    path: Path
+    resumed: ResumeReport | None
+    load_errors: list[LoadError]
+
+
+async def open_session(
+    options: AppOptions, *, tools: ToolsFactory = builtin_tools
+) -> OpenedSession:
+    """Build the provider, the tools and a new or resumed session.
+
+    The session offers the built-in tools, then the custom tools found for
+    ``cwd`` (user folder, entry points, and the project folder when it is
+    trusted or ``trust_project`` is set; SPEC §5).
+
+    Args:
+        options: the front end's choices.
+        tools: builds the built-in tools for ``(cwd, store)``; the registry by default.
+
+    Raises:
+        UsageError: bad settings, no provider configured, an unknown session
+            id, no session to continue, or both ``--continue`` and ``--session``.
+    """
+    if options.continue_latest and options.session_id:
+        raise UsageError("--continue and --session cannot be used together")
+    home = options.home or xcsh_home(options.env)
+    settings = load_settings(home)
+    flags = {"provider": options.provider, "model": options.model, "base_url": options.base_url}
+    provider = build_provider(flags, settings, options.env)
+    max_forced = settings.get("max_forced_turns", DEFAULT_MAX_FORCED_TURNS)
+    if not isinstance(max_forced, int) or isinstance(max_forced, bool) or max_forced < 1:
+        raise UsageError(
+            f"max_forced_turns in {home / 'settings.toml'} must be a whole number of at "
+            f"least 1, not {max_forced!r}"
+        )
+    cwd = options.cwd.resolve()
+    path = _resume_path(home, cwd, options)
+    saved = load_session(path) if path is not None else None
+    store = PendingActionStore()
+    custom = await aload_custom_tools(
+        cwd, store=store, home=home, trust_project=options.trust_project
+    )
+    session_tools = [*tools(cwd, store), *custom.tools]
+    if path is None:
+        session_id = new_session_id()
+        path = sessions_dir(home) / f"{session_id}.jsonl"
+        header = {
+            "id": session_id,
+            "cwd": str(cwd),
+            "provider": provider.name,
+            "model": provider.model,
+        }
+        recorder = SessionRecorder(path, header=header)
+    else:
+        recorder = SessionRecorder(path)
+    session = AgentSession(
+        provider=provider,
+        tools=session_tools,
+        cwd=cwd,
+        store=store,
+        messages=saved.messages if saved else (),
+        approval=options.approval,
+        recorder=recorder,
+        max_forced_turns=max_forced,
+    )
+    report = await session.restore_pending(saved.pending) if saved else None
+    return OpenedSession(session=session, path=path, resumed=report, load_errors=custom.errors)
+
+
+def _resume_path(home: Path, cwd: Path, options: AppOptions) -> Path | None:
+    if options.session_id:
+        return session_path(home, options.session_id)
+    if options.continue_latest:
+        latest = latest_session_for(home, cwd)
+        if latest is None:
+            raise UsageError(
+                f"no saved session for {cwd}",
+                hint='start one with xcsh -p "TASK", or pick one with --session ID',
+            )
+        return latest
+    return None

@@ -1,0 +1,152 @@
+"""Map a :class:`~xcsh.core.ModelRequest` to Chat Completions parameters.
+
+Wire format: https://platform.openai.com/docs/api-reference/chat/create, as
+also served by llama.cpp, vLLM and Ollama. Tool messages carry text only, so
+images a tool returned follow the tool messages as one user message.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from xcsh.core import (
+    AssistantMessage,
+    ForcedTool,
+    ImageContent,
+    Message,
+    ModelRequest,
+    TextContent,
+    ToolChoice,
+    ToolResultMessage,
+    UserMessage,
+)
+from xcsh.providers._common import data_url, joined_text
+
+
+def build_params(
+    request: ModelRequest,
+    *,
+    model: str,
+    max_tokens: int | None,
+    thinking: bool,
+    forced_tool_choice: bool,
+    compatible_server: bool,
+) -> dict[str, Any]:
+    """Keyword arguments for ``AsyncOpenAI().chat.completions.stream``.
+
+    Args:
+        request: the request.
+        model: model id.
+        max_tokens: output cap when the request sets none (None: server default).
+        thinking: send ``reasoning_effort="medium"`` (reasoning models only).
+        forced_tool_choice: the server accepts a named tool choice; when False
+            a forced tool becomes ``"required"`` (SPEC §3: strongest mode plus
+            the reminder the loop adds).
+        compatible_server: a ``--base-url`` server: the cap is sent as
+            ``max_tokens``, which they understand, instead of OpenAI's
+            ``max_completion_tokens``.
+    """
+    messages: list[dict[str, Any]] = []
+    if request.system:
+        messages.append({"role": "system", "content": request.system})
+    messages.extend(map_messages(request.messages))
+    params: dict[str, Any] = {
+        "model": model,
+        "messages": messages,
+        "stream_options": {"include_usage": True},
+    }
+    if request.tools:
+        params["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.parameters,
+                },
+            }
+            for t in request.tools
+        ]
+        params["tool_choice"] = map_tool_choice(request.tool_choice, forced_tool_choice)
+    cap = request.max_tokens or max_tokens
+    if cap is not None:
+        params["max_tokens" if compatible_server else "max_completion_tokens"] = cap
+    if thinking:
+        params["reasoning_effort"] = "medium"
+    return params
+
+
+def map_tool_choice(choice: ToolChoice, forced_supported: bool) -> Any:
+    """``"auto"``/``"none"``/``"required"`` as is; a forced tool as a named function."""
+    if isinstance(choice, ForcedTool):
+        if not forced_supported:
+            return "required"
+        return {"type": "function", "function": {"name": choice.name}}
+    return choice
+
+
+def map_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """Messages in Chat Completions shape."""
+    out: list[dict[str, Any]] = []
+    images: list[ImageContent] = []
+    for message in messages:
+        if not isinstance(message, ToolResultMessage) and images:
+            out.append(_image_message(images))
+            images = []
+        if isinstance(message, UserMessage):
+            out.append({"role": "user", "content": _user_content(message.content)})
+        elif isinstance(message, ToolResultMessage):
+            out.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": message.tool_call_id,
+                    "content": joined_text(message.content),
+                }
+            )
+            images.extend(b for b in message.content if isinstance(b, ImageContent))
+        else:
+            assistant = _assistant(message)
+            if assistant is not None:
+                out.append(assistant)
+    if images:
+        out.append(_image_message(images))
+    return out
+
+
+def _assistant(message: AssistantMessage) -> dict[str, Any] | None:
+    text = message.text
+    calls = [
+        {
+            "id": call.id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+        }
+        for call in message.tool_calls
+    ]
+    if not text and not calls:
+        return None
+    out: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+def _user_content(content: list[TextContent | ImageContent]) -> str | list[dict[str, Any]]:
+    if not any(isinstance(b, ImageContent) for b in content):
+        return joined_text(content)
+    parts: list[dict[str, Any]] = []
+    for b in content:
+        if isinstance(b, TextContent):
+            parts.append({"type": "text", "text": b.text})
+        else:
+            parts.append({"type": "image_url", "image_url": {"url": data_url(b)}})
+    return parts
+
+
+def _image_message(images: list[ImageContent]) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = [
+        {"type": "text", "text": "Images returned by the tool calls above:"}
+    ]
+    parts.extend({"type": "image_url", "image_url": {"url": data_url(i)}} for i in images)
+    return {"role": "user", "content": parts}

@@ -1,0 +1,123 @@
+"""Map a :class:`~xcsh.core.ModelRequest` to Responses API parameters.
+
+Wire format: https://platform.openai.com/docs/api-reference/responses/create.
+Requests are stateless (``store: false``): the whole conversation is sent each
+time as input items; tool calls are ``function_call`` items paired with
+``function_call_output`` items by ``call_id``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from xcsh.core import (
+    ForcedTool,
+    ImageContent,
+    Message,
+    ModelRequest,
+    TextContent,
+    ToolChoice,
+    ToolResultMessage,
+    UserMessage,
+)
+from xcsh.providers._common import data_url, joined_text
+
+
+def build_params(
+    request: ModelRequest, *, model: str, max_tokens: int | None, thinking: bool
+) -> dict[str, Any]:
+    """Keyword arguments for ``AsyncOpenAI().responses.create`` (besides ``stream``).
+
+    Args:
+        request: the request.
+        model: model id.
+        max_tokens: ``max_output_tokens`` when the request sets none (None: omitted).
+        thinking: ask reasoning models for reasoning and its summary.
+    """
+    params: dict[str, Any] = {
+        "model": model,
+        "input": map_input(request.messages),
+        "store": False,
+    }
+    if request.system:
+        params["instructions"] = request.system
+    if request.tools:
+        params["tools"] = [
+            {
+                "type": "function",
+                "name": t.name,
+                "description": t.description,
+                "parameters": t.parameters,
+                "strict": False,
+            }
+            for t in request.tools
+        ]
+        params["tool_choice"] = map_tool_choice(request.tool_choice)
+    cap = request.max_tokens or max_tokens
+    if cap is not None:
+        params["max_output_tokens"] = cap
+    if thinking:
+        params["reasoning"] = {"effort": "medium", "summary": "auto"}
+    return params
+
+
+def map_tool_choice(choice: ToolChoice) -> Any:
+    """``"auto"``, ``"none"``, ``"required"`` as is; a forced tool as a named function."""
+    if isinstance(choice, ForcedTool):
+        return {"type": "function", "name": choice.name}
+    return choice
+
+
+def map_input(messages: list[Message]) -> list[dict[str, Any]]:
+    """Conversation as input items; tool-result images follow as one user message."""
+    items: list[dict[str, Any]] = []
+    images: list[ImageContent] = []
+    for message in messages:
+        if not isinstance(message, ToolResultMessage) and images:
+            items.append(_image_message(images))
+            images = []
+        if isinstance(message, UserMessage):
+            items.append({"role": "user", "content": _user_content(message.content)})
+        elif isinstance(message, ToolResultMessage):
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": message.tool_call_id,
+                    "output": joined_text(message.content),
+                }
+            )
+            images.extend(b for b in message.content if isinstance(b, ImageContent))
+        else:
+            if message.text:
+                items.append({"role": "assistant", "content": message.text})
+            items.extend(
+                {
+                    "type": "function_call",
+                    "call_id": call.id,
+                    "name": call.name,
+                    "arguments": json.dumps(call.arguments),
+                }
+                for call in message.tool_calls
+            )
+    if images:
+        items.append(_image_message(images))
+    return items
+
+
+def _user_content(content: list[TextContent | ImageContent]) -> str | list[dict[str, Any]]:
+    if not any(isinstance(b, ImageContent) for b in content):
+        return joined_text(content)
+    return [_part(b) for b in content]
+
+
+def _part(block: TextContent | ImageContent) -> dict[str, Any]:
+    if isinstance(block, TextContent):
+        return {"type": "input_text", "text": block.text}
+    return {"type": "input_image", "image_url": data_url(block), "detail": "auto"}
+
+
+def _image_message(images: list[ImageContent]) -> dict[str, Any]:
+    parts = [{"type": "input_text", "text": "Images returned by the tool calls above:"}]
+    parts.extend(_part(i) for i in images)
+    return {"role": "user", "content": parts}

@@ -1,0 +1,250 @@
+"""Provider settings: resolve them from flags, environment and settings.toml, then build.
+
+Precedence, field by field: command-line flags > environment variables >
+``$XCSH_HOME/settings.toml`` > defaults. Environment variables are the
+providers' usual ones: ``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY`` and
+``OPENAI_BASE_URL``. Reading settings.toml is the caller's job; this module
+takes its contents as a dict, so it does no I/O and imports no SDK.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
+
+from xcsh.core import UsageError
+from xcsh.providers.base import Provider
+
+ProviderName = Literal["anthropic", "openai", "openai-responses", "scripted"]
+PROVIDER_NAMES: tuple[ProviderName, ...] = ("anthropic", "openai", "openai-responses", "scripted")
+
+DEFAULT_MODELS: dict[str, str] = {
+    "anthropic": "claude-sonnet-4-6",
+    "openai": "gpt-5.1",
+    "openai-responses": "gpt-5.1",
+}
+"""The model used when none is configured (not for ``--base-url`` servers or ``scripted``)."""
+
+KEY_ENV: dict[str, str] = {
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openai": "OPENAI_API_KEY",
+    "openai-responses": "OPENAI_API_KEY",
+}
+
+SETTING_KEYS = (
+    "provider",
+    "model",
+    "base_url",
+    "api_key",
+    "thinking",
+    "max_tokens",
+    "forced_tool_choice",
+    "max_retries",
+)
+"""The keys read from flags and from settings.toml (others are ignored)."""
+
+NOTHING_CONFIGURED_HINT = (
+    "Set ANTHROPIC_API_KEY or OPENAI_API_KEY, "
+    "or pass --base-url for a local OpenAI-compatible server "
+    "(e.g. --provider openai --base-url http://localhost:8080/v1 --model NAME), "
+    "or use --provider scripted --model STEPS.json to play back a scripted model. "
+    "provider, model and base_url can also be set in $XCSH_HOME/settings.toml."
+)
+
+
+class ProviderSettings(BaseModel):
+    """Everything needed to build a provider.
+
+    Attributes:
+        provider: which adapter: ``"anthropic"`` (Messages API), ``"openai"``
+            (Chat Completions, also any OpenAI-compatible server),
+            ``"openai-responses"`` (Responses API) or ``"scripted"``.
+        model: model id; for ``"scripted"``, the path of the steps JSON file.
+        base_url: server URL, e.g. ``http://localhost:8080/v1``; None for the
+            provider's own.
+        api_key: the key; None for scripted and keyless local servers.
+        thinking: extended thinking / reasoning on requests (switched off
+            per request where the API forbids it with a forced tool).
+        max_tokens: output cap per response; None for the adapter's default.
+        forced_tool_choice: the server accepts a named tool choice; set False
+            for local servers that reject it (a forced tool becomes ``"required"``).
+        max_retries: SDK retries on rate limits, overloads and 5xx answers.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    provider: ProviderName
+    model: str = Field(min_length=1)
+    base_url: str | None = None
+    api_key: str | None = Field(default=None, repr=False)
+    thinking: bool = False
+    max_tokens: PositiveInt | None = None
+    forced_tool_choice: bool = True
+    max_retries: int = Field(default=3, ge=0, le=10)
+
+
+def resolve_provider_settings(
+    flags: Mapping[str, Any],
+    env: Mapping[str, str],
+    settings: Mapping[str, Any],
+) -> ProviderSettings:
+    """Combine flags > environment > settings.toml into :class:`ProviderSettings`.
+
+    Args:
+        flags: command-line values by setting name (``provider``, ``model``,
+            ``base_url``, ...; see ``SETTING_KEYS``); None means "not given".
+        env: the environment (``os.environ``).
+        settings: the top level of settings.toml as parsed; keys outside
+            ``SETTING_KEYS`` are ignored.
+
+    Without an explicit provider it is inferred: a base URL means ``openai``
+    (an OpenAI-compatible server), a ``claude-*`` model means ``anthropic``,
+    else whichever of ``ANTHROPIC_API_KEY`` / ``OPENAI_API_KEY`` is set
+    (Anthropic first). ``OPENAI_BASE_URL`` applies to the OpenAI providers only.
+
+    Raises:
+        UsageError: nothing is configured, a key or model is missing for the
+            chosen provider, or a value is invalid; the hint says what to set.
+    """
+    given = {k: flags[k] for k in SETTING_KEYS if flags.get(k) is not None}
+    stored = {k: settings[k] for k in SETTING_KEYS if settings.get(k) is not None}
+
+    def pick(key: str) -> Any:
+        return given.get(key, stored.get(key))
+
+    env_base = env.get("OPENAI_BASE_URL") or None
+    provider = pick("provider")
+    model = pick("model")
+    if provider is None:
+        provider = _infer_provider(given, stored, env, model, env_base)
+    if provider not in PROVIDER_NAMES:
+        raise UsageError(
+            f"unknown provider {provider!r}",
+            hint=f"Use one of: {', '.join(PROVIDER_NAMES)}.",
+        )
+    openai_like = provider in ("openai", "openai-responses")
+    base_url = (
+        given.get("base_url") or (env_base if openai_like else None) or stored.get("base_url")
+    )
+    api_key: str | None = None
+    if provider != "scripted":
+        key_env = KEY_ENV[provider]
+        api_key = given.get("api_key") or env.get(key_env) or stored.get("api_key")
+        if not api_key and not (openai_like and base_url):
+            local = (
+                ", or pass --base-url for a local OpenAI-compatible server" if openai_like else ""
+            )
+            raise UsageError(
+                f"no API key for provider {provider!r}",
+                hint=f"Set {key_env}{local} (or api_key in $XCSH_HOME/settings.toml).",
+            )
+    if model is None:
+        model = _default_model(provider, base_url)
+    values = {**stored, **given, "provider": provider, "model": model}
+    values["base_url"], values["api_key"] = base_url, api_key
+    try:
+        return ProviderSettings(**values)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise UsageError(
+            f"invalid provider settings: {problems}",
+            hint="Fix the flag or the value in $XCSH_HOME/settings.toml.",
+        ) from exc
+
+
+def _infer_provider(
+    given: Mapping[str, Any],
+    stored: Mapping[str, Any],
+    env: Mapping[str, str],
+    model: Any,
+    env_base: str | None,
+) -> str:
+    if given.get("base_url") or stored.get("base_url") or env_base:
+        return "openai"
+    if isinstance(model, str) and model.startswith("claude"):
+        return "anthropic"
+    if env.get("ANTHROPIC_API_KEY"):
+        return "anthropic"
+    if env.get("OPENAI_API_KEY"):
+        return "openai"
+    raise UsageError("no model provider is configured", hint=NOTHING_CONFIGURED_HINT)
+
+
+def _default_model(provider: str, base_url: str | None) -> str:
+    if provider == "scripted":
+        raise UsageError(
+            "the scripted provider needs a steps file",
+            hint="Pass --provider scripted --model STEPS.json.",
+        )
+    if base_url:
+        raise UsageError(
+            f"no model given for the server at {base_url}",
+            hint="Pass --model NAME with the name the server serves (or model in settings.toml).",
+        )
+    return DEFAULT_MODELS[provider]
+
+
+def create_provider(settings: ProviderSettings, *, http_client: Any = None) -> Provider:
+    """Build the provider ``settings`` describe, importing its SDK only now.
+
+    Args:
+        settings: resolved settings.
+        http_client: an ``httpx2.AsyncClient`` for the SDK (tests pass one with
+            a mock transport); None for the SDK's own. Ignored by ``scripted``.
+
+    Raises:
+        UsageError: a key is missing (settings built by hand).
+        ProviderError: the SDK refused the configuration.
+    """
+    if settings.provider == "scripted":
+        module = importlib.import_module("xcsh.providers.scripted")
+        return cast(Provider, module.ScriptedProvider(steps_path=Path(settings.model)))
+    if settings.provider == "anthropic":
+        if not settings.api_key:
+            raise UsageError("no API key for provider 'anthropic'", hint="Set ANTHROPIC_API_KEY.")
+        from xcsh.providers.anthropic import DEFAULT_MAX_TOKENS, AnthropicProvider
+
+        return AnthropicProvider(
+            model=settings.model,
+            api_key=settings.api_key,
+            base_url=settings.base_url,
+            max_tokens=settings.max_tokens or DEFAULT_MAX_TOKENS,
+            thinking=settings.thinking,
+            max_retries=settings.max_retries,
+            http_client=http_client,
+        )
+    if not settings.api_key and not settings.base_url:
+        raise UsageError(
+            f"no API key for provider {settings.provider!r}",
+            hint="Set OPENAI_API_KEY, or pass --base-url for a local OpenAI-compatible server.",
+        )
+    if settings.provider == "openai-responses":
+        from xcsh.providers.openai_responses import OpenAIResponsesProvider
+
+        return OpenAIResponsesProvider(
+            model=settings.model,
+            api_key=settings.api_key,
+            base_url=settings.base_url,
+            max_tokens=settings.max_tokens,
+            thinking=settings.thinking,
+            max_retries=settings.max_retries,
+            http_client=http_client,
+        )
+    from xcsh.providers.openai_chat import OpenAIChatProvider
+
+    return OpenAIChatProvider(
+        model=settings.model,
+        api_key=settings.api_key,
+        base_url=settings.base_url,
+        max_tokens=settings.max_tokens,
+        thinking=settings.thinking,
+        supports_forced_tool_choice=settings.forced_tool_choice,
+        max_retries=settings.max_retries,
+        http_client=http_client,
+    )

@@ -1,0 +1,194 @@
+"""OpenAI Chat Completions adapter (streaming), on the official ``openai`` SDK.
+
+Works with any OpenAI-compatible server through ``base_url`` (llama.cpp's
+``llama-server``, vLLM, Ollama). Import this module only when the provider is
+used: it loads the SDK. Retries on 408/409/429/5xx are the SDK's own.
+
+Malformed tool-call arguments (not a JSON object) raise a retryable
+:class:`~xcsh.core.ProviderError` naming the tool and showing the text, rather
+than running a tool with arguments the model did not mean.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+import openai
+from openai.types.completion_usage import CompletionUsage
+
+from xcsh.core import (
+    AssistantMessage,
+    ModelRequest,
+    StopReason,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    Usage,
+)
+from xcsh.providers._cancel import Cancelled, race, until_cancelled
+from xcsh.providers._common import aborted, parse_arguments
+from xcsh.providers._errors import ErrorContext
+from xcsh.providers._openai_chat_request import build_params
+from xcsh.providers._openai_common import make_client, translate
+from xcsh.providers.base import (
+    ResponseDone,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallStart,
+)
+from xcsh.providers.pricing import with_cost
+
+if TYPE_CHECKING:
+    import httpx2
+
+_STOP: dict[str, StopReason] = {
+    "stop": "stop",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "length",
+    "content_filter": "error",
+}
+
+
+class OpenAIChatProvider:
+    """Models behind the Chat Completions API.
+
+    Args:
+        model: model id (for a local server, whatever name it serves).
+        api_key: the key (``OPENAI_API_KEY``); may be None with ``base_url``.
+        base_url: an OpenAI-compatible server, e.g. ``http://localhost:8080/v1``.
+        max_tokens: output cap when a request sets none (None: server default).
+        thinking: ask for reasoning (``reasoning_effort``) on every request.
+        supports_forced_tool_choice: False for servers that reject a named
+            tool choice; a forced tool is then sent as ``"required"``.
+        max_retries: SDK retries on rate limits and 5xx.
+        http_client: an ``httpx2.AsyncClient`` to send through (tests inject a
+            mock transport here).
+
+    Raises:
+        ProviderError: no key and no ``base_url``.
+    """
+
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        api_key: str | None,
+        base_url: str | None = None,
+        max_tokens: int | None = None,
+        thinking: bool = False,
+        supports_forced_tool_choice: bool = True,
+        max_retries: int = 3,
+        http_client: httpx2.AsyncClient | None = None,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        self.max_tokens = max_tokens
+        self.thinking = thinking
+        self.supports_forced_tool_choice = supports_forced_tool_choice
+        self._ctx = ErrorContext(
+            provider=self.name,
+            model=model,
+            key_env="OPENAI_API_KEY",
+            base_url=base_url,
+            max_retries=max_retries,
+        )
+        self._client = make_client(
+            api_key=api_key, base_url=base_url, max_retries=max_retries, http_client=http_client
+        )
+
+    def request_params(self, request: ModelRequest) -> dict[str, Any]:
+        """The keyword arguments sent to ``chat.completions.stream`` for ``request``."""
+        return build_params(
+            request,
+            model=self.model,
+            max_tokens=self.max_tokens,
+            thinking=request.thinking or self.thinking,
+            forced_tool_choice=self.supports_forced_tool_choice,
+            compatible_server=self.base_url is not None,
+        )
+
+    async def stream(
+        self, request: ModelRequest, *, cancel: asyncio.Event | None = None
+    ) -> AsyncIterator[StreamEvent]:
+        """Stream one answer; see :meth:`xcsh.providers.Provider.stream`.
+
+        Raises:
+            ProviderError: the server refused or failed the request after
+                retries, or a tool call's arguments were not a JSON object.
+        """
+        text: list[str] = []
+        thinking: list[str] = []
+        started = False
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                manager = self._client.chat.completions.stream(**self.request_params(request))
+                stream = await race(stack.enter_async_context(manager), cancel)
+                started = True
+                async for event in until_cancelled(stream.__aiter__(), cancel):
+                    if event.type != "chunk" or not event.chunk.choices:
+                        continue
+                    delta = event.chunk.choices[0].delta
+                    # llama.cpp, vLLM and DeepSeek stream reasoning as `reasoning_content`.
+                    reasoning = getattr(delta, "reasoning_content", None)
+                    if isinstance(reasoning, str) and reasoning:
+                        thinking.append(reasoning)
+                        yield ThinkingDelta(text=reasoning)
+                    if delta.content:
+                        text.append(delta.content)
+                        yield TextDelta(text=delta.content)
+                    for piece in delta.tool_calls or []:
+                        if piece.id and piece.function and piece.function.name:
+                            yield ToolCallStart(id=piece.id, name=piece.function.name)
+                snapshot = stream.current_completion_snapshot
+        except Cancelled:
+            yield ResponseDone(message=aborted(self.name, self.model, text, thinking))
+            return
+        except openai.OpenAIError as exc:
+            raise translate(self._ctx, exc, mid_stream=started) from exc
+        content: list[TextContent | ThinkingContent | ToolCall] = []
+        if thinking:
+            content.append(ThinkingContent(thinking="".join(thinking)))
+        finish: str | None = None
+        if snapshot.choices:
+            choice = snapshot.choices[0]
+            finish = choice.finish_reason
+            if choice.message.content:
+                content.append(TextContent(choice.message.content))
+            for index, call in enumerate(choice.message.tool_calls or []):
+                name = call.function.name
+                arguments = parse_arguments(self._ctx, name, call.function.arguments)
+                # Some local servers send no id; the result must still name its call.
+                call_id = call.id or f"call_{index}"
+                content.append(ToolCall(id=call_id, name=name, arguments=arguments))
+        stop = _STOP.get(finish or "stop", "stop")
+        if stop == "stop" and any(isinstance(b, ToolCall) for b in content):
+            stop = "tool_use"  # some local servers finish tool calls with "stop"
+        message = AssistantMessage(
+            content=content,
+            stop_reason=stop,
+            usage=with_cost(_usage(snapshot.usage), self.model),
+            provider=self.name,
+            model=self.model,
+            error="the response was withheld by a content filter" if stop == "error" else None,
+        )
+        yield ResponseDone(message=message)
+
+
+def _usage(usage: CompletionUsage | None) -> Usage:
+    """Token counts with cached prompt tokens split out of ``input_tokens``."""
+    if usage is None:
+        return Usage()
+    details = usage.prompt_tokens_details
+    cached = (details.cached_tokens or 0) if details is not None else 0
+    return Usage(
+        input_tokens=usage.prompt_tokens - cached,
+        output_tokens=usage.completion_tokens,
+        cache_read_tokens=cached,
+    )

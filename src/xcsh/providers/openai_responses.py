@@ -1,0 +1,199 @@
+"""OpenAI Responses API adapter (streaming), on the official ``openai`` SDK.
+
+Import this module only when the provider is used: it loads the SDK.
+Retries on 408/409/429/5xx are the SDK's own. Malformed tool-call arguments
+raise a retryable :class:`~xcsh.core.ProviderError`, as in the Chat adapter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+import openai
+from openai.types.responses import Response, ResponseUsage
+
+from xcsh.core import (
+    AssistantMessage,
+    ModelRequest,
+    ProviderError,
+    StopReason,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    Usage,
+)
+from xcsh.providers._cancel import Cancelled, race, until_cancelled
+from xcsh.providers._common import aborted, parse_arguments
+from xcsh.providers._errors import ErrorContext
+from xcsh.providers._openai_common import make_client, translate
+from xcsh.providers._openai_responses_request import build_params
+from xcsh.providers.base import (
+    ResponseDone,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallStart,
+)
+from xcsh.providers.pricing import with_cost
+
+if TYPE_CHECKING:
+    import httpx2
+
+
+class OpenAIResponsesProvider:
+    """Models behind the Responses API.
+
+    Args:
+        model: model id, e.g. ``"gpt-5.1"``.
+        api_key: the key (``OPENAI_API_KEY``); may be None with ``base_url``.
+        base_url: another server speaking the Responses API, or None.
+        max_tokens: ``max_output_tokens`` when a request sets none.
+        thinking: ask for reasoning (and its summary) on every request.
+        max_retries: SDK retries on rate limits and 5xx.
+        http_client: an ``httpx2.AsyncClient`` to send through (tests inject a
+            mock transport here).
+
+    Raises:
+        ProviderError: no key and no ``base_url``.
+    """
+
+    name = "openai-responses"
+    supports_forced_tool_choice = True
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        api_key: str | None,
+        base_url: str | None = None,
+        max_tokens: int | None = None,
+        thinking: bool = False,
+        max_retries: int = 3,
+        http_client: httpx2.AsyncClient | None = None,
+    ) -> None:
+        self.model = model
+        self.max_tokens = max_tokens
+        self.thinking = thinking
+        self._ctx = ErrorContext(
+            provider=self.name,
+            model=model,
+            key_env="OPENAI_API_KEY",
+            base_url=base_url,
+            max_retries=max_retries,
+        )
+        self._client = make_client(
+            api_key=api_key, base_url=base_url, max_retries=max_retries, http_client=http_client
+        )
+
+    def request_params(self, request: ModelRequest) -> dict[str, Any]:
+        """The keyword arguments for ``responses.create`` (besides ``stream``)."""
+        return build_params(
+            request,
+            model=self.model,
+            max_tokens=self.max_tokens,
+            thinking=request.thinking or self.thinking,
+        )
+
+    async def stream(
+        self, request: ModelRequest, *, cancel: asyncio.Event | None = None
+    ) -> AsyncIterator[StreamEvent]:
+        """Stream one answer; see :meth:`xcsh.providers.Provider.stream`.
+
+        Raises:
+            ProviderError: the API refused or failed the request after retries,
+                the response failed, or a tool call's arguments were not a JSON object.
+        """
+        text: list[str] = []
+        thinking: list[str] = []
+        started = False
+        final: Response | None = None
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                created = self._client.responses.create(stream=True, **self.request_params(request))
+                events = await race(created, cancel)
+                stack.push_async_callback(events.close)
+                started = True
+                async for event in until_cancelled(events.__aiter__(), cancel):
+                    if event.type == "response.output_text.delta":
+                        text.append(event.delta)
+                        yield TextDelta(text=event.delta)
+                    elif event.type == "response.reasoning_summary_text.delta":
+                        thinking.append(event.delta)
+                        yield ThinkingDelta(text=event.delta)
+                    elif (
+                        event.type == "response.output_item.added"
+                        and event.item.type == "function_call"
+                    ):
+                        yield ToolCallStart(id=event.item.call_id, name=event.item.name)
+                    elif event.type in ("response.completed", "response.incomplete"):
+                        final = event.response
+                    elif event.type == "response.failed":
+                        raise self._failed(event.response)
+                    elif event.type == "error":
+                        raise ProviderError(
+                            f"{self.name}: {event.message} ({event.code})", retryable=True
+                        )
+        except Cancelled:
+            yield ResponseDone(message=aborted(self.name, self.model, text, thinking))
+            return
+        except openai.OpenAIError as exc:
+            raise translate(self._ctx, exc, mid_stream=started) from exc
+        if final is None:
+            raise ProviderError(
+                f"{self.name}: the stream ended without a completed response", retryable=True
+            )
+        yield ResponseDone(message=self._message(final))
+
+    def _failed(self, response: Response) -> ProviderError:
+        error = response.error
+        detail = f"{error.message} ({error.code})" if error else "no details given"
+        return ProviderError(f"{self.name}: the response failed: {detail}", retryable=True)
+
+    def _message(self, response: Response) -> AssistantMessage:
+        content: list[TextContent | ThinkingContent | ToolCall] = []
+        for item in response.output:
+            if item.type == "reasoning":
+                summary = "".join(part.text for part in item.summary)
+                if summary:
+                    content.append(ThinkingContent(thinking=summary))
+            elif item.type == "message":
+                for part in item.content:
+                    if part.type == "output_text":
+                        content.append(TextContent(part.text))
+            elif item.type == "function_call":
+                arguments = parse_arguments(self._ctx, item.name, item.arguments)
+                content.append(ToolCall(id=item.call_id, name=item.name, arguments=arguments))
+        stop: StopReason = "stop"
+        error: str | None = None
+        if any(isinstance(b, ToolCall) for b in content):
+            stop = "tool_use"
+        if response.status == "incomplete":
+            reason = response.incomplete_details.reason if response.incomplete_details else None
+            if reason == "content_filter":
+                stop, error = "error", "the response was withheld by a content filter"
+            else:
+                stop = "length"
+        return AssistantMessage(
+            content=content,
+            stop_reason=stop,
+            usage=with_cost(_usage(response.usage), self.model),
+            provider=self.name,
+            model=self.model,
+            error=error,
+        )
+
+
+def _usage(usage: ResponseUsage | None) -> Usage:
+    """Token counts with cached input tokens split out of ``input_tokens``."""
+    if usage is None:
+        return Usage()
+    details = usage.input_tokens_details
+    cached = getattr(details, "cached_tokens", 0) or 0
+    return Usage(
+        input_tokens=usage.input_tokens - cached,
+        output_tokens=usage.output_tokens,
+        cache_read_tokens=cached,
+    )

@@ -1,0 +1,66 @@
+"""The standard coding tools: ``read``, ``write``, ``edit``, ``bash``, ``grep``, ``find``, ``ls``.
+
+File tools refuse paths whose real path is outside the workspace unless the
+user allowed the folder (``allow_outside``); writes are atomic
+(:func:`xcsh.fs.atomic_write`). ``write`` and ``edit`` change files directly,
+as the reference agents' tools do; sweeping structural changes belong to
+``ast_edit``, which previews first, and every description says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from xcsh.core import AgentTool
+from xcsh.tools.coding.bash import BashParams, create_bash_tool
+from xcsh.tools.coding.edit import EditParams, create_edit_tool
+from xcsh.tools.coding.find import FindParams, create_find_tool
+from xcsh.tools.coding.grep import GrepParams, create_grep_tool
+from xcsh.tools.coding.ls import LsParams, create_ls_tool
+from xcsh.tools.coding.read import ReadParams, create_read_tool
+from xcsh.tools.coding.write import WriteParams, create_write_tool
+
+
+def create_coding_tools(
+    cwd: str | Path, *, allow_outside: Sequence[str | Path] = ()
+) -> list[AgentTool[Any]]:
+    """Build the coding tools for one workspace.
+
+    Args:
+        cwd: the workspace folder.
+        allow_outside: extra folders the user allowed the file tools to use
+            (``bash`` is never confined: a shell reaches whatever the user can).
+
+    Returns:
+        ``read``, ``write``, ``edit``, ``bash``, ``grep``, ``find``, ``ls``, in that order.
+    """
+    return [
+        create_read_tool(cwd, allow_outside=allow_outside),
+        create_write_tool(cwd, allow_outside=allow_outside),
+        create_edit_tool(cwd, allow_outside=allow_outside),
+        create_bash_tool(cwd),
+        create_grep_tool(cwd, allow_outside=allow_outside),
+        create_find_tool(cwd, allow_outside=allow_outside),
+        create_ls_tool(cwd, allow_outside=allow_outside),
+    ]
+
+
+__all__ = [
+    "BashParams",
+    "EditParams",
+    "FindParams",
+    "GrepParams",
+    "LsParams",
+    "ReadParams",
+    "WriteParams",
+    "create_bash_tool",
+    "create_coding_tools",
+    "create_edit_tool",
+    "create_find_tool",
+    "create_grep_tool",
+    "create_ls_tool",
+    "create_read_tool",
+    "create_write_tool",
+]

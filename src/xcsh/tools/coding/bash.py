@@ -1,0 +1,343 @@
+"""The ``bash`` tool: run a command in the workspace, bounded in time and output.
+
+The command runs as ``bash -c`` in its own session (so its own process
+group). A timeout, the call's cancel event, or cancellation of the asyncio
+task ends the whole group: SIGTERM, then SIGKILL after a grace period. The
+kill-the-group-on-timeout design follows mini-swe-agent's local environment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Literal
+
+from pydantic import BaseModel, Field
+
+from xcsh.core import (
+    AgentTool,
+    AgentToolResult,
+    TextContent,
+    ToolCallContext,
+    ToolError,
+    text_result,
+)
+from xcsh.tools.coding._paths import human_size, plural
+
+DEFAULT_TIMEOUT = 120.0
+"""Seconds a command may run when the call gives no ``timeout``."""
+MAX_TIMEOUT = 3600.0
+HEAD_BYTES = 8 * 1024
+"""Bytes kept from the start of a long output."""
+TAIL_BYTES = 24 * 1024
+"""Bytes kept from the end of a long output (errors tend to be at the end)."""
+KILL_GRACE = 2.0
+"""Seconds between SIGTERM and SIGKILL."""
+DRAIN_AFTER_EXIT = 1.0
+"""Seconds to keep reading after bash exits while background processes hold the output."""
+_UPDATE_INTERVAL = 0.5
+
+DESCRIPTION = f"""\
+Run a shell command with `bash -c` in the workspace folder and return its output \
+(stdout and stderr interleaved) and exit code. A non-zero exit code is reported, not \
+treated as a failure of the tool. Commands time out after `timeout` seconds (default \
+{DEFAULT_TIMEOUT:g}); on timeout or cancellation the command and every process it started \
+are killed. Long output keeps the first {HEAD_BYTES // 1024} KiB and the last \
+{TAIL_BYTES // 1024} KiB, and the full output is saved to a log file whose path is given. \
+stdin is closed: do not run interactive programs. Use it for builds, tests, git and other \
+programs; prefer `read`, `grep`, `find` and `ls` to inspect files, and `edit`/`write` to \
+change them. For sweeping structural code changes, `ast_edit` is the better choice over \
+sed or scripts: it previews the change before applying it."""
+
+
+class BashParams(BaseModel):
+    """Arguments of ``bash``."""
+
+    command: str = Field(min_length=1, description="The command line, run with bash -c.")
+    timeout: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_TIMEOUT,
+        description=f"Seconds before the command is killed (default {DEFAULT_TIMEOUT:g}).",
+    )
+
+
+class _Output:
+    """Collects output: all of it while short, head and tail plus a log file once long."""
+
+    def __init__(self, head_bytes: int, tail_bytes: int) -> None:
+        self.head_bytes = head_bytes
+        self.tail_bytes = tail_bytes
+        self.buffer = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+        self.newlines = 0
+        self.log: IO[bytes] | None = None
+        self.log_path: str | None = None
+
+    def feed(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        self.newlines += chunk.count(b"\n")
+        if self.log is None:
+            self.buffer += chunk
+            if len(self.buffer) > self.head_bytes + self.tail_bytes:
+                self._spill()
+            return
+        self.log.write(chunk)
+        self.tail += chunk
+        if len(self.tail) > self.tail_bytes:
+            del self.tail[: len(self.tail) - self.tail_bytes]
+
+    def _spill(self) -> None:
+        handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in close()
+            prefix="xcsh-bash-", suffix=".log", delete=False
+        )
+        handle.write(self.buffer)
+        self.log, self.log_path = handle, handle.name
+        self.tail = bytearray(self.buffer[-self.tail_bytes :])
+        del self.buffer[self.head_bytes :]
+
+    def close(self) -> None:
+        if self.log is not None:
+            with contextlib.suppress(OSError):
+                self.log.close()
+
+    def recent(self, size: int = 4096) -> str:
+        data = self.tail if self.log is not None else self.buffer
+        return bytes(data[-size:]).decode("utf-8", errors="replace")
+
+    def render(self) -> str:
+        """The output for the model, with a note when the middle was left out."""
+        if self.log is None:
+            return self.buffer.decode("utf-8", errors="replace")
+        head = bytes(self.buffer)
+        cut = head.rfind(b"\n")
+        if cut >= len(head) // 2:
+            head = head[: cut + 1]
+        tail = bytes(self.tail)
+        cut = tail.find(b"\n")
+        if 0 <= cut < len(tail) // 2:
+            tail = tail[cut + 1 :]
+        omitted = self.total - len(head) - len(tail)
+        omitted_lines = max(0, self.newlines - head.count(b"\n") - tail.count(b"\n"))
+        return (
+            head.decode("utf-8", errors="replace")
+            + f"\n[... {human_size(omitted)} ({plural(omitted_lines, 'line')}) omitted ...]\n"
+            + tail.decode("utf-8", errors="replace")
+            + f"\n[Output truncated: {human_size(self.total)} in total. "
+            f"Full output saved to {self.log_path}]"
+        )
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    how: Literal["exited", "timeout", "cancelled"]
+    returncode: int | None
+    detached: bool  # background processes still held the output when bash exited
+    seconds: float
+
+
+def create_bash_tool(
+    cwd: str | Path,
+    *,
+    head_bytes: int = HEAD_BYTES,
+    tail_bytes: int = TAIL_BYTES,
+    kill_grace: float = KILL_GRACE,
+) -> AgentTool[BashParams]:
+    """Build the ``bash`` tool.
+
+    Args:
+        cwd: the folder commands run in (the workspace). Commands themselves
+            are not confined to it: a shell can reach anything the user can.
+        head_bytes: bytes kept from the start of a long output.
+        tail_bytes: bytes kept from the end of a long output.
+        kill_grace: seconds between SIGTERM and SIGKILL to the process group.
+
+    Returns:
+        A tool whose result text is the output followed by ``Exit code: N``.
+        ``run`` raises :class:`ToolError` on timeout or cancellation (with the
+        output so far), or when bash cannot be started. Cancelling the asyncio
+        task kills the process group and re-raises ``CancelledError``.
+    """
+    root = Path(os.path.realpath(cwd))
+
+    async def run(params: BashParams, ctx: ToolCallContext) -> AgentToolResult:
+        timeout = params.timeout if params.timeout is not None else DEFAULT_TIMEOUT
+        output = _Output(head_bytes, tail_bytes)
+        env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
+        read_fd, write_fd = os.pipe()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                "bash",
+                "-c",
+                params.command,
+                cwd=root,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=write_fd,
+                stderr=write_fd,
+                start_new_session=True,
+                env=env,
+            )
+        except OSError as exc:
+            os.close(read_fd)
+            raise ToolError(f"Cannot start bash in {root}: {exc.strerror or exc}.") from exc
+        finally:
+            os.close(write_fd)
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader()
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
+        )
+        try:
+            outcome = await _supervise(proc, reader, output, timeout, kill_grace, ctx)
+        except asyncio.CancelledError:
+            killer = asyncio.ensure_future(_kill_group(proc, kill_grace))
+            try:
+                await asyncio.shield(killer)
+            except asyncio.CancelledError:
+                _signal_group(proc.pid, signal.SIGKILL)
+            raise
+        finally:
+            transport.close()
+            output.close()
+        return _result(params.command, timeout, outcome, output)
+
+    return AgentTool(
+        name="bash", label="Bash", description=DESCRIPTION, parameters=BashParams, run=run
+    )
+
+
+async def _pump(reader: asyncio.StreamReader, output: _Output, ctx: ToolCallContext) -> None:
+    loop = asyncio.get_running_loop()
+    last_update = loop.time()
+    while chunk := await reader.read(65536):
+        output.feed(chunk)
+        if ctx.on_update is not None and loop.time() - last_update >= _UPDATE_INTERVAL:
+            last_update = loop.time()
+            ctx.update(text_result(output.recent(), details={"partial": True}))
+
+
+async def _supervise(
+    proc: asyncio.subprocess.Process,
+    reader: asyncio.StreamReader,
+    output: _Output,
+    timeout: float,
+    kill_grace: float,
+    ctx: ToolCallContext,
+) -> _Outcome:
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    pump = asyncio.ensure_future(_pump(reader, output, ctx))
+    waiter = asyncio.ensure_future(proc.wait())
+    cancelled = asyncio.ensure_future(ctx.cancel.wait())
+    try:
+        done, _ = await asyncio.wait(
+            {waiter, cancelled}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+        if waiter in done:
+            detached = not await _finish(pump, DRAIN_AFTER_EXIT)
+            return _Outcome("exited", proc.returncode, detached, loop.time() - started)
+        how: Literal["timeout", "cancelled"] = "cancelled" if cancelled in done else "timeout"
+        await _kill_group(proc, kill_grace)
+        await _finish(pump, DRAIN_AFTER_EXIT)
+        return _Outcome(how, proc.returncode, False, loop.time() - started)
+    finally:
+        for task in (pump, waiter, cancelled):
+            task.cancel()
+        await asyncio.gather(pump, waiter, cancelled, return_exceptions=True)
+
+
+async def _finish(pump: asyncio.Future[None], seconds: float) -> bool:
+    """Let the reader reach end of output; False when it did not within ``seconds``."""
+    done, _ = await asyncio.wait({pump}, timeout=seconds)
+    return bool(done)
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _group_alive(pgid: int) -> bool:
+    """True while a process other than a zombie is in the group."""
+    proc_dir = Path("/proc")
+    if not proc_dir.is_dir():
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    for entry in os.scandir(proc_dir):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
+            return True
+    return False
+
+
+async def _kill_group(proc: asyncio.subprocess.Process, grace: float) -> None:
+    """SIGTERM the process group, then SIGKILL whatever is left after ``grace`` seconds."""
+    pgid = proc.pid
+    _signal_group(pgid, signal.SIGTERM)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + grace
+    while loop.time() < deadline:
+        if proc.returncode is not None and not _group_alive(pgid):
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(proc.wait()), 0.05)
+    _signal_group(pgid, signal.SIGKILL)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(proc.wait(), grace)
+
+
+def _result(command: str, timeout: float, outcome: _Outcome, output: _Output) -> AgentToolResult:
+    body = output.render().rstrip("\n") if output.total else "(no output)"
+    details = {
+        "command": command,
+        "exit_code": outcome.returncode,
+        "seconds": round(outcome.seconds, 3),
+        "output_bytes": output.total,
+        "full_output_path": output.log_path,
+    }
+    if outcome.how == "timeout":
+        raise ToolError(
+            f"{body}\n\nCommand timed out after {timeout:g} s; it and every process it "
+            "started were killed. Run it with a larger timeout, or in the background with "
+            "its output redirected to a file.",
+            details={**details, "timed_out": True},
+        )
+    if outcome.how == "cancelled":
+        raise ToolError(
+            f"{body}\n\nCommand cancelled after {outcome.seconds:.1f} s; it and every process "
+            "it started were killed.",
+            details={**details, "cancelled": True},
+        )
+    code = outcome.returncode
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        status = f"Killed by {name} (exit code {code})"
+    else:
+        status = f"Exit code: {code}"
+    notes = ""
+    if outcome.detached:
+        notes = (
+            "\n[Background processes still hold the output open; their later output is "
+            "not captured. Redirect it to a file to keep it.]"
+        )
+    return AgentToolResult(content=[TextContent(f"{body}{notes}\n\n{status}")], details=details)

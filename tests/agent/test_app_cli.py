@@ -1,0 +1,252 @@
+"""The composition root and print mode: settings, sessions on disk, output, approval."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agent_harness import apply, call, preview_write_tool, read_tool
+
+from xcsh.agent import DECLINED_TEXT
+from xcsh.app import AppOptions, open_session
+from xcsh.cli.agent_cmd import NO_TERMINAL_REASON, build_parser, parse_answer, run_print
+from xcsh.core import AgentTool, UsageError
+from xcsh.pending import PendingActionStore
+
+HAS_BUILTIN_TOOLS = importlib.util.find_spec("xcsh.structural") is not None
+SCRIPTED_ENV = {"PATH": os.environ.get("PATH", "")}
+
+
+def tools_for(cwd: Path, store: PendingActionStore) -> list[AgentTool[Any]]:
+    return [read_tool(cwd), preview_write_tool(cwd, store)]
+
+
+def steps_file(folder: Path, steps: list[dict[str, Any]], name: str = "steps.json") -> Path:
+    path = folder / name
+    path.write_text(json.dumps(steps))
+    return path
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(key, raising=False)
+    return root
+
+
+async def test_new_session_then_continue_sees_history(project: Path, xcsh_home: Path) -> None:
+    steps = steps_file(project.parent, [{"text": "first answer"}, {"text": "second answer"}])
+    options = AppOptions(cwd=project, provider="scripted", model=str(steps))
+    opened = await open_session(options, tools=tools_for)
+    assert opened.path.parent == xcsh_home / "sessions" and opened.resumed is None
+    end = await opened.session.prompt("one")
+    assert end.final_text == "first answer"
+
+    again = await open_session(
+        AppOptions(cwd=project, provider="scripted", model=str(steps), continue_latest=True),
+        tools=tools_for,
+    )
+    assert again.path == opened.path and again.session.id == opened.session.id
+    await again.session.prompt("two")
+    log = [
+        json.loads(x) for x in (project.parent / "steps.requests.jsonl").read_text().splitlines()
+    ]
+    texts = [m["content"][0]["text"] for m in log[-1]["messages"] if m["role"] == "user"]
+    assert texts == ["one", "two"]
+    by_id = await open_session(
+        AppOptions(
+            cwd=project, provider="scripted", model=str(steps), session_id=opened.session.id
+        ),
+        tools=tools_for,
+    )
+    assert len(by_id.session.messages) == 4
+
+
+async def test_resume_errors_are_usage_errors(project: Path) -> None:
+    steps = steps_file(project.parent, [])
+    with pytest.raises(UsageError, match="no saved session"):
+        await open_session(
+            AppOptions(cwd=project, provider="scripted", model=str(steps), continue_latest=True),
+            tools=tools_for,
+        )
+    with pytest.raises(UsageError, match="no session with id 'nope'"):
+        await open_session(
+            AppOptions(cwd=project, provider="scripted", model=str(steps), session_id="nope"),
+            tools=tools_for,
+        )
+
+
+async def test_settings_toml_configures_provider_and_cap(project: Path, xcsh_home: Path) -> None:
+    steps = steps_file(
+        project.parent, [{"tool_calls": [call("preview_write", path="a", content="x")]}]
+    )
+    (xcsh_home / "settings.toml").write_text(
+        f'provider = "scripted"\nmodel = "{steps}"\nmax_forced_turns = 2\n'
+    )
+    opened = await open_session(AppOptions(cwd=project), tools=tools_for)
+    end = await opened.session.prompt("go")
+    assert end.reason == "forced_cap" and "2 turns in a row" in end.message
+
+    (xcsh_home / "settings.toml").write_text("provider = [unclosed\n")
+    with pytest.raises(UsageError, match=r"settings\.toml is not valid TOML"):
+        await open_session(AppOptions(cwd=project), tools=tools_for)
+
+
+async def test_print_json_mode_prints_every_event(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    steps = steps_file(
+        project.parent,
+        [
+            {"tool_calls": [call("preview_write", path="a.txt", content="new\n")]},
+            {"tool_calls": [apply("ok")]},
+            {"text": "done"},
+        ],
+    )
+    args = build_parser().parse_args(
+        ["--provider", "scripted", "--model", str(steps), "--mode", "json", "-p", "go"]
+    )
+    out = io.StringIO()
+    code = await run_print(args, stdout=out, tools=tools_for)
+
+    assert code == 0
+    lines = [json.loads(x) for x in out.getvalue().splitlines()]
+    assert lines[0]["type"] == "session" and lines[0]["resumed"] is None
+    kinds = [x["type"] for x in lines[1:]]
+    assert kinds[0] == "turn_start" and kinds[-1] == "run_end"
+    assert {"pending_pushed", "resolved", "tool_call_start", "tool_result", "turn_end"} <= set(
+        kinds
+    )
+    assert lines[-1]["final_text"] == "done" and lines[-1]["reason"] == "stop"
+    assert (project / "a.txt").read_text() == "new\n"
+
+
+async def test_print_text_mode_answer_on_stdout_blocks_on_stderr(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    steps = steps_file(
+        project.parent,
+        [
+            {"tool_calls": [call("preview_write", path="a.txt", content="new\n")]},
+            {"tool_calls": [apply("matches the request")]},
+            {"text": "Wrote a.txt."},
+        ],
+    )
+    args = build_parser().parse_args(["--provider", "scripted", "--model", str(steps), "-p", "go"])
+    out = io.StringIO()
+    code = await run_print(args, stdout=out, tools=tools_for)
+
+    assert code == 0 and out.getvalue() == "Wrote a.txt.\n"
+    err = capsys.readouterr().err
+    assert "Preview: Write: a.txt" in err and "+new" in err
+    assert "Accept: a.txt  [Write]" in err and "reason: matches the request" in err
+    assert "\x1b[" not in err  # not a terminal: no colour
+
+
+async def test_approve_ask_without_terminal_refuses(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("y\n"))  # not a tty
+    steps = steps_file(
+        project.parent,
+        [
+            {"tool_calls": [call("preview_write", path="a.txt", content="new\n")]},
+            {"tool_calls": [apply()]},
+            {"text": "understood"},
+        ],
+    )
+    args = build_parser().parse_args(
+        [
+            "--provider",
+            "scripted",
+            "--model",
+            str(steps),
+            "--approve",
+            "ask",
+            "--mode",
+            "json",
+            "-p",
+            "go",
+        ]
+    )
+    out = io.StringIO()
+    assert await run_print(args, stdout=out, tools=tools_for) == 0
+    assert not (project / "a.txt").exists()
+    results = [json.loads(x) for x in out.getvalue().splitlines()]
+    resolve = [
+        r for r in results if r["type"] == "tool_result" and r["message"]["tool_name"] == "resolve"
+    ]
+    expected = DECLINED_TEXT.format(label="Write: a.txt", reason=NO_TERMINAL_REASON)
+    assert resolve[0]["text"] == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "approved", "reason"),
+    [
+        ("y", True, ""),
+        ("Yes\n", True, ""),
+        ("n", False, "the user said no"),
+        ("n use tabs", False, "use tabs"),
+        ("no: wrong file", False, "wrong file"),
+        ("not now, later", False, "not now, later"),
+    ],
+)
+def test_parse_answer(answer: str, approved: bool, reason: str) -> None:
+    decision = parse_answer(answer)
+    assert decision.approved is approved and decision.reason == reason
+
+
+def run_xcsh(args: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**SCRIPTED_ENV, "XCSH_HOME": str(home), "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "xcsh", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_cli_usage_errors(project: Path, xcsh_home: Path) -> None:
+    no_task = run_xcsh([], project, xcsh_home)
+    assert no_task.returncode == 2 and 'xcsh -p "TASK"' in no_task.stderr
+    bad = run_xcsh(
+        ["--provider", "scripted", "--model", "missing.json", "-p", "x"], project, xcsh_home
+    )
+    assert bad.returncode == 2
+    assert "steps file not found: missing.json" in bad.stderr and "Traceback" not in bad.stderr
+    nothing = run_xcsh(["-p", "x"], project, xcsh_home)
+    assert nothing.returncode == 2 and "ANTHROPIC_API_KEY" in nothing.stderr
+    assert not (xcsh_home / "sessions").exists()
+
+
+@pytest.mark.skipif(not HAS_BUILTIN_TOOLS, reason="the built-in structural tools are not installed")
+def test_cli_print_runs_a_task_as_a_subprocess(project: Path, xcsh_home: Path) -> None:
+    (project / "notes.txt").write_text("hello from disk\n")
+    steps = steps_file(
+        project.parent,
+        [{"tool_calls": [call("read", path="notes.txt")]}, {"text": "The file says hello."}],
+    )
+    done = run_xcsh(
+        ["--provider", "scripted", "--model", str(steps), "-p", "read notes"], project, xcsh_home
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "The file says hello.\n"
+    log = [
+        json.loads(x) for x in (project.parent / "steps.requests.jsonl").read_text().splitlines()
+    ]
+    assert "hello from disk" in json.dumps(log[1]["messages"][-1])
+    (saved,) = (xcsh_home / "sessions").glob("*.jsonl")
+    assert json.loads(saved.read_text().splitlines()[0])["cwd"] == str(project.resolve())

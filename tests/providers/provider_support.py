@@ -1,0 +1,175 @@
+"""Helpers for provider tests: a recording mock transport, SSE fixtures, sample requests."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from xcsh.core import (
+    AssistantMessage,
+    ForcedTool,
+    ImageContent,
+    ModelRequest,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    ToolSpec,
+    UserMessage,
+)
+
+HERE = Path(__file__).parent
+FIXTURES = HERE / "fixtures"
+GOLDEN = HERE / "golden"
+
+
+@dataclass
+class Exchange:
+    """Canned answers, served in order, and the requests received."""
+
+    answers: list[httpx2.Response]
+    requests: list[httpx2.Request] = field(default_factory=list)
+
+    def handler(self, request: httpx2.Request) -> httpx2.Response:
+        self.requests.append(request)
+        if not self.answers:
+            raise AssertionError(f"unexpected extra request to {request.url}")
+        return self.answers.pop(0)
+
+    def client(self) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(transport=httpx2.MockTransport(self.handler))
+
+    def bodies(self) -> list[Any]:
+        return [json.loads(r.content) for r in self.requests]
+
+
+def sse(name: str) -> httpx2.Response:
+    """A 200 answer streaming the recorded SSE fixture ``name``."""
+    return httpx2.Response(
+        200,
+        headers={"content-type": "text/event-stream"},
+        content=(FIXTURES / name).read_bytes(),
+    )
+
+
+def error(status: int, body: Any, **headers: str) -> httpx2.Response:
+    """A JSON error answer."""
+    return httpx2.Response(status, json=body, headers=headers)
+
+
+REMINDER = "This is a preview. Call the `resolve` tool to apply or discard these changes."
+PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+    "+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+
+TOOLS = [
+    ToolSpec(
+        name="ast_edit",
+        description="Structural rewrite; previews first.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "ops": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {"pat": {"type": "string"}, "out": {"type": "string"}},
+                        "required": ["pat", "out"],
+                    },
+                },
+                "path": {"type": "string"},
+            },
+            "required": ["ops"],
+        },
+    ),
+    ToolSpec(
+        name="read",
+        description="Read a file.",
+        parameters={
+            "type": "object",
+            "properties": {"path": {"type": "string"}},
+            "required": ["path"],
+        },
+    ),
+    ToolSpec(
+        name="resolve",
+        description="Apply or discard the most recent pending action.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "action": {"type": "string", "enum": ["apply", "discard"]},
+                "reason": {"type": "string"},
+            },
+            "required": ["action", "reason"],
+        },
+    ),
+]
+
+SYSTEM = "You are xcsh, a coding agent."
+
+
+def simple_request(**overrides: Any) -> ModelRequest:
+    """One user message, tools offered, ``auto`` unless overridden."""
+    values: dict[str, Any] = {
+        "system": SYSTEM,
+        "messages": [UserMessage(content=[TextContent("Rename hello to greet in src/app.py")])],
+        "tools": TOOLS,
+    }
+    values.update(overrides)
+    return ModelRequest(**values)
+
+
+def conversation_request(**overrides: Any) -> ModelRequest:
+    """A conversation after a preview: two tool calls, their results, a hidden reminder.
+
+    Forced to ``resolve`` with thinking asked for, as the loop sends it while
+    an action is pending (SPEC §3).
+    """
+    messages = [
+        UserMessage(
+            content=[
+                TextContent("Rename hello to greet in src/app.py; the screenshot shows the bug."),
+                ImageContent(PNG, "image/png"),
+            ]
+        ),
+        AssistantMessage(
+            content=[
+                ThinkingContent(thinking="Read the file, then rewrite.", signature="sig-abc"),
+                TextContent("Let me look and preview the rename."),
+                ToolCall(id="call_read_1", name="read", arguments={"path": "src/app.py"}),
+                ToolCall(
+                    id="call_edit_2",
+                    name="ast_edit",
+                    arguments={"ops": [{"pat": "hello($A)", "out": "greet($A)"}]},
+                ),
+            ],
+            stop_reason="tool_use",
+            provider="test",
+            model="test",
+        ),
+        ToolResultMessage(
+            tool_call_id="call_read_1",
+            tool_name="read",
+            content=[TextContent("def hello(name):\n    return name\n")],
+        ),
+        ToolResultMessage(
+            tool_call_id="call_edit_2",
+            tool_name="ast_edit",
+            content=[TextContent("-hello(x)\n+greet(x)\n1 change pending.")],
+        ),
+        UserMessage(content=[TextContent(REMINDER)], hidden=True),
+    ]
+    values: dict[str, Any] = {
+        "system": SYSTEM,
+        "messages": messages,
+        "tools": TOOLS,
+        "tool_choice": ForcedTool(name="resolve"),
+        "thinking": True,
+    }
+    values.update(overrides)
+    return ModelRequest(**values)
