@@ -234,6 +234,7 @@ def _print_json(args: argparse.Namespace) -> None:
             selector=args.selector,
             strictness=args.strictness,
             limit=args.limit,
+            captures=True,
         )
         for edit in preview.files:
             for rep in edit.replacements:
