@@ -110,8 +110,15 @@ def _excerpt(diff: str, lines: int) -> str:
     return "".join(kept[:lines]) + f"... ({len(kept) - lines} more diff lines)\n"
 
 
-async def run_demo(work: Path, pattern: str, rewrite: str) -> int:
-    """Run the demo in ``work`` (an empty folder); returns the exit code."""
+async def run_demo(work: Path, pattern: str, rewrite: str, *, source: Path | None = None) -> int:
+    """Run the demo in ``work`` (an empty folder); returns the exit code.
+
+    Args:
+        work: where the copy goes.
+        pattern: the ast-grep pattern of the codemod.
+        rewrite: its replacement.
+        source: the folder to copy instead of the standard library (for tests).
+    """
     style = detect_style(sys.stdout)
     console = make_console(sys.stdout, style)
     say = console.print
@@ -119,11 +126,11 @@ async def run_demo(work: Path, pattern: str, rewrite: str) -> int:
 
     say(Text("xcsh demo: a structural codemod on real code", style="bold"))
     t0 = time.perf_counter()
-    tree = copy_stdlib(work / "stdlib")
+    tree = copy_stdlib(work / "stdlib", source=source)
     t_copy = time.perf_counter() - t0
     say(
         f"Copied the standard library of Python {platform.python_version()} "
-        f"({stdlib_dir()}, without site-packages): {tree.files:,} files, "
+        f"({source or stdlib_dir()}, without site-packages): {tree.files:,} files, "
         f"{tree.bytes / 1e6:.1f} MB, in {t_copy:.2f} s"
     )
     say(f"Codemod: {pattern}  ->  {rewrite}")
