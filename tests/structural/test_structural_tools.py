@@ -517,3 +517,24 @@ def test_ast_grep_panic_on_one_file_skips_that_file(
     assert [(s.file, s.reason.split(":")[0]) for s in result.skipped] == [
         ("a.py", "ast-grep failed")
     ]
+
+
+LANG_SAMPLES = [
+    ("a.cpp", "int main() { auto x = foo(1); std::cout << x; }\n", "foo($A)"),
+    ("a.c", "int main() { int x = foo(1); return x; }\n", "int $X = $V;"),
+    ("a.kt", 'fun main() {\n    println("hi")\n    val x = foo(1)\n}\n', "println($$$A)"),
+    ("a.php", "<?php\n$x = foo(1);\necho $x;\n", "$x = $V"),
+    ("A.java", "class A { void m() { System.out.println(x); } }\n", "System.out.println($A)"),
+    ("a.cs", "class A { void M() { Console.WriteLine(x); } }\n", "Console.WriteLine($A)"),
+    ("a.rb", "x = foo(1)\nputs x\n", "foo($A)"),
+    ("a.lua", "local x = foo(1)\nprint(x)\n", "foo($A)"),
+    ("a.rs", 'fn main() { println!("{}", v); }\n', "println!($$$A)"),
+]
+
+
+@pytest.mark.parametrize(("name", "src", "pat"), LANG_SAMPLES)
+def test_search_in_more_languages_equals_cli(ws: Path, name: str, src: str, pat: str) -> None:
+    (ws / name).write_text(src)
+    ours = [m.to_cli_json() for m in search([pat], root=ws).matches]
+    assert ours
+    assert ours == cli_json(ws, "-p", pat, name)

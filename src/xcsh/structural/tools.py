@@ -90,8 +90,8 @@ def _globs(value: list[str] | str | None) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+def _plural(count: int, word: str, plural: str | None = None) -> str:
+    return f"{count} {word if count == 1 else (plural or word + 's')}"
 
 
 def edit_label(replacements: int, files: int) -> str:
@@ -181,8 +181,8 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
             lines.append(f"No matches for {pats} in {_plural(result.files_scanned, 'file')}.")
         else:
             lines.append(
-                f"{_plural(result.total, 'match')} in "
-                f"{_plural(result.files_with_matches, 'file')}.".replace("matchs", "matches")
+                f"{_plural(result.total, 'match', 'matches')} in "
+                f"{_plural(result.files_with_matches, 'file')}."
             )
             shown_end = params.offset + len(result.matches)
             if params.offset or shown_end < result.total:
@@ -236,14 +236,14 @@ def _notes(preview: EditPreview) -> list[str]:
     notes: list[str] = []
     if preview.nested_skipped:
         notes.append(
-            f"{_plural(preview.nested_skipped, 'nested match')} inside other matches "
-            "will not be rewritten (only the outermost match is); preview again after "
-            "applying to rewrite them.".replace("matchs", "matches")
+            f"{_plural(preview.nested_skipped, 'nested match', 'nested matches')} inside other "
+            "matches will not be rewritten (only the outermost match is); preview again after "
+            "applying to rewrite them."
         )
     if preview.identical:
         notes.append(
-            f"{_plural(preview.identical, 'match')} already read as the rewrite "
-            "(no change).".replace("matchs", "matches")
+            f"{_plural(preview.identical, 'match', 'matches')} already read as the rewrite "
+            "(no change)."
         )
     if preview.limit_reached:
         notes.append("The limit was reached; more matches may remain.")
