@@ -73,12 +73,17 @@ APPLY_GOAL = 1.0
 
 @dataclass
 class Row:
-    """One line of the result table."""
+    """One line of the result table.
+
+    ``xcsh`` and ``cli`` hold the seconds of each run, measured back to back;
+    the ratio is the median of the per-run ratios, so that load from other
+    work on the machine, which drifts over minutes, affects both sides alike.
+    """
 
     what: str
     pattern: str
-    xcsh: float
-    cli: float
+    xcsh: list[float]
+    cli: list[float]
     xcsh_kib: int
     cli_kib: int
     identical: bool
@@ -87,7 +92,7 @@ class Row:
 
     @property
     def ratio(self) -> float:
-        return self.xcsh / self.cli
+        return statistics.median(x / c for x, c in zip(self.xcsh, self.cli, strict=True))
 
 
 def _child(*args: str) -> tuple[dict[str, Any], int]:
@@ -145,14 +150,14 @@ def bench_search(root: Path, runs: int) -> list[Row]:
             Row(
                 f"search, {label}",
                 pattern,
-                _median(ours_times),
-                _median(cli_times),
+                ours_times,
+                cli_times,
                 our_peak,
                 cli_peak,
                 ours == theirs,
                 goal,
                 f"{len(theirs)} matches; `xcsh ast-grep --json` process: "
-                f"{_median(e2e_times) / _median(cli_times):.2f}x",
+                f"{_median([e / c for e, c in zip(e2e_times, cli_times, strict=True)]):.2f}x",
             )
         )
     return rows
@@ -183,8 +188,8 @@ def bench_preview(root: Path, runs: int) -> list[Row]:
             Row(
                 f"preview, {label}",
                 f"{pattern} -> {out!r}",
-                _median(ours_times),
-                _median(cli_times),
+                ours_times,
+                cli_times,
                 our_peak,
                 cli_peak,
                 same,
@@ -235,8 +240,8 @@ def bench_apply(base: Path, work: Path, runs: int) -> list[Row]:
             Row(
                 f"preview+apply vs -U, {label}",
                 f"{pattern} -> {rewrite!r}",
-                _median(ours_times),
-                _median(cli_times),
+                ours_times,
+                cli_times,
                 our_peak,
                 cli_peak,
                 same,
