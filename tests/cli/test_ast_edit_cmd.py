@@ -197,3 +197,35 @@ def test_prompt_is_coloured_on_a_terminal(project: Path) -> None:
     assert run.returncode == 0, run.output
     assert "\x1b[" in run.output
     assert "not now" in run.output
+
+
+def test_nested_matches_are_announced_and_only_the_outer_one_rewritten(tmp_path: Path) -> None:
+    root = tmp_path / "nested"
+    root.mkdir()
+    (root / "nest.py").write_text("print(print(1))\n", encoding="utf-8")
+    expected = _cli_result(root, "-p", PATTERN, "-r", REWRITE, "-l", "python")
+    done = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "--yes", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert "nested" in done.stderr
+    assert "AST Edit: 1 replacement in 1 file" in done.stdout
+    assert _snapshot(root) == expected
+    assert (root / "nest.py").read_text(encoding="utf-8") == "log.info(print(1))\n"
+
+
+def test_limit_counts_across_paths_in_json(project: Path) -> None:
+    done = run_xcsh(
+        "ast-edit",
+        "-p",
+        PATTERN,
+        "-r",
+        REWRITE,
+        "--limit",
+        "3",
+        "--json",
+        "util.py",
+        "app.py",
+        cwd=project,
+    )
+    assert done.returncode == 0, done.stderr
+    files = [json.loads(line)["file"] for line in done.stdout.splitlines()]
+    assert files == ["util.py", "app.py", "app.py"]

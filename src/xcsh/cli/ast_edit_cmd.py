@@ -224,6 +224,7 @@ def _style() -> TerminalStyle:
 
 def _print_json(args: argparse.Namespace) -> None:
     """One ``ast-grep run -r --json=stream`` object per replacement of the preview."""
+    remaining = args.limit
     for path in args.paths or [os.curdir]:
         preview = preview_edit(
             [EditOp(pat=args.pattern, out=args.rewrite)],
@@ -233,13 +234,17 @@ def _print_json(args: argparse.Namespace) -> None:
             lang=args.lang,
             selector=args.selector,
             strictness=args.strictness,
-            limit=args.limit,
+            limit=remaining,
             captures=True,
         )
         for edit in preview.files:
             for rep in edit.replacements:
                 obj = rep.match.to_cli_json(replacement=rep)
                 sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
+        if remaining is not None:
+            remaining -= preview.total
+            if remaining <= 0:
+                break
     sys.stdout.flush()
 
 
