@@ -63,7 +63,8 @@ def error(status: int, body: Any, **headers: str) -> httpx2.Response:
 
 REMINDER = "This is a preview. Call the `resolve` tool to apply or discard these changes."
 PNG = (
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+    "+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 )
 
 TOOLS = [

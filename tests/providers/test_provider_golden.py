@@ -13,7 +13,15 @@ from typing import Any
 import pytest
 from provider_support import Exchange, conversation_request, simple_request, sse
 
-from xcsh.core import ForcedTool, ModelRequest
+from xcsh.core import (
+    AssistantMessage,
+    ForcedTool,
+    ModelRequest,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from xcsh.providers import ProviderSettings, ResponseDone, create_provider
 
 FIXTURE = {
@@ -108,3 +116,33 @@ async def test_forced_tool_choice_shapes(
     request = simple_request(tool_choice=ForcedTool(name="resolve"))
     body = await sent_body(exchange, settings(provider), request)
     assert body["tool_choice"] == expected
+
+
+async def test_anthropic_thinking_stays_off_after_a_forced_tool_call(exchange: Any) -> None:
+    """A forced ``resolve`` call has no thinking block, so the next request keeps thinking off."""
+    base = conversation_request()
+    resolve_call = AssistantMessage(
+        content=[
+            ToolCall(id="call_res_3", name="resolve", arguments={"action": "apply", "reason": "ok"})
+        ],
+        stop_reason="tool_use",
+    )
+    result = ToolResultMessage(
+        tool_call_id="call_res_3", tool_name="resolve", content=[TextContent("Applied.")]
+    )
+    after = conversation_request(
+        messages=[*base.messages, resolve_call, result], tool_choice="auto"
+    )
+    body = await sent_body(exchange, settings("anthropic"), after)
+    assert body["tool_choice"] == {"type": "auto"}
+    assert "thinking" not in body
+    fresh = conversation_request(
+        messages=[
+            *after.messages,
+            AssistantMessage(content=[TextContent("Renamed.")]),
+            UserMessage(content=[TextContent("Next task.")]),
+        ],
+        tool_choice="auto",
+    )
+    # A new user message starts a new turn: thinking is allowed again.
+    assert "thinking" in await sent_body(exchange, settings("anthropic"), fresh)

@@ -34,6 +34,7 @@ def build_params(
     max_tokens: int,
     thinking: bool,
     thinking_budget: int,
+    prompt_cache: bool = True,
 ) -> dict[str, Any]:
     """Keyword arguments for ``AsyncAnthropic().messages.stream``.
 
@@ -44,17 +45,22 @@ def build_params(
         thinking: extended thinking wanted (``request.thinking`` or the setting).
         thinking_budget: ``budget_tokens`` when thinking is on; clipped below
             ``max_tokens``; thinking is dropped when that leaves under 1,024.
+        prompt_cache: send the top-level ``cache_control`` (ephemeral), which
+            marks the last cacheable block, so each turn of a conversation
+            reads the previous turns from the prompt cache.
 
     Thinking is switched off whenever the tool choice forces tool use
     (``ForcedTool`` or ``"required"``): the API rejects both together
-    (CASES.md R2, SPEC §3).
+    (CASES.md R2, SPEC §3). It also stays off when the request answers
+    tool calls from an assistant message without a signed thinking block
+    (e.g. the forced ``resolve`` call): with thinking on, the API requires
+    the assistant message of a tool-use loop to start with one.
     """
     cap = request.max_tokens or max_tokens
-    params: dict[str, Any] = {
-        "model": model,
-        "max_tokens": cap,
-        "messages": map_messages(request.messages),
-    }
+    messages = map_messages(request.messages)
+    params: dict[str, Any] = {"model": model, "max_tokens": cap, "messages": messages}
+    if prompt_cache:
+        params["cache_control"] = {"type": "ephemeral"}
     if request.system:
         params["system"] = request.system
     if request.tools:
@@ -65,9 +71,23 @@ def build_params(
         params["tool_choice"] = map_tool_choice(request.tool_choice)
     forces = isinstance(request.tool_choice, ForcedTool) or request.tool_choice == "required"
     budget = min(thinking_budget, cap - 1)
-    if thinking and not forces and budget >= MIN_THINKING_BUDGET:
+    if thinking and not forces and budget >= MIN_THINKING_BUDGET and _thinking_allowed(messages):
         params["thinking"] = {"type": "enabled", "budget_tokens": budget}
     return params
+
+
+def _thinking_allowed(messages: list[dict[str, Any]]) -> bool:
+    """False when the request continues a tool-use turn whose assistant message has no thinking.
+
+    That is: the last message carries tool results and the assistant message
+    before it does not start with a thinking block. A fresh user message
+    starts a new turn, where thinking is allowed again.
+    """
+    if len(messages) < 2 or messages[-2]["role"] != "assistant":
+        return True
+    if not any(b["type"] == "tool_result" for b in messages[-1]["content"]):
+        return True
+    return bool(messages[-2]["content"][0]["type"] == "thinking")
 
 
 def map_tool_choice(choice: ToolChoice) -> dict[str, str]:

@@ -10,6 +10,7 @@ from xcsh.core import (
     ImageContent,
     TextContent,
     ThinkingContent,
+    ToolCall,
 )
 from xcsh.providers._errors import ErrorContext, bad_tool_arguments
 
@@ -39,7 +40,7 @@ def aborted(provider: str, model: str, text: list[str], thinking: list[str]) -> 
     Tool calls are dropped, since their arguments may be incomplete: the
     history stays valid (no tool call without a result, CASES.md R3).
     """
-    content: list[TextContent | ThinkingContent | Any] = []
+    content: list[TextContent | ThinkingContent | ToolCall] = []
     if thinking:
         content.append(ThinkingContent(thinking="".join(thinking)))
     if text:

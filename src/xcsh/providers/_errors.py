@@ -45,18 +45,45 @@ def api_message(body: Any, fallback: str) -> str:
     return fallback
 
 
+_ERROR_TYPE_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "overloaded_error": 529,
+}
+"""Anthropic's error types, for errors sent inside a 200 stream (no retry happened)."""
+
+
+def _error_type(body: Any) -> str | None:
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("type"), str):
+            return str(inner["type"])
+    return None
+
+
 def status_error(ctx: ErrorContext, status: int, body: Any, fallback: str) -> ProviderError:
-    """A :class:`ProviderError` for an HTTP error answer.
+    """A :class:`ProviderError` for an HTTP error answer or an error event in a stream.
 
     Args:
         ctx: names for the message.
-        status: the HTTP status code.
+        status: the HTTP status code (200 for an error event inside a stream;
+            the status is then taken from the error's type, e.g. 529 for
+            ``overloaded_error``).
         body: the parsed error body (or text), kept on the error.
         fallback: the SDK's message, used when the body has none.
     """
     detail = api_message(body, fallback)
     name, model = ctx.provider, ctx.model
     local = f" at {ctx.base_url}" if ctx.base_url else ""
+    retries = f" after {ctx.max_retries} retries"
+    if status < 400:
+        status = _ERROR_TYPE_STATUS.get(_error_type(body) or "", 500)
+        retries = " mid-stream"
     retryable = False
     if status in (401, 403):
         hint = f"Set {ctx.key_env} to a valid key"
@@ -72,15 +99,14 @@ def status_error(ctx: ErrorContext, status: int, body: Any, fallback: str) -> Pr
     elif status == 429:
         retryable = True
         message = (
-            f"{name}: rate limited (429) after {ctx.max_retries} retries: {detail}. "
+            f"{name}: rate limited (429){retries}: {detail}. "
             "Wait a minute and try again, or check your plan's limits."
         )
     elif status == 529 or status >= 500:
         retryable = True
         kind = "overloaded" if status == 529 or "overload" in detail.lower() else "failing"
         message = (
-            f"{name}{local}: the server is {kind} ({status}) after {ctx.max_retries} "
-            f"retries: {detail}. Try again later."
+            f"{name}{local}: the server is {kind} ({status}){retries}: {detail}. Try again later."
         )
     elif status == 413:
         message = f"{name} refused the request as too large (413): {detail}."
@@ -89,15 +115,27 @@ def status_error(ctx: ErrorContext, status: int, body: Any, fallback: str) -> Pr
     return ProviderError(message, status=status, body=body, retryable=retryable)
 
 
-def connection_error(ctx: ErrorContext, detail: str, *, timeout: bool) -> ProviderError:
-    """A :class:`ProviderError` for a network failure or timeout (retryable)."""
-    where = ctx.base_url or f"the {ctx.provider} API"
-    what = "timed out talking to" if timeout else "cannot connect to"
-    hint = " Is the server running?" if ctx.base_url else " Check your network connection."
-    return ProviderError(
-        f"{ctx.provider}: {what} {where} after {ctx.max_retries} retries: {detail}.{hint}",
-        retryable=True,
-    )
+def connection_error(
+    ctx: ErrorContext, detail: str, *, timeout: bool, mid_stream: bool = False
+) -> ProviderError:
+    """A :class:`ProviderError` for a network failure or timeout (retryable).
+
+    Args:
+        ctx: names for the message.
+        detail: the SDK's or transport's message.
+        timeout: the failure was a timeout.
+        mid_stream: the answer had begun streaming (the SDKs do not retry then).
+    """
+    api = "the Anthropic API" if ctx.provider == "anthropic" else "the OpenAI API"
+    where = ctx.base_url or api
+    if mid_stream:
+        what, when = "lost the connection to", " mid-stream"
+    else:
+        what = "timed out talking to" if timeout else "cannot connect to"
+        when = f" after {ctx.max_retries} retries"
+    hint = "Is the server running?" if ctx.base_url else "Check your network connection."
+    detail = detail.rstrip(".") or "no details"
+    return ProviderError(f"{ctx.provider}: {what} {where}{when}: {detail}. {hint}", retryable=True)
 
 
 def bad_tool_arguments(ctx: ErrorContext, tool: str, raw: str, detail: str) -> ProviderError:

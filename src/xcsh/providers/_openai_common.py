@@ -40,14 +40,20 @@ def make_client(
     )
 
 
-def translate(ctx: ErrorContext, exc: openai.OpenAIError) -> ProviderError:
-    """The :class:`ProviderError` for an SDK exception (the caller chains it with ``from``)."""
+def translate(ctx: ErrorContext, exc: openai.OpenAIError, *, mid_stream: bool) -> ProviderError:
+    """The :class:`ProviderError` for an SDK exception (the caller chains it with ``from``).
+
+    ``mid_stream``: the answer had begun streaming when it happened.
+    """
     if isinstance(exc, openai.APIStatusError):
         return status_error(ctx, exc.status_code, exc.body, exc.message)
-    if isinstance(exc, openai.APITimeoutError):
-        return connection_error(ctx, str(exc), timeout=True)
     if isinstance(exc, openai.APIConnectionError):
-        return connection_error(ctx, str(exc), timeout=False)
+        cause = exc.__cause__
+        detail = exc.message.rstrip(".")
+        if cause is not None:
+            detail += f" ({cause})"
+        timeout = isinstance(exc, openai.APITimeoutError)
+        return connection_error(ctx, detail, timeout=timeout, mid_stream=mid_stream)
     if isinstance(exc, openai.APIError):
         # An error event inside a stream (no HTTP status): keep the provider's text.
         return ProviderError(f"{ctx.provider}: {exc.message}", body=exc.body, retryable=True)

@@ -125,10 +125,12 @@ class OpenAIChatProvider:
         """
         text: list[str] = []
         thinking: list[str] = []
+        started = False
         try:
             async with contextlib.AsyncExitStack() as stack:
                 manager = self._client.chat.completions.stream(**self.request_params(request))
                 stream = await race(stack.enter_async_context(manager), cancel)
+                started = True
                 async for event in until_cancelled(stream.__aiter__(), cancel):
                     if event.type != "chunk" or not event.chunk.choices:
                         continue
@@ -149,7 +151,7 @@ class OpenAIChatProvider:
             yield ResponseDone(message=aborted(self.name, self.model, text, thinking))
             return
         except openai.OpenAIError as exc:
-            raise translate(self._ctx, exc) from exc
+            raise translate(self._ctx, exc, mid_stream=started) from exc
         content: list[TextContent | ThinkingContent | ToolCall] = []
         if thinking:
             content.append(ThinkingContent(thinking="".join(thinking)))
@@ -159,10 +161,12 @@ class OpenAIChatProvider:
             finish = choice.finish_reason
             if choice.message.content:
                 content.append(TextContent(choice.message.content))
-            for call in choice.message.tool_calls or []:
+            for index, call in enumerate(choice.message.tool_calls or []):
                 name = call.function.name
                 arguments = parse_arguments(self._ctx, name, call.function.arguments)
-                content.append(ToolCall(id=call.id, name=name, arguments=arguments))
+                # Some local servers send no id; the result must still name its call.
+                call_id = call.id or f"call_{index}"
+                content.append(ToolCall(id=call_id, name=name, arguments=arguments))
         stop = _STOP.get(finish or "stop", "stop")
         if stop == "stop" and any(isinstance(b, ToolCall) for b in content):
             stop = "tool_use"  # some local servers finish tool calls with "stop"

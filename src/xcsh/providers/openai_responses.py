@@ -108,12 +108,14 @@ class OpenAIResponsesProvider:
         """
         text: list[str] = []
         thinking: list[str] = []
+        started = False
         final: Response | None = None
         try:
             async with contextlib.AsyncExitStack() as stack:
                 created = self._client.responses.create(stream=True, **self.request_params(request))
                 events = await race(created, cancel)
                 stack.push_async_callback(events.close)
+                started = True
                 async for event in until_cancelled(events.__aiter__(), cancel):
                     if event.type == "response.output_text.delta":
                         text.append(event.delta)
@@ -138,7 +140,7 @@ class OpenAIResponsesProvider:
             yield ResponseDone(message=aborted(self.name, self.model, text, thinking))
             return
         except openai.OpenAIError as exc:
-            raise translate(self._ctx, exc) from exc
+            raise translate(self._ctx, exc, mid_stream=started) from exc
         if final is None:
             raise ProviderError(
                 f"{self.name}: the stream ended without a completed response", retryable=True

@@ -1,0 +1,126 @@
+"""``xcsh tools``: the tools available in the current folder, and the load errors.
+
+Lists the built-in tools (``resolve`` marked hidden: the model gets it whenever
+a preview is pending, a user never selects it), then the custom tools with
+their source and path, then every load error. ``--json`` prints one object::
+
+    {"cwd": ..., "builtin": [{"name", "hidden"}],
+     "custom": [{"name", "label", "description", "source", "path"}],
+     "errors": [{"path", "error", "source", "kind"}]}
+
+Exit code: 0 when every tool module loaded (an untrusted project folder is a
+notice, not a failure), 1 when at least one module failed to load, 2 on bad
+usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from rich.text import Text
+
+from xcsh.core import UsageError
+from xcsh.pending import RESOLVE_TOOL_NAME
+from xcsh.plugins import LoadResult, load_custom_tools
+from xcsh.tools.registry import BUILTIN_TOOL_NAMES
+from xcsh.ui import make_console
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="xcsh tools",
+        description="List the tools available in the current folder and any load errors.",
+        epilog=(
+            "exit status: 0 when every tool module loaded (an untrusted project folder "
+            "is only a notice), 1 when a module failed to load, 2 on bad usage"
+        ),
+    )
+    parser.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="load this folder's .xcsh/tools even if it is not trusted (this run only)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument(
+        "-C", "--cwd", default=None, metavar="PATH", help="the project folder (default: here)"
+    )
+    return parser
+
+
+def collect(result: LoadResult, cwd: str) -> dict[str, Any]:
+    """The listing as plain data (the ``--json`` shape)."""
+    return {
+        "cwd": cwd,
+        "builtin": [
+            {"name": name, "hidden": name == RESOLVE_TOOL_NAME} for name in BUILTIN_TOOL_NAMES
+        ],
+        "custom": [
+            {
+                "name": entry.tool.name,
+                "label": entry.tool.label,
+                "description": entry.tool.description,
+                "source": entry.source,
+                "path": entry.path,
+            }
+            for entry in result.loaded
+        ],
+        "errors": [error.to_dict() for error in result.errors],
+    }
+
+
+def _print(data: dict[str, Any]) -> None:
+    console = make_console(sys.stdout)
+    builtin = ", ".join(
+        f"{item['name']} (hidden)" if item["hidden"] else item["name"] for item in data["builtin"]
+    )
+    console.print(Text("Built-in tools", style="bold"))
+    console.print(Text(f"  {builtin}"))
+    console.print()
+    custom = data["custom"]
+    console.print(Text("Custom tools" if custom else "Custom tools: none", style="bold"))
+    if custom:
+        name_width = max(len(item["name"]) for item in custom)
+        label_width = max(len(item["label"]) for item in custom)
+        for item in custom:
+            line = Text("  ")
+            line.append(item["name"].ljust(name_width), style="bold")
+            line.append(f"  {item['label'].ljust(label_width)}  ")
+            line.append(f"[{item['source']}]", style="cyan")
+            line.append(f"  {item['path']}", style="dim")
+            console.print(line)
+    sections = (
+        ("untrusted", "Not loaded", "yellow"),
+        ("error", "Load errors", "red"),
+    )
+    for kind, title, style in sections:
+        errors = [error for error in data["errors"] if error["kind"] == kind]
+        if not errors:
+            continue
+        console.print()
+        console.print(Text(title, style=f"bold {style}"))
+        for error in errors:
+            console.print(Text(f"  {error['path']} ({error['source']})", style=style))
+            console.print(Text(f"    {error['error']}"))
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    if not os.path.isdir(cwd):
+        print(f"xcsh tools: {cwd} is not a folder.", file=sys.stderr)
+        return 2
+    try:
+        result = load_custom_tools(cwd, store=None, trust_project=args.trust_project)
+    except UsageError as exc:
+        print(f"xcsh tools: {exc}", file=sys.stderr)
+        return 2
+    data = collect(result, cwd)
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        _print(data)
+    return 1 if result.failures else 0

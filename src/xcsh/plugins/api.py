@@ -1,0 +1,399 @@
+"""The custom-tool API: what a tool file's ``factory(api)`` receives and returns (SPEC §5).
+
+A tool file defines ``factory(api: CustomToolAPI) -> CustomTool | list[CustomTool]``
+(sync or async). :class:`CustomTool` mirrors the description's object literal;
+:meth:`CustomTool.to_agent_tool` turns it into the core
+:class:`~xcsh.core.AgentTool` the agent runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import jsonschema
+import pydantic
+
+from xcsh.core import (
+    AgentTool,
+    AgentToolResult,
+    ToolCallContext,
+    ToolError,
+    ToolUpdateCallback,
+    coerce_result,
+)
+from xcsh.pending import PendingAction, PendingActionStore
+from xcsh.plugins.process import ExecResult, run_command
+
+STORE_UNAVAILABLE_MESSAGE = "Pending action store unavailable for custom tools in this runtime."
+"""What :meth:`CustomToolAPI.push_pending_action` raises without a store (SPEC §5)."""
+
+DEFAULT_SOURCE_TOOL_NAME = "custom_tool"
+TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+"""Names providers accept for a tool: letters, digits, ``_`` and ``-``, 1 to 64 characters."""
+
+
+@dataclass
+class CustomToolPendingAction:
+    """A preview a custom tool stages for ``resolve`` (SPEC §5, the description's shape).
+
+    Args:
+        label: short, specific summary shown by the resolve renderer
+            (``"Batch rename: 3 files"``). Required, non-empty.
+        apply: ``apply(reason)``, sync or async; performs the change and returns an
+            ``AgentToolResult`` (a str or ``{"content": [...]}`` dict works too).
+            Raising keeps the action pending and reports ``Apply failed: ...``.
+        reject: optional ``reject(reason)``, sync or async, for clean-up on
+            discard; a returned result replaces the default ``Discarded: ...`` text.
+        details: opaque data for front ends.
+        source_tool_name: the badge shown with the label; ``"custom_tool"`` by default.
+    """
+
+    label: str
+    apply: Callable[[str], Any]
+    reject: Callable[[str], Any] | None = None
+    details: Any = None
+    source_tool_name: str = DEFAULT_SOURCE_TOOL_NAME
+
+    def to_pending_action(self) -> PendingAction:
+        """The core :class:`~xcsh.pending.PendingAction` pushed on the session's store.
+
+        Raises:
+            ToolError: ``label`` is empty, or ``apply``/``reject`` is not callable.
+        """
+        if not isinstance(self.label, str) or not self.label.strip():
+            raise ToolError("A pending action needs a non-empty label.")
+        if not callable(self.apply):
+            raise ToolError(f"Pending action '{self.label}': apply must be callable.")
+        if self.reject is not None and not callable(self.reject):
+            raise ToolError(f"Pending action '{self.label}': reject must be callable or None.")
+        return PendingAction(
+            label=self.label,
+            source_tool_name=self.source_tool_name or DEFAULT_SOURCE_TOOL_NAME,
+            apply=self.apply,
+            reject=self.reject,
+            details=self.details,
+        )
+
+
+_ACTION_KEYS = {"label", "apply", "reject", "details", "source_tool_name", "sourceToolName"}
+
+
+def _from_mapping(data: Mapping[str, Any]) -> CustomToolPendingAction:
+    unknown = sorted(set(data) - _ACTION_KEYS)
+    if unknown:
+        raise ToolError(
+            f"Unknown pending action field(s): {', '.join(unknown)}. "
+            f"Use: {', '.join(sorted(_ACTION_KEYS - {'sourceToolName'}))}."
+        )
+    if "label" not in data or "apply" not in data:
+        raise ToolError("A pending action needs 'label' and 'apply'.")
+    source = data.get("source_tool_name", data.get("sourceToolName"))
+    return CustomToolPendingAction(
+        label=data["label"],
+        apply=data["apply"],
+        reject=data.get("reject"),
+        details=data.get("details"),
+        source_tool_name=source or DEFAULT_SOURCE_TOOL_NAME,
+    )
+
+
+@runtime_checkable
+class ToolUI(Protocol):
+    """The small slice of the front end a custom tool may use.
+
+    ``notify`` must not raise and must not block. ``confirm`` may wait for the
+    user; headless runs answer ``False`` at once.
+    """
+
+    @property
+    def interactive(self) -> bool:
+        """True when a person can answer :meth:`confirm`."""
+        ...
+
+    def notify(self, message: str, level: str = "info") -> None:
+        """Show a one-line message; ``level`` is ``"info"``, ``"warning"`` or ``"error"``."""
+        ...
+
+    async def confirm(self, title: str, message: str) -> bool:
+        """Ask a yes/no question; ``False`` when nobody can answer."""
+        ...
+
+
+class HeadlessUI:
+    """The :class:`ToolUI` of runs without a person: notifications go to a logger,
+    confirmations are refused."""
+
+    def __init__(self, logger: logging.Logger | None = None) -> None:
+        self._logger = logger or logging.getLogger("xcsh.plugins.ui")
+
+    @property
+    def interactive(self) -> bool:
+        return False
+
+    def notify(self, message: str, level: str = "info") -> None:
+        levels = {"warning": logging.WARNING, "error": logging.ERROR}
+        self._logger.log(levels.get(level, logging.INFO), message)
+
+    async def confirm(self, title: str, message: str) -> bool:
+        return False
+
+
+class CustomToolAPI:
+    """What ``factory(api)`` receives (SPEC §5). One instance per tool module.
+
+    Args:
+        cwd: the workspace folder the session works in.
+        store: the session's pending-action store, or ``None`` when the runtime
+            has none (then :meth:`push_pending_action` raises).
+        logger: a logger named for the tool module.
+        ui: the front end's :class:`ToolUI`; :class:`HeadlessUI` when omitted.
+        source: where the tool module came from: ``"project"``, ``"user"`` or
+            ``"entry_point"`` (informational).
+    """
+
+    def __init__(
+        self,
+        cwd: str | Path,
+        *,
+        store: PendingActionStore | None,
+        logger: logging.Logger | None = None,
+        ui: ToolUI | None = None,
+        source: str = "user",
+    ) -> None:
+        self.cwd = Path(cwd)
+        self.logger = logger or logging.getLogger("xcsh.custom_tools")
+        self.ui: ToolUI = ui if ui is not None else HeadlessUI(self.logger)
+        self.source = source
+        self._store = store
+
+    @property
+    def has_pending_store(self) -> bool:
+        """True when :meth:`push_pending_action` can succeed."""
+        return self._store is not None
+
+    def push_pending_action(
+        self, action: CustomToolPendingAction | PendingAction | Mapping[str, Any]
+    ) -> None:
+        """Stage a preview on the session's store; ``resolve`` applies or discards it.
+
+        Args:
+            action: a :class:`CustomToolPendingAction` (converted to a core
+                ``PendingAction``), a core ``PendingAction``, or a dict shaped like
+                the description's object literal (``label``, ``apply``, ``reject``,
+                ``details``, ``source_tool_name`` or ``sourceToolName``).
+
+        Raises:
+            ToolError: exactly ``Pending action store unavailable for custom tools
+                in this runtime.`` when the runtime has no store (the tool call
+                fails with that text); or the action is malformed.
+        """
+        if self._store is None:
+            raise ToolError(STORE_UNAVAILABLE_MESSAGE)
+        if isinstance(action, CustomToolPendingAction):
+            pending = action.to_pending_action()
+        elif isinstance(action, PendingAction):
+            pending = action
+        elif isinstance(action, Mapping):
+            pending = _from_mapping(action).to_pending_action()
+        else:
+            raise ToolError(
+                "push_pending_action expects a CustomToolPendingAction, "
+                f"got {type(action).__name__}."
+            )
+        self._store.push(pending)
+
+    async def exec(
+        self,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        timeout: float | None = None,
+        cwd: str | Path | None = None,
+        cancel: asyncio.Event | None = None,
+        env: Mapping[str, str] | None = None,
+        stdin: str | bytes | None = None,
+    ) -> ExecResult:
+        """Run a program without a shell; see :func:`xcsh.plugins.process.run_command`.
+
+        Args:
+            command: program name or path.
+            args: its arguments.
+            timeout: seconds before the whole process group is killed (``None``: no limit).
+            cwd: working folder; relative paths are taken from :attr:`cwd`;
+                default :attr:`cwd`.
+            cancel: an event that kills the process group when set (pass the
+                ``signal`` your ``execute`` received).
+            env: extra environment variables.
+            stdin: data for the child's standard input.
+
+        Returns:
+            :class:`ExecResult` with ``stdout``, ``stderr``, ``code``, ``killed``, ``timed_out``.
+
+        Raises:
+            ToolError: the program cannot be started.
+        """
+        where = self.cwd if cwd is None else self.cwd / cwd
+        return await run_command(
+            command, args, cwd=where, timeout=timeout, cancel=cancel, env=env, stdin=stdin
+        )
+
+
+ExecuteFunction = Callable[..., Awaitable[Any] | Any]
+"""``execute(tool_call_id, params, *, signal=..., on_update=..., ctx=...)``."""
+
+_OPTIONAL_ARGUMENTS = ("signal", "cancel", "on_update", "ctx")
+
+
+@dataclass(kw_only=True)
+class CustomTool:
+    """A tool defined by a custom tool module, built like the description's object literal.
+
+    Args:
+        name: the name the model calls it by: letters, digits, ``_``, ``-``, at
+            most 64 characters; it must not clash with a built-in or another tool.
+        label: a short human-readable name (defaults to ``name``).
+        description: what it does and when to use it, for the model.
+        parameters: a pydantic model class, or a JSON Schema dict with
+            ``"type": "object"``. Arguments are validated before ``execute`` runs.
+        execute: ``execute(tool_call_id, params)``, sync or async. ``params`` is
+            the validated **model instance** for a pydantic schema and the
+            validated **dict** for a JSON Schema. Optional keyword parameters,
+            passed only when the function declares them (or ``**kwargs``):
+            ``signal`` or ``cancel`` (an :class:`asyncio.Event` set on
+            cancellation), ``on_update`` (progress callback taking an
+            ``AgentToolResult``), ``ctx`` (the :class:`~xcsh.core.ToolCallContext`).
+            Returns an ``AgentToolResult`` (a str or ``{"content": [...]}`` dict
+            is coerced). Raise :class:`~xcsh.core.ToolError` to fail the call;
+            any other exception fails it too, with its type and message.
+            A sync ``execute`` runs on the event loop: use ``api.exec`` (async)
+            for anything slow.
+        read_only: True when the tool never changes anything outside xcsh.
+
+    Raises:
+        ValueError: a bad name, an empty description, or an invalid JSON Schema.
+        TypeError: ``parameters`` or ``execute`` has the wrong type.
+    """
+
+    name: str
+    label: str = ""
+    description: str
+    parameters: type[pydantic.BaseModel] | Mapping[str, Any]
+    execute: ExecuteFunction
+    read_only: bool = False
+    _accepts: frozenset[str] = field(init=False, repr=False, default=frozenset())
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not TOOL_NAME_PATTERN.match(self.name):
+            raise ValueError(
+                f"Invalid tool name {self.name!r}: use 1-64 letters, digits, '_' or '-'."
+            )
+        if not self.label:
+            self.label = self.name
+        if not isinstance(self.description, str) or not self.description.strip():
+            raise ValueError(f"Tool '{self.name}' needs a non-empty description.")
+        _check_parameters(self.name, self.parameters)
+        if not callable(self.execute):
+            raise TypeError(f"Tool '{self.name}': execute must be a function.")
+        self._accepts = _optional_arguments(self.execute)
+
+    def to_agent_tool(self) -> AgentTool[Any]:
+        """The core tool the agent runs: validates arguments, then calls ``execute``."""
+        spec = self
+
+        async def run(params: Any, ctx: ToolCallContext) -> AgentToolResult:
+            kwargs: dict[str, Any] = {}
+            if "signal" in spec._accepts:
+                kwargs["signal"] = ctx.cancel
+            if "cancel" in spec._accepts:
+                kwargs["cancel"] = ctx.cancel
+            if "on_update" in spec._accepts:
+                kwargs["on_update"] = ctx.on_update
+            if "ctx" in spec._accepts:
+                kwargs["ctx"] = ctx
+            try:
+                outcome = spec.execute(ctx.tool_call_id, params, **kwargs)
+                if inspect.isawaitable(outcome):
+                    outcome = await outcome
+            except ToolError:
+                raise
+            except Exception as exc:
+                message = str(exc) or "(no message)"
+                raise ToolError(
+                    f"Tool '{spec.name}' failed: {type(exc).__name__}: {message}"
+                ) from exc
+            try:
+                result = coerce_result(outcome)
+            except TypeError as exc:
+                raise ToolError(f"Tool '{spec.name}' returned a bad result: {exc}.") from exc
+            if result is None:
+                raise ToolError(f"Tool '{spec.name}' returned no result.")
+            return result
+
+        return AgentTool(
+            name=self.name,
+            label=self.label,
+            description=self.description,
+            parameters=self.parameters,
+            run=run,
+            read_only=self.read_only,
+        )
+
+
+def _check_parameters(name: str, parameters: object) -> None:
+    if isinstance(parameters, type) and issubclass(parameters, pydantic.BaseModel):
+        return
+    if not isinstance(parameters, Mapping):
+        raise TypeError(
+            f"Tool '{name}': parameters must be a pydantic model class or a JSON Schema "
+            f"dict, got {type(parameters).__name__}."
+        )
+    if parameters.get("type") != "object":
+        raise ValueError(
+            f"Tool '{name}': the JSON Schema of parameters must have \"type\": \"object\"."
+        )
+    try:
+        jsonschema.Draft202012Validator.check_schema(dict(parameters))
+    except jsonschema.SchemaError as exc:
+        raise ValueError(f"Tool '{name}': invalid JSON Schema: {exc.message}.") from exc
+
+
+def _optional_arguments(func: Callable[..., Any]) -> frozenset[str]:
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return frozenset()
+    names: set[str] = set()
+    for param in sig.parameters.values():
+        if param.kind is inspect.Parameter.VAR_KEYWORD:
+            return frozenset(("signal", "on_update", "ctx"))
+        if param.name in _OPTIONAL_ARGUMENTS and param.kind in (
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            inspect.Parameter.KEYWORD_ONLY,
+        ):
+            names.add(param.name)
+    return frozenset(names)
+
+
+ToolFactory = Callable[[CustomToolAPI], Any]
+"""``factory(api)`` returning (or resolving to) a :class:`CustomTool` or a list of them."""
+
+__all__ = [
+    "DEFAULT_SOURCE_TOOL_NAME",
+    "STORE_UNAVAILABLE_MESSAGE",
+    "TOOL_NAME_PATTERN",
+    "CustomTool",
+    "CustomToolAPI",
+    "CustomToolPendingAction",
+    "ExecResult",
+    "HeadlessUI",
+    "ToolFactory",
+    "ToolUI",
+    "ToolUpdateCallback",
+]

@@ -1,0 +1,264 @@
+"""Which project folders may run their own custom tools (SPEC §5, §5a).
+
+Project-local tools (``<project>/.xcsh/tools/``) are code from the repository
+being edited, so they load only for a folder the user trusts. Trust is
+recorded per folder (its real path, symlinks resolved; a trusted folder does
+not make its sub-folders trusted) in ``$XCSH_HOME/trusted.json``::
+
+    {"version": 1,
+     "folders": [{"path": "/home/me/repo", "trusted_at": "2026-11-29T22:50:00+00:00"}]}
+
+Three ways to trust: ``xcsh trust [PATH]`` (recorded), ``--trust-project``
+(this run only: the loader's ``trust_project=True``), or answering the
+question an interactive front end asks through :func:`ask_trust`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import shlex
+import tempfile
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from xcsh.core import UsageError
+from xcsh.plugins.discovery import project_tool_candidates, project_tools_dir
+from xcsh.plugins.home import xcsh_home
+
+TRUST_FILE_NAME = "trusted.json"
+TRUST_SCHEMA_VERSION = 1
+
+
+def trust_file(home: str | Path | None = None) -> Path:
+    """Where trust records live: ``<home>/trusted.json``."""
+    return xcsh_home(home) / TRUST_FILE_NAME
+
+
+def _real(path: str | Path) -> str:
+    return os.path.realpath(os.path.expanduser(os.fspath(path)))
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrustRecord:
+    """One trusted folder.
+
+    Args:
+        path: the folder's real path.
+        trusted_at: when it was trusted, ISO 8601 in UTC.
+    """
+
+    path: str
+    trusted_at: str
+
+
+def trusted_folders(home: str | Path | None = None) -> list[TrustRecord]:
+    """Every trusted folder, in the order they were trusted.
+
+    Raises:
+        UsageError: the trust file exists but is not valid JSON of a known
+            schema version; the hint says how to repair it (nothing is overwritten).
+    """
+    path = trust_file(home)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise UsageError(f"Cannot read {path}: {exc.strerror}.") from exc
+    hint = f"fix or delete {path}; then run 'xcsh trust PATH' again for the folders you trust"
+    try:
+        data: Any = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        message = f"{path} is not valid JSON ({exc.msg}, line {exc.lineno})."
+        raise UsageError(message, hint=hint) from exc
+    if not isinstance(data, dict) or data.get("version") != TRUST_SCHEMA_VERSION:
+        raise UsageError(
+            f"{path} has an unknown format (expected version {TRUST_SCHEMA_VERSION}).", hint=hint
+        )
+    records: list[TrustRecord] = []
+    for entry in data.get("folders", []):
+        if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+            records.append(
+                TrustRecord(path=entry["path"], trusted_at=str(entry.get("trusted_at", "")))
+            )
+    return records
+
+
+def _write(records: list[TrustRecord], home: str | Path | None) -> None:
+    path = trust_file(home)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "version": TRUST_SCHEMA_VERSION,
+        "folders": [{"path": r.path, "trusted_at": r.trusted_at} for r in records],
+    }
+    fd, tmp = tempfile.mkstemp(prefix=".trusted-", suffix=".json", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(payload, handle, indent=2)
+            handle.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def is_trusted(folder: str | Path, home: str | Path | None = None) -> bool:
+    """True when ``folder`` (by real path) has been trusted with :func:`trust_folder`.
+
+    Raises:
+        UsageError: the trust file is unreadable or malformed.
+    """
+    real = _real(folder)
+    return any(record.path == real for record in trusted_folders(home))
+
+
+def trust_folder(folder: str | Path, home: str | Path | None = None) -> Path:
+    """Record ``folder`` as trusted; trusting it again is harmless.
+
+    Returns:
+        The folder's real path as recorded.
+
+    Raises:
+        UsageError: ``folder`` is not an existing directory, or the trust file is malformed.
+    """
+    real = Path(_real(folder))
+    if not real.is_dir():
+        raise UsageError(f"Cannot trust {folder}: not a folder.", hint="pass an existing folder")
+    records = trusted_folders(home)
+    if not any(record.path == str(real) for record in records):
+        stamp = datetime.now(UTC).isoformat(timespec="seconds")
+        records.append(TrustRecord(path=str(real), trusted_at=stamp))
+        _write(records, home)
+    return real
+
+
+def untrust_folder(folder: str | Path, home: str | Path | None = None) -> bool:
+    """Forget the trust of ``folder``.
+
+    Returns:
+        True when a record was removed, False when it was not trusted.
+
+    Raises:
+        UsageError: the trust file is malformed.
+    """
+    real = _real(folder)
+    records = trusted_folders(home)
+    kept = [record for record in records if record.path != real]
+    if len(kept) == len(records):
+        return False
+    _write(kept, home)
+    return True
+
+
+def how_to_trust(folder: str | Path) -> str:
+    """The sentence telling the user how to trust ``folder``."""
+    return (
+        f"To load them, run 'xcsh trust {shlex.quote(str(folder))}' (remembered), "
+        "or pass --trust-project (this run only)."
+    )
+
+
+def untrusted_message(folder: str | Path, tools_dir: str | Path) -> str:
+    """The notice shown when a project's tools were skipped because it is not trusted."""
+    return (
+        f"Project tools in {tools_dir} were not loaded: the folder {folder} is not trusted "
+        f"(custom tools are code from the repository). {how_to_trust(folder)}"
+    )
+
+
+PromptFunction = Callable[[str], bool | str]
+"""``prompt(question) -> answer``: ``True``/``"y"``/``"yes"``/``"a"``/``"always"`` trust
+and remember; ``"o"``/``"once"`` trust for this run only; anything else refuses."""
+
+AsyncPromptFunction = Callable[[str], Awaitable[bool | str] | bool | str]
+"""Like :data:`PromptFunction`, but may return an awaitable (``prompt_toolkit``'s
+``PromptSession.prompt_async``)."""
+
+
+def trust_question(folder: str | Path, tools_dir: str | Path) -> str:
+    """The question an interactive front end shows before loading project tools."""
+    return (
+        f"{tools_dir} contains custom tools: Python code from this repository that "
+        f"xcsh would run.\nTrust {folder}? [y]es, always / [o]nce, this run only / [N]o"
+    )
+
+
+def _needs_asking(folder: str | Path, home: str | Path | None) -> bool | None:
+    """``True``/``False``: decided without asking; ``None``: ask."""
+    if is_trusted(folder, home):
+        return True
+    if not project_tool_candidates(folder, home=home):
+        return False
+    return None
+
+
+def _decide(folder: str | Path, answer: object, home: str | Path | None) -> bool:
+    if answer is True:
+        choice = "always"
+    elif isinstance(answer, str):
+        choice = answer.strip().lower()
+    else:
+        choice = "no"
+    if choice in ("y", "yes", "a", "always"):
+        trust_folder(folder, home)
+        return True
+    return choice in ("o", "once")
+
+
+def ask_trust(
+    folder: str | Path,
+    prompt: PromptFunction,
+    *,
+    home: str | Path | None = None,
+) -> bool:
+    """Decide, asking the user at most once, whether this run loads ``folder``'s tools.
+
+    Front ends call it before :func:`xcsh.plugins.load_custom_tools` and pass the
+    answer as ``trust_project``. The user is asked only when the folder has
+    project tools (:func:`xcsh.plugins.discovery.project_tool_candidates`) and is
+    not trusted yet; "yes" is recorded (never asked again), "once" is not.
+
+    Args:
+        folder: the project folder (the session's working folder).
+        prompt: shows the question and returns the answer (see :data:`PromptFunction`).
+            It may raise ``EOFError``/``KeyboardInterrupt``, which count as "no".
+        home: the user-state folder (default ``$XCSH_HOME``).
+
+    Returns:
+        True when the project's tools should load in this run.
+
+    Raises:
+        UsageError: the trust file is malformed.
+    """
+    decided = _needs_asking(folder, home)
+    if decided is not None:
+        return decided
+    try:
+        answer = prompt(trust_question(_real(folder), project_tools_dir(folder)))
+    except (EOFError, KeyboardInterrupt):
+        return False
+    return _decide(folder, answer, home)
+
+
+async def aask_trust(
+    folder: str | Path,
+    prompt: AsyncPromptFunction,
+    *,
+    home: str | Path | None = None,
+) -> bool:
+    """:func:`ask_trust` for async front ends: ``prompt`` may be a coroutine function."""
+    decided = _needs_asking(folder, home)
+    if decided is not None:
+        return decided
+    try:
+        answer = prompt(trust_question(_real(folder), project_tools_dir(folder)))
+        if inspect.isawaitable(answer):
+            answer = await answer
+    except (EOFError, KeyboardInterrupt):
+        return False
+    return _decide(folder, answer, home)

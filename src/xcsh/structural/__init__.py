@@ -1,0 +1,118 @@
+"""Structural search and rewrite on ast-grep: the engine and the ``ast_grep``/``ast_edit`` tools.
+
+Contract: SPEC §4. Matches and replacement text agree with the ``ast-grep``
+CLI 0.51 for the same pattern, rewrite and file, except where SPEC §4 says
+we deliberately differ (line endings, tab indentation, unbound
+metavariables, unparsable patterns, nested matches reported).
+
+Engine API (for the tools, ``xcsh ast-grep``/``xcsh ast-edit`` and benchmarks)::
+
+    from xcsh.structural import search, iter_matches, preview_edit, apply_preview, EditOp
+
+    result = search(["print($$$A)"], root=".", lang="python", limit=None,
+                    progress=lambda done, total: ...)
+    result.matches          # list[Match]; Match.to_cli_json() == one `ast-grep run --json` object
+    result.total, result.skipped
+
+    for match in iter_matches(["print($$$A)"], root="."):   # streaming, flat memory
+        print(json.dumps(match.to_cli_json()))
+
+    preview = preview_edit([EditOp(pat="print($$$A)", out="log.info($$$A)")], root=".")
+    preview.files           # list[FileEdit]: .file, .replacements, .new_bytes, .old_sha256, .diff()
+    preview.total, preview.skipped, preview.diff()
+    apply_preview(preview)  # writes exactly preview's bytes; refuses stale files; all-or-nothing
+
+Common keyword arguments: ``path`` (file, folder or glob; default ``root``),
+``glob`` (extra filters), ``lang`` (inferred from extensions if omitted; a
+scope mixing languages is an error), ``selector`` (``sel``), ``strictness``
+(default ``smart``), ``progress(files_done, files_total)``, ``workers``
+(processes; default up to 2, small scans run in-process). Every bad input
+raises :class:`xcsh.ToolError` with a message naming the problem and the fix.
+
+How it is fast: a file whose bytes lack one of the pattern's fixed tokens
+(the text of its non-metavariable leaves) is never parsed; larger scans
+run on a process pool (ast-grep-py holds the GIL while parsing), streamed
+in walk order so memory holds only the matches kept.
+
+Tools: :func:`create_ast_grep_tool` (read-only) and
+:func:`create_ast_edit_tool` (every call a preview; a pending action
+labelled ``AST Edit: <R> replacement(s) in <F> file(s)`` applies it).
+"""
+
+from xcsh.structural.engine import (
+    PARALLEL_MIN_BYTES,
+    PARALLEL_MIN_FILES,
+    AppliedEdit,
+    EditOp,
+    ProgressCallback,
+    Scope,
+    apply_preview,
+    iter_matches,
+    preview_edit,
+    resolve_scope,
+    search,
+    stale_files,
+)
+from xcsh.structural.languages import (
+    LANGUAGES,
+    Language,
+    language_for_path,
+    resolve_language,
+    supported_languages,
+)
+from xcsh.structural.pattern import STRICTNESS_LEVELS, CompiledPattern, compile_pattern
+from xcsh.structural.results import (
+    Capture,
+    EditPreview,
+    FileEdit,
+    Match,
+    Position,
+    Replacement,
+    SearchResult,
+    SkippedFile,
+    Span,
+)
+from xcsh.structural.tools import (
+    AstEditParams,
+    AstGrepParams,
+    create_ast_edit_tool,
+    create_ast_grep_tool,
+    edit_label,
+)
+
+__all__ = [
+    "LANGUAGES",
+    "PARALLEL_MIN_BYTES",
+    "PARALLEL_MIN_FILES",
+    "STRICTNESS_LEVELS",
+    "AppliedEdit",
+    "AstEditParams",
+    "AstGrepParams",
+    "Capture",
+    "CompiledPattern",
+    "EditOp",
+    "EditPreview",
+    "FileEdit",
+    "Language",
+    "Match",
+    "Position",
+    "ProgressCallback",
+    "Replacement",
+    "Scope",
+    "SearchResult",
+    "SkippedFile",
+    "Span",
+    "apply_preview",
+    "compile_pattern",
+    "create_ast_edit_tool",
+    "create_ast_grep_tool",
+    "edit_label",
+    "iter_matches",
+    "language_for_path",
+    "preview_edit",
+    "resolve_language",
+    "resolve_scope",
+    "search",
+    "stale_files",
+    "supported_languages",
+]

@@ -1,0 +1,490 @@
+"""The structural engine: scope resolution, parallel scans, previews and apply.
+
+Front ends (the tools, ``xcsh ast-grep``/``xcsh ast-edit``, benchmarks) call
+:func:`search`, :func:`iter_matches`, :func:`preview_edit` and
+:func:`apply_preview`. See the package docstring for the whole picture.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+from xcsh.core import ToolError
+from xcsh.fs import FileWriteError, Workspace, atomic_write, iter_files
+from xcsh.structural.languages import Language, language_for_path, resolve_language
+from xcsh.structural.pattern import compile_pattern
+from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
+from xcsh.structural.rewrite import parse_template
+from xcsh.structural.scan import Outcome, Query, scan_chunk, scan_file, splice
+
+ProgressCallback = Callable[[int, int], None]
+"""``progress(files_done, files_total)``: called on the calling thread after
+each batch of files; must not raise. ``files_total`` is fixed for one call."""
+
+PARALLEL_MIN_FILES = 16
+"""Scans of fewer files run in-process (a pool costs more than it saves)."""
+PARALLEL_MIN_BYTES = 256 * 1024
+"""Scans of fewer bytes than this run in-process too."""
+_CHUNK_FILES = 12
+_WINDOW_PER_WORKER = 4
+_GLOB_CHARS = frozenset("*?[")
+
+
+@dataclass(frozen=True, kw_only=True)
+class EditOp:
+    """One rewrite: ``pat`` becomes ``out`` (empty ``out`` deletes the match)."""
+
+    pat: str
+    out: str
+
+
+@dataclass(kw_only=True)
+class Scope:
+    """The files a call covers, all of one language."""
+
+    root: Path
+    language: Language
+    files: list[tuple[Path, str]]
+    skipped: list[SkippedFile] = field(default_factory=list)
+    total_bytes: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class AppliedEdit:
+    """What :func:`apply_preview` wrote: files and replacement counts."""
+
+    files: tuple[str, ...]
+    replacements: int
+
+
+def _workspace(root: str | Path) -> Workspace:
+    return Workspace(root)
+
+
+def resolve_scope(
+    root: str | Path,
+    *,
+    path: str | None = None,
+    glob: Sequence[str] = (),
+    lang: str | None = None,
+) -> Scope:
+    """Find the files a search or edit covers (SPEC §4).
+
+    Args:
+        root: the workspace folder; nothing outside its real path is read.
+        path: a file, a folder or a glob (relative to ``root``); default ``root``.
+        glob: extra gitwildmatch filters, relative to ``root`` (any may match).
+        lang: language name or alias; inferred from extensions when ``None``.
+
+    Returns:
+        The files in walk order with their display paths, and the ones skipped
+        because their real path is outside the workspace (symlinks).
+
+    Raises:
+        ToolError: unknown language (listing the supported ones), a path
+            outside the workspace or missing, no source file in scope, or
+            (without ``lang``) files of several languages, naming them.
+    """
+    ws = _workspace(root)
+    language = resolve_language(lang) if lang else None
+    given = (path or ".").strip() or "."
+    path_filter: pathspec.GitIgnoreSpec | None = None
+    explicit_file = False
+    candidate = Path(os.path.expanduser(given))
+    absolute = candidate if candidate.is_absolute() else ws.root / candidate
+    if _GLOB_CHARS & set(given) and not os.path.lexists(absolute):
+        path_filter = pathspec.GitIgnoreSpec.from_lines([given])
+        start = ws.root
+    else:
+        start = ws.resolve(given)
+        if not os.path.exists(start):
+            raise ToolError(
+                f"Path '{given}' does not exist in the workspace {ws.root}. "
+                "Give an existing file, folder or a glob such as 'src/**/*.py'."
+            )
+        explicit_file = not start.is_dir()
+    skipped: list[SkippedFile] = []
+    by_language: dict[str, list[tuple[Path, str]]] = {}
+    languages: dict[str, Language] = {}
+    total_bytes = 0
+    for file in iter_files(start, globs=tuple(glob), root=ws.root):
+        display = ws.relative(file)
+        if path_filter is not None and not path_filter.match_file(display):
+            continue
+        if not ws.contains(file):
+            skipped.append(SkippedFile(path=file, file=display, reason="outside the workspace"))
+            continue
+        found = language_for_path(file)
+        if language is not None:
+            if found != language and not explicit_file:
+                continue
+            found = language
+        elif found is None:
+            continue
+        languages[found.name] = found
+        by_language.setdefault(found.name, []).append((file, display))
+        with contextlib.suppress(OSError):
+            total_bytes += file.stat().st_size
+    if language is None:
+        if len(by_language) > 1:
+            counts = ", ".join(
+                f"{languages[name].name} ({len(files)} file{'s' if len(files) != 1 else ''})"
+                for name, files in sorted(by_language.items())
+            )
+            raise ToolError(
+                f"The scope '{given}' mixes several languages: {counts}. "
+                "Pass `lang` to pick one, or narrow `path`/`glob`."
+            )
+        if not by_language:
+            raise ToolError(
+                f"No source file of a supported language in '{given}'. "
+                "Check `path` and `glob`, or pass `lang` for files with unusual extensions."
+            )
+        language = next(iter(languages.values()))
+    return Scope(
+        root=ws.root,
+        language=language,
+        files=by_language.get(language.name, []),
+        skipped=skipped,
+        total_bytes=total_bytes,
+    )
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _run(
+    query: Query,
+    scope: Scope,
+    progress: ProgressCallback | None,
+    workers: int | None,
+) -> Iterator[Outcome | None]:
+    """Yield one outcome per file, in walk order; in-process or on a process pool."""
+    files = scope.files
+    total = len(files)
+    count = workers if workers is not None else min(2, os.cpu_count() or 1)
+    small = total < PARALLEL_MIN_FILES or scope.total_bytes < PARALLEL_MIN_BYTES
+    if count <= 1 or small:
+        for done, (path, display) in enumerate(files, 1):
+            outcome = scan_file(query, path, display)
+            if progress is not None:
+                progress(done, total)
+            yield outcome
+        return
+    chunks = [files[i : i + _CHUNK_FILES] for i in range(0, total, _CHUNK_FILES)]
+    executor = ProcessPoolExecutor(max_workers=count, mp_context=_pool_context())
+    pending: deque[tuple[Future[list[Outcome | None]], int]] = deque()
+    done = 0
+    try:
+        next_chunk = 0
+        while next_chunk < len(chunks) or pending:
+            while next_chunk < len(chunks) and len(pending) < count * _WINDOW_PER_WORKER:
+                chunk = chunks[next_chunk]
+                pending.append((executor.submit(scan_chunk, query, chunk), len(chunk)))
+                next_chunk += 1
+            future, size = pending.popleft()
+            outcomes = future.result()
+            done += size
+            if progress is not None:
+                progress(done, total)
+            yield from outcomes
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _search_query(
+    patterns: Sequence[str], scope: Scope, selector: str | None, strictness: str
+) -> Query:
+    if not patterns:
+        raise ToolError("`pat` is empty. Give at least one ast-grep pattern.")
+    compiled = tuple(
+        compile_pattern(p, scope.language, selector=selector, strictness=strictness)
+        for p in patterns
+    )
+    return Query(patterns=compiled, display=scope.language.display)
+
+
+def iter_matches(
+    patterns: Sequence[str],
+    *,
+    root: str | Path,
+    path: str | None = None,
+    glob: Sequence[str] = (),
+    lang: str | None = None,
+    selector: str | None = None,
+    strictness: str = "smart",
+    progress: ProgressCallback | None = None,
+    workers: int | None = None,
+    skipped: list[SkippedFile] | None = None,
+) -> Iterator[Match]:
+    """Stream every match, file by file in walk order (for ``--json`` output).
+
+    Arguments are those of :func:`search` (no window); files that could not
+    be searched are appended to ``skipped`` when a list is given. Memory
+    stays flat: matches are yielded as each batch of files completes.
+
+    Raises:
+        ToolError: as :func:`search`, before the first match is yielded.
+    """
+    scope = resolve_scope(root, path=path, glob=glob, lang=lang)
+    query = _search_query(patterns, scope, selector, strictness)
+    if skipped is not None:
+        skipped.extend(scope.skipped)
+    return _iter_matches(query, scope, progress, workers, skipped)
+
+
+def _iter_matches(
+    query: Query,
+    scope: Scope,
+    progress: ProgressCallback | None,
+    workers: int | None,
+    skipped: list[SkippedFile] | None,
+) -> Iterator[Match]:
+    for outcome in _run(query, scope, progress, workers):
+        if outcome is None:
+            continue
+        if outcome.skipped is not None and skipped is not None:
+            skipped.append(outcome.skipped)
+        yield from outcome.matches
+
+
+def search(
+    patterns: Sequence[str],
+    *,
+    root: str | Path,
+    path: str | None = None,
+    glob: Sequence[str] = (),
+    lang: str | None = None,
+    selector: str | None = None,
+    strictness: str = "smart",
+    limit: int | None = None,
+    offset: int = 0,
+    progress: ProgressCallback | None = None,
+    workers: int | None = None,
+) -> SearchResult:
+    """Search files structurally, as ``ast-grep run -p`` does.
+
+    Args:
+        patterns: one or more ast-grep patterns; a file's matches are merged in source order.
+        root: the workspace folder.
+        path: file, folder or glob inside ``root`` (default: all of it).
+        glob: extra gitwildmatch filters.
+        lang: language; inferred from extensions when ``None``.
+        selector: node kind to match inside a pattern that needs context (``sel``).
+        strictness: ``cst``/``smart``/``ast``/``relaxed``/``signature``.
+        limit: keep at most this many matches (``None``: all); every match is still counted.
+        offset: skip this many matches before keeping any.
+        progress: optional ``progress(files_done, files_total)``.
+        workers: processes to use (default: up to 2); ``1`` forces in-process.
+
+    Returns:
+        The kept matches, the total, and the files skipped (binary, not
+        UTF-8, outside the workspace). Files with parse errors are searched.
+
+    Raises:
+        ToolError: bad arguments (see :func:`resolve_scope` and
+            :func:`~xcsh.structural.pattern.compile_pattern`).
+    """
+    if limit is not None and limit <= 0:
+        raise ToolError(f"`limit` must be a positive number of matches; got {limit}.")
+    if offset < 0:
+        raise ToolError(f"`offset` must be 0 or more; got {offset}.")
+    scope = resolve_scope(root, path=path, glob=glob, lang=lang)
+    query = _search_query(patterns, scope, selector, strictness)
+    skipped = list(scope.skipped)
+    kept: list[Match] = []
+    total = 0
+    files_with_matches = 0
+    last_file: Path | None = None
+    for match in _iter_matches(query, scope, progress, workers, skipped):
+        if match.path != last_file:
+            files_with_matches += 1
+            last_file = match.path
+        if total >= offset and (limit is None or len(kept) < limit):
+            kept.append(match)
+        total += 1
+    return SearchResult(
+        matches=kept,
+        total=total,
+        files_scanned=len(scope.files),
+        files_with_matches=files_with_matches,
+        skipped=skipped,
+    )
+
+
+def preview_edit(
+    ops: Sequence[EditOp],
+    *,
+    root: str | Path,
+    path: str | None = None,
+    glob: Sequence[str] = (),
+    lang: str | None = None,
+    selector: str | None = None,
+    strictness: str = "smart",
+    limit: int | None = None,
+    progress: ProgressCallback | None = None,
+    workers: int | None = None,
+) -> EditPreview:
+    """Compute a structural rewrite without touching disk (SPEC §4).
+
+    All ops are matched against the file as it is on disk; within one op
+    nested matches are left alone (only the outermost is rewritten, as the
+    CLI does); two ops whose replacements overlap make the preview fail.
+
+    Args:
+        ops: ``EditOp(pat, out)`` list, non-empty.
+        root, path, glob, lang, selector, strictness, progress, workers: as :func:`search`.
+        limit: maximum number of replacements (positive); the scan stops there.
+
+    Returns:
+        Each changed file's new bytes (exactly what :func:`apply_preview`
+        writes), its replacements, the content hash of what was read, and the
+        skipped files (parse errors, binary, not UTF-8, outside the workspace).
+
+    Raises:
+        ToolError: empty ``ops``, non-positive ``limit``, a rewrite naming a
+            metavariable its pattern does not bind, overlapping ops, or any
+            error of :func:`resolve_scope` / ``compile_pattern``.
+    """
+    if not ops:
+        raise ToolError("`ops` is empty. Give at least one {pat, out} rewrite.")
+    if limit is not None and limit <= 0:
+        raise ToolError(f"`limit` must be a positive number of replacements; got {limit}.")
+    scope = resolve_scope(root, path=path, glob=glob, lang=lang)
+    compiled = tuple(
+        compile_pattern(op.pat, scope.language, selector=selector, strictness=strictness)
+        for op in ops
+    )
+    templates = tuple(
+        parse_template(op.out, single=c.single, multi=c.multi, pattern=op.pat)
+        for op, c in zip(ops, compiled, strict=True)
+    )
+    query = Query(
+        patterns=compiled,
+        templates=templates,
+        display=scope.language.display,
+        skip_parse_errors=True,
+    )
+    preview = EditPreview(
+        root=scope.root, files=[], skipped=list(scope.skipped), files_scanned=len(scope.files)
+    )
+    count = 0
+    outcomes = _run(query, scope, progress, workers)
+    try:
+        for outcome in outcomes:
+            if outcome is None:
+                continue
+            if outcome.conflict is not None:
+                raise ToolError(
+                    f"Overlapping replacements: {outcome.conflict}. Nothing was previewed; "
+                    "split the ops into separate calls or make their patterns disjoint."
+                )
+            preview.identical += outcome.identical
+            if outcome.skipped is not None:
+                preview.skipped.append(outcome.skipped)
+            edit = outcome.edit
+            if edit is None:
+                continue
+            if limit is not None and count + len(edit.replacements) >= limit:
+                edit = _truncate(edit, limit - count)
+                preview.files.append(edit)
+                preview.limit_reached = True
+                break
+            preview.files.append(edit)
+            count += len(edit.replacements)
+    finally:
+        close = getattr(outcomes, "close", None)
+        if close is not None:
+            close()
+    return preview
+
+
+def _truncate(edit: FileEdit, keep: int) -> FileEdit:
+    if keep >= len(edit.replacements):
+        return edit
+    reps = edit.replacements[:keep]
+    return FileEdit(
+        path=edit.path,
+        file=edit.file,
+        language=edit.language,
+        old_sha256=edit.old_sha256,
+        old_bytes=edit.old_bytes,
+        new_bytes=splice(edit.old_bytes, reps),
+        replacements=reps,
+        nested_skipped=edit.nested_skipped,
+    )
+
+
+def stale_files(preview: EditPreview) -> list[str]:
+    """Display paths of previewed files whose bytes changed since the preview (sha256)."""
+    stale: list[str] = []
+    for edit in preview.files:
+        try:
+            current = hashlib.sha256(edit.path.read_bytes()).hexdigest()
+        except OSError:
+            current = ""
+        if current != edit.old_sha256:
+            stale.append(edit.file)
+    return stale
+
+
+def apply_preview(preview: EditPreview) -> AppliedEdit:
+    """Write exactly the bytes a preview showed: atomically, all or nothing.
+
+    Every file is checked first: still inside the workspace by real path, and
+    unchanged since the preview (sha256 of its bytes). Then each file is
+    replaced atomically (temporary file + rename, mode kept, symlinks written
+    through, never replaced); if one write fails, the files already written
+    get their previous bytes back.
+
+    Returns:
+        The files written and the number of replacements.
+
+    Raises:
+        ToolError: a file changed since the preview (naming the files; nothing
+            written), left the workspace, or a write failed (earlier files
+            restored; the message says so).
+    """
+    ws = Workspace(preview.root)
+    outside = [edit.file for edit in preview.files if not ws.contains(edit.path)]
+    if outside:
+        raise ToolError(
+            f"Refusing to write outside the workspace: {', '.join(outside)}. Nothing was written."
+        )
+    stale = stale_files(preview)
+    if stale:
+        raise ToolError(
+            f"These files changed since the preview: {', '.join(stale)}. Nothing was written; "
+            "discard this preview and preview the edit again."
+        )
+    written: list[FileEdit] = []
+    for edit in preview.files:
+        try:
+            atomic_write(edit.path, edit.new_bytes)
+        except FileWriteError as exc:
+            failed_restore = []
+            for done in reversed(written):
+                try:
+                    atomic_write(done.path, done.old_bytes)
+                except FileWriteError:
+                    failed_restore.append(done.file)
+            restored = (
+                "The files written before it were restored; nothing changed."
+                if not failed_restore
+                else f"Could not restore: {', '.join(failed_restore)}."
+            )
+            raise ToolError(f"Writing {edit.file} failed: {exc} {restored}") from exc
+        written.append(edit)
+    return AppliedEdit(files=tuple(e.file for e in written), replacements=preview.total)

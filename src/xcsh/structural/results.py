@@ -1,0 +1,217 @@
+"""Typed results of searches and edit previews, and their CLI-shaped JSON."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True, kw_only=True)
+class Position:
+    """A 0-based line and a 0-based column counted in code points (as the CLI's JSON)."""
+
+    line: int
+    column: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Span:
+    """Where a node is: UTF-8 byte offsets (end exclusive) and line/column positions."""
+
+    start_byte: int
+    end_byte: int
+    start: Position
+    end: Position
+
+    def to_json(self) -> dict[str, Any]:
+        """The CLI's ``range`` object."""
+        return {
+            "byteOffset": {"start": self.start_byte, "end": self.end_byte},
+            "start": {"line": self.start.line, "column": self.start.column},
+            "end": {"line": self.end.line, "column": self.end.column},
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class Capture:
+    """Text a metavariable captured, with its span."""
+
+    text: str
+    span: Span
+
+    def to_json(self) -> dict[str, Any]:
+        """The CLI's ``{text, range}`` object."""
+        return {"text": self.text, "range": self.span.to_json()}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Match:
+    """One match of a pattern in a file.
+
+    Attributes:
+        path: absolute path of the file.
+        file: the path as displayed (relative to the workspace, ``/`` separators).
+        language: the CLI's language name (``"Python"``).
+        pattern_index: which pattern (or op) of the call matched.
+        text: the matched source text.
+        span: where it is.
+        lines: the full source lines the match spans (without the final line break).
+        leading: code points before the match on its first line.
+        trailing: code points after the match on its last line.
+        single: captures of ``$NAME`` metavariables that matched.
+        multi: captures of ``$$$NAME`` metavariables (separators included, as the CLI).
+    """
+
+    path: Path
+    file: str
+    language: str
+    pattern_index: int
+    text: str
+    span: Span
+    lines: str
+    leading: int
+    trailing: int
+    single: dict[str, Capture] = field(default_factory=dict)
+    multi: dict[str, list[Capture]] = field(default_factory=dict)
+
+    def to_cli_json(self, *, replacement: Replacement | None = None) -> dict[str, Any]:
+        """This match as one object of ``ast-grep run --json`` (same keys, same order).
+
+        Args:
+            replacement: when given, adds the CLI's ``replacement`` and
+                ``replacementOffsets`` fields (output of ``run -r ... --json``).
+        """
+        out: dict[str, Any] = {
+            "text": self.text,
+            "range": self.span.to_json(),
+            "file": self.file,
+            "lines": self.lines,
+            "charCount": {"leading": self.leading, "trailing": self.trailing},
+        }
+        if replacement is not None:
+            out["replacement"] = replacement.new_text
+            out["replacementOffsets"] = {"start": self.span.start_byte, "end": self.span.end_byte}
+        out["language"] = self.language
+        out["metaVariables"] = {
+            "single": {name: cap.to_json() for name, cap in self.single.items()},
+            "multi": {name: [cap.to_json() for cap in caps] for name, caps in self.multi.items()},
+            "transformed": {},
+        }
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class Replacement:
+    """One previewed change: a match and the text that replaces it."""
+
+    match: Match
+    new_text: str
+
+    @property
+    def old_text(self) -> str:
+        """The matched text being replaced."""
+        return self.match.text
+
+
+@dataclass(frozen=True, kw_only=True)
+class SkippedFile:
+    """A file left out of a search or edit, and why.
+
+    ``reason`` is one of ``"binary"``, ``"not UTF-8"``, ``"parse errors"``,
+    ``"outside the workspace"``, ``"unreadable"``.
+    """
+
+    path: Path
+    file: str
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class FileEdit:
+    """The previewed new content of one file.
+
+    Attributes:
+        path: the file (as walked: a symlink stays a symlink; writes go through it).
+        file: display path.
+        language: the CLI's language name.
+        old_sha256: hex sha256 of the bytes read at preview time.
+        old_bytes: those bytes (kept for the diff and for rollback).
+        new_bytes: exactly what apply writes.
+        replacements: the changes, in file order.
+        nested_skipped: matches inside another match that were not rewritten.
+    """
+
+    path: Path
+    file: str
+    language: str
+    old_sha256: str
+    old_bytes: bytes
+    new_bytes: bytes
+    replacements: tuple[Replacement, ...]
+    nested_skipped: int = 0
+
+    def diff(self) -> str:
+        """A unified diff (``a/<file>`` → ``b/<file>``) of this edit, computed on demand."""
+        old = self.old_bytes.decode("utf-8").splitlines(keepends=True)
+        new = self.new_bytes.decode("utf-8").splitlines(keepends=True)
+        lines = difflib.unified_diff(old, new, f"a/{self.file}", f"b/{self.file}")
+        return "".join(
+            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+            for line in lines
+        )
+
+
+@dataclass(kw_only=True)
+class SearchResult:
+    """What :func:`~xcsh.structural.engine.search` found.
+
+    Attributes:
+        matches: the kept matches (``offset``/``limit`` window), in walk order.
+        total: all matches found in scope.
+        files_scanned: files considered (after language and glob filters).
+        files_with_matches: files with at least one match.
+        skipped: files that could not be searched.
+    """
+
+    matches: list[Match]
+    total: int
+    files_scanned: int
+    files_with_matches: int
+    skipped: list[SkippedFile]
+
+
+@dataclass(kw_only=True)
+class EditPreview:
+    """A previewed structural edit; :func:`~xcsh.structural.engine.apply_preview` writes it.
+
+    Attributes:
+        root: the workspace folder (real path) the preview was made in.
+        files: the files that change, in walk order.
+        skipped: files left out (parse errors, binary, not UTF-8, ...).
+        files_scanned: files considered.
+        limit_reached: the ``limit`` stopped the scan early.
+        identical: matches whose rewrite equals the matched text (not replacements, S2).
+    """
+
+    root: Path
+    files: list[FileEdit]
+    skipped: list[SkippedFile]
+    files_scanned: int
+    limit_reached: bool = False
+    identical: int = 0
+
+    @property
+    def total(self) -> int:
+        """Number of replacements across files."""
+        return sum(len(f.replacements) for f in self.files)
+
+    @property
+    def nested_skipped(self) -> int:
+        """Nested matches not rewritten because an enclosing match was."""
+        return sum(f.nested_skipped for f in self.files)
+
+    def diff(self) -> str:
+        """The unified diff of every file, concatenated."""
+        return "".join(f.diff() for f in self.files)

@@ -1,0 +1,208 @@
+"""Rewrite templates: metavariable expansion and re-indentation as the ast-grep CLI does it.
+
+ast-grep-py's ``SgNode.replace()`` inserts text verbatim, so the CLI's
+algorithm (``crates/core/src/replacer/template.rs`` and ``indent.rs``) is
+reproduced here:
+
+1. The template is split at metavariables (``$A``, ``$$$A``; ``$$A`` reads
+   as ``$A``; names are ``[A-Z0-9_]+``); each one remembers the indentation
+   of its template line.
+2. A captured text spanning several lines is first de-indented by the
+   indentation of its own source line, then re-indented to the template's.
+   ``$$$A`` inserts the source from its first node to its last, separators
+   included (S5).
+3. Every line of the expanded text after the first gets the indentation of
+   the line where the match starts (S1). Indentation is only looked for in
+   the 512 bytes before a position, as the CLI does.
+
+Deliberate differences (SPEC §4): inserted line breaks use the file's line
+ending; indentation made of tabs (or mixed) is carried as the exact
+whitespace string instead of being counted as zero spaces; and a template
+naming a metavariable the pattern does not bind is refused by
+:func:`parse_template`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xcsh.core import ToolError
+
+_MAX_LOOK_AHEAD = 512
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+@dataclass(frozen=True, kw_only=True)
+class TemplateVar:
+    """A metavariable in a template: its name, kind and template indentation."""
+
+    name: str
+    multi: bool
+    indent: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Template:
+    """A parsed rewrite: ``fragments[0] var[0] fragments[1] ... fragments[-1]``."""
+
+    source: str
+    fragments: tuple[str, ...]
+    variables: tuple[TemplateVar, ...]
+
+
+def indent_at(text: str, pos: int) -> str:
+    """The indentation the CLI sees at ``pos`` of ``text``.
+
+    The leading whitespace of the line containing ``pos``, taken only from
+    the text before ``pos``; ``""`` when the line start is more than 512
+    bytes back (the CLI's look-ahead limit). Spaces-only indentation equals
+    the CLI's count; tabs are kept as they are (a deliberate difference).
+    """
+    newline = text.rfind("\n", 0, pos)
+    segment = text[newline + 1 : pos]
+    size = len(segment) if segment.isascii() else len(segment.encode("utf-8"))
+    if size > (_MAX_LOOK_AHEAD - 1 if newline >= 0 else _MAX_LOOK_AHEAD):
+        return ""
+    stripped = segment.lstrip(" \t")
+    lead = segment[: len(segment) - len(stripped)]
+    if "\t" not in lead:
+        return lead
+    # The CLI counts only the spaces after the last tab; we keep the whole run.
+    return lead
+
+
+def _split_first_var(text: str) -> tuple[str, bool, int] | None:
+    # ast-grep's split_first_meta_var: up to three `$`, then a name of [A-Z0-9_].
+    dollars = 1
+    while dollars < 3 and text[dollars : dollars + 1] == "$":
+        dollars += 1
+    multi = dollars == 3
+    end = dollars
+    while end < len(text) and text[end] in _NAME_CHARS:
+        end += 1
+    if end == dollars:
+        return None
+    return text[dollars:end], multi, end
+
+
+def parse_template(
+    rewrite: str, *, single: tuple[str, ...], multi: tuple[str, ...], pattern: str
+) -> Template:
+    """Split ``rewrite`` at its metavariables and check each is bound by the pattern.
+
+    Args:
+        rewrite: the replacement text (``out``); ``\\r\\n`` is read as ``\\n``.
+        single: names the pattern binds as ``$NAME``.
+        multi: names the pattern binds as ``$$$NAME``.
+        pattern: the pattern text, for error messages.
+
+    Raises:
+        ToolError: the rewrite names a metavariable the pattern does not bind
+            (SPEC §4; the CLI would silently insert nothing), or binds it with
+            the other arity (``$A`` for a ``$$$A`` capture).
+    """
+    rewrite = rewrite.replace("\r\n", "\n")
+    fragments: list[str] = []
+    variables: list[TemplateVar] = []
+    start = 0
+    search = 0
+    while (i := rewrite.find("$", search)) >= 0:
+        found = _split_first_var(rewrite[i:])
+        if found is None:
+            search = i + 1
+            continue
+        name, is_multi, length = found
+        bound = multi if is_multi else single
+        if name not in bound:
+            sigil = "$$$" if is_multi else "$"
+            other = single if is_multi else multi
+            if name in other:
+                hint = (
+                    f" The pattern captures it as `{'$' if is_multi else '$$$'}{name}`; "
+                    "use the same form in the rewrite."
+                )
+            elif name.startswith("_"):
+                hint = " Metavariables starting with `_` capture nothing."
+            else:
+                names = [f"${n}" for n in single] + [f"$$${n}" for n in multi]
+                hint = (
+                    f" The pattern binds: {', '.join(names)}."
+                    if names
+                    else " The pattern binds no metavariables."
+                )
+            raise ToolError(
+                f"The rewrite uses `{sigil}{name}`, which the pattern `{pattern}` does not "
+                f"bind, so nothing could be inserted for it.{hint}"
+            )
+        fragments.append(rewrite[start:i])
+        variables.append(TemplateVar(name=name, multi=is_multi, indent=indent_at(rewrite, i)))
+        start = search = i + length
+    fragments.append(rewrite[start:])
+    return Template(source=rewrite, fragments=tuple(fragments), variables=tuple(variables))
+
+
+def _is_spaces(indent: str) -> bool:
+    return "\t" not in indent
+
+
+def reindent(text: str, original: str, target: str) -> str:
+    """Move the lines after the first of ``text`` from ``original`` to ``target`` indentation.
+
+    With spaces only this is the CLI's ``indent_lines``: strip
+    ``len(original) - len(target)`` spaces from every line that has them,
+    or add the missing spaces to every line after the first. With tabs the
+    indentation strings are swapped where a line starts with ``original``.
+    """
+    if original == target or "\n" not in text:
+        return text
+    if _is_spaces(original) and _is_spaces(target):
+        if len(original) > len(target):
+            prefix = " " * (len(original) - len(target))
+            return "\n".join(
+                line[len(prefix) :] if line.startswith(prefix) else line
+                for line in text.split("\n")
+            )
+        extra = " " * (len(target) - len(original))
+        return text.replace("\n", "\n" + extra)
+    if original == "":
+        return text.replace("\n", "\n" + target)
+    first, *rest = text.split("\n")
+    moved = [target + line[len(original) :] if line.startswith(original) else line for line in rest]
+    return "\n".join([first, *moved])
+
+
+def expand_template(
+    template: Template,
+    text: str,
+    match_start: int,
+    captures: dict[str, tuple[int, int] | None],
+    newline: str,
+) -> str:
+    """Build the replacement for one match, exactly as the CLI would (plus SPEC §4 differences).
+
+    Args:
+        template: from :func:`parse_template`.
+        text: the whole file text (code points).
+        match_start: code-point index where the match starts.
+        captures: for each template variable name, its ``(start, end)``
+            code-point range in ``text``, or ``None`` when it captured nothing.
+        newline: the file's line ending; template line breaks become it.
+
+    Returns:
+        The replacement text.
+    """
+    fragments = template.fragments
+    if newline != "\n":
+        fragments = tuple(frag.replace("\n", newline) for frag in fragments)
+    parts = [fragments[0]]
+    for var, frag in zip(template.variables, fragments[1:], strict=True):
+        span = captures.get(var.name)
+        if span is not None:
+            start, end = span
+            value = text[start:end]
+            if "\n" in value:
+                value = reindent(value, indent_at(text, start), var.indent)
+            parts.append(value)
+        parts.append(frag)
+    expanded = "".join(parts)
+    return reindent(expanded, "", indent_at(text, match_start))

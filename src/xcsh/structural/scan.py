@@ -1,0 +1,282 @@
+"""Per-file work: read, pre-filter, parse, match, rewrite. Runs in worker processes.
+
+Everything here takes and returns picklable values, so the same function
+serves the in-process path (small scans) and the process pool (large ones).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ast_grep_py import Pos, SgNode, SgRoot
+
+from xcsh.fs import NotTextError, decode_text, detect_newline
+from xcsh.structural.pattern import CompiledPattern
+from xcsh.structural.results import (
+    Capture,
+    FileEdit,
+    Match,
+    Position,
+    Replacement,
+    SkippedFile,
+    Span,
+)
+from xcsh.structural.rewrite import Template, expand_template
+
+
+@dataclass(frozen=True, kw_only=True)
+class Query:
+    """What to do with each file.
+
+    Attributes:
+        patterns: one per pattern (search) or op (edit), all of one language.
+        templates: the rewrites of an edit, parallel to ``patterns``; empty for a search.
+        display: the CLI's language name.
+        skip_parse_errors: edits leave files whose tree has ERROR nodes alone (SPEC §4).
+    """
+
+    patterns: tuple[CompiledPattern, ...]
+    templates: tuple[Template, ...] = ()
+    display: str = ""
+    skip_parse_errors: bool = False
+
+    @property
+    def is_edit(self) -> bool:
+        """True for an edit preview."""
+        return bool(self.templates)
+
+
+@dataclass(kw_only=True)
+class Outcome:
+    """The result for one file (``None`` fields when not applicable)."""
+
+    matches: list[Match] = field(default_factory=list)
+    edit: FileEdit | None = None
+    skipped: SkippedFile | None = None
+    identical: int = 0
+    conflict: str | None = None
+
+
+class _Offsets:
+    """Code-point positions to UTF-8 byte offsets, cheap for ASCII files."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.ascii = text.isascii()
+        self._line_cp: list[int] = []
+        self._line_byte: list[int] = []
+
+    def byte(self, pos: Pos) -> int:
+        if self.ascii:
+            return pos.index
+        if not self._line_cp:
+            cp = byte = 0
+            for line in self.text.split("\n"):
+                self._line_cp.append(cp)
+                self._line_byte.append(byte)
+                cp += len(line) + 1
+                byte += len(line.encode("utf-8")) + 1
+        start = self._line_cp[pos.line]
+        return self._line_byte[pos.line] + len(self.text[start : pos.index].encode("utf-8"))
+
+    def span(self, node: SgNode) -> Span:
+        rng = node.range()
+        return Span(
+            start_byte=self.byte(rng.start),
+            end_byte=self.byte(rng.end),
+            start=Position(line=rng.start.line, column=rng.start.column),
+            end=Position(line=rng.end.line, column=rng.end.column),
+        )
+
+
+def _make_match(
+    node: SgNode,
+    text: str,
+    offsets: _Offsets,
+    pattern: CompiledPattern,
+    index: int,
+    path: Path,
+    file: str,
+    display: str,
+) -> Match:
+    rng = node.range()
+    start, end = rng.start.index, rng.end.index
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    if line_end < 0:
+        line_end = len(text)
+    single: dict[str, Capture] = {}
+    for name in pattern.single:
+        captured = node.get_match(name)
+        if captured is not None:
+            single[name] = Capture(text=captured.text(), span=offsets.span(captured))
+    multi = {
+        name: [
+            Capture(text=n.text(), span=offsets.span(n)) for n in node.get_multiple_matches(name)
+        ]
+        for name in pattern.multi
+    }
+    return Match(
+        path=path,
+        file=file,
+        language=display,
+        pattern_index=index,
+        text=text[start:end],
+        span=offsets.span(node),
+        lines=text[line_start:line_end],
+        leading=start - line_start,
+        trailing=line_end - end,
+        single=single,
+        multi=multi,
+    )
+
+
+def _captures(node: SgNode, template: Template) -> dict[str, tuple[int, int] | None]:
+    out: dict[str, tuple[int, int] | None] = {}
+    for var in template.variables:
+        if var.multi:
+            nodes = node.get_multiple_matches(var.name)
+            out[var.name] = (
+                (nodes[0].range().start.index, nodes[-1].range().end.index) if nodes else None
+            )
+        else:
+            captured = node.get_match(var.name)
+            out[var.name] = (
+                None
+                if captured is None
+                else (captured.range().start.index, captured.range().end.index)
+            )
+    return out
+
+
+def _has_error(root: SgNode) -> bool:
+    return root.find(kind="ERROR") is not None
+
+
+def scan_file(query: Query, path: Path, file: str) -> Outcome | None:
+    """Search or preview-edit one file.
+
+    Args:
+        query: patterns (and rewrites) to run.
+        path: absolute path to read.
+        file: the path as displayed.
+
+    Returns:
+        ``None`` when the file cannot match (pre-filter) or has no match;
+        otherwise its matches, its edit, or why it was skipped.
+    """
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return Outcome(skipped=SkippedFile(path=path, file=file, reason="unreadable"))
+    try:
+        body, bom = decode_text(raw, name=file)
+    except NotTextError as exc:
+        return Outcome(skipped=SkippedFile(path=path, file=file, reason=exc.reason))
+    active = [i for i, pat in enumerate(query.patterns) if all(tok in raw for tok in pat.tokens)]
+    if not active:
+        return None
+    text = "\ufeff" + body if bom else body  # offsets count the BOM, as the CLI's do
+    root = SgRoot(text, query.patterns[0].language).root()
+    offsets = _Offsets(text)
+    if not query.is_edit:
+        matches = [
+            _make_match(node, text, offsets, query.patterns[i], i, path, file, query.display)
+            for i in active
+            for node in root.find_all(**query.patterns[i].rule)
+        ]
+        if len(active) > 1:
+            matches.sort(key=lambda m: (m.span.start_byte, -m.span.end_byte, m.pattern_index))
+        return Outcome(matches=matches) if matches else None
+    return _edit(query, active, root, text, raw, offsets, path, file)
+
+
+def _edit(
+    query: Query,
+    active: list[int],
+    root: SgNode,
+    text: str,
+    raw: bytes,
+    offsets: _Offsets,
+    path: Path,
+    file: str,
+) -> Outcome | None:
+    newline = detect_newline(text)
+    kept: list[tuple[int, int, int, SgNode, str]] = []  # start, end, op, node, new text
+    nested = identical = 0
+    for i in active:
+        pattern, template = query.patterns[i], query.templates[i]
+        candidates = []
+        for node in root.find_all(**pattern.rule):
+            rng = node.range()
+            start, end = rng.start.index, rng.end.index
+            new = expand_template(template, text, start, _captures(node, template), newline)
+            candidates.append((start, end, i, node, new))
+        candidates.sort(key=lambda c: (c[0], -c[1]))
+        last_end = -1
+        for cand in candidates:
+            if cand[0] < last_end:  # inside an earlier match: the CLI skips it too
+                nested += 1
+                continue
+            last_end = cand[1]
+            if cand[4] == text[cand[0] : cand[1]]:
+                identical += 1  # S2: an identity rewrite is not a change
+                continue
+            kept.append(cand)
+    if not kept:
+        return Outcome(identical=identical) if identical else None
+    kept.sort(key=lambda c: (c[0], -c[1]))
+    for before, after in itertools.pairwise(kept):
+        if after[0] < before[1]:
+            line = after[3].range().start
+            return Outcome(
+                conflict=(
+                    f"{file}:{line.line + 1}:{line.column + 1}: op {after[2] + 1} (`"
+                    f"{query.patterns[after[2]].source}`) overlaps op {before[2] + 1} (`"
+                    f"{query.patterns[before[2]].source}`)"
+                )
+            )
+    if query.skip_parse_errors and _has_error(root):
+        return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
+    replacements = tuple(
+        Replacement(
+            match=_make_match(
+                node, text, offsets, query.patterns[op], op, path, file, query.display
+            ),
+            new_text=new,
+        )
+        for _, _, op, node, new in kept
+    )
+    return Outcome(
+        edit=FileEdit(
+            path=path,
+            file=file,
+            language=query.display,
+            old_sha256=hashlib.sha256(raw).hexdigest(),
+            old_bytes=raw,
+            new_bytes=splice(raw, replacements),
+            replacements=replacements,
+            nested_skipped=nested,
+        ),
+        identical=identical,
+    )
+
+
+def splice(raw: bytes, replacements: tuple[Replacement, ...]) -> bytes:
+    """Apply ``replacements`` (sorted, non-overlapping) to ``raw`` by byte offsets."""
+    parts: list[bytes] = []
+    cursor = 0
+    for rep in replacements:
+        parts.append(raw[cursor : rep.match.span.start_byte])
+        parts.append(rep.new_text.encode("utf-8"))
+        cursor = rep.match.span.end_byte
+    parts.append(raw[cursor:])
+    return b"".join(parts)
+
+
+def scan_chunk(query: Query, items: list[tuple[Path, str]]) -> list[Outcome | None]:
+    """:func:`scan_file` over several files (one task of the process pool)."""
+    return [scan_file(query, path, file) for path, file in items]

@@ -1,0 +1,326 @@
+"""The model-facing ``ast_grep`` and ``ast_edit`` tools (SPEC §4)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext
+from xcsh.pending import PendingAction, PendingActionStore
+from xcsh.structural.engine import EditOp, apply_preview, preview_edit, search
+from xcsh.structural.results import EditPreview, Match, SkippedFile
+
+Strictness = Literal["cst", "smart", "ast", "relaxed", "signature"]
+
+_GREP_DESCRIPTION = (
+    "Structural code search with ast-grep patterns (read-only). A pattern is code with "
+    "metavariables: $A matches one node, $$$A any number of nodes (arguments, statements), "
+    "$_ one node without capturing. Example: pat ['subprocess.Popen($$$A)'], lang 'python'. "
+    "If a pattern is only a fragment that does not parse alone (a Go call, a method), give "
+    "more context and select the node kind with sel, e.g. pat 'func t() { fmt.Println($$$A) }' "
+    "with sel 'call_expression'. Prints each match as path:line:col with captured "
+    "metavariables; use limit/offset to page."
+)
+_EDIT_DESCRIPTION = (
+    "Structural rewrite with ast-grep patterns. Each op {pat, out} replaces every match of pat "
+    "with out, where metavariables of pat ($A, $$$A) are substituted (empty out deletes the "
+    "match). Every call is only a preview: nothing changes on disk until you call resolve "
+    "with 'apply' (or 'discard'). Files with syntax errors, binary and non-UTF-8 files are "
+    "skipped and listed. Use sel to target a node kind inside a pattern that needs context."
+)
+
+
+class _ScopeParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    lang: str | None = Field(
+        default=None,
+        description="Language (python, javascript, typescript, tsx, go, rust, ...). "
+        "Inferred from file extensions when omitted.",
+    )
+    path: str | None = Field(
+        default=None,
+        description="File, folder or glob to search, relative to the working folder "
+        "(default: the working folder).",
+    )
+    glob: list[str] | str | None = Field(
+        default=None, description="Extra glob filter(s) such as '*.py' or 'src/**/*.ts'."
+    )
+    sel: str | None = Field(
+        default=None,
+        description="Node kind inside the pattern to match (for patterns that need context).",
+    )
+    strictness: Strictness = Field(
+        default="smart", description="ast-grep strictness level; 'smart' is the default."
+    )
+
+
+class AstGrepParams(_ScopeParams):
+    """Arguments of ``ast_grep`` (SPEC §4)."""
+
+    pat: list[str] = Field(min_length=1, description="One or more ast-grep patterns.")
+    limit: int = Field(default=50, gt=0, description="Maximum matches to show (default 50).")
+    offset: int = Field(default=0, ge=0, description="Matches to skip before showing (paging).")
+
+
+class AstEditOp(BaseModel):
+    """One rewrite of ``ast_edit``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pat: str = Field(min_length=1, description="ast-grep pattern to match.")
+    out: str = Field(description="Replacement; may use the pattern's metavariables. Empty deletes.")
+
+
+class AstEditParams(_ScopeParams):
+    """Arguments of ``ast_edit`` (SPEC §4)."""
+
+    ops: list[AstEditOp] = Field(min_length=1, description="Rewrites to apply, {pat, out} each.")
+    limit: int | None = Field(
+        default=None, gt=0, description="Maximum number of replacements (default: all)."
+    )
+
+
+def _globs(value: list[str] | str | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def edit_label(replacements: int, files: int) -> str:
+    """``AST Edit: <R> replacement(s) in <F> file(s)`` with English singular/plural."""
+    return f"AST Edit: {_plural(replacements, 'replacement')} in {_plural(files, 'file')}"
+
+
+def _indent_block(text: str, prefix: str, first: str = "") -> list[str]:
+    lines = text.split("\n")
+    return [first + lines[0]] + [prefix + line for line in lines[1:]]
+
+
+def _skipped_text(skipped: list[SkippedFile]) -> str | None:
+    if not skipped:
+        return None
+    shown = ", ".join(f"{s.file} ({s.reason})" for s in skipped[:20])
+    more = f" and {len(skipped) - 20} more" if len(skipped) > 20 else ""
+    return f"Skipped {_plural(len(skipped), 'file')}: {shown}{more}."
+
+
+def _format_match(match: Match) -> list[str]:
+    where = f"{match.file}:{match.span.start.line + 1}:{match.span.start.column + 1}"
+    lines = _indent_block(match.text, "    ", f"{where}: ")
+    for name, cap in match.single.items():
+        lines += _indent_block(cap.text, "      ", f"  ${name} = ")
+    raw = match.text.encode("utf-8")
+    for name, caps in match.multi.items():
+        text = ""
+        if caps:
+            first = caps[0].span.start_byte - match.span.start_byte
+            last = caps[-1].span.end_byte - match.span.start_byte
+            text = raw[first:last].decode("utf-8", errors="replace")
+        lines += _indent_block(text, "      ", f"  $$${name} = ")
+    return lines
+
+
+def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
+    """Build the read-only ``ast_grep`` tool for the workspace ``cwd`` (SPEC §4).
+
+    The text lists each match as ``path:line:col`` (1-based) with its text and
+    captured metavariables, then the total, a note when ``limit`` cut the list,
+    and the skipped files. ``details`` carries ``{"matches": [<CLI JSON objects>],
+    "total", "offset", "limit", "files_scanned", "skipped": [{file, reason}]}``.
+
+    Raises (from ``execute``):
+        ToolError: bad arguments (empty ``pat``, non-positive ``limit``,
+            unknown language, malformed pattern, path outside the workspace).
+    """
+
+    async def run(params: AstGrepParams, ctx: ToolCallContext) -> AgentToolResult:
+        result = await asyncio.to_thread(
+            search,
+            params.pat,
+            root=cwd,
+            path=params.path,
+            glob=_globs(params.glob),
+            lang=params.lang,
+            selector=params.sel,
+            strictness=params.strictness,
+            limit=params.limit,
+            offset=params.offset,
+        )
+        lines: list[str] = []
+        for match in result.matches:
+            lines += _format_match(match)
+        pats = ", ".join(f"`{p}`" for p in params.pat)
+        if result.total == 0:
+            lines.append(f"No matches for {pats} in {_plural(result.files_scanned, 'file')}.")
+        else:
+            lines.append(
+                f"{_plural(result.total, 'match')} in "
+                f"{_plural(result.files_with_matches, 'file')}.".replace("matchs", "matches")
+            )
+            shown_end = params.offset + len(result.matches)
+            if params.offset or shown_end < result.total:
+                if result.matches:
+                    lines.append(
+                        f"Showing matches {params.offset + 1}-{shown_end} of {result.total}"
+                        + (
+                            f"; call again with offset={shown_end} for more."
+                            if shown_end < result.total
+                            else "."
+                        )
+                    )
+                else:
+                    lines.append(f"No matches at offset {params.offset} (total {result.total}).")
+        skipped = _skipped_text(result.skipped)
+        if skipped:
+            lines.append(skipped)
+        details = {
+            "matches": [m.to_cli_json() for m in result.matches],
+            "total": result.total,
+            "offset": params.offset,
+            "limit": params.limit,
+            "files_scanned": result.files_scanned,
+            "skipped": [{"file": s.file, "reason": s.reason} for s in result.skipped],
+        }
+        return AgentToolResult(content=[TextContent("\n".join(lines))], details=details)
+
+    return AgentTool(
+        name="ast_grep",
+        label="AST Grep",
+        description=_GREP_DESCRIPTION,
+        parameters=AstGrepParams,
+        run=run,
+        read_only=True,
+    )
+
+
+def _preview_text(preview: EditPreview) -> list[str]:
+    lines: list[str] = []
+    for edit in preview.files:
+        lines.append(f"{edit.file}: {_plural(len(edit.replacements), 'replacement')}")
+        for rep in edit.replacements:
+            pos = f"{rep.match.span.start.line + 1}:{rep.match.span.start.column + 1}"
+            lines += _indent_block(rep.old_text, "    ", f"  -{pos} ")
+            lines += _indent_block(rep.new_text, "    ", f"  +{pos} ")
+    return lines
+
+
+def _notes(preview: EditPreview) -> list[str]:
+    notes: list[str] = []
+    if preview.nested_skipped:
+        notes.append(
+            f"{_plural(preview.nested_skipped, 'nested match')} inside other matches "
+            "will not be rewritten (only the outermost match is); preview again after "
+            "applying to rewrite them.".replace("matchs", "matches")
+        )
+    if preview.identical:
+        notes.append(
+            f"{_plural(preview.identical, 'match')} already read as the rewrite "
+            "(no change).".replace("matchs", "matches")
+        )
+    if preview.limit_reached:
+        notes.append("The limit was reached; more matches may remain.")
+    skipped = _skipped_text(preview.skipped)
+    if skipped:
+        notes.append(skipped)
+    return notes
+
+
+def create_ast_edit_tool(cwd: str, store: PendingActionStore) -> AgentTool[AstEditParams]:
+    """Build the ``ast_edit`` tool: every call previews; ``resolve`` applies (SPEC §4).
+
+    With at least one replacement the call pushes a :class:`PendingAction`
+    labelled ``AST Edit: <R> replacement(s) in <F> file(s)``,
+    ``source_tool_name="ast_edit"``, without ``reject``, whose ``details`` are
+    ``{"arguments", "label", "total", "files": [{file, replacements, diff}],
+    "diff", "skipped"}`` (the arguments let a resumed session preview again).
+    Its ``apply(reason)`` writes exactly the previewed bytes via
+    :func:`~xcsh.structural.engine.apply_preview` and raises
+    :class:`ToolError` if a file changed since the preview.
+
+    Zero replacements: the text is ``No replacements made`` (plus notes) and
+    nothing is pushed. Overlapping ops fail the call with a ToolError naming them.
+    """
+
+    async def run(params: AstEditParams, ctx: ToolCallContext) -> AgentToolResult:
+        preview = await asyncio.to_thread(
+            preview_edit,
+            [EditOp(pat=op.pat, out=op.out) for op in params.ops],
+            root=cwd,
+            path=params.path,
+            glob=_globs(params.glob),
+            lang=params.lang,
+            selector=params.sel,
+            strictness=params.strictness,
+            limit=params.limit,
+        )
+        notes = _notes(preview)
+        skipped = [{"file": s.file, "reason": s.reason} for s in preview.skipped]
+        if preview.total == 0:
+            text = "\n".join(["No replacements made", *notes])
+            return AgentToolResult(
+                content=[TextContent(text)],
+                details={"total": 0, "files": [], "diff": "", "skipped": skipped},
+            )
+        label = edit_label(preview.total, len(preview.files))
+        diffs = [f.diff() for f in preview.files]
+        files = [
+            {"file": f.file, "replacements": len(f.replacements), "diff": diff}
+            for f, diff in zip(preview.files, diffs, strict=True)
+        ]
+        details: dict[str, Any] = {
+            "arguments": params.model_dump(),
+            "label": label,
+            "total": preview.total,
+            "files": files,
+            "diff": "".join(diffs),
+            "skipped": skipped,
+        }
+        lines = _preview_text(preview)
+        lines.append(
+            f"Total: {_plural(preview.total, 'replacement')} in "
+            f"{_plural(len(preview.files), 'file')}."
+        )
+        lines += notes
+        lines.append("This is a preview: nothing has changed yet.")
+
+        def apply(reason: str) -> AgentToolResult:
+            applied = apply_preview(preview)
+            return AgentToolResult(
+                content=[
+                    TextContent(
+                        f"Applied {_plural(applied.replacements, 'replacement')} in "
+                        f"{_plural(len(applied.files), 'file')}: {', '.join(applied.files)}."
+                    )
+                ],
+                details={"files": list(applied.files), "total": applied.replacements},
+            )
+
+        store.push(
+            PendingAction(label=label, source_tool_name="ast_edit", apply=apply, details=details)
+        )
+        return AgentToolResult(content=[TextContent("\n".join(lines))], details=details)
+
+    return AgentTool(
+        name="ast_edit",
+        label="AST Edit",
+        description=_EDIT_DESCRIPTION,
+        parameters=AstEditParams,
+        run=run,
+    )
+
+
+__all__ = [
+    "AstEditOp",
+    "AstEditParams",
+    "AstGrepParams",
+    "create_ast_edit_tool",
+    "create_ast_grep_tool",
+    "edit_label",
+]
