@@ -31,3 +31,7 @@ demo: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+
+.PHONY: bench-loop
+bench-loop: $(STAMP)
+	$(BIN)/python bench/loop_bench.py

@@ -32,6 +32,7 @@ from xcsh.agent import (
 )
 from xcsh.core import AgentTool, UsageError
 from xcsh.pending import PendingActionStore
+from xcsh.plugins import LoadError, aload_custom_tools
 from xcsh.providers import Provider
 from xcsh.providers.config import create_provider, resolve_provider_settings
 from xcsh.tools.registry import create_builtin_tools
@@ -117,11 +118,14 @@ class OpenedSession:
         session: the session.
         path: its JSONL file.
         resumed: for a resumed session, what happened to its pending actions.
+        load_errors: custom tools that failed to load, or a notice that an
+            untrusted project's tools were skipped (SPEC §5); show them to the user.
     """
 
     session: AgentSession
     path: Path
     resumed: ResumeReport | None
+    load_errors: list[LoadError]
 
 
 async def open_session(
@@ -129,9 +133,13 @@ async def open_session(
 ) -> OpenedSession:
     """Build the provider, the tools and a new or resumed session.
 
+    The session offers the built-in tools, then the custom tools found for
+    ``cwd`` (user folder, entry points, and the project folder when it is
+    trusted or ``trust_project`` is set; SPEC §5).
+
     Args:
         options: the front end's choices.
-        tools: builds the tools for ``(cwd, store)``; the built-in registry by default.
+        tools: builds the built-in tools for ``(cwd, store)``; the registry by default.
 
     Raises:
         UsageError: bad settings, no provider configured, an unknown session
@@ -153,7 +161,10 @@ async def open_session(
     path = _resume_path(home, cwd, options)
     saved = load_session(path) if path is not None else None
     store = PendingActionStore()
-    session_tools = tools(cwd, store)
+    custom = await aload_custom_tools(
+        cwd, store=store, home=home, trust_project=options.trust_project
+    )
+    session_tools = [*tools(cwd, store), *custom.tools]
     if path is None:
         session_id = new_session_id()
         path = sessions_dir(home) / f"{session_id}.jsonl"
@@ -177,7 +188,7 @@ async def open_session(
         max_forced_turns=max_forced,
     )
     report = await session.restore_pending(saved.pending) if saved else None
-    return OpenedSession(session=session, path=path, resumed=report)
+    return OpenedSession(session=session, path=path, resumed=report, load_errors=custom.errors)
 
 
 def _resume_path(home: Path, cwd: Path, options: AppOptions) -> Path | None:

@@ -89,13 +89,17 @@ async def run(ctx: LoopContext) -> RunEnd:
         asyncio.CancelledError: the run was cancelled; the history is consistent.
     """
     ctx.steering.start_run()
+    repaired, changes = repair_tool_pairs(ctx.history)  # a resumed or interrupted history (R3)
+    if changes:
+        ctx.history[:] = repaired
     start = len(ctx.history)
+    specs = [_spec(t) for t in ctx.tools.values()]
     turn = 0
     while True:
         turn += 1
         forced = ctx.steering.forced()
         try:
-            message = await query(ctx, turn, forced)
+            message = await query(ctx, turn, forced, specs)
         except ProviderError as exc:
             ctx.emit(AgentError(message=str(exc), kind="provider"))
             return _end(ctx, "error", start, str(exc))
@@ -112,21 +116,20 @@ async def run(ctx: LoopContext) -> RunEnd:
             ctx.steering.remind()  # forced, yet the model called nothing: ask again
 
 
-async def query(ctx: LoopContext, turn: int, forced: bool) -> AssistantMessage:
-    """One model request: repair, reminders, tool choice from the store, stream.
+async def query(
+    ctx: LoopContext, turn: int, forced: bool, specs: list[ToolSpec]
+) -> AssistantMessage:
+    """One model request: reminders, tool choice from the store, then stream the answer.
 
     Raises:
         ProviderError: the provider failed, or answered with an error.
     """
-    repaired, changes = repair_tool_pairs(ctx.history)
-    if changes:
-        ctx.history[:] = repaired
     for reminder in ctx.steering.take_reminders():
         ctx.append(reminder)
     request = ModelRequest(
         system=ctx.system_prompt,
         messages=list(ctx.history),
-        tools=[_spec(t) for t in ctx.tools.values()],
+        tools=specs,
         tool_choice=ctx.steering.tool_choice(),
         thinking=ctx.thinking,
         max_tokens=ctx.max_tokens,

@@ -31,7 +31,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from xcsh.core import (
     AssistantMessage,
@@ -145,7 +145,7 @@ _USAGE_FIELDS = {f.name for f in dataclasses.fields(Usage)}
 
 
 class SessionRecorder:
-    """Appends records to one session file; each write is one flushed line.
+    """Appends records to one session file; each record is one line, flushed as written.
 
     Args:
         path: the ``.jsonl`` file (its folder is created).
@@ -155,6 +155,7 @@ class SessionRecorder:
 
     def __init__(self, path: Path, *, header: Mapping[str, Any] | None = None) -> None:
         self.path = path
+        self._fh: TextIO | None = None
         path.parent.mkdir(parents=True, exist_ok=True)
         if header is not None:
             created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -163,8 +164,15 @@ class SessionRecorder:
     def write(self, record: Mapping[str, Any]) -> None:
         """Append one record as a JSON line (values JSON cannot hold become strings)."""
         line = json.dumps(record, ensure_ascii=False, default=str)
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
+        if self._fh is None or self._fh.closed:
+            self._fh = self.path.open("a", encoding="utf-8", buffering=1)  # line-buffered
+        self._fh.write(line + "\n")
+
+    def close(self) -> None:
+        """Close the file (a later write reopens it)."""
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
 
     def message(self, message: Message) -> None:
         """Record a history message."""

@@ -427,8 +427,10 @@ class AgentSession:
         return report
 
     def close(self) -> None:
-        """Stop listening to the store (the session must not be used afterwards)."""
+        """Stop listening to the store and close the session file (the session is done)."""
         self._steering.close()
+        if self.recorder is not None:
+            self.recorder.close()
         if self._unsubscribe_store is not None:
             self._unsubscribe_store()
             self._unsubscribe_store = None

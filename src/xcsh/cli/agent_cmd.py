@@ -3,7 +3,8 @@
 ``xcsh -p "TASK"`` (print mode) runs one task to completion. In ``--mode
 text`` the final answer goes to stdout and progress (tool calls, previews,
 resolutions, SPEC §6) to stderr; in ``--mode json`` stdout carries one JSON
-object per line: first ``{"type": "session", "id", "path", "resumed"}``, then
+object per line: first ``{"type": "session", "id", "path", "resumed",
+"load_errors"}``, then
 every agent event (:func:`xcsh.agent.event_to_dict`), ending with
 ``run_end``. Exit codes: 0 done, 1 the run failed or stopped at the
 forced-turn cap, 2 bad usage, 130 cancelled (Ctrl-C).
@@ -138,10 +139,15 @@ async def run_print(
             "resumed": None
             if report is None
             else {"repreviewed": report.repreviewed, "dropped": report.dropped},
+            "load_errors": [e.to_dict() for e in opened.load_errors],
         }
         print(json.dumps(header, ensure_ascii=False), file=out, flush=True)
         session.subscribe(JsonPrinter(out))
     else:
+        for problem in opened.load_errors:
+            style = "yellow" if problem.kind == "untrusted" else "red"
+            text = f"custom tools: {problem.path}: {problem.error}"
+            err_console.print(text, style=style, markup=False)
         if report is not None:
             for label in report.repreviewed:
                 err_console.print(f"resumed: re-previewed {label}", style="dim", markup=False)

@@ -40,6 +40,7 @@ from typing import Any
 from xcsh.core import (
     AssistantMessage,
     ForcedTool,
+    Message,
     ModelRequest,
     ProviderError,
     StopReason,
@@ -135,6 +136,8 @@ class ScriptedProvider:
 
     Args:
         steps_path: the JSON steps file (see the module docstring).
+        log_requests: append each request to :attr:`requests_path` (default);
+            False skips the log, whose cost grows with the history (benchmarks).
 
     Attributes:
         name: ``"scripted"``.
@@ -149,27 +152,46 @@ class ScriptedProvider:
 
     supports_forced_tool_choice = True
 
-    def __init__(self, steps_path: Path | str) -> None:
+    def __init__(self, steps_path: Path | str, *, log_requests: bool = True) -> None:
         self.steps_path = Path(steps_path)
         self.steps = load_steps(self.steps_path)
         self.name = "scripted"
         self.model = str(self.steps_path)
         self.requests_path = requests_log_path(self.steps_path)
         self.position = 0
+        self.log_requests = log_requests
         self._requests = 0
+        self._sent: list[tuple[Message, str]] = []  # the last request's messages, serialised
         self._id_prefix = secrets.token_hex(3)
+
+    def _serialise(self, messages: list[Message]) -> list[str]:
+        # The history only grows between requests: reuse the shared prefix.
+        reused = 0
+        for (old, _), new in zip(self._sent, messages, strict=False):
+            if old is not new:
+                break
+            reused += 1
+        fresh = [
+            (m, json.dumps(dataclasses.asdict(m), ensure_ascii=False, default=str))
+            for m in messages[reused:]
+        ]
+        self._sent = self._sent[:reused] + fresh
+        return [text for _, text in self._sent]
 
     def _log(self, request: ModelRequest) -> None:
         self._requests += 1
-        record = {
-            "index": self._requests,
-            "system": request.system,
-            "messages": [dataclasses.asdict(m) for m in request.messages],
+        head = {"index": self._requests, "system": request.system}
+        tail = {
             "tools": [t.name for t in request.tools],
             "tool_choice": tool_choice_to_json(request.tool_choice),
             "thinking": request.thinking,
         }
-        line = json.dumps(record, ensure_ascii=False, default=str)
+        messages = ", ".join(self._serialise(request.messages))
+        line = (
+            json.dumps(head, ensure_ascii=False)[:-1]
+            + f', "messages": [{messages}], '
+            + json.dumps(tail, ensure_ascii=False, default=str)[1:]
+        )
         with self.requests_path.open("a", encoding="utf-8") as fh:
             fh.write(line + "\n")
 
@@ -181,7 +203,8 @@ class ScriptedProvider:
         Raises:
             ProviderError: the step is ``{"error": ...}``.
         """
-        self._log(request)
+        if self.log_requests:
+            self._log(request)
         step = self.steps[self.position] if self.position < len(self.steps) else None
         self.position += 1
         await asyncio.sleep(0)  # a real await point, so cancellation behaves as with a network

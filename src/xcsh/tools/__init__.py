@@ -10,6 +10,16 @@ import importlib
 from typing import Any
 
 from xcsh.pending import create_resolve_tool
+from xcsh.tools.coding import (
+    create_bash_tool,
+    create_coding_tools,
+    create_edit_tool,
+    create_find_tool,
+    create_grep_tool,
+    create_ls_tool,
+    create_read_tool,
+    create_write_tool,
+)
 
 _STRUCTURAL = {"create_ast_grep_tool", "create_ast_edit_tool"}
 
@@ -21,4 +31,16 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'xcsh.tools' has no attribute {name!r}")
 
 
-__all__ = ["create_ast_edit_tool", "create_ast_grep_tool", "create_resolve_tool"]
+__all__ = [
+    "create_ast_edit_tool",
+    "create_ast_grep_tool",
+    "create_bash_tool",
+    "create_coding_tools",
+    "create_edit_tool",
+    "create_find_tool",
+    "create_grep_tool",
+    "create_ls_tool",
+    "create_read_tool",
+    "create_resolve_tool",
+    "create_write_tool",
+]

@@ -304,7 +304,7 @@ async def _kill_group(proc: asyncio.subprocess.Process, grace: float) -> None:
 
 
 def _result(command: str, timeout: float, outcome: _Outcome, output: _Output) -> AgentToolResult:
-    body = output.render() if output.total else "(no output)"
+    body = output.render().rstrip("\n") if output.total else "(no output)"
     details = {
         "command": command,
         "exit_code": outcome.returncode,

@@ -60,7 +60,8 @@ def create_find_tool(
             found.append((sort_key(relative), path))
         found.sort()
         if not found:
-            text = f"No files match {params.pattern!r} under {shown}."
+            where = "the workspace" if shown == "." else shown
+            text = f"No files match {params.pattern!r} in {where}."
         else:
             lines = [policy.display(path) for _, path in found[: params.limit]]
             if len(found) > params.limit:

@@ -24,8 +24,10 @@ import asyncio
 import base64
 import contextlib
 import json
+import os
 import re
 import shutil
+import signal
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -259,7 +261,7 @@ async def _search_rg(
     base = start if start.is_dir() else start.parent
     target = "." if start.is_dir() else start.name
     args = [
-        rg, "--json", "--no-config", "--no-require-git", "--no-ignore-global", "--hidden",
+        rg, "--json", "--no-config", "--crlf", "--no-require-git", "--no-ignore-global", "--hidden",
         "--glob", "!.*/", "--glob", "!node_modules/", "--sort", "path",
     ]  # fmt: skip
     if params.ignore_case:
@@ -283,7 +285,15 @@ async def _search_rg(
     )
     assert proc.stdout is not None and proc.stderr is not None
     stderr_task = asyncio.ensure_future(proc.stderr.read())
+
+    async def stop_on_cancel() -> None:
+        await ctx.cancel.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGKILL)
+
+    canceller = asyncio.ensure_future(stop_on_cancel())
     stopped = False
+    drained = False
     try:
         while line := await proc.stdout.readline():
             if ctx.cancel.is_set():
@@ -304,10 +314,16 @@ async def _search_rg(
             ):
                 stopped = True
                 break
+        else:
+            drained = True
     finally:
-        if proc.returncode is None:
+        canceller.cancel()
+        if not drained:
+            # os.kill, not proc.kill: Popen.send_signal polls first and may reap the
+            # child behind asyncio's back, which then reports exit status 255.
+            # The pid stays ours (a zombie at worst) until asyncio reaps it.
             with contextlib.suppress(ProcessLookupError):
-                proc.kill()
+                os.kill(proc.pid, signal.SIGKILL)
         await proc.wait()
         stderr = (await stderr_task).decode("utf-8", errors="replace").strip()
     if not stopped and proc.returncode == 2:
@@ -326,7 +342,8 @@ async def _search_rg(
 
 def _format(collector: _Collector, base: Path, policy: PathPolicy, params: GrepParams) -> str:
     if not collector.files:
-        where = policy.display(base) if params.path in (".", "") else params.path
+        shown = policy.display(base) if params.path in (".", "") else params.path
+        where = "the workspace" if shown == "." else shown
         glob = f" (files matching {params.glob!r})" if params.glob else ""
         return f"No matches for {params.pattern!r} in {where}{glob}."
     out: list[str] = []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import difflib
-import itertools
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -92,6 +91,8 @@ def create_read_tool(
         path = policy.resolve(params.path)
         shown = policy.display(path)
         _check_readable_file(path, shown)
+        if not path.is_file():
+            raise ToolError(f"{shown} is not a regular file (a device, socket or pipe); not read.")
         try:
             size = path.stat().st_size
             with path.open("rb") as handle:
@@ -113,7 +114,10 @@ def create_read_tool(
                 f"{shown} is {human_size(size)}, too large to read at once. Read a part with "
                 "offset and limit (e.g. offset=1, limit=200), or search it with grep."
             )
-        return _read_text(path, shown, params.offset or 1, params.limit)
+        try:
+            return _read_text(path, shown, params.offset or 1, params.limit)
+        except OSError as exc:
+            raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}.") from exc
 
     return AgentTool(
         name="read",
@@ -163,13 +167,15 @@ def _read_image(path: Path, shown: str, mime: str, size: int) -> AgentToolResult
 def _read_text(path: Path, shown: str, offset: int, limit: int | None) -> AgentToolResult:
     wanted = limit if limit is not None else DEFAULT_LIMIT
     lines: list[str] = []
-    total = offset - 1
+    total = 0
     note_utf8 = False
     stopped_early = False
     with path.open("rb") as handle:
         raw_lines: Iterable[bytes] = handle
-        for number, raw in enumerate(itertools.islice(raw_lines, offset - 1, None), start=offset):
+        for number, raw in enumerate(raw_lines, start=1):
             total = number
+            if number < offset:
+                continue
             if len(lines) < wanted:
                 if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                     raw = raw[3:]
