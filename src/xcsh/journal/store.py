@@ -20,6 +20,7 @@ Undo restores the ``before`` bytes only if every file still holds exactly the
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import time
@@ -230,9 +231,8 @@ class Journal:
             want = root.resolve()
             candidates = [e for e in candidates if e.root == want]
         if not candidates:
-            raise NothingToUndo("Nothing to undo: no applied change is recorded" + (
-                f" for {root}." if root is not None else "."
-            ))
+            where = f" for {root}" if root is not None else ""
+            raise NothingToUndo(f"Nothing to undo: no applied change is recorded{where}.")
         entry = candidates[-1]
         changed = []
         for change in entry.files:
@@ -255,10 +255,8 @@ class Journal:
                 _put(entry.root / change.path, change.before)
             except OSError as exc:
                 for back in reversed(done):
-                    try:
+                    with contextlib.suppress(OSError):
                         _put(entry.root / back.path, back.after)
-                    except OSError:
-                        pass
                 raise UndoError(
                     f"Cannot undo '{entry.label}': writing {change.path} failed ({exc}); "
                     "the files already restored were put back as applied."
@@ -327,7 +325,9 @@ def _load(path: Path) -> JournalEntry | None:
             created=str(data.get("created", "")),
             undone=bool(data.get("undone", False)),
             files=tuple(
-                FileChange(path=str(f["path"]), before=_unb64(f["before"]), after=_unb64(f["after"]))
+                FileChange(
+                    path=str(f["path"]), before=_unb64(f["before"]), after=_unb64(f["after"])
+                )
                 for f in data["files"]
             ),
         )
