@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -171,7 +172,11 @@ class InteractiveApp:
     def _disarm(self, _buffer: Any) -> None:
         self._armed = False
 
-    async def _open(self) -> None:
+    async def open(self) -> None:
+        """Open the session (provider, tools, resume); :meth:`run` starts it in the background.
+
+        A failure is kept in :attr:`error` and closes the prompt.
+        """
         from xcsh.app import AppOptions, open_session
 
         options = self.options
@@ -198,7 +203,10 @@ class InteractiveApp:
             return
         self._attach(opened)
         if self._prompt is not None and self._prompt.app.is_running:
+            await run_in_terminal(lambda: self._greet(opened))
             self._prompt.app.invalidate()
+        else:
+            self._greet(opened)
 
     def _attach(self, opened: OpenedSession) -> None:
         from xcsh.journal import Journal, journal_action, record_applies, session_journal_dir
@@ -239,13 +247,9 @@ class InteractiveApp:
         self.console.print(
             Text(f"xcsh in {self.options.cwd}  (/help for commands, Ctrl-D to leave)", style="dim")
         )
-        self._opening = asyncio.create_task(self._open())
-        greeted = False
+        self._opening = asyncio.create_task(self.open())
         try:
             while True:
-                if not greeted and self.opened is not None:
-                    self._greet(self.opened)
-                    greeted = True
                 try:
                     text = await self._prompt.prompt_async(self._prompt_text())
                 except KeyboardInterrupt:

@@ -69,8 +69,10 @@ def tokens(count: int) -> str:
     return f"{count / 1_000_000:.1f}M"
 
 
-def short_model(provider: str, model: str, width: int = 40) -> str:
-    """``provider:model``, the model cut from the left to ``width`` characters."""
+def short_model(provider: str, model: str, width: int = 32) -> str:
+    """``provider:model``; a file path (the scripted model) by its name; cut to ``width``."""
+    if "/" in model and model.endswith(".json"):
+        model = model.rsplit("/", 1)[-1]
     if len(model) > width:
         model = "..." + model[-(width - 3) :]
     return f"{provider}:{model}" if provider else model
@@ -87,15 +89,16 @@ def status_line(
 ) -> str:
     """The whole status line.
 
-    Example: ``anthropic:claude-sonnet-4-5 · 12.3k in / 800 out · $0.0421 · 1 pending · top:
-    AST Edit: 1 replacement in 1 file``; ``state`` (``"running"``) is appended when given.
+    The pending stack comes first, so a narrow terminal never cuts it off. Example:
+    ``1 pending · top: AST Edit: 1 replacement in 1 file · anthropic:claude-sonnet-4-5 ·
+    12.3k in / 800 out · $0.0421``; ``state`` is appended when given.
     """
     sep = separator(unicode)
     parts = [
+        pending_text(pending, top_label, unicode=unicode),
         model,
         f"{tokens(usage.input_tokens)} in / {tokens(usage.output_tokens)} out",
         f"${usage.cost_usd:.4f}",
-        pending_text(pending, top_label, unicode=unicode),
     ]
     if state:
         parts.append(state)
