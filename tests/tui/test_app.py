@@ -1,4 +1,4 @@
-"""The interactive session driven in-process: the real session, tools and files; a scripted model."""
+"""The interactive session in-process: real session, tools and files; a scripted model."""
 
 from __future__ import annotations
 
