@@ -102,7 +102,9 @@ def test_approve_ask_answered_no(term: TmuxXcsh, project: Path, xcsh_home: Path)
     env = {"XCSH_HOME": str(xcsh_home)}
     term.start(project, env, "--approve", "ask", "--provider", "scripted", "--model", str(script))
     term.wait_for("no pending")
-    term.type("use log instead of print")
+    term.type("use log", enter=False)
+    term.keys("M-Enter")  # Alt+Enter: a new line, not a submit
+    term.type("instead of print")
     screen = term.wait_for(
         "Apply AST Edit: 1 replacement in 1 file? (model's reason: renamed) [y / n REASON]"
     )
@@ -113,7 +115,9 @@ def test_approve_ask_answered_no(term: TmuxXcsh, project: Path, xcsh_home: Path)
     )
     term.save("05-approve-ask-declined", screen)
     assert (project / "greet.py").read_text() == ORIGINAL
-    results = [m for m in requests(script)[-1]["messages"] if m["role"] == "tool_result"]
+    sent = requests(script)
+    assert sent[0]["messages"][0]["content"][0]["text"] == "use log\ninstead of print"
+    results = [m for m in sent[-1]["messages"] if m["role"] == "tool_result"]
     refusal = results[-1]
     assert refusal["tool_name"] == "resolve" and not refusal["is_error"]
     assert (
@@ -148,7 +152,10 @@ def test_ctrl_c_during_a_slow_tool_then_continue(
 
     second = steps(project.parent, "resume", [{"text": "Picked up where we left off."}])
     term.start(project, env, "--continue", "--provider", "scripted", "--model", str(second))
-    term.wait_for(f"Resumed session {saved.id}", "no pending")
+    term.wait_for(f"Resumed session {saved.id}", "you: run the slow thing", "no pending")
+    term.keys("Up")  # the prompt history survives across sessions
+    term.wait_for("> run the slow thing")
+    term.keys("C-c")  # clears the line
     term.type("go on")
     screen = term.wait_for("Picked up where we left off.")
     term.save("07-continue", screen)
@@ -176,3 +183,13 @@ def test_plain_ascii_without_colour(term: TmuxXcsh, project: Path, xcsh_home: Pa
     coloured = term.tmux("capture-pane", "-p", "-e")
     assert colours(coloured) == set()
     term.save("08-plain-ascii", screen)
+
+
+def test_a_session_that_cannot_open_says_why(
+    term: TmuxXcsh, project: Path, xcsh_home: Path
+) -> None:
+    script = steps(project.parent, "none", [])
+    env = {"XCSH_HOME": str(xcsh_home)}
+    term.start(project, env, "--continue", "--provider", "scripted", "--model", str(script))
+    screen = term.wait_for("[xcsh exited 2]")
+    assert "xcsh: no saved session for" in screen

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import signal
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -232,6 +234,8 @@ class InteractiveApp:
         if opened.resumed is not None:
             shown = sum(1 for m in session.messages if not getattr(m, "hidden", False))
             self.console.print(Text(f"Resumed session {session.id} ({shown} messages).", style=dim))
+            for line in recap(session.messages):
+                self.console.print(Text(line, style=dim))
             for label in opened.resumed.repreviewed:
                 self.console.print(Text(f"re-previewed: {label}", style=dim))
             for label in opened.resumed.dropped:
@@ -300,7 +304,8 @@ class InteractiveApp:
         self._running = True
         loop.add_signal_handler(signal.SIGINT, self._on_sigint)
         try:
-            await session.prompt(text)
+            with _quiet_terminal():
+                await session.prompt(text)
         except XcshError as exc:
             self.console.print(Text(f"xcsh: {exc}", style="bold red"))
         finally:
@@ -421,6 +426,49 @@ class InteractiveApp:
             self.console.print(Text(str(exc), style="red"))
             return
         self.console.print(Text(outcome.message, style="green"))
+
+
+def recap(messages: list[Any], count: int = 4) -> list[str]:
+    """The last ``count`` visible turns of a resumed history, one short line each."""
+    from xcsh.core import AssistantMessage, ToolResultMessage, UserMessage
+
+    lines: list[str] = []
+    for message in messages:
+        if isinstance(message, UserMessage) and not message.hidden:
+            lines.append(f"  you: {message.text}")
+        elif isinstance(message, AssistantMessage):
+            calls = ", ".join(c.name for c in message.tool_calls)
+            text = message.text or (f"(called {calls})" if calls else "")
+            if text:
+                lines.append(f"  model: {text}")
+        elif isinstance(message, ToolResultMessage) and message.is_error:
+            lines.append(f"  {message.tool_name}: failed or cancelled")
+    shown = [line if len(line) <= 100 else line[:97] + "..." for line in lines[-count:]]
+    return [line.splitlines()[0] if line else line for line in shown]
+
+
+@contextlib.contextmanager
+def _quiet_terminal() -> Iterator[None]:
+    """While the model runs: no echo of typed keys or of ``^C`` over the output.
+
+    Keys typed meanwhile stay buffered and show up in the next prompt.
+    """
+    try:
+        import termios
+
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd)
+    except (ImportError, OSError, ValueError, io.UnsupportedOperation):
+        yield
+        return
+    quiet = list(saved)
+    quiet[3] &= ~(termios.ECHO | termios.ECHOCTL)
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            termios.tcsetattr(fd, termios.TCSANOW, saved)
 
 
 def _warm_provider(flags: dict[str, Any], home: Path) -> None:
