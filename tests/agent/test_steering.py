@@ -101,6 +101,10 @@ async def test_two_previews_one_turn_resolved_lifo(make_harness: MakeHarness) ->
     assert not (h.root / "first.txt").exists()
     assert [r.label for r in h.of_type(Resolved)] == ["Write: second.txt", "Write: first.txt"]
     assert h.choices() == ["auto", RESOLVE, RESOLVE, "auto"]
+    # forced exactly while something was pending when the request went out
+    pending = [e.pending for e in h.of_type(TurnStart)]
+    assert pending == [0, 2, 1, 0]
+    assert [c == RESOLVE for c in h.choices()] == [p > 0 for p in pending]
 
 
 async def test_model_ignoring_forced_choice_is_gated(make_harness: MakeHarness) -> None:

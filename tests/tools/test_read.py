@@ -40,7 +40,7 @@ async def test_offset_and_limit(ws: Path, tools: Tools) -> None:
     result = await tools("read", path="n.txt", offset=10, limit=3)
     lines = result.text.splitlines()
     assert lines[:3] == ["    10\tline 10", "    11\tline 11", "    12\tline 12"]
-    assert "Use offset=13 to continue" in result.text
+    assert lines[-1] == "[Showing lines 10-12 of 100. Use offset=13 to continue.]"
     tail = await tools("read", path="n.txt", offset=99)
     assert tail.text == "    99\tline 99\n   100\tline 100"
     with pytest.raises(ToolError, match=r"offset 200 is past the end of n.txt \(100 lines\)"):
@@ -100,6 +100,7 @@ async def test_huge_file_refused_whole_but_readable_in_parts(
     assert "offset and limit" in str(info.value) and "grep" in str(info.value)
     part = await tools("read", path="log.txt", offset=250, limit=2)
     assert part.text.splitlines()[:2] == ["   250\tentry 250", "   251\tentry 251"]
+    assert part.text.splitlines()[-1] == "[Showing lines 250-251. Use offset=252 to continue.]"
 
 
 async def test_missing_file_suggests_close_names(ws: Path, tools: Tools) -> None:
@@ -118,3 +119,13 @@ async def test_empty_and_latin1(ws: Path, tools: Tools) -> None:
     (ws / "latin.txt").write_bytes(b"caf\xe9\n")
     result = await tools("read", path="latin.txt")
     assert "caf\ufffd" in result.text and "Not valid UTF-8" in result.text
+
+
+async def test_oversized_image_refused(
+    ws: Path, tools: Tools, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(read_module, "MAX_IMAGE_BYTES", 10)
+    (ws / "big.png").write_bytes(tiny_png())
+    expected = r"big.png is an image \(image/png\) of \d+ bytes, above the 10 bytes"
+    with pytest.raises(ToolError, match=expected):
+        await tools("read", path="big.png")

@@ -79,6 +79,8 @@ async def test_grep_options(ws: Path, backend: str) -> None:
     assert braces.splitlines()[0] == "src/web/app.ts:1: export function main() {}"
     literal = await grep(ws, backend, pattern="os.getcwd()", literal=True)
     assert literal.splitlines()[0] == "app.py:4:     return os.getcwd()"
+    none = await grep(ws, backend, pattern="absent", path="./src/lib.py")
+    assert none == "No matches for 'absent' in src/lib.py."
     one_file = await grep(ws, backend, pattern="main", path="debug.log")
     assert one_file.splitlines()[0] == "debug.log:1: main crashed"  # named files are searched
 
@@ -172,3 +174,31 @@ async def test_grep_cancelled(ws: Path, backend: str) -> None:
     tool = create_grep_tool(ws, backend=backend)  # type: ignore[arg-type]
     with pytest.raises(ToolError, match=r"^Search cancelled\.$"):
         await tool.execute("c", {"pattern": "main"}, cancel=cancel)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_grep_ignore_files_from_workspace_root_down_only(
+    tmp_path: Path, ws: Path, backend: str
+) -> None:
+    (tmp_path / ".gitignore").write_text("*.py\n")  # above the workspace: not ours
+    make_tree(ws)
+    (ws / "src/build").mkdir()
+    (ws / "src/build/gen.py").write_text("def main(): built\n")  # root .gitignore: build/
+    (ws / "src/trace.log").write_text("main\n")  # root .gitignore: *.log
+    text = await grep(ws, backend, pattern="main", path="src")
+    assert text == ("src/web/app.ts:1: export function main() {}\n\n[1 matching line in 1 file.]")
+    whole = await grep(ws, backend, pattern="def main")
+    assert whole.startswith("app.py:3: def main():\n")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_grep_searches_an_ignored_folder_named_explicitly(ws: Path, backend: str) -> None:
+    make_tree(ws)  # .gitignore lists build/
+    text = await grep(ws, backend, pattern="main", path="build")
+    assert text.splitlines()[0] == "build/out.py:1: def main(): pass"
+
+
+async def test_find_in_an_ignored_folder_named_explicitly(ws: Path, tools: Tools) -> None:
+    make_tree(ws)
+    assert (await tools("find", pattern="*.py", path="build")).text == "build/out.py"
+    assert "build/" not in (await tools("find", pattern="*.py")).text

@@ -485,6 +485,7 @@ class AgentSession:
             )
         elif isinstance(event, TurnEnd):
             self._record_pending()
+            self._forget_resolved()
         elif isinstance(event, RunEnd):
             self.recorder.write(
                 {"type": "run_end", "reason": event.reason, "message": event.message}
@@ -508,6 +509,13 @@ class AgentSession:
                 )
             )
         return records
+
+    def _forget_resolved(self) -> None:
+        """Keep origins and calls only for actions still pending (bounded memory)."""
+        live = {id(a) for a in self.store.snapshot()} if self.store else set()
+        self._origins = {k: v for k, v in self._origins.items() if k in live}
+        keep = {call_id for _, call_id in self._origins.values()}
+        self._calls = {k: v for k, v in self._calls.items() if k in keep}
 
     def _record_pending(self) -> None:
         if self.recorder is not None:

@@ -92,7 +92,7 @@ def main(argv: list[str]) -> int:
         import xcsh.tui
 
         return xcsh.tui.main(args)
-    from xcsh.core import UsageError
+    from xcsh.core import UsageError, XcshError
 
     try:
         return asyncio.run(run_print(args))
@@ -102,6 +102,9 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"xcsh: {exc}", file=sys.stderr)
         return 2
+    except XcshError as exc:  # a provider refusing its configuration, for one
+        print(f"xcsh: {exc}", file=sys.stderr)
+        return 1
 
 
 async def run_print(

@@ -6,10 +6,13 @@ Two backends give the same output (``path:line: text`` for matches,
 - ripgrep (``rg``) when it is installed, run with ``--json`` and flags that
   make it walk like :func:`xcsh.fs.iter_files`: ``.gitignore`` counts outside
   git repositories (``--no-require-git``), dot-files are searched, dot-folders
-  and ``node_modules`` are skipped, results are sorted by path. Globs are
-  applied by xcsh after ripgrep, because ripgrep's ``--glob`` would override
-  ignore files; a name-only glob is also passed as a ripgrep file type to
-  narrow the walk.
+  and ``node_modules`` are skipped, results are sorted by path. Ignore files
+  of the folders between the workspace root and the searched folder are
+  applied by xcsh (ripgrep's own lookup would climb past the workspace); a
+  folder named explicitly is searched even when they ignore it, as ripgrep
+  does. Globs are applied by xcsh too, because ripgrep's ``--glob`` would
+  override ignore files; a name-only glob is also passed as a ripgrep file
+  type to narrow the walk.
 - a Python fallback (``re`` over :func:`xcsh.fs.iter_files`) otherwise.
 
 Known differences: the regex dialects (Rust's ``regex`` crate has no
@@ -39,7 +42,7 @@ from pydantic import BaseModel, Field
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
 from xcsh.fs.text import BINARY_SNIFF_BYTES
 from xcsh.tools.coding._paths import PathPolicy, plural
-from xcsh.tools.coding._walk import GlobFilter, sort_key, walk
+from xcsh.tools.coding._walk import GlobFilter, ignored_by, inherited_rules, sort_key, walk
 
 DEFAULT_LIMIT = 100
 MAX_LINE_CHARS = 300
@@ -143,7 +146,7 @@ def create_grep_tool(
             raise ToolError("ripgrep (rg) is not installed; install it or use the Python backend.")
         if rg is not None:
             used = "ripgrep"
-            warning = await _search_rg(rg, params, start, glob, collector, ctx)
+            warning = await _search_rg(rg, params, start, glob, policy, collector, ctx)
         else:
             used = "python"
             regex = _compile(params)
@@ -157,8 +160,7 @@ def create_grep_tool(
             warning = None
         if ctx.cancel.is_set():
             raise ToolError("Search cancelled.")
-        base = start if start.is_dir() else start.parent
-        text = _format(collector, base, policy, params)
+        text = _format(collector, start, policy, params)
         if warning:
             text += f"\n[ripgrep reported: {warning}]"
         return AgentToolResult(
@@ -254,14 +256,23 @@ async def _search_rg(
     params: GrepParams,
     start: Path,
     glob: GlobFilter | None,
+    policy: PathPolicy,
     collector: _Collector,
     ctx: ToolCallContext,
 ) -> str | None:
-    """Run ripgrep; returns its first stderr line when it reported a problem but found matches."""
+    """Run ripgrep; returns its first stderr line when it reported a problem but found matches.
+
+    ripgrep reads the ignore files of the searched folder and below; those of
+    the folders between the workspace root and it are applied here, as in
+    :func:`~xcsh.tools.coding._walk.walk` (ripgrep's own parent lookup would
+    climb past the workspace, so it is switched off).
+    """
     base = start if start.is_dir() else start.parent
+    inherited = inherited_rules(policy.root, start) if start.is_dir() else []
     target = "." if start.is_dir() else start.name
     args = [
-        rg, "--json", "--no-config", "--crlf", "--no-require-git", "--no-ignore-global", "--hidden",
+        rg, "--json", "--no-config", "--crlf", "--no-require-git", "--no-ignore-global",
+        "--no-ignore-parent", "--hidden",
         "--glob", "!.*/", "--glob", "!node_modules/", "--sort", "path",
     ]  # fmt: skip
     if params.ignore_case:
@@ -306,6 +317,8 @@ async def _search_rg(
             relative = _rg_text(data["path"]).removeprefix("./")
             if glob is not None and not glob.matches(relative):
                 continue
+            if inherited and ignored_by(base / relative, inherited):
+                continue
             text = _rg_text(data["lines"]).removesuffix("\n").removesuffix("\r")
             if data.get("line_number") is None:
                 continue
@@ -340,9 +353,10 @@ async def _search_rg(
     return None
 
 
-def _format(collector: _Collector, base: Path, policy: PathPolicy, params: GrepParams) -> str:
+def _format(collector: _Collector, start: Path, policy: PathPolicy, params: GrepParams) -> str:
+    base = start if start.is_dir() else start.parent
     if not collector.files:
-        shown = policy.display(base) if params.path in (".", "") else params.path
+        shown = policy.display(start)
         where = "the workspace" if shown == "." else shown
         glob = f" (files matching {params.glob!r})" if params.glob else ""
         return f"No matches for {params.pattern!r} in {where}{glob}."

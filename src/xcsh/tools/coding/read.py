@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import difflib
 import os
@@ -87,7 +88,7 @@ def create_read_tool(
     """
     policy = PathPolicy(cwd, allow_outside)
 
-    def run(params: ReadParams, ctx: ToolCallContext) -> AgentToolResult:
+    def read(params: ReadParams) -> AgentToolResult:
         path = policy.resolve(params.path)
         shown = policy.display(path)
         _check_readable_file(path, shown)
@@ -115,9 +116,15 @@ def create_read_tool(
                 "offset and limit (e.g. offset=1, limit=200), or search it with grep."
             )
         try:
-            return _read_text(path, shown, params.offset or 1, params.limit)
+            return _read_text(
+                path, shown, params.offset or 1, params.limit, size <= MAX_WHOLE_FILE_BYTES
+            )
         except OSError as exc:
             raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}.") from exc
+
+    async def run(params: ReadParams, ctx: ToolCallContext) -> AgentToolResult:
+        # A large file or a far offset takes a while to scan: keep the event loop free.
+        return await asyncio.to_thread(read, params)
 
     return AgentTool(
         name="read",
@@ -151,7 +158,7 @@ def _check_readable_file(path: Path, shown: str) -> None:
 def _read_image(path: Path, shown: str, mime: str, size: int) -> AgentToolResult:
     if size > MAX_IMAGE_BYTES:
         raise ToolError(
-            f"{shown} is a {mime} image of {human_size(size)}, above the "
+            f"{shown} is an image ({mime}) of {human_size(size)}, above the "
             f"{human_size(MAX_IMAGE_BYTES)} a model accepts. Resize it first (e.g. with bash)."
         )
     data = path.read_bytes()
@@ -164,7 +171,9 @@ def _read_image(path: Path, shown: str, mime: str, size: int) -> AgentToolResult
     )
 
 
-def _read_text(path: Path, shown: str, offset: int, limit: int | None) -> AgentToolResult:
+def _read_text(
+    path: Path, shown: str, offset: int, limit: int | None, count_all: bool
+) -> AgentToolResult:
     wanted = limit if limit is not None else DEFAULT_LIMIT
     lines: list[str] = []
     total = 0
@@ -185,8 +194,8 @@ def _read_text(path: Path, shown: str, offset: int, limit: int | None) -> AgentT
                     text = raw.decode("utf-8", errors="replace")
                     note_utf8 = True
                 lines.append(text.rstrip("\r\n"))
-            elif limit is not None:
-                stopped_early = True  # an explicit part of a (possibly huge) file: stop here
+            elif not count_all:
+                stopped_early = True  # a part of a huge file: do not scan to its end
                 break
     counted = not stopped_early
     if not lines:
