@@ -126,3 +126,33 @@ async def test_open_failure_is_reported(project: Path) -> None:
     await app.open()
     assert app.session is None and app.error is not None and "no saved session" in app.error
     assert app.status().startswith("error: no saved session")
+
+
+async def test_a_model_apply_is_journaled_too(project: Path) -> None:
+    apply = {"name": "resolve", "arguments": {"action": "apply", "reason": "done"}}
+    app, out, _ = make_app(
+        project, [{"tool_calls": [EDIT]}, {"tool_calls": [apply]}, {"text": "ok"}]
+    )
+    await app.open()
+    await app.run_prompt("rename")
+    assert "✔ Accept: 1 replacement in 1 file  [AST Edit]\n  reason: done" in out.getvalue()
+    assert (project / "a.py").read_text() == 'def f():\n    log("hi")\n'
+    await app.command("undo", "")
+    assert (project / "a.py").read_text() == ORIGINAL
+
+
+async def test_resumed_preview_applies_and_undoes(project: Path) -> None:
+    first, _, _ = make_app(project, [{"tool_calls": [EDIT]}, {"text": "Waiting."}])
+    await first.open()
+    await first.run_prompt("rename")
+    assert first.session is not None
+    first.session.close()
+
+    again, out, _ = make_app(project, [], continue_latest=True)
+    await again.open()
+    assert "re-previewed: AST Edit: 1 replacement in 1 file" in out.getvalue()
+    assert "you: rename" in out.getvalue()
+    await again.command("apply", "after resuming")
+    assert (project / "a.py").read_text() == 'def f():\n    log("hi")\n'
+    await again.command("undo", "")
+    assert (project / "a.py").read_text() == ORIGINAL

@@ -308,6 +308,8 @@ class InteractiveApp:
                 await session.prompt(text)
         except XcshError as exc:
             self.console.print(Text(f"xcsh: {exc}", style="bold red"))
+        except Exception:  # already shown as an AgentError event; the session goes on
+            pass
         finally:
             loop.remove_signal_handler(signal.SIGINT)
             self._running = False
@@ -481,4 +483,8 @@ def _warm_provider(flags: dict[str, Any], home: Path) -> None:
 
 def run(options: InteractiveOptions) -> int:
     """Run the interactive session to the end; returns the exit code."""
-    return asyncio.run(InteractiveApp(options).run())
+    try:
+        return asyncio.run(InteractiveApp(options).run())
+    except KeyboardInterrupt:  # Ctrl-C while no prompt and no run was listening
+        print("xcsh: cancelled", file=sys.stderr)
+        return 130
