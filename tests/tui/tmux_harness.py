@@ -7,7 +7,9 @@ poll the screen with a deadline; nothing sleeps a fixed long time.
 
 from __future__ import annotations
 
+import io
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -17,6 +19,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+from rich.console import Console
+from rich.text import Text
 
 HAS_TMUX = shutil.which("tmux") is not None
 needs_tmux = pytest.mark.skipif(not HAS_TMUX, reason="tmux is not installed (apt-get install tmux)")
@@ -24,6 +28,11 @@ XCSH = str(Path(sys.executable).with_name("xcsh"))
 WIDTH, HEIGHT = 120, 40
 SCREENS_ENV = "XCSH_SCREENS_DIR"
 """When set, :meth:`TmuxXcsh.save` also writes captures there (``docs/screens``)."""
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without its escape sequences."""
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
 
 
 class TmuxXcsh:
@@ -98,13 +107,25 @@ class TmuxXcsh:
             self.tmux("send-keys", "Enter")
 
     def save(self, name: str, screen: str) -> None:
-        """Write ``screen`` to ``$XCSH_SCREENS_DIR/<name>.txt`` when that variable is set."""
+        """Write ``screen`` to ``$XCSH_SCREENS_DIR/<name>.txt`` when that variable is set.
+
+        The same screen in colour goes to ``<name>.svg`` (rich's SVG export of
+        ``capture-pane -e``), a picture of the terminal as the user saw it.
+        """
         folder = os.environ.get(SCREENS_ENV)
         if not folder:
             return
         text = screen.replace(str(self.tmp_path), "~/demo")
         Path(folder).mkdir(parents=True, exist_ok=True)
         (Path(folder) / f"{name}.txt").write_text(text, encoding="utf-8")
+        ansi = self.tmux("capture-pane", "-p", "-e").replace(str(self.tmp_path), "~/demo")
+        lines = ansi.rstrip("\n").split("\n")
+        while len(lines) > 1 and not strip_ansi(lines[-2]).strip():
+            del lines[-2]  # the blank rows between the output and the status line
+        console = Console(record=True, width=WIDTH, file=io.StringIO(), color_system="truecolor")
+        console.print(Text.from_ansi("\n".join(lines)), soft_wrap=True)
+        svg = console.export_svg(title=f"xcsh - {name}")
+        (Path(folder) / f"{name}.svg").write_text(svg, encoding="utf-8")
 
     def close(self) -> None:
         if self.started:
