@@ -79,6 +79,10 @@ async def test_preview_status_apply_undo(project: Path) -> None:
     assert "Undid 'AST Edit: 1 replacement in 1 file': restored a.py." in out.getvalue()
     await app.command("undo", "")
     assert "Nothing to undo" in out.getvalue()
+    await app.run_prompt("and now?")  # the model learns about the undo with the next prompt
+    typed = [m for m in requests(steps)[-1]["messages"] if m["role"] == "user"][-1]
+    assert typed["content"][0]["text"].startswith("[xcsh: the user ran /undo. Undid 'AST Edit")
+    assert typed["content"][0]["text"].endswith("\n\nand now?")
 
 
 async def test_undo_refuses_when_the_file_changed_since(project: Path) -> None:

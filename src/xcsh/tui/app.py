@@ -106,6 +106,7 @@ class InteractiveApp:
         self._opening: asyncio.Task[None] | None = None
         self._armed = False  # one Ctrl-C on an empty prompt: the next one exits
         self._running = False
+        self._notes: list[str] = []  # told to the model with the next prompt (/undo)
         self._prompt: PromptSession[str] | None = None
         self._question: PromptSession[str] | None = None
 
@@ -300,6 +301,9 @@ class InteractiveApp:
         if session is None:
             self.console.print(Text(f"xcsh: {self.error}", style="bold red"))
             return
+        if self._notes:
+            text = "\n".join([*self._notes, "", text])
+            self._notes.clear()
         loop = asyncio.get_running_loop()
         self._running = True
         loop.add_signal_handler(signal.SIGINT, self._on_sigint)
@@ -428,6 +432,10 @@ class InteractiveApp:
             self.console.print(Text(str(exc), style="red"))
             return
         self.console.print(Text(outcome.message, style="green"))
+        self._notes.append(
+            f"[xcsh: the user ran /undo. {outcome.message} Those files hold their content "
+            "from before that apply again.]"
+        )
 
 
 def recap(messages: list[Any], count: int = 4) -> list[str]:
