@@ -177,3 +177,18 @@ async def test_failed_or_discarded_apply_records_nothing(tmp_path: Path) -> None
     assert failed.is_error and store.count == 1
     await resolve.execute("r2", {"action": "discard", "reason": "no"})
     assert journal.entries() == []
+
+
+def test_undo_keeps_the_file_mode_and_crlf(tmp_path: Path) -> None:
+    script = write(tmp_path, "run.sh", "echo new\r\n")
+    script.chmod(0o755)
+    journal = Journal(tmp_path / "j")
+    journal.record_apply(
+        root=tmp_path,
+        label="Edit run.sh",
+        source_tool_name="t",
+        changes=[FileChange(path="run.sh", before=b"echo old\r\n", after=b"echo new\r\n")],
+    )
+    journal.undo_last()
+    assert script.read_bytes() == b"echo old\r\n"
+    assert script.stat().st_mode & 0o777 == 0o755
