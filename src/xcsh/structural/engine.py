@@ -161,8 +161,11 @@ def resolve_scope(
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
+    # fork: workers start in milliseconds with ast-grep-py already loaded, and, unlike
+    # spawn/forkserver, never re-run the caller's __main__ module. Workers only run
+    # scan_chunk, which imports nothing new, so threads of the parent cannot deadlock them.
     methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
 def _run(

@@ -32,8 +32,39 @@ STRICTNESS_LEVELS = ("cst", "smart", "ast", "relaxed", "signature")
 # A metavariable is a whole leaf: `$NAME` or `$$$NAME`, NAME of [A-Z0-9_] (ast-grep meta_var.rs).
 _PATTERN_META = re.compile(r"(?<![\w$])(\$\$\$|\$)([A-Z0-9_]+)(?![\w$])")
 # Expando characters ast-grep substitutes for `$` in languages where `$` is not an identifier
-# character; `$` itself is tried first for the others.
-_EXPANDO_CANDIDATES = ("$", "µ", "_")
+# character (crates/language: impl_lang_expando!); `$` itself where it is one.
+_EXPANDO = {
+    "c": "_",
+    "cpp": "_",
+    "css": "_",
+    "csharp": "µ",
+    "go": "µ",
+    "python": "µ",
+    "ruby": "µ",
+    "rust": "µ",
+    "html": "$",
+    "java": "$",
+    "javascript": "$",
+    "json": "$",
+    "lua": "$",
+    "scala": "$",
+    "tsx": "$",
+    "typescript": "$",
+    "yaml": "$",
+}
+# Languages whose files cannot hold a bare statement at top level: a pattern is also parsed
+# inside a function body, where real code lives (CASES S3: Go's `fmt.Println($$$A)` alone is a
+# type conversion, inside a function a call, so the CLI silently finds nothing).
+_BODY_WRAPPERS = {
+    "go": "func µxcsh() {{\n{}\n}}",
+    "rust": "fn xcsh() {{\n{}\n}}",
+    "c": "void xcsh() {{\n{}\n}}",
+    "cpp": "void xcsh() {{\n{}\n}}",
+    "csharp": "class Xcsh {{ void M() {{\n{}\n}} }}",
+    "java": "class Xcsh {{ void m() {{\n{}\n}} }}",
+}
+# For the other languages each candidate is tried, and no pre-filter tokens are derived.
+_EXPANDO_CANDIDATES = ("µ", "_", "$")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -144,9 +175,36 @@ def _fixed_tokens(node: SgNode, strictness: str) -> tuple[bytes, ...]:
 
 def _context_hint(language: Language) -> str:
     return (
-        "Give the pattern enough surrounding code to parse as one complete "
-        f"{language.display} node and pick the part to match with `sel` (the node kind), "
+        "Add context: write enough surrounding code for the pattern to parse as one complete "
+        f"{language.display} node, and pick the part to match with `sel` (its node kind), "
         "for example pat `func t() { fmt.Println($$$ARGS) }` with sel `call_expression` in Go."
+    )
+
+
+def _node_with_text(node: SgNode, text: str) -> SgNode | None:
+    # The innermost node spanning exactly ``text``.
+    for child in node.children():
+        found = _node_with_text(child, text)
+        if found is not None:
+            return found
+    return node if node.text() == text else None
+
+
+def _check_in_body(
+    pattern: str, language: Language, rule: dict[str, Any], probe: str, kind: str
+) -> None:
+    wrapper = _BODY_WRAPPERS.get(language.name)
+    if wrapper is None:
+        return
+    body = SgRoot(wrapper.format(probe), language.name).root()
+    if _has_error(body) or body.find(**rule) is not None:
+        return  # not a statement-level snippet, or it matches where real code lives
+    real = _node_with_text(body, probe)
+    real_kind = real.kind() if real is not None else "something else"
+    raise ToolError(
+        f"The pattern `{pattern}` parses as `{kind}` on its own, but the same code inside a "
+        f"function parses as `{real_kind}`, so it would match nothing. "
+        + _context_hint(language)
     )
 
 
@@ -185,7 +243,8 @@ def compile_pattern(
     single, multi = bound_metavariables(pattern)
     config_error: str | None = None
     fallback: SgNode | None = None
-    for expando in _EXPANDO_CANDIDATES:
+    known = _EXPANDO.get(language.name)
+    for expando in (known,) if known else _EXPANDO_CANDIDATES:
         probe = SgRoot(_substitute_expando(pattern, expando), language.name).root()
         try:
             found = probe.find(**rule)
@@ -194,7 +253,9 @@ def compile_pattern(
             break
         if found is None:
             continue
-        if not _has_error(probe):
+        if not _has_error(found):  # the node the pattern stands for parsed cleanly
+            if selector is None:
+                _check_in_body(pattern, language, rule, probe.text(), found.kind())
             return CompiledPattern(
                 source=pattern,
                 language=language.name,
@@ -203,7 +264,7 @@ def compile_pattern(
                 rule=rule,
                 single=single,
                 multi=multi,
-                tokens=_fixed_tokens(found, strictness),
+                tokens=_fixed_tokens(found, strictness) if known else (),
             )
         fallback = fallback or found
     if config_error is not None:

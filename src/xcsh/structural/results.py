@@ -94,11 +94,14 @@ class Match:
             out["replacement"] = replacement.new_text
             out["replacementOffsets"] = {"start": self.span.start_byte, "end": self.span.end_byte}
         out["language"] = self.language
-        out["metaVariables"] = {
-            "single": {name: cap.to_json() for name, cap in self.single.items()},
-            "multi": {name: [cap.to_json() for cap in caps] for name, caps in self.multi.items()},
-            "transformed": {},
-        }
+        if self.single or self.multi:  # the CLI omits the key when nothing is bound
+            out["metaVariables"] = {
+                "single": {name: cap.to_json() for name, cap in self.single.items()},
+                "multi": {
+                    name: [cap.to_json() for cap in caps] for name, caps in self.multi.items()
+                },
+                "transformed": {},
+            }
         return out
 
 

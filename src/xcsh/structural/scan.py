@@ -10,6 +10,7 @@ import hashlib
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ast_grep_py import Pos, SgNode, SgRoot
 
@@ -153,7 +154,11 @@ def _captures(node: SgNode, template: Template) -> dict[str, tuple[int, int] | N
 
 
 def _has_error(root: SgNode) -> bool:
-    return root.find(kind="ERROR") is not None
+    # ERROR nodes, and MISSING nodes (tree-sitter inserts them with empty text).
+    if root.find(kind="ERROR") is not None:
+        return True
+    missing: dict[str, Any] = {"regex": "^$", "not": {"kind": root.kind()}}
+    return root.find(**missing) is not None
 
 
 def scan_file(query: Query, path: Path, file: str) -> Outcome | None:

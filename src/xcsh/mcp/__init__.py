@@ -1,0 +1,50 @@
+"""``xcsh mcp``: xcsh's preview/apply tools served to any MCP client.
+
+Each MCP session has its own :class:`~xcsh.pending.PendingActionStore` and
+its own tool instances; results end with a steering line while previews are
+pending; a session that leaves has its previews discarded, never applied.
+"""
+
+from xcsh.mcp.server import (
+    DEFAULT_IDLE_TIMEOUT,
+    HttpSessions,
+    create_http_app,
+    create_server,
+    serve_http,
+    serve_stdio,
+)
+from xcsh.mcp.session import (
+    DEFAULT_MAX_PENDING,
+    DISCONNECT_REASON,
+    McpSession,
+    ToolFactory,
+    max_pending_message,
+    pending_notice,
+)
+from xcsh.mcp.tools import (
+    builtin_tool_factory,
+    combine_factories,
+    custom_tool_factory,
+    mcp_tool,
+    tool_annotations,
+)
+
+__all__ = [
+    "DEFAULT_IDLE_TIMEOUT",
+    "DEFAULT_MAX_PENDING",
+    "DISCONNECT_REASON",
+    "HttpSessions",
+    "McpSession",
+    "ToolFactory",
+    "builtin_tool_factory",
+    "combine_factories",
+    "create_http_app",
+    "create_server",
+    "custom_tool_factory",
+    "max_pending_message",
+    "mcp_tool",
+    "pending_notice",
+    "serve_http",
+    "serve_stdio",
+    "tool_annotations",
+]

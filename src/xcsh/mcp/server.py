@@ -1,0 +1,353 @@
+"""The MCP server: xcsh's tools for any MCP client, one pending-action store per session.
+
+Built on the low-level ``mcp.server.Server`` of the official ``mcp`` package
+(2.x), so the input schemas are exactly :meth:`AgentTool.json_schema` and
+results keep xcsh's text. Where a session comes from depends on the transport:
+
+- **stdio**: the process serves one client, so the server's lifespan *is*
+  the session. When the client closes stdin (or the process is told to
+  stop), the lifespan ends and every pending action is discarded.
+- **streamable HTTP** (loopback only): each ``Mcp-Session-Id`` gets its own
+  session, created on its first tool request. A session ends when the
+  client deletes it (``DELETE``), when it has been idle for the idle timeout,
+  or when the server stops; its pending actions are discarded then. The
+  2026-07-28 protocol era has no sessions over HTTP, so this server answers
+  its ``server/discover`` probe with "method not found", and clients fall
+  back to the handshake (as the ``mcp`` client's ``mode="auto"`` does).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import anyio
+import mcp_types as types
+from mcp.server import Server, ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from xcsh import __version__
+from xcsh.mcp.session import DEFAULT_MAX_PENDING, McpSession, ToolFactory
+from xcsh.mcp.tools import mcp_content, mcp_tool
+
+logger = logging.getLogger(__name__)
+
+SERVER_NAME = "xcsh"
+SESSION_HEADER = "mcp-session-id"
+DEFAULT_IDLE_TIMEOUT = 30 * 60.0
+"""Seconds an HTTP session may stay idle before it is closed and its previews discarded."""
+
+INSTRUCTIONS = (
+    "xcsh's editing tools only preview: ast_edit shows the change and queues it as a pending "
+    "action, and nothing on disk changes until you call `resolve` with action 'apply' (or "
+    "'discard') and a reason. Resolve each preview before doing anything else; the most "
+    "recent preview is resolved first."
+)
+
+NO_SESSION_MESSAGE = (
+    "This request belongs to no MCP session, and xcsh keeps pending previews per session. "
+    "Connect with the initialize handshake (an Mcp-Session-Id over HTTP), or use stdio."
+)
+
+
+class SessionSource(Protocol):
+    """Finds the :class:`McpSession` a request belongs to."""
+
+    def session_for(self, ctx: ServerRequestContext[Any, Any]) -> McpSession | None:
+        """The request's session, or ``None`` when it belongs to none."""
+
+    def any_session(self) -> McpSession:
+        """A session whose tool list stands for every session's (for ``tools/list``)."""
+
+
+@dataclass
+class SingleSession:
+    """Every request belongs to one session: the stdio case."""
+
+    session: McpSession
+
+    def session_for(self, ctx: ServerRequestContext[Any, Any]) -> McpSession | None:
+        return self.session
+
+    def any_session(self) -> McpSession:
+        return self.session
+
+
+@dataclass
+class HttpSessions:
+    """Sessions keyed by the ``Mcp-Session-Id`` header, created on first use.
+
+    Args:
+        factory: builds each session's tools.
+        max_pending: each session's stack limit.
+        idle_timeout: seconds without a request after which :meth:`reap_idle`
+            closes a session (the HTTP transport forgets it after the same time).
+    """
+
+    factory: ToolFactory
+    max_pending: int = DEFAULT_MAX_PENDING
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+    _sessions: dict[str, McpSession] = field(default_factory=dict)
+    _last_seen: dict[str, float] = field(default_factory=dict)
+    _template: McpSession | None = None
+
+    def session_for(self, ctx: ServerRequestContext[Any, Any]) -> McpSession | None:
+        session_id = _session_id(ctx)
+        if session_id is None:
+            return None
+        session = self._sessions.get(session_id)
+        if session is None:
+            session = McpSession.create(self.factory, max_pending=self.max_pending)
+            self._sessions[session_id] = session
+        self._last_seen[session_id] = time.monotonic()
+        return session
+
+    def any_session(self) -> McpSession:
+        if self._template is None:
+            self._template = McpSession.create(self.factory, max_pending=self.max_pending)
+        return self._template
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    async def close(self, session_id: str) -> int:
+        """Close one session, discarding its pending actions; returns how many."""
+        self._last_seen.pop(session_id, None)
+        session = self._sessions.pop(session_id, None)
+        return 0 if session is None else await session.close()
+
+    async def reap_idle(self, now: float | None = None) -> None:
+        """Close the sessions idle for longer than ``idle_timeout``."""
+        now = time.monotonic() if now is None else now
+        stale = [sid for sid, seen in self._last_seen.items() if now - seen > self.idle_timeout]
+        for session_id in stale:
+            await self.close(session_id)
+
+    async def close_all(self) -> None:
+        """Close every session (server shutdown)."""
+        for session_id in list(self._sessions):
+            await self.close(session_id)
+
+
+def _session_id(ctx: ServerRequestContext[Any, Any]) -> str | None:
+    request = ctx.request
+    headers = getattr(request, "headers", None)
+    if headers is None:
+        return None
+    value = headers.get(SESSION_HEADER)
+    return value if isinstance(value, str) and value else None
+
+
+Lifespan = Callable[[Server[SessionSource]], AbstractAsyncContextManager[SessionSource]]
+
+
+def create_server(lifespan: Lifespan) -> Server[SessionSource]:
+    """The low-level MCP server answering ``tools/list`` and ``tools/call``.
+
+    Args:
+        lifespan: yields the :class:`SessionSource` requests are routed with,
+            and closes its sessions on exit.
+
+    Returns:
+        A ``mcp.server.Server`` to run over stdio or streamable HTTP.
+    """
+
+    async def list_tools(
+        ctx: ServerRequestContext[SessionSource, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        source = ctx.lifespan_context
+        session = source.session_for(ctx) or source.any_session()
+        return types.ListToolsResult(tools=[mcp_tool(tool) for tool in session.tools])
+
+    async def call_tool(
+        ctx: ServerRequestContext[SessionSource, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        session = ctx.lifespan_context.session_for(ctx)
+        if session is None:
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=NO_SESSION_MESSAGE)], is_error=True
+            )
+        result = await session.call(params.name, params.arguments)
+        return types.CallToolResult(content=mcp_content(result.content), is_error=result.is_error)
+
+    return Server(
+        SERVER_NAME,
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        lifespan=lifespan,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+async def _discard(session: McpSession) -> None:
+    # Shielded so the rejects finish even while the surrounding scope is cancelled.
+    with anyio.CancelScope(shield=True):
+        discarded = await session.shutdown()
+    if discarded:
+        logger.info("client left: discarded %d pending action(s)", discarded)
+
+
+async def serve_stdio(
+    factory: ToolFactory,
+    *,
+    max_pending: int = DEFAULT_MAX_PENDING,
+    stop_signals: tuple[signal.Signals, ...] = (signal.SIGTERM, signal.SIGINT),
+) -> None:
+    """Serve one MCP client over this process's stdin and stdout until stdin closes.
+
+    The client's pending actions are discarded (``reject`` runs, nothing is
+    applied) when it closes stdin, and also when the process receives one of
+    ``stop_signals``: then the call in progress (if any) finishes, the
+    actions are discarded, and the process ends by that signal's default
+    action (stdin is read by a blocking thread, which no cancellation can
+    interrupt).
+
+    Args:
+        factory: builds the session's tools around its store.
+        max_pending: the stack depth at which preview-producing calls are refused.
+        stop_signals: signals that end the server after discarding; ``()`` for none.
+    """
+    from mcp.server.stdio import stdio_server
+
+    session = McpSession.create(factory, max_pending=max_pending)
+
+    @asynccontextmanager
+    async def lifespan(_: Server[SessionSource]) -> AsyncIterator[SessionSource]:
+        yield SingleSession(session)
+
+    server = create_server(lifespan)
+
+    async def stop_on_signal() -> None:
+        with anyio.open_signal_receiver(*stop_signals) as received:
+            async for signum in received:
+                await _discard(session)
+                signal.signal(signum, signal.SIG_DFL)
+                os.kill(os.getpid(), signum)
+                return
+
+    async with anyio.create_task_group() as tg:
+        if stop_signals:
+            tg.start_soon(stop_on_signal)
+        try:
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+        finally:
+            await _discard(session)
+            tg.cancel_scope.cancel()
+
+
+ASGIApp = Callable[
+    [MutableMapping[str, Any], Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]],
+    Awaitable[None],
+]
+
+
+def create_http_app(
+    factory: ToolFactory,
+    *,
+    max_pending: int = DEFAULT_MAX_PENDING,
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+) -> tuple[ASGIApp, HttpSessions]:
+    """A streamable-HTTP ASGI app (path ``/mcp``) with one xcsh session per MCP session.
+
+    Args:
+        factory: builds each session's tools around its store.
+        max_pending: each session's stack limit.
+        idle_timeout: seconds of inactivity after which a session is closed.
+
+    Returns:
+        The ASGI app (serve it on 127.0.0.1 only) and the session registry.
+    """
+    sessions = HttpSessions(factory, max_pending=max_pending, idle_timeout=idle_timeout)
+
+    @asynccontextmanager
+    async def lifespan(_: Server[SessionSource]) -> AsyncIterator[SessionSource]:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_reap_forever, sessions)
+            try:
+                yield sessions
+            finally:
+                tg.cancel_scope.cancel()
+                with anyio.CancelScope(shield=True):
+                    await sessions.close_all()
+
+    server = create_server(lifespan)
+
+    async def no_discover(
+        ctx: ServerRequestContext[SessionSource, Any], params: types.RequestParams
+    ) -> types.DiscoverResult:
+        raise MCPError(
+            code=types.METHOD_NOT_FOUND,
+            message="xcsh keeps pending previews per session: use the initialize handshake",
+        )
+
+    server.add_request_handler("server/discover", types.RequestParams, no_discover)
+    inner = server.streamable_http_app(host="127.0.0.1", session_idle_timeout=idle_timeout)
+
+    async def app(
+        scope: MutableMapping[str, Any],
+        receive: Callable[[], Awaitable[Any]],
+        send: Callable[[Any], Awaitable[None]],
+    ) -> None:
+        if scope.get("type") == "http" and scope.get("method") == "DELETE":
+            # The client ends its session: its previews are discarded (never
+            # applied) before the transport answers, so the reply means "done".
+            for key, value in scope.get("headers", []):
+                if key.decode("latin-1").lower() == SESSION_HEADER:
+                    await sessions.close(value.decode("latin-1"))
+        await inner(scope, receive, send)
+
+    return app, sessions
+
+
+async def _reap_forever(sessions: HttpSessions) -> None:
+    period = max(1.0, min(60.0, sessions.idle_timeout / 4))
+    while True:
+        await anyio.sleep(period)
+        await sessions.reap_idle()
+
+
+async def serve_http(
+    factory: ToolFactory,
+    *,
+    port: int,
+    max_pending: int = DEFAULT_MAX_PENDING,
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+    on_ready: Callable[[int], None] | None = None,
+) -> None:
+    """Serve streamable HTTP on ``http://127.0.0.1:<port>/mcp`` until cancelled.
+
+    Args:
+        factory: builds each session's tools around its store.
+        port: TCP port on the loopback interface; ``0`` picks a free one.
+        max_pending: each session's stack limit.
+        idle_timeout: seconds of inactivity after which a session is closed.
+        on_ready: called with the bound port once the server accepts connections.
+    """
+    import uvicorn
+
+    app, _ = create_http_app(factory, max_pending=max_pending, idle_timeout=idle_timeout)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+
+    async def announce() -> None:
+        while not server.started:
+            await anyio.sleep(0.02)
+        if on_ready is not None:
+            bound = port
+            for srv in server.servers:
+                for sock in srv.sockets:
+                    bound = sock.getsockname()[1]
+            on_ready(bound)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(announce)
+        await server.serve()
+        tg.cancel_scope.cancel()

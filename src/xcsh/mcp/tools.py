@@ -1,0 +1,135 @@
+"""Which tools an MCP session offers, and how they are described to MCP clients."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+
+from xcsh import tools as builtin
+from xcsh.core import AgentTool, Content, ImageContent, TextContent
+from xcsh.mcp.session import ToolFactory
+from xcsh.pending import RESOLVE_TOOL_NAME, PendingActionStore
+from xcsh.plugins import LoadError, load_custom_tools
+
+_ANNOTATIONS: dict[str, types.ToolAnnotations] = {
+    # Searching changes nothing; the same query gives the same answer.
+    "ast_grep": types.ToolAnnotations(
+        read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    ),
+    # A preview: nothing on disk changes, but each call pushes a pending action.
+    "ast_edit": types.ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+    ),
+    # Applying writes the previewed change; this is the one destructive step.
+    RESOLVE_TOOL_NAME: types.ToolAnnotations(
+        read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
+    ),
+}
+
+
+def builtin_tool_factory(cwd: str | Path) -> ToolFactory:
+    """The built-in MCP tools for a workspace: ``ast_grep``, ``ast_edit`` and ``resolve``.
+
+    Args:
+        cwd: the workspace folder; the structural tools refuse paths outside it.
+
+    Returns:
+        A factory building fresh tool instances around one session's store.
+    """
+    folder = Path(cwd)
+
+    def build(store: PendingActionStore) -> list[AgentTool[Any]]:
+        # The structural tools (and ast-grep) load on the first session, not at import.
+        return [
+            builtin.create_ast_grep_tool(str(folder)),
+            builtin.create_ast_edit_tool(str(folder), store),
+            builtin.create_resolve_tool(store),
+        ]
+
+    return build
+
+
+def custom_tool_factory(
+    cwd: str | Path,
+    *,
+    trust_project: bool = False,
+    on_errors: Callable[[list[LoadError]], None] | None = None,
+) -> ToolFactory:
+    """The folder's custom tools (SPEC §5), loaded afresh for each session.
+
+    User tools (``$XCSH_HOME/tools/``) and installed ``xcsh.tools`` entry
+    points always load; the project's ``.xcsh/tools/`` only when the folder is
+    trusted (``xcsh trust``) or ``trust_project`` is set: over MCP there is no
+    terminal to ask. Each session gets its own instances, wired to its own
+    store, so ``api.push_pending_action`` lands on the calling client's stack.
+
+    Args:
+        cwd: the workspace folder.
+        trust_project: load the project's tools without a trust record.
+        on_errors: receives the load errors (and the untrusted-folder notice)
+            of every load; loading itself never raises because of a tool module.
+    """
+    folder = Path(cwd)
+
+    def build(store: PendingActionStore) -> list[AgentTool[Any]]:
+        result = load_custom_tools(folder, store=store, trust_project=trust_project)
+        if result.errors and on_errors is not None:
+            on_errors(list(result.errors))
+        return result.tools
+
+    return build
+
+
+def combine_factories(*factories: ToolFactory) -> ToolFactory:
+    """One factory whose tools are those of ``factories``, in order."""
+
+    def build(store: PendingActionStore) -> list[AgentTool[Any]]:
+        tools: list[AgentTool[Any]] = []
+        for factory in factories:
+            tools.extend(factory(store))
+        return tools
+
+    return build
+
+
+def tool_annotations(tool: AgentTool[Any]) -> types.ToolAnnotations:
+    """MCP behaviour hints for ``tool``.
+
+    ``ast_grep`` is read-only, ``ast_edit`` is not destructive (it only
+    previews), ``resolve`` is destructive. Any other tool is read-only when it
+    says so; otherwise no destructiveness is claimed, so clients keep the MCP
+    default (possibly destructive) for code xcsh did not write.
+    """
+    known = _ANNOTATIONS.get(tool.name)
+    if known is not None:
+        return known
+    if tool.read_only:
+        return types.ToolAnnotations(read_only_hint=True, destructive_hint=False)
+    return types.ToolAnnotations(read_only_hint=False)
+
+
+def mcp_tool(tool: AgentTool[Any]) -> types.Tool:
+    """Describe ``tool`` for ``tools/list``: name, title, description, input schema, hints."""
+    schema = tool.json_schema()
+    schema.setdefault("type", "object")
+    return types.Tool(
+        name=tool.name,
+        title=tool.label,
+        description=tool.description,
+        input_schema=schema,
+        annotations=tool_annotations(tool),
+    )
+
+
+def mcp_content(blocks: Sequence[Content]) -> list[types.ContentBlock]:
+    """Convert xcsh content blocks to MCP content blocks (text and images)."""
+    out: list[types.ContentBlock] = []
+    for block in blocks:
+        if isinstance(block, TextContent):
+            out.append(types.TextContent(type="text", text=block.text))
+        elif isinstance(block, ImageContent):
+            out.append(types.ImageContent(type="image", data=block.data, mime_type=block.mime_type))
+    return out

@@ -1,0 +1,66 @@
+"""Helpers for the ``xcsh mcp`` tests: the workspace's custom tool and the server command.
+
+The custom tool ``write_note`` previews writing a file; its pending action's
+``reject`` appends ``<path>: <reason>`` to ``rejected.log`` in the workspace,
+which is how a discard (or a disconnect) is observed from outside the server.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcp.client.stdio import StdioServerParameters
+
+NOTE_TOOL = """
+from xcsh import CustomTool, CustomToolPendingAction
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"path": {"type": "string"}, "text": {"type": "string"}},
+    "required": ["path", "text"],
+    "additionalProperties": False,
+}
+
+
+def factory(api):
+    def execute(tool_call_id, params):
+        target = api.cwd / params["path"]
+
+        def apply(reason):
+            target.write_text(params["text"])
+            return f"Wrote {params['path']}."
+
+        def reject(reason):
+            with (api.cwd / "rejected.log").open("a") as log:
+                log.write(f"{params['path']}: {reason}\\n")
+
+        api.push_pending_action(
+            CustomToolPendingAction(label=f"Note: {params['path']}", apply=apply, reject=reject)
+        )
+        return f"Preview: {params['path']} would contain {params['text']!r}."
+
+    return CustomTool(
+        name="write_note",
+        description="Preview writing a note file.",
+        parameters=SCHEMA,
+        execute=execute,
+    )
+"""
+
+APP = "print(1)\nprint(2)\n"
+
+
+def xcsh_mcp(workspace: Path, *extra: str) -> StdioServerParameters:
+    """``xcsh mcp --cwd <workspace> ...`` as the MCP client's stdio server."""
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "xcsh", "mcp", "--cwd", str(workspace), *extra],
+        env={"XCSH_HOME": os.environ["XCSH_HOME"]},
+    )
+
+
+def texts(result: Any) -> list[str]:
+    return [block.text for block in result.content]

@@ -1,0 +1,453 @@
+"""The ast_grep and ast_edit tools: arguments, scope, skipped files, preview, apply (SPEC §4)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sgcli import cli_json
+
+import xcsh.structural.engine as engine
+from xcsh import AgentToolResult, PendingActionStore, ToolError
+from xcsh.fs import FileWriteError
+from xcsh.structural import EditOp, edit_label, preview_edit, search
+from xcsh.tools import create_ast_edit_tool, create_ast_grep_tool, create_resolve_tool
+
+
+async def grep(ws: Path, **params: Any) -> AgentToolResult:
+    return await create_ast_grep_tool(str(ws)).execute("g", params)
+
+
+async def edit(ws: Path, store: PendingActionStore, **params: Any) -> AgentToolResult:
+    return await create_ast_edit_tool(str(ws), store).execute("e", params)
+
+
+async def resolve(store: PendingActionStore, action: str = "apply") -> AgentToolResult:
+    return await create_resolve_tool(store).execute("r", {"action": action, "reason": "test"})
+
+
+def op(pat: str, out: str) -> dict[str, str]:
+    return {"pat": pat, "out": out}
+
+
+# Arguments.
+
+
+async def test_mixed_language_scope_names_the_languages(ws: Path) -> None:
+    (ws / "a.py").write_text("print(1)\n")
+    (ws / "b.js").write_text("print(1);\n")
+    with pytest.raises(ToolError) as info:
+        await grep(ws, pat=["print($A)"])
+    assert "python" in str(info.value) and "javascript" in str(info.value)
+    assert "lang" in str(info.value)
+    with pytest.raises(ToolError, match="mixes several languages"):
+        await edit(ws, PendingActionStore(), ops=[op("print($A)", "log($A)")])
+    result = await grep(ws, pat=["print($A)"], lang="python")
+    assert result.details["total"] == 1
+
+
+async def test_unknown_language_lists_supported(ws: Path) -> None:
+    (ws / "a.py").write_text("print(1)\n")
+    with pytest.raises(ToolError) as info:
+        await grep(ws, pat=["print($A)"], lang="klingon")
+    message = str(info.value)
+    assert "Unknown language 'klingon'" in message
+    for name in ("python", "javascript", "typescript", "rust", "go"):
+        assert name in message
+
+
+async def test_malformed_pattern_is_an_error_not_silence(ws: Path) -> None:
+    (ws / "a.py").write_text("def f():\n    pass\n")
+    with pytest.raises(ToolError) as info:
+        await grep(ws, pat=["def ($A"])
+    assert "def ($A" in str(info.value) and "sel" in str(info.value)
+    with pytest.raises(ToolError):
+        await edit(ws, PendingActionStore(), ops=[op("def ($A", "x")])
+
+
+async def test_unknown_selector_reports_ast_grep_reason(ws: Path) -> None:
+    (ws / "a.py").write_text("f(1)\n")
+    with pytest.raises(ToolError, match="nope_kind"):
+        await grep(ws, pat=["f($A)"], sel="nope_kind")
+
+
+async def test_empty_ops_and_empty_pat_refused(ws: Path) -> None:
+    (ws / "a.py").write_text("print(1)\n")
+    with pytest.raises(ToolError, match="ops"):
+        await edit(ws, PendingActionStore(), ops=[])
+    with pytest.raises(ToolError, match="pat"):
+        await grep(ws, pat=[])
+    with pytest.raises(ToolError, match="ops"):
+        preview_edit([], root=ws)
+
+
+@pytest.mark.parametrize("limit", [0, -3])
+async def test_non_positive_limit_refused(ws: Path, limit: int) -> None:
+    (ws / "a.py").write_text("print(1)\n")
+    with pytest.raises(ToolError, match="limit"):
+        await grep(ws, pat=["print($A)"], limit=limit)
+    with pytest.raises(ToolError, match="limit"):
+        await edit(ws, PendingActionStore(), ops=[op("print($A)", "x")], limit=limit)
+    with pytest.raises(ToolError, match="limit"):
+        preview_edit([EditOp(pat="print($A)", out="x")], root=ws, limit=limit)
+
+
+async def test_rewrite_naming_unbound_metavariable_is_an_error(ws: Path) -> None:
+    (ws / "a.py").write_text("print(1)\n")
+    with pytest.raises(ToolError, match=r"\$B"):
+        await edit(ws, PendingActionStore(), ops=[op("print($A)", "log($B)")])
+    with pytest.raises(ToolError, match=r"\$\$\$A"):
+        await edit(ws, PendingActionStore(), ops=[op("print($A)", "log($$$A)")])
+
+
+# Paths.
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "secret.py").write_text("print('secret')\n")
+    return folder
+
+
+@pytest.mark.parametrize("kind", ["dotdot", "absolute", "symlink", "dangling"])
+async def test_path_outside_workspace_refused(ws: Path, outside: Path, kind: str) -> None:
+    (ws / "a.py").write_text("print(1)\n")
+    if kind == "dotdot":
+        path = "../outside/secret.py"
+    elif kind == "absolute":
+        path = str(outside / "secret.py")
+    elif kind == "symlink":
+        (ws / "link.py").symlink_to(outside / "secret.py")
+        path = "link.py"
+    else:
+        (ws / "dangling.py").symlink_to(outside / "not-yet.py")
+        path = "dangling.py"
+    store = PendingActionStore()
+    with pytest.raises(ToolError, match="outside the workspace"):
+        await grep(ws, pat=["print($A)"], path=path)
+    with pytest.raises(ToolError, match="outside the workspace"):
+        await edit(ws, store, ops=[op("print($A)", "log($A)")], path=path)
+    assert store.count == 0
+    assert (outside / "secret.py").read_text() == "print('secret')\n"
+    assert not (outside / "not-yet.py").exists()
+
+
+async def test_walk_skips_symlink_pointing_out_and_lists_it(ws: Path, outside: Path) -> None:
+    (ws / "a.py").write_text("print(1)\n")
+    (ws / "link.py").symlink_to(outside / "secret.py")
+    store = PendingActionStore()
+    result = await edit(ws, store, ops=[op("print($A)", "log($A)")])
+    assert [f["file"] for f in result.details["files"]] == ["a.py"]
+    assert "link.py (outside the workspace)" in result.text
+    await resolve(store)
+    assert (outside / "secret.py").read_text() == "print('secret')\n"
+    assert (ws / "link.py").is_symlink()
+
+
+async def test_symlink_inside_workspace_written_through_not_replaced(ws: Path) -> None:
+    (ws / "real.py").write_text("print(1)\n")
+    (ws / "alias.py").symlink_to(ws / "real.py")
+    store = PendingActionStore()
+    await edit(ws, store, ops=[op("print($A)", "log($A)")], path="alias.py")
+    await resolve(store)
+    assert (ws / "alias.py").is_symlink()
+    assert (ws / "real.py").read_text() == "log(1)\n"
+
+
+async def test_missing_path_and_glob_path(ws: Path) -> None:
+    (ws / "src").mkdir()
+    (ws / "src" / "a.py").write_text("print(1)\n")
+    (ws / "b.py").write_text("print(2)\n")
+    with pytest.raises(ToolError, match="does not exist"):
+        await grep(ws, pat=["print($A)"], path="nope")
+    result = await grep(ws, pat=["print($A)"], path="src/*.py")
+    assert [m["file"] for m in result.details["matches"]] == ["src/a.py"]
+    result = await grep(ws, pat=["print($A)"], glob="b.py")
+    assert [m["file"] for m in result.details["matches"]] == ["b.py"]
+
+
+async def test_gitignore_honoured(ws: Path) -> None:
+    (ws / ".gitignore").write_text("build/\n")
+    (ws / "build").mkdir()
+    (ws / "build" / "gen.py").write_text("print(1)\n")
+    (ws / "a.py").write_text("print(2)\n")
+    result = await grep(ws, pat=["print($A)"])
+    assert [m["file"] for m in result.details["matches"]] == ["a.py"]
+
+
+# Files that are skipped.
+
+
+async def test_binary_and_latin1_files_skipped_and_listed(ws: Path) -> None:
+    (ws / "good.py").write_text("print(1)\n")
+    (ws / "blob.py").write_bytes(b"print(2)\n\x00\x01\x02")
+    latin = "print('caf\xe9')\n".encode("latin-1")
+    (ws / "latin.py").write_bytes(latin)
+    store = PendingActionStore()
+    result = await edit(ws, store, ops=[op("print($A)", "log($A)")])
+    assert "blob.py (binary)" in result.text
+    assert "latin.py (not UTF-8)" in result.text
+    assert {"file": "latin.py", "reason": "not UTF-8"} in result.details["skipped"]
+    assert store.peek() is not None and store.peek().label == edit_label(1, 1)  # type: ignore[union-attr]
+    await resolve(store)
+    assert (ws / "latin.py").read_bytes() == latin
+    assert (ws / "blob.py").read_bytes() == b"print(2)\n\x00\x01\x02"
+    found = await grep(ws, pat=["log($A)"])
+    assert "latin.py (not UTF-8)" in found.text
+
+
+async def test_parse_error_files_skipped_by_edit_searched_by_grep(ws: Path) -> None:
+    (ws / "ok.py").write_text("print(1)\n")
+    (ws / "half.py").write_text("print(2)\ndef broken(:\n")
+    result = await grep(ws, pat=["print($A)"])
+    assert result.details["total"] == 2  # as the CLI: files with errors are searched
+    assert len(cli_json(ws, "-p", "print($A)", "half.py")) == 1
+    store = PendingActionStore()
+    result = await edit(ws, store, ops=[op("print($A)", "log($A)")])
+    assert "half.py (parse errors)" in result.text
+    assert [f["file"] for f in result.details["files"]] == ["ok.py"]
+
+
+# Previews, labels and pending actions.
+
+
+async def test_labels_singular_and_plural(ws: Path) -> None:
+    (ws / "a.py").write_text("print(1)\nprint(2)\n")
+    (ws / "b.py").write_text("print(3)\n")
+    store = PendingActionStore()
+    await edit(ws, store, ops=[op("print($A)", "log($A)")], path="b.py")
+    await edit(ws, store, ops=[op("print($A)", "log($A)")], path="a.py")
+    await edit(ws, store, ops=[op("print($A)", "log($A)")])
+    labels = [a.label for a in store.snapshot()]
+    assert labels == [
+        "AST Edit: 3 replacements in 2 files",
+        "AST Edit: 2 replacements in 1 file",
+        "AST Edit: 1 replacement in 1 file",
+    ]
+    top = store.peek()
+    assert top is not None and top.source_tool_name == "ast_edit" and top.reject is None
+
+
+async def test_preview_text_details_and_nothing_on_disk(ws: Path) -> None:
+    (ws / "a.py").write_text("x = 1\nprint(x)\n")
+    store = PendingActionStore()
+    result = await edit(ws, store, ops=[op("print($A)", "log.info($A)")])
+    assert (ws / "a.py").read_text() == "x = 1\nprint(x)\n"
+    lines = result.text.splitlines()
+    assert "a.py: 1 replacement" in lines
+    assert "  -2:1 print(x)" in lines
+    assert "  +2:1 log.info(x)" in lines
+    assert "Total: 1 replacement in 1 file." in lines
+    details = result.details
+    assert details["label"] == "AST Edit: 1 replacement in 1 file"
+    assert "-print(x)\n+log.info(x)\n" in details["diff"]
+    assert details["arguments"]["ops"] == [{"pat": "print($A)", "out": "log.info($A)"}]
+    action = store.peek()
+    assert action is not None and action.details["diff"] == details["diff"]
+    applied = await resolve(store)
+    assert applied.text == "Applied 1 replacement in 1 file: a.py."
+    assert (ws / "a.py").read_text() == "x = 1\nlog.info(x)\n"
+
+
+async def test_zero_matches_pushes_nothing(ws: Path) -> None:
+    (ws / "a.py").write_text("x = 1\n")
+    store = PendingActionStore()
+    result = await edit(ws, store, ops=[op("print($A)", "log($A)")])
+    assert result.text.startswith("No replacements made")
+    assert store.count == 0
+
+
+async def test_empty_out_deletes_the_match(ws: Path) -> None:
+    (ws / "a.js").write_text("debugger;\nfoo();\n")
+    store = PendingActionStore()
+    await edit(ws, store, ops=[op("debugger;", "")])
+    await resolve(store)
+    assert (ws / "a.js").read_text() == "\nfoo();\n"
+
+
+async def test_several_ops_in_one_call(ws: Path) -> None:
+    (ws / "a.py").write_text("print(1)\nwarn(2)\n")
+    store = PendingActionStore()
+    result = await edit(ws, store, ops=[op("print($A)", "log($A)"), op("warn($A)", "log($A)")])
+    assert result.details["label"] == "AST Edit: 2 replacements in 1 file"
+    await resolve(store)
+    assert (ws / "a.py").read_text() == "log(1)\nlog(2)\n"
+
+
+async def test_overlapping_ops_refused_at_preview(ws: Path) -> None:
+    (ws / "a.py").write_text("print(warn(1))\n")
+    store = PendingActionStore()
+    with pytest.raises(ToolError) as info:
+        await edit(ws, store, ops=[op("print($A)", "log($A)"), op("warn($A)", "w($A)")])
+    message = str(info.value)
+    assert "Overlapping" in message and "op 2" in message and "a.py:1:7" in message
+    assert store.count == 0
+
+
+async def test_nested_matches_only_outermost_rewritten_and_said(ws: Path) -> None:
+    (ws / "n.py").write_text("f(f(1))\n")
+    store = PendingActionStore()
+    result = await edit(ws, store, ops=[op("f($A)", "g($A)")])
+    assert result.details["total"] == 1
+    assert "1 nested match inside other matches will not be rewritten" in result.text
+    await resolve(store)
+    assert (ws / "n.py").read_text() == "g(f(1))\n"
+
+
+async def test_edit_limit_caps_replacements(ws: Path) -> None:
+    (ws / "a.py").write_text("print(1)\nprint(2)\nprint(3)\n")
+    store = PendingActionStore()
+    result = await edit(ws, store, ops=[op("print($A)", "log($A)")], limit=2)
+    assert result.details["label"] == "AST Edit: 2 replacements in 1 file"
+    assert "limit was reached" in result.text
+    await resolve(store)
+    assert (ws / "a.py").read_text() == "log(1)\nlog(2)\nprint(3)\n"
+
+
+# Apply safety.
+
+
+@pytest.mark.parametrize("same_size", [True, False])
+async def test_stale_preview_refused_nothing_written(ws: Path, same_size: bool) -> None:
+    (ws / "a.py").write_text("print(1)\n")
+    (ws / "b.py").write_text("print(2)\n")
+    store = PendingActionStore()
+    await edit(ws, store, ops=[op("print($A)", "log($A)")])
+    stat_before = os.stat(ws / "b.py")
+    (ws / "b.py").write_text("print(3)\n" if same_size else "print(33)\n")
+    if same_size:  # same size, same mtime: only a content hash can tell
+        os.utime(ws / "b.py", ns=(stat_before.st_atime_ns, stat_before.st_mtime_ns))
+    result = await resolve(store)
+    assert result.is_error
+    assert "b.py" in result.text and "changed since the preview" in result.text
+    assert (ws / "a.py").read_text() == "print(1)\n"
+    assert store.count == 1  # resolve put it back; the model can discard it
+    discarded = await resolve(store, "discard")
+    assert discarded.text.startswith("Discarded: AST Edit: 2 replacements in 2 files.")
+
+
+@pytest.mark.parametrize("how", ["directory", "monkeypatch"])
+async def test_write_failure_midway_rolls_back(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    for name in ("a.py", "b.py", "c.py"):
+        (ws / name).write_text(f"print('{name}')\n")
+    store = PendingActionStore()
+    await edit(ws, store, ops=[op("print($A)", "log($A)")])
+    if how == "monkeypatch":  # the second atomic write fails (disk full)
+        real = engine.atomic_write
+        calls: list[Path] = []
+
+        def flaky(path: Path, data: bytes) -> None:
+            calls.append(path)
+            if len(calls) == 2:
+                raise FileWriteError(f"Cannot write {path}: disk full. The file was not changed.")
+            real(path, data)
+
+        monkeypatch.setattr(engine, "atomic_write", flaky)
+        failing = "b.py"
+    else:  # c.py becomes a folder right after the freshness check (a race with another tool)
+        real_check = engine.stale_files
+
+        def check_then_swap(preview: Any) -> list[str]:
+            stale = real_check(preview)
+            (ws / "c.py").unlink()
+            (ws / "c.py").mkdir()
+            (ws / "c.py" / "keep").write_text("x")
+            return stale
+
+        monkeypatch.setattr(engine, "stale_files", check_then_swap)
+        failing = "c.py"
+    result = await resolve(store)
+    assert result.is_error
+    assert f"Writing {failing} failed" in result.text
+    assert "restored" in result.text and "still pending" in result.text
+    assert (ws / "a.py").read_text() == "print('a.py')\n"
+    if failing == "c.py":
+        assert (ws / "b.py").read_text() == "print('b.py')\n"
+        assert (ws / "c.py" / "keep").read_text() == "x"
+    else:
+        assert (ws / "b.py").read_text() == "print('b.py')\n"
+        assert (ws / "c.py").read_text() == "print('c.py')\n"
+    assert store.count == 1
+    leftovers = [p.name for p in ws.iterdir() if p.name.endswith(".tmp")]
+    assert leftovers == []
+
+
+async def test_lifo_two_previews_resolved_through_resolve(ws: Path) -> None:
+    (ws / "a.py").write_text("print(1)\n")
+    (ws / "b.py").write_text("warn(2)\n")
+    store = PendingActionStore()
+    await edit(ws, store, ops=[op("print($A)", "log($A)")], path="a.py")
+    await edit(ws, store, ops=[op("warn($A)", "log($A)")], path="b.py")
+    first = await resolve(store)
+    assert "b.py" in first.text
+    assert (ws / "b.py").read_text() == "log(2)\n"
+    assert (ws / "a.py").read_text() == "print(1)\n"
+    second = await resolve(store)
+    assert "a.py" in second.text
+    assert (ws / "a.py").read_text() == "log(1)\n"
+
+
+async def test_lifo_same_file_second_preview_goes_stale(ws: Path) -> None:
+    (ws / "a.py").write_text("print(1)\n")
+    store = PendingActionStore()
+    await edit(ws, store, ops=[op("print($A)", "log($A)")])
+    await edit(ws, store, ops=[op("print($A)", "out($A)")])
+    await resolve(store)
+    assert (ws / "a.py").read_text() == "out(1)\n"
+    refused = await resolve(store)
+    assert refused.is_error and "changed since the preview" in refused.text
+    assert (ws / "a.py").read_text() == "out(1)\n"
+
+
+# ast_grep output.
+
+
+async def test_grep_text_positions_captures_and_limit_note(ws: Path) -> None:
+    (ws / "a.py").write_text("x = 1\n" + "".join(f"print({i}, 'é')\n" for i in range(5)))
+    result = await grep(ws, pat=["print($A, $$$R)"], limit=2)
+    lines = result.text.splitlines()
+    assert lines[0] == "a.py:2:1: print(0, 'é')"
+    assert "  $A = 0" in lines and "  $$$R = 'é'" in lines
+    assert "5 matches in 1 file." in lines
+    assert "Showing matches 1-2 of 5; call again with offset=2 for more." in lines
+    assert result.details["matches"] == cli_json(ws, "-p", "print($A, $$$R)", "a.py")[:2]
+    page = await grep(ws, pat=["print($A, $$$R)"], limit=2, offset=4)
+    assert page.details["matches"][0]["text"] == "print(4, 'é')"
+
+
+async def test_grep_several_patterns_merged_in_source_order(ws: Path) -> None:
+    (ws / "a.py").write_text("warn(1)\nprint(2)\nwarn(3)\n")
+    result = await grep(ws, pat=["print($A)", "warn($A)"])
+    assert [m["text"] for m in result.details["matches"]] == ["warn(1)", "print(2)", "warn(3)"]
+
+
+async def test_grep_no_match_text(ws: Path) -> None:
+    (ws / "a.py").write_text("x = 1\n")
+    result = await grep(ws, pat=["print($A)"])
+    assert result.text == "No matches for `print($A)` in 1 file."
+
+
+# Process pool and progress.
+
+
+def test_pool_and_in_process_agree_and_progress_reports(ws: Path) -> None:
+    for i in range(40):
+        body = "".join(f"print({i}, {j})\nvalue_{j} = {j} == {j}\n" for j in range(300))
+        (ws / f"m{i:02}.py").write_text(body)
+    (ws / "none.py").write_text("x = 1\n")
+    seen: list[tuple[int, int]] = []
+    pooled = search(["$A == $A"], root=ws, workers=2, progress=lambda d, t: seen.append((d, t)))
+    single = search(["$A == $A"], root=ws, workers=1)
+    assert pooled.total == single.total == 40 * 300
+    assert [m.to_cli_json() for m in pooled.matches] == [m.to_cli_json() for m in single.matches]
+    assert seen[-1] == (41, 41) and all(t == 41 for _, t in seen)
+    p1 = preview_edit([EditOp(pat="print($A, $B)", out="log($B, $A)")], root=ws, workers=2)
+    p2 = preview_edit([EditOp(pat="print($A, $B)", out="log($B, $A)")], root=ws, workers=1)
+    assert [f.new_bytes for f in p1.files] == [f.new_bytes for f in p2.files]
+    assert p1.total == 40 * 300
