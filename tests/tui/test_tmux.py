@@ -193,3 +193,20 @@ def test_a_session_that_cannot_open_says_why(
     term.start(project, env, "--continue", "--provider", "scripted", "--model", str(script))
     screen = term.wait_for("[xcsh exited 2]")
     assert "xcsh: no saved session for" in screen
+
+
+def test_ctrl_c_at_the_approval_question_cancels_and_keeps_the_preview(
+    term: TmuxXcsh, project: Path, xcsh_home: Path
+) -> None:
+    apply = {"name": "resolve", "arguments": {"action": "apply", "reason": "renamed"}}
+    script = steps(project.parent, "askc", [{"tool_calls": [EDIT]}, {"tool_calls": [apply]}])
+    env = {"XCSH_HOME": str(xcsh_home)}
+    term.start(project, env, "--approve", "ask", "--provider", "scripted", "--model", str(script))
+    term.wait_for("no pending")
+    term.type("use log instead of print")
+    term.wait_for("[y / n REASON]")
+    term.keys("C-c")
+    term.wait_for("Cancelled.", "1 pending · top: AST Edit: 1 replacement in 1 file")
+    assert (project / "greet.py").read_text() == ORIGINAL
+    term.keys("C-c")
+    term.wait_for("[xcsh exited 0]")

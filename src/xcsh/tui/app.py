@@ -270,8 +270,10 @@ class InteractiveApp:
                 if parsed is not None:
                     if await self.command(*parsed) == "exit":
                         return 0
-                    continue
-                await self.run_prompt(text)
+                else:
+                    await self.run_prompt(text)
+                if self.session is None and self.error is not None:
+                    break  # the session could not open while we waited for it
         finally:
             if self._opening is not None and not self._opening.done():
                 self._opening.cancel()
@@ -299,8 +301,7 @@ class InteractiveApp:
         """Send ``text`` to the model; Ctrl-C cancels the run."""
         session = await self._wait_open()
         if session is None:
-            self.console.print(Text(f"xcsh: {self.error}", style="bold red"))
-            return
+            return  # self.error says why; run() reports it
         if self._notes:
             text = "\n".join([*self._notes, "", text])
             self._notes.clear()
@@ -358,8 +359,7 @@ class InteractiveApp:
             return None
         session = await self._wait_open()
         if session is None:
-            self.console.print(Text(f"xcsh: {self.error}", style="bold red"))
-            return None
+            return None  # self.error says why; run() reports it
         if name in ("apply", "discard"):
             await self.resolve("apply" if name == "apply" else "discard", rest)
         elif name == "pending":
