@@ -58,6 +58,11 @@ def test_parse_commands_and_aliases() -> None:
     assert commands.parse("rename /foo") is None and commands.parse("//not a command") is None
 
 
+def test_a_unique_prefix_names_its_command() -> None:
+    assert commands.complete_name("ap") == "apply" and commands.complete_name("undo") == "undo"
+    assert commands.complete_name("") is None and commands.complete_name("x") is None
+
+
 def test_completion_offers_matching_commands_only_before_a_space() -> None:
     completer = commands.SlashCompleter()
 

@@ -346,6 +346,7 @@ class InteractiveApp:
 
     async def command(self, name: str, rest: str) -> str | None:
         """Run ``/name rest``; returns ``"exit"`` when the user leaves."""
+        name = commands.complete_name(name) or name
         if name == "exit":
             return "exit"
         if name == "help":

@@ -52,6 +52,14 @@ def parse(text: str) -> tuple[str, str] | None:
     return ALIASES.get(name, name), rest.strip()
 
 
+def complete_name(name: str) -> str | None:
+    """``name`` itself when it is a command, else the one command it starts (``ap`` → ``apply``)."""
+    if name in NAMES:
+        return name
+    matches = [c.name for c in COMMANDS if c.name.startswith(name)] if name else []
+    return matches[0] if len(matches) == 1 else None
+
+
 def help_lines() -> list[str]:
     """One line per command, then the keys."""
     width = max(len(f"/{c.name} {c.args}".strip()) for c in COMMANDS)
