@@ -203,8 +203,7 @@ def _check_in_body(
     real_kind = real.kind() if real is not None else "something else"
     raise ToolError(
         f"The pattern `{pattern}` parses as `{kind}` on its own, but the same code inside a "
-        f"function parses as `{real_kind}`, so it would match nothing. "
-        + _context_hint(language)
+        f"function parses as `{real_kind}`, so it would match nothing. " + _context_hint(language)
     )
 
 
