@@ -101,6 +101,12 @@ async def test_rewrite_naming_unbound_metavariable_is_an_error(ws: Path) -> None
         await edit(ws, PendingActionStore(), ops=[op("print($A)", "log($B)")])
     with pytest.raises(ToolError, match=r"\$\$\$A"):
         await edit(ws, PendingActionStore(), ops=[op("print($A)", "log($$$A)")])
+    with pytest.raises(ToolError, match="capture nothing"):
+        await edit(ws, PendingActionStore(), ops=[op("print($_)", "log($_)")])
+    store = PendingActionStore()  # `$_` matches without capturing; a literal `$x` is text
+    await edit(ws, store, ops=[op("print($_)", "log('$x')")])
+    await resolve(store)
+    assert (ws / "a.py").read_text() == "log('$x')\n"
 
 
 # Paths.
