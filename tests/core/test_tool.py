@@ -45,6 +45,23 @@ def test_pydantic_schema_exports_json_schema() -> None:
     schema = greet_tool().json_schema()
     assert schema["type"] == "object"
     assert schema["required"] == ["name"]
+    assert schema["properties"]["name"]["description"] == "who"
+
+
+class Documented(BaseModel):
+    """Developer notes that must not reach the model (SPEC §2)."""
+
+    inner: Greet
+
+
+def test_schema_leaves_out_class_docstrings() -> None:
+    tool: AgentTool[Documented] = AgentTool(
+        name="doc", label="Doc", description="d", parameters=Documented, run=lambda p, c: "x"
+    )
+    schema = tool.json_schema()
+    assert "SPEC" not in str(schema)
+    assert "title" not in schema and "description" not in schema
+    assert schema["$defs"]["Greet"]["properties"]["name"]["description"] == "who"
 
 
 SCHEMA: dict[str, Any] = {

@@ -157,3 +157,13 @@ def test_walk_honours_ignore_files_and_skips(tmp_path: Path) -> None:
     assert rel(sub, tmp_path) == ["src/keep.py"]
     # a file named explicitly is searched even if ignored
     assert list(iter_files(tmp_path / "b.txt")) == [tmp_path / "b.txt"]
+
+
+def test_walk_skips_symlinked_files_but_takes_them_when_named(tmp_path: Path) -> None:
+    (tmp_path / "real.py").write_text("x")
+    (tmp_path / "link.py").symlink_to(tmp_path / "real.py")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "linkdir").symlink_to(tmp_path / "sub", target_is_directory=True)
+    (tmp_path / "sub" / "s.py").write_text("y")
+    assert rel(iter_files(tmp_path), tmp_path) == ["real.py", "sub/s.py"]
+    assert list(iter_files(tmp_path / "link.py")) == [tmp_path / "link.py"]

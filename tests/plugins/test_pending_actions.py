@@ -161,8 +161,11 @@ async def test_push_accepts_the_description_object_literal_shape(tmp_path: Path)
     store = PendingActionStore()
     api = CustomToolAPI(tmp_path, store=store)
     api.push_pending_action(
-        {"label": "Batch rename: 2 files", "sourceToolName": "batch_rename_preview",
-         "apply": lambda reason: f"Applied batch rename. Reason: {reason}"}
+        {
+            "label": "Batch rename: 2 files",
+            "sourceToolName": "batch_rename_preview",
+            "apply": lambda reason: f"Applied batch rename. Reason: {reason}",
+        }
     )
     top = store.peek()
     assert top is not None and top.source_tool_name == "batch_rename_preview"

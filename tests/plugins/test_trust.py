@@ -19,9 +19,7 @@ from xcsh.plugins import (
 )
 
 
-def test_trust_records_the_real_path_with_a_schema_version(
-    tmp_path: Path, xcsh_home: Path
-) -> None:
+def test_trust_records_the_real_path_with_a_schema_version(tmp_path: Path, xcsh_home: Path) -> None:
     real = tmp_path / "repo"
     real.mkdir()
     link = tmp_path / "link"

@@ -101,6 +101,12 @@ async def test_rewrite_naming_unbound_metavariable_is_an_error(ws: Path) -> None
         await edit(ws, PendingActionStore(), ops=[op("print($A)", "log($B)")])
     with pytest.raises(ToolError, match=r"\$\$\$A"):
         await edit(ws, PendingActionStore(), ops=[op("print($A)", "log($$$A)")])
+    with pytest.raises(ToolError, match="capture nothing"):
+        await edit(ws, PendingActionStore(), ops=[op("print($_)", "log($_)")])
+    store = PendingActionStore()  # `$_` matches without capturing; a literal `$x` is text
+    await edit(ws, store, ops=[op("print($_)", "log('$x')")])
+    await resolve(store)
+    assert (ws / "a.py").read_text() == "log('$x')\n"
 
 
 # Paths.
@@ -137,16 +143,19 @@ async def test_path_outside_workspace_refused(ws: Path, outside: Path, kind: str
     assert not (outside / "not-yet.py").exists()
 
 
-async def test_walk_skips_symlink_pointing_out_and_lists_it(ws: Path, outside: Path) -> None:
-    (ws / "a.py").write_text("print(1)\n")
+async def test_walk_does_not_follow_symlinked_files(ws: Path, outside: Path) -> None:
+    """As the CLI: a linked file is neither followed out nor edited twice."""
+    (ws / "a.py").write_text("print(1)\nprint(2)\n")
+    (ws / "alias.py").symlink_to(ws / "a.py")
     (ws / "link.py").symlink_to(outside / "secret.py")
     store = PendingActionStore()
     result = await edit(ws, store, ops=[op("print($A)", "log($A)")])
     assert [f["file"] for f in result.details["files"]] == ["a.py"]
-    assert "link.py (outside the workspace)" in result.text
+    assert store.peek().label == "AST Edit: 2 replacements in 1 file"  # type: ignore[union-attr]
     await resolve(store)
+    assert (ws / "a.py").read_text() == "log(1)\nlog(2)\n"
     assert (outside / "secret.py").read_text() == "print('secret')\n"
-    assert (ws / "link.py").is_symlink()
+    assert (ws / "link.py").is_symlink() and (ws / "alias.py").is_symlink()
 
 
 async def test_symlink_inside_workspace_written_through_not_replaced(ws: Path) -> None:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the agent stack is imported only when a task runs
     from xcsh.pending import PendingAction
 
 NO_TUI_MESSAGE = (
-    "xcsh: the interactive terminal UI is not part of this build yet.\n"
+    "xcsh: the interactive session needs a terminal on stdin and stdout.\n"
     'Run a task with: xcsh -p "TASK"   (see xcsh --help)'
 )
 
@@ -86,8 +86,12 @@ def main(argv: list[str]) -> int:
         print(f"xcsh {__version__}")
         return 0
     if args.prompt is None:
-        print(NO_TUI_MESSAGE, file=sys.stderr)
-        return 2
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            print(NO_TUI_MESSAGE, file=sys.stderr)
+            return 2
+        import xcsh.tui
+
+        return xcsh.tui.main(args)
     from xcsh.core import UsageError, XcshError
 
     try:

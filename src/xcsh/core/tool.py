@@ -140,7 +140,7 @@ class AgentTool(Generic[P]):
     def json_schema(self) -> dict[str, Any]:
         """The parameters as a JSON Schema object, as providers expect it."""
         if isinstance(self.parameters, type) and issubclass(self.parameters, pydantic.BaseModel):
-            return self.parameters.model_json_schema()
+            return _model_facing(self.parameters.model_json_schema())
         return dict(self.parameters)
 
     def validate(self, params: Mapping[str, Any] | None) -> P:
@@ -205,6 +205,18 @@ class AgentTool(Generic[P]):
         if result is None:
             raise ToolError(f"Tool '{self.name}' returned no result.")
         return result
+
+
+def _model_facing(schema: dict[str, Any]) -> dict[str, Any]:
+    """Drop what pydantic takes from class docstrings and names: those are written
+    for developers, while the model reads the tool's description and each field's
+    ``description``."""
+    for key in ("title", "description"):
+        schema.pop(key, None)
+    for definition in schema.get("$defs", {}).values():
+        if isinstance(definition, dict):
+            definition.pop("description", None)
+    return schema
 
 
 def _describe_pydantic_error(tool_name: str, exc: pydantic.ValidationError) -> str:

@@ -7,7 +7,11 @@ Rules (kept close to the ``ast-grep`` CLI, which uses the ``ignore`` crate):
   ``.gitignore`` counts even outside a git repository: users expect it to.
 - ``.git`` and ``node_modules`` are always skipped, and so are folders whose
   name starts with a dot, as the CLI does; dot-files themselves are walked.
-- A file named explicitly is returned even when an ignore file lists it.
+- Symlinks met during a walk are not followed, files or folders alike, as
+  the CLI does: a linked file would otherwise be visited twice (once through
+  the link, once as itself) and a change to it previewed twice.
+- A file named explicitly (a symlink included) is returned even when an
+  ignore file lists it.
 """
 
 from __future__ import annotations
@@ -68,8 +72,7 @@ def iter_files(
             to ``start``.
 
     Yields:
-        Absolute paths of regular files (symlinks to files included; symlinked
-        folders are not followed).
+        Absolute paths of regular files; symlinks inside walked folders are skipped.
     """
     base = root if root is not None else (start if start.is_dir() else start.parent)
     glob_spec = pathspec.GitIgnoreSpec.from_lines(globs) if globs else None
@@ -107,7 +110,7 @@ def _walk(folder: Path, inherited: list[_Rules], wanted: Callable[[Path], bool])
         path = Path(entry.path)
         try:
             is_dir = entry.is_dir(follow_symlinks=False)
-            is_file = entry.is_file(follow_symlinks=True)
+            is_file = entry.is_file(follow_symlinks=False)
         except OSError:
             continue
         if is_dir:

@@ -356,7 +356,7 @@ def _check_parameters(name: str, parameters: object) -> None:
         )
     if parameters.get("type") != "object":
         raise ValueError(
-            f"Tool '{name}': the JSON Schema of parameters must have \"type\": \"object\"."
+            f'Tool \'{name}\': the JSON Schema of parameters must have "type": "object".'
         )
     try:
         jsonschema.Draft202012Validator.check_schema(dict(parameters))

@@ -332,10 +332,7 @@ class _Loader:
         if tool.name in self.taken:
             owner = self.taken[tool.name]
             if owner:
-                message = (
-                    f"tool name '{tool.name}' is already used by {owner}; "
-                    "rename one of them."
-                )
+                message = f"tool name '{tool.name}' is already used by {owner}; rename one of them."
             else:
                 message = f"tool name '{tool.name}' clashes with a built-in tool; rename it."
             self.error(path, message, source)

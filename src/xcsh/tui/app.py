@@ -1,0 +1,499 @@
+"""The interactive session: a prompt, the agent's events, slash commands, undo.
+
+The prompt is drawn first; the session (provider SDK, custom tools, a
+resumed session's previews) opens in the background, so start-up never waits
+for a model SDK import or a workspace scan. While the model runs there is no
+prompt: events are drawn as they arrive and Ctrl-C (SIGINT) cancels the run
+(:meth:`xcsh.agent.AgentSession.cancel`; every tool call still gets a result).
+With ``--approve ask`` each model ``apply`` asks y / n / n REASON here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import signal
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.application import run_in_terminal
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.history import FileHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.output import ColorDepth
+from rich.console import Console
+from rich.text import Text
+
+from xcsh.core import XcshError
+from xcsh.tui import commands
+from xcsh.tui.approval import parse_answer
+from xcsh.tui.status import UsageTotals, short_model, status_line
+from xcsh.ui import TerminalStyle, detect_style, make_console
+
+if TYPE_CHECKING:
+    from xcsh.agent import AgentSession, Approval, TurnEnd
+    from xcsh.app import OpenedSession
+    from xcsh.journal import Journal
+    from xcsh.pending import PendingAction
+
+HISTORY_FILE = "prompt-history"
+"""Prompt history across sessions: ``$XCSH_HOME/prompt-history``."""
+DEFAULT_APPLY_REASON = "applied by the user"
+DEFAULT_DISCARD_REASON = "discarded by the user"
+
+
+@dataclass(frozen=True, kw_only=True)
+class InteractiveOptions:
+    """What ``xcsh`` (no ``-p``) was asked for.
+
+    Args:
+        cwd: the workspace folder.
+        provider, model, base_url: flags (``None`` = settings decide).
+        continue_latest: ``--continue``.
+        session_id: ``--session ID``.
+        approve_ask: ``--approve ask``: confirm each model apply.
+        trust_project: ``--trust-project``.
+        home: ``$XCSH_HOME`` (default: from the environment).
+    """
+
+    cwd: Path
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    continue_latest: bool = False
+    session_id: str | None = None
+    approve_ask: bool = False
+    trust_project: bool = False
+    home: Path | None = None
+
+
+class _OpenFailed(Exception):
+    """The session could not be opened; the prompt is closed."""
+
+
+class InteractiveApp:
+    """One interactive run of ``xcsh``.
+
+    Args:
+        options: the command line's choices.
+        console: where output goes (default: stdout, honouring ``NO_COLOR``).
+        style: the terminal's colour and Unicode (default: detected on stdout).
+    """
+
+    def __init__(
+        self,
+        options: InteractiveOptions,
+        *,
+        console: Console | None = None,
+        style: TerminalStyle | None = None,
+    ) -> None:
+        from xcsh.app import xcsh_home
+
+        self.options = options
+        self.style = style or detect_style(sys.stdout)
+        self.console = console or make_console(sys.stdout, self.style)
+        self.home = options.home or xcsh_home()
+        self.session: AgentSession | None = None
+        self.opened: OpenedSession | None = None
+        self.journal: Journal | None = None
+        self.usage = UsageTotals()
+        self.error: str | None = None
+        self._opening: asyncio.Task[None] | None = None
+        self._armed = False  # one Ctrl-C on an empty prompt: the next one exits
+        self._running = False
+        self._notes: list[str] = []  # told to the model with the next prompt (/undo)
+        self._prompt: PromptSession[str] | None = None
+        self._question: PromptSession[str] | None = None
+
+    # -- status --------------------------------------------------------------
+
+    def status(self) -> str:
+        """The status line's text (see :func:`xcsh.tui.status.status_line`)."""
+        session = self.session
+        if session is None:
+            return "starting..." if self.error is None else f"error: {self.error}"
+        store = session.store
+        top = store.peek() if store is not None else None
+        text = status_line(
+            model=short_model(session.provider.name, session.provider.model),
+            usage=self.usage,
+            pending=store.count if store is not None else 0,
+            top_label=top.label if top is not None else None,
+            unicode=self.style.unicode,
+        )
+        if self._armed:
+            text += "   (press Ctrl-C again to exit)"
+        return text
+
+    def _toolbar(self) -> FormattedText:
+        return FormattedText([("class:bottom-toolbar", " " + self.status())])
+
+    # -- start-up ------------------------------------------------------------
+
+    def _make_prompt(self) -> PromptSession[str]:
+        self.home.mkdir(parents=True, exist_ok=True)
+        keys = KeyBindings()
+
+        @keys.add("enter")
+        def _submit(event: KeyPressEvent) -> None:
+            event.current_buffer.validate_and_handle()
+
+        @keys.add("escape", "enter")
+        def _newline(event: KeyPressEvent) -> None:
+            event.current_buffer.insert_text("\n")
+
+        @keys.add("c-c")
+        def _interrupt(event: KeyPressEvent) -> None:
+            buffer = event.current_buffer
+            if buffer.text:
+                buffer.reset()
+                self._armed = False
+            elif self._armed:
+                event.app.exit(exception=EOFError())
+            else:
+                self._armed = True
+            event.app.invalidate()
+
+        session: PromptSession[str] = PromptSession(
+            history=FileHistory(str(self.home / HISTORY_FILE)),
+            completer=commands.SlashCompleter(),
+            complete_while_typing=True,
+            multiline=True,
+            key_bindings=keys,
+            bottom_toolbar=self._toolbar,
+            color_depth=None if self.style.color else ColorDepth.MONOCHROME,
+            prompt_continuation=lambda width, line, wrap: "." * (width - 1) + " ",
+        )
+        session.default_buffer.on_text_changed += self._disarm
+        return session
+
+    def _disarm(self, _buffer: Any) -> None:
+        self._armed = False
+
+    async def open(self) -> None:
+        """Open the session (provider, tools, resume); :meth:`run` starts it in the background.
+
+        A failure is kept in :attr:`error` and closes the prompt.
+        """
+        from xcsh.app import AppOptions, open_session
+
+        options = self.options
+        flags = {"provider": options.provider, "model": options.model, "base_url": options.base_url}
+        await asyncio.to_thread(_warm_provider, flags, self.home)
+        try:
+            opened = await open_session(
+                AppOptions(
+                    cwd=options.cwd,
+                    provider=options.provider,
+                    model=options.model,
+                    base_url=options.base_url,
+                    continue_latest=options.continue_latest,
+                    session_id=options.session_id,
+                    approval=self.ask_approval if options.approve_ask else None,
+                    trust_project=options.trust_project,
+                    home=self.home,
+                )
+            )
+        except XcshError as exc:
+            self.error = str(exc)
+            if self._prompt is not None and self._prompt.app.is_running:
+                self._prompt.app.exit(exception=_OpenFailed())
+            return
+        self._attach(opened)
+        if self._prompt is not None and self._prompt.app.is_running:
+            await run_in_terminal(lambda: self._greet(opened))
+            self._prompt.app.invalidate()
+        else:
+            self._greet(opened)
+
+    def _attach(self, opened: OpenedSession) -> None:
+        from xcsh.journal import Journal, journal_action, record_applies, session_journal_dir
+        from xcsh.tui.render import EventRenderer
+
+        session = opened.session
+        self.opened = opened
+        self.session = session
+        self.usage = UsageTotals.of(session.messages)
+        self.journal = Journal(session_journal_dir(self.home, session.id))
+        if session.store is not None:
+            for action in session.store.snapshot():  # re-previewed on resume
+                journal_action(action, self.journal, session.cwd)
+            record_applies(session.store, self.journal, session.cwd)
+        session.subscribe(EventRenderer(self.console, self.style, on_usage=self._count))
+
+    def _count(self, event: TurnEnd) -> None:
+        self.usage = self.usage.add(event.message.usage)
+
+    def _greet(self, opened: OpenedSession) -> None:
+        session = opened.session
+        dim = "dim"
+        if opened.resumed is not None:
+            shown = sum(1 for m in session.messages if not getattr(m, "hidden", False))
+            self.console.print(Text(f"Resumed session {session.id} ({shown} messages).", style=dim))
+            for line in recap(session.messages):
+                self.console.print(Text(line, style=dim))
+            for label in opened.resumed.repreviewed:
+                self.console.print(Text(f"re-previewed: {label}", style=dim))
+            for label in opened.resumed.dropped:
+                self.console.print(Text(f"dropped: {label}", style="yellow"))
+        for problem in getattr(opened, "load_errors", []) or []:
+            self.console.print(Text(f"custom tools: {problem}", style="yellow"))
+
+    # -- the loop ------------------------------------------------------------
+
+    async def run(self) -> int:
+        """Prompt, run, repeat until the user leaves; returns the exit code."""
+        self._prompt = self._make_prompt()
+        self.console.print(
+            Text(f"xcsh in {self.options.cwd}  (/help for commands, Ctrl-D to leave)", style="dim")
+        )
+        self._opening = asyncio.create_task(self.open())
+        try:
+            while True:
+                try:
+                    text = await self._prompt.prompt_async(self._prompt_text())
+                except KeyboardInterrupt:
+                    continue
+                except EOFError:
+                    return 0
+                except _OpenFailed:
+                    break
+                self._armed = False
+                if not text.strip():
+                    continue
+                parsed = commands.parse(text)
+                if parsed is not None:
+                    if await self.command(*parsed) == "exit":
+                        return 0
+                else:
+                    await self.run_prompt(text)
+                if self.session is None and self.error is not None:
+                    break  # the session could not open while we waited for it
+        finally:
+            if self._opening is not None and not self._opening.done():
+                self._opening.cancel()
+            if self.session is not None:
+                self.session.close()
+                self.console.print(
+                    Text(f"session {self.session.id} saved (resume with xcsh --continue)", "dim")
+                )
+        await self._wait_open()
+        self.console.print(Text(f"xcsh: {self.error}", style="bold red"))
+        return 2
+
+    def _prompt_text(self) -> FormattedText:
+        return FormattedText([("bold", "> ")])
+
+    async def _wait_open(self) -> AgentSession | None:
+        if self._opening is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._opening
+        if self.session is None and self.opened is None and self.error is None:
+            self.error = "the session did not open"
+        return self.session
+
+    async def run_prompt(self, text: str) -> None:
+        """Send ``text`` to the model; Ctrl-C cancels the run."""
+        session = await self._wait_open()
+        if session is None:
+            return  # self.error says why; run() reports it
+        if self._notes:
+            text = "\n".join([*self._notes, "", text])
+            self._notes.clear()
+        loop = asyncio.get_running_loop()
+        self._running = True
+        loop.add_signal_handler(signal.SIGINT, self._on_sigint)
+        try:
+            with _quiet_terminal():
+                await session.prompt(text)
+        except XcshError as exc:
+            self.console.print(Text(f"xcsh: {exc}", style="bold red"))
+        except Exception:  # already shown as an AgentError event; the session goes on
+            pass
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+            self._running = False
+
+    def _on_sigint(self) -> None:
+        if self.session is not None and self.session.running:
+            self.console.print(Text("cancelling...", style="yellow"))
+            self.session.cancel()
+            self._armed = True
+
+    async def ask_approval(self, action: PendingAction, reason: str) -> Approval:
+        """The ``--approve ask`` hook: ask y / n / n REASON on the terminal."""
+        if self._question is None:
+            self._question = PromptSession(
+                color_depth=None if self.style.color else ColorDepth.MONOCHROME
+            )
+        question = f"Apply {action.label}? (model's reason: {reason}) [y / n REASON] "
+        try:
+            answer = await self._question.prompt_async(question, handle_sigint=False)
+        except (KeyboardInterrupt, EOFError):
+            if self.session is not None:
+                self._armed = True
+                self.session.cancel()
+            await asyncio.sleep(0)  # the cancellation lands here
+            answer = "n the user pressed Ctrl-C"
+        return parse_answer(answer)
+
+    # -- slash commands ------------------------------------------------------
+
+    async def command(self, name: str, rest: str) -> str | None:
+        """Run ``/name rest``; returns ``"exit"`` when the user leaves."""
+        name = commands.complete_name(name) or name
+        if name == "exit":
+            return "exit"
+        if name == "help":
+            for line in commands.help_lines():
+                self.console.print(line, markup=False)
+            return None
+        if name not in commands.NAMES:
+            self.console.print(
+                Text(f"Unknown command /{name}. Type /help for the list.", style="yellow")
+            )
+            return None
+        session = await self._wait_open()
+        if session is None:
+            return None  # self.error says why; run() reports it
+        if name in ("apply", "discard"):
+            await self.resolve("apply" if name == "apply" else "discard", rest)
+        elif name == "pending":
+            self.show_pending(session)
+        elif name == "undo":
+            self.undo()
+        elif name == "model":
+            provider = session.provider
+            self.console.print(f"provider: {provider.name}", markup=False)
+            self.console.print(f"model: {provider.model}", markup=False)
+            self.console.print(
+                Text("(start xcsh with --provider/--model to use another)", style="dim")
+            )
+        elif name == "session":
+            self.show_session(session)
+        elif name == "tools":
+            for tool in session.tools.values():
+                hidden = "  (hidden: resolves previews)" if tool.hidden else ""
+                self.console.print(f"  {tool.name}  {tool.label}{hidden}", markup=False)
+        return None
+
+    async def resolve(self, action: Literal["apply", "discard"], reason: str) -> None:
+        """``/apply`` and ``/discard``: the top action, through the session's ``resolve``."""
+        session = self.session
+        assert session is not None
+        why = reason or (DEFAULT_APPLY_REASON if action == "apply" else DEFAULT_DISCARD_REASON)
+        try:
+            result = await session.resolve_top(action, why)
+        except XcshError as exc:
+            self.console.print(Text(f"xcsh: {exc}", style="bold red"))
+            return
+        details = result.details if isinstance(result.details, dict) else {}
+        if result.is_error and "label" not in details:  # nothing pending: no Resolved event
+            text = "\n".join(getattr(b, "text", "") for b in result.content)
+            self.console.print(Text(text, style="yellow"))
+
+    def show_pending(self, session: AgentSession) -> None:
+        """``/pending``: the stack, top first."""
+        actions = session.store.snapshot() if session.store is not None else []
+        if not actions:
+            self.console.print(Text("No pending previews.", style="dim"))
+            return
+        for number, action in enumerate(actions, start=1):
+            mark = "  <- top" if number == 1 else ""
+            self.console.print(
+                f"  {number}. {action.label}  [{action.source_tool_name}]{mark}", markup=False
+            )
+
+    def show_session(self, session: AgentSession) -> None:
+        """``/session``: id, file, folder, journal."""
+        path = self.opened.path if self.opened is not None else None
+        lines = [
+            f"session: {session.id}",
+            f"file: {path}",
+            f"folder: {session.cwd}",
+            f"messages: {len(session.messages)}",
+            f"undo journal: {self.journal.folder if self.journal else '-'}",
+        ]
+        for line in lines:
+            self.console.print(line, markup=False)
+
+    def undo(self) -> None:
+        """``/undo``: restore the last applied action's files if they are as it left them."""
+        from xcsh.journal import UndoError
+
+        assert self.journal is not None
+        try:
+            outcome = self.journal.undo_last()
+        except UndoError as exc:
+            self.console.print(Text(str(exc), style="red"))
+            return
+        self.console.print(Text(outcome.message, style="green"))
+        self._notes.append(
+            f"[xcsh: the user ran /undo. {outcome.message} Those files hold their content "
+            "from before that apply again.]"
+        )
+
+
+def recap(messages: list[Any], count: int = 4) -> list[str]:
+    """The last ``count`` visible turns of a resumed history, one short line each."""
+    from xcsh.core import AssistantMessage, ToolResultMessage, UserMessage
+
+    lines: list[str] = []
+    for message in messages:
+        if isinstance(message, UserMessage) and not message.hidden:
+            lines.append(f"  you: {message.text}")
+        elif isinstance(message, AssistantMessage):
+            calls = ", ".join(c.name for c in message.tool_calls)
+            text = message.text or (f"(called {calls})" if calls else "")
+            if text:
+                lines.append(f"  model: {text}")
+        elif isinstance(message, ToolResultMessage) and message.is_error:
+            lines.append(f"  {message.tool_name}: failed or cancelled")
+    shown = [line if len(line) <= 100 else line[:97] + "..." for line in lines[-count:]]
+    return [line.splitlines()[0] if line else line for line in shown]
+
+
+@contextlib.contextmanager
+def _quiet_terminal() -> Iterator[None]:
+    """While the model runs: no echo of typed keys or of ``^C`` over the output.
+
+    Keys typed meanwhile stay buffered and show up in the next prompt.
+    """
+    try:
+        import termios
+
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd)
+    except (ImportError, OSError, ValueError, io.UnsupportedOperation):
+        yield
+        return
+    quiet = list(saved)
+    quiet[3] &= ~(termios.ECHO | termios.ECHOCTL)
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            termios.tcsetattr(fd, termios.TCSANOW, saved)
+
+
+def _warm_provider(flags: dict[str, Any], home: Path) -> None:
+    """Import the provider's SDK on a worker thread so the prompt never waits for it."""
+    from xcsh.app import build_provider, load_settings
+
+    with contextlib.suppress(Exception):  # open_session reports the real error
+        build_provider(flags, load_settings(home))
+
+
+def run(options: InteractiveOptions) -> int:
+    """Run the interactive session to the end; returns the exit code."""
+    try:
+        return asyncio.run(InteractiveApp(options).run())
+    except KeyboardInterrupt:  # Ctrl-C while no prompt and no run was listening
+        print("xcsh: cancelled", file=sys.stderr)
+        return 130

@@ -1,0 +1,143 @@
+"""Drawing agent events on the terminal with rich (SPEC §6).
+
+:class:`EventRenderer` is a session listener: the model's text streams as it
+arrives, each tool call shows its name and arguments and then a collapsed
+result (its first lines), a preview shows its label and coloured diff
+(:func:`xcsh.ui.render_preview`), and a ``resolve`` outcome is the compact
+block of :func:`xcsh.ui.render_resolution`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from xcsh.agent import (
+    AgentError,
+    AgentEvent,
+    PendingPushed,
+    Resolved,
+    RunEnd,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallStart,
+    ToolResult,
+    TurnEnd,
+)
+from xcsh.ui import TerminalStyle, render_preview, render_resolution
+
+RESULT_LINES = 4
+"""How many lines of a tool result are shown (the rest is counted, not shown)."""
+ARGUMENTS_WIDTH = 160
+"""Tool call arguments longer than this are cut with ``...``."""
+
+
+def collapse(text: str, lines: int = RESULT_LINES) -> tuple[list[str], int]:
+    """The first ``lines`` lines of ``text`` and how many more there are."""
+    all_lines = text.splitlines()
+    return all_lines[:lines], max(0, len(all_lines) - lines)
+
+
+def format_arguments(arguments: dict[str, Any], width: int = ARGUMENTS_WIDTH) -> str:
+    """Arguments as compact JSON on one line, cut to ``width`` characters."""
+    text = json.dumps(arguments, ensure_ascii=False)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def resolution_block(event: Resolved, style: TerminalStyle) -> Any:
+    """The SPEC §6 block for a :class:`Resolved` event."""
+    details = {
+        "action": event.action,
+        "reason": event.reason,
+        "label": event.label,
+        "source_tool_name": event.source_tool_name,
+    }
+    return render_resolution(details, is_error=event.is_error, message=event.text, style=style)
+
+
+class EventRenderer:
+    """Prints a session's events on ``console``.
+
+    Args:
+        console: where to draw (made by :func:`xcsh.ui.make_console`).
+        style: colour and Unicode of the terminal.
+        on_usage: called with each finished turn's assistant message (status line counts).
+    """
+
+    def __init__(
+        self,
+        console: Console,
+        style: TerminalStyle,
+        on_usage: Callable[[TurnEnd], None] | None = None,
+    ) -> None:
+        self.console = console
+        self.style = style
+        self.on_usage = on_usage
+        self._streaming: str | None = None  # "text" / "thinking" while a line is open
+        self._open_line = False
+
+    def __call__(self, event: AgentEvent) -> None:
+        if isinstance(event, TextDelta):
+            self._stream(event.text, "text")
+        elif isinstance(event, ThinkingDelta):
+            self._stream(event.text, "thinking")
+        elif isinstance(event, ToolCallStart):
+            self._end_stream()
+            arrow = "→" if self.style.unicode else "->"
+            line = Text(f"{arrow} ", style="cyan")
+            line.append(event.name, style="bold cyan")
+            line.append(" " + format_arguments(event.arguments), style="dim")
+            self.console.print(line)
+        elif isinstance(event, ToolResult):
+            self._result(event)
+        elif isinstance(event, PendingPushed):
+            self._end_stream()
+            self.console.print(render_preview(event.label, event.preview, style=self.style))
+        elif isinstance(event, Resolved):
+            self._end_stream()
+            self.console.print(resolution_block(event, self.style))
+        elif isinstance(event, TurnEnd):
+            self._end_stream()
+            if self.on_usage is not None:
+                self.on_usage(event)
+        elif isinstance(event, AgentError):
+            self._end_stream()
+            self.console.print(Text(f"error: {event.message}", style="bold red"))
+        elif isinstance(event, RunEnd):
+            self._end_stream()
+            if event.reason == "cancelled":
+                self.console.print(Text("Cancelled.", style="yellow"))
+            elif event.reason != "stop" and event.message:
+                self.console.print(Text(event.message, style="yellow"))
+
+    def _stream(self, text: str, kind: str) -> None:
+        if self._streaming != kind:
+            self._end_stream()
+            self._streaming = kind
+        style = "dim italic" if kind == "thinking" else ""
+        self.console.print(Text(text, style=style), end="")
+        self._open_line = not text.endswith("\n")
+
+    def _end_stream(self) -> None:
+        if self._streaming is not None and self._open_line:
+            self.console.print()
+        self._streaming = None
+        self._open_line = False
+
+    def _result(self, event: ToolResult) -> None:
+        self._end_stream()
+        message = event.message
+        details = message.details if isinstance(message.details, dict) else {}
+        if message.tool_name == "resolve" and "label" in details:
+            return  # the Resolved block that follows says it all
+        shown, more = collapse(event.text or ("(error)" if message.is_error else "(no output)"))
+        colour = "red" if message.is_error else "dim"
+        bar = "│" if self.style.unicode else "|"
+        for line in shown:
+            self.console.print(Text(f"  {bar} {line}", style=colour))
+        if more:
+            self.console.print(Text(f"  {bar} ... {more} more line(s)", style="dim"))

@@ -1,0 +1,162 @@
+"""The interactive session in-process: real session, tools and files; a scripted model."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from xcsh.tui.app import InteractiveApp, InteractiveOptions
+from xcsh.ui import TerminalStyle, make_console
+
+EDIT = {"name": "ast_edit", "arguments": {"ops": [{"pat": "print($A)", "out": "log($A)"}]}}
+ORIGINAL = 'def f():\n    print("hi")\n'
+
+
+@pytest.fixture
+def project(tmp_path: Path, xcsh_home: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "a.py").write_text(ORIGINAL)
+    (xcsh_home / "settings.toml").write_text("max_forced_turns = 1\n")
+    return root
+
+
+def make_app(
+    project: Path, steps: list[dict[str, Any]], *, unicode: bool = True, **options: Any
+) -> tuple[InteractiveApp, io.StringIO, Path]:
+    steps_path = project.parent / "steps.json"
+    steps_path.write_text(json.dumps(steps))
+    out = io.StringIO()
+    style = TerminalStyle(color=False, unicode=unicode)
+    console: Console = make_console(out, style)
+    app = InteractiveApp(
+        InteractiveOptions(cwd=project, provider="scripted", model=str(steps_path), **options),
+        console=console,
+        style=style,
+    )
+    return app, out, steps_path
+
+
+def requests(steps_path: Path) -> list[dict[str, Any]]:
+    log = steps_path.with_name("steps.requests.jsonl")
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+async def test_preview_status_apply_undo(project: Path) -> None:
+    app, out, steps = make_app(
+        project, [{"tool_calls": [EDIT]}, {"text": "Waiting."}, {"text": "noted"}]
+    )
+    assert app.status() == "starting..."
+    await app.open()
+    assert app.status().startswith("no pending ·")
+    await app.run_prompt("rename print to log")
+    screen = out.getvalue()
+    assert '→ ast_edit {"ops": [{"pat": "print($A)", "out": "log($A)"}]}' in screen
+    assert "◆ Preview: AST Edit: 1 replacement in 1 file" in screen
+    assert '-    print("hi")' in screen and '+    log("hi")' in screen
+    assert app.status().startswith("1 pending · top: AST Edit: 1 replacement in 1 file · ")
+    assert (project / "a.py").read_text() == ORIGINAL
+
+    await app.command("pending", "")
+    assert "1. AST Edit: 1 replacement in 1 file  [ast_edit]  <- top" in out.getvalue()
+    await app.command("apply", "looks right")
+    assert (project / "a.py").read_text() == 'def f():\n    log("hi")\n'
+    assert "✔ Accept: 1 replacement in 1 file  [AST Edit]\n  reason: looks right" in out.getvalue()
+    assert app.status().startswith("no pending ·")
+
+    await app.run_prompt("thanks")  # the model sees the user's apply in its history
+    last = requests(steps)[-1]["messages"]
+    notes = [m["content"][0]["text"] for m in last if m["role"] == "user" and m["hidden"]]
+    assert any("themselves (apply)" in n and "Applied 1 replacement" in n for n in notes)
+
+    await app.command("undo", "")
+    assert (project / "a.py").read_text() == ORIGINAL
+    assert "Undid 'AST Edit: 1 replacement in 1 file': restored a.py." in out.getvalue()
+    await app.command("undo", "")
+    assert "Nothing to undo" in out.getvalue()
+    await app.run_prompt("and now?")  # the model learns about the undo with the next prompt
+    typed = [m for m in requests(steps)[-1]["messages"] if m["role"] == "user"][-1]
+    assert typed["content"][0]["text"].startswith("[xcsh: the user ran /undo. Undid 'AST Edit")
+    assert typed["content"][0]["text"].endswith("\n\nand now?")
+
+
+async def test_undo_refuses_when_the_file_changed_since(project: Path) -> None:
+    app, out, _ = make_app(project, [{"tool_calls": [EDIT]}, {"text": "Waiting."}])
+    await app.open()
+    await app.run_prompt("rename")
+    await app.command("apply", "")
+    assert "reason: applied by the user" in out.getvalue()
+    (project / "a.py").write_text("edited by hand\n")
+    await app.command("undo", "")
+    assert "these files changed since it was applied: a.py. Nothing was restored." in out.getvalue()
+    assert (project / "a.py").read_text() == "edited by hand\n"
+
+
+async def test_discard_and_nothing_pending(project: Path) -> None:
+    app, out, _ = make_app(project, [{"tool_calls": [EDIT]}, {"text": "Waiting."}], unicode=False)
+    await app.open()
+    await app.run_prompt("rename")
+    assert app.status().startswith("1 pending - top: AST Edit: 1 replacement in 1 file - ")
+    await app.command("discard", "wrong file")
+    assert "- Discard: 1 replacement in 1 file  [AST Edit]\n  reason: wrong file" in out.getvalue()
+    assert (project / "a.py").read_text() == ORIGINAL
+    await app.command("apply", "")
+    assert "No pending action to resolve. Nothing to apply or discard." in out.getvalue()
+
+
+async def test_informational_commands(project: Path) -> None:
+    app, out, steps = make_app(project, [])
+    await app.open()
+    assert await app.command("help", "") is None
+    assert await app.command("nope", "") is None
+    await app.command("model", "")
+    await app.command("tools", "")
+    await app.command("session", "")
+    assert await app.command("exit", "") == "exit"
+    text = out.getvalue()
+    assert "/apply [reason]" in text and "Unknown command /nope. Type /help" in text
+    assert f"model: {steps}" in text and "provider: scripted" in text
+    assert "  ast_edit  AST Edit" in text and "resolve  Resolve  (hidden" in text
+    assert app.session is not None and f"session: {app.session.id}" in text
+
+
+async def test_open_failure_is_reported(project: Path) -> None:
+    app, _, _ = make_app(project, [], continue_latest=True)
+    await app.open()
+    assert app.session is None and app.error is not None and "no saved session" in app.error
+    assert app.status().startswith("error: no saved session")
+
+
+async def test_a_model_apply_is_journaled_too(project: Path) -> None:
+    apply = {"name": "resolve", "arguments": {"action": "apply", "reason": "done"}}
+    app, out, _ = make_app(
+        project, [{"tool_calls": [EDIT]}, {"tool_calls": [apply]}, {"text": "ok"}]
+    )
+    await app.open()
+    await app.run_prompt("rename")
+    assert "✔ Accept: 1 replacement in 1 file  [AST Edit]\n  reason: done" in out.getvalue()
+    assert (project / "a.py").read_text() == 'def f():\n    log("hi")\n'
+    await app.command("undo", "")
+    assert (project / "a.py").read_text() == ORIGINAL
+
+
+async def test_resumed_preview_applies_and_undoes(project: Path) -> None:
+    first, _, _ = make_app(project, [{"tool_calls": [EDIT]}, {"text": "Waiting."}])
+    await first.open()
+    await first.run_prompt("rename")
+    assert first.session is not None
+    first.session.close()
+
+    again, out, _ = make_app(project, [], continue_latest=True)
+    await again.open()
+    assert "re-previewed: AST Edit: 1 replacement in 1 file" in out.getvalue()
+    assert "you: rename" in out.getvalue()
+    await again.command("apply", "after resuming")
+    assert (project / "a.py").read_text() == 'def f():\n    log("hi")\n'
+    await again.command("undo", "")
+    assert (project / "a.py").read_text() == ORIGINAL

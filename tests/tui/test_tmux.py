@@ -1,0 +1,212 @@
+"""The real ``xcsh`` in tmux with the scripted model: what a person sees and does.
+
+Set ``XCSH_SCREENS_DIR=docs/screens`` to refresh the committed screen captures.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tmux_harness import TmuxXcsh, needs_tmux
+
+from xcsh.agent import load_session, repair_tool_pairs
+from xcsh.agent.history import CANCELLED_TEXT
+from xcsh.core import ToolResultMessage
+
+pytestmark = needs_tmux
+
+ORIGINAL = 'def greet(name):\n    print("hello", name)\n'
+EDIT = {"name": "ast_edit", "arguments": {"ops": [{"pat": "print($$$A)", "out": "log($$$A)"}]}}
+
+
+@pytest.fixture
+def term(tmp_path: Path) -> Iterator[TmuxXcsh]:
+    tmux = TmuxXcsh(tmp_path)
+    try:
+        yield tmux
+    finally:
+        tmux.close()
+
+
+@pytest.fixture
+def project(tmp_path: Path, xcsh_home: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "greet.py").write_text(ORIGINAL)
+    (xcsh_home / "settings.toml").write_text("max_forced_turns = 1\n")
+    return root
+
+
+def steps(folder: Path, name: str, items: list[dict[str, Any]]) -> Path:
+    path = folder / f"{name}.json"
+    path.write_text(json.dumps(items))
+    return path
+
+
+COLOUR_CODES = {*range(30, 39), *range(40, 49), *range(90, 98), *range(100, 108)}
+
+
+def colours(ansi_screen: str) -> set[int]:
+    """The SGR colour codes used on an ``capture-pane -e`` screen (39/49 are defaults)."""
+    found = set()
+    for params in re.findall(r"\x1b\[([0-9;]*)m", ansi_screen):
+        found |= {int(p) for p in params.split(";") if p.isdigit()} & COLOUR_CODES
+    return found
+
+
+def requests(steps_path: Path) -> list[dict[str, Any]]:
+    log = steps_path.with_name(f"{steps_path.stem}.requests.jsonl")
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def test_preview_apply_undo(term: TmuxXcsh, project: Path, xcsh_home: Path) -> None:
+    script = steps(project.parent, "edit", [{"tool_calls": [EDIT]}, {"text": "Over to you."}])
+    env = {"XCSH_HOME": str(xcsh_home)}
+    term.start(project, env, "--provider", "scripted", "--model", str(script))
+    term.wait_for("no pending")
+    term.type("use log instead of print")
+    screen = term.wait_for(
+        "Preview: AST Edit: 1 replacement in 1 file",
+        '-    print("hello", name)',
+        '+    log("hello", name)',
+        "1 pending · top: AST Edit: 1 replacement in 1 file",
+    )
+    term.save("01-preview", screen)
+    assert (project / "greet.py").read_text() == ORIGINAL
+
+    term.type("/apply looks right")
+    screen = term.wait_for("Accept: 1 replacement in 1 file", "reason: looks right", "no pending")
+    term.save("02-apply", screen)
+    assert (project / "greet.py").read_text() == 'def greet(name):\n    log("hello", name)\n'
+
+    term.type("/undo")
+    screen = term.wait_for("Undid 'AST Edit: 1 replacement in 1 file': restored greet.py.")
+    term.save("03-undo", screen)
+    assert (project / "greet.py").read_text() == ORIGINAL
+    term.keys("C-d")
+    term.wait_for("[xcsh exited 0]")
+
+
+def test_approve_ask_answered_no(term: TmuxXcsh, project: Path, xcsh_home: Path) -> None:
+    apply = {"name": "resolve", "arguments": {"action": "apply", "reason": "renamed"}}
+    script = steps(
+        project.parent,
+        "ask",
+        [{"tool_calls": [EDIT]}, {"tool_calls": [apply]}, {"text": "Understood, left as is."}],
+    )
+    env = {"XCSH_HOME": str(xcsh_home)}
+    term.start(project, env, "--approve", "ask", "--provider", "scripted", "--model", str(script))
+    term.wait_for("no pending")
+    term.type("use log", enter=False)
+    term.keys("M-Enter")  # Alt+Enter: a new line, not a submit
+    term.type("instead of print")
+    screen = term.wait_for(
+        "Apply AST Edit: 1 replacement in 1 file? (model's reason: renamed) [y / n REASON]"
+    )
+    term.save("04-approve-ask", screen)
+    term.type("n keep print for now")
+    screen = term.wait_for(
+        "Discard: 1 replacement in 1 file", "Understood, left as is.", "no pending"
+    )
+    term.save("05-approve-ask-declined", screen)
+    assert (project / "greet.py").read_text() == ORIGINAL
+    sent = requests(script)
+    assert sent[0]["messages"][0]["content"][0]["text"] == "use log\ninstead of print"
+    results = [m for m in sent[-1]["messages"] if m["role"] == "tool_result"]
+    refusal = results[-1]
+    assert refusal["tool_name"] == "resolve" and not refusal["is_error"]
+    assert (
+        "The user declined to apply 'AST Edit: 1 replacement in 1 file'"
+        in (refusal["content"][0]["text"])
+    )
+    assert "Reason: keep print for now" in refusal["content"][0]["text"]
+
+
+def test_ctrl_c_during_a_slow_tool_then_continue(
+    term: TmuxXcsh, project: Path, xcsh_home: Path
+) -> None:
+    slow = {"name": "bash", "arguments": {"command": "sleep 30"}}
+    first = steps(project.parent, "slow", [{"tool_calls": [slow]}, {"text": "never sent"}])
+    env = {"XCSH_HOME": str(xcsh_home)}
+    term.start(project, env, "--provider", "scripted", "--model", str(first))
+    term.wait_for("no pending")
+    term.type("run the slow thing")
+    term.wait_for('bash {"command": "sleep 30"}')
+    term.keys("C-c")
+    screen = term.wait_for("Cancelled.", "(press Ctrl-C again to exit)", timeout=8)
+    term.save("06-ctrl-c", screen)
+    term.keys("C-c")
+    term.wait_for("[xcsh exited 0]")
+
+    [session_file] = (xcsh_home / "sessions").glob("*.jsonl")
+    saved = load_session(session_file)
+    assert repair_tool_pairs(saved.messages)[1] == 0  # every call has exactly one result
+    last = saved.messages[-1]
+    assert isinstance(last, ToolResultMessage) and last.tool_name == "bash" and last.is_error
+    assert CANCELLED_TEXT in last.content[0].text  # type: ignore[union-attr]
+
+    second = steps(project.parent, "resume", [{"text": "Picked up where we left off."}])
+    term.start(project, env, "--continue", "--provider", "scripted", "--model", str(second))
+    term.wait_for(f"Resumed session {saved.id}", "you: run the slow thing", "no pending")
+    term.keys("Up")  # the prompt history survives across sessions
+    term.wait_for("> run the slow thing")
+    term.keys("C-c")  # clears the line
+    term.type("go on")
+    screen = term.wait_for("Picked up where we left off.")
+    term.save("07-continue", screen)
+    sent = requests(second)[0]["messages"]
+    roles = [(m["role"], m.get("tool_name")) for m in sent if not m.get("hidden")]
+    assert roles == [
+        ("user", None),
+        ("assistant", None),
+        ("tool_result", "bash"),
+        ("user", None),
+    ]
+    assert sent[0]["content"][0]["text"] == "run the slow thing"
+    assert sent[-1]["content"][0]["text"] == "go on"
+
+
+def test_plain_ascii_without_colour(term: TmuxXcsh, project: Path, xcsh_home: Path) -> None:
+    script = steps(project.parent, "plain", [{"tool_calls": [EDIT]}, {"text": "Over to you."}])
+    env = {"XCSH_HOME": str(xcsh_home), "NO_COLOR": "1", "PYTHONIOENCODING": "ascii"}
+    term.start(project, env, "--provider", "scripted", "--model", str(script))
+    term.wait_for("no pending")
+    term.type("use log instead of print")
+    screen = term.wait_for("1 pending - top: AST Edit: 1 replacement in 1 file")
+    assert "* Preview: AST Edit: 1 replacement in 1 file" in screen
+    assert '-> ast_edit {"ops"' in screen
+    coloured = term.tmux("capture-pane", "-p", "-e")
+    assert colours(coloured) == set()
+    term.save("08-plain-ascii", screen)
+
+
+def test_a_session_that_cannot_open_says_why(
+    term: TmuxXcsh, project: Path, xcsh_home: Path
+) -> None:
+    script = steps(project.parent, "none", [])
+    env = {"XCSH_HOME": str(xcsh_home)}
+    term.start(project, env, "--continue", "--provider", "scripted", "--model", str(script))
+    screen = term.wait_for("[xcsh exited 2]")
+    assert "xcsh: no saved session for" in screen
+
+
+def test_ctrl_c_at_the_approval_question_cancels_and_keeps_the_preview(
+    term: TmuxXcsh, project: Path, xcsh_home: Path
+) -> None:
+    apply = {"name": "resolve", "arguments": {"action": "apply", "reason": "renamed"}}
+    script = steps(project.parent, "askc", [{"tool_calls": [EDIT]}, {"tool_calls": [apply]}])
+    env = {"XCSH_HOME": str(xcsh_home)}
+    term.start(project, env, "--approve", "ask", "--provider", "scripted", "--model", str(script))
+    term.wait_for("no pending")
+    term.type("use log instead of print")
+    term.wait_for("[y / n REASON]")
+    term.keys("C-c")
+    term.wait_for("Cancelled.", "1 pending · top: AST Edit: 1 replacement in 1 file")
+    assert (project / "greet.py").read_text() == ORIGINAL
+    term.keys("C-c")
+    term.wait_for("[xcsh exited 0]")
