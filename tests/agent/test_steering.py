@@ -130,6 +130,31 @@ async def test_model_ignoring_forced_choice_is_gated(make_harness: MakeHarness) 
     assert h.choices() == ["auto", RESOLVE, "auto"]
 
 
+async def test_call_gated_after_the_store_emptied_in_the_same_batch(
+    make_harness: MakeHarness,
+) -> None:
+    h = make_harness(
+        [
+            {"tool_calls": [call("preview_write", path="a.txt", content="x\n")]},
+            {"tool_calls": [apply(), call("preview_write", path="b.txt", content="y\n")]},
+            {"text": "ok"},
+        ]
+    )
+
+    await h.session.prompt("go")
+
+    resolved, gated = results_of(h.events)[1:3]
+    assert resolved.is_error is False and gated.is_error
+    text = gated.content[0].text  # type: ignore[union-attr]
+    assert "'the pending preview'" not in text
+    assert text == (
+        "Not executed: 'preview_write' was refused because this turn began with a pending "
+        "preview to resolve, and calls made in such a turn wait for the next one. Nothing "
+        "is pending now: call 'preview_write' again if you still need it."
+    )
+    assert not (h.root / "b.txt").exists()
+
+
 async def test_looping_model_stopped_by_cap(make_harness: MakeHarness) -> None:
     steps = [{"tool_calls": [call("preview_write", path="a.txt", content="x\n")]}]
     steps += [{"tool_calls": [call("read", path="a.txt")]}] * 10

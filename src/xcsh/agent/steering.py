@@ -44,11 +44,22 @@ class Push:
 
 
 def gate_message(top: PendingAction | None, tool_name: str) -> str:
-    """The error result for a non-``resolve`` call in a turn that began with actions pending."""
-    label = top.label if top is not None else "the pending preview"
+    """The error result for a non-``resolve`` call in a turn that began with actions pending.
+
+    Args:
+        top: the action on top of the store now, or ``None`` when an earlier
+            ``resolve`` of the same batch emptied it.
+        tool_name: the refused call's tool.
+    """
+    if top is None:
+        return (
+            f"Not executed: '{tool_name}' was refused because this turn began with a "
+            "pending preview to resolve, and calls made in such a turn wait for the next "
+            f"one. Nothing is pending now: call '{tool_name}' again if you still need it."
+        )
     return (
         f"Not executed: '{tool_name}' was refused because the pending preview "
-        f"'{label}' must be resolved first. Call the `resolve` tool with action "
+        f"'{top.label}' must be resolved first. Call the `resolve` tool with action "
         "'apply' or 'discard' before any other tool."
     )
 
