@@ -170,6 +170,23 @@ async def test_looping_model_stopped_by_cap(make_harness: MakeHarness) -> None:
     assert isinstance(h.events[-1], RunEnd)
 
 
+async def test_cap_after_failed_applies_says_they_failed(make_harness: MakeHarness) -> None:
+    steps = [{"tool_calls": [call("preview_write", path="missing/a.txt", content="x\n")]}]
+    steps += [{"tool_calls": [apply()]}] * 5  # the folder does not exist: each apply fails
+    h = make_harness(steps, max_forced_turns=3)
+
+    end = await h.session.prompt("loop")
+
+    assert end.reason == "forced_cap"
+    assert "and did not" not in end.message
+    assert end.message.startswith(
+        "Stopped: the model's 3 `resolve` calls in the last 3 turns all failed "
+        "(last error: Apply failed: "
+    )
+    assert "Still pending (newest first): Write: missing/a.txt." in end.message
+    assert h.store.count == 1
+
+
 async def test_silent_model_under_forcing_is_reminded_then_capped(
     make_harness: MakeHarness,
 ) -> None:

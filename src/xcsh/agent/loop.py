@@ -33,7 +33,7 @@ from xcsh.agent.events import (
     TurnStart,
 )
 from xcsh.agent.history import cancelled_result, repair_tool_pairs
-from xcsh.agent.steering import Steering, cap_message, current_tool_call
+from xcsh.agent.steering import Steering, current_tool_call
 from xcsh.core import (
     AgentTool,
     AssistantMessage,
@@ -106,10 +106,11 @@ async def run(ctx: LoopContext) -> RunEnd:
         results = await execute(ctx, message.tool_calls, turn_began_pending=forced)
         ctx.emit(TurnEnd(turn=turn, message=message, results=results))
         progressed = any(_resolved_something(r) for r in results)
-        if ctx.steering.end_turn(forced=forced, progressed=progressed):
-            store = ctx.steering.store
-            assert store is not None  # forced implies a store
-            return _end(ctx, "forced_cap", start, cap_message(ctx.steering.forced_streak, store))
+        failures = [
+            _text(r) for r in results if r.tool_name == RESOLVE_TOOL_NAME and r.is_error
+        ]
+        if ctx.steering.end_turn(forced=forced, progressed=progressed, failures=failures):
+            return _end(ctx, "forced_cap", start, ctx.steering.cap_message())
         if not message.tool_calls:
             if not forced:
                 return _end(ctx, "stop", start, "")
