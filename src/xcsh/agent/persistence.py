@@ -247,13 +247,16 @@ def load_session(path: Path) -> SavedSession:
     """Read a session file.
 
     Raises:
-        UsageError: the file is missing, has no valid header, or was written
+        UsageError: the file is missing or unreadable, has no valid header, or was written
             by a newer xcsh (its ``version`` is higher than :data:`SCHEMA_VERSION`).
     """
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError as exc:
         raise UsageError(f"session file not found: {path}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UsageError(f"cannot read the session file {path}: {detail}") from exc
     header = _parse_line(path, 1, lines[0]) if lines else {}
     if header.get("type") != "session":
         raise UsageError(f"{path} is not an xcsh session file (no header line)")
