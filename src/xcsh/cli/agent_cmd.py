@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -95,7 +96,7 @@ def main(argv: list[str]) -> int:
     from xcsh.core import UsageError, XcshError
 
     try:
-        return asyncio.run(run_print(args))
+        return asyncio.run(run_print_until_signal(args))
     except KeyboardInterrupt:
         print("xcsh: cancelled", file=sys.stderr)
         return 130
@@ -108,6 +109,49 @@ def main(argv: list[str]) -> int:
     except OSError as exc:  # a file or folder xcsh needs is unusable
         print(f"xcsh: {exc}", file=sys.stderr)
         return 1
+
+
+CANCEL_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""Signals handled like Ctrl-C: the run is cancelled cleanly, then xcsh exits 128+signal."""
+
+
+async def run_print_until_signal(args: argparse.Namespace) -> int:
+    """:func:`run_print`, cancelled cleanly by SIGTERM or SIGHUP as Ctrl-C cancels it.
+
+    On one of :data:`CANCEL_SIGNALS` the run is cancelled: every tool call in
+    flight gets its cancelled result (a bash command's process group is
+    killed), ``run_end`` is written to the session file and printed in json
+    mode, and the exit code is 128 + the signal number (143 for SIGTERM,
+    129 for SIGHUP), as a shell reports a process killed by that signal.
+    """
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    received: list[signal.Signals] = []
+
+    def on_signal(sig: signal.Signals) -> None:
+        if not received:
+            received.append(sig)
+            task.cancel()
+
+    installed = []
+    for sig in CANCEL_SIGNALS:
+        try:
+            loop.add_signal_handler(sig, on_signal, sig)
+        except (NotImplementedError, RuntimeError, ValueError):  # no Unix signals here
+            continue
+        installed.append(sig)
+    try:
+        return await run_print(args)
+    except asyncio.CancelledError:
+        if not received:
+            raise
+        task.uncancel()
+        print(f"xcsh: cancelled ({received[0].name})", file=sys.stderr)
+        return 128 + int(received[0])
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
 
 
 async def run_print(
