@@ -242,6 +242,7 @@ def test_terminate_signal_during_a_run_cancels_it_then_exits(
         assert time.monotonic() < deadline, "the command never started"
         time.sleep(0.05)
     xcsh_pid, sleep_pid = (int(x) for x in pids.read_text().split())
+    time.sleep(0.5)  # let the bash tool reach its supervised wait (see tests/agent/test_signals.py)
     os.kill(xcsh_pid, getattr(signal, f"SIG{sig}"))
     code = 128 + int(getattr(signal, f"SIG{sig}"))
     term.wait_for(f"[xcsh exited {code}]", timeout=20)
