@@ -220,6 +220,8 @@ async def _call_tool(
     if tool is None:
         names = ", ".join(ctx.tools) or "none"
         return result(f"Unknown tool '{call.name}'. Available tools: {names}.")
+    if call.invalid_arguments is not None:
+        return result(invalid_arguments_text(call), details={"invalid_arguments": True})
     try:
         outcome = await tool.execute(call.id, call.arguments, cancel=ctx.cancel)
     except ToolError as exc:
@@ -232,6 +234,23 @@ async def _call_tool(
         content=list(outcome.content),
         details=outcome.details,
         is_error=outcome.is_error,
+    )
+
+
+INVALID_ARGUMENTS_SHOWN = 2000
+"""At most this many characters of malformed arguments are quoted back to the model."""
+
+
+def invalid_arguments_text(call: ToolCall) -> str:
+    """The error result for a call whose arguments were not a JSON object (not run)."""
+    raw = call.invalid_arguments or ""
+    if len(raw) > INVALID_ARGUMENTS_SHOWN:
+        raw = raw[:INVALID_ARGUMENTS_SHOWN] + f"... ({len(raw)} characters in all)"
+    why = call.arguments_error or "not a JSON object"
+    return (
+        f"Not executed: the arguments for '{call.name}' are not valid JSON ({why}). "
+        f"You sent:\n{raw}\nCall '{call.name}' again with its arguments as one complete "
+        "JSON object."
     )
 
 

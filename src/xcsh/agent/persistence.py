@@ -117,7 +117,13 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
                 )
             elif kind == "tool_call":
                 blocks.append(
-                    ToolCall(id=block["id"], name=block["name"], arguments=dict(block["arguments"]))
+                    ToolCall(
+                        id=block["id"],
+                        name=block["name"],
+                        arguments=dict(block["arguments"]),
+                        invalid_arguments=block.get("invalid_arguments"),
+                        arguments_error=block.get("arguments_error"),
+                    )
                 )
             else:
                 raise ValueError(f"unknown assistant block type {kind!r}")
