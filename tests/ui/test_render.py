@@ -60,3 +60,14 @@ def test_preview_shows_label_and_diff() -> None:
     out = draw(render_preview("AST Edit: 1 replacement in 1 file", diff, style=PLAIN), PLAIN)
     assert out.startswith("* Preview: AST Edit: 1 replacement in 1 file\n")
     assert "-print(x)\n+log.info(x)\n" in out
+
+
+def test_preview_on_the_terminal_is_bounded() -> None:
+    diff = "".join(f"+line {i}\n" for i in range(5000)) + "+" + "w" * 10_000 + "\n"
+    out = draw(render_preview("Huge: many lines", diff, style=PLAIN), PLAIN)
+    lines = out.splitlines()
+    assert len(lines) < 210
+    assert "+line 199" in out and "+line 200\n" not in out
+    assert "... 4801 more lines not shown" in out
+    long = draw(render_preview("Wide", "+" + "w" * 10_000 + "\n", style=PLAIN), PLAIN)
+    assert len(long) < 700 and "(9501 more characters)" in long

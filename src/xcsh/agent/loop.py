@@ -14,6 +14,7 @@ way out every tool call of the interrupted batch gets exactly one result
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +46,8 @@ from xcsh.core import (
     ToolError,
     ToolResultMessage,
     ToolSpec,
+    cap_content,
+    cap_text,
 )
 from xcsh.pending import RESOLVE_TOOL_NAME
 from xcsh.providers import Provider
@@ -106,9 +109,7 @@ async def run(ctx: LoopContext) -> RunEnd:
         results = await execute(ctx, message.tool_calls, turn_began_pending=forced)
         ctx.emit(TurnEnd(turn=turn, message=message, results=results))
         progressed = any(_resolved_something(r) for r in results)
-        failures = [
-            _text(r) for r in results if r.tool_name == RESOLVE_TOOL_NAME and r.is_error
-        ]
+        failures = [_text(r) for r in results if r.tool_name == RESOLVE_TOOL_NAME and r.is_error]
         if ctx.steering.end_turn(forced=forced, progressed=progressed, failures=failures):
             return _end(ctx, "forced_cap", start, ctx.steering.cap_message())
         if not message.tool_calls:
@@ -181,7 +182,7 @@ async def execute(
         call = calls[index]
         current_tool_call.set(call.id)
         ctx.emit(ToolCallStart(id=call.id, name=call.name, arguments=call.arguments))
-        result = await _call_tool(ctx, call, turn_began_pending)
+        result = _capped(await _call_tool(ctx, call, turn_began_pending))
         results[index] = result
         emit_pushes(ctx.emit, ctx.steering, result)
         ctx.emit(ToolResult(message=result, text=_text(result)))
@@ -254,6 +255,14 @@ def invalid_arguments_text(call: ToolCall) -> str:
     )
 
 
+def _capped(result: ToolResultMessage) -> ToolResultMessage:
+    """The result with each text block cut to :data:`~xcsh.core.MAX_RESULT_CHARS`
+    (head and tail kept), whatever tool made it: built-in tools bound their
+    own output, custom and MCP tools may not."""
+    content = cap_content(result.content)
+    return result if content is result.content else dataclasses.replace(result, content=content)
+
+
 def _groups(ctx: LoopContext, calls: list[ToolCall], gated: bool) -> list[list[int]]:
     """Split a batch: runs of read-only (or refused) calls together, every other call alone."""
     groups: list[list[int]] = []
@@ -282,7 +291,7 @@ def emit_pushes(
         details = push.action.details
         diff = details.get("diff") if isinstance(details, Mapping) else None
         own = push.tool_call_id == result.tool_call_id
-        preview = diff if isinstance(diff, str) else (_text(result) if own else "")
+        preview = cap_text(diff if isinstance(diff, str) else (_text(result) if own else ""))
         emit(
             PendingPushed(
                 tool_call_id=push.tool_call_id,

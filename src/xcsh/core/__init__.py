@@ -21,15 +21,20 @@ from xcsh.core.messages import (
     UserMessage,
 )
 from xcsh.core.tool import (
+    MAX_RESULT_CHARS,
     AgentTool,
     AgentToolResult,
     ToolCallContext,
     ToolUpdateCallback,
+    cap_content,
+    cap_result,
+    cap_text,
     coerce_result,
     text_result,
 )
 
 __all__ = [
+    "MAX_RESULT_CHARS",
     "AgentTool",
     "AgentToolResult",
     "AssistantMessage",
@@ -53,6 +58,9 @@ __all__ = [
     "UsageError",
     "UserMessage",
     "XcshError",
+    "cap_content",
+    "cap_result",
+    "cap_text",
     "coerce_result",
     "content_from_any",
     "text_result",

@@ -130,9 +130,37 @@ def render_diff(diff_text: str) -> Text:
     return out
 
 
+PREVIEW_MAX_LINES = 200
+"""A preview shows at most this many lines of its diff on the terminal."""
+
+PREVIEW_MAX_LINE_CHARS = 500
+"""Longer diff lines are cut to this many characters on the terminal."""
+
+
+def bound_preview(
+    diff_text: str, max_lines: int = PREVIEW_MAX_LINES, max_chars: int = PREVIEW_MAX_LINE_CHARS
+) -> str:
+    """``diff_text`` cut for the terminal: at most ``max_lines`` lines of at most
+    ``max_chars`` characters each, ending with a note of how many lines were left out."""
+    lines = diff_text.splitlines(keepends=True)
+    shown = []
+    for line in lines[:max_lines]:
+        if len(line) > max_chars:
+            body = line.rstrip("\r\n")
+            line = f"{body[:max_chars]}... ({len(body) - max_chars} more characters)\n"
+        shown.append(line)
+    rest = len(lines) - len(shown)
+    if rest:
+        if shown and not shown[-1].endswith("\n"):
+            shown[-1] += "\n"
+        shown.append(f"... {rest} more line{'s' if rest != 1 else ''} not shown\n")
+    return "".join(shown)
+
+
 def render_preview(label: str, diff_text: str, *, style: TerminalStyle) -> RenderableType:
-    """A pending preview: its label, then its diff, then how to resolve it."""
+    """A pending preview: its label, then its diff (bounded by :func:`bound_preview`),
+    then how to resolve it."""
     symbol = _SYMBOLS[style.unicode]["pending"]
     header = Text(f"{symbol} Preview: {label}", style="bold magenta")
     footer = Text("  pending: apply or discard to continue", style="dim")
-    return Group(header, render_diff(diff_text), footer)
+    return Group(header, render_diff(bound_preview(diff_text)), footer)
