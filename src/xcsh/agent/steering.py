@@ -81,9 +81,7 @@ def cap_message(
     if failed:
         calls = "call" if failed == 1 else "calls"
         why = f" (last error: {last_error})" if last_error else ""
-        what = (
-            f"the model's {failed} `resolve` {calls} in the last {turns} turns all failed{why}"
-        )
+        what = f"the model's {failed} `resolve` {calls} in the last {turns} turns all failed{why}"
         return (
             f"Stopped: {what}. Still pending (newest first): {labels}. Nothing was applied; "
             "the actions stay pending."
