@@ -7,7 +7,8 @@ object per line: first ``{"type": "session", "id", "path", "resumed",
 "load_errors"}``, then
 every agent event (:func:`xcsh.agent.event_to_dict`), ending with
 ``run_end``. Exit codes: 0 done, 1 the run failed or stopped at the
-forced-turn cap, 2 bad usage, 130 cancelled (Ctrl-C).
+forced-turn cap, 2 bad usage, 130 cancelled (Ctrl-C), 143 or 129 cancelled by SIGTERM or
+SIGHUP.
 """
 
 from __future__ import annotations
