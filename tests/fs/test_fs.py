@@ -16,6 +16,7 @@ from xcsh.fs import (
     atomic_write,
     iter_files,
     read_text_file,
+    xcsh_home,
 )
 
 
@@ -167,3 +168,20 @@ def test_walk_skips_symlinked_files_but_takes_them_when_named(tmp_path: Path) ->
     (tmp_path / "sub" / "s.py").write_text("y")
     assert rel(iter_files(tmp_path), tmp_path) == ["real.py", "sub/s.py"]
     assert list(iter_files(tmp_path / "link.py")) == [tmp_path / "link.py"]
+
+
+def test_xcsh_home_is_found_one_way_everywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from xcsh import app, plugins
+    from xcsh.plugins import home as plugins_home
+
+    monkeypatch.setenv("XCSH_HOME", str(tmp_path / "h"))
+    assert xcsh_home() == tmp_path / "h"
+    assert xcsh_home(tmp_path / "given") == tmp_path / "given"
+    assert xcsh_home(env={"XCSH_HOME": "/elsewhere"}) == Path("/elsewhere")
+    assert xcsh_home(env={"XCSH_HOME": ""}) == Path.home() / ".xcsh"
+    assert xcsh_home(env={}) == Path.home() / ".xcsh"
+    assert plugins.xcsh_home is xcsh_home and plugins_home.xcsh_home is xcsh_home
+    assert app.xcsh_home() == tmp_path / "h"
+    assert app.xcsh_home({"XCSH_HOME": "/elsewhere"}) == Path("/elsewhere")
