@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -90,18 +92,18 @@ def test_atomic_write_through_symlink_keeps_link(tmp_path: Path) -> None:
     assert target.read_text() == "new"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores folder permissions")
-def test_atomic_write_failure_leaves_file_untouched(tmp_path: Path) -> None:
-    folder = tmp_path / "ro"
+def test_atomic_write_failure_leaves_file_untouched(
+    open_tmp_path: Path, unprivileged: Callable[[], AbstractContextManager[None]]
+) -> None:
+    folder = open_tmp_path / "ro"
     folder.mkdir()
     path = folder / "f.txt"
     path.write_text("old")
-    folder.chmod(0o500)
-    try:
-        with pytest.raises(FileWriteError, match="not changed"):
-            atomic_write(path, b"new")
-    finally:
-        folder.chmod(0o700)
+    path.chmod(0o666)
+    folder.chmod(0o555)
+    with unprivileged(), pytest.raises(FileWriteError, match="not changed") as info:
+        atomic_write(path, b"new")
+    assert "Permission denied" in str(info.value)
     assert path.read_text() == "old"
     assert [p.name for p in folder.iterdir()] == ["f.txt"]
 
