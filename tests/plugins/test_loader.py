@@ -121,6 +121,8 @@ def test_bad_files_become_load_errors_and_never_stop_the_others(
         """,
     )
     write_tool(user_tools, "e_wrongtype.py", "def factory(api):\n    return 42\n")
+    write_tool(user_tools, "e_none.py", "def factory(api):\n    return None\n")
+    write_tool(user_tools, "e_notfunction.py", "factory = 7\n")
     write_tool(user_tools, "f_exit.py", "import sys\nsys.exit(3)\n")
     write_tool(
         user_tools,
@@ -142,6 +144,8 @@ def test_bad_files_become_load_errors_and_never_stop_the_others(
         "c_nofactory.py",
         "d_raises.py",
         "e_wrongtype.py",
+        "e_none.py",
+        "e_notfunction.py",
         "f_exit.py",
         "g_badname.py",
     }
@@ -153,7 +157,13 @@ def test_bad_files_become_load_errors_and_never_stop_the_others(
     raised = by_file["d_raises.py"].error
     assert raised.startswith("factory raised RuntimeError: boom in factory")
     assert f"{user_tools / 'd_raises.py'}, line 2" in raised
-    assert "returned a int; expected a CustomTool" in by_file["e_wrongtype.py"].error
+    assert by_file["e_wrongtype.py"].error == (
+        "factory returned an int; expected a CustomTool or a list of CustomTool."
+    )
+    assert by_file["e_none.py"].error == (
+        "factory returned None; expected a CustomTool or a list of CustomTool."
+    )
+    assert by_file["e_notfunction.py"].error == "'factory' is an int, not a function."
     assert "SystemExit" in by_file["f_exit.py"].error
     assert "Invalid tool name 'bad name!'" in by_file["g_badname.py"].error
     assert result.failures == result.errors
@@ -305,7 +315,9 @@ async def test_execute_failures_surface_as_tool_errors(project: Path, user_tools
                     CustomTool(name="nothing", description="d", parameters=S,
                                execute=lambda i, p: None),
                     CustomTool(name="weird", description="d", parameters=S,
-                               execute=lambda i, p: 3.5)]
+                               execute=lambda i, p: 3.5),
+                    CustomTool(name="number", description="d", parameters=S,
+                               execute=lambda i, p: 12)]
         """,
     )
     tools = {t.name: t for t in load(project).tools}
@@ -313,7 +325,9 @@ async def test_execute_failures_surface_as_tool_errors(project: Path, user_tools
         await tools["crash"].execute("c", {})
     with pytest.raises(ToolError, match=r"^refused on purpose$"):
         await tools["refuse"].execute("c", {})
-    with pytest.raises(ToolError, match=r"^Tool 'nothing' returned no result\.$"):
-        await tools["nothing"].execute("c", {})
-    with pytest.raises(ToolError, match="returned a bad result"):
-        await tools["weird"].execute("c", {})
+    # None is not a result for the model: the message lists what is accepted, without None.
+    accepted = "expected an AgentToolResult, a str, or a dict with 'content'"
+    for name, got in (("nothing", "None"), ("weird", "a float"), ("number", "an int")):
+        with pytest.raises(ToolError) as info:
+            await tools[name].execute("c", {})
+        assert str(info.value) == f"Tool '{name}' returned a bad result: {accepted}; got {got}."

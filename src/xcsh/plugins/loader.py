@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from xcsh.core import AgentTool, UsageError
+from xcsh.core import AgentTool, UsageError, describe_value_type
 from xcsh.pending import PendingActionStore
 from xcsh.plugins.api import TOOL_NAME_PATTERN, CustomTool, CustomToolAPI, ToolUI
 from xcsh.plugins.discovery import (
@@ -294,7 +294,8 @@ class _Loader:
             )
             return
         if not callable(factory):
-            self.error(path, f"'factory' is a {type(factory).__name__}, not a function.", source)
+            kind = describe_value_type(factory)
+            self.error(path, f"'factory' is {kind}, not a function.", source)
             return
         logger = logging.getLogger(logger_name)
         api = CustomToolAPI(self.cwd, store=self.store, logger=logger, ui=self.ui, source=source)
@@ -317,7 +318,7 @@ class _Loader:
         else:
             self.error(
                 path,
-                f"factory returned a {type(item).__name__}; expected a CustomTool "
+                f"factory returned {describe_value_type(item)}; expected a CustomTool "
                 "or a list of CustomTool.",
                 source,
             )
