@@ -235,10 +235,16 @@ class CustomToolAPI:
             stdin: data for the child's standard input.
 
         Returns:
-            :class:`ExecResult` with ``stdout``, ``stderr``, ``code``, ``killed``, ``timed_out``.
+            :class:`ExecResult` with ``stdout``, ``stderr``, ``code``, ``killed``,
+            ``timed_out``. A non-zero exit code is returned, not raised.
 
         Raises:
-            ToolError: the program cannot be started.
+            ToolError: the program cannot be started (not found, not executable,
+                or the working folder is missing), with exactly
+                ``Cannot run '<command>' in <folder>: <reason>.``. Left uncaught
+                in ``execute``, it fails the tool call with that message.
+            asyncio.CancelledError: the awaiting task was cancelled; the process
+                group is killed first.
         """
         where = self.cwd if cwd is None else self.cwd / cwd
         return await run_command(
