@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -226,6 +228,45 @@ def test_untrusted_project_is_refused_with_how_to_trust(
 
 def test_no_notice_without_project_tools(project: Path) -> None:
     (project / ".xcsh" / "tools").mkdir(parents=True)
+    assert load(project).errors == []
+
+
+def test_a_tools_path_that_is_a_file_gives_a_notice(
+    project: Path, user_tools: Path, project_tools: Path
+) -> None:
+    user_tools.write_text("not a folder")
+    project_tools.parent.mkdir()
+    project_tools.write_text("not a folder either")
+    result = load(project)
+    assert [(e.path, e.source, e.kind) for e in result.errors] == [
+        (str(user_tools), "user", "error"),
+        (str(project_tools), "project", "error"),
+    ]
+    assert result.errors[0].error == (
+        f"{user_tools} is a file, not a folder, so no tools load from it. Custom tools are "
+        ".py files or packages inside a folder of that name: move the file aside."
+    )
+
+
+def test_a_tools_folder_that_cannot_be_listed_gives_a_notice(
+    project: Path,
+    user_tools: Path,
+    open_tmp_path: Path,
+    unprivileged: Callable[[], AbstractContextManager[None]],
+) -> None:
+    locked = open_tmp_path / "tools"
+    write_tool(locked, "greet.py", greet("unseen"))
+    locked.chmod(0o000)
+    with unprivileged():
+        result = load(open_tmp_path, home=open_tmp_path)
+    assert result.tools == []
+    assert [(e.path, e.error) for e in result.errors] == [
+        (str(locked), f"cannot list {locked}: Permission denied. No tools load from it.")
+    ]
+
+
+def test_a_file_above_the_project_tools_folder_is_not_a_problem(project: Path) -> None:
+    (project / ".xcsh").write_text("some other program's file")
     assert load(project).errors == []
 
 
