@@ -26,6 +26,8 @@ from xcsh.core.tool import (
     ToolCallContext,
     ToolUpdateCallback,
     coerce_result,
+    coerce_tool_result,
+    describe_value_type,
     text_result,
 )
 
@@ -54,6 +56,8 @@ __all__ = [
     "UserMessage",
     "XcshError",
     "coerce_result",
+    "coerce_tool_result",
     "content_from_any",
+    "describe_value_type",
     "text_result",
 ]
