@@ -33,6 +33,7 @@ from xcsh.agent import (
     sessions_dir,
 )
 from xcsh.core import AgentTool, UsageError
+from xcsh.fs import xcsh_home as fs_home
 from xcsh.pending import PendingActionStore
 from xcsh.plugins import LoadError, aload_custom_tools
 from xcsh.providers import Provider
@@ -44,9 +45,9 @@ ToolsFactory = Callable[[Path, PendingActionStore], list[AgentTool[Any]]]
 
 
 def xcsh_home(env: Mapping[str, str] | None = None) -> Path:
-    """``$XCSH_HOME``, or ``~/.xcsh`` when it is unset or empty (SPEC §5a)."""
-    value = (os.environ if env is None else env).get("XCSH_HOME")
-    return Path(value) if value else Path.home() / ".xcsh"
+    """``$XCSH_HOME``, or ``~/.xcsh`` when it is unset or empty (SPEC §5a); see
+    :func:`xcsh.fs.xcsh_home`."""
+    return fs_home(env=env)
 
 
 KNOWN_SETTINGS = (*SETTING_KEYS, "max_forced_turns")

@@ -49,12 +49,26 @@ def test_s1_tab_indented_file_keeps_python_valid(ws: Path, tmp_path: Path) -> No
     src = b"def inner():\n\tb = lambda: 123\n"
     (ws / "a.py").write_bytes(src)
     new = _preview_bytes(ws, "a.py", "$B = lambda: $R", "def $B():\n    return $R")
-    assert new == b"def inner():\n\tdef b():\n\t    return 123\n"
+    assert new == b"def inner():\n\tdef b():\n\t\treturn 123\n"
     compile(new, "a.py", "exec")
     cli = _cli_bytes(
         tmp_path, "a.py", src, "-p", "$B = lambda: $R", "-r", "def $B():\n    return $R"
     )
     assert cli != new  # the CLI output is the broken one this difference exists for
+
+
+def test_s1_go_tab_file_gets_tabs_for_template_indentation(ws: Path, tmp_path: Path) -> None:
+    src = b"package main\n\nfunc main() {\n\tif err != nil {\n\t\treturn err\n\t}\n}\n"
+    (ws / "main.go").write_bytes(src)
+    pat = "if err != nil { return $E }"
+    out = "if err != nil {\n    log.Print($E)\n    return $E\n}"
+    new = _preview_bytes(ws, "main.go", pat, out)
+    assert new == (
+        b"package main\n\nfunc main() {\n\tif err != nil {\n"
+        b"\t\tlog.Print(err)\n\t\treturn err\n\t}\n}\n"
+    )
+    cli = _cli_bytes(tmp_path, "main.go", src, "-p", pat, "-r", out)
+    assert b"\n    log.Print(err)\n" in cli  # the CLI drops the tab indentation
 
 
 def test_s1_crlf_file_gets_crlf_line_breaks(ws: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,12 @@ async def test_rewrite_naming_unbound_metavariable_is_an_error(ws: Path) -> None
         await edit(ws, PendingActionStore(), ops=[op("print($A)", "log($B)")])
     with pytest.raises(ToolError, match=r"\$\$\$A"):
         await edit(ws, PendingActionStore(), ops=[op("print($A)", "log($$$A)")])
+    with pytest.raises(ToolError, match="capture nothing"):
+        await edit(ws, PendingActionStore(), ops=[op("print($_)", "log($_)")])
+    store = PendingActionStore()  # `$_` matches without capturing; a literal `$x` is text
+    await edit(ws, store, ops=[op("print($_)", "log('$x')")])
+    await resolve(store)
+    assert (ws / "a.py").read_text() == "log('$x')\n"
 
 
 # Paths.
@@ -343,11 +350,9 @@ async def test_write_failure_midway_rolls_back(
     await edit(ws, store, ops=[op("print($A)", "log($A)")])
     if how == "monkeypatch":  # the second atomic write fails (disk full)
         real = engine.atomic_write
-        calls: list[Path] = []
 
         def flaky(path: Path, data: bytes) -> None:
-            calls.append(path)
-            if len(calls) == 2:
+            if path.name == "b.py":
                 raise FileWriteError(f"Cannot write {path}: disk full. The file was not changed.")
             real(path, data)
 
@@ -379,6 +384,28 @@ async def test_write_failure_midway_rolls_back(
     assert store.count == 1
     leftovers = [p.name for p in ws.iterdir() if p.name.endswith(".tmp")]
     assert leftovers == []
+
+
+def test_write_failure_among_many_files_restores_all_written(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    names = [f"f{i:02}.py" for i in range(20)]  # enough files for the threaded writer
+    for name in names:
+        (ws / name).write_text(f"print('{name}')\n")
+    preview = preview_edit([EditOp(pat="print($A)", out="log($A)")], root=ws)
+    assert len(preview.files) == 20
+    real = engine.atomic_write
+
+    def flaky(path: Path, data: bytes) -> None:
+        if path.name == "f07.py":
+            raise FileWriteError(f"Cannot write {path}: disk full. The file was not changed.")
+        real(path, data)
+
+    monkeypatch.setattr(engine, "atomic_write", flaky)
+    with pytest.raises(ToolError, match=r"Writing f07\.py failed"):
+        engine.apply_preview(preview)
+    for name in names:
+        assert (ws / name).read_text() == f"print('{name}')\n"
 
 
 async def test_lifo_two_previews_resolved_through_resolve(ws: Path) -> None:
@@ -454,3 +481,69 @@ def test_pool_and_in_process_agree_and_progress_reports(ws: Path) -> None:
     p2 = preview_edit([EditOp(pat="print($A, $B)", out="log($B, $A)")], root=ws, workers=1)
     assert [f.new_bytes for f in p1.files] == [f.new_bytes for f in p2.files]
     assert p1.total == 40 * 300
+
+
+async def test_cancelled_call_stops_and_pushes_nothing(ws: Path) -> None:
+    (ws / "a.py").write_text("print(1)\n")
+    cancel = asyncio.Event()
+    cancel.set()
+    store = PendingActionStore()
+    tool = create_ast_edit_tool(str(ws), store)
+    with pytest.raises(ToolError, match="Cancelled"):
+        await tool.execute("e", {"ops": [op("print($A)", "log($A)")]}, cancel=cancel)
+    assert store.count == 0
+
+
+@pytest.mark.parametrize("strictness", ["cst", "smart", "ast", "relaxed", "signature"])
+def test_strictness_levels_and_prefilter_agree_with_cli(ws: Path, strictness: str) -> None:
+    # The pre-filter must never drop a file the CLI matches: signature ignores text.
+    (ws / "s.py").write_text("print(1)\nlog(2)\nx = \"a\"\ny = 'a'\n# print(3)\n")
+    for pat in ("print($A)", 'x = "a"'):
+        ours = [m.to_cli_json() for m in search([pat], root=ws, strictness=strictness).matches]
+        assert ours == cli_json(ws, "-p", pat, "--strictness", strictness, "s.py")
+
+
+def test_ast_grep_panic_on_one_file_skips_that_file(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import xcsh.structural.scan as scan
+
+    (ws / "a.py").write_text("print(1)\n")
+    (ws / "b.py").write_text("print(2)\n")
+    real = scan.scan_file
+
+    class Panic(BaseException):  # what ast-grep-py raises for a Rust panic
+        pass
+
+    def fragile(query: Any, path: Path, file: str) -> Any:
+        if file == "a.py":
+            raise Panic("called `Option::unwrap()` on a `None` value")
+        return real(query, path, file)
+
+    monkeypatch.setattr(scan, "scan_file", fragile)
+    result = search(["print($A)"], root=ws, workers=1)
+    assert [m.file for m in result.matches] == ["b.py"]
+    assert [(s.file, s.reason.split(":")[0]) for s in result.skipped] == [
+        ("a.py", "ast-grep failed")
+    ]
+
+
+LANG_SAMPLES = [
+    ("a.cpp", "int main() { auto x = foo(1); std::cout << x; }\n", "foo($A)"),
+    ("a.c", "int main() { int x = foo(1); return x; }\n", "int $X = $V;"),
+    ("a.kt", 'fun main() {\n    println("hi")\n    val x = foo(1)\n}\n', "println($$$A)"),
+    ("a.php", "<?php\n$x = foo(1);\necho $x;\n", "$x = $V"),
+    ("A.java", "class A { void m() { System.out.println(x); } }\n", "System.out.println($A)"),
+    ("a.cs", "class A { void M() { Console.WriteLine(x); } }\n", "Console.WriteLine($A)"),
+    ("a.rb", "x = foo(1)\nputs x\n", "foo($A)"),
+    ("a.lua", "local x = foo(1)\nprint(x)\n", "foo($A)"),
+    ("a.rs", 'fn main() { println!("{}", v); }\n', "println!($$$A)"),
+]
+
+
+@pytest.mark.parametrize(("name", "src", "pat"), LANG_SAMPLES)
+def test_search_in_more_languages_equals_cli(ws: Path, name: str, src: str, pat: str) -> None:
+    (ws / name).write_text(src)
+    ours = [m.to_cli_json() for m in search([pat], root=ws).matches]
+    assert ours
+    assert ours == cli_json(ws, "-p", pat, name)

@@ -30,6 +30,8 @@ from xcsh.core.tool import (
     cap_result,
     cap_text,
     coerce_result,
+    coerce_tool_result,
+    describe_value_type,
     text_result,
 )
 
@@ -62,6 +64,8 @@ __all__ = [
     "cap_result",
     "cap_text",
     "coerce_result",
+    "coerce_tool_result",
     "content_from_any",
+    "describe_value_type",
     "text_result",
 ]

@@ -13,7 +13,7 @@ import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,19 +25,23 @@ from xcsh.structural.languages import Language, language_for_path, resolve_langu
 from xcsh.structural.pattern import compile_pattern
 from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
 from xcsh.structural.rewrite import parse_template
-from xcsh.structural.scan import Outcome, Query, scan_chunk, scan_file, splice
+from xcsh.structural.scan import Outcome, Query, scan_chunk, scan_file_safely, splice
 
 ProgressCallback = Callable[[int, int], None]
 """``progress(files_done, files_total)``: called on the calling thread after
-each batch of files; must not raise. ``files_total`` is fixed for one call."""
+each file (in-process) or batch of files (process pool); ``files_total`` is
+fixed for one call. It may raise to cancel the scan: the exception
+propagates to the caller after the worker processes are stopped."""
 
 PARALLEL_MIN_FILES = 16
 """Scans of fewer files run in-process (a pool costs more than it saves)."""
-PARALLEL_MIN_BYTES = 256 * 1024
+PARALLEL_MIN_BYTES = 1024 * 1024
 """Scans of fewer bytes than this run in-process too."""
 _CHUNK_FILES = 12
 _WINDOW_PER_WORKER = 4
 _GLOB_CHARS = frozenset("*?[")
+_SERIAL_WRITES = 8
+_WRITE_THREADS = 8
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -121,7 +125,9 @@ def resolve_scope(
         display = ws.relative(file)
         if path_filter is not None and not path_filter.match_file(display):
             continue
-        if not ws.contains(file):
+        # Walked folders are real folders under a confined start, so only a symlinked
+        # file can lead outside; checking just those keeps the walk fast.
+        if file.is_symlink() and not ws.contains(file):
             skipped.append(SkippedFile(path=file, file=display, reason="outside the workspace"))
             continue
         found = language_for_path(file)
@@ -181,7 +187,7 @@ def _run(
     small = total < PARALLEL_MIN_FILES or scope.total_bytes < PARALLEL_MIN_BYTES
     if count <= 1 or small:
         for done, (path, display) in enumerate(files, 1):
-            outcome = scan_file(query, path, display)
+            outcome = scan_file_safely(query, path, display)
             if progress is not None:
                 progress(done, total)
             yield outcome
@@ -339,6 +345,7 @@ def preview_edit(
     limit: int | None = None,
     progress: ProgressCallback | None = None,
     workers: int | None = None,
+    captures: bool = False,
 ) -> EditPreview:
     """Compute a structural rewrite without touching disk (SPEC §4).
 
@@ -350,6 +357,8 @@ def preview_edit(
         ops: ``EditOp(pat, out)`` list, non-empty.
         root, path, glob, lang, selector, strictness, progress, workers: as :func:`search`.
         limit: maximum number of replacements (positive); the scan stops there.
+        captures: also record each match's metavariable captures (for output that
+            mirrors ``ast-grep run -r --json``); off by default, it costs time.
 
     Returns:
         Each changed file's new bytes (exactly what :func:`apply_preview`
@@ -379,6 +388,7 @@ def preview_edit(
         templates=templates,
         display=scope.language.display,
         skip_parse_errors=True,
+        captures=captures,
     )
     preview = EditPreview(
         root=scope.root, files=[], skipped=list(scope.skipped), files_scanned=len(scope.files)
@@ -430,6 +440,12 @@ def _truncate(edit: FileEdit, keep: int) -> FileEdit:
     )
 
 
+def name_list(names: Sequence[str], shown: int = 20) -> str:
+    """``a, b, c`` — at most ``shown`` names, then ``and N more``."""
+    head = ", ".join(names[:shown])
+    return head if len(names) <= shown else f"{head} and {len(names) - shown} more"
+
+
 def stale_files(preview: EditPreview) -> list[str]:
     """Display paths of previewed files whose bytes changed since the preview (sha256)."""
     stale: list[str] = []
@@ -464,30 +480,57 @@ def apply_preview(preview: EditPreview) -> AppliedEdit:
     outside = [edit.file for edit in preview.files if not ws.contains(edit.path)]
     if outside:
         raise ToolError(
-            f"Refusing to write outside the workspace: {', '.join(outside)}. Nothing was written."
+            f"Refusing to write outside the workspace: {name_list(outside)}. Nothing was written."
         )
     stale = stale_files(preview)
     if stale:
         raise ToolError(
-            f"These files changed since the preview: {', '.join(stale)}. Nothing was written; "
+            f"These files changed since the preview: {name_list(stale)}. Nothing was written; "
             "discard this preview and preview the edit again."
         )
-    written: list[FileEdit] = []
-    for edit in preview.files:
+    written, failures = _write_all(preview.files)
+    if failures:
+        failed_restore = []
+        for done in written:
+            try:
+                atomic_write(done.path, done.old_bytes)
+            except FileWriteError:
+                failed_restore.append(done.file)
+        edit, exc = failures[0]
+        restored = (
+            "The files written before it were restored; nothing changed."
+            if not failed_restore
+            else f"Could not restore: {', '.join(failed_restore)}."
+        )
+        raise ToolError(f"Writing {edit.file} failed: {exc} {restored}") from exc
+    return AppliedEdit(files=tuple(e.file for e in preview.files), replacements=preview.total)
+
+
+def _write_all(
+    edits: Sequence[FileEdit],
+) -> tuple[list[FileEdit], list[tuple[FileEdit, FileWriteError]]]:
+    """Write every edit; returns the ones written and the failures (in preview order).
+
+    Many files are written by a few threads: each atomic write waits on fsync,
+    which releases the GIL.
+    """
+
+    def write(edit: FileEdit) -> FileWriteError | None:
         try:
             atomic_write(edit.path, edit.new_bytes)
         except FileWriteError as exc:
-            failed_restore = []
-            for done in reversed(written):
-                try:
-                    atomic_write(done.path, done.old_bytes)
-                except FileWriteError:
-                    failed_restore.append(done.file)
-            restored = (
-                "The files written before it were restored; nothing changed."
-                if not failed_restore
-                else f"Could not restore: {', '.join(failed_restore)}."
-            )
-            raise ToolError(f"Writing {edit.file} failed: {exc} {restored}") from exc
-        written.append(edit)
-    return AppliedEdit(files=tuple(e.file for e in written), replacements=preview.total)
+            return exc
+        return None
+
+    if len(edits) <= _SERIAL_WRITES:
+        outcomes = []
+        for edit in edits:
+            outcomes.append(write(edit))
+            if outcomes[-1] is not None:
+                break
+    else:
+        with ThreadPoolExecutor(max_workers=_WRITE_THREADS) as pool:
+            outcomes = list(pool.map(write, edits))
+    written = [e for e, err in zip(edits, outcomes, strict=False) if err is None]
+    failures = [(e, err) for e, err in zip(edits, outcomes, strict=False) if err is not None]
+    return written, failures

@@ -155,7 +155,16 @@ def _leaves(node: SgNode, out: list[SgNode]) -> None:
         _leaves(child, out)
 
 
-def _fixed_tokens(node: SgNode, strictness: str) -> tuple[bytes, ...]:
+def _metavariable_texts(pattern: str, expando: str) -> set[str]:
+    """How the pattern's metavariables read after ast-grep substituted ``$`` (``µA``, ``_A``)."""
+    texts = {expando * 3}
+    for sigil, name in _PATTERN_META.findall(pattern):
+        texts.add(expando * len(sigil) + name)
+        texts.add(sigil + name)
+    return texts
+
+
+def _fixed_tokens(node: SgNode, strictness: str, metavariables: set[str]) -> tuple[bytes, ...]:
     if strictness == "signature":  # leaf text is not compared at this level
         return ()
     leaves: list[SgNode] = []
@@ -163,7 +172,13 @@ def _fixed_tokens(node: SgNode, strictness: str) -> tuple[bytes, ...]:
     tokens: list[bytes] = []
     for leaf in leaves:
         text = leaf.text()
-        if not text.strip() or "$" in text or "µ" in text or "comment" in leaf.kind():
+        if (
+            not text.strip()
+            or text in metavariables
+            or "$" in text
+            or "µ" in text
+            or "comment" in leaf.kind()
+        ):
             continue
         if strictness in ("ast", "relaxed") and not leaf.is_named():
             continue  # unnamed nodes may be skipped at these levels
@@ -263,7 +278,11 @@ def compile_pattern(
                 rule=rule,
                 single=single,
                 multi=multi,
-                tokens=_fixed_tokens(found, strictness) if known else (),
+                tokens=(
+                    _fixed_tokens(found, strictness, _metavariable_texts(pattern, expando))
+                    if known
+                    else ()
+                ),
             )
         fallback = fallback or found
     if config_error is not None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from xcsh.structural.diff import unified_diff
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -123,7 +124,7 @@ class SkippedFile:
     """A file left out of a search or edit, and why.
 
     ``reason`` is one of ``"binary"``, ``"not UTF-8"``, ``"parse errors"``,
-    ``"outside the workspace"``, ``"unreadable"``.
+    ``"outside the workspace"``, ``"unreadable"``, or ``"ast-grep failed: ..."``.
     """
 
     path: Path
@@ -156,14 +157,21 @@ class FileEdit:
     nested_skipped: int = 0
 
     def diff(self) -> str:
-        """A unified diff (``a/<file>`` → ``b/<file>``) of this edit, computed on demand."""
-        old = self.old_bytes.decode("utf-8").splitlines(keepends=True)
-        new = self.new_bytes.decode("utf-8").splitlines(keepends=True)
-        lines = difflib.unified_diff(old, new, f"a/{self.file}", f"b/{self.file}")
-        return "".join(
-            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-            for line in lines
-        )
+        """A unified diff (``a/<file>`` → ``b/<file>``) of this edit, computed on demand.
+
+        Hunks are cut around the replacements themselves (see :mod:`xcsh.structural.diff`).
+        """
+        spans = [
+            (
+                rep.match.span.start.line,
+                rep.match.span.end.line,
+                rep.match.span.start_byte,
+                rep.match.span.end_byte,
+                rep.new_text.encode("utf-8"),
+            )
+            for rep in self.replacements
+        ]
+        return unified_diff(self.file, self.old_bytes, spans)
 
 
 @dataclass(kw_only=True)

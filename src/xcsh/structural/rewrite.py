@@ -17,18 +17,21 @@ reproduced here:
 
 Deliberate differences (SPEC §4): inserted line breaks use the file's line
 ending; indentation made of tabs (or mixed) is carried as the exact
-whitespace string instead of being counted as zero spaces; and a template
-naming a metavariable the pattern does not bind is refused by
-:func:`parse_template`.
+whitespace string instead of being counted as zero spaces, and where the
+match's line is tab-indented the template's own space indentation becomes
+tabs (one tab per indentation step of the template); and a template naming
+a metavariable the pattern does not bind is refused by :func:`parse_template`.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from xcsh.core import ToolError
 
 _MAX_LOOK_AHEAD = 512
+_LINE_SPACES = re.compile(r"\n( +)")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
@@ -48,6 +51,9 @@ class Template:
     source: str
     fragments: tuple[str, ...]
     variables: tuple[TemplateVar, ...]
+    space_unit: int = 0
+    """The smallest run of spaces indenting a template line (0: none); in a
+    tab-indented file each such run becomes one tab."""
 
 
 def indent_at(text: str, pos: int) -> str:
@@ -138,7 +144,13 @@ def parse_template(
         variables.append(TemplateVar(name=name, multi=is_multi, indent=indent_at(rewrite, i)))
         start = search = i + length
     fragments.append(rewrite[start:])
-    return Template(source=rewrite, fragments=tuple(fragments), variables=tuple(variables))
+    runs = [len(run) for run in _LINE_SPACES.findall(rewrite)]
+    return Template(
+        source=rewrite,
+        fragments=tuple(fragments),
+        variables=tuple(variables),
+        space_unit=min(runs) if runs else 0,
+    )
 
 
 def _is_spaces(indent: str) -> bool:
@@ -191,18 +203,32 @@ def expand_template(
     Returns:
         The replacement text.
     """
+    base = indent_at(text, match_start)
     fragments = template.fragments
+    var_indents = [var.indent for var in template.variables]
+    if "\t" in base and template.space_unit:
+        # A tab-indented file: the template's space indentation becomes tabs (SPEC §4).
+        unit = template.space_unit
+
+        def tabify(spaces: str) -> str:
+            tabs, rest = divmod(len(spaces), unit)
+            return "\t" * tabs + " " * rest
+
+        fragments = tuple(
+            _LINE_SPACES.sub(lambda m: "\n" + tabify(m.group(1)), frag) for frag in fragments
+        )
+        var_indents = [tabify(i) if i and _is_spaces(i) else i for i in var_indents]
     if newline != "\n":
         fragments = tuple(frag.replace("\n", newline) for frag in fragments)
     parts = [fragments[0]]
-    for var, frag in zip(template.variables, fragments[1:], strict=True):
+    for var, indent, frag in zip(template.variables, var_indents, fragments[1:], strict=True):
         span = captures.get(var.name)
         if span is not None:
             start, end = span
             value = text[start:end]
             if "\n" in value:
-                value = reindent(value, indent_at(text, start), var.indent)
+                value = reindent(value, indent_at(text, start), indent)
             parts.append(value)
         parts.append(frag)
     expanded = "".join(parts)
-    return reindent(expanded, "", indent_at(text, match_start))
+    return reindent(expanded, "", base)

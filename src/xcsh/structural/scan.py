@@ -37,12 +37,14 @@ class Query:
         templates: the rewrites of an edit, parallel to ``patterns``; empty for a search.
         display: the CLI's language name.
         skip_parse_errors: edits leave files whose tree has ERROR nodes alone (SPEC §4).
+        captures: record metavariable captures on the matches of an edit (searches always do).
     """
 
     patterns: tuple[CompiledPattern, ...]
     templates: tuple[Template, ...] = ()
     display: str = ""
     skip_parse_errors: bool = False
+    captures: bool = True
 
     @property
     def is_edit(self) -> bool:
@@ -102,6 +104,7 @@ def _make_match(
     path: Path,
     file: str,
     display: str,
+    captures: bool = True,
 ) -> Match:
     rng = node.range()
     start, end = rng.start.index, rng.end.index
@@ -110,16 +113,17 @@ def _make_match(
     if line_end < 0:
         line_end = len(text)
     single: dict[str, Capture] = {}
-    for name in pattern.single:
-        captured = node.get_match(name)
-        if captured is not None:
-            single[name] = Capture(text=captured.text(), span=offsets.span(captured))
-    multi = {
-        name: [
-            Capture(text=n.text(), span=offsets.span(n)) for n in node.get_multiple_matches(name)
-        ]
-        for name in pattern.multi
-    }
+    multi: dict[str, list[Capture]] = {}
+    if captures:
+        for name in pattern.single:
+            captured = node.get_match(name)
+            if captured is not None:
+                single[name] = Capture(text=captured.text(), span=offsets.span(captured))
+        for name in pattern.multi:
+            multi[name] = [
+                Capture(text=n.text(), span=offsets.span(n))
+                for n in node.get_multiple_matches(name)
+            ]
     return Match(
         path=path,
         file=file,
@@ -154,11 +158,11 @@ def _captures(node: SgNode, template: Template) -> dict[str, tuple[int, int] | N
 
 
 def _has_error(root: SgNode) -> bool:
-    # ERROR nodes, and MISSING nodes (tree-sitter inserts them with empty text).
-    if root.find(kind="ERROR") is not None:
-        return True
-    missing: dict[str, Any] = {"regex": "^$", "not": {"kind": root.kind()}}
-    return root.find(**missing) is not None
+    # ERROR nodes, and MISSING nodes (tree-sitter inserts them with empty text); one traversal.
+    rule: dict[str, Any] = {
+        "any": [{"kind": "ERROR"}, {"regex": "^$", "not": {"kind": root.kind()}}]
+    }
+    return root.find(**rule) is not None
 
 
 def scan_file(query: Query, path: Path, file: str) -> Outcome | None:
@@ -249,7 +253,15 @@ def _edit(
     replacements = tuple(
         Replacement(
             match=_make_match(
-                node, text, offsets, query.patterns[op], op, path, file, query.display
+                node,
+                text,
+                offsets,
+                query.patterns[op],
+                op,
+                path,
+                file,
+                query.display,
+                query.captures,
             ),
             new_text=new,
         )
@@ -282,6 +294,21 @@ def splice(raw: bytes, replacements: tuple[Replacement, ...]) -> bytes:
     return b"".join(parts)
 
 
+def scan_file_safely(query: Query, path: Path, file: str) -> Outcome | None:
+    """:func:`scan_file`, but a failure inside ast-grep skips the file instead of the scan.
+
+    ast-grep-py reports some internal failures as a Rust panic, a
+    ``BaseException``; interrupts and exits still propagate.
+    """
+    try:
+        return scan_file(query, path, file)
+    except (KeyboardInterrupt, SystemExit, GeneratorExit):
+        raise
+    except BaseException as exc:  # a panic in ast-grep-py for this one file
+        reason = f"ast-grep failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+        return Outcome(skipped=SkippedFile(path=path, file=file, reason=reason))
+
+
 def scan_chunk(query: Query, items: list[tuple[Path, str]]) -> list[Outcome | None]:
-    """:func:`scan_file` over several files (one task of the process pool)."""
-    return [scan_file(query, path, file) for path, file in items]
+    """:func:`scan_file_safely` over several files (one task of the process pool)."""
+    return [scan_file_safely(query, path, file) for path, file in items]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext
+from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
 from xcsh.pending import PendingAction, PendingActionStore
-from xcsh.structural.engine import EditOp, apply_preview, preview_edit, search
+from xcsh.structural.engine import EditOp, apply_preview, name_list, preview_edit, search
 from xcsh.structural.results import EditPreview, Match, SkippedFile
 
 Strictness = Literal["cst", "smart", "ast", "relaxed", "signature"]
@@ -89,8 +90,8 @@ def _globs(value: list[str] | str | None) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+def _plural(count: int, word: str, plural: str | None = None) -> str:
+    return f"{count} {word if count == 1 else (plural or word + 's')}"
 
 
 def edit_label(replacements: int, files: int) -> str:
@@ -98,9 +99,18 @@ def edit_label(replacements: int, files: int) -> str:
     return f"AST Edit: {_plural(replacements, 'replacement')} in {_plural(files, 'file')}"
 
 
-def _indent_block(text: str, prefix: str, first: str = "") -> list[str]:
+def _line_indent(match: Match) -> str:
+    line = match.lines
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _block(head: str, text: str, base: str, indent: str) -> list[str]:
+    """``head text`` for one line; otherwise ``head`` then the lines, re-based from ``base``."""
     lines = text.split("\n")
-    return [first + lines[0]] + [prefix + line for line in lines[1:]]
+    if len(lines) == 1:
+        return [f"{head} {text}" if text else head]
+    body = [lines[0]] + [line[len(base) :] if line.startswith(base) else line for line in lines[1:]]
+    return [head] + [indent + line for line in body]
 
 
 def _skipped_text(skipped: list[SkippedFile]) -> str | None:
@@ -112,10 +122,11 @@ def _skipped_text(skipped: list[SkippedFile]) -> str | None:
 
 
 def _format_match(match: Match) -> list[str]:
-    where = f"{match.file}:{match.span.start.line + 1}:{match.span.start.column + 1}"
-    lines = _indent_block(match.text, "    ", f"{where}: ")
+    where = f"{match.file}:{match.span.start.line + 1}:{match.span.start.column + 1}:"
+    base = _line_indent(match)
+    lines = _block(where, match.text, base, "    ")
     for name, cap in match.single.items():
-        lines += _indent_block(cap.text, "      ", f"  ${name} = ")
+        lines += _block(f"  ${name} =", cap.text, base, "      ")
     raw = match.text.encode("utf-8")
     for name, caps in match.multi.items():
         text = ""
@@ -123,8 +134,16 @@ def _format_match(match: Match) -> list[str]:
             first = caps[0].span.start_byte - match.span.start_byte
             last = caps[-1].span.end_byte - match.span.start_byte
             text = raw[first:last].decode("utf-8", errors="replace")
-        lines += _indent_block(text, "      ", f"  $$${name} = ")
+        lines += _block(f"  $$${name} =", text, base, "      ")
     return lines
+
+
+def _cancel_check(ctx: ToolCallContext) -> Callable[[int, int], None]:
+    def progress(done: int, total: int) -> None:
+        if ctx.cancel.is_set():
+            raise ToolError(f"Cancelled after {done} of {total} files; nothing was changed.")
+
+    return progress
 
 
 def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
@@ -152,6 +171,7 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
             strictness=params.strictness,
             limit=params.limit,
             offset=params.offset,
+            progress=_cancel_check(ctx),
         )
         lines: list[str] = []
         for match in result.matches:
@@ -161,8 +181,8 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
             lines.append(f"No matches for {pats} in {_plural(result.files_scanned, 'file')}.")
         else:
             lines.append(
-                f"{_plural(result.total, 'match')} in "
-                f"{_plural(result.files_with_matches, 'file')}.".replace("matchs", "matches")
+                f"{_plural(result.total, 'match', 'matches')} in "
+                f"{_plural(result.files_with_matches, 'file')}."
             )
             shown_end = params.offset + len(result.matches)
             if params.offset or shown_end < result.total:
@@ -206,8 +226,9 @@ def _preview_text(preview: EditPreview) -> list[str]:
         lines.append(f"{edit.file}: {_plural(len(edit.replacements), 'replacement')}")
         for rep in edit.replacements:
             pos = f"{rep.match.span.start.line + 1}:{rep.match.span.start.column + 1}"
-            lines += _indent_block(rep.old_text, "    ", f"  -{pos} ")
-            lines += _indent_block(rep.new_text, "    ", f"  +{pos} ")
+            base = _line_indent(rep.match)
+            lines += _block(f"  -{pos}", rep.old_text, base, "      ")
+            lines += _block(f"  +{pos}", rep.new_text, base, "      ")
     return lines
 
 
@@ -215,14 +236,14 @@ def _notes(preview: EditPreview) -> list[str]:
     notes: list[str] = []
     if preview.nested_skipped:
         notes.append(
-            f"{_plural(preview.nested_skipped, 'nested match')} inside other matches "
-            "will not be rewritten (only the outermost match is); preview again after "
-            "applying to rewrite them.".replace("matchs", "matches")
+            f"{_plural(preview.nested_skipped, 'nested match', 'nested matches')} inside other "
+            "matches will not be rewritten (only the outermost match is); preview again after "
+            "applying to rewrite them."
         )
     if preview.identical:
         notes.append(
-            f"{_plural(preview.identical, 'match')} already read as the rewrite "
-            "(no change).".replace("matchs", "matches")
+            f"{_plural(preview.identical, 'match', 'matches')} already read as the rewrite "
+            "(no change)."
         )
     if preview.limit_reached:
         notes.append("The limit was reached; more matches may remain.")
@@ -259,6 +280,7 @@ def create_ast_edit_tool(cwd: str, store: PendingActionStore) -> AgentTool[AstEd
             selector=params.sel,
             strictness=params.strictness,
             limit=params.limit,
+            progress=_cancel_check(ctx),
         )
         notes = _notes(preview)
         skipped = [{"file": s.file, "reason": s.reason} for s in preview.skipped]
@@ -296,7 +318,7 @@ def create_ast_edit_tool(cwd: str, store: PendingActionStore) -> AgentTool[AstEd
                 content=[
                     TextContent(
                         f"Applied {_plural(applied.replacements, 'replacement')} in "
-                        f"{_plural(len(applied.files), 'file')}: {', '.join(applied.files)}."
+                        f"{_plural(len(applied.files), 'file')}: {name_list(applied.files)}."
                     )
                 ],
                 details={"files": list(applied.files), "total": applied.replacements},
