@@ -107,6 +107,8 @@ def main(argv: list[str]) -> int:
     except XcshError as exc:  # a provider refusing its configuration, for one
         print(f"xcsh: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        raise  # the dispatcher ends quietly when the reader went away
     except OSError as exc:  # a file or folder xcsh needs is unusable
         print(f"xcsh: {exc}", file=sys.stderr)
         return 1
