@@ -21,10 +21,14 @@ from xcsh.core.messages import (
     UserMessage,
 )
 from xcsh.core.tool import (
+    MAX_RESULT_CHARS,
     AgentTool,
     AgentToolResult,
     ToolCallContext,
     ToolUpdateCallback,
+    cap_content,
+    cap_result,
+    cap_text,
     coerce_result,
     coerce_tool_result,
     describe_value_type,
@@ -32,6 +36,7 @@ from xcsh.core.tool import (
 )
 
 __all__ = [
+    "MAX_RESULT_CHARS",
     "AgentTool",
     "AgentToolResult",
     "AssistantMessage",
@@ -55,6 +60,9 @@ __all__ = [
     "UsageError",
     "UserMessage",
     "XcshError",
+    "cap_content",
+    "cap_result",
+    "cap_text",
     "coerce_result",
     "coerce_tool_result",
     "content_from_any",

@@ -115,6 +115,63 @@ def _coerce(value: object, accepted: str) -> AgentToolResult:
     raise TypeError(f"expected {accepted}; got {describe_value_type(value)}")
 
 
+MAX_RESULT_CHARS = 50_000
+"""Default cap on one text block of a tool result: about 12,000 tokens, enough
+for any useful answer, small enough that a runaway result cannot fill a
+model's context (and every later request of the session)."""
+
+
+def cap_text(text: str, limit: int = MAX_RESULT_CHARS) -> str:
+    """``text`` cut to at most about ``limit`` characters, keeping its head and tail.
+
+    The middle is replaced by a note saying how many characters (and lines)
+    were cut, so the reader knows the text is incomplete. Text within the
+    limit is returned unchanged.
+
+    Args:
+        text: any text.
+        limit: the most characters kept (the note comes on top); at least 2.
+    """
+    if len(text) <= limit:
+        return text
+    head = text[: limit // 2]
+    tail = text[len(text) - (limit - len(head)) :]
+    cut = text[len(head) : len(text) - len(tail)]
+    lines = cut.count("\n")
+    lines_note = f", {lines} line break{'s' if lines != 1 else ''}" if lines else ""
+    note = (
+        f"\n[... {len(cut)} characters cut{lines_note}: this text had {len(text)} "
+        f"characters, more than the {limit} shown ...]\n"
+    )
+    return head + note + tail
+
+
+def cap_content(content: list[Content], limit: int = MAX_RESULT_CHARS) -> list[Content]:
+    """``content`` with each text block cut by :func:`cap_text` (images kept).
+
+    Returns the same list object when nothing was cut.
+    """
+    if all(not isinstance(b, TextContent) or len(b.text) <= limit for b in content):
+        return content
+    return [
+        TextContent(cap_text(b.text, limit)) if isinstance(b, TextContent) else b for b in content
+    ]
+
+
+def cap_result(result: AgentToolResult, limit: int = MAX_RESULT_CHARS) -> AgentToolResult:
+    """``result`` with its text blocks capped (:func:`cap_content`); ``details`` untouched.
+
+    Returns ``result`` itself when nothing was cut. The agent loop applies it
+    to every tool call's result and the MCP server to every result it sends,
+    so a custom tool that returns megabytes cannot overflow the model's
+    context or the session file.
+    """
+    content = cap_content(result.content, limit)
+    if content is result.content:
+        return result
+    return AgentToolResult(content=content, details=result.details, is_error=result.is_error)
+
+
 ToolUpdateCallback = Callable[[AgentToolResult], None]
 """Receives partial results while a tool runs. Must not raise; called on the event loop."""
 
