@@ -96,6 +96,29 @@ async def test_task_cancellation_kills_group(ws: Path, tools: Tools) -> None:
     assert await wait_gone(pid)
 
 
+async def test_cancellation_while_connecting_the_pipe_kills_group(
+    ws: Path, tools: Tools, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cancellation between spawning bash and reading its output still kills the group."""
+    loop = asyncio.get_running_loop()
+    connecting = asyncio.Event()
+
+    async def stalled_connect(*args: object, **kwargs: object) -> object:
+        connecting.set()
+        await asyncio.Event().wait()
+        raise AssertionError("never reached")
+
+    monkeypatch.setattr(loop, "connect_read_pipe", stalled_connect)
+    pid_file = ws / "pid"
+    call = asyncio.ensure_future(tools("bash", command=f"sleep 300 & echo $! > {pid_file}; wait"))
+    pid = await read_pid(pid_file)
+    await asyncio.wait_for(connecting.wait(), 5)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    assert await wait_gone(pid)
+
+
 async def test_long_output_keeps_head_and_tail_and_saves_log(
     ws: Path, tools: Tools, xcsh_home: Path
 ) -> None:

@@ -322,10 +322,14 @@ def create_bash_tool(
             os.close(write_fd)
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader()
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
-        )
+        pipe = os.fdopen(read_fd, "rb", buffering=0)
+        transport: asyncio.BaseTransport | None = None
+        # One protected region from the moment bash exists: a cancellation that lands
+        # while the pipe is being connected must still kill the process group.
         try:
+            transport, _ = await loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(reader), pipe
+            )
             outcome = await _supervise(proc, reader, output, timeout, kill_grace, ctx)
         except asyncio.CancelledError:
             killer = asyncio.ensure_future(_kill_group(proc, kill_grace))
@@ -335,7 +339,10 @@ def create_bash_tool(
                 _signal_group(proc.pid, signal.SIGKILL)
             raise
         finally:
-            transport.close()
+            if transport is not None:
+                transport.close()
+            else:
+                pipe.close()
             output.close()
         return _result(params.command, timeout, outcome, output)
 
