@@ -6,11 +6,13 @@ from command-line flags, then the environment, then
 ``$XCSH_HOME/settings.toml`` (SPEC §5a; ``$XCSH_HOME`` defaults to
 ``~/.xcsh``). Besides the provider keys (see
 :mod:`xcsh.providers.config`), ``settings.toml`` may set
-``max_forced_turns`` (default 5, SPEC §3).
+``max_forced_turns`` (default 5, SPEC §3); any other key is refused
+(:data:`KNOWN_SETTINGS`).
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
 from collections.abc import Callable, Mapping
@@ -31,10 +33,11 @@ from xcsh.agent import (
     sessions_dir,
 )
 from xcsh.core import AgentTool, UsageError
+from xcsh.fs import xcsh_home as fs_home
 from xcsh.pending import PendingActionStore
 from xcsh.plugins import LoadError, aload_custom_tools
 from xcsh.providers import Provider
-from xcsh.providers.config import create_provider, resolve_provider_settings
+from xcsh.providers.config import SETTING_KEYS, create_provider, resolve_provider_settings
 from xcsh.tools.registry import create_builtin_tools
 
 ToolsFactory = Callable[[Path, PendingActionStore], list[AgentTool[Any]]]
@@ -42,28 +45,78 @@ ToolsFactory = Callable[[Path, PendingActionStore], list[AgentTool[Any]]]
 
 
 def xcsh_home(env: Mapping[str, str] | None = None) -> Path:
-    """``$XCSH_HOME``, or ``~/.xcsh`` when it is unset or empty (SPEC §5a)."""
-    value = (os.environ if env is None else env).get("XCSH_HOME")
-    return Path(value) if value else Path.home() / ".xcsh"
+    """``$XCSH_HOME``, or ``~/.xcsh`` when it is unset or empty (SPEC §5a); see
+    :func:`xcsh.fs.xcsh_home`."""
+    return fs_home(env=env)
+
+
+KNOWN_SETTINGS = (*SETTING_KEYS, "max_forced_turns")
+"""The keys ``settings.toml`` may set; any other key is refused (a typo such as
+``modle`` would otherwise silently fall back to another model)."""
+
+
+def check_home(home: Path) -> None:
+    """Refuse an ``$XCSH_HOME`` whose layout xcsh cannot use (SPEC §5a).
+
+    Missing folders are fine (they are created when first written).
+
+    Raises:
+        UsageError: ``home`` or ``home/sessions`` exists but is not a folder,
+            or ``home/settings.toml`` exists but is not a file; the message
+            names the path and the hint says how to fix it.
+    """
+    existing = next((p for p in (home, *home.parents) if p.exists()), home)
+    if existing.exists() and not existing.is_dir():
+        raise UsageError(
+            f"XCSH_HOME {home} is not a folder",
+            hint="point XCSH_HOME at a folder (it is created when missing), or move the file aside",
+        )
+    settings = home / "settings.toml"
+    if settings.exists() and not settings.is_file():
+        raise UsageError(
+            f"{settings} is not a file",
+            hint="settings.toml must be a TOML file; move the folder aside",
+        )
+    sessions = sessions_dir(home)
+    if sessions.exists() and not sessions.is_dir():
+        raise UsageError(
+            f"{sessions} is not a folder; xcsh saves sessions there",
+            hint="move the file aside (xcsh creates the folder)",
+        )
 
 
 def load_settings(home: Path) -> dict[str, Any]:
     """The top level of ``home/settings.toml``, or ``{}`` when there is no such file.
 
     Raises:
-        UsageError: the file is not valid TOML; the message names the file and
-            the parser's position.
+        UsageError: the layout of ``home`` is unusable (:func:`check_home`), the
+            file cannot be read or is not valid TOML (the message names the file
+            and the parser's position), or it sets a key outside
+            :data:`KNOWN_SETTINGS` (the message names the key and the known keys).
     """
+    check_home(home)
     path = home / "settings.toml"
     try:
         with path.open("rb") as fh:
-            return tomllib.load(fh)
+            settings = tomllib.load(fh)
     except FileNotFoundError:
         return {}
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(
             f"{path} is not valid TOML: {exc}", hint="fix the file or move it aside"
         ) from exc
+    unknown = [key for key in settings if key not in KNOWN_SETTINGS]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], KNOWN_SETTINGS, n=1)
+        maybe = f" (did you mean {close[0]!r}?)" if close else ""
+        keys = ", ".join(repr(k) for k in unknown)
+        raise UsageError(
+            f"{path}: unknown setting{'s' if len(unknown) > 1 else ''} {keys}{maybe}",
+            hint="the known settings are " + ", ".join(KNOWN_SETTINGS),
+        )
+    return settings
 
 
 def build_provider(
@@ -165,6 +218,7 @@ async def open_session(
         cwd, store=store, home=home, trust_project=options.trust_project
     )
     session_tools = [*tools(cwd, store), *custom.tools]
+    header: dict[str, Any] | None = None
     if path is None:
         session_id = new_session_id()
         path = sessions_dir(home) / f"{session_id}.jsonl"
@@ -174,9 +228,13 @@ async def open_session(
             "provider": provider.name,
             "model": provider.model,
         }
+    try:
         recorder = SessionRecorder(path, header=header)
-    else:
-        recorder = SessionRecorder(path)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot write the session file {path}: {exc.strerror or exc}",
+            hint=f"check that {sessions_dir(home)} is a folder you can write to",
+        ) from exc
     session = AgentSession(
         provider=provider,
         tools=session_tools,

@@ -14,9 +14,8 @@ from typing import Any
 import pytest
 from agent_harness import apply, call, preview_write_tool, read_tool
 
-from xcsh.agent import DECLINED_TEXT
 from xcsh.app import AppOptions, open_session
-from xcsh.cli.agent_cmd import NO_TERMINAL_REASON, build_parser, parse_answer, run_print
+from xcsh.cli.agent_cmd import NO_TERMINAL_MESSAGE, build_parser, parse_answer, run_print
 from xcsh.core import AgentTool, UsageError
 from xcsh.pending import PendingActionStore
 
@@ -153,8 +152,8 @@ async def test_print_text_mode_answer_on_stdout_blocks_on_stderr(
     assert "\x1b[" not in err  # not a terminal: no colour
 
 
-async def test_approve_ask_without_terminal_refuses(
-    project: Path, monkeypatch: pytest.MonkeyPatch
+async def test_approve_ask_without_terminal_is_refused_at_start_up(
+    project: Path, monkeypatch: pytest.MonkeyPatch, xcsh_home: Path
 ) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO("y\n"))  # not a tty
     steps = steps_file(
@@ -166,28 +165,17 @@ async def test_approve_ask_without_terminal_refuses(
         ],
     )
     args = build_parser().parse_args(
-        [
-            "--provider",
-            "scripted",
-            "--model",
-            str(steps),
-            "--approve",
-            "ask",
-            "--mode",
-            "json",
-            "-p",
-            "go",
-        ]
+        ["--provider", "scripted", "--model", str(steps), "--approve", "ask", "-p", "go"]
     )
     out = io.StringIO()
-    assert await run_print(args, stdout=out, tools=tools_for) == 0
+    with pytest.raises(UsageError) as info:
+        await run_print(args, stdout=out, tools=tools_for)
+    assert str(info.value).startswith(NO_TERMINAL_MESSAGE)
+    assert "stdin is not a terminal" in str(info.value) and "Hint: " in str(info.value)
+    assert out.getvalue() == ""
     assert not (project / "a.txt").exists()
-    results = [json.loads(x) for x in out.getvalue().splitlines()]
-    resolve = [
-        r for r in results if r["type"] == "tool_result" and r["message"]["tool_name"] == "resolve"
-    ]
-    expected = DECLINED_TEXT.format(label="Write: a.txt", reason=NO_TERMINAL_REASON)
-    assert resolve[0]["text"] == expected
+    assert not (project.parent / "steps.requests.jsonl").exists()  # no model request
+    assert not (xcsh_home / "sessions").exists()  # no session recorded a fake decline
 
 
 @pytest.mark.parametrize(

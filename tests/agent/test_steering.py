@@ -130,6 +130,31 @@ async def test_model_ignoring_forced_choice_is_gated(make_harness: MakeHarness) 
     assert h.choices() == ["auto", RESOLVE, "auto"]
 
 
+async def test_call_gated_after_the_store_emptied_in_the_same_batch(
+    make_harness: MakeHarness,
+) -> None:
+    h = make_harness(
+        [
+            {"tool_calls": [call("preview_write", path="a.txt", content="x\n")]},
+            {"tool_calls": [apply(), call("preview_write", path="b.txt", content="y\n")]},
+            {"text": "ok"},
+        ]
+    )
+
+    await h.session.prompt("go")
+
+    resolved, gated = results_of(h.events)[1:3]
+    assert resolved.is_error is False and gated.is_error
+    text = gated.content[0].text  # type: ignore[union-attr]
+    assert "'the pending preview'" not in text
+    assert text == (
+        "Not executed: 'preview_write' was refused because this turn began with a pending "
+        "preview to resolve, and calls made in such a turn wait for the next one. Nothing "
+        "is pending now: call 'preview_write' again if you still need it."
+    )
+    assert not (h.root / "b.txt").exists()
+
+
 async def test_looping_model_stopped_by_cap(make_harness: MakeHarness) -> None:
     steps = [{"tool_calls": [call("preview_write", path="a.txt", content="x\n")]}]
     steps += [{"tool_calls": [call("read", path="a.txt")]}] * 10
@@ -143,6 +168,23 @@ async def test_looping_model_stopped_by_cap(make_harness: MakeHarness) -> None:
     assert h.choices() == ["auto", RESOLVE, RESOLVE, RESOLVE]
     assert not (h.root / "a.txt").exists()
     assert isinstance(h.events[-1], RunEnd)
+
+
+async def test_cap_after_failed_applies_says_they_failed(make_harness: MakeHarness) -> None:
+    steps = [{"tool_calls": [call("preview_write", path="missing/a.txt", content="x\n")]}]
+    steps += [{"tool_calls": [apply()]}] * 5  # the folder does not exist: each apply fails
+    h = make_harness(steps, max_forced_turns=3)
+
+    end = await h.session.prompt("loop")
+
+    assert end.reason == "forced_cap"
+    assert "and did not" not in end.message
+    assert end.message.startswith(
+        "Stopped: the model's 3 `resolve` calls in the last 3 turns all failed "
+        "(last error: Apply failed: "
+    )
+    assert "Still pending (newest first): Write: missing/a.txt." in end.message
+    assert h.store.count == 1
 
 
 async def test_silent_model_under_forcing_is_reminded_then_capped(

@@ -8,7 +8,13 @@ import pytest
 from pydantic import BaseModel, Field
 
 from xcsh import AgentTool, AgentToolResult, TextContent, ToolError
-from xcsh.core import ImageContent, ToolCallContext, coerce_result
+from xcsh.core import (
+    ImageContent,
+    ToolCallContext,
+    coerce_result,
+    coerce_tool_result,
+    describe_value_type,
+)
 
 
 class Greet(BaseModel):
@@ -106,8 +112,40 @@ def test_coerce_result_shapes() -> None:
     assert from_dict is not None
     assert from_dict.is_error is True
     assert from_dict.content[1] == ImageContent("AA", "image/png")
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError) as info:
         coerce_result(42)
+    assert str(info.value) == (
+        "expected an AgentToolResult, a str, a dict with 'content', or None; got an int"
+    )
+
+
+def test_a_tool_result_may_not_be_none() -> None:
+    assert coerce_tool_result("x").text == "x"
+    for value, got in ((None, "None"), (12, "an int"), (b"x", "a bytes")):
+        with pytest.raises(TypeError) as info:
+            coerce_tool_result(value)
+        assert str(info.value) == (
+            f"expected an AgentToolResult, a str, or a dict with 'content'; got {got}"
+        )
+
+
+async def test_execute_names_what_a_tool_may_return() -> None:
+    tool = AgentTool(
+        name="t", label="T", description="d", parameters={"type": "object"},
+        run=lambda params, ctx: None,
+    )
+    with pytest.raises(ToolError) as info:
+        await tool.execute("id", {})
+    assert str(info.value) == (
+        "Tool 't' returned a bad result: expected an AgentToolResult, a str, or a dict "
+        "with 'content'; got None."
+    )
+
+
+def test_describe_value_type_uses_the_right_article() -> None:
+    assert [describe_value_type(v) for v in (None, 1, "s", 1.5, object(), [], {})] == [
+        "None", "an int", "a str", "a float", "an object", "a list", "a dict",
+    ]
 
 
 def test_text_joins_non_empty_text_blocks() -> None:

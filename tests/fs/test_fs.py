@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from xcsh.fs import (
     atomic_write,
     iter_files,
     read_text_file,
+    xcsh_home,
 )
 
 
@@ -89,18 +92,18 @@ def test_atomic_write_through_symlink_keeps_link(tmp_path: Path) -> None:
     assert target.read_text() == "new"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores folder permissions")
-def test_atomic_write_failure_leaves_file_untouched(tmp_path: Path) -> None:
-    folder = tmp_path / "ro"
+def test_atomic_write_failure_leaves_file_untouched(
+    open_tmp_path: Path, unprivileged: Callable[[], AbstractContextManager[None]]
+) -> None:
+    folder = open_tmp_path / "ro"
     folder.mkdir()
     path = folder / "f.txt"
     path.write_text("old")
-    folder.chmod(0o500)
-    try:
-        with pytest.raises(FileWriteError, match="not changed"):
-            atomic_write(path, b"new")
-    finally:
-        folder.chmod(0o700)
+    path.chmod(0o666)
+    folder.chmod(0o555)
+    with unprivileged(), pytest.raises(FileWriteError, match="not changed") as info:
+        atomic_write(path, b"new")
+    assert "Permission denied" in str(info.value)
     assert path.read_text() == "old"
     assert [p.name for p in folder.iterdir()] == ["f.txt"]
 
@@ -167,3 +170,20 @@ def test_walk_skips_symlinked_files_but_takes_them_when_named(tmp_path: Path) ->
     (tmp_path / "sub" / "s.py").write_text("y")
     assert rel(iter_files(tmp_path), tmp_path) == ["real.py", "sub/s.py"]
     assert list(iter_files(tmp_path / "link.py")) == [tmp_path / "link.py"]
+
+
+def test_xcsh_home_is_found_one_way_everywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from xcsh import app, plugins
+    from xcsh.plugins import home as plugins_home
+
+    monkeypatch.setenv("XCSH_HOME", str(tmp_path / "h"))
+    assert xcsh_home() == tmp_path / "h"
+    assert xcsh_home(tmp_path / "given") == tmp_path / "given"
+    assert xcsh_home(env={"XCSH_HOME": "/elsewhere"}) == Path("/elsewhere")
+    assert xcsh_home(env={"XCSH_HOME": ""}) == Path.home() / ".xcsh"
+    assert xcsh_home(env={}) == Path.home() / ".xcsh"
+    assert plugins.xcsh_home is xcsh_home and plugins_home.xcsh_home is xcsh_home
+    assert app.xcsh_home() == tmp_path / "h"
+    assert app.xcsh_home({"XCSH_HOME": "/elsewhere"}) == Path("/elsewhere")

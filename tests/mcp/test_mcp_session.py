@@ -171,3 +171,19 @@ def test_cli_tools_put_custom_tools_beside_the_builtins_and_report_load_errors(
         "resolve",
     ]
     assert "xcsh trust" in capsys.readouterr().err
+
+
+async def test_huge_results_are_capped(tmp_path: Path) -> None:
+    from xcsh.core import MAX_RESULT_CHARS
+
+    def huge(params: dict[str, Any], ctx: ToolCallContext) -> Any:
+        return text_result("a" * 1000 + "z" * 5_000_000 + "END")
+
+    session = McpSession.create(
+        lambda store: [AgentTool("huge", "Huge", "A lot of text.", {"type": "object"}, huge)]
+    )
+    result = await session.call("huge", {})
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert len(text) < MAX_RESULT_CHARS + 200
+    assert text.startswith("a" * 1000) and text.endswith("zEND")
+    assert "4951003 characters cut" in text and "5001003 characters" in text

@@ -250,3 +250,16 @@ async def test_invalid_arguments_name_the_field(params: dict[str, Any], field: s
         await create_resolve_tool(store).execute("c", params)
     assert f"- {field}:" in str(info.value)
     assert store.count == 1  # nothing popped on bad input
+
+
+async def test_apply_returning_a_wrong_type_names_what_apply_may_return() -> None:
+    # None is fine for apply/reject (the default text), so this message lists it.
+    store = PendingActionStore()
+    store.push(PendingAction(label="odd", source_tool_name="s", apply=lambda r: 42))
+    result = await resolve(store, "apply", "go")
+    assert result.is_error is True
+    assert result.text.startswith(
+        "Apply failed: expected an AgentToolResult, a str, a dict with 'content', or None; "
+        "got an int\n"
+    )
+    assert store.count == 1

@@ -32,7 +32,7 @@ def make(**overrides: Any) -> CustomTool:
         ({"name": "x" * 65}, ValueError, "Invalid tool name"),
         ({"name": "has space"}, ValueError, "Invalid tool name 'has space'"),
         ({"description": "  "}, ValueError, "needs a non-empty description"),
-        ({"parameters": [1]}, TypeError, "pydantic model class or a JSON Schema dict, got list"),
+        ({"parameters": [1]}, TypeError, "pydantic model class or a JSON Schema dict, got a list"),
         ({"parameters": {"properties": {}}}, ValueError, '"type": "object"'),
         (
             {"parameters": {"type": "object", "properties": {"a": {"type": "nope"}}}},

@@ -95,8 +95,16 @@ async def test_task_cancellation_kills_the_group_and_propagates(tmp_path: Path) 
 
 
 async def test_missing_program_is_a_tool_error(tmp_path: Path) -> None:
-    with pytest.raises(ToolError, match="Cannot run 'xcsh-no-such-program'"):
+    # As documented on CustomToolAPI.exec and in examples/custom_tools/README.md.
+    with pytest.raises(ToolError) as info:
         await api(tmp_path).exec("xcsh-no-such-program")
+    assert str(info.value).startswith(f"Cannot run 'xcsh-no-such-program' in {tmp_path}: ")
+    assert str(info.value).endswith(".")
+    with pytest.raises(ToolError) as info:
+        await api(tmp_path).exec("true", cwd="missing-folder")
+    assert str(info.value).startswith(f"Cannot run 'true' in {tmp_path / 'missing-folder'}: ")
+    failed = await api(tmp_path).exec("false")  # a non-zero exit is returned, not raised
+    assert (failed.code, failed.ok) == (1, False)
 
 
 async def test_headless_ui_notifies_the_log_and_refuses_confirm(

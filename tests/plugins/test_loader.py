@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -121,6 +123,8 @@ def test_bad_files_become_load_errors_and_never_stop_the_others(
         """,
     )
     write_tool(user_tools, "e_wrongtype.py", "def factory(api):\n    return 42\n")
+    write_tool(user_tools, "e_none.py", "def factory(api):\n    return None\n")
+    write_tool(user_tools, "e_notfunction.py", "factory = 7\n")
     write_tool(user_tools, "f_exit.py", "import sys\nsys.exit(3)\n")
     write_tool(
         user_tools,
@@ -142,6 +146,8 @@ def test_bad_files_become_load_errors_and_never_stop_the_others(
         "c_nofactory.py",
         "d_raises.py",
         "e_wrongtype.py",
+        "e_none.py",
+        "e_notfunction.py",
         "f_exit.py",
         "g_badname.py",
     }
@@ -153,7 +159,13 @@ def test_bad_files_become_load_errors_and_never_stop_the_others(
     raised = by_file["d_raises.py"].error
     assert raised.startswith("factory raised RuntimeError: boom in factory")
     assert f"{user_tools / 'd_raises.py'}, line 2" in raised
-    assert "returned a int; expected a CustomTool" in by_file["e_wrongtype.py"].error
+    assert by_file["e_wrongtype.py"].error == (
+        "factory returned an int; expected a CustomTool or a list of CustomTool."
+    )
+    assert by_file["e_none.py"].error == (
+        "factory returned None; expected a CustomTool or a list of CustomTool."
+    )
+    assert by_file["e_notfunction.py"].error == "'factory' is an int, not a function."
     assert "SystemExit" in by_file["f_exit.py"].error
     assert "Invalid tool name 'bad name!'" in by_file["g_badname.py"].error
     assert result.failures == result.errors
@@ -216,6 +228,45 @@ def test_untrusted_project_is_refused_with_how_to_trust(
 
 def test_no_notice_without_project_tools(project: Path) -> None:
     (project / ".xcsh" / "tools").mkdir(parents=True)
+    assert load(project).errors == []
+
+
+def test_a_tools_path_that_is_a_file_gives_a_notice(
+    project: Path, user_tools: Path, project_tools: Path
+) -> None:
+    user_tools.write_text("not a folder")
+    project_tools.parent.mkdir()
+    project_tools.write_text("not a folder either")
+    result = load(project)
+    assert [(e.path, e.source, e.kind) for e in result.errors] == [
+        (str(user_tools), "user", "error"),
+        (str(project_tools), "project", "error"),
+    ]
+    assert result.errors[0].error == (
+        f"{user_tools} is a file, not a folder, so no tools load from it. Custom tools are "
+        ".py files or packages inside a folder of that name: move the file aside."
+    )
+
+
+def test_a_tools_folder_that_cannot_be_listed_gives_a_notice(
+    project: Path,
+    user_tools: Path,
+    open_tmp_path: Path,
+    unprivileged: Callable[[], AbstractContextManager[None]],
+) -> None:
+    locked = open_tmp_path / "tools"
+    write_tool(locked, "greet.py", greet("unseen"))
+    locked.chmod(0o000)
+    with unprivileged():
+        result = load(open_tmp_path, home=open_tmp_path)
+    assert result.tools == []
+    assert [(e.path, e.error) for e in result.errors] == [
+        (str(locked), f"cannot list {locked}: Permission denied. No tools load from it.")
+    ]
+
+
+def test_a_file_above_the_project_tools_folder_is_not_a_problem(project: Path) -> None:
+    (project / ".xcsh").write_text("some other program's file")
     assert load(project).errors == []
 
 
@@ -305,7 +356,9 @@ async def test_execute_failures_surface_as_tool_errors(project: Path, user_tools
                     CustomTool(name="nothing", description="d", parameters=S,
                                execute=lambda i, p: None),
                     CustomTool(name="weird", description="d", parameters=S,
-                               execute=lambda i, p: 3.5)]
+                               execute=lambda i, p: 3.5),
+                    CustomTool(name="number", description="d", parameters=S,
+                               execute=lambda i, p: 12)]
         """,
     )
     tools = {t.name: t for t in load(project).tools}
@@ -313,7 +366,9 @@ async def test_execute_failures_surface_as_tool_errors(project: Path, user_tools
         await tools["crash"].execute("c", {})
     with pytest.raises(ToolError, match=r"^refused on purpose$"):
         await tools["refuse"].execute("c", {})
-    with pytest.raises(ToolError, match=r"^Tool 'nothing' returned no result\.$"):
-        await tools["nothing"].execute("c", {})
-    with pytest.raises(ToolError, match="returned a bad result"):
-        await tools["weird"].execute("c", {})
+    # None is not a result for the model: the message lists what is accepted, without None.
+    accepted = "expected an AgentToolResult, a str, or a dict with 'content'"
+    for name, got in (("nothing", "None"), ("weird", "a float"), ("number", "an int")):
+        with pytest.raises(ToolError) as info:
+            await tools[name].execute("c", {})
+        assert str(info.value) == f"Tool '{name}' returned a bad result: {accepted}; got {got}."

@@ -146,3 +146,34 @@ async def test_anthropic_thinking_stays_off_after_a_forced_tool_call(exchange: A
     )
     # A new user message starts a new turn: thinking is allowed again.
     assert "thinking" in await sent_body(exchange, settings("anthropic"), fresh)
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai", "openai-responses"])
+async def test_malformed_call_goes_back_as_valid_json(
+    provider: str, exchange: Any, golden: Any
+) -> None:
+    """A call whose arguments were not JSON is sent back with ``{}`` (its error
+    result quotes the text), since servers reject invalid JSON in the history."""
+    bad = ToolCall(
+        id="call_bad_1",
+        name="ls",
+        arguments={},
+        invalid_arguments='{"path": ',
+        arguments_error="Expecting value: line 1 column 10 (char 9)",
+    )
+    request = ModelRequest(
+        system="You are a coding agent.",
+        messages=[
+            UserMessage(content=[TextContent("List the files.")]),
+            AssistantMessage(content=[bad], stop_reason="tool_use", provider="t", model="t"),
+            ToolResultMessage(
+                tool_call_id="call_bad_1",
+                tool_name="ls",
+                content=[TextContent("Not executed: the arguments for 'ls' are not valid JSON.")],
+                is_error=True,
+            ),
+        ],
+        tools=[],
+    )
+    body = await sent_body(exchange, settings(provider), request)
+    golden(f"{provider}_malformed_call", body)

@@ -128,12 +128,28 @@ async def test_openai_chat_local_server_reasoning(exchange: Any) -> None:
     assert message.usage == Usage(input_tokens=30, output_tokens=12)  # unknown model: no cost
 
 
-async def test_openai_chat_malformed_arguments_is_a_provider_error(exchange: Any) -> None:
-    provider = make("openai", exchange(sse("openai_chat_bad_arguments.sse")))
-    with pytest.raises(ProviderError, match="malformed JSON arguments for tool 'ast_edit'") as info:
-        await collect(provider)
-    assert info.value.retryable
-    assert info.value.body == '{"ops": [{"pat": "x"'
+@pytest.mark.parametrize(
+    ("provider", "fixture", "call_id", "raw"),
+    [
+        ("openai", "openai_chat_bad_arguments.sse", "call_bad", '{"ops": [{"pat": "x"'),
+        (
+            "openai-responses",
+            "openai_responses_bad_arguments.sse",
+            "call_Zx81mQ2vB7nN4kLp0oIu3yT6",
+            '{"ops": [{"pat": ',
+        ),
+    ],
+)
+async def test_malformed_arguments_become_a_marked_tool_call(
+    provider: str, fixture: str, call_id: str, raw: str, exchange: Any
+) -> None:
+    message = done(await collect(make(provider, exchange(sse(fixture)))))
+    (tool_call,) = message.tool_calls
+    assert tool_call.id == call_id and tool_call.name == "ast_edit"
+    assert tool_call.arguments == {}
+    assert tool_call.invalid_arguments == raw
+    assert tool_call.arguments_error is not None and "line 1 column" in tool_call.arguments_error
+    assert message.stop_reason == "tool_use"
 
 
 async def test_openai_responses_reasoning_text_and_tool_call(exchange: Any) -> None:
@@ -234,3 +250,21 @@ async def test_cancel_before_answer_returns_aborted(exchange: Any) -> None:
     message = done(events)
     assert message.stop_reason == "aborted"
     assert message.content == []
+
+
+@pytest.mark.parametrize(
+    ("raw", "arguments", "error"),
+    [
+        ("", {}, None),
+        ('{"path": "a"}', {"path": "a"}, None),
+        ('{"path": ', {}, "Expecting value: line 1 column 10 (char 9)"),
+        ("[1, 2]", {}, "expected an object, got list"),
+        ('"a.txt"', {}, "expected an object, got str"),
+    ],
+)
+def test_parse_tool_call(raw: str, arguments: dict[str, Any], error: str | None) -> None:
+    from xcsh.providers._common import parse_tool_call
+
+    call = parse_tool_call("c1", "ls", raw)
+    assert call.arguments == arguments and call.arguments_error == error
+    assert call.invalid_arguments == (raw if error else None)

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import shutil
 import stat
-import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -60,39 +58,23 @@ async def test_write_under_a_file_is_a_clear_error(ws: Path, tools: Tools) -> No
     assert (ws / "notes").read_text() == "keep me\n"
 
 
-@contextlib.contextmanager
-def unprivileged() -> Iterator[None]:
-    """Drop the effective uid to nobody while root, so folder permissions apply."""
-    if os.geteuid() != 0:
-        yield
-        return
-    os.seteuid(65534)
-    try:
-        yield
-    finally:
-        os.seteuid(0)
-
-
-async def test_write_into_read_only_folder() -> None:
-    root = Path(tempfile.mkdtemp(prefix="xcsh-ro-")).resolve()
-    try:
-        root.chmod(0o755)
-        locked = root / "locked"
-        locked.mkdir()
-        (locked / "a.txt").write_text("old\n")
-        locked.chmod(0o555)
-        (locked / "a.txt").chmod(0o666)
-        tools = Tools(root)
-        with unprivileged(), pytest.raises(ToolError) as info:
-            await tools("write", path="locked/a.txt", content="new\n")
-        message = str(info.value)
-        assert message.startswith(f"Cannot write {locked / 'a.txt'}: Permission denied.")
-        assert "The file was not changed. Check the folder's permissions." in message
-        assert (locked / "a.txt").read_text() == "old\n"
-        assert os.listdir(locked) == ["a.txt"]
-    finally:
-        (root / "locked").chmod(0o755)
-        shutil.rmtree(root)
+async def test_write_into_read_only_folder(
+    open_tmp_path: Path, unprivileged: Callable[[], AbstractContextManager[None]]
+) -> None:
+    root = open_tmp_path
+    locked = root / "locked"
+    locked.mkdir()
+    (locked / "a.txt").write_text("old\n")
+    locked.chmod(0o555)
+    (locked / "a.txt").chmod(0o666)
+    tools = Tools(root)
+    with unprivileged(), pytest.raises(ToolError) as info:
+        await tools("write", path="locked/a.txt", content="new\n")
+    message = str(info.value)
+    assert message.startswith(f"Cannot write {locked / 'a.txt'}: Permission denied.")
+    assert "The file was not changed. Check the folder's permissions." in message
+    assert (locked / "a.txt").read_text() == "old\n"
+    assert os.listdir(locked) == ["a.txt"]
 
 
 async def test_edit_crlf_changes_only_the_edited_bytes(ws: Path, tools: Tools) -> None:

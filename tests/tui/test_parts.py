@@ -114,3 +114,16 @@ def test_start_up_imports_no_provider_sdk() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.strip() == ""
+
+
+def test_a_provider_error_is_shown_once() -> None:
+    from xcsh.agent import AgentError, RunEnd
+
+    out = io.StringIO()
+    style = TerminalStyle(color=False, unicode=False)
+    render = EventRenderer(make_console(out, style), style)
+    render(AgentError(message="openai: the server said no", kind="provider"))
+    render(RunEnd(reason="error", final_text="", message="openai: the server said no", pending=0))
+    assert out.getvalue() == "error: openai: the server said no\n"
+    render(RunEnd(reason="forced_cap", final_text="", message="Stopped: capped", pending=1))
+    assert out.getvalue().endswith("Stopped: capped\n")

@@ -210,3 +210,50 @@ def test_ctrl_c_at_the_approval_question_cancels_and_keeps_the_preview(
     assert (project / "greet.py").read_text() == ORIGINAL
     term.keys("C-c")
     term.wait_for("[xcsh exited 0]")
+
+
+def running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has exited
+
+
+@pytest.mark.parametrize("sig", ["TERM", "HUP"])
+def test_terminate_signal_during_a_run_cancels_it_then_exits(
+    term: TmuxXcsh, project: Path, xcsh_home: Path, sig: str
+) -> None:
+    import os
+    import signal
+    import time
+
+    pids = project.parent / "pids"
+    command = f"sleep 20 & echo $PPID $! > {pids}; wait"
+    slow = {"name": "bash", "arguments": {"command": command}}
+    script = steps(project.parent, "slow", [{"tool_calls": [slow]}, {"text": "never sent"}])
+    term.start(
+        project, {"XCSH_HOME": str(xcsh_home)}, "--provider", "scripted", "--model", str(script)
+    )
+    term.wait_for("no pending")
+    term.type("run the slow thing")
+    deadline = time.monotonic() + 10
+    while not (pids.is_file() and len(pids.read_text().split()) == 2):
+        assert time.monotonic() < deadline, "the command never started"
+        time.sleep(0.05)
+    xcsh_pid, sleep_pid = (int(x) for x in pids.read_text().split())
+    time.sleep(0.5)  # let the bash tool reach its supervised wait (see tests/agent/test_signals.py)
+    os.kill(xcsh_pid, getattr(signal, f"SIG{sig}"))
+    code = 128 + int(getattr(signal, f"SIG{sig}"))
+    term.wait_for(f"[xcsh exited {code}]", timeout=20)
+    deadline = time.monotonic() + 10
+    while running(sleep_pid):
+        assert time.monotonic() < deadline, "the command's process group survived"
+        time.sleep(0.05)
+    [session_file] = (xcsh_home / "sessions").glob("*.jsonl")
+    saved = load_session(session_file)
+    assert repair_tool_pairs(saved.messages)[1] == 0  # every call has exactly one result
+    last = saved.messages[-1]
+    assert isinstance(last, ToolResultMessage) and CANCELLED_TEXT in last.content[0].text  # type: ignore[union-attr]
+    records = [json.loads(x) for x in session_file.read_text().splitlines()]
+    assert [r["reason"] for r in records if r["type"] == "run_end"] == ["cancelled"]

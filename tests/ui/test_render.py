@@ -3,8 +3,22 @@
 from __future__ import annotations
 
 import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
-from xcsh.ui import TerminalStyle, make_console, render_preview, render_resolution, split_label
+import pytest
+
+from xcsh.ui import (
+    TerminalStyle,
+    detect_style,
+    make_console,
+    render_preview,
+    render_resolution,
+    split_label,
+)
 
 PLAIN = TerminalStyle(color=False, unicode=False)
 RICH = TerminalStyle(color=True, unicode=True)
@@ -60,3 +74,56 @@ def test_preview_shows_label_and_diff() -> None:
     out = draw(render_preview("AST Edit: 1 replacement in 1 file", diff, style=PLAIN), PLAIN)
     assert out.startswith("* Preview: AST Edit: 1 replacement in 1 file\n")
     assert "-print(x)\n+log.info(x)\n" in out
+
+
+def test_preview_on_the_terminal_is_bounded() -> None:
+    diff = "".join(f"+line {i}\n" for i in range(5000)) + "+" + "w" * 10_000 + "\n"
+    out = draw(render_preview("Huge: many lines", diff, style=PLAIN), PLAIN)
+    lines = out.splitlines()
+    assert len(lines) < 210
+    assert "+line 199" in out and "+line 200\n" not in out
+    assert "... 4801 more lines not shown" in out
+    long = draw(render_preview("Wide", "+" + "w" * 10_000 + "\n", style=PLAIN), PLAIN)
+    assert len(long) < 700 and "(9501 more characters)" in long
+
+
+class Utf8Stream(io.StringIO):
+    encoding = "utf-8"  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize(
+    ("env", "unicode"),
+    [
+        ({}, True),  # no locale set: the stream's encoding decides
+        ({"LANG": "C.UTF-8"}, True),
+        ({"LANG": "en_US.utf8"}, True),
+        ({"LC_ALL": "C", "LANG": "en_US.UTF-8"}, False),  # LC_ALL wins
+        ({"LC_ALL": "", "LC_CTYPE": "POSIX", "LANG": "en_US.UTF-8"}, False),  # empty = unset
+        ({"LANG": "C"}, False),
+        ({"LANG": "de_DE.ISO-8859-1"}, False),
+        ({"LANG": "en_US"}, False),  # no codeset: the locale's default is not UTF-8
+        ({"LC_CTYPE": "C.UTF-8", "LANG": "C"}, True),
+    ],
+)
+def test_detect_style_follows_the_locale(env: dict[str, str], unicode: bool) -> None:
+    assert detect_style(Utf8Stream(), env).unicode is unicode
+
+
+def test_ascii_under_lc_all_c_in_a_real_process(tmp_path: Path) -> None:
+    steps = tmp_path / "steps.json"
+    steps.write_text(
+        json.dumps(
+            [{"tool_calls": [{"name": "ls", "arguments": {"path": "missing"}}]}, {"text": "ok"}]
+        )
+    )
+    env = {"PATH": os.environ.get("PATH", ""), "XCSH_HOME": str(tmp_path), "LC_ALL": "C"}
+    done = subprocess.run(
+        [sys.executable, "-m", "xcsh", "--provider", "scripted", "--model", str(steps), "-p", "go"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.isascii() and b"-> ls" in done.stderr, done.stderr

@@ -14,6 +14,7 @@ way out every tool call of the interrupted batch gets exactly one result
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +34,7 @@ from xcsh.agent.events import (
     TurnStart,
 )
 from xcsh.agent.history import cancelled_result, repair_tool_pairs
-from xcsh.agent.steering import Steering, cap_message, current_tool_call
+from xcsh.agent.steering import Steering, current_tool_call
 from xcsh.core import (
     AgentTool,
     AssistantMessage,
@@ -45,6 +46,8 @@ from xcsh.core import (
     ToolError,
     ToolResultMessage,
     ToolSpec,
+    cap_content,
+    cap_text,
 )
 from xcsh.pending import RESOLVE_TOOL_NAME
 from xcsh.providers import Provider
@@ -106,10 +109,9 @@ async def run(ctx: LoopContext) -> RunEnd:
         results = await execute(ctx, message.tool_calls, turn_began_pending=forced)
         ctx.emit(TurnEnd(turn=turn, message=message, results=results))
         progressed = any(_resolved_something(r) for r in results)
-        if ctx.steering.end_turn(forced=forced, progressed=progressed):
-            store = ctx.steering.store
-            assert store is not None  # forced implies a store
-            return _end(ctx, "forced_cap", start, cap_message(ctx.steering.forced_streak, store))
+        failures = [_text(r) for r in results if r.tool_name == RESOLVE_TOOL_NAME and r.is_error]
+        if ctx.steering.end_turn(forced=forced, progressed=progressed, failures=failures):
+            return _end(ctx, "forced_cap", start, ctx.steering.cap_message())
         if not message.tool_calls:
             if not forced:
                 return _end(ctx, "stop", start, "")
@@ -180,7 +182,7 @@ async def execute(
         call = calls[index]
         current_tool_call.set(call.id)
         ctx.emit(ToolCallStart(id=call.id, name=call.name, arguments=call.arguments))
-        result = await _call_tool(ctx, call, turn_began_pending)
+        result = _capped(await _call_tool(ctx, call, turn_began_pending))
         results[index] = result
         emit_pushes(ctx.emit, ctx.steering, result)
         ctx.emit(ToolResult(message=result, text=_text(result)))
@@ -219,6 +221,8 @@ async def _call_tool(
     if tool is None:
         names = ", ".join(ctx.tools) or "none"
         return result(f"Unknown tool '{call.name}'. Available tools: {names}.")
+    if call.invalid_arguments is not None:
+        return result(invalid_arguments_text(call), details={"invalid_arguments": True})
     try:
         outcome = await tool.execute(call.id, call.arguments, cancel=ctx.cancel)
     except ToolError as exc:
@@ -232,6 +236,31 @@ async def _call_tool(
         details=outcome.details,
         is_error=outcome.is_error,
     )
+
+
+INVALID_ARGUMENTS_SHOWN = 2000
+"""At most this many characters of malformed arguments are quoted back to the model."""
+
+
+def invalid_arguments_text(call: ToolCall) -> str:
+    """The error result for a call whose arguments were not a JSON object (not run)."""
+    raw = call.invalid_arguments or ""
+    if len(raw) > INVALID_ARGUMENTS_SHOWN:
+        raw = raw[:INVALID_ARGUMENTS_SHOWN] + f"... ({len(raw)} characters in all)"
+    why = call.arguments_error or "not a JSON object"
+    return (
+        f"Not executed: the arguments for '{call.name}' are not valid JSON ({why}). "
+        f"You sent:\n{raw}\nCall '{call.name}' again with its arguments as one complete "
+        "JSON object."
+    )
+
+
+def _capped(result: ToolResultMessage) -> ToolResultMessage:
+    """The result with each text block cut to :data:`~xcsh.core.MAX_RESULT_CHARS`
+    (head and tail kept), whatever tool made it: built-in tools bound their
+    own output, custom and MCP tools may not."""
+    content = cap_content(result.content)
+    return result if content is result.content else dataclasses.replace(result, content=content)
 
 
 def _groups(ctx: LoopContext, calls: list[ToolCall], gated: bool) -> list[list[int]]:
@@ -262,7 +291,7 @@ def emit_pushes(
         details = push.action.details
         diff = details.get("diff") if isinstance(details, Mapping) else None
         own = push.tool_call_id == result.tool_call_id
-        preview = diff if isinstance(diff, str) else (_text(result) if own else "")
+        preview = cap_text(diff if isinstance(diff, str) else (_text(result) if own else ""))
         emit(
             PendingPushed(
                 tool_call_id=push.tool_call_id,

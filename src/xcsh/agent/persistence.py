@@ -31,7 +31,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from xcsh.core import (
     AssistantMessage,
@@ -117,7 +117,13 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
                 )
             elif kind == "tool_call":
                 blocks.append(
-                    ToolCall(id=block["id"], name=block["name"], arguments=dict(block["arguments"]))
+                    ToolCall(
+                        id=block["id"],
+                        name=block["name"],
+                        arguments=dict(block["arguments"]),
+                        invalid_arguments=block.get("invalid_arguments"),
+                        arguments_error=block.get("arguments_error"),
+                    )
                 )
             else:
                 raise ValueError(f"unknown assistant block type {kind!r}")
@@ -151,13 +157,19 @@ class SessionRecorder:
         path: the ``.jsonl`` file (its folder is created).
         header: the header fields for a new file (``id``, ``cwd``, ``provider``,
             ``model``); ``None`` to append to an existing session.
+
+    Appending to an existing file whose last line was cut short (a crash
+    mid-write) first drops that torn line, which :func:`load_session` already
+    ignores, so new records start on a line of their own.
     """
 
     def __init__(self, path: Path, *, header: Mapping[str, Any] | None = None) -> None:
         self.path = path
         self._fh: TextIO | None = None
         path.parent.mkdir(parents=True, exist_ok=True)
-        if header is not None:
+        if header is None:
+            drop_torn_tail(path)
+        else:
             created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
             self.write({"type": "session", "version": SCHEMA_VERSION, "created": created, **header})
 
@@ -183,17 +195,74 @@ class SessionRecorder:
         self.write({"type": "pending", "stack": [dataclasses.asdict(r) for r in stack]})
 
 
+def drop_torn_tail(path: Path) -> int:
+    """Make the file end with a line break before more records are appended.
+
+    Every record is written as one line ending in ``\n``. Bytes after the last
+    line break are either a whole record that lost only its line break (it is
+    kept and the break added) or the start of a record a crash cut short (it
+    is cut: :func:`load_session` ignores it anyway).
+
+    Returns:
+        How many bytes were cut (0 when the file ends cleanly, lacked only its
+        last line break, or does not exist).
+    """
+    try:
+        with path.open("rb+") as fh:
+            size = fh.seek(0, 2)
+            if size == 0:
+                return 0
+            fh.seek(-1, 2)
+            if fh.read(1) == b"\n":
+                return 0
+            keep = _end_of_last_line(fh, size)
+            fh.seek(keep)
+            tail = fh.read()
+            if _is_record(tail):
+                fh.write(b"\n")
+                return 0
+            fh.truncate(keep)
+            return size - keep
+    except FileNotFoundError:
+        return 0
+
+
+def _is_record(raw: bytes) -> bool:
+    try:
+        return isinstance(json.loads(raw), dict)
+    except ValueError:  # not JSON, or not UTF-8
+        return False
+
+
+def _end_of_last_line(fh: BinaryIO, size: int) -> int:
+    """The offset just after the last ``\n`` in ``fh`` (0 when there is none)."""
+    block = 64 * 1024
+    end = size
+    while end > 0:
+        start = max(0, end - block)
+        fh.seek(start)
+        chunk = fh.read(end - start)
+        index = chunk.rfind(b"\n")
+        if index >= 0:
+            return start + index + 1
+        end = start
+    return 0
+
+
 def load_session(path: Path) -> SavedSession:
     """Read a session file.
 
     Raises:
-        UsageError: the file is missing, has no valid header, or was written
+        UsageError: the file is missing or unreadable, has no valid header, or was written
             by a newer xcsh (its ``version`` is higher than :data:`SCHEMA_VERSION`).
     """
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError as exc:
         raise UsageError(f"session file not found: {path}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UsageError(f"cannot read the session file {path}: {detail}") from exc
     header = _parse_line(path, 1, lines[0]) if lines else {}
     if header.get("type") != "session":
         raise UsageError(f"{path} is not an xcsh session file (no header line)")

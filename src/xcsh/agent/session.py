@@ -46,6 +46,7 @@ from xcsh.core import (
     ToolResultMessage,
     UsageError,
     UserMessage,
+    cap_text,
 )
 from xcsh.pending import (
     RESOLVE_TOOL_NAME,
@@ -350,7 +351,7 @@ class AgentSession:
                 content=[TextContent(str(exc))],
                 is_error=True,
             )
-        text = "\n".join(b.text for b in result.content if isinstance(b, TextContent))
+        text = cap_text("\n".join(b.text for b in result.content if isinstance(b, TextContent)))
         note = f"The user resolved the top pending preview themselves ({action}): {text}"
         self._append(UserMessage(content=[TextContent(note)], hidden=True))
         details = result.details if isinstance(result.details, Mapping) else {}
@@ -412,7 +413,7 @@ class AgentSession:
             if self.store.count > before:
                 top = self.store.peek()
                 report.repreviewed.append(top.label if top else record.label)
-                texts.append(out.text)
+                texts.append(cap_text(out.text))
             else:
                 report.dropped.append(f"{record.label} (the re-preview found nothing to change)")
         if report.repreviewed or report.dropped:

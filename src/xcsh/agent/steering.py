@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextvars
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xcsh.core import ForcedTool, Message, TextContent, ToolChoice, UserMessage
@@ -44,18 +45,47 @@ class Push:
 
 
 def gate_message(top: PendingAction | None, tool_name: str) -> str:
-    """The error result for a non-``resolve`` call in a turn that began with actions pending."""
-    label = top.label if top is not None else "the pending preview"
+    """The error result for a non-``resolve`` call in a turn that began with actions pending.
+
+    Args:
+        top: the action on top of the store now, or ``None`` when an earlier
+            ``resolve`` of the same batch emptied it.
+        tool_name: the refused call's tool.
+    """
+    if top is None:
+        return (
+            f"Not executed: '{tool_name}' was refused because this turn began with a "
+            "pending preview to resolve, and calls made in such a turn wait for the next "
+            f"one. Nothing is pending now: call '{tool_name}' again if you still need it."
+        )
     return (
         f"Not executed: '{tool_name}' was refused because the pending preview "
-        f"'{label}' must be resolved first. Call the `resolve` tool with action "
+        f"'{top.label}' must be resolved first. Call the `resolve` tool with action "
         "'apply' or 'discard' before any other tool."
     )
 
 
-def cap_message(turns: int, store: PendingActionStore) -> str:
-    """The run-end message when the forced-turn cap trips."""
+def cap_message(
+    turns: int, store: PendingActionStore, *, failed: int = 0, last_error: str = ""
+) -> str:
+    """The run-end message when the forced-turn cap trips.
+
+    Args:
+        turns: consecutive forced turns without progress.
+        store: the store (its actions stay pending).
+        failed: ``resolve`` calls in those turns that failed (an apply that
+            raised, invalid arguments); 0 when the model never called it.
+        last_error: the first line of the last failure's text.
+    """
     labels = "; ".join(a.label for a in store.snapshot()) or "none"
+    if failed:
+        calls = "call" if failed == 1 else "calls"
+        why = f" (last error: {last_error})" if last_error else ""
+        what = f"the model's {failed} `resolve` {calls} in the last {turns} turns all failed{why}"
+        return (
+            f"Stopped: {what}. Still pending (newest first): {labels}. Nothing was applied; "
+            "the actions stay pending."
+        )
     return (
         f"Stopped: the model was asked to resolve the pending preview {turns} turns in a row "
         f"and did not. Still pending (newest first): {labels}. Nothing was applied; "
@@ -93,6 +123,8 @@ class Steering:
         self._pushes: list[Push] = []
         self._reminders = 0
         self._streak = 0
+        self._failed = 0
+        self._last_failure = ""
         self._unsubscribe = store.subscribe_push(self._on_push) if store is not None else None
 
     def close(self) -> None:
@@ -152,19 +184,34 @@ class Steering:
     def start_run(self) -> None:
         """Reset the forced-turn counter: each run gets the full cap."""
         self._streak = 0
+        self._failed = 0
+        self._last_failure = ""
 
-    def end_turn(self, *, forced: bool, progressed: bool) -> bool:
+    def end_turn(self, *, forced: bool, progressed: bool, failures: Sequence[str] = ()) -> bool:
         """Count a finished turn; True when the forced-turn cap is reached.
 
         Args:
             forced: the turn's request forced ``resolve``.
             progressed: at least one pending action was applied or discarded.
+            failures: the texts of the turn's failed ``resolve`` calls.
         """
         if not forced or progressed:
             self._streak = 0
+            self._failed = 0
+            self._last_failure = ""
             return False
         self._streak += 1
+        self._failed += len(failures)
+        if failures:
+            self._last_failure = (failures[-1].splitlines() or [""])[0]
         return self._streak >= self.max_forced_turns
+
+    def cap_message(self) -> str:
+        """The run-end message for the current streak (see :func:`cap_message`)."""
+        assert self.store is not None  # the cap trips only while actions are pending
+        return cap_message(
+            self._streak, self.store, failed=self._failed, last_error=self._last_failure
+        )
 
     @property
     def forced_streak(self) -> int:

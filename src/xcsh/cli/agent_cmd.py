@@ -7,7 +7,8 @@ object per line: first ``{"type": "session", "id", "path", "resumed",
 "load_errors"}``, then
 every agent event (:func:`xcsh.agent.event_to_dict`), ending with
 ``run_end``. Exit codes: 0 done, 1 the run failed or stopped at the
-forced-turn cap, 2 bad usage, 130 cancelled (Ctrl-C).
+forced-turn cap, 2 bad usage, 130 cancelled (Ctrl-C), 143 or 129 cancelled by SIGTERM or
+SIGHUP.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -95,7 +97,7 @@ def main(argv: list[str]) -> int:
     from xcsh.core import UsageError, XcshError
 
     try:
-        return asyncio.run(run_print(args))
+        return asyncio.run(run_print_until_signal(args))
     except KeyboardInterrupt:
         print("xcsh: cancelled", file=sys.stderr)
         return 130
@@ -105,6 +107,54 @@ def main(argv: list[str]) -> int:
     except XcshError as exc:  # a provider refusing its configuration, for one
         print(f"xcsh: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        raise  # the dispatcher ends quietly when the reader went away
+    except OSError as exc:  # a file or folder xcsh needs is unusable
+        print(f"xcsh: {exc}", file=sys.stderr)
+        return 1
+
+
+CANCEL_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""Signals handled like Ctrl-C: the run is cancelled cleanly, then xcsh exits 128+signal."""
+
+
+async def run_print_until_signal(args: argparse.Namespace) -> int:
+    """:func:`run_print`, cancelled cleanly by SIGTERM or SIGHUP as Ctrl-C cancels it.
+
+    On one of :data:`CANCEL_SIGNALS` the run is cancelled: every tool call in
+    flight gets its cancelled result (a bash command's process group is
+    killed), ``run_end`` is written to the session file and printed in json
+    mode, and the exit code is 128 + the signal number (143 for SIGTERM,
+    129 for SIGHUP), as a shell reports a process killed by that signal.
+    """
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    received: list[signal.Signals] = []
+
+    def on_signal(sig: signal.Signals) -> None:
+        if not received:
+            received.append(sig)
+            task.cancel()
+
+    installed = []
+    for sig in CANCEL_SIGNALS:
+        try:
+            loop.add_signal_handler(sig, on_signal, sig)
+        except (NotImplementedError, RuntimeError, ValueError):  # no Unix signals here
+            continue
+        installed.append(sig)
+    try:
+        return await run_print(args)
+    except asyncio.CancelledError:
+        if not received:
+            raise
+        task.uncancel()
+        print(f"xcsh: cancelled ({received[0].name})", file=sys.stderr)
+        return 128 + int(received[0])
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
 
 
 async def run_print(
@@ -118,10 +168,13 @@ async def run_print(
         tools: the session's tools factory; default the built-in registry.
     """
     from xcsh.app import AppOptions, builtin_tools, open_session
+    from xcsh.core import UsageError
     from xcsh.ui import make_console
 
     out = stdout if stdout is not None else sys.stdout
     err_console = make_console(sys.stderr)
+    if args.approve == "ask" and not _is_terminal(sys.stdin):
+        raise UsageError(NO_TERMINAL_MESSAGE, hint=NO_TERMINAL_HINT)
     approval = terminal_approval(sys.stdin, sys.stderr) if args.approve == "ask" else None
     opened = await open_session(
         AppOptions(
@@ -138,6 +191,7 @@ async def run_print(
     )
     session = opened.session
     report = opened.resumed
+    printer: TextPrinter | None = None
     if args.mode == "json":
         header = {
             "type": "session",
@@ -160,7 +214,8 @@ async def run_print(
                 err_console.print(f"resumed: re-previewed {label}", style="dim", markup=False)
             for label in report.dropped:
                 err_console.print(f"resumed: dropped {label}", style="yellow", markup=False)
-        session.subscribe(TextPrinter(err_console))
+        printer = TextPrinter(err_console)
+        session.subscribe(printer)
     try:
         end = await session.prompt(args.prompt)
     finally:
@@ -168,7 +223,8 @@ async def run_print(
     if args.mode == "text":
         if end.final_text:
             print(end.final_text, file=out, flush=True)
-        if end.reason != "stop" and end.message:
+        shown = printer.shown_errors if printer is not None else set()
+        if end.reason != "stop" and end.message and end.message not in shown:
             err_console.print(f"xcsh: {end.message}", style="yellow", markup=False)
         err_console.print(
             f"session {session.id} (resume with --continue)", style="dim", markup=False
@@ -190,28 +246,54 @@ class JsonPrinter:
 
 
 class TextPrinter:
-    """Shows progress on the terminal: tool calls, errors, previews and resolutions (SPEC §6)."""
+    """Shows progress on the terminal (SPEC §6).
+
+    Printed, in order: text the model writes alongside its tool calls, each
+    tool call (``→ name {arguments}``), each failed call's whole error text
+    (headed by the call it belongs to, since read-only calls run
+    concurrently and their lines can interleave), previews, resolutions, and
+    agent errors. :attr:`shown_errors` lets the caller skip repeating an
+    error at the end of the run.
+    """
+
+    ARGUMENTS_WIDTH = 120
 
     def __init__(self, console: Any) -> None:
         from xcsh.ui import detect_style
 
         self.console = console
         self.style = detect_style(console.file)
+        self.shown_errors: set[str] = set()
+        self._text: list[str] = []
+        self._calls: dict[str, str] = {}
+        self._last_call: str | None = None
 
     def __call__(self, event: AgentEvent) -> None:
-        from xcsh.agent import AgentError, PendingPushed, Resolved, ToolCallStart, ToolResult
+        from xcsh.agent import (
+            AgentError,
+            PendingPushed,
+            Resolved,
+            TextDelta,
+            ToolCallStart,
+            ToolResult,
+            TurnStart,
+        )
         from xcsh.ui import render_preview, render_resolution
 
-        arrow = "→" if self.style.unicode else "->"
-        if isinstance(event, ToolCallStart):
-            args = json.dumps(event.arguments, ensure_ascii=False)
-            if len(args) > 120:
-                args = args[:117] + "..."
-            self.console.print(f"{arrow} {event.name} {args}", style="dim", markup=False)
+        if isinstance(event, TurnStart):
+            self._text.clear()
+        elif isinstance(event, TextDelta):
+            self._text.append(event.text)
+        elif isinstance(event, ToolCallStart):
+            self._flush_text()
+            call = f"{event.name} {self._arguments(event.arguments)}"
+            self._calls[event.id] = call
+            self._last_call = event.id
+            arrow = "→" if self.style.unicode else "->"
+            self.console.print(f"{arrow} {call}", style="dim", markup=False)
         elif isinstance(event, ToolResult) and event.message.is_error:
-            if event.message.tool_name != "resolve":
-                first = event.text.splitlines()[0] if event.text else "failed"
-                self.console.print(f"  error: {first}", style="red", markup=False)
+            if not _shown_as_resolution(event.message):
+                self._error(event.message.tool_call_id, event.message.tool_name, event.text)
         elif isinstance(event, PendingPushed):
             self.console.print(render_preview(event.label, event.preview, style=self.style))
         elif isinstance(event, Resolved):
@@ -226,13 +308,55 @@ class TextPrinter:
             )
             self.console.print(block)
         elif isinstance(event, AgentError):
+            self.shown_errors.add(event.message)
             self.console.print(f"error: {event.message}", style="bold red", markup=False)
 
+    def _flush_text(self) -> None:
+        text = "".join(self._text).strip()
+        self._text.clear()
+        if text:
+            self.console.print(text, markup=False, highlight=False)
 
-NO_TERMINAL_REASON = (
-    "there is no terminal to confirm the apply on (--approve ask needs an interactive "
-    "terminal), so nothing was applied"
+    def _arguments(self, arguments: Any) -> str:
+        text = json.dumps(arguments, ensure_ascii=False)
+        width = self.ARGUMENTS_WIDTH
+        return text if len(text) <= width else text[: width - 3] + "..."
+
+    def _error(self, call_id: str, tool_name: str, text: str) -> None:
+        lines = text.splitlines() or ["failed"]
+        # Another call's lines may have come in between: then name the whole call.
+        where = tool_name if call_id == self._last_call else self._calls.get(call_id, tool_name)
+        rest = ["    " + line for line in lines[1:]]
+        body = "\n".join([f"  error in {where}: {lines[0]}", *rest])
+        self.console.print(body, style="red", markup=False, highlight=False)
+
+
+def _shown_as_resolution(message: Any) -> bool:
+    """A ``resolve`` result that the :class:`Resolved` block already shows (with its error)."""
+    details = message.details
+    return (
+        message.tool_name == "resolve"
+        and isinstance(details, dict)
+        and "action" in details
+        and "label" in details
+    )
+
+
+NO_TERMINAL_MESSAGE = (
+    "--approve ask needs a terminal on stdin to ask on before each apply, and stdin is "
+    "not a terminal"
 )
+NO_TERMINAL_HINT = (
+    "run xcsh from a terminal, or leave out --approve ask (then the model's resolve "
+    "applies or discards as it says)"
+)
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # closed or replaced by something odd
+        return False
 
 
 def parse_answer(answer: str) -> Approval:
@@ -256,16 +380,13 @@ def parse_answer(answer: str) -> Approval:
 def terminal_approval(stdin: TextIO, prompt_out: TextIO) -> ApprovalHook:
     """An approval hook that asks on the terminal (``--approve ask``).
 
-    Without a terminal on ``stdin`` every apply is declined with
-    :data:`NO_TERMINAL_REASON`. The question goes to ``prompt_out``
-    (stderr), so stdout keeps only the answer. The line is read on a daemon
-    thread so Ctrl-C is never stuck behind a blocked read.
+    ``stdin`` must be a terminal (:func:`run_print` refuses ``--approve ask``
+    without one, at start-up). The question goes to ``prompt_out`` (stderr),
+    so stdout keeps only the answer. The line is read on a daemon thread so
+    Ctrl-C is never stuck behind a blocked read.
     """
-    from xcsh.agent import Approval
 
     async def ask(action: PendingAction, reason: str) -> Approval:
-        if not stdin.isatty():
-            return Approval(approved=False, reason=NO_TERMINAL_REASON)
         prompt_out.write(f"Apply {action.label}? (model's reason: {reason}) [y / n REASON] ")
         prompt_out.flush()
         answer = await read_line(stdin)

@@ -21,15 +21,22 @@ from xcsh.core.messages import (
     UserMessage,
 )
 from xcsh.core.tool import (
+    MAX_RESULT_CHARS,
     AgentTool,
     AgentToolResult,
     ToolCallContext,
     ToolUpdateCallback,
+    cap_content,
+    cap_result,
+    cap_text,
     coerce_result,
+    coerce_tool_result,
+    describe_value_type,
     text_result,
 )
 
 __all__ = [
+    "MAX_RESULT_CHARS",
     "AgentTool",
     "AgentToolResult",
     "AssistantMessage",
@@ -53,7 +60,12 @@ __all__ = [
     "UsageError",
     "UserMessage",
     "XcshError",
+    "cap_content",
+    "cap_result",
+    "cap_text",
     "coerce_result",
+    "coerce_tool_result",
     "content_from_any",
+    "describe_value_type",
     "text_result",
 ]

@@ -21,12 +21,21 @@ class ToolCall:
     Args:
         id: the provider's id, echoed back in the matching result.
         name: the tool's name.
-        arguments: parsed JSON arguments (``{}`` when the model sent none).
+        arguments: parsed JSON arguments (``{}`` when the model sent none, or
+            sent text that is not a JSON object).
+        invalid_arguments: the text the model sent when it was not a JSON
+            object (small local models often cut it short), else ``None``.
+            The agent loop never runs such a call: it answers it with an
+            ``is_error`` result that quotes the text and asks for valid JSON.
+        arguments_error: why ``invalid_arguments`` did not parse (the JSON
+            parser's message), else ``None``.
     """
 
     id: str
     name: str
     arguments: dict[str, Any]
+    invalid_arguments: str | None = None
+    arguments_error: str | None = None
     type: Literal["tool_call"] = "tool_call"
 
 

@@ -52,17 +52,53 @@ def text_result(text: str, *, details: Any = None, is_error: bool = False) -> Ag
     return AgentToolResult(content=[TextContent(text)], details=details, is_error=is_error)
 
 
-def coerce_result(value: object) -> AgentToolResult | None:
-    """Accept what user callbacks commonly return and make it an :class:`AgentToolResult`.
+TOOL_RESULT_SHAPES = "an AgentToolResult, a str, or a dict with 'content'"
+"""What a tool's ``run``/``execute`` may return, as error messages name it."""
+CALLBACK_RESULT_SHAPES = "an AgentToolResult, a str, a dict with 'content', or None"
+"""What a pending action's ``apply``/``reject`` may return (``None``: the default text)."""
 
-    Accepts an ``AgentToolResult``, ``None`` (returned as ``None``), a ``str``
-    (one text block), or a dict shaped like the description's examples
-    (``{"content": [...], "details": ..., "is_error"|"isError": ...}``).
+
+def describe_value_type(value: object) -> str:
+    """``None``, ``an int``, ``a str``: a value's type with its article, for messages."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def coerce_result(value: object) -> AgentToolResult | None:
+    """Accept what a pending action's ``apply``/``reject`` returns (SPEC §1).
+
+    Accepts an ``AgentToolResult``, ``None`` (returned as ``None``: the caller
+    uses its default text), a ``str`` (one text block), or a dict shaped like
+    the description's examples (``{"content": [...], "details": ...,
+    "is_error"|"isError": ...}``). A tool's own result may not be ``None``:
+    use :func:`coerce_tool_result` for those.
 
     Raises:
-        TypeError: any other value; the message names the accepted shapes.
+        TypeError: any other value; the message names :data:`CALLBACK_RESULT_SHAPES`
+            and the type received.
     """
-    if value is None or isinstance(value, AgentToolResult):
+    if value is None:
+        return None
+    return _coerce(value, CALLBACK_RESULT_SHAPES)
+
+
+def coerce_tool_result(value: object) -> AgentToolResult:
+    """Accept what a tool's ``run``/``execute`` returns: like :func:`coerce_result`
+    but ``None`` is refused, since every tool call must give the model a result.
+
+    Raises:
+        TypeError: ``None`` or any other unaccepted value; the message names
+            :data:`TOOL_RESULT_SHAPES` and the type received.
+    """
+    if value is None:
+        raise TypeError(f"expected {TOOL_RESULT_SHAPES}; got None")
+    return _coerce(value, TOOL_RESULT_SHAPES)
+
+
+def _coerce(value: object, accepted: str) -> AgentToolResult:
+    if isinstance(value, AgentToolResult):
         return value
     if isinstance(value, str):
         return text_result(value)
@@ -76,10 +112,64 @@ def coerce_result(value: object) -> AgentToolResult | None:
             details=value.get("details"),
             is_error=is_error,
         )
-    raise TypeError(
-        "a tool callback must return an AgentToolResult, a str, a dict with 'content', "
-        f"or None; got {type(value).__name__}"
+    raise TypeError(f"expected {accepted}; got {describe_value_type(value)}")
+
+
+MAX_RESULT_CHARS = 50_000
+"""Default cap on one text block of a tool result: about 12,000 tokens, enough
+for any useful answer, small enough that a runaway result cannot fill a
+model's context (and every later request of the session)."""
+
+
+def cap_text(text: str, limit: int = MAX_RESULT_CHARS) -> str:
+    """``text`` cut to at most about ``limit`` characters, keeping its head and tail.
+
+    The middle is replaced by a note saying how many characters (and lines)
+    were cut, so the reader knows the text is incomplete. Text within the
+    limit is returned unchanged.
+
+    Args:
+        text: any text.
+        limit: the most characters kept (the note comes on top); at least 2.
+    """
+    if len(text) <= limit:
+        return text
+    head = text[: limit // 2]
+    tail = text[len(text) - (limit - len(head)) :]
+    cut = text[len(head) : len(text) - len(tail)]
+    lines = cut.count("\n")
+    lines_note = f", {lines} line break{'s' if lines != 1 else ''}" if lines else ""
+    note = (
+        f"\n[... {len(cut)} characters cut{lines_note}: this text had {len(text)} "
+        f"characters, more than the {limit} shown ...]\n"
     )
+    return head + note + tail
+
+
+def cap_content(content: list[Content], limit: int = MAX_RESULT_CHARS) -> list[Content]:
+    """``content`` with each text block cut by :func:`cap_text` (images kept).
+
+    Returns the same list object when nothing was cut.
+    """
+    if all(not isinstance(b, TextContent) or len(b.text) <= limit for b in content):
+        return content
+    return [
+        TextContent(cap_text(b.text, limit)) if isinstance(b, TextContent) else b for b in content
+    ]
+
+
+def cap_result(result: AgentToolResult, limit: int = MAX_RESULT_CHARS) -> AgentToolResult:
+    """``result`` with its text blocks capped (:func:`cap_content`); ``details`` untouched.
+
+    Returns ``result`` itself when nothing was cut. The agent loop applies it
+    to every tool call's result and the MCP server to every result it sends,
+    so a custom tool that returns megabytes cannot overflow the model's
+    context or the session file.
+    """
+    content = cap_content(result.content, limit)
+    if content is result.content:
+        return result
+    return AgentToolResult(content=content, details=result.details, is_error=result.is_error)
 
 
 ToolUpdateCallback = Callable[[AgentToolResult], None]
@@ -124,7 +214,8 @@ class AgentTool(Generic[P]):
         parameters: a pydantic model class (``run`` receives an instance) or a
             JSON Schema dict for an object (``run`` receives the validated dict).
         run: the implementation, ``run(params, ctx)``, sync or async, returning an
-            :class:`AgentToolResult`; raise :class:`ToolError` to fail the call.
+            :class:`AgentToolResult` (a str or a dict with ``content`` is coerced;
+            ``None`` is not accepted); raise :class:`ToolError` to fail the call.
         hidden: True for runtime tools a user does not select (``resolve``).
         read_only: True when the tool never changes anything outside xcsh.
     """
@@ -190,7 +281,8 @@ class AgentTool(Generic[P]):
             The tool's result.
 
         Raises:
-            ToolError: invalid arguments, or the tool failed.
+            ToolError: invalid arguments, the tool failed, or it returned
+                something other than :data:`TOOL_RESULT_SHAPES` (``None`` included).
         """
         value = self.validate(params)
         ctx = ToolCallContext(
@@ -201,10 +293,10 @@ class AgentTool(Generic[P]):
         outcome = self.run(value, ctx)
         if inspect.isawaitable(outcome):
             outcome = await outcome
-        result = coerce_result(outcome)
-        if result is None:
-            raise ToolError(f"Tool '{self.name}' returned no result.")
-        return result
+        try:
+            return coerce_tool_result(outcome)
+        except TypeError as exc:
+            raise ToolError(f"Tool '{self.name}' returned a bad result: {exc}.") from exc
 
 
 def _model_facing(schema: dict[str, Any]) -> dict[str, Any]:

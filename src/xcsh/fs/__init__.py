@@ -1,10 +1,12 @@
-"""Workspace files: path confinement, text decoding, atomic writes, ignore-aware walks.
+"""Workspace files: path confinement, text decoding, atomic writes, ignore-aware walks,
+and the user-state folder (:func:`xcsh_home`).
 
 Shared by every tool that reads or writes the user's files, so that all of
 them refuse the same paths, skip the same files and write the same safe way.
 """
 
 from xcsh.fs.atomic import FileWriteError, atomic_write
+from xcsh.fs.home import xcsh_home
 from xcsh.fs.text import NotTextError, TextFile, decode_text, detect_newline, read_text_file
 from xcsh.fs.walk import ALWAYS_SKIPPED_DIRS, iter_files
 from xcsh.fs.workspace import OutsideWorkspaceError, Workspace
@@ -21,4 +23,5 @@ __all__ = [
     "detect_newline",
     "iter_files",
     "read_text_file",
+    "xcsh_home",
 ]

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolError
+from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolError, cap_result
 from xcsh.pending import RESOLVE_TOOL_NAME, PendingActionStore, call_maybe_async
 
 logger = logging.getLogger(__name__)
@@ -135,9 +135,11 @@ class McpSession:
             arguments, a failing tool, the stack limit, the empty-store
             ``resolve``) becomes an ``is_error`` result with its message. While
             actions are pending the text ends with :func:`pending_notice`.
+            Each text block is cut to :data:`~xcsh.core.MAX_RESULT_CHARS`
+            (:func:`~xcsh.core.cap_result`), whatever the tool returned.
         """
         async with self._lock:
-            result = await self._call_locked(name, arguments)
+            result = cap_result(await self._call_locked(name, arguments))
         count = self.store.count
         if count:
             result = AgentToolResult(

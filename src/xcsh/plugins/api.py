@@ -26,7 +26,8 @@ from xcsh.core import (
     ToolCallContext,
     ToolError,
     ToolUpdateCallback,
-    coerce_result,
+    coerce_tool_result,
+    describe_value_type,
 )
 from xcsh.pending import PendingAction, PendingActionStore
 from xcsh.plugins.process import ExecResult, run_command
@@ -205,7 +206,7 @@ class CustomToolAPI:
         else:
             raise ToolError(
                 "push_pending_action expects a CustomToolPendingAction, "
-                f"got {type(action).__name__}."
+                f"got {describe_value_type(action)}."
             )
         self._store.push(pending)
 
@@ -234,10 +235,16 @@ class CustomToolAPI:
             stdin: data for the child's standard input.
 
         Returns:
-            :class:`ExecResult` with ``stdout``, ``stderr``, ``code``, ``killed``, ``timed_out``.
+            :class:`ExecResult` with ``stdout``, ``stderr``, ``code``, ``killed``,
+            ``timed_out``. A non-zero exit code is returned, not raised.
 
         Raises:
-            ToolError: the program cannot be started.
+            ToolError: the program cannot be started (not found, not executable,
+                or the working folder is missing), with exactly
+                ``Cannot run '<command>' in <folder>: <reason>.``. Left uncaught
+                in ``execute``, it fails the tool call with that message.
+            asyncio.CancelledError: the awaiting task was cancelled; the process
+                group is killed first.
         """
         where = self.cwd if cwd is None else self.cwd / cwd
         return await run_command(
@@ -270,8 +277,11 @@ class CustomTool:
             cancellation), ``on_update`` (progress callback taking an
             ``AgentToolResult``), ``ctx`` (the :class:`~xcsh.core.ToolCallContext`).
             Returns an ``AgentToolResult`` (a str or ``{"content": [...]}`` dict
-            is coerced). Raise :class:`~xcsh.core.ToolError` to fail the call;
-            any other exception fails it too, with its type and message.
+            is coerced); returning ``None`` fails the call, since the model
+            must get a result (``None`` is accepted only from a pending
+            action's ``apply``/``reject``, meaning "use the default text").
+            Raise :class:`~xcsh.core.ToolError` to fail the call; any other
+            exception fails it too, with its type and message.
             A sync ``execute`` runs on the event loop: use ``api.exec`` (async)
             for anything slow.
         read_only: True when the tool never changes anything outside xcsh.
@@ -329,12 +339,9 @@ class CustomTool:
                     f"Tool '{spec.name}' failed: {type(exc).__name__}: {message}"
                 ) from exc
             try:
-                result = coerce_result(outcome)
+                return coerce_tool_result(outcome)
             except TypeError as exc:
                 raise ToolError(f"Tool '{spec.name}' returned a bad result: {exc}.") from exc
-            if result is None:
-                raise ToolError(f"Tool '{spec.name}' returned no result.")
-            return result
 
         return AgentTool(
             name=self.name,
@@ -352,7 +359,7 @@ def _check_parameters(name: str, parameters: object) -> None:
     if not isinstance(parameters, Mapping):
         raise TypeError(
             f"Tool '{name}': parameters must be a pydantic model class or a JSON Schema "
-            f"dict, got {type(parameters).__name__}."
+            f"dict, got {describe_value_type(parameters)}."
         )
     if parameters.get("type") != "object":
         raise ValueError(

@@ -8,6 +8,8 @@ Two folders, each scanned one level deep:
 In each, a tool module is a top-level ``*.py`` file or a package (a folder
 with ``__init__.py``). Names starting with ``_`` or ``.`` are skipped, so
 helpers such as ``_common.py`` and ``__pycache__`` are never loaded as tools.
+A missing folder is normal; a path that exists but cannot be listed (a file,
+no permission) is reported by the loader as a load error, never skipped silently.
 Installed distributions add tools through the entry-point group ``xcsh.tools``.
 """
 
@@ -55,11 +57,34 @@ def user_tools_dir(home: str | Path | None = None) -> Path:
 
 
 def candidates_in(folder: Path, source: ToolSource) -> list[ToolCandidate]:
-    """Tool modules directly inside ``folder``, sorted by name; ``[]`` if it does not exist."""
+    """Tool modules directly inside ``folder``, sorted by name; ``[]`` if it does
+    not exist or cannot be listed (:func:`folder_problem` says why)."""
+    return scan_folder(folder, source)[0]
+
+
+def folder_problem(folder: Path) -> str | None:
+    """Why ``folder`` cannot hold tools although something is there, or ``None``
+    (it is a listable folder, or nothing exists at that path)."""
+    return scan_folder(folder, "user")[1]
+
+
+def scan_folder(folder: Path, source: ToolSource) -> tuple[list[ToolCandidate], str | None]:
+    """The tool modules in ``folder`` and, when the path exists but cannot be
+    listed (a file, a folder without permission), a message saying so and how
+    to fix it. A missing folder is no problem: ``([], None)``."""
     try:
         entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-    except (FileNotFoundError, NotADirectoryError):
-        return []
+    except FileNotFoundError:
+        return [], None
+    except NotADirectoryError:
+        if not folder.exists():  # a parent is a file: nothing is at this path
+            return [], None
+        return [], (
+            f"{folder} is a file, not a folder, so no tools load from it. Custom tools "
+            "are .py files or packages inside a folder of that name: move the file aside."
+        )
+    except OSError as exc:
+        return [], f"cannot list {folder}: {exc.strerror or exc}. No tools load from it."
     found: list[ToolCandidate] = []
     for entry in entries:
         if entry.name.startswith(("_", ".")):
@@ -69,7 +94,7 @@ def candidates_in(folder: Path, source: ToolSource) -> list[ToolCandidate]:
             found.append(ToolCandidate(path=path, source=source))
         elif entry.is_dir() and (path / "__init__.py").is_file():
             found.append(ToolCandidate(path=path, source=source, is_package=True))
-    return found
+    return found, None
 
 
 def same_folder(a: Path, b: Path) -> bool:

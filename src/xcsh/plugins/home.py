@@ -1,18 +1,11 @@
-"""The user-state folder, ``$XCSH_HOME`` (SPEC §5a)."""
+"""The user-state folder, ``$XCSH_HOME`` (SPEC §5a).
+
+Kept so ``xcsh.plugins.home.xcsh_home`` stays importable; the one
+implementation is :func:`xcsh.fs.xcsh_home`.
+"""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+from xcsh.fs.home import xcsh_home
 
-
-def xcsh_home(home: str | Path | None = None) -> Path:
-    """``home`` if given, else ``$XCSH_HOME``, else ``~/.xcsh``.
-
-    Everything xcsh writes for the user (settings, tools, sessions, trust
-    records) lives under this folder.
-    """
-    if home is not None:
-        return Path(home)
-    env = os.environ.get("XCSH_HOME")
-    return Path(env) if env else Path.home() / ".xcsh"
+__all__ = ["xcsh_home"]

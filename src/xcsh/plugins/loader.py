@@ -31,16 +31,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from xcsh.core import AgentTool, UsageError
+from xcsh.core import AgentTool, UsageError, describe_value_type
 from xcsh.pending import PendingActionStore
 from xcsh.plugins.api import TOOL_NAME_PATTERN, CustomTool, CustomToolAPI, ToolUI
 from xcsh.plugins.discovery import (
     ENTRY_POINT_GROUP,
     ToolCandidate,
     ToolSource,
-    candidates_in,
+    folder_problem,
     project_tool_candidates,
     project_tools_dir,
+    same_folder,
+    scan_folder,
     user_tools_dir,
 )
 from xcsh.plugins.trust import is_trusted, trust_file, untrusted_message
@@ -139,12 +141,20 @@ async def aload_custom_tools(
     result as :func:`load_custom_tools`.
     """
     loader = _Loader(cwd=Path(cwd), store=store, ui=ui, builtin_names=builtin_names)
-    for candidate in candidates_in(user_tools_dir(home), "user"):
+    user_dir = user_tools_dir(home)
+    user_candidates, problem = scan_folder(user_dir, "user")
+    if problem is not None:
+        loader.error(str(user_dir), problem, "user")
+    for candidate in user_candidates:
         await loader.load_module_file(candidate)
     if entry_points:
         for entry_point in _entry_points():
             await loader.load_entry_point(entry_point)
     project = project_tool_candidates(cwd, home=home)
+    project_dir = project_tools_dir(cwd)
+    problem = None if same_folder(project_dir, user_dir) else folder_problem(project_dir)
+    if problem is not None:
+        loader.error(str(project_dir), problem, "project")
     if project:
         try:
             trusted = trust_project or is_trusted(cwd, home)
@@ -294,7 +304,8 @@ class _Loader:
             )
             return
         if not callable(factory):
-            self.error(path, f"'factory' is a {type(factory).__name__}, not a function.", source)
+            kind = describe_value_type(factory)
+            self.error(path, f"'factory' is {kind}, not a function.", source)
             return
         logger = logging.getLogger(logger_name)
         api = CustomToolAPI(self.cwd, store=self.store, logger=logger, ui=self.ui, source=source)
@@ -317,7 +328,7 @@ class _Loader:
         else:
             self.error(
                 path,
-                f"factory returned a {type(item).__name__}; expected a CustomTool "
+                f"factory returned {describe_value_type(item)}; expected a CustomTool "
                 "or a list of CustomTool.",
                 source,
             )

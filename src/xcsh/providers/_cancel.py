@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -31,6 +31,13 @@ async def race(awaitable: Awaitable[T], cancel: asyncio.Event | None) -> T:
     waiter = asyncio.ensure_future(cancel.wait())
     try:
         await asyncio.wait({work, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:
+        # The caller's task was cancelled (Ctrl-C, SIGTERM). The pending read
+        # must not outlive it unobserved: its error would surface at shutdown
+        # as "Task exception was never retrieved" with a traceback.
+        work.cancel()
+        work.add_done_callback(_observe)
+        raise
     finally:
         waiter.cancel()
     if work.done():
@@ -39,6 +46,12 @@ async def race(awaitable: Awaitable[T], cancel: asyncio.Event | None) -> T:
     with contextlib.suppress(asyncio.CancelledError, Exception):
         await work
     raise Cancelled
+
+
+def _observe(work: asyncio.Future[Any]) -> None:
+    """Mark ``work``'s outcome as seen (an abandoned read's error is expected)."""
+    if not work.cancelled():
+        work.exception()
 
 
 async def until_cancelled(

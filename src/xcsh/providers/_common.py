@@ -1,9 +1,8 @@
-"""Small pieces the adapters share: argument parsing, aborted answers, data URLs."""
+"""Small pieces the adapters share: tool-call parsing, aborted answers, data URLs."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from xcsh.core import (
     AssistantMessage,
@@ -12,26 +11,33 @@ from xcsh.core import (
     ThinkingContent,
     ToolCall,
 )
-from xcsh.providers._errors import ErrorContext, bad_tool_arguments
 
 
-def parse_arguments(ctx: ErrorContext, tool: str, raw: str | None) -> dict[str, Any]:
-    """Parse tool-call arguments sent as a JSON string.
+def parse_tool_call(call_id: str, name: str, raw: str | None) -> ToolCall:
+    """A :class:`ToolCall` from arguments sent as a JSON string.
 
     An empty string (a tool without parameters on some servers) means ``{}``.
-
-    Raises:
-        ProviderError: the text is not valid JSON or not a JSON object (retryable).
+    Text that is not a JSON object does not fail the response: the call
+    keeps it in ``invalid_arguments`` (with the parser's message in
+    ``arguments_error``) and empty ``arguments``, and the agent loop answers
+    it with an error result the model can correct, never running the tool
+    with arguments the model did not mean.
     """
     if raw is None or not raw.strip():
-        return {}
+        return ToolCall(id=call_id, name=name, arguments={})
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise bad_tool_arguments(ctx, tool, raw, str(exc)) from exc
+        return _malformed(call_id, name, raw, str(exc))
     if not isinstance(value, dict):
-        raise bad_tool_arguments(ctx, tool, raw, f"expected an object, got {type(value).__name__}")
-    return value
+        return _malformed(call_id, name, raw, f"expected an object, got {type(value).__name__}")
+    return ToolCall(id=call_id, name=name, arguments=value)
+
+
+def _malformed(call_id: str, name: str, raw: str, error: str) -> ToolCall:
+    return ToolCall(
+        id=call_id, name=name, arguments={}, invalid_arguments=raw, arguments_error=error
+    )
 
 
 def aborted(provider: str, model: str, text: list[str], thinking: list[str]) -> AssistantMessage:

@@ -136,19 +136,3 @@ def connection_error(
     hint = "Is the server running?" if ctx.base_url else "Check your network connection."
     detail = detail.rstrip(".") or "no details"
     return ProviderError(f"{ctx.provider}: {what} {where}{when}: {detail}. {hint}", retryable=True)
-
-
-def bad_tool_arguments(ctx: ErrorContext, tool: str, raw: str, detail: str) -> ProviderError:
-    """A :class:`ProviderError` for tool-call arguments that are not a JSON object.
-
-    Raised instead of guessing at arguments: running a tool with arguments the
-    model did not mean could change files. Retryable, since a fresh sample
-    usually produces valid JSON.
-    """
-    shown = raw if len(raw) <= 200 else raw[:200] + "..."
-    return ProviderError(
-        f"{ctx.provider}: model {ctx.model!r} sent malformed JSON arguments for tool "
-        f"{tool!r} ({detail}): {shown}",
-        body=raw,
-        retryable=True,
-    )

@@ -4,9 +4,11 @@ Works with any OpenAI-compatible server through ``base_url`` (llama.cpp's
 ``llama-server``, vLLM, Ollama). Import this module only when the provider is
 used: it loads the SDK. Retries on 408/409/429/5xx are the SDK's own.
 
-Malformed tool-call arguments (not a JSON object) raise a retryable
-:class:`~xcsh.core.ProviderError` naming the tool and showing the text, rather
-than running a tool with arguments the model did not mean.
+Malformed tool-call arguments (not a JSON object, as small local models
+often send) do not fail the answer: the call carries the text in
+``ToolCall.invalid_arguments`` and the agent loop answers it with an error
+result the model can correct, rather than running a tool with arguments the
+model did not mean.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from xcsh.core import (
     Usage,
 )
 from xcsh.providers._cancel import Cancelled, race, until_cancelled
-from xcsh.providers._common import aborted, parse_arguments
+from xcsh.providers._common import aborted, parse_tool_call
 from xcsh.providers._errors import ErrorContext
 from xcsh.providers._openai_chat_request import build_params
 from xcsh.providers._openai_common import make_client, translate
@@ -120,8 +122,7 @@ class OpenAIChatProvider:
         """Stream one answer; see :meth:`xcsh.providers.Provider.stream`.
 
         Raises:
-            ProviderError: the server refused or failed the request after
-                retries, or a tool call's arguments were not a JSON object.
+            ProviderError: the server refused or failed the request after retries.
         """
         text: list[str] = []
         thinking: list[str] = []
@@ -162,11 +163,11 @@ class OpenAIChatProvider:
             if choice.message.content:
                 content.append(TextContent(choice.message.content))
             for index, call in enumerate(choice.message.tool_calls or []):
-                name = call.function.name
-                arguments = parse_arguments(self._ctx, name, call.function.arguments)
                 # Some local servers send no id; the result must still name its call.
                 call_id = call.id or f"call_{index}"
-                content.append(ToolCall(id=call_id, name=name, arguments=arguments))
+                content.append(
+                    parse_tool_call(call_id, call.function.name, call.function.arguments)
+                )
         stop = _STOP.get(finish or "stop", "stop")
         if stop == "stop" and any(isinstance(b, ToolCall) for b in content):
             stop = "tool_use"  # some local servers finish tool calls with "stop"

@@ -2,7 +2,7 @@
 
 Import this module only when the provider is used: it loads the SDK.
 Retries on 408/409/429/5xx are the SDK's own. Malformed tool-call arguments
-raise a retryable :class:`~xcsh.core.ProviderError`, as in the Chat adapter.
+become a call the agent loop answers with an error, as in the Chat adapter.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from xcsh.core import (
     Usage,
 )
 from xcsh.providers._cancel import Cancelled, race, until_cancelled
-from xcsh.providers._common import aborted, parse_arguments
+from xcsh.providers._common import aborted, parse_tool_call
 from xcsh.providers._errors import ErrorContext
 from xcsh.providers._openai_common import make_client, translate
 from xcsh.providers._openai_responses_request import build_params
@@ -104,7 +104,7 @@ class OpenAIResponsesProvider:
 
         Raises:
             ProviderError: the API refused or failed the request after retries,
-                the response failed, or a tool call's arguments were not a JSON object.
+                or the response failed.
         """
         text: list[str] = []
         thinking: list[str] = []
@@ -164,8 +164,7 @@ class OpenAIResponsesProvider:
                     if part.type == "output_text":
                         content.append(TextContent(part.text))
             elif item.type == "function_call":
-                arguments = parse_arguments(self._ctx, item.name, item.arguments)
-                content.append(ToolCall(id=item.call_id, name=item.name, arguments=arguments))
+                content.append(parse_tool_call(item.call_id, item.name, item.arguments))
         stop: StopReason = "stop"
         error: str | None = None
         if any(isinstance(b, ToolCall) for b in content):

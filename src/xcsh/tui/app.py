@@ -76,6 +76,15 @@ class _OpenFailed(Exception):
     """The session could not be opened; the prompt is closed."""
 
 
+class _Terminated(Exception):
+    """SIGTERM or SIGHUP arrived while the prompt was waiting; the prompt is closed."""
+
+
+CANCEL_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""Handled like Ctrl-C during a run (the run is cancelled cleanly), then xcsh
+exits with 128 + the signal number."""
+
+
 class InteractiveApp:
     """One interactive run of ``xcsh``.
 
@@ -109,6 +118,7 @@ class InteractiveApp:
         self._notes: list[str] = []  # told to the model with the next prompt (/undo)
         self._prompt: PromptSession[str] | None = None
         self._question: PromptSession[str] | None = None
+        self._signal: signal.Signals | None = None  # SIGTERM/SIGHUP received
 
     # -- status --------------------------------------------------------------
 
@@ -253,8 +263,11 @@ class InteractiveApp:
             Text(f"xcsh in {self.options.cwd}  (/help for commands, Ctrl-D to leave)", style="dim")
         )
         self._opening = asyncio.create_task(self.open())
+        installed = self._catch_signals()
         try:
             while True:
+                if self._signal is not None:
+                    return 128 + int(self._signal)
                 try:
                     text = await self._prompt.prompt_async(self._prompt_text())
                 except KeyboardInterrupt:
@@ -263,6 +276,8 @@ class InteractiveApp:
                     return 0
                 except _OpenFailed:
                     break
+                except _Terminated:
+                    continue  # returns at the top of the loop
                 self._armed = False
                 if not text.strip():
                     continue
@@ -275,6 +290,9 @@ class InteractiveApp:
                 if self.session is None and self.error is not None:
                     break  # the session could not open while we waited for it
         finally:
+            loop = asyncio.get_running_loop()
+            for sig in installed:
+                loop.remove_signal_handler(sig)
             if self._opening is not None and not self._opening.done():
                 self._opening.cancel()
             if self.session is not None:
@@ -285,6 +303,27 @@ class InteractiveApp:
         await self._wait_open()
         self.console.print(Text(f"xcsh: {self.error}", style="bold red"))
         return 2
+
+    def _catch_signals(self) -> list[signal.Signals]:
+        """Handle :data:`CANCEL_SIGNALS`; returns those installed (none without Unix signals)."""
+        loop = asyncio.get_running_loop()
+        installed = []
+        for sig in CANCEL_SIGNALS:
+            try:
+                loop.add_signal_handler(sig, self._on_terminate, sig)
+            except (NotImplementedError, RuntimeError, ValueError):
+                continue
+            installed.append(sig)
+        return installed
+
+    def _on_terminate(self, sig: signal.Signals) -> None:
+        """Cancel a run in progress (every call gets its result), or leave the prompt."""
+        if self._signal is None:
+            self._signal = sig
+        if self.session is not None and self.session.running:
+            self.session.cancel()  # also cancels an approval question; run() returns after
+        elif self._prompt is not None and self._prompt.app.is_running:
+            self._prompt.app.exit(exception=_Terminated())
 
     def _prompt_text(self) -> FormattedText:
         return FormattedText([("bold", "> ")])

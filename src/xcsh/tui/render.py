@@ -79,6 +79,7 @@ class EventRenderer:
         self.on_usage = on_usage
         self._streaming: str | None = None  # "text" / "thinking" while a line is open
         self._open_line = False
+        self._errors: set[str] = set()  # AgentError texts shown during this run
 
     def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, TextDelta):
@@ -107,12 +108,14 @@ class EventRenderer:
         elif isinstance(event, AgentError):
             self._end_stream()
             self.console.print(Text(f"error: {event.message}", style="bold red"))
+            self._errors.add(event.message)
         elif isinstance(event, RunEnd):
             self._end_stream()
             if event.reason == "cancelled":
                 self.console.print(Text("Cancelled.", style="yellow"))
-            elif event.reason != "stop" and event.message:
+            elif event.reason != "stop" and event.message and event.message not in self._errors:
                 self.console.print(Text(event.message, style="yellow"))
+            self._errors.clear()
 
     def _stream(self, text: str, kind: str) -> None:
         if self._streaming != kind:

@@ -2,7 +2,8 @@
 
 Colour follows the terminal: none when the output is not a terminal or
 ``NO_COLOR`` is set (https://no-color.org); plain ASCII symbols when the
-output's encoding cannot carry Unicode.
+output's encoding or the locale (``LC_ALL``/``LC_CTYPE``/``LANG``) cannot
+carry Unicode.
 """
 
 from __future__ import annotations
@@ -30,13 +31,41 @@ class TerminalStyle:
     unicode: bool
 
 
-def detect_style(stream: TextIO | None = None) -> TerminalStyle:
-    """Decide colour and Unicode for ``stream`` (default ``sys.stdout``)."""
+def detect_style(
+    stream: TextIO | None = None, env: Mapping[str, str] | None = None
+) -> TerminalStyle:
+    """Decide colour and Unicode for ``stream`` (default ``sys.stdout``).
+
+    Unicode needs both a UTF encoding on ``stream`` and a locale that is not
+    plainly ASCII-only: the first of ``LC_ALL``, ``LC_CTYPE``, ``LANG`` that is
+    set must name a UTF-8 codeset (``C.UTF-8``, ``en_US.UTF-8``); ``C``,
+    ``POSIX`` or another codeset gives plain ASCII (SPEC §6). The locale is
+    read from the environment because Python switches its standard streams
+    to UTF-8 in the C locale (PEP 538/540) while the terminal stays ASCII.
+    With none of the three set, the stream's encoding decides alone.
+
+    Args:
+        stream: the output (default ``sys.stdout``).
+        env: the environment (default ``os.environ``).
+    """
     out = stream if stream is not None else sys.stdout
+    environ = os.environ if env is None else env
     isatty = bool(getattr(out, "isatty", lambda: False)())
-    color = isatty and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+    color = isatty and "NO_COLOR" not in environ and environ.get("TERM") != "dumb"
     encoding = (getattr(out, "encoding", None) or "ascii").lower().replace("-", "")
-    return TerminalStyle(color=color, unicode=encoding.startswith("utf"))
+    unicode = encoding.startswith("utf") and _locale_allows_unicode(environ) is not False
+    return TerminalStyle(color=color, unicode=unicode)
+
+
+def _locale_allows_unicode(env: Mapping[str, str]) -> bool | None:
+    """What the locale says about UTF-8 output; ``None`` when no locale is set."""
+    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+        value = env.get(name, "").strip()
+        if not value:
+            continue
+        codeset = value.partition(".")[2].partition("@")[0]
+        return codeset.lower().replace("-", "") == "utf8"
+    return None
 
 
 def make_console(stream: TextIO | None = None, style: TerminalStyle | None = None) -> Console:
@@ -130,9 +159,37 @@ def render_diff(diff_text: str) -> Text:
     return out
 
 
+PREVIEW_MAX_LINES = 200
+"""A preview shows at most this many lines of its diff on the terminal."""
+
+PREVIEW_MAX_LINE_CHARS = 500
+"""Longer diff lines are cut to this many characters on the terminal."""
+
+
+def bound_preview(
+    diff_text: str, max_lines: int = PREVIEW_MAX_LINES, max_chars: int = PREVIEW_MAX_LINE_CHARS
+) -> str:
+    """``diff_text`` cut for the terminal: at most ``max_lines`` lines of at most
+    ``max_chars`` characters each, ending with a note of how many lines were left out."""
+    lines = diff_text.splitlines(keepends=True)
+    shown = []
+    for line in lines[:max_lines]:
+        if len(line) > max_chars:
+            body = line.rstrip("\r\n")
+            line = f"{body[:max_chars]}... ({len(body) - max_chars} more characters)\n"
+        shown.append(line)
+    rest = len(lines) - len(shown)
+    if rest:
+        if shown and not shown[-1].endswith("\n"):
+            shown[-1] += "\n"
+        shown.append(f"... {rest} more line{'s' if rest != 1 else ''} not shown\n")
+    return "".join(shown)
+
+
 def render_preview(label: str, diff_text: str, *, style: TerminalStyle) -> RenderableType:
-    """A pending preview: its label, then its diff, then how to resolve it."""
+    """A pending preview: its label, then its diff (bounded by :func:`bound_preview`),
+    then how to resolve it."""
     symbol = _SYMBOLS[style.unicode]["pending"]
     header = Text(f"{symbol} Preview: {label}", style="bold magenta")
     footer = Text("  pending: apply or discard to continue", style="dim")
-    return Group(header, render_diff(diff_text), footer)
+    return Group(header, render_diff(bound_preview(diff_text)), footer)

@@ -13,6 +13,7 @@ import contextlib
 import os
 import signal
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal
@@ -27,6 +28,7 @@ from xcsh.core import (
     ToolError,
     text_result,
 )
+from xcsh.fs import xcsh_home
 from xcsh.tools.coding._paths import human_size, plural
 
 DEFAULT_TIMEOUT = 120.0
@@ -36,6 +38,14 @@ HEAD_BYTES = 8 * 1024
 """Bytes kept from the start of a long output."""
 TAIL_BYTES = 24 * 1024
 """Bytes kept from the end of a long output (errors tend to be at the end)."""
+LOG_HEAD_BYTES = 2 * 1024 * 1024
+"""Bytes of a long output its log keeps from the start."""
+LOG_TAIL_BYTES = 2 * 1024 * 1024
+"""Bytes of a long output its log keeps from the end (the middle is left out)."""
+LOG_KEEP = 20
+"""Logs kept in the log folder; the oldest beyond this are removed when a new one starts."""
+LOG_MAX_AGE = 24 * 3600.0
+"""Seconds after which a log is removed when a new one starts."""
 KILL_GRACE = 2.0
 """Seconds between SIGTERM and SIGKILL."""
 DRAIN_AFTER_EXIT = 1.0
@@ -48,7 +58,8 @@ Run a shell command with `bash -c` in the workspace folder and return its output
 treated as a failure of the tool. Commands time out after `timeout` seconds (default \
 {DEFAULT_TIMEOUT:g}); on timeout or cancellation the command and every process it started \
 are killed. Long output keeps the first {HEAD_BYTES // 1024} KiB and the last \
-{TAIL_BYTES // 1024} KiB, and the full output is saved to a log file whose path is given. \
+{TAIL_BYTES // 1024} KiB, and the output is saved to a log file whose path is given (only its \
+first and last {LOG_HEAD_BYTES // 1024 // 1024} MiB when it is longer). \
 stdin is closed: do not run interactive programs. Use it for builds, tests, git and other \
 programs; prefer `read`, `grep`, `find` and `ls` to inspect files, and `edit`/`write` to \
 change them. For sweeping structural code changes, `ast_edit` is the better choice over \
@@ -67,53 +78,121 @@ class BashParams(BaseModel):
     )
 
 
-class _Output:
-    """Collects output: all of it while short, head and tail plus a log file once long."""
+@dataclass(frozen=True, kw_only=True)
+class _LogPolicy:
+    folder: Path
+    head_bytes: int
+    tail_bytes: int
+    keep: int
+    max_age: float
 
-    def __init__(self, head_bytes: int, tail_bytes: int) -> None:
+
+class _Output:
+    """Collects output: all of it while short; once long, head and tail for the
+    model plus a log file that keeps the first and last part of the output."""
+
+    def __init__(self, head_bytes: int, tail_bytes: int, policy: _LogPolicy) -> None:
         self.head_bytes = head_bytes
         self.tail_bytes = tail_bytes
+        self.policy = policy
         self.buffer = bytearray()
         self.tail = bytearray()
         self.total = 0
         self.newlines = 0
+        self.spilled = False
         self.log: IO[bytes] | None = None
         self.log_path: str | None = None
+        self.log_error: str | None = None
+        self.log_written = 0
+        self.log_tail = bytearray()
+        self.log_omitted = 0
 
     def feed(self, chunk: bytes) -> None:
         self.total += len(chunk)
         self.newlines += chunk.count(b"\n")
-        if self.log is None:
+        if not self.spilled:
             self.buffer += chunk
             if len(self.buffer) > self.head_bytes + self.tail_bytes:
                 self._spill()
             return
-        self.log.write(chunk)
+        self._log_write(chunk)
         self.tail += chunk
         if len(self.tail) > self.tail_bytes:
             del self.tail[: len(self.tail) - self.tail_bytes]
 
     def _spill(self) -> None:
-        handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in close()
-            prefix="xcsh-bash-", suffix=".log", delete=False
-        )
-        handle.write(self.buffer)
-        self.log, self.log_path = handle, handle.name
+        self.spilled = True
+        self._open_log()
+        self._log_write(bytes(self.buffer))
         self.tail = bytearray(self.buffer[-self.tail_bytes :])
         del self.buffer[self.head_bytes :]
 
-    def close(self) -> None:
+    def _open_log(self) -> None:
+        folder = self.policy.folder
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            prune_logs(folder, keep=self.policy.keep - 1, max_age=self.policy.max_age)
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            fd, name = tempfile.mkstemp(dir=folder, prefix=f"bash-{stamp}-", suffix=".log")
+        except OSError as exc:
+            self.log_error = f"cannot create a log in {folder}: {exc.strerror or exc}"
+            return
+        self.log, self.log_path = os.fdopen(fd, "wb"), name
+
+    def _log_write(self, chunk: bytes) -> None:
+        if self.log is None:
+            return
+        room = self.policy.head_bytes - self.log_written
+        if room > 0:
+            part = chunk[:room]
+            try:
+                self.log.write(part)
+            except OSError as exc:
+                self._log_failed(exc)
+                return
+            self.log_written += len(part)
+            chunk = chunk[room:]
+        if not chunk:
+            return
+        self.log_tail += chunk
+        excess = len(self.log_tail) - self.policy.tail_bytes
+        if excess > 0:
+            del self.log_tail[:excess]
+            self.log_omitted += excess
+
+    def _log_failed(self, exc: OSError) -> None:
+        self.log_error = f"cannot write {self.log_path}: {exc.strerror or exc}"
         if self.log is not None:
             with contextlib.suppress(OSError):
                 self.log.close()
+        if self.log_path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.log_path)
+        self.log, self.log_path = None, None
+
+    def close(self) -> None:
+        """Write the kept end of the output to the log and close it."""
+        if self.log is None:
+            return
+        try:
+            if self.log_omitted:
+                self.log.write(
+                    f"\n[... {human_size(self.log_omitted)} omitted: this log keeps the first "
+                    f"{human_size(self.policy.head_bytes)} and the last "
+                    f"{human_size(self.policy.tail_bytes)} of the output ...]\n".encode()
+                )
+            self.log.write(self.log_tail)
+            self.log.close()
+        except OSError as exc:
+            self._log_failed(exc)
 
     def recent(self, size: int = 4096) -> str:
-        data = self.tail if self.log is not None else self.buffer
+        data = self.tail if self.spilled else self.buffer
         return bytes(data[-size:]).decode("utf-8", errors="replace")
 
     def render(self) -> str:
         """The output for the model, with a note when the middle was left out."""
-        if self.log is None:
+        if not self.spilled:
             return self.buffer.decode("utf-8", errors="replace")
         head = bytes(self.buffer)
         cut = head.rfind(b"\n")
@@ -125,13 +204,45 @@ class _Output:
             tail = tail[cut + 1 :]
         omitted = self.total - len(head) - len(tail)
         omitted_lines = max(0, self.newlines - head.count(b"\n") - tail.count(b"\n"))
+        if self.log_path is None:
+            saved = f"The full output could not be saved: {self.log_error}."
+        elif self.log_omitted:
+            saved = (
+                f"Its first {human_size(self.policy.head_bytes)} and last "
+                f"{human_size(self.policy.tail_bytes)} are saved to {self.log_path}"
+            )
+        else:
+            saved = f"Full output saved to {self.log_path}"
         return (
             head.decode("utf-8", errors="replace")
             + f"\n[... {human_size(omitted)} ({plural(omitted_lines, 'line')}) omitted ...]\n"
             + tail.decode("utf-8", errors="replace")
-            + f"\n[Output truncated: {human_size(self.total)} in total. "
-            f"Full output saved to {self.log_path}]"
+            + f"\n[Output truncated: {human_size(self.total)} in total. {saved}]"
         )
+
+
+def default_log_dir() -> Path:
+    """``$XCSH_HOME/logs/bash``: where long outputs are saved (SPEC §5a)."""
+    return xcsh_home() / "logs" / "bash"
+
+
+def prune_logs(folder: Path, *, keep: int = LOG_KEEP, max_age: float = LOG_MAX_AGE) -> None:
+    """Remove old output logs (``bash-*.log``) from ``folder``.
+
+    Keeps the newest ``keep`` logs (by modification time) and removes any log
+    older than ``max_age`` seconds. Files that vanish or cannot be removed are
+    skipped; other files in the folder are never touched.
+    """
+    now = time.time()
+    logs: list[tuple[float, Path]] = []
+    for path in folder.glob("bash-*.log"):
+        with contextlib.suppress(OSError):
+            logs.append((path.stat().st_mtime, path))
+    logs.sort(reverse=True)
+    for index, (mtime, path) in enumerate(logs):
+        if index >= max(keep, 0) or now - mtime > max_age:
+            with contextlib.suppress(OSError):
+                path.unlink()
 
 
 @dataclass(frozen=True)
@@ -148,6 +259,10 @@ def create_bash_tool(
     head_bytes: int = HEAD_BYTES,
     tail_bytes: int = TAIL_BYTES,
     kill_grace: float = KILL_GRACE,
+    log_dir: str | Path | None = None,
+    log_head_bytes: int = LOG_HEAD_BYTES,
+    log_tail_bytes: int = LOG_TAIL_BYTES,
+    keep_logs: int = LOG_KEEP,
 ) -> AgentTool[BashParams]:
     """Build the ``bash`` tool.
 
@@ -157,6 +272,16 @@ def create_bash_tool(
         head_bytes: bytes kept from the start of a long output.
         tail_bytes: bytes kept from the end of a long output.
         kill_grace: seconds between SIGTERM and SIGKILL to the process group.
+        log_dir: where the log of a long output is written (default
+            :func:`default_log_dir`, ``$XCSH_HOME/logs/bash``, read when the
+            tool is built). Nothing is written outside it (SPEC §5a). When the
+            folder cannot be created the result says so and no log is kept.
+        log_head_bytes: bytes a log keeps from the start of the output.
+        log_tail_bytes: bytes a log keeps from the end; the middle of a longer
+            output is left out and the log says how much. A log is therefore
+            at most about ``log_head_bytes + log_tail_bytes``.
+        keep_logs: how many logs the folder keeps: starting a log removes the
+            oldest beyond this and any older than :data:`LOG_MAX_AGE`.
 
     Returns:
         A tool whose result text is the output followed by ``Exit code: N``.
@@ -165,10 +290,17 @@ def create_bash_tool(
         task kills the process group and re-raises ``CancelledError``.
     """
     root = Path(os.path.realpath(cwd))
+    policy = _LogPolicy(
+        folder=Path(log_dir) if log_dir is not None else default_log_dir(),
+        head_bytes=log_head_bytes,
+        tail_bytes=log_tail_bytes,
+        keep=keep_logs,
+        max_age=LOG_MAX_AGE,
+    )
 
     async def run(params: BashParams, ctx: ToolCallContext) -> AgentToolResult:
         timeout = params.timeout if params.timeout is not None else DEFAULT_TIMEOUT
-        output = _Output(head_bytes, tail_bytes)
+        output = _Output(head_bytes, tail_bytes, policy)
         env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
         read_fd, write_fd = os.pipe()
         try:
@@ -190,10 +322,14 @@ def create_bash_tool(
             os.close(write_fd)
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader()
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
-        )
+        pipe = os.fdopen(read_fd, "rb", buffering=0)
+        transport: asyncio.BaseTransport | None = None
+        # One protected region from the moment bash exists: a cancellation that lands
+        # while the pipe is being connected must still kill the process group.
         try:
+            transport, _ = await loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(reader), pipe
+            )
             outcome = await _supervise(proc, reader, output, timeout, kill_grace, ctx)
         except asyncio.CancelledError:
             killer = asyncio.ensure_future(_kill_group(proc, kill_grace))
@@ -203,7 +339,10 @@ def create_bash_tool(
                 _signal_group(proc.pid, signal.SIGKILL)
             raise
         finally:
-            transport.close()
+            if transport is not None:
+                transport.close()
+            else:
+                pipe.close()
             output.close()
         return _result(params.command, timeout, outcome, output)
 
@@ -311,6 +450,7 @@ def _result(command: str, timeout: float, outcome: _Outcome, output: _Output) ->
         "seconds": round(outcome.seconds, 3),
         "output_bytes": output.total,
         "full_output_path": output.log_path,
+        "log_omitted_bytes": output.log_omitted,
     }
     if outcome.how == "timeout":
         raise ToolError(

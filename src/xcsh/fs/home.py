@@ -1,0 +1,33 @@
+"""The user-state folder, ``$XCSH_HOME`` (SPEC §5a).
+
+It lives in this low layer so that every layer that writes user state (the
+``bash`` tool's logs, custom tools and trust records, sessions) finds the
+same folder the same way.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+
+def xcsh_home(home: str | Path | None = None, *, env: Mapping[str, str] | None = None) -> Path:
+    """The folder that holds all of a user's xcsh state.
+
+    Args:
+        home: an explicit folder; returned as given when not ``None``.
+        env: the environment to read ``XCSH_HOME`` from (default ``os.environ``).
+
+    Returns:
+        ``home`` if given, else ``$XCSH_HOME``, else ``~/.xcsh`` (also when
+        ``XCSH_HOME`` is set but empty). The folder is not created here.
+
+    Everything xcsh writes for the user (settings, tools, sessions, trust
+    records, logs) lives under this folder; nothing is written outside it or
+    the workspace (SPEC §5a).
+    """
+    if home is not None:
+        return Path(home)
+    value = (os.environ if env is None else env).get("XCSH_HOME")
+    return Path(value) if value else Path.home() / ".xcsh"
