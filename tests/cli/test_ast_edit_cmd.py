@@ -229,3 +229,19 @@ def test_limit_counts_across_paths_in_json(project: Path) -> None:
     assert done.returncode == 0, done.stderr
     files = [json.loads(line)["file"] for line in done.stdout.splitlines()]
     assert files == ["util.py", "app.py", "app.py"]
+
+
+def test_an_applied_edit_is_journaled_and_xcsh_undo_restores_it(project: Path) -> None:
+    before = _snapshot(project)
+    done = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "--yes", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "xcsh undo" in done.stdout
+    assert _snapshot(project) != before
+    undone = run_xcsh("undo", cwd=project)
+    assert undone.returncode == 0, undone.stderr
+    assert _snapshot(project) == before
+
+
+def test_a_discarded_or_previewed_edit_leaves_nothing_to_undo(project: Path) -> None:
+    assert run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, cwd=project).returncode == 0
+    assert run_xcsh("undo", cwd=project).returncode == 1

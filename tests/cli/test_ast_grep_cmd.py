@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -130,3 +132,21 @@ def test_colour_on_a_terminal_and_none_with_no_color(project: Path) -> None:
     assert plain.returncode == 0
     assert "\x1b[" not in plain.output
     assert "app.py:11:9:        print(proc.wait())" in plain.output
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(project: Path) -> None:
+    for number in range(400):
+        (project / f"m{number}.py").write_text("print(1)\n" * 20, encoding="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "xcsh", "ast-grep", "-p", "print($$$A)", "--json"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert json.loads(first)["text"].startswith("print(")
+    assert proc.wait(timeout=60) == 141
+    assert "Traceback" not in err

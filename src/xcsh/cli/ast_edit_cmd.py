@@ -13,7 +13,9 @@ a pending action on a :class:`~xcsh.pending.PendingActionStore`, and the
    - on a terminal (stdin and stdout): ask ``apply`` or ``discard`` and a reason;
    - otherwise: stop after the preview and say on stderr that nothing changed;
 
-3. the outcome, drawn by :func:`xcsh.ui.render_resolution`.
+3. the outcome, drawn by :func:`xcsh.ui.render_resolution`. Every apply is
+   recorded in the undo journal (``$XCSH_HOME/journal/ast-edit``), so
+   ``xcsh undo`` can put the files back.
 
 ``--json`` prints one JSON object per replacement instead of the diff, with
 the fields of ``ast-grep run -r ... --json=stream`` (``replacement`` and
@@ -34,6 +36,7 @@ import json
 import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -47,10 +50,11 @@ from xcsh.cli.common import (
     check_limit,
     error,
     is_interactive,
-    silence_broken_pipe,
     stderr_is_terminal,
 )
 from xcsh.core import AgentToolResult, ToolError, UsageError
+from xcsh.fs import xcsh_home
+from xcsh.journal import Journal, command_journal_dir, record_applies
 from xcsh.pending import PendingAction, PendingActionStore, create_resolve_tool
 from xcsh.structural import EditOp, create_ast_edit_tool, preview_edit
 from xcsh.ui import TerminalStyle, detect_style, make_console, render_preview, render_resolution
@@ -149,9 +153,6 @@ def main(argv: list[str]) -> int:
     except (ToolError, UsageError) as exc:
         error(str(exc))
         return EXIT_BAD_INPUT
-    except BrokenPipeError:
-        silence_broken_pipe()
-        return EXIT_OK
 
 
 def _tool_params(args: argparse.Namespace, path: str) -> dict[str, Any]:
@@ -250,6 +251,8 @@ def _print_json(args: argparse.Namespace) -> None:
 
 async def _edit(args: argparse.Namespace) -> int:
     store = PendingActionStore()
+    # every apply is recorded in the undo journal, so `xcsh undo` can put the files back
+    record_applies(store, Journal(command_journal_dir(xcsh_home())), Path.cwd())
     console = None if args.json else make_console(sys.stdout, _style())
     actions = await _preview(args, store, console)
     if not actions:
@@ -298,4 +301,5 @@ async def _resolve_all(
             code = EXIT_APPLY_FAILED
         elif decision.action == "apply":
             out.print(result.text)
+            out.print("Undo it with: xcsh undo")
     return code

@@ -37,7 +37,6 @@ from xcsh.cli.common import (
     check_limit,
     error,
     scan_progress,
-    silence_broken_pipe,
 )
 from xcsh.core import ToolError, UsageError
 from xcsh.structural import Match, SkippedFile, iter_matches
@@ -108,9 +107,6 @@ def main(argv: list[str]) -> int:
     except (ToolError, UsageError) as exc:
         error(str(exc))
         return EXIT_BAD_INPUT
-    except BrokenPipeError:
-        silence_broken_pipe()
-        return EXIT_OK
     except KeyboardInterrupt:
         return 130
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -112,15 +111,6 @@ def flag_names(message: str) -> str:
 def error(message: str) -> None:
     """Print ``xcsh: <message>`` on stderr, tool parameter names shown as flags."""
     print(f"xcsh: {flag_names(message)}", file=sys.stderr)
-
-
-def silence_broken_pipe() -> None:
-    """After stdout's reader went away (``| head``): stop writing without a traceback.
-
-    See https://docs.python.org/3/library/signal.html#note-on-sigpipe.
-    """
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
 
 
 def stderr_is_terminal() -> bool:
