@@ -27,7 +27,10 @@ unit: $(STAMP)
 	$(BIN)/pytest -q
 
 demo: $(STAMP)
-	@echo "The structural-rewrite demo arrives with ast_edit; nothing to run yet."
+	$(BIN)/python -m xcsh.cli.demo
+
+bench: $(STAMP)
+	$(BIN)/python bench/structural.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,179 @@
+"""``xcsh ast-grep``: structural search from the command line, like ``ast-grep run -p``.
+
+Output (stdout):
+
+- text: one block per match. The first line is ``path:LINE:COL:<source line>``
+  (1-based line and column, column in characters), further lines of a
+  multi-line match are ``path:LINE-<source line>`` (grep's context marker).
+  On a terminal the path, position and matched text are coloured; with
+  ``NO_COLOR`` or through a pipe the text is plain.
+- ``--json``: JSON Lines, one object per match, with the fields of
+  ``ast-grep run --json=stream`` (``text``, ``range`` with ``byteOffset`` and
+  0-based ``start``/``end`` ``line``/``column``, ``file``, ``lines``,
+  ``charCount``, ``language``, ``metaVariables``).
+
+Every match is printed unless ``--limit N`` is given. Files that could not be
+searched (binary, not UTF-8) are listed on stderr. Exit codes: 0 matches
+found, 1 no match, 2 bad input (message on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import sys
+from collections.abc import Iterator
+
+from rich.console import Console
+from rich.text import Text
+
+from xcsh.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_NO_MATCH,
+    EXIT_OK,
+    add_scope_arguments,
+    check_limit,
+    error,
+    scan_progress,
+)
+from xcsh.core import ToolError, UsageError
+from xcsh.structural import Match, SkippedFile, iter_matches
+from xcsh.ui import detect_style, make_console
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``xcsh ast-grep`` argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="xcsh ast-grep",
+        description="Structural search with ast-grep patterns ($A one node, $$$A many, $_ any).",
+        epilog="exit codes: 0 matches found, 1 no match, 2 bad input",
+    )
+    parser.add_argument("-p", "--pattern", required=True, help="the ast-grep pattern")
+    add_scope_arguments(parser)
+    return parser
+
+
+def format_match_lines(match: Match) -> list[tuple[str, str, int, int]]:
+    """Split a match into printable lines.
+
+    Returns:
+        ``(position, line, highlight_start, highlight_end)`` per source line:
+        ``position`` is ``:LINE:COL:`` on the first line and ``:LINE-`` on the
+        others (the path goes before it), ``line`` is the source line without
+        its line break, and the bounds give the matched part of ``line``.
+    """
+    source_lines = match.lines.split("\n")
+    end_of_last = len(source_lines[-1]) - match.trailing
+    out: list[tuple[str, str, int, int]] = []
+    first_line = match.span.start.line + 1
+    last = len(source_lines) - 1
+    for index, raw in enumerate(source_lines):
+        line = raw.removesuffix("\r")
+        number = first_line + index
+        column = match.span.start.column + 1
+        position = f":{number}:{column}:" if index == 0 else f":{number}-"
+        lo = match.leading if index == 0 else 0
+        hi = min(end_of_last if index == last else len(line), len(line))
+        out.append((position, line, lo, max(lo, hi)))
+    return out
+
+
+def _limited(matches: Iterator[Match], limit: int | None) -> tuple[list[Match], bool]:
+    if limit is None:
+        return [], False
+    kept = list(itertools.islice(matches, limit))
+    more = next(matches, None) is not None
+    return kept, more
+
+
+def _report_skipped(skipped: list[SkippedFile]) -> None:
+    if not skipped:
+        return
+    shown = ", ".join(f"{s.file} ({s.reason})" for s in skipped[:10])
+    more = f" and {len(skipped) - 10} more" if len(skipped) > 10 else ""
+    noun = "file" if len(skipped) == 1 else "files"
+    error(f"skipped {len(skipped)} {noun}: {shown}{more}")
+
+
+def main(argv: list[str]) -> int:
+    """Run ``xcsh ast-grep``; returns the exit code (0 found, 1 none, 2 bad input)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        check_limit(args.limit)
+        return _search(args)
+    except (ToolError, UsageError) as exc:
+        error(str(exc))
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+
+
+def _search(args: argparse.Namespace) -> int:
+    style = detect_style(sys.stdout)
+    # file=None: the console writes to whatever sys.stdout is when it prints, so a
+    # progress bar on the same terminal can put matches above itself.
+    console = make_console(None, style) if style.color and not args.json else None
+    skipped: list[SkippedFile] = []
+    found = 0
+    paths: list[str] = args.paths or [os.curdir]
+    remaining: int | None = args.limit
+    more = False
+    with scan_progress("searching") as bar:
+        for path in paths:
+            matches = iter_matches(
+                [args.pattern],
+                root=os.getcwd(),
+                path=path,
+                glob=tuple(args.globs),
+                lang=args.lang,
+                selector=args.selector,
+                strictness=args.strictness,
+                progress=bar.callback,
+                skipped=skipped,
+            )
+            try:
+                if remaining is None:
+                    for match in matches:
+                        _emit(match, args.json, console)
+                        found += 1
+                else:
+                    kept, more = _limited(matches, remaining)
+                    for match in kept:
+                        _emit(match, args.json, console)
+                    found += len(kept)
+                    remaining -= len(kept)
+            finally:
+                close = getattr(matches, "close", None)
+                if close is not None:
+                    close()
+            if remaining == 0:
+                more = more or path != paths[-1]
+                break
+    sys.stdout.flush()
+    _report_skipped(skipped)
+    if more:
+        error(f"stopped after {found} matches (--limit {args.limit}); more remain")
+    return EXIT_OK if found else EXIT_NO_MATCH
+
+
+def _emit(match: Match, as_json: bool, console: Console | None) -> None:
+    if as_json:
+        sys.stdout.write(
+            json.dumps(match.to_cli_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
+        )
+        return
+    lines = format_match_lines(match)
+    if console is None:
+        sys.stdout.write("".join(f"{match.file}{pos}{line}\n" for pos, line, _, _ in lines))
+        return
+    for position, line, lo, hi in lines:
+        styled = Text()
+        styled.append(match.file, style="magenta")
+        styled.append(position, style="green")
+        styled.append(line[:lo])
+        styled.append(line[lo:hi], style="bold red")
+        styled.append(line[hi:])
+        console.print(styled)

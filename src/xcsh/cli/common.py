@@ -1,0 +1,181 @@
+"""Pieces shared by ``xcsh ast-grep`` and ``xcsh ast-edit``: flags, errors, progress."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TextIO
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from xcsh.core import UsageError
+from xcsh.ui import detect_style
+
+EXIT_OK = 0
+"""Done: matches printed, or an edit previewed, applied or discarded."""
+EXIT_NO_MATCH = 1
+"""The pattern matched nothing (no replacement for ``ast-edit``)."""
+EXIT_BAD_INPUT = 2
+"""Bad input: a flag, pattern, language or path; the message is on stderr."""
+EXIT_APPLY_FAILED = 3
+"""``ast-edit`` only: applying failed (a file changed since the preview, a write
+failed); nothing was written, earlier files were restored."""
+
+PROGRESS_MIN_FILES = 200
+"""A progress bar is shown (on a terminal only) when a scan covers this many files."""
+
+STRICTNESS_CHOICES = ("cst", "smart", "ast", "relaxed", "signature")
+
+
+def add_scope_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags both commands share, named as in ``ast-grep run``."""
+    parser.add_argument(
+        "-l", "--lang", metavar="LANG", help="language (inferred from file extensions if omitted)"
+    )
+    parser.add_argument(
+        "--selector",
+        metavar="KIND",
+        help="node kind inside the pattern to match, for patterns that need context",
+    )
+    parser.add_argument(
+        "--strictness",
+        choices=STRICTNESS_CHOICES,
+        default="smart",
+        help="how exactly the pattern must match (default: smart, as ast-grep)",
+    )
+    parser.add_argument(
+        "--globs",
+        metavar="GLOB",
+        action="append",
+        default=[],
+        help="only files matching this glob (gitignore syntax; repeatable)",
+    )
+    parser.add_argument("--limit", metavar="N", type=int, help="stop after N matches")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object per match (the fields of ast-grep run --json=stream)",
+    )
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        default=[],
+        help="files, folders or globs inside the current folder (default: the current folder)",
+    )
+
+
+def check_limit(limit: int | None) -> None:
+    """Refuse a ``--limit`` below 1.
+
+    Raises:
+        UsageError: ``limit`` is zero or negative.
+    """
+    if limit is not None and limit <= 0:
+        raise UsageError(
+            f"--limit must be a positive number of matches; got {limit}.",
+            hint="leave --limit out to see every match",
+        )
+
+
+# The engine's messages name the model-facing parameters; the command names its flags.
+_FLAG_NAMES = {
+    "`lang`": "-l/--lang",
+    "`sel`": "--selector",
+    "`glob`": "--globs",
+    "`path`/`glob`": "PATH/--globs",
+    "`path`": "PATH",
+    "`limit`": "--limit",
+    "`pat`": "-p/--pattern",
+    "`strictness`": "--strictness",
+}
+
+
+def flag_names(message: str) -> str:
+    """Rewrite the tool parameter names in an engine message as this command's flags."""
+    for name, flag in sorted(_FLAG_NAMES.items(), key=lambda item: -len(item[0])):
+        message = message.replace(name, flag)
+    return message
+
+
+def error(message: str) -> None:
+    """Print ``xcsh: <message>`` on stderr, tool parameter names shown as flags."""
+    print(f"xcsh: {flag_names(message)}", file=sys.stderr)
+
+
+def stderr_is_terminal() -> bool:
+    """True when stderr is a terminal (progress bars go there)."""
+    return bool(getattr(sys.stderr, "isatty", lambda: False)())
+
+
+def is_interactive(stdin: TextIO | None = None, stdout: TextIO | None = None) -> bool:
+    """True when a question can be asked: stdin and stdout are both terminals."""
+    inp = stdin if stdin is not None else sys.stdin
+    out = stdout if stdout is not None else sys.stdout
+    return bool(inp is not None and inp.isatty() and out is not None and out.isatty())
+
+
+class ScanProgress:
+    """A progress bar on stderr for scans of many files; silent otherwise.
+
+    Use :meth:`callback` as the engine's ``progress(files_done, files_total)``.
+    The bar appears only when stderr is a terminal (without colour under
+    ``NO_COLOR``), and only once ``files_total`` reaches
+    :data:`PROGRESS_MIN_FILES`. It is transient: it disappears when done.
+    """
+
+    def __init__(self, description: str, *, enabled: bool | None = None) -> None:
+        self._description = description
+        self._enabled = stderr_is_terminal() if enabled is None else enabled
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+
+    def callback(self, done: int, total: int) -> None:
+        """Advance the bar to ``done`` of ``total`` files."""
+        if not self._enabled or total < PROGRESS_MIN_FILES:
+            return
+        if self._progress is None:
+            style = detect_style(sys.stderr)
+            console = Console(file=sys.stderr, no_color=not style.color)
+            self._progress = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("files"),
+                TimeElapsedColumn(),
+                console=console,
+                transient=True,
+                # on a shared screen, output printed meanwhile goes above the bar
+                redirect_stdout=bool(sys.stdout.isatty()),
+                redirect_stderr=False,
+            )
+            self._progress.start()
+            self._task = self._progress.add_task(self._description, total=total)
+        assert self._task is not None
+        self._progress.update(self._task, completed=done)
+
+    def close(self) -> None:
+        """Remove the bar, if one was drawn."""
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+
+@contextmanager
+def scan_progress(description: str) -> Iterator[ScanProgress]:
+    """A :class:`ScanProgress` that is always closed."""
+    bar = ScanProgress(description)
+    try:
+        yield bar
+    finally:
+        bar.close()

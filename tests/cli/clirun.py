@@ -1,0 +1,120 @@
+"""Running ``xcsh`` as a real subprocess, with pipes or on a pseudo-terminal."""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+AST_GREP = str(Path(sys.executable).with_name("ast-grep"))
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in {"NO_COLOR", "FORCE_COLOR"}}
+    env.update({"PYTHONIOENCODING": "utf-8", "COLUMNS": "200", **extra})
+    return env
+
+
+def run_xcsh(
+    *args: str, cwd: Path, stdin: str | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """``python -m xcsh ARGS`` with pipes (no terminal anywhere)."""
+    return subprocess.run(
+        [sys.executable, "-m", "xcsh", *args],
+        cwd=cwd,
+        input=stdin if stdin is not None else "",
+        capture_output=True,
+        text=True,
+        env=_env(**env),
+        timeout=60,
+        check=False,
+    )
+
+
+def run_ast_grep(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The real ``ast-grep`` binary of this environment."""
+    if not Path(AST_GREP).exists():  # pragma: no cover - the dev install always has it
+        found = shutil.which("ast-grep")
+        assert found, "ast-grep (PyPI ast-grep-cli) is not installed"
+        binary = found
+    else:
+        binary = AST_GREP
+    return subprocess.run(
+        [binary, *args], cwd=cwd, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+@dataclass
+class PtyRun:
+    """A finished run on a pseudo-terminal: everything it wrote, and its exit code."""
+
+    output: str
+    returncode: int
+
+
+def run_on_pty(
+    args: Sequence[str],
+    *,
+    cwd: Path,
+    answers: Sequence[tuple[str, str]] = (),
+    before_answer: object = None,
+    **env: str,
+) -> PtyRun:
+    """Run ``python -m xcsh ARGS`` with stdin, stdout and stderr on one pseudo-terminal.
+
+    Args:
+        answers: ``(prompt text to wait for, line to type)`` pairs, in order.
+        before_answer: optional callable run once, just before the first answer.
+    """
+    master, slave = os.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "xcsh", *args],
+        cwd=cwd,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=_env(TERM="xterm", **env),
+        close_fds=True,
+    )
+    os.close(slave)
+    seen = b""
+    pending = list(answers)
+    deadline = time.monotonic() + 60
+    first = True
+    searched_from = 0
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # EIO: the child closed the terminal
+                    chunk = b""
+                if not chunk:
+                    if proc.poll() is not None:
+                        break
+                    continue
+                seen += chunk
+            if pending and pending[0][0].encode() in seen[searched_from:]:
+                _, line = pending.pop(0)
+                if first and callable(before_answer):
+                    before_answer()
+                first = False
+                searched_from = len(seen)
+                os.write(master, line.encode() + b"\r")
+            if proc.poll() is not None and not ready:
+                break
+        else:  # pragma: no cover - a hung child is a failure
+            proc.kill()
+            pytest.fail(f"xcsh did not finish; output so far:\n{seen.decode(errors='replace')}")
+    finally:
+        os.close(master)
+    return PtyRun(output=seen.decode("utf-8", errors="replace"), returncode=proc.wait(timeout=10))

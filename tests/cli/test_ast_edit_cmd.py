@@ -1,0 +1,247 @@
+"""``xcsh ast-edit`` as a real subprocess: preview, --dry-run, --yes, --json, the prompt.
+
+The prompt is driven through a pseudo-terminal (``os.openpty``): no tmux and
+no real terminal needed.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from clirun import run_ast_grep, run_on_pty, run_xcsh
+
+APP = """import logging
+
+log = logging.getLogger(__name__)
+
+
+def main(argv):
+    print("start", len(argv))
+    for arg in argv:
+        print(arg)
+"""
+UTIL = 'def f(x):\n    print(f"x={x}")\n'
+PATTERN, REWRITE = "print($$$A)", "log.info($$$A)"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "app.py").write_text(APP, encoding="utf-8")
+    (root / "util.py").write_text(UTIL, encoding="utf-8")
+    return root
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.py"))}
+
+
+def _cli_result(project: Path, *args: str) -> dict[str, bytes]:
+    """What ``ast-grep run -U`` makes of a copy of ``project``."""
+    copy = project.parent / "cli-copy"
+    shutil.copytree(project, copy)
+    done = run_ast_grep("run", *args, "-U", cwd=copy)
+    assert done.returncode == 0, done.stderr
+    return _snapshot(copy)
+
+
+def test_without_a_terminal_or_yes_it_previews_and_changes_nothing(project: Path) -> None:
+    before = _snapshot(project)
+    done = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "Preview: AST Edit: 3 replacements in 2 files" in done.stdout
+    assert '+    log.info("start", len(argv))' in done.stdout
+    assert "not a terminal and no --yes" in done.stderr
+    assert "nothing changed" in done.stderr
+    assert _snapshot(project) == before
+
+
+def test_dry_run_changes_nothing(project: Path) -> None:
+    before = _snapshot(project)
+    done = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "--dry-run", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "-        print(arg)" in done.stdout
+    assert "dry run" in done.stderr
+    assert _snapshot(project) == before
+
+
+def test_yes_applies_exactly_what_the_ast_grep_cli_writes(project: Path) -> None:
+    expected = _cli_result(project, "-p", PATTERN, "-r", REWRITE, "-l", "python")
+    done = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "--yes", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "Accept: 3 replacements in 2 files" in done.stdout
+    assert "reason: applied with --yes" in done.stdout
+    assert _snapshot(project) == expected
+    assert _snapshot(project) != {"app.py": APP.encode(), "util.py": UTIL.encode()}
+
+
+def test_yes_with_limit_and_path(project: Path) -> None:
+    done = run_xcsh(
+        "ast-edit", "-p", PATTERN, "-r", REWRITE, "--limit", "1", "--yes", "app.py", cwd=project
+    )
+    assert done.returncode == 0, done.stderr
+    text = (project / "app.py").read_text(encoding="utf-8")
+    assert text.count("log.info(") == 1 and text.count("print(") == 1
+    assert (project / "util.py").read_text(encoding="utf-8") == UTIL
+
+
+def test_json_lines_equal_the_ast_grep_cli_and_change_nothing(project: Path) -> None:
+    before = _snapshot(project)
+    ours = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "--json", cwd=project)
+    theirs = run_ast_grep(
+        "run", "-p", PATTERN, "-r", REWRITE, "-l", "python", "--json=stream", cwd=project
+    )
+    assert ours.returncode == 0, ours.stderr
+    key = lambda o: (o["file"], o["range"]["byteOffset"]["start"])  # noqa: E731
+    ours_objects = sorted(map(json.loads, ours.stdout.splitlines()), key=key)
+    theirs_objects = sorted(map(json.loads, theirs.stdout.splitlines()), key=key)
+    assert ours_objects == theirs_objects
+    assert ours_objects[0]["replacement"] == 'log.info("start", len(argv))'
+    assert _snapshot(project) == before
+
+
+def test_json_with_yes_keeps_stdout_machine_readable(project: Path) -> None:
+    done = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "--json", "--yes", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert len([json.loads(line) for line in done.stdout.splitlines()]) == 3
+    assert "Accept: 3 replacements in 2 files" in done.stderr
+    assert "print(" not in (project / "app.py").read_text(encoding="utf-8")
+
+
+def test_no_replacement_exits_1_and_pushes_nothing(project: Path) -> None:
+    before = _snapshot(project)
+    done = run_xcsh("ast-edit", "-p", "nowhere($A)", "-r", "x", "--yes", cwd=project)
+    assert done.returncode == 1
+    assert "No replacements made" in done.stderr
+    assert "Accept" not in done.stdout
+    assert _snapshot(project) == before
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["-p", "print($A)", "-r", "log($B)"], "$B"),
+        (["-p", "print($A", "-r", "x"], "--selector"),
+        (["-p", "x", "-r", "y", "-l", "klingon"], "Supported languages"),
+        (["-p", "x", "-r", "y", "--limit", "-3"], "--limit must be a positive number"),
+        (["-p", "x", "-r", "y", "--yes", "--dry-run"], "not allowed with"),
+        (["-p", "x", "-r", "y", ".."], "outside the workspace"),
+    ],
+)
+def test_bad_input_exits_2_and_changes_nothing(project: Path, args: list[str], needle: str) -> None:
+    before = _snapshot(project)
+    done = run_xcsh("ast-edit", *args, cwd=project)
+    assert done.returncode == 2, done.stderr
+    assert needle in done.stderr
+    assert "Traceback" not in done.stderr
+    assert _snapshot(project) == before
+
+
+def test_prompt_apply_with_a_reason(project: Path) -> None:
+    run = run_on_pty(
+        ["ast-edit", "-p", PATTERN, "-r", REWRITE],
+        cwd=project,
+        answers=[("[d]iscard", "a"), ("Reason", "logging instead of print")],
+        NO_COLOR="1",
+    )
+    assert run.returncode == 0, run.output
+    assert "Preview: AST Edit: 3 replacements in 2 files" in run.output
+    assert "Accept: 3 replacements in 2 files" in run.output
+    assert "reason: logging instead of print" in run.output
+    assert "print(" not in (project / "app.py").read_text(encoding="utf-8")
+
+
+def test_prompt_discard_after_an_unclear_answer(project: Path) -> None:
+    before = _snapshot(project)
+    run = run_on_pty(
+        ["ast-edit", "-p", PATTERN, "-r", REWRITE],
+        cwd=project,
+        answers=[("[d]iscard", "maybe"), ("Please answer", "d"), ("Reason", "")],
+        NO_COLOR="1",
+    )
+    assert run.returncode == 0, run.output
+    assert "Discard: 3 replacements in 2 files" in run.output
+    assert "reason: discarded at the prompt" in run.output
+    assert _snapshot(project) == before
+
+
+def test_prompt_apply_of_a_stale_preview_writes_nothing_and_exits_3(project: Path) -> None:
+    edited = "print('changed by someone else')\n"
+
+    def change_a_file() -> None:
+        (project / "util.py").write_text(edited, encoding="utf-8")
+
+    run = run_on_pty(
+        ["ast-edit", "-p", PATTERN, "-r", REWRITE],
+        cwd=project,
+        answers=[("[d]iscard", "a"), ("Reason", "go")],
+        before_answer=change_a_file,
+        NO_COLOR="1",
+    )
+    assert run.returncode == 3, run.output
+    assert "changed since the preview" in run.output
+    assert (project / "app.py").read_text(encoding="utf-8") == APP
+    assert (project / "util.py").read_text(encoding="utf-8") == edited
+
+
+def test_prompt_is_coloured_on_a_terminal(project: Path) -> None:
+    run = run_on_pty(
+        ["ast-edit", "-p", PATTERN, "-r", REWRITE],
+        cwd=project,
+        answers=[("[d]iscard", "d"), ("Reason", "not now")],
+    )
+    assert run.returncode == 0, run.output
+    assert "\x1b[" in run.output
+    assert "not now" in run.output
+
+
+def test_nested_matches_are_announced_and_only_the_outer_one_rewritten(tmp_path: Path) -> None:
+    root = tmp_path / "nested"
+    root.mkdir()
+    (root / "nest.py").write_text("print(print(1))\n", encoding="utf-8")
+    expected = _cli_result(root, "-p", PATTERN, "-r", REWRITE, "-l", "python")
+    done = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "--yes", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert "nested" in done.stderr
+    assert "AST Edit: 1 replacement in 1 file" in done.stdout
+    assert _snapshot(root) == expected
+    assert (root / "nest.py").read_text(encoding="utf-8") == "log.info(print(1))\n"
+
+
+def test_limit_counts_across_paths_in_json(project: Path) -> None:
+    done = run_xcsh(
+        "ast-edit",
+        "-p",
+        PATTERN,
+        "-r",
+        REWRITE,
+        "--limit",
+        "3",
+        "--json",
+        "util.py",
+        "app.py",
+        cwd=project,
+    )
+    assert done.returncode == 0, done.stderr
+    files = [json.loads(line)["file"] for line in done.stdout.splitlines()]
+    assert files == ["util.py", "app.py", "app.py"]
+
+
+def test_an_applied_edit_is_journaled_and_xcsh_undo_restores_it(project: Path) -> None:
+    before = _snapshot(project)
+    done = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "--yes", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "xcsh undo" in done.stdout
+    assert _snapshot(project) != before
+    undone = run_xcsh("undo", cwd=project)
+    assert undone.returncode == 0, undone.stderr
+    assert _snapshot(project) == before
+
+
+def test_a_discarded_or_previewed_edit_leaves_nothing_to_undo(project: Path) -> None:
+    assert run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, cwd=project).returncode == 0
+    assert run_xcsh("undo", cwd=project).returncode == 1

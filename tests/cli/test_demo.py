@@ -1,0 +1,74 @@
+"""The pieces of ``make demo``: the library copy, the compile check, a whole run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from xcsh.cli.demo import check_compiles, run_demo
+from xcsh.cli.stdlib_copy import copy_stdlib
+
+
+def _fake_stdlib(root: Path) -> Path:
+    (root / "pkg" / "__pycache__").mkdir(parents=True)
+    (root / "site-packages" / "thirdparty").mkdir(parents=True)
+    (root / "mod.py").write_text("def f(x):\n    print(x)\n    return x\n", encoding="utf-8")
+    (root / "pkg" / "__init__.py").write_text("print('init', 1)\n", encoding="utf-8")
+    (root / "pkg" / "__pycache__" / "mod.cpython-311.py").write_text("x = 1\n")
+    (root / "pkg" / "data.txt").write_text("print(1)\n")
+    (root / "site-packages" / "thirdparty" / "x.py").write_text("print(2)\n")
+    (root / "broken.py").write_text("def half(:\n    print('typed halfway')\n")
+    return root
+
+
+def test_copy_takes_py_files_only_without_site_packages(tmp_path: Path) -> None:
+    source = _fake_stdlib(tmp_path / "lib")
+    tree = copy_stdlib(tmp_path / "copy", source=source)
+    copied = sorted(
+        p.relative_to(tree.root).as_posix() for p in tree.root.rglob("*") if p.is_file()
+    )
+    assert copied == ["broken.py", "mod.py", "pkg/__init__.py"]
+    assert tree.files == 3
+    assert tree.bytes == sum((source / name).stat().st_size for name in copied)
+
+
+def test_compile_check_finds_a_file_the_codemod_broke(tmp_path: Path) -> None:
+    (tmp_path / "ok.py").write_text("log.info(1)\n")
+    (tmp_path / "bad.py").write_text("log.info(1\n")
+    (tmp_path / "was_bad.py").write_text("still bad(\n")
+    before = {"ok.py": b"print(1)\n", "bad.py": b"print(1)\n", "was_bad.py": b"bad(\n"}
+    check = check_compiles(tmp_path, before)
+    assert (check.changed, check.compiled_before, check.still_compile) == (3, 2, 1)
+    assert check.broken == ["bad.py"]
+
+
+async def test_a_whole_run_on_a_small_tree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _fake_stdlib(tmp_path / "lib")
+    work = tmp_path / "work"
+    work.mkdir()
+    code = await run_demo(work, "print($$$A)", "log.info($$$A)", source=source)
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "AST Edit: 2 replacements in 2 files" in out
+    assert "broken.py (parse errors)" in out
+    assert "Disk untouched by the preview: yes" in out
+    assert "same set: yes" in out
+    assert "2 of the changed files compiled before; 2 still compile after" in out
+    assert "all checks passed" in out
+    assert (work / "stdlib" / "mod.py").read_text().count("log.info(x)") == 1
+    assert "print(" in (work / "stdlib" / "broken.py").read_text()
+
+
+async def test_a_codemod_that_breaks_code_fails_the_demo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _fake_stdlib(tmp_path / "lib")
+    work = tmp_path / "work"
+    work.mkdir()
+    code = await run_demo(work, "print($$$A)", "log.info($$$A", source=source)
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "BROKEN: mod.py, pkg/__init__.py" in out
