@@ -1,16 +1,27 @@
-"""Small pieces the adapters share: tool-call parsing, aborted answers, data URLs."""
+"""Small pieces the adapters share: tool-call parsing, aborted answers, and the
+content mapping both OpenAI APIs use (data URLs, text, tool-result images)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 from xcsh.core import (
     AssistantMessage,
     ImageContent,
+    Message,
     TextContent,
     ThinkingContent,
     ToolCall,
+    ToolResultMessage,
 )
+
+TOOL_IMAGES_NOTE = "Images returned by the tool calls above:"
+"""Opens the user message that carries the images of a run of tool results."""
+
+Part = Callable[[TextContent | ImageContent], dict[str, Any]]
+"""One content block in an API's own shape."""
 
 
 def parse_tool_call(call_id: str, name: str, raw: str | None) -> ToolCall:
@@ -62,3 +73,41 @@ def data_url(image: ImageContent) -> str:
 def joined_text(blocks: list[TextContent | ImageContent]) -> str:
     """The text blocks of a content list, joined by newlines (images left out)."""
     return "\n".join(b.text for b in blocks if isinstance(b, TextContent))
+
+
+def user_content(
+    content: list[TextContent | ImageContent], part: Part
+) -> str | list[dict[str, Any]]:
+    """Text-only content as one string; content with images as a list of ``part`` blocks."""
+    if not any(isinstance(b, ImageContent) for b in content):
+        return joined_text(content)
+    return [part(b) for b in content]
+
+
+def with_tool_images(
+    messages: list[Message], items: Callable[[Message], list[dict[str, Any]]], part: Part
+) -> list[dict[str, Any]]:
+    """``items`` of every message, with tool-result images moved after their tool results.
+
+    The OpenAI APIs take text only in a tool's output, so the images of a run
+    of consecutive tool results follow that run as one user message: the
+    :data:`TOOL_IMAGES_NOTE` text, then the images, each as ``part`` makes it.
+    """
+    out: list[dict[str, Any]] = []
+    images: list[ImageContent] = []
+    for message in messages:
+        if not isinstance(message, ToolResultMessage) and images:
+            out.append(_image_message(images, part))
+            images = []
+        out.extend(items(message))
+        if isinstance(message, ToolResultMessage):
+            images.extend(b for b in message.content if isinstance(b, ImageContent))
+    if images:
+        out.append(_image_message(images, part))
+    return out
+
+
+def _image_message(images: list[ImageContent], part: Part) -> dict[str, Any]:
+    parts = [part(TextContent(TOOL_IMAGES_NOTE))]
+    parts.extend(part(i) for i in images)
+    return {"role": "user", "content": parts}
