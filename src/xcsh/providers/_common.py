@@ -15,6 +15,7 @@ from xcsh.core import (
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
+    UserMessage,
 )
 
 TOOL_IMAGES_NOTE = "Images returned by the tool calls above:"
@@ -75,22 +76,18 @@ def joined_text(blocks: list[TextContent | ImageContent]) -> str:
     return "\n".join(b.text for b in blocks if isinstance(b, TextContent))
 
 
-def user_content(
-    content: list[TextContent | ImageContent], part: Part
-) -> str | list[dict[str, Any]]:
-    """Text-only content as one string; content with images as a list of ``part`` blocks."""
-    if not any(isinstance(b, ImageContent) for b in content):
-        return joined_text(content)
-    return [part(b) for b in content]
-
-
-def with_tool_images(
-    messages: list[Message], items: Callable[[Message], list[dict[str, Any]]], part: Part
+def openai_messages(
+    messages: list[Message],
+    items: Callable[[ToolResultMessage | AssistantMessage], list[dict[str, Any]]],
+    part: Part,
 ) -> list[dict[str, Any]]:
-    """``items`` of every message, with tool-result images moved after their tool results.
+    """Messages in the shape both OpenAI APIs share for user content and tool-result images.
 
-    The OpenAI APIs take text only in a tool's output, so the images of a run
-    of consecutive tool results follow that run as one user message: the
+    A user message becomes ``{"role": "user", "content": ...}``: its text as
+    one string, or a list of ``part`` blocks when it holds images. Tool
+    results and assistant messages become ``items(message)``. The OpenAI APIs
+    take text only in a tool's output, so the images of a run of consecutive
+    tool results follow that run as one user message: the
     :data:`TOOL_IMAGES_NOTE` text, then the images, each as ``part`` makes it.
     """
     out: list[dict[str, Any]] = []
@@ -99,12 +96,23 @@ def with_tool_images(
         if not isinstance(message, ToolResultMessage) and images:
             out.append(_image_message(images, part))
             images = []
-        out.extend(items(message))
+        if isinstance(message, UserMessage):
+            out.append({"role": "user", "content": _user_content(message.content, part)})
+        else:
+            out.extend(items(message))
         if isinstance(message, ToolResultMessage):
             images.extend(b for b in message.content if isinstance(b, ImageContent))
     if images:
         out.append(_image_message(images, part))
     return out
+
+
+def _user_content(
+    content: list[TextContent | ImageContent], part: Part
+) -> str | list[dict[str, Any]]:
+    if not any(isinstance(b, ImageContent) for b in content):
+        return joined_text(content)
+    return [part(b) for b in content]
 
 
 def _image_message(images: list[ImageContent], part: Part) -> dict[str, Any]:

@@ -19,9 +19,8 @@ from xcsh.core import (
     TextContent,
     ToolChoice,
     ToolResultMessage,
-    UserMessage,
 )
-from xcsh.providers._common import data_url, joined_text, user_content, with_tool_images
+from xcsh.providers._common import data_url, joined_text, openai_messages
 
 
 def build_params(
@@ -88,12 +87,10 @@ def map_tool_choice(choice: ToolChoice, forced_supported: bool) -> Any:
 
 def map_messages(messages: list[Message]) -> list[dict[str, Any]]:
     """Messages in Chat Completions shape."""
-    return with_tool_images(messages, _items, _part)
+    return openai_messages(messages, _items, _part)
 
 
-def _items(message: Message) -> list[dict[str, Any]]:
-    if isinstance(message, UserMessage):
-        return [{"role": "user", "content": user_content(message.content, _part)}]
+def _items(message: ToolResultMessage | AssistantMessage) -> list[dict[str, Any]]:
     if isinstance(message, ToolResultMessage):
         return [
             {

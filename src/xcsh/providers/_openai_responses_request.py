@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from xcsh.core import (
+    AssistantMessage,
     ForcedTool,
     ImageContent,
     Message,
@@ -19,9 +20,8 @@ from xcsh.core import (
     TextContent,
     ToolChoice,
     ToolResultMessage,
-    UserMessage,
 )
-from xcsh.providers._common import data_url, joined_text, user_content, with_tool_images
+from xcsh.providers._common import data_url, joined_text, openai_messages
 
 
 def build_params(
@@ -71,12 +71,10 @@ def map_tool_choice(choice: ToolChoice) -> Any:
 
 def map_input(messages: list[Message]) -> list[dict[str, Any]]:
     """Conversation as input items; tool-result images follow as one user message."""
-    return with_tool_images(messages, _items, _part)
+    return openai_messages(messages, _items, _part)
 
 
-def _items(message: Message) -> list[dict[str, Any]]:
-    if isinstance(message, UserMessage):
-        return [{"role": "user", "content": user_content(message.content, _part)}]
+def _items(message: ToolResultMessage | AssistantMessage) -> list[dict[str, Any]]:
     if isinstance(message, ToolResultMessage):
         return [
             {
