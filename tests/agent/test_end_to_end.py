@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import shutil
 import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from agent_harness import apply, call, discard
 
+from helpers import run_xcsh, start_xcsh
 from xcsh.app import AppOptions, open_session
 from xcsh.cli.agent_cmd import build_parser, run_print
 
@@ -128,29 +126,8 @@ def test_custom_tool_tested_offline_through_the_cli(project: Path, xcsh_home: Pa
             {"text": "Bumped to 1.1.0."},
         ],
     )
-    env = {"PATH": os.environ.get("PATH", ""), "XCSH_HOME": str(xcsh_home), "NO_COLOR": "1"}
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "xcsh",
-            "--provider",
-            "scripted",
-            "--model",
-            str(steps),
-            "--trust-project",
-            "--mode",
-            "json",
-            "-p",
-            "release 1.1.0",
-        ],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    argv = ["--provider", "scripted", "--model", str(steps), "--trust-project", "--mode", "json"]
+    done = run_xcsh([*argv, "-p", "release 1.1.0"], cwd=project, home=xcsh_home)
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     assert events[0]["type"] == "session" and events[0]["load_errors"] == []
@@ -176,17 +153,8 @@ def test_ctrl_c_mid_tool_leaves_paired_history(project: Path, xcsh_home: Path) -
         project,
         [{"tool_calls": [call("read", path="m.py"), call("bash", command="sleep 30")]}],
     )
-    env = {"PATH": os.environ.get("PATH", ""), "XCSH_HOME": str(xcsh_home), "NO_COLOR": "1"}
-    command = [sys.executable, "-m", "xcsh", "--provider", "scripted", "--model", str(steps)]
-    proc = subprocess.Popen(
-        [*command, "--mode", "json", "-p", "run it"],
-        cwd=project,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-    )
+    argv = ["--provider", "scripted", "--model", str(steps), "--mode", "json", "-p", "run it"]
+    proc = start_xcsh(argv, cwd=project, home=xcsh_home)
     assert proc.stdout is not None
     seen = []
     for line in proc.stdout:
