@@ -71,6 +71,9 @@ def test_limit_stops_early_and_says_so(project: Path) -> None:
     assert done.returncode == 0
     assert len(done.stdout.splitlines()) == 1
     assert "--limit 1" in done.stderr
+    assert "stopped after 1 match (" in done.stderr  # not "1 matches"
+    two = run_xcsh("ast-grep", "-p", "print($$$A)", "--limit", "2", cwd=project)
+    assert "stopped after 2 matches (" in two.stderr
 
 
 def test_several_paths(project: Path) -> None:

@@ -139,6 +139,7 @@ CASES: list[tuple[str, str, str, str, int]] = [
     ("rust", "r.rs", RUST_SRC, "fn $F($$$P) $$$R { $$$B }", 2),
     ("python", "m.py", "def f(a):\n    pass\nx = 1\n", "def $F($$$P)", 1),
     ("python", "m.py", "def f(a):\n    pass\nx = 1\n", "$A =", 1),
+    ("python", "m.py", "x = [1, 2]\ny = [1, 2, 3]\n", "[1, 2", 2),
 ]
 
 
@@ -166,15 +167,21 @@ def test_patterns_the_cli_matches_are_accepted_and_find_the_same(
 
 @pytest.mark.parametrize(
     ("lang", "pattern"),
-    [("python", "def ($A"), ("python", ")("), ("javascript", "} else {"), ("c", "} else {")],
+    [
+        ("python", "def ($A"),
+        ("python", ")("),
+        ("python", "foo($A"),
+        ("javascript", "} else {"),
+        ("c", "} else {"),
+    ],
 )
-def test_error_patterns_of_tokens_only_are_refused_and_the_cli_finds_nothing(
+def test_error_patterns_no_code_completes_are_refused_and_the_cli_finds_nothing(
     tmp_path: Path, lang: str, pattern: str
 ) -> None:
     source = {
-        "python": "def f(a):\n    if a:\n        pass\n    else:\n        g(a)\n",
+        "python": "def f(a):\n    if a:\n        foo(a)\n    else:\n        g(a)\n",
         "javascript": "if (a) { f(); } else { g(); }\n",
-        "c": "void t(int a) { if (a) { f(); } else { g(); } }\n",
+        "c": "void t(int a) { if (a) { f(a); } else { g(); } }\n",
     }[lang]
     name = {"python": "m.py", "javascript": "m.js", "c": "m.c"}[lang]
     (tmp_path / name).write_text(source)

@@ -44,6 +44,11 @@ class Push:
     count: int
 
 
+def _times(turns: int) -> str:
+    # "in 1 turn" / "2 turns in a row", never "1 turns".
+    return "in 1 turn" if turns == 1 else f"{turns} turns in a row"
+
+
 def gate_message(top: PendingAction | None, tool_name: str) -> str:
     """The error result for a non-``resolve`` call in a turn that began with actions pending.
 
@@ -81,13 +86,15 @@ def cap_message(
     if failed:
         calls = "call" if failed == 1 else "calls"
         why = f" (last error: {last_error})" if last_error else ""
-        what = f"the model's {failed} `resolve` {calls} in the last {turns} turns all failed{why}"
+        span = "turn" if turns == 1 else f"{turns} turns"
+        verb = "failed" if failed == 1 else "all failed"
+        what = f"the model's {failed} `resolve` {calls} in the last {span} {verb}{why}"
         return (
             f"Stopped: {what}. Still pending (newest first): {labels}. Nothing was applied; "
             "the actions stay pending."
         )
     return (
-        f"Stopped: the model was asked to resolve the pending preview {turns} turns in a row "
+        f"Stopped: the model was asked to resolve the pending preview {_times(turns)} "
         f"and did not. Still pending (newest first): {labels}. Nothing was applied; "
         "the actions stay pending."
     )

@@ -155,7 +155,8 @@ def _search(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     _report_skipped(skipped)
     if more:
-        error(f"stopped after {found} matches (--limit {args.limit}); more remain")
+        noun = "match" if found == 1 else "matches"
+        error(f"stopped after {found} {noun} (--limit {args.limit}); more remain")
     return EXIT_OK if found else EXIT_NO_MATCH
 
 

@@ -157,7 +157,8 @@ async def run_demo(work: Path, pattern: str, rewrite: str, *, source: Path | Non
     if skipped:
         names = ", ".join(f"{entry['file']} ({entry['reason']})" for entry in skipped[:10])
         more = f" and {len(skipped) - 10} more" if len(skipped) > 10 else ""
-        say(f"Skipped {len(skipped)} files, left as they are: {names}{more}")
+        noun = "file" if len(skipped) == 1 else "files"
+        say(f"Skipped {len(skipped)} {noun}, left as they are: {names}{more}")
     unchanged = _hashes(tree.root) == hashes_before
     say(f"Disk untouched by the preview: {'yes' if unchanged else 'NO'}")
 

@@ -8,13 +8,12 @@ What happens here, and why:
   :class:`~xcsh.core.ToolError` with ast-grep's own explanation.
 - The pattern is parsed the way ast-grep parses it (``$`` replaced by the
   language's expando character) and the rule is run on that text. It is
-  refused (SPEC §4) only when ast-grep itself would find nothing anywhere:
-  it does not match its own source; its root is an ERROR node made of
-  keywords and punctuation only (at ``cst``/``smart``, where each of those
-  tokens must be a direct child of the matched node in that order, which
-  no node of a parsed file has); or (Go, Rust, C, C++, C#, Java) the same
-  code inside a function parses cleanly as another kind that the pattern
-  does not match (CASES S3). Any other pattern the CLI accepts is accepted,
+  refused (SPEC §4) only when ast-grep itself would find nothing in code
+  that parses: it does not match its own source; its root is an ERROR node
+  and no completion of its text (a closing ``)``, ``}``, ``;``, ...) gives
+  code it matches (at ``cst``/``smart``, without ``$$$``); or (Go, Rust, C,
+  C++, C#, Java) the same code inside a function parses cleanly as another
+  kind that the pattern does not match (CASES S3). Any other pattern the CLI accepts is accepted,
   ERROR nodes included: ast-grep matches an ERROR node in a pattern against
   a node of any kind with the same children (``kind_utils::are_kinds_matching``),
   so ``if ($C) { $$$B }`` in C matches although ``{ $$$B }`` alone is not C.
@@ -195,40 +194,34 @@ def _cli_fixed_string(node: SgNode, expando: str) -> str:
     return longest
 
 
-def _flat_children(node: SgNode) -> list[SgNode]:
-    out: list[SgNode] = []
-    for child in node.children():
-        if child.kind() == "ERROR" and child.children():
-            out += _flat_children(child)
-        else:
-            out.append(child)
-    return out
+# Endings tried on a pattern whose root is an ERROR node: if with one of them (or inside a
+# function body, see _BODY_WRAPPERS) the pattern matches a node that parsed cleanly, it can
+# match real code.
+_COMPLETIONS = ("", ")", "]", "}", ";", ");", " x", " x)", ":\n    pass", " {}", " {\n}", " end")
 
 
-def _cannot_match(root: SgNode, strictness: str, expando: str) -> bool:
-    """Whether an ERROR-rooted pattern provably finds nothing in a file that parses.
+def _cannot_match(
+    root: SgNode, probe: str, rule: dict[str, Any], language: Language, strictness: str
+) -> bool:
+    """Whether an ERROR-rooted pattern finds nothing in any completion of its own text.
 
-    ast-grep matches an ERROR pattern node against any node kind, child by child; at
-    ``cst``/``smart`` every keyword or punctuation child of the pattern must be a direct
-    child of the candidate, in order, with only unnamed tokens between. A root made only of
-    such tokens and single metavariables, starting with a token (``def ($A``, ``} else {``),
-    is a token sequence no construct of the grammar begins with, or tree-sitter would have
-    parsed it. A ``$$$`` metavariable or any other named node may absorb the difference, so
-    those patterns are accepted.
+    ast-grep matches an ERROR node of a pattern against a node of any kind, child by
+    child, so such a pattern may still match real code (``[1, 2`` matches the list
+    ``[1, 2]``, ``$A =`` an assignment). It is refused only when none of a few endings
+    (``)``, ``}``, ``;``, ``: pass``, ...) turns its text into code it matches, at
+    ``cst``/``smart`` and without ``$$$`` (which may absorb any difference).
     """
     if root.kind() != "ERROR" or strictness not in ("cst", "smart"):
         return False
-    children = _flat_children(root)
-    if not children or children[0].is_named():
+    if "$$$" in probe or any(e * 3 in probe for e in _EXPANDO_CANDIDATES):
         return False
-    for child in children:
-        text = child.text()
-        if child.is_named() and not (
-            _is_metavariable_text(text, expando) and not text.startswith(expando * 2)
-        ):
-            return False
-        if not child.is_named() and _is_metavariable_text(text, expando):
-            return False
+    wrapper = _BODY_WRAPPERS.get(language.name)
+    for ending in _COMPLETIONS:
+        texts = [probe + ending] + ([wrapper.format(probe + ending)] if wrapper else [])
+        for text in texts:
+            tree = SgRoot(text, language.name).root()
+            if any(node.kind() != "ERROR" for node in tree.find_all(**rule)):
+                return False
     return True
 
 
@@ -375,7 +368,7 @@ def compile_pattern(
         if found is None:
             continue  # it cannot match its own source
         root = found if selector is not None else _pattern_root(probe)
-        if _cannot_match(root, strictness, expando):
+        if _cannot_match(root, probe.text(), rule, language, strictness):
             fallback = fallback or found
             continue
         if accepted is None or not _has_error(found):
@@ -414,7 +407,7 @@ def compile_pattern(
             f"{config_error.rstrip('.')}. " + _context_hint(language)
         )
     what = (
-        "is a syntax error (an ERROR node of keywords and punctuation only)"
+        "is a syntax error (its tree is an ERROR node that matches no complete code)"
         if fallback is not None
         else "does not parse as one node that it could match"
     )

@@ -141,7 +141,9 @@ def _format_match(match: Match) -> list[str]:
 def _cancel_check(ctx: ToolCallContext) -> Callable[[int, int], None]:
     def progress(done: int, total: int) -> None:
         if ctx.cancel.is_set():
-            raise ToolError(f"Cancelled after {done} of {total} files; nothing was changed.")
+            raise ToolError(
+                f"Cancelled after {done} of {_plural(total, 'file')}; nothing was changed."
+            )
 
     return progress
 

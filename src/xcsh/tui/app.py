@@ -244,7 +244,8 @@ class InteractiveApp:
         dim = "dim"
         if opened.resumed is not None:
             shown = sum(1 for m in session.messages if not getattr(m, "hidden", False))
-            self.console.print(Text(f"Resumed session {session.id} ({shown} messages).", style=dim))
+            noun = "message" if shown == 1 else "messages"
+            self.console.print(Text(f"Resumed session {session.id} ({shown} {noun}).", style=dim))
             for line in recap(session.messages):
                 self.console.print(Text(line, style=dim))
             for label in opened.resumed.repreviewed:

@@ -143,4 +143,5 @@ class EventRenderer:
         for line in shown:
             self.console.print(Text(f"  {bar} {line}", style=colour))
         if more:
-            self.console.print(Text(f"  {bar} ... {more} more line(s)", style="dim"))
+            lines = "line" if more == 1 else "lines"
+            self.console.print(Text(f"  {bar} ... {more} more {lines}", style="dim"))
