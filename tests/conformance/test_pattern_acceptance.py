@@ -239,3 +239,26 @@ def test_context_hint_examples_compile_for_their_language(lang: str) -> None:
     pattern, selector = CONTEXT_EXAMPLES[lang]
     compiled = compile_pattern(pattern, resolve_language(lang), selector=selector)
     assert compiled.selector == selector and not compiled.has_error
+
+
+@pytest.mark.parametrize(
+    ("lang", "pattern", "selector", "needles"),
+    [
+        ("tsx", ")(", None, ["in tsx", "method_definition"]),
+        ("cpp", "} else {", None, ["in cpp", "call_expression"]),
+        ("csharp", "f($A)", "nope_kind", ["for csharp:", "invocation_expression"]),
+        ("rust", "foo($A)", "nope_kind", ["for rust:", "fn t() {"]),
+        ("lua", ")(", None, ["in lua"]),
+    ],
+)
+def test_refusals_name_the_language_as_typed_with_a_fitting_example(
+    lang: str, pattern: str, selector: str | None, needles: list[str]
+) -> None:
+    with pytest.raises(ToolError) as info:
+        compile_pattern(pattern, resolve_language(lang), selector=selector)
+    message = str(info.value)
+    for needle in needles:
+        assert needle in message, message
+    for wrong in ("Tsx", "Cpp", "CSharp", "fmt.Println", ".."):
+        assert wrong not in message, message
+    assert message.endswith(".")

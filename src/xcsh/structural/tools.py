@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
 from xcsh.pending import PendingAction, PendingActionStore
 from xcsh.structural.engine import EditOp, apply_preview, name_list, preview_edit, search
-from xcsh.structural.results import EditPreview, Match, SkippedFile
+from xcsh.structural.results import EditPreview, Match, SkippedFile, skipped_note
 
 Strictness = Literal["cst", "smart", "ast", "relaxed", "signature"]
 
@@ -114,11 +114,7 @@ def _block(head: str, text: str, base: str, indent: str) -> list[str]:
 
 
 def _skipped_text(skipped: list[SkippedFile]) -> str | None:
-    if not skipped:
-        return None
-    shown = ", ".join(f"{s.file} ({s.reason})" for s in skipped[:20])
-    more = f" and {len(skipped) - 20} more" if len(skipped) > 20 else ""
-    return f"Skipped {_plural(len(skipped), 'file')}: {shown}{more}."
+    return skipped_note((s.file, s.reason) for s in skipped)
 
 
 def _format_match(match: Match) -> list[str]:
