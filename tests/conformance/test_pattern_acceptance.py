@@ -25,6 +25,7 @@ from xcsh import ToolError
 from xcsh.structural import search
 from xcsh.structural.languages import resolve_language
 from xcsh.structural.pattern import CONTEXT_EXAMPLES, compile_pattern
+from xcsh.tools import create_ast_grep_tool
 
 AST_GREP = Path(sys.executable).with_name("ast-grep")
 
@@ -262,3 +263,15 @@ def test_refusals_name_the_language_as_typed_with_a_fitting_example(
     for wrong in ("Tsx", "Cpp", "CSharp", "fmt.Println", ".."):
         assert wrong not in message, message
     assert message.endswith(".")
+
+
+async def test_an_error_pattern_that_finds_nothing_says_why(tmp_path: Path) -> None:
+    (tmp_path / "s.c").write_text(C_SRC)
+    pattern = "for ($$$H) { $$$B }"  # the CLI accepts it, and finds nothing in C_SRC
+    assert cli_json(tmp_path, "-p", pattern, "-l", "c", "s.c") == []
+    tool = create_ast_grep_tool(str(tmp_path))
+    result = await tool.execute("c1", {"pat": [pattern], "lang": "c"})
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert "No matches" in text and "ERROR" in text and "`sel`" in text
+    found = await tool.execute("c2", {"pat": ["if ($C) { $$$B }"], "lang": "c"})
+    assert "ERROR" not in found.content[0].text  # type: ignore[union-attr]

@@ -202,6 +202,8 @@ class SearchResult:
         files_scanned: files considered (after language and glob filters).
         files_with_matches: files with at least one match.
         skipped: files that could not be searched.
+        error_patterns: the patterns whose tree holds an ERROR node (they may
+            find less than they seem to say).
     """
 
     matches: list[Match]
@@ -209,6 +211,7 @@ class SearchResult:
     files_scanned: int
     files_with_matches: int
     skipped: list[SkippedFile]
+    error_patterns: tuple[str, ...] = ()
 
 
 @dataclass(kw_only=True)

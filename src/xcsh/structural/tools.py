@@ -177,6 +177,12 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
         pats = ", ".join(f"`{p}`" for p in params.pat)
         if result.total == 0:
             lines.append(f"No matches for {pats} in {_plural(result.files_scanned, 'file')}.")
+            for pat in result.error_patterns:
+                lines.append(
+                    f"The pattern `{pat}` does not parse on its own (its tree holds an ERROR "
+                    "node), so it may not say what it seems to: write the surrounding code "
+                    "and pick the node to match with `sel`."
+                )
         else:
             lines.append(
                 f"{_plural(result.total, 'match', 'matches')} in "
