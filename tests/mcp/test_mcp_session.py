@@ -187,3 +187,8 @@ async def test_huge_results_are_capped(tmp_path: Path) -> None:
     assert len(text) < MAX_RESULT_CHARS + 200
     assert text.startswith("a" * 1000) and text.endswith("zEND")
     assert "4951003 characters cut" in text and "5001003 characters" in text
+
+
+def test_max_pending_message_counts_one_action() -> None:
+    assert "because 1 pending action waits for resolve" in max_pending_message("w", 1, 1)
+    assert "because 3 pending actions wait for resolve" in max_pending_message("w", 3, 3)

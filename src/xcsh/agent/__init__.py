@@ -43,6 +43,7 @@ from xcsh.agent.session import (
     approval_resolve_tool,
 )
 from xcsh.agent.steering import DEFAULT_MAX_FORCED_TURNS, REMINDER_TEXT, Steering
+from xcsh.agent.wording import plural
 
 __all__ = [
     "CANCELLED_TEXT",
@@ -78,6 +79,7 @@ __all__ = [
     "latest_session_for",
     "load_session",
     "new_session_id",
+    "plural",
     "repair_tool_pairs",
     "session_path",
     "sessions_dir",

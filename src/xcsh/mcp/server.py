@@ -191,7 +191,8 @@ async def _discard(session: McpSession) -> None:
     with anyio.CancelScope(shield=True):
         discarded = await session.shutdown()
     if discarded:
-        logger.info("client left: discarded %d pending action(s)", discarded)
+        noun = "action" if discarded == 1 else "actions"
+        logger.info("client left: discarded %d pending %s", discarded, noun)
 
 
 async def serve_stdio(

@@ -67,10 +67,11 @@ def max_pending_message(tool_name: str, count: int, limit: int) -> str:
         count: pending actions now.
         limit: the session's ``max_pending``.
     """
+    waiting = f"{count} pending action waits" if count == 1 else f"{count} pending actions wait"
     return (
-        f"Refused: '{tool_name}' was not run because {count} pending actions already wait for "
-        f'resolve (this server allows {limit}). Call the `resolve` tool with action "apply" '
-        'or "discard" first, then retry.'
+        f"Refused: '{tool_name}' was not run because {waiting} for resolve (this server "
+        f'allows {limit}). Call the `resolve` tool with action "apply" or "discard" first, '
+        "then retry."
     )
 
 

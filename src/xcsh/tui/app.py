@@ -240,11 +240,15 @@ class InteractiveApp:
         self.usage = self.usage.add(event.message.usage)
 
     def _greet(self, opened: OpenedSession) -> None:
+        from xcsh.agent import plural
+
         session = opened.session
         dim = "dim"
         if opened.resumed is not None:
             shown = sum(1 for m in session.messages if not getattr(m, "hidden", False))
-            self.console.print(Text(f"Resumed session {session.id} ({shown} messages).", style=dim))
+            self.console.print(
+                Text(f"Resumed session {session.id} ({plural(shown, 'message')}).", style=dim)
+            )
             for line in recap(session.messages):
                 self.console.print(Text(line, style=dim))
             for label in opened.resumed.repreviewed:
