@@ -64,6 +64,9 @@ async def test_preview_result_ends_with_the_pending_line_until_resolved(tmp_path
     applied = await session.call("resolve", {"action": "apply", "reason": "ok"})
     # LIFO: the last preview is applied first; one is still pending.
     assert texts(applied) == ["wrote b.txt", pending_notice(1)]
+    # Something did just change, so the footer must not claim that nothing has.
+    assert "Nothing has changed" not in pending_notice(1)
+    assert pending_notice(1).startswith("Pending: 1 action waits for resolve and has not been")
     assert (tmp_path / "b.txt").read_text() == "B" and not (tmp_path / "a.txt").exists()
     discarded = await session.call("resolve", {"action": "discard", "reason": "no"})
     assert texts(discarded) == ["Discarded: Write: a.txt. Reason: no"]
