@@ -32,6 +32,7 @@ from xcsh.agent.persistence import (
     session_path,
     sessions_dir,
 )
+from xcsh.agent.previews import RebuiltPreview, action_files, preview_digest, preview_text
 from xcsh.agent.prompt import build_system_prompt
 from xcsh.agent.session import (
     DECLINED_TEXT,
@@ -60,6 +61,7 @@ __all__ = [
     "EventListener",
     "PendingPushed",
     "PendingRecord",
+    "RebuiltPreview",
     "Resolved",
     "ResumeReport",
     "RunEnd",
@@ -73,6 +75,7 @@ __all__ = [
     "ToolResult",
     "TurnEnd",
     "TurnStart",
+    "action_files",
     "approval_resolve_tool",
     "build_system_prompt",
     "event_to_dict",
@@ -80,6 +83,8 @@ __all__ = [
     "load_session",
     "new_session_id",
     "plural",
+    "preview_digest",
+    "preview_text",
     "repair_tool_pairs",
     "session_path",
     "sessions_dir",
