@@ -170,17 +170,6 @@ async def test_looping_model_stopped_by_cap(make_harness: MakeHarness) -> None:
     assert isinstance(h.events[-1], RunEnd)
 
 
-async def test_cap_of_one_turn_reads_in_the_singular(make_harness: MakeHarness) -> None:
-    steps = [{"tool_calls": [call("preview_write", path="a.txt", content="x\n")]}]
-    steps += [{"tool_calls": [call("read", path="a.txt")]}] * 3
-    h = make_harness(steps, max_forced_turns=1)
-
-    end = await h.session.prompt("loop")
-
-    assert end.reason == "forced_cap"
-    assert "preview in 1 turn and did not" in end.message and "1 turns" not in end.message
-
-
 async def test_cap_after_failed_applies_says_they_failed(make_harness: MakeHarness) -> None:
     steps = [{"tool_calls": [call("preview_write", path="missing/a.txt", content="x\n")]}]
     steps += [{"tool_calls": [apply()]}] * 5  # the folder does not exist: each apply fails

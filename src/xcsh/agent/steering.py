@@ -14,6 +14,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from xcsh.agent.wording import plural
 from xcsh.core import ForcedTool, Message, TextContent, ToolChoice, UserMessage
 from xcsh.pending import RESOLVE_TOOL_NAME, PendingAction, PendingActionStore
 
@@ -42,11 +43,6 @@ class Push:
     tool_call_id: str | None
     action: PendingAction
     count: int
-
-
-def _times(turns: int) -> str:
-    # "in 1 turn" / "2 turns in a row", never "1 turns".
-    return "in 1 turn" if turns == 1 else f"{turns} turns in a row"
 
 
 def gate_message(top: PendingAction | None, tool_name: str) -> str:
@@ -83,20 +79,22 @@ def cap_message(
         last_error: the first line of the last failure's text.
     """
     labels = "; ".join(a.label for a in store.snapshot()) or "none"
+    previews = "preview" if store.count <= 1 else "previews"
+    span = "in its last turn" if turns == 1 else f"{turns} turns in a row"
+    stay = "the action stays pending" if store.count == 1 else "the actions stay pending"
     if failed:
-        calls = "call" if failed == 1 else "calls"
+        calls = plural(failed, "`resolve` call")
+        window = "the last turn" if turns == 1 else f"the last {turns} turns"
+        failed_all = "failed" if failed == 1 else "all failed"
         why = f" (last error: {last_error})" if last_error else ""
-        span = "turn" if turns == 1 else f"{turns} turns"
-        verb = "failed" if failed == 1 else "all failed"
-        what = f"the model's {failed} `resolve` {calls} in the last {span} {verb}{why}"
+        what = f"the model's {calls} in {window} {failed_all}{why}"
         return (
-            f"Stopped: {what}. Still pending (newest first): {labels}. Nothing was applied; "
-            "the actions stay pending."
+            f"Stopped: {what}. Still pending (newest first): {labels}. Nothing was applied; {stay}."
         )
     return (
-        f"Stopped: the model was asked to resolve the pending preview {_times(turns)} "
+        f"Stopped: the model was asked to resolve the pending {previews} {span} "
         f"and did not. Still pending (newest first): {labels}. Nothing was applied; "
-        "the actions stay pending."
+        f"{stay}."
     )
 
 

@@ -27,6 +27,7 @@ from xcsh.agent import (
     ToolCallStart,
     ToolResult,
     TurnEnd,
+    plural,
 )
 from xcsh.ui import TerminalStyle, render_preview, render_resolution
 
@@ -143,5 +144,4 @@ class EventRenderer:
         for line in shown:
             self.console.print(Text(f"  {bar} {line}", style=colour))
         if more:
-            lines = "line" if more == 1 else "lines"
-            self.console.print(Text(f"  {bar} ... {more} more {lines}", style="dim"))
+            self.console.print(Text(f"  {bar} ... {plural(more, 'more line')}", style="dim"))
