@@ -1,8 +1,10 @@
 """``xcsh ast-edit``: structural rewrite from the command line, previewed first.
 
-The command runs the same ``ast_edit`` tool the agent uses, so a rewrite is
-a pending action on a :class:`~xcsh.pending.PendingActionStore`, and the
-``resolve`` tool applies or discards it with a reason:
+The command makes the pending action the agent's ``ast_edit`` tool makes
+(:func:`~xcsh.structural.preview_edit`, then
+:func:`~xcsh.structural.tools.push_edit_preview`) on a
+:class:`~xcsh.pending.PendingActionStore`, and the ``resolve`` tool applies
+or discards it with a reason:
 
 1. preview: the coloured diff (:func:`xcsh.ui.render_preview`) on stdout,
    notes (nested matches, skipped files) on stderr; nothing on disk changes;
@@ -10,7 +12,8 @@ a pending action on a :class:`~xcsh.pending.PendingActionStore`, and the
 
    - ``--yes``: apply, reason ``applied with --yes``;
    - ``--dry-run``: stop after the preview;
-   - on a terminal (stdin and stdout): ask ``apply`` or ``discard`` and a reason;
+   - on a terminal (stdin and stdout): ask ``apply`` or ``discard`` and a reason
+     (outside any event loop, so Ctrl-C there discards the edit: exit 130);
    - otherwise: stop after the preview and say on stderr that nothing changed;
 
 3. the outcome, drawn by :func:`xcsh.ui.render_resolution`. Every apply is
