@@ -110,6 +110,34 @@ async def test_pending_ast_edit_is_repreviewed_on_continue(project: Path, xcsh_h
     assert first_request["tool_choice"] == RESOLVE
     sent = json.dumps(first_request["messages"])
     assert "The session was resumed." in sent and "bar(3)" in sent
+    assert "This preview differs from the one left pending" in sent
+
+
+async def test_print_mode_shows_a_rebuilt_preview_before_the_model_resolves_it(
+    project: Path, xcsh_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (xcsh_home / "settings.toml").write_text("max_forced_turns = 1\n")
+    steps = write_steps(project, [{"tool_calls": [EDIT]}])
+    code, _ = await print_run(["--provider", "scripted", "--model", str(steps), "-p", "stage"])
+    assert code == 1
+    capsys.readouterr()
+
+    (project / "m.py").write_text(SOURCE + "z = foo(3)\n")
+    steps = write_steps(project, [{"tool_calls": [discard("changed")]}, {"text": "Left it."}])
+    argv = ["--provider", "scripted", "--model", str(steps), "--continue", "-p", "go on"]
+    code, out = await print_run(argv)
+
+    assert code == 0 and out == "Left it.\n"
+    err = capsys.readouterr().err
+    shown = err.index("Preview: AST Edit: 3 replacements in 1 file")
+    assert "(was: AST Edit: 2 replacements in 1 file)" in err[:shown]
+    assert "+z = bar(3)" in err[shown:]
+    assert (
+        'This preview differs from the one left pending: it was "AST Edit: 2 replacements '
+        'in 1 file" and is now "AST Edit: 3 replacements in 1 file"'
+    ) in err
+    assert shown < err.index("Discard: 3 replacements in 1 file")
+    assert (project / "m.py").read_text() == SOURCE + "z = foo(3)\n"
 
 
 def test_custom_tool_tested_offline_through_the_cli(project: Path, xcsh_home: Path) -> None:
