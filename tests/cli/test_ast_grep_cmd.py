@@ -71,6 +71,9 @@ def test_limit_stops_early_and_says_so(project: Path) -> None:
     assert done.returncode == 0
     assert len(done.stdout.splitlines()) == 1
     assert "--limit 1" in done.stderr
+    assert "stopped after 1 match (" in done.stderr  # not "1 matches"
+    two = run_xcsh("ast-grep", "-p", "print($$$A)", "--limit", "2", cwd=project)
+    assert "stopped after 2 matches (" in two.stderr
 
 
 def test_several_paths(project: Path) -> None:
@@ -121,6 +124,12 @@ def test_binary_and_latin1_files_are_listed_as_skipped(project: Path) -> None:
     assert "blob.py (binary)" in done.stderr
     assert "old.py (not UTF-8)" in done.stderr
     assert "blob.py" not in done.stdout
+    # the same wording as ast_edit's note: capital S, singular/plural, one final period
+    note = next(line for line in done.stderr.splitlines() if "blob.py" in line)
+    assert note.startswith("xcsh: Skipped 2 files: ") and note.endswith(")."), note
+    (project / "old.py").unlink()
+    one = run_xcsh("ast-grep", "-p", "print($$$A)", cwd=project)
+    assert "xcsh: Skipped 1 file: blob.py (binary).\n" in one.stderr
 
 
 def test_colour_on_a_terminal_and_none_with_no_color(project: Path) -> None:

@@ -57,6 +57,22 @@ def test_s1_tab_indented_file_keeps_python_valid(ws: Path, tmp_path: Path) -> No
     assert cli != new  # the CLI output is the broken one this difference exists for
 
 
+def test_s1_tab_indented_file_top_level_rewrite_uses_tabs(ws: Path, tmp_path: Path) -> None:
+    # A match at column 0 has no indentation of its own: the file's (tabs) decides.
+    src = b"b = lambda: 123\n\n\ndef f():\n\treturn b()\n"
+    (ws / "a.py").write_bytes(src)
+    new = _preview_bytes(ws, "a.py", "$B = lambda: $R", "def $B():\n    return $R")
+    assert new == b"def b():\n\treturn 123\n\n\ndef f():\n\treturn b()\n"
+    compile(new, "a.py", "exec")
+    spaced = src.replace(b"\t", b"    ")  # a space-indented file: byte-identical to the CLI
+    (ws / "s.py").write_bytes(spaced)
+    ours = _preview_bytes(ws, "s.py", "$B = lambda: $R", "def $B():\n    return $R")
+    cli = _cli_bytes(
+        tmp_path, "s.py", spaced, "-p", "$B = lambda: $R", "-r", "def $B():\n    return $R"
+    )
+    assert ours == cli == b"def b():\n    return 123\n\n\ndef f():\n    return b()\n"
+
+
 def test_s1_go_tab_file_gets_tabs_for_template_indentation(ws: Path, tmp_path: Path) -> None:
     src = b"package main\n\nfunc main() {\n\tif err != nil {\n\t\treturn err\n\t}\n}\n"
     (ws / "main.go").write_bytes(src)

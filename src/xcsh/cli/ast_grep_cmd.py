@@ -39,7 +39,7 @@ from xcsh.cli.common import (
     scan_progress,
 )
 from xcsh.core import ToolError, UsageError
-from xcsh.structural import Match, SkippedFile, iter_matches
+from xcsh.structural import Match, SkippedFile, iter_matches, skipped_note
 from xcsh.ui import detect_style, make_console
 
 
@@ -89,12 +89,9 @@ def _limited(matches: Iterator[Match], limit: int | None) -> tuple[list[Match], 
 
 
 def _report_skipped(skipped: list[SkippedFile]) -> None:
-    if not skipped:
-        return
-    shown = ", ".join(f"{s.file} ({s.reason})" for s in skipped[:10])
-    more = f" and {len(skipped) - 10} more" if len(skipped) > 10 else ""
-    noun = "file" if len(skipped) == 1 else "files"
-    error(f"skipped {len(skipped)} {noun}: {shown}{more}")
+    note = skipped_note(((s.file, s.reason) for s in skipped), shown=10)
+    if note:
+        error(note)
 
 
 def main(argv: list[str]) -> int:
@@ -155,7 +152,8 @@ def _search(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     _report_skipped(skipped)
     if more:
-        error(f"stopped after {found} matches (--limit {args.limit}); more remain")
+        noun = "match" if found == 1 else "matches"
+        error(f"stopped after {found} {noun} (--limit {args.limit}); more remain")
     return EXIT_OK if found else EXIT_NO_MATCH
 
 

@@ -35,7 +35,7 @@ from rich.text import Text
 
 from xcsh.cli.stdlib_copy import copy_stdlib, stdlib_dir
 from xcsh.pending import PendingActionStore, create_resolve_tool
-from xcsh.structural import create_ast_edit_tool
+from xcsh.structural import create_ast_edit_tool, skipped_note
 from xcsh.ui import detect_style, make_console, render_preview, render_resolution
 
 DEFAULT_PATTERN = "print($$$A)"
@@ -154,10 +154,9 @@ async def run_demo(work: Path, pattern: str, rewrite: str, *, source: Path | Non
     first = files[0]
     say(render_preview(action.label, _excerpt(str(first["diff"]), _EXCERPT_LINES), style=style))
     skipped: list[dict[str, str]] = list(details.get("skipped", []))
-    if skipped:
-        names = ", ".join(f"{entry['file']} ({entry['reason']})" for entry in skipped[:10])
-        more = f" and {len(skipped) - 10} more" if len(skipped) > 10 else ""
-        say(f"Skipped {len(skipped)} files, left as they are: {names}{more}")
+    note = skipped_note(((entry["file"], entry["reason"]) for entry in skipped), shown=10)
+    if note:
+        say(note)
     unchanged = _hashes(tree.root) == hashes_before
     say(f"Disk untouched by the preview: {'yes' if unchanged else 'NO'}")
 

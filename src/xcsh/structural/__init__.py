@@ -71,6 +71,7 @@ from xcsh.structural.results import (
     SearchResult,
     SkippedFile,
     Span,
+    skipped_note,
 )
 from xcsh.structural.tools import (
     AstEditParams,
@@ -113,6 +114,7 @@ __all__ = [
     "resolve_language",
     "resolve_scope",
     "search",
+    "skipped_note",
     "stale_files",
     "supported_languages",
 ]

@@ -330,6 +330,7 @@ def search(
         files_scanned=len(scope.files),
         files_with_matches=files_with_matches,
         skipped=skipped,
+        error_patterns=tuple(p.source for p in query.patterns if p.has_error),
     )
 
 

@@ -20,8 +20,10 @@ class Language:
     """One tree-sitter language as ast-grep names it.
 
     Attributes:
-        name: the id ast-grep-py accepts (``"python"``).
-        display: the name the CLI prints in JSON output (``"Python"``).
+        name: the id ast-grep-py accepts (``"python"``), also the name messages use:
+            the one users type for ``lang`` (``tsx``, ``cpp``, ``csharp``).
+        display: the name the CLI prints in JSON output (``"Python"``, ``"Tsx"``); only
+            for output that mirrors the CLI's JSON.
         extensions: file extensions without the dot, as the CLI maps them.
         aliases: other names accepted for ``lang`` (``"py"``).
     """

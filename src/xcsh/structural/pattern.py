@@ -6,13 +6,25 @@ What happens here, and why:
   strictness}``, see ast-grep's rule reference); configuration errors from
   ast-grep (an unknown ``sel`` kind, a pattern of several nodes) become a
   :class:`~xcsh.core.ToolError` with ast-grep's own explanation.
-- A pattern whose tree holds an ERROR node, or that cannot even match its
-  own source, is refused (SPEC §4): the CLI silently finds nothing for it.
-  The check parses the pattern the way ast-grep does (``$`` replaced by the
-  language's expando character) and runs the rule on it.
+- The pattern is parsed the way ast-grep parses it (``$`` replaced by the
+  language's expando character) and the rule is run on that text. It is
+  refused (SPEC §4) only when ast-grep itself would find nothing in code
+  that parses: it does not match its own source; its root is an ERROR node
+  and no completion of its text (a closing ``)``, ``}``, ``;``, ...) gives
+  code it matches (at ``cst``/``smart``, without ``$$$``); or (Go, Rust, C,
+  C++, C#, Java) the same code inside a function parses cleanly as another
+  kind that the pattern does not match (CASES S3). Any other pattern the CLI accepts is accepted,
+  ERROR nodes included: ast-grep matches an ERROR node in a pattern against
+  a node of any kind with the same children (``kind_utils::are_kinds_matching``),
+  so ``if ($C) { $$$B }`` in C matches although ``{ $$$B }`` alone is not C.
+  :attr:`CompiledPattern.has_error` lets callers say so when nothing matched.
 - The *fixed tokens* of a pattern, the text of its leaves that are not
   metavariables, are collected: every match contains each of them, so a
-  file whose bytes lack one cannot match and is never parsed.
+  file whose bytes lack one cannot match and is never parsed. The CLI's own
+  pre-filter is mirrored too: ``ast-grep run`` skips a file whose text lacks
+  the pattern's longest fixed string (``Pattern::fixed_string``), at every
+  strictness, so at ``signature`` `isinstance($A, $B)` finds ``g(x, y)`` only
+  in a file that mentions ``isinstance`` somewhere.
 """
 
 from __future__ import annotations
@@ -79,7 +91,8 @@ class CompiledPattern:
         rule: keyword arguments for ``SgNode.find_all``.
         single: names bound as single metavariables (``$A``), in order of appearance.
         multi: names bound as multi metavariables (``$$$A``).
-        tokens: UTF-8 byte strings that every match contains (may be empty).
+        tokens: UTF-8 byte strings a file must contain to be searched (may be empty).
+        has_error: the pattern's tree holds an ERROR node (it may find less than meant).
     """
 
     source: str
@@ -90,6 +103,7 @@ class CompiledPattern:
     single: tuple[str, ...]
     multi: tuple[str, ...]
     tokens: tuple[bytes, ...]
+    has_error: bool = False
 
 
 def bound_metavariables(pattern: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -146,6 +160,71 @@ def _has_error(node: SgNode) -> bool:
     return node.kind() == "ERROR" or node.find(kind="ERROR") is not None
 
 
+def _pattern_root(root: SgNode) -> SgNode:
+    # ast-grep's Pattern::single_matcher: descend while the node has one child (a second,
+    # empty-kind or MISSING child is ignored).
+    node = root
+    while True:
+        children = node.children()
+        if len(children) == 2 and (not children[1].kind() or not children[1].text()):
+            children = children[:1]
+        if len(children) != 1:
+            return node
+        node = children[0]
+
+
+def _is_metavariable_text(text: str, expando: str) -> bool:
+    e = re.escape(expando)
+    return re.fullmatch(rf"{e}{e}{e}|{e}{{1,3}}[A-Z_][A-Z0-9_]*", text) is not None
+
+
+def _cli_fixed_string(node: SgNode, expando: str) -> str:
+    """ast-grep's ``PatternNode::fixed_string``: the longest leaf text, the first on ties."""
+    text = node.text()
+    if _is_metavariable_text(text, expando):
+        return ""
+    children = [c for c in node.children() if c.text() or c.kind()]
+    if not children:
+        return text
+    longest = ""
+    for child in children:
+        found = _cli_fixed_string(child, expando)
+        if len(found) > len(longest):
+            longest = found
+    return longest
+
+
+# Endings tried on a pattern whose root is an ERROR node: if with one of them (or inside a
+# function body, see _BODY_WRAPPERS) the pattern matches a node that parsed cleanly, it can
+# match real code.
+_COMPLETIONS = ("", ")", "]", "}", ";", ");", " x", " x)", ":\n    pass", " {}", " {\n}", " end")
+
+
+def _cannot_match(
+    root: SgNode, probe: str, rule: dict[str, Any], language: Language, strictness: str
+) -> bool:
+    """Whether an ERROR-rooted pattern finds nothing in any completion of its own text.
+
+    ast-grep matches an ERROR node of a pattern against a node of any kind, child by
+    child, so such a pattern may still match real code (``[1, 2`` matches the list
+    ``[1, 2]``, ``$A =`` an assignment). It is refused only when none of a few endings
+    (``)``, ``}``, ``;``, ``: pass``, ...) turns its text into code it matches, at
+    ``cst``/``smart`` and without ``$$$`` (which may absorb any difference).
+    """
+    if root.kind() != "ERROR" or strictness not in ("cst", "smart"):
+        return False
+    if "$$$" in probe or any(e * 3 in probe for e in _EXPANDO_CANDIDATES):
+        return False
+    wrapper = _BODY_WRAPPERS.get(language.name)
+    for ending in _COMPLETIONS:
+        texts = [probe + ending] + ([wrapper.format(probe + ending)] if wrapper else [])
+        for text in texts:
+            tree = SgRoot(text, language.name).root()
+            if any(node.kind() != "ERROR" for node in tree.find_all(**rule)):
+                return False
+    return True
+
+
 def _leaves(node: SgNode, out: list[SgNode]) -> None:
     children = node.children()
     if not children:
@@ -188,12 +267,32 @@ def _fixed_tokens(node: SgNode, strictness: str, metavariables: set[str]) -> tup
     return tuple(tokens)
 
 
+# A pattern with context and the `sel` that picks the node to match, per language: each
+# compiles and matches the code it suggests (tests/structural check them all).
+CONTEXT_EXAMPLES: dict[str, tuple[str, str]] = {
+    "c": ("void t() { printf($$$ARGS); }", "call_expression"),
+    "cpp": ("void t() { std::sort($$$ARGS); }", "call_expression"),
+    "csharp": ("class T { void M() { Foo($$$ARGS); } }", "invocation_expression"),
+    "go": ("func t() { fmt.Println($$$ARGS) }", "call_expression"),
+    "java": ("class T { void t() { foo($$$ARGS); } }", "method_invocation"),
+    "javascript": ("class T { $M($$$P) { $$$B } }", "method_definition"),
+    "python": ("f(key=$V)", "keyword_argument"),
+    "rust": ("fn t() { foo($$$ARGS); }", "call_expression"),
+    "tsx": ("class T { $M($$$P) { $$$B } }", "method_definition"),
+    "typescript": ("class T { $M($$$P) { $$$B } }", "method_definition"),
+}
+
+
 def _context_hint(language: Language) -> str:
-    return (
+    hint = (
         "Add context: write enough surrounding code for the pattern to parse as one complete "
-        f"{language.display} node, and pick the part to match with `sel` (its node kind), "
-        "for example pat `func t() { fmt.Println($$$ARGS) }` with sel `call_expression` in Go."
+        f"{language.name} node, and pick the part to match with `sel` (its node kind)"
     )
+    example = CONTEXT_EXAMPLES.get(language.name)
+    if example is None:
+        return hint + "."
+    pat, sel = example
+    return f"{hint}, for example pat `{pat}` with sel `{sel}`."
 
 
 def _node_with_text(node: SgNode, text: str) -> SgNode | None:
@@ -257,6 +356,7 @@ def compile_pattern(
     single, multi = bound_metavariables(pattern)
     config_error: str | None = None
     fallback: SgNode | None = None
+    accepted: tuple[SgNode, SgNode, str] | None = None
     known = _EXPANDO.get(language.name)
     for expando in (known,) if known else _EXPANDO_CANDIDATES:
         probe = SgRoot(_substitute_expando(pattern, expando), language.name).root()
@@ -266,36 +366,52 @@ def compile_pattern(
             config_error = _ast_grep_message(exc)
             break
         if found is None:
+            continue  # it cannot match its own source
+        root = found if selector is not None else _pattern_root(probe)
+        if _cannot_match(root, probe.text(), rule, language, strictness):
+            fallback = fallback or found
             continue
-        if not _has_error(found):  # the node the pattern stands for parsed cleanly
-            if selector is None:
-                _check_in_body(pattern, language, rule, probe.text(), found.kind())
-            return CompiledPattern(
-                source=pattern,
-                language=language.name,
-                selector=selector,
-                strictness=strictness,
-                rule=rule,
-                single=single,
-                multi=multi,
-                tokens=(
-                    _fixed_tokens(found, strictness, _metavariable_texts(pattern, expando))
-                    if known
-                    else ()
-                ),
-            )
-        fallback = fallback or found
+        if accepted is None or not _has_error(found):
+            accepted = (probe, found, expando)
+        if not _has_error(found):
+            break
+    if accepted is not None:
+        probe, found, expando = accepted
+        has_error = _has_error(found)
+        if selector is None:
+            _check_in_body(pattern, language, rule, probe.text(), found.kind())
+        tokens: list[bytes] = []
+        if known:
+            metavariables = _metavariable_texts(pattern, expando)
+            if not has_error:  # leaves inside ERROR nodes may split a metavariable
+                tokens += _fixed_tokens(found, strictness, metavariables)
+            cli_fixed = _cli_fixed_string(
+                found if selector is not None else _pattern_root(probe), expando
+            ).encode("utf-8")
+            if cli_fixed.strip() and cli_fixed not in tokens:
+                tokens.append(cli_fixed)
+        return CompiledPattern(
+            source=pattern,
+            language=language.name,
+            selector=selector,
+            strictness=strictness,
+            rule=rule,
+            single=single,
+            multi=multi,
+            tokens=tuple(tokens),
+            has_error=has_error,
+        )
     if config_error is not None:
         raise ToolError(
-            f"ast-grep cannot use the pattern `{pattern}` for {language.display}: {config_error}. "
-            + _context_hint(language)
+            f"ast-grep cannot use the pattern `{pattern}` for {language.name}: "
+            f"{config_error.rstrip('.')}. " + _context_hint(language)
         )
     what = (
-        "contains a syntax error (an ERROR node)"
+        "is a syntax error (its tree is an ERROR node that matches no complete code)"
         if fallback is not None
-        else ("does not parse as one node that it could match")
+        else "does not parse as one node that it could match"
     )
     raise ToolError(
-        f"The pattern `{pattern}` {what} in {language.display}, so it would match nothing. "
+        f"The pattern `{pattern}` {what} in {language.name}, so it would match nothing. "
         + _context_hint(language)
     )

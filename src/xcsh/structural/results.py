@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -132,6 +133,23 @@ class SkippedFile:
     reason: str
 
 
+def skipped_note(skipped: Iterable[tuple[str, str]], *, shown: int = 20) -> str | None:
+    """The one wording of every "files left out" note: ``Skipped 2 files: a.py (binary), b.py
+    (parse errors).`` (``and N more`` past ``shown`` names), or ``None`` when none were.
+
+    Args:
+        skipped: ``(file, reason)`` pairs, as in :class:`SkippedFile`.
+        shown: how many files to name.
+    """
+    entries = list(skipped)
+    if not entries:
+        return None
+    names = ", ".join(f"{file} ({reason})" for file, reason in entries[:shown])
+    more = f" and {len(entries) - shown} more" if len(entries) > shown else ""
+    noun = "file" if len(entries) == 1 else "files"
+    return f"Skipped {len(entries)} {noun}: {names}{more}."
+
+
 @dataclass(frozen=True, kw_only=True)
 class FileEdit:
     """The previewed new content of one file.
@@ -184,6 +202,8 @@ class SearchResult:
         files_scanned: files considered (after language and glob filters).
         files_with_matches: files with at least one match.
         skipped: files that could not be searched.
+        error_patterns: the patterns whose tree holds an ERROR node (they may
+            find less than they seem to say).
     """
 
     matches: list[Match]
@@ -191,6 +211,7 @@ class SearchResult:
     files_scanned: int
     files_with_matches: int
     skipped: list[SkippedFile]
+    error_patterns: tuple[str, ...] = ()
 
 
 @dataclass(kw_only=True)

@@ -18,8 +18,9 @@ reproduced here:
 Deliberate differences (SPEC §4): inserted line breaks use the file's line
 ending; indentation made of tabs (or mixed) is carried as the exact
 whitespace string instead of being counted as zero spaces, and where the
-match's line is tab-indented the template's own space indentation becomes
-tabs (one tab per indentation step of the template); and a template naming
+match's line is tab-indented (or, for a match at column 0, the file's first
+indented line is) the template's own space indentation becomes tabs (one tab
+per indentation step of the template); and a template naming
 a metavariable the pattern does not bind is refused by :func:`parse_template`.
 """
 
@@ -33,6 +34,26 @@ from xcsh.core import ToolError
 _MAX_LOOK_AHEAD = 512
 _LINE_SPACES = re.compile(r"\n( +)")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+# The first line indented before its first non-blank character.
+_FIRST_INDENT = re.compile(r"^([ \t])[ \t]*\S", re.MULTILINE)
+# The last file asked about and its answer: every match of a file asks with the same text.
+_tabs_cache: tuple[str, bool] = ("", False)
+
+
+def file_uses_tabs(text: str) -> bool:
+    """Whether the first indented line of ``text`` is indented with a tab.
+
+    Decides the indentation of a multi-line rewrite whose match starts at
+    column 0 (a top-level statement), which has no indentation of its own to
+    go by (SPEC §4: re-indentation respects tab-indented files).
+    """
+    global _tabs_cache
+    if _tabs_cache[0] is text:
+        return _tabs_cache[1]
+    found = _FIRST_INDENT.search(text)
+    uses = found is not None and found.group(1) == "\t"
+    _tabs_cache = (text, uses)
+    return uses
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -206,7 +227,8 @@ def expand_template(
     base = indent_at(text, match_start)
     fragments = template.fragments
     var_indents = [var.indent for var in template.variables]
-    if "\t" in base and template.space_unit:
+    tabbed = "\t" in base or (base == "" and template.space_unit and file_uses_tabs(text))
+    if tabbed and template.space_unit:
         # A tab-indented file: the template's space indentation becomes tabs (SPEC §4).
         unit = template.space_unit
 

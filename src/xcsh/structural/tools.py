@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
 from xcsh.pending import PendingAction, PendingActionStore
 from xcsh.structural.engine import EditOp, apply_preview, name_list, preview_edit, search
-from xcsh.structural.results import EditPreview, Match, SkippedFile
+from xcsh.structural.results import EditPreview, Match, SkippedFile, skipped_note
 
 Strictness = Literal["cst", "smart", "ast", "relaxed", "signature"]
 
@@ -114,11 +114,7 @@ def _block(head: str, text: str, base: str, indent: str) -> list[str]:
 
 
 def _skipped_text(skipped: list[SkippedFile]) -> str | None:
-    if not skipped:
-        return None
-    shown = ", ".join(f"{s.file} ({s.reason})" for s in skipped[:20])
-    more = f" and {len(skipped) - 20} more" if len(skipped) > 20 else ""
-    return f"Skipped {_plural(len(skipped), 'file')}: {shown}{more}."
+    return skipped_note((s.file, s.reason) for s in skipped)
 
 
 def _format_match(match: Match) -> list[str]:
@@ -141,7 +137,9 @@ def _format_match(match: Match) -> list[str]:
 def _cancel_check(ctx: ToolCallContext) -> Callable[[int, int], None]:
     def progress(done: int, total: int) -> None:
         if ctx.cancel.is_set():
-            raise ToolError(f"Cancelled after {done} of {total} files; nothing was changed.")
+            raise ToolError(
+                f"Cancelled after {done} of {_plural(total, 'file')}; nothing was changed."
+            )
 
     return progress
 
@@ -179,6 +177,12 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
         pats = ", ".join(f"`{p}`" for p in params.pat)
         if result.total == 0:
             lines.append(f"No matches for {pats} in {_plural(result.files_scanned, 'file')}.")
+            for pat in result.error_patterns:
+                lines.append(
+                    f"The pattern `{pat}` does not parse on its own (its tree holds an ERROR "
+                    "node), so it may not say what it seems to: write the surrounding code "
+                    "and pick the node to match with `sel`."
+                )
         else:
             lines.append(
                 f"{_plural(result.total, 'match', 'matches')} in "
