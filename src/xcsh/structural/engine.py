@@ -7,11 +7,11 @@ Front ends (the tools, ``xcsh ast-grep``/``xcsh ast-edit``, benchmarks) call
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import multiprocessing
 import os
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -133,16 +133,32 @@ def resolve_scope(
     sizes_by_language: dict[str, list[int]] = {}
     languages: dict[str, Language] = {}
     total_bytes = 0
+    prefix = os.path.join(str(ws.root), "")
     for file in iter_files(start, globs=tuple(glob), root=ws.root):
-        display = ws.relative(file)
+        name = str(file)
+        # The common case, a walked file under the root, without pathlib's relative_to.
+        display = (
+            name[len(prefix) :].replace(os.sep, "/")
+            if name.startswith(prefix) and os.sep + ".." + os.sep not in name
+            else ws.relative(file)
+        )
         if path_filter is not None and not path_filter.match_file(display):
             continue
+        try:
+            info: os.stat_result | None = os.lstat(name)
+        except OSError:
+            info = None
         # Walked folders are real folders under a confined start, so only a symlinked
         # file can lead outside; checking just those keeps the walk fast.
-        if file.is_symlink() and not ws.contains(file):
-            skipped.append(SkippedFile(path=file, file=display, reason="outside the workspace"))
-            continue
-        found = language_for_path(file)
+        if info is not None and stat.S_ISLNK(info.st_mode):
+            if not ws.contains(file):
+                skipped.append(SkippedFile(path=file, file=display, reason="outside the workspace"))
+                continue
+            try:
+                info = os.stat(name)
+            except OSError:
+                info = None
+        found = language_for_path(name)
         if language is not None:
             if found != language and not explicit_file:
                 continue
@@ -151,9 +167,7 @@ def resolve_scope(
             continue
         languages[found.name] = found
         by_language.setdefault(found.name, []).append((file, display))
-        size = 0
-        with contextlib.suppress(OSError):
-            size = file.stat().st_size
+        size = info.st_size if info is not None else 0
         sizes_by_language.setdefault(found.name, []).append(size)
         total_bytes += size
     if language is None:
