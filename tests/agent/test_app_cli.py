@@ -5,8 +5,6 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,13 +12,13 @@ from typing import Any
 import pytest
 from agent_harness import apply, call, preview_write_tool, read_tool
 
+from helpers import run_xcsh
 from xcsh.app import AppOptions, open_session
 from xcsh.cli.agent_cmd import NO_TERMINAL_MESSAGE, build_parser, parse_answer, run_print
 from xcsh.core import AgentTool, UsageError
 from xcsh.pending import PendingActionStore
 
 HAS_BUILTIN_TOOLS = importlib.util.find_spec("xcsh.structural") is not None
-SCRIPTED_ENV = {"PATH": os.environ.get("PATH", "")}
 
 
 def tools_for(cwd: Path, store: PendingActionStore) -> list[AgentTool[Any]]:
@@ -194,28 +192,17 @@ def test_parse_answer(answer: str, approved: bool, reason: str) -> None:
     assert decision.approved is approved and decision.reason == reason
 
 
-def run_xcsh(args: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**SCRIPTED_ENV, "XCSH_HOME": str(home), "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "xcsh", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
-
-
 def test_cli_usage_errors(project: Path, xcsh_home: Path) -> None:
-    no_task = run_xcsh([], project, xcsh_home)
+    no_task = run_xcsh([], cwd=project, home=xcsh_home)
     assert no_task.returncode == 2 and 'xcsh -p "TASK"' in no_task.stderr
     bad = run_xcsh(
-        ["--provider", "scripted", "--model", "missing.json", "-p", "x"], project, xcsh_home
+        ["--provider", "scripted", "--model", "missing.json", "-p", "x"],
+        cwd=project,
+        home=xcsh_home,
     )
     assert bad.returncode == 2
     assert "steps file not found: missing.json" in bad.stderr and "Traceback" not in bad.stderr
-    nothing = run_xcsh(["-p", "x"], project, xcsh_home)
+    nothing = run_xcsh(["-p", "x"], cwd=project, home=xcsh_home)
     assert nothing.returncode == 2 and "ANTHROPIC_API_KEY" in nothing.stderr
     assert not (xcsh_home / "sessions").exists()
 
@@ -228,7 +215,9 @@ def test_cli_print_runs_a_task_as_a_subprocess(project: Path, xcsh_home: Path) -
         [{"tool_calls": [call("read", path="notes.txt")]}, {"text": "The file says hello."}],
     )
     done = run_xcsh(
-        ["--provider", "scripted", "--model", str(steps), "-p", "read notes"], project, xcsh_home
+        ["--provider", "scripted", "--model", str(steps), "-p", "read notes"],
+        cwd=project,
+        home=xcsh_home,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "The file says hello.\n"

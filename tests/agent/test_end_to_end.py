@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import shutil
 import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from agent_harness import apply, call, discard
 
+from helpers import run_xcsh, start_xcsh
 from xcsh.app import AppOptions, open_session
 from xcsh.cli.agent_cmd import build_parser, run_print
 
@@ -112,6 +110,34 @@ async def test_pending_ast_edit_is_repreviewed_on_continue(project: Path, xcsh_h
     assert first_request["tool_choice"] == RESOLVE
     sent = json.dumps(first_request["messages"])
     assert "The session was resumed." in sent and "bar(3)" in sent
+    assert "This preview differs from the one left pending" in sent
+
+
+async def test_print_mode_shows_a_rebuilt_preview_before_the_model_resolves_it(
+    project: Path, xcsh_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (xcsh_home / "settings.toml").write_text("max_forced_turns = 1\n")
+    steps = write_steps(project, [{"tool_calls": [EDIT]}])
+    code, _ = await print_run(["--provider", "scripted", "--model", str(steps), "-p", "stage"])
+    assert code == 1
+    capsys.readouterr()
+
+    (project / "m.py").write_text(SOURCE + "z = foo(3)\n")
+    steps = write_steps(project, [{"tool_calls": [discard("changed")]}, {"text": "Left it."}])
+    argv = ["--provider", "scripted", "--model", str(steps), "--continue", "-p", "go on"]
+    code, out = await print_run(argv)
+
+    assert code == 0 and out == "Left it.\n"
+    err = capsys.readouterr().err
+    shown = err.index("Preview: AST Edit: 3 replacements in 1 file")
+    assert "(was: AST Edit: 2 replacements in 1 file)" in err[:shown]
+    assert "+z = bar(3)" in err[shown:]
+    assert (
+        'This preview differs from the one left pending: it was "AST Edit: 2 replacements '
+        'in 1 file" and is now "AST Edit: 3 replacements in 1 file"'
+    ) in err
+    assert shown < err.index("Discard: 3 replacements in 1 file")
+    assert (project / "m.py").read_text() == SOURCE + "z = foo(3)\n"
 
 
 def test_custom_tool_tested_offline_through_the_cli(project: Path, xcsh_home: Path) -> None:
@@ -128,29 +154,8 @@ def test_custom_tool_tested_offline_through_the_cli(project: Path, xcsh_home: Pa
             {"text": "Bumped to 1.1.0."},
         ],
     )
-    env = {"PATH": os.environ.get("PATH", ""), "XCSH_HOME": str(xcsh_home), "NO_COLOR": "1"}
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "xcsh",
-            "--provider",
-            "scripted",
-            "--model",
-            str(steps),
-            "--trust-project",
-            "--mode",
-            "json",
-            "-p",
-            "release 1.1.0",
-        ],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    argv = ["--provider", "scripted", "--model", str(steps), "--trust-project", "--mode", "json"]
+    done = run_xcsh([*argv, "-p", "release 1.1.0"], cwd=project, home=xcsh_home)
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     assert events[0]["type"] == "session" and events[0]["load_errors"] == []
@@ -176,17 +181,8 @@ def test_ctrl_c_mid_tool_leaves_paired_history(project: Path, xcsh_home: Path) -
         project,
         [{"tool_calls": [call("read", path="m.py"), call("bash", command="sleep 30")]}],
     )
-    env = {"PATH": os.environ.get("PATH", ""), "XCSH_HOME": str(xcsh_home), "NO_COLOR": "1"}
-    command = [sys.executable, "-m", "xcsh", "--provider", "scripted", "--model", str(steps)]
-    proc = subprocess.Popen(
-        [*command, "--mode", "json", "-p", "run it"],
-        cwd=project,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-    )
+    argv = ["--provider", "scripted", "--model", str(steps), "--mode", "json", "-p", "run it"]
+    proc = start_xcsh(argv, cwd=project, home=xcsh_home)
     assert proc.stdout is not None
     seen = []
     for line in proc.stdout:

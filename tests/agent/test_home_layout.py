@@ -3,26 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-
-def xcsh(args: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": os.environ.get("PATH", ""), "XCSH_HOME": str(home), "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "xcsh", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+from helpers import run_xcsh
 
 
 def home_is_a_file(root: Path) -> tuple[Path, str]:
@@ -59,7 +45,9 @@ def test_bad_home_layout_is_a_usage_error(
     steps = tmp_path / "steps.json"
     steps.write_text(json.dumps([{"text": "hi"}]))
     home, message = layout(tmp_path)
-    done = xcsh(["--provider", "scripted", "--model", str(steps), "-p", "hi"], tmp_path, home)
+    done = run_xcsh(
+        ["--provider", "scripted", "--model", str(steps), "-p", "hi"], cwd=tmp_path, home=home
+    )
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert message in done.stderr
@@ -69,7 +57,7 @@ def test_unknown_setting_is_refused_with_the_known_keys(tmp_path: Path, xcsh_hom
     steps = tmp_path / "steps.json"
     steps.write_text(json.dumps([{"text": "hi"}]))
     (xcsh_home / "settings.toml").write_text(f'provider = "scripted"\nmodle = "{steps}"\n')
-    done = xcsh(["-p", "hi"], tmp_path, xcsh_home)
+    done = run_xcsh(["-p", "hi"], cwd=tmp_path, home=xcsh_home)
     assert done.returncode == 2
     assert "unknown setting 'modle' (did you mean 'model'?)" in done.stderr
     assert "max_forced_turns" in done.stderr and "base_url" in done.stderr

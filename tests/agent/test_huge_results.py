@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
+from helpers import run_xcsh
 from xcsh.core import MAX_RESULT_CHARS
 
 HUGE_TOOL = """
@@ -51,15 +49,8 @@ def test_huge_custom_tool_result_is_capped_everywhere(tmp_path: Path, xcsh_home:
             ]
         )
     )
-    env = {"PATH": os.environ.get("PATH", ""), "XCSH_HOME": str(xcsh_home), "NO_COLOR": "1"}
-    done = subprocess.run(
-        [sys.executable, "-m", "xcsh", "--provider", "scripted", "--model", str(steps), "-p", "go"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
+    done = run_xcsh(
+        ["--provider", "scripted", "--model", str(steps), "-p", "go"], cwd=tmp_path, home=xcsh_home
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout == "done\n"

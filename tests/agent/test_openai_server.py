@@ -3,32 +3,22 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, tool_call_delta
 
+from helpers import start_xcsh
 from xcsh.agent import load_session
 from xcsh.core import AssistantMessage
 
 
-def start_xcsh(base_url: str, cwd: Path, home: Path, *extra: str) -> subprocess.Popen[str]:
-    env = {"PATH": os.environ.get("PATH", ""), "XCSH_HOME": str(home), "NO_COLOR": "1"}
+def start_against(base_url: str, cwd: Path, home: Path, *extra: str) -> subprocess.Popen[str]:
     argv = ["--provider", "openai", "--base-url", base_url, "--model", "fake", *extra]
-    return subprocess.Popen(
-        [sys.executable, "-m", "xcsh", *argv],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return start_xcsh(argv, cwd=cwd, home=home)
 
 
 @pytest.mark.parametrize("head", [[], [{"content": "Thinking about"}]])
@@ -36,7 +26,7 @@ def test_ctrl_c_mid_stream_exits_quietly(
     tmp_path: Path, xcsh_home: Path, head: list[dict[str, Any]]
 ) -> None:
     with FakeOpenAI([[*head, None]]) as server:
-        proc = start_xcsh(server.base_url, tmp_path, xcsh_home, "-p", "hi")
+        proc = start_against(server.base_url, tmp_path, xcsh_home, "-p", "hi")
         try:
             assert server.stalled.wait(30)
             proc.send_signal(signal.SIGINT)
@@ -61,7 +51,7 @@ def test_malformed_arguments_get_an_error_result_and_the_model_retries(
         [{"content": "There is one file."}],
     ]
     with FakeOpenAI(answers) as server:
-        proc = start_xcsh(server.base_url, tmp_path, xcsh_home, "-p", "list")
+        proc = start_against(server.base_url, tmp_path, xcsh_home, "-p", "list")
         out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert out == "There is one file.\n"

@@ -174,6 +174,13 @@ async def test_session_saved_and_resumed_with_pending_rebuilt(
     report = await resumed.restore_pending(saved.pending)
 
     assert report.repreviewed == ["Write: a.txt"]
+    # Same label, but it no longer replaces the same line: the report says so.
+    [rebuilt] = report.rebuilt
+    assert rebuilt.label == rebuilt.previous_label == "Write: a.txt"
+    assert rebuilt.changes == [
+        "the lines it replaces, or what it puts in their place, are not the same"
+    ]
+    assert "-changed\n+new" in rebuilt.preview
     assert len(report.dropped) == 1 and report.dropped[0].startswith("Deploy: prod")
     assert [e.label for e in events if isinstance(e, PendingPushed)] == ["Write: a.txt"]
     pushed = next(e for e in events if isinstance(e, PendingPushed))
@@ -185,6 +192,9 @@ async def test_session_saved_and_resumed_with_pending_rebuilt(
     notes = [m.text for m in resumed.messages if isinstance(m, UserMessage) and m.hidden]
     note = next(n for n in notes if n.startswith("The session was resumed."))
     assert "Deploy: prod" in note and "rebuilt" in note
+    # the model learns that the rebuilt preview is not the one it staged, and what it is now
+    assert "- Write: a.txt: This preview differs from the one left pending" in note
+    assert "-changed\n+new" in note
     # the whole conversation is in the file: both runs
     texts = [
         m.text for m in load_session(path).messages if isinstance(m, UserMessage) and not m.hidden
@@ -211,3 +221,25 @@ def test_newer_schema_is_refused(tmp_path: Path) -> None:
 
     with pytest.raises(UsageError, match="version 99"):
         load_session(path)
+
+
+def test_pending_records_keep_files_and_digest_and_old_files_still_load(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    recorder = SessionRecorder(path, header={"id": "s", "cwd": "/x"})
+    stack = [
+        {"tool_name": "t", "arguments": {}, "label": "Old", "source_tool_name": "t"},
+        {
+            "tool_name": "t",
+            "arguments": {},
+            "label": "New",
+            "source_tool_name": "t",
+            "files": ["a.py (1 replacement)"],
+            "digest": "abc",
+            "field_from_a_newer_xcsh": 1,
+        },
+    ]
+    recorder.write({"type": "pending", "stack": stack})
+    recorder.close()
+    old, new = load_session(path).pending
+    assert old.files is None and old.digest is None
+    assert new.files == ["a.py (1 replacement)"] and new.digest == "abc"

@@ -4,41 +4,29 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from helpers import run_xcsh
 from xcsh.agent import SessionRecorder, load_session
 from xcsh.agent.persistence import drop_torn_tail
-
-
-def xcsh(args: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": os.environ.get("PATH", ""), "XCSH_HOME": str(home), "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "xcsh", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def test_torn_last_line_then_resume_twice(tmp_path: Path, xcsh_home: Path) -> None:
     steps = tmp_path / "steps.json"
     steps.write_text(json.dumps([{"text": "one"}, {"text": "two"}, {"text": "three"}]))
     model = ["--provider", "scripted", "--model", str(steps)]
-    first = xcsh([*model, "-p", "go"], tmp_path, xcsh_home)
+    first = run_xcsh([*model, "-p", "go"], cwd=tmp_path, home=xcsh_home)
     assert first.returncode == 0, first.stderr
     (path,) = (xcsh_home / "sessions").glob("*.jsonl")
     size = path.stat().st_size
     os.truncate(path, size - 10)  # a crash in the middle of the last record
     session_id = path.stem
     for prompt in ("a", "b"):
-        again = xcsh([*model, "--session", session_id, "-p", prompt], tmp_path, xcsh_home)
+        again = run_xcsh(
+            [*model, "--session", session_id, "-p", prompt], cwd=tmp_path, home=xcsh_home
+        )
         assert again.returncode == 0, again.stderr
     lines = path.read_text().splitlines()
     records = [json.loads(line) for line in lines]  # every line is whole JSON again

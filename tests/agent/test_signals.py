@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from helpers import start_xcsh
 from xcsh.agent import load_session
 from xcsh.core import AssistantMessage, ToolResultMessage
 
@@ -46,17 +44,8 @@ def test_signal_cancels_the_run_and_kills_the_command(
             [{"tool_calls": [{"name": "bash", "arguments": {"command": command}}]}, {"text": "x"}]
         )
     )
-    env = {"PATH": os.environ.get("PATH", ""), "XCSH_HOME": str(xcsh_home), "NO_COLOR": "1"}
     argv = ["--provider", "scripted", "--model", str(steps), "--mode", "json", "-p", "sleep"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "xcsh", *argv],
-        cwd=tmp_path,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start_xcsh(argv, cwd=tmp_path, home=xcsh_home)
     try:
         assert wait_for(lambda: pid_file.is_file() and pid_file.read_text().strip(), 30)
         grandchild = int(pid_file.read_text())

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import select
 import shutil
 import subprocess
 import sys
+import termios
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,6 +54,18 @@ def run_ast_grep(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+CTRL_C = "\x03"
+"""Ctrl-C typed on the terminal (SIGINT to the program)."""
+CTRL_D = "\x04"
+"""Ctrl-D typed on the terminal (end of input)."""
+CONTROL_KEYS = frozenset({CTRL_C, CTRL_D})
+
+
+def _take_terminal() -> None:
+    """In the child, after ``setsid``: make stdin (the pty) the controlling terminal."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
 @dataclass
 class PtyRun:
     """A finished run on a pseudo-terminal: everything it wrote, and its exit code."""
@@ -70,14 +84,21 @@ def run_on_pty(
 ) -> PtyRun:
     """Run ``python -m xcsh ARGS`` with stdin, stdout and stderr on one pseudo-terminal.
 
+    The terminal is the child's controlling terminal (its own session), so
+    typing a control key works as in a real terminal: ``CTRL_C`` sends SIGINT
+    to it, ``CTRL_D`` ends its input.
+
     Args:
-        answers: ``(prompt text to wait for, line to type)`` pairs, in order.
+        answers: ``(prompt text to wait for, line to type)`` pairs, in order; a
+            line that is exactly ``CTRL_C`` or ``CTRL_D`` is typed without Enter.
         before_answer: optional callable run once, just before the first answer.
     """
     master, slave = os.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "xcsh", *args],
         cwd=cwd,
+        start_new_session=True,
+        preexec_fn=_take_terminal,
         stdin=slave,
         stdout=slave,
         stderr=slave,
@@ -109,7 +130,7 @@ def run_on_pty(
                     before_answer()
                 first = False
                 searched_from = len(seen)
-                os.write(master, line.encode() + b"\r")
+                os.write(master, line.encode() + (b"" if line in CONTROL_KEYS else b"\r"))
             if proc.poll() is not None and not ready:
                 break
         else:  # pragma: no cover - a hung child is a failure

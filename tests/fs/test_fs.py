@@ -187,3 +187,18 @@ def test_xcsh_home_is_found_one_way_everywhere(
     assert plugins.xcsh_home is xcsh_home and plugins_home.xcsh_home is xcsh_home
     assert app.xcsh_home() == tmp_path / "h"
     assert app.xcsh_home({"XCSH_HOME": "/elsewhere"}) == Path("/elsewhere")
+
+
+def test_walk_from_a_subfolder_applies_the_repository_ignore_rules(tmp_path: Path) -> None:
+    """As git and the CLI: rules above the start folder, up to the repository top, count."""
+    (tmp_path / ".git" / "info").mkdir(parents=True)
+    (tmp_path / ".git" / "info" / "exclude").write_text("src/excluded.py\n")
+    (tmp_path / ".gitignore").write_text("*.gen.py\n")
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    for name in ("a.py", "x.gen.py", "excluded.py", ".dot.py", "sub/b.gen.py", "sub/b.py"):
+        (src / name).write_text("x")
+    expected = ["src/.dot.py", "src/a.py", "src/sub/b.py"]
+    assert rel(iter_files(src), tmp_path) == expected
+    assert rel(iter_files(src, root=src), tmp_path) == expected
+    assert rel(iter_files(src / "sub"), tmp_path) == ["src/sub/b.py"]

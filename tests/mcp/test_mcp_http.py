@@ -17,7 +17,14 @@ import pytest
 from mcp import Client
 from mcp_helpers import texts
 
-from xcsh.mcp import DISCONNECT_REASON, HttpSessions, McpSession, pending_notice
+from xcsh.mcp import (
+    DISCONNECT_REASON,
+    IDLE_REASON,
+    STOP_REASON,
+    HttpSessions,
+    McpSession,
+    pending_notice,
+)
 from xcsh.pending import NOTHING_PENDING_MESSAGE, PendingAction, PendingActionStore
 from xcsh.tools import create_resolve_tool
 
@@ -82,7 +89,10 @@ async def test_two_http_sessions_are_isolated_and_a_closed_one_is_discarded(
         proc.send_signal(signal.SIGTERM)
         # uvicorn shuts down gracefully, then ends by the signal's default action.
         assert await anyio.to_thread.run_sync(proc.wait, 20) == -signal.SIGTERM
-        assert log.read_text() == f"c.txt: {DISCONNECT_REASON}\nd.txt: {DISCONNECT_REASON}\n"
+        assert log.read_text() == f"c.txt: {DISCONNECT_REASON}\nd.txt: {STOP_REASON}\n"
+        # The open event streams were ended cleanly: uvicorn logged no error.
+        assert proc.stderr is not None
+        assert "ASGI callable" not in proc.stderr.read()
     assert not (workspace / "c.txt").exists() and not (workspace / "d.txt").exists()
 
 
@@ -117,10 +127,10 @@ async def test_http_sessions_by_id_idle_reaping_and_shutdown() -> None:
     await sessions.reap_idle()  # nothing idle yet
     assert len(sessions) == 2 and not rejected
     await sessions.reap_idle(now=time.monotonic() + 10**9)
-    assert len(sessions) == 0 and sorted(rejected) == [DISCONNECT_REASON] * 2
+    assert len(sessions) == 0 and sorted(rejected) == [IDLE_REASON] * 2
 
     three = sessions.session_for(_ctx("three"))
     assert three is not None
     push(three, "third")
     await sessions.close_all()
-    assert len(rejected) == 3 and three.closed
+    assert len(rejected) == 3 and three.closed and rejected[-1] == STOP_REASON

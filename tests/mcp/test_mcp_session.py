@@ -64,6 +64,9 @@ async def test_preview_result_ends_with_the_pending_line_until_resolved(tmp_path
     applied = await session.call("resolve", {"action": "apply", "reason": "ok"})
     # LIFO: the last preview is applied first; one is still pending.
     assert texts(applied) == ["wrote b.txt", pending_notice(1)]
+    # Something did just change, so the footer must not claim that nothing has.
+    assert "Nothing has changed" not in pending_notice(1)
+    assert pending_notice(1).startswith("Pending: 1 action waits for resolve and has not been")
     assert (tmp_path / "b.txt").read_text() == "B" and not (tmp_path / "a.txt").exists()
     discarded = await session.call("resolve", {"action": "discard", "reason": "no"})
     assert texts(discarded) == ["Discarded: Write: a.txt. Reason: no"]
@@ -187,3 +190,8 @@ async def test_huge_results_are_capped(tmp_path: Path) -> None:
     assert len(text) < MAX_RESULT_CHARS + 200
     assert text.startswith("a" * 1000) and text.endswith("zEND")
     assert "4951003 characters cut" in text and "5001003 characters" in text
+
+
+def test_max_pending_message_counts_one_action() -> None:
+    assert "because 1 pending action waits for resolve" in max_pending_message("w", 1, 1)
+    assert "because 3 pending actions wait for resolve" in max_pending_message("w", 3, 3)

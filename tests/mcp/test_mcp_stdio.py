@@ -14,7 +14,7 @@ from mcp import Client
 from mcp_helpers import APP, texts, xcsh_mcp
 
 from xcsh.cli import main
-from xcsh.mcp import DISCONNECT_REASON, max_pending_message, pending_notice
+from xcsh.mcp import DISCONNECT_REASON, STOP_REASON, max_pending_message, pending_notice
 from xcsh.pending import NOTHING_PENDING_MESSAGE
 
 EDIT = {"ops": [{"pat": "print($A)", "out": "log($A)"}], "path": "app.py"}
@@ -140,7 +140,8 @@ async def test_sigterm_discards_pending_actions(workspace: Path) -> None:
     finally:
         proc.kill()
         proc.wait()
-    assert (workspace / "rejected.log").read_text() == f"a.txt: {DISCONNECT_REASON}\n"
+    # The server was stopped (the client is still there): the reason says so.
+    assert (workspace / "rejected.log").read_text() == f"a.txt: {STOP_REASON}\n"
     assert not (workspace / "a.txt").exists()
 
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from plugin_helpers import write_tool
 
+from helpers import run_xcsh
 from xcsh.tools.registry import BUILTIN_TOOL_NAMES
 
 TOOL = """
@@ -19,18 +18,6 @@ def factory(api):
     return CustomTool(name="{name}", label="{label}", description="Does {name}.",
                       parameters={{"type": "object"}}, execute=lambda i, p: "ok")
 """
-
-
-def xcsh(cwd: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "XCSH_HOME": str(home), "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "xcsh", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def as_json(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
@@ -45,7 +32,7 @@ def test_tools_json_lists_builtins_custom_tools_and_errors(
     write_tool(user_tools, "broken.py", "def factory(api):\n    raise ValueError('nope')\n")
     write_tool(project_tools, "proj.py", TOOL.format(name="proj", label="Proj"))
 
-    proc = xcsh(project, xcsh_home, "tools", "--json")
+    proc = run_xcsh(["tools", "--json"], cwd=project, home=xcsh_home, inherit=True)
     assert proc.returncode == 1, proc.stderr  # a module failed to load
     data = as_json(proc)
     assert data["cwd"] == str(project)
@@ -66,11 +53,13 @@ def test_tools_json_lists_builtins_custom_tools_and_errors(
     assert f"xcsh trust {project.resolve()}" in errors[("project", "untrusted")]["error"]
 
     (user_tools / "broken.py").unlink()
-    proc = xcsh(project, xcsh_home, "tools", "--json")
+    proc = run_xcsh(["tools", "--json"], cwd=project, home=xcsh_home, inherit=True)
     assert proc.returncode == 0  # an untrusted folder is a notice, not a failure
     assert [e["kind"] for e in as_json(proc)["errors"]] == ["untrusted"]
 
-    proc = xcsh(project, xcsh_home, "tools", "--json", "--trust-project")
+    proc = run_xcsh(
+        ["tools", "--json", "--trust-project"], cwd=project, home=xcsh_home, inherit=True
+    )
     assert proc.returncode == 0
     data = as_json(proc)
     assert [(c["name"], c["source"]) for c in data["custom"]] == [
@@ -84,21 +73,26 @@ def test_trust_then_tools_loads_project_tools(
     project: Path, project_tools: Path, xcsh_home: Path
 ) -> None:
     write_tool(project_tools, "proj.py", TOOL.format(name="proj", label="Proj"))
-    proc = xcsh(project, xcsh_home, "trust")
+    proc = run_xcsh(["trust"], cwd=project, home=xcsh_home, inherit=True)
     assert proc.returncode == 0, proc.stderr
     real = project.resolve()
     assert proc.stdout == f"Trusted {real}: custom tools in {real / '.xcsh' / 'tools'} will load.\n"
-    listed = xcsh(project, xcsh_home, "trust", "--list")
+    listed = run_xcsh(["trust", "--list"], cwd=project, home=xcsh_home, inherit=True)
     assert listed.stdout.split("\t")[0] == str(real)
 
-    data = as_json(xcsh(project, xcsh_home, "tools", "--json"))
+    data = as_json(run_xcsh(["tools", "--json"], cwd=project, home=xcsh_home, inherit=True))
     assert [c["name"] for c in data["custom"]] == ["proj"]
 
-    removed = xcsh(project, xcsh_home, "trust", "--remove", str(project))
+    removed = run_xcsh(
+        ["trust", "--remove", str(project)], cwd=project, home=xcsh_home, inherit=True
+    )
     assert removed.stdout == f"No longer trusted: {real}\n"
-    assert as_json(xcsh(project, xcsh_home, "tools", "--json"))["custom"] == []
+    assert (
+        as_json(run_xcsh(["tools", "--json"], cwd=project, home=xcsh_home, inherit=True))["custom"]
+        == []
+    )
 
-    bad = xcsh(project, xcsh_home, "trust", str(project / "missing"))
+    bad = run_xcsh(["trust", str(project / "missing")], cwd=project, home=xcsh_home, inherit=True)
     assert bad.returncode == 2 and "not a folder" in bad.stderr
 
 
@@ -107,7 +101,7 @@ def test_tools_plain_output_when_not_a_terminal(
 ) -> None:
     write_tool(user_tools, "mine.py", TOOL.format(name="mine", label="Mine"))
     write_tool(project_tools, "proj.py", TOOL.format(name="proj", label="Proj"))
-    proc = xcsh(project, xcsh_home, "tools")
+    proc = run_xcsh(["tools"], cwd=project, home=xcsh_home, inherit=True)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "\x1b[" not in out

@@ -154,9 +154,56 @@ async def test_resumed_preview_applies_and_undoes(project: Path) -> None:
 
     again, out, _ = make_app(project, [], continue_latest=True)
     await again.open()
-    assert "re-previewed: AST Edit: 1 replacement in 1 file" in out.getvalue()
-    assert "you: rename" in out.getvalue()
+    screen = out.getvalue()
+    # SPEC §6: the rebuilt preview is shown with its label and diff before /apply.
+    assert "◆ Preview: AST Edit: 1 replacement in 1 file" in screen
+    assert '-    print("hi")\n+    log("hi")' in screen
+    assert "differs" not in screen
+    assert "you: rename" in screen
     await again.command("apply", "after resuming")
     assert (project / "a.py").read_text() == 'def f():\n    log("hi")\n'
     await again.command("undo", "")
     assert (project / "a.py").read_text() == ORIGINAL
+
+
+async def test_a_preview_that_changed_before_resume_shows_its_new_diff(project: Path) -> None:
+    first, _, _ = make_app(project, [{"tool_calls": [EDIT]}, {"text": "Waiting."}])
+    await first.open()
+    await first.run_prompt("rename")
+    assert first.session is not None
+    first.session.close()
+    (project / "a.py").write_text(ORIGINAL + 'print("two")\n')  # a second match appears
+
+    again, out, _ = make_app(project, [], continue_latest=True)
+    await again.open()
+    screen = out.getvalue()
+    assert "re-previewed against the current files (was: AST Edit: 1 replacement in 1 file)" in (
+        screen
+    )
+    assert "◆ Preview: AST Edit: 2 replacements in 1 file" in screen
+    assert '-print("two")\n+log("two")' in screen
+    assert (
+        'This preview differs from the one left pending: it was "AST Edit: 1 replacement '
+        'in 1 file" and is now "AST Edit: 2 replacements in 1 file"; it touched a.py '
+        "(1 replacement); it now touches a.py (2 replacements). Review its diff before "
+        "applying it."
+    ) in screen
+    assert (project / "a.py").read_text() == ORIGINAL + 'print("two")\n'
+
+
+async def test_pending_lists_each_action_with_its_files_and_tool(project: Path) -> None:
+    (project / "b.py").write_text('print("b")\nprint("c")\n')
+    edit_a = {"name": "ast_edit", "arguments": {**EDIT["arguments"], "path": "a.py"}}
+    edit_b = {"name": "ast_edit", "arguments": {**EDIT["arguments"], "path": "b.py"}}
+    app, out, _ = make_app(project, [{"tool_calls": [edit_a, edit_b]}, {"text": "Waiting."}])
+    await app.open()
+    await app.run_prompt("rename in both")
+    before = len(out.getvalue())
+    await app.command("pending", "")
+    listing = out.getvalue()[before:]
+    assert listing == (
+        "  1. AST Edit: 2 replacements in 1 file  [ast_edit]  <- top\n"
+        "     files: b.py (2 replacements)\n"
+        "  2. AST Edit: 1 replacement in 1 file  [ast_edit]\n"
+        "     files: a.py (1 replacement)\n"
+    )

@@ -93,7 +93,7 @@ def test_tool_call_and_collapsed_result() -> None:
     render(ToolResult(message=message, text=text))
     assert out.getvalue() == (
         '-> read {"path": "a.py"}\n'
-        "  | line 0\n  | line 1\n  | line 2\n  | line 3\n  | ... 6 more line(s)\n"
+        "  | line 0\n  | line 1\n  | line 2\n  | line 3\n  | ... 6 more lines\n"
     )
     assert collapse("a\nb", 4) == (["a", "b"], 0)
     assert format_arguments({"x": "y" * 300}, width=20).endswith("...")

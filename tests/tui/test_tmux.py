@@ -171,6 +171,41 @@ def test_ctrl_c_during_a_slow_tool_then_continue(
     assert sent[-1]["content"][0]["text"] == "go on"
 
 
+def test_a_pending_preview_rebuilt_on_continue_shows_its_new_diff(
+    term: TmuxXcsh, project: Path, xcsh_home: Path
+) -> None:
+    script = steps(project.parent, "stage", [{"tool_calls": [EDIT]}, {"text": "Over to you."}])
+    env = {"XCSH_HOME": str(xcsh_home)}
+    term.start(project, env, "--provider", "scripted", "--model", str(script))
+    term.wait_for("no pending")
+    term.type("use log instead of print")
+    term.wait_for("1 pending · top: AST Edit: 1 replacement in 1 file")
+    term.keys("C-d")
+    term.wait_for("[xcsh exited 0]")
+
+    (project / "greet.py").write_text(ORIGINAL + 'print("bye")\n')  # a second match
+    again = steps(project.parent, "again", [{"text": "unused"}])
+    term.start(project, env, "--continue", "--provider", "scripted", "--model", str(again))
+    screen = term.wait_for(
+        "re-previewed against the current files (was: AST Edit: 1 replacement in 1 file):",
+        "Preview: AST Edit: 2 replacements in 1 file",
+        '+    log("hello", name)',
+        '+log("bye")',
+        "This preview differs from the one left pending",
+        "1 pending · top: AST Edit: 2 replacements in 1 file",
+    )
+    term.save("09-continue-rebuilt", screen)
+    term.type("/pending")
+    term.wait_for("files: greet.py (2 replacements)")
+    term.type("/apply seen both")
+    term.wait_for("Accept: 2 replacements in 1 file", "no pending")
+    assert (project / "greet.py").read_text() == (
+        'def greet(name):\n    log("hello", name)\nlog("bye")\n'
+    )
+    term.keys("C-d")
+    term.wait_for("[xcsh exited 0]")
+
+
 def test_plain_ascii_without_colour(term: TmuxXcsh, project: Path, xcsh_home: Path) -> None:
     script = steps(project.parent, "plain", [{"tool_calls": [EDIT]}, {"text": "Over to you."}])
     env = {"XCSH_HOME": str(xcsh_home), "NO_COLOR": "1", "PYTHONIOENCODING": "ascii"}

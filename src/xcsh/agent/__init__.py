@@ -32,6 +32,7 @@ from xcsh.agent.persistence import (
     session_path,
     sessions_dir,
 )
+from xcsh.agent.previews import RebuiltPreview, action_files, preview_digest, preview_text
 from xcsh.agent.prompt import build_system_prompt
 from xcsh.agent.session import (
     DECLINED_TEXT,
@@ -43,6 +44,7 @@ from xcsh.agent.session import (
     approval_resolve_tool,
 )
 from xcsh.agent.steering import DEFAULT_MAX_FORCED_TURNS, REMINDER_TEXT, Steering
+from xcsh.agent.wording import plural
 
 __all__ = [
     "CANCELLED_TEXT",
@@ -59,6 +61,7 @@ __all__ = [
     "EventListener",
     "PendingPushed",
     "PendingRecord",
+    "RebuiltPreview",
     "Resolved",
     "ResumeReport",
     "RunEnd",
@@ -72,12 +75,16 @@ __all__ = [
     "ToolResult",
     "TurnEnd",
     "TurnStart",
+    "action_files",
     "approval_resolve_tool",
     "build_system_prompt",
     "event_to_dict",
     "latest_session_for",
     "load_session",
     "new_session_id",
+    "plural",
+    "preview_digest",
+    "preview_text",
     "repair_tool_pairs",
     "session_path",
     "sessions_dir",

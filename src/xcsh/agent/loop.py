@@ -35,6 +35,7 @@ from xcsh.agent.events import (
 )
 from xcsh.agent.history import cancelled_result, repair_tool_pairs
 from xcsh.agent.steering import Steering, current_tool_call
+from xcsh.agent.wording import plural
 from xcsh.core import (
     AgentTool,
     AssistantMessage,
@@ -246,7 +247,7 @@ def invalid_arguments_text(call: ToolCall) -> str:
     """The error result for a call whose arguments were not a JSON object (not run)."""
     raw = call.invalid_arguments or ""
     if len(raw) > INVALID_ARGUMENTS_SHOWN:
-        raw = raw[:INVALID_ARGUMENTS_SHOWN] + f"... ({len(raw)} characters in all)"
+        raw = raw[:INVALID_ARGUMENTS_SHOWN] + f"... ({plural(len(raw), 'character')} in all)"
     why = call.arguments_error or "not a JSON object"
     return (
         f"Not executed: the arguments for '{call.name}' are not valid JSON ({why}). "

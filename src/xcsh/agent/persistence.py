@@ -14,12 +14,14 @@ then one record per line, in order:
   "source_tool_name"}``: a tool staged a preview;
 - ``{"type": "resolved", "tool_call_id", "action", "reason", "label", "is_error"}``;
 - ``{"type": "pending", "stack": [{"tool_name", "arguments", "label",
-  "source_tool_name"}, ...]}``: the whole store, bottom first; the last one
-  wins on load;
+  "source_tool_name", "files", "digest"}, ...]}``: the whole store, bottom
+  first; the last one wins on load (``files`` and ``digest`` describe the
+  preview, so a resumed session can tell whether its rebuild differs; both
+  may be missing or ``null``);
 - ``{"type": "run_end", "reason", "message"}``.
 
-Unknown record types are skipped, so older readers survive additions; a
-header with a newer ``version`` is refused.
+Unknown record types and unknown fields of a pending record are skipped, so
+older readers survive additions; a header with a newer ``version`` is refused.
 """
 
 from __future__ import annotations
@@ -51,12 +53,21 @@ SCHEMA_VERSION = 1
 
 @dataclass(frozen=True, kw_only=True)
 class PendingRecord:
-    """A pending action as saved: enough to rebuild it by re-running its tool."""
+    """A pending action as saved: enough to rebuild it by re-running its tool.
+
+    Args:
+        tool_name, arguments: the call that pushed it (``None`` when unknown).
+        label, source_tool_name: the action's.
+        files: the files it touched (:func:`xcsh.agent.previews.action_files`).
+        digest: its diff's fingerprint (:func:`xcsh.agent.previews.preview_digest`).
+    """
 
     tool_name: str | None
     arguments: dict[str, Any] | None
     label: str
     source_tool_name: str
+    files: list[str] | None = None
+    digest: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -148,6 +159,12 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
 
 
 _USAGE_FIELDS = {f.name for f in dataclasses.fields(Usage)}
+_PENDING_FIELDS = {f.name for f in dataclasses.fields(PendingRecord)}
+
+
+def _pending_record(data: Mapping[str, Any]) -> PendingRecord:
+    """A saved stack entry; fields this version does not know are ignored."""
+    return PendingRecord(**{k: v for k, v in data.items() if k in _PENDING_FIELDS})
 
 
 class SessionRecorder:
@@ -289,7 +306,7 @@ def load_session(path: Path) -> SavedSession:
             if kind == "message":
                 messages.append(message_from_dict(record["message"]))
             elif kind == "pending":
-                pending = [PendingRecord(**r) for r in record.get("stack", [])]
+                pending = [_pending_record(r) for r in record.get("stack", [])]
         except (KeyError, TypeError, ValueError) as exc:
             raise UsageError(f"{path}:{number}: malformed {kind} record: {exc}") from exc
     return SavedSession(

@@ -33,6 +33,13 @@ from xcsh.agent.events import (
     TurnEnd,
 )
 from xcsh.agent.persistence import PendingRecord, SessionRecorder
+from xcsh.agent.previews import (
+    RebuiltPreview,
+    action_files,
+    compare_rebuilt,
+    preview_digest,
+    preview_text,
+)
 from xcsh.agent.prompt import build_system_prompt
 from xcsh.agent.steering import DEFAULT_MAX_FORCED_TURNS, Steering, current_tool_call
 from xcsh.core import (
@@ -138,10 +145,14 @@ class ResumeReport:
     Args:
         repreviewed: labels of actions rebuilt by re-running their tool.
         dropped: labels (with why) of actions that could not be rebuilt.
+        rebuilt: the rebuilt actions with their diffs and how each differs
+            from the one left pending, bottom of the stack first; front ends
+            show them before anything can apply them (SPEC §6).
     """
 
     repreviewed: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
+    rebuilt: list[RebuiltPreview] = field(default_factory=list)
 
 
 class AgentSession:
@@ -410,16 +421,35 @@ class AgentSession:
                 details=out.details,
             )
             loop.emit_pushes(self._emit, self._steering, result)
-            if self.store.count > before:
-                top = self.store.peek()
-                report.repreviewed.append(top.label if top else record.label)
-                texts.append(cap_text(out.text))
+            top = self.store.peek() if self.store.count > before else None
+            if top is not None:
+                rebuilt = RebuiltPreview(
+                    label=top.label,
+                    previous_label=record.label,
+                    source_tool_name=top.source_tool_name,
+                    preview=cap_text(preview_text(top.details, out.text)),
+                    files=action_files(top.details),
+                    changes=compare_rebuilt(
+                        previous_label=record.label,
+                        previous_files=record.files,
+                        previous_digest=record.digest,
+                        label=top.label,
+                        details=top.details,
+                    ),
+                )
+                report.repreviewed.append(top.label)
+                report.rebuilt.append(rebuilt)
+                texts.append(f"- {top.label}: {rebuilt.note()}\n{cap_text(out.text)}")
             else:
                 report.dropped.append(f"{record.label} (the re-preview found nothing to change)")
         if report.repreviewed or report.dropped:
             lines = ["The session was resumed."]
             if report.repreviewed:
-                lines.append("Pending previews rebuilt against the current files:")
+                lines.append(
+                    "Pending previews rebuilt against the current files (bottom of the stack "
+                    "first; the user was shown each one's diff). Resolve them as they are now, "
+                    "not as they were:"
+                )
                 lines += texts
             if report.dropped:
                 lines.append("Pending actions dropped: " + "; ".join(report.dropped))
@@ -507,6 +537,8 @@ class AgentSession:
                     arguments=call.arguments if call else None,
                     label=action.label,
                     source_tool_name=action.source_tool_name,
+                    files=action_files(action.details),
+                    digest=preview_digest(action.details),
                 )
             )
         return records

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from xcsh.agent.wording import plural
 from xcsh.core import ForcedTool, Message, TextContent, ToolChoice, UserMessage
 from xcsh.pending import RESOLVE_TOOL_NAME, PendingAction, PendingActionStore
 
@@ -78,18 +79,22 @@ def cap_message(
         last_error: the first line of the last failure's text.
     """
     labels = "; ".join(a.label for a in store.snapshot()) or "none"
+    previews = "preview" if store.count <= 1 else "previews"
+    span = "in its last turn" if turns == 1 else f"{turns} turns in a row"
+    stay = "the action stays pending" if store.count == 1 else "the actions stay pending"
     if failed:
-        calls = "call" if failed == 1 else "calls"
+        calls = plural(failed, "`resolve` call")
+        window = "the last turn" if turns == 1 else f"the last {turns} turns"
+        failed_all = "failed" if failed == 1 else "all failed"
         why = f" (last error: {last_error})" if last_error else ""
-        what = f"the model's {failed} `resolve` {calls} in the last {turns} turns all failed{why}"
+        what = f"the model's {calls} in {window} {failed_all}{why}"
         return (
-            f"Stopped: {what}. Still pending (newest first): {labels}. Nothing was applied; "
-            "the actions stay pending."
+            f"Stopped: {what}. Still pending (newest first): {labels}. Nothing was applied; {stay}."
         )
     return (
-        f"Stopped: the model was asked to resolve the pending preview {turns} turns in a row "
+        f"Stopped: the model was asked to resolve the pending {previews} {span} "
         f"and did not. Still pending (newest first): {labels}. Nothing was applied; "
-        "the actions stay pending."
+        f"{stay}."
     )
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import signal
 import sys
@@ -169,7 +170,7 @@ async def run_print(
     """
     from xcsh.app import AppOptions, builtin_tools, open_session
     from xcsh.core import UsageError
-    from xcsh.ui import make_console
+    from xcsh.ui import detect_style, make_console, render_preview
 
     out = stdout if stdout is not None else sys.stdout
     err_console = make_console(sys.stderr)
@@ -199,7 +200,11 @@ async def run_print(
             "path": str(opened.path),
             "resumed": None
             if report is None
-            else {"repreviewed": report.repreviewed, "dropped": report.dropped},
+            else {
+                "repreviewed": report.repreviewed,
+                "dropped": report.dropped,
+                "rebuilt": [dataclasses.asdict(r) for r in report.rebuilt],
+            },
             "load_errors": [e.to_dict() for e in opened.load_errors],
         }
         print(json.dumps(header, ensure_ascii=False), file=out, flush=True)
@@ -210,8 +215,17 @@ async def run_print(
             text = f"custom tools: {problem.path}: {problem.error}"
             err_console.print(text, style=style, markup=False)
         if report is not None:
-            for label in report.repreviewed:
-                err_console.print(f"resumed: re-previewed {label}", style="dim", markup=False)
+            term_style = detect_style(sys.stderr)
+            for rebuilt in report.rebuilt:
+                err_console.print(
+                    f"resumed: re-previewed against the current files "
+                    f"(was: {rebuilt.previous_label}):",
+                    style="dim",
+                    markup=False,
+                )
+                err_console.print(render_preview(rebuilt.label, rebuilt.preview, style=term_style))
+                if rebuilt.changed:
+                    err_console.print(rebuilt.note(), style="bold yellow", markup=False)
             for label in report.dropped:
                 err_console.print(f"resumed: dropped {label}", style="yellow", markup=False)
         printer = TextPrinter(err_console)

@@ -1,8 +1,10 @@
 """``xcsh ast-edit``: structural rewrite from the command line, previewed first.
 
-The command runs the same ``ast_edit`` tool the agent uses, so a rewrite is
-a pending action on a :class:`~xcsh.pending.PendingActionStore`, and the
-``resolve`` tool applies or discards it with a reason:
+The command makes the pending action the agent's ``ast_edit`` tool makes
+(:func:`~xcsh.structural.preview_edit`, then
+:func:`~xcsh.structural.tools.push_edit_preview`) on a
+:class:`~xcsh.pending.PendingActionStore`, and the ``resolve`` tool applies
+or discards it with a reason:
 
 1. preview: the coloured diff (:func:`xcsh.ui.render_preview`) on stdout,
    notes (nested matches, skipped files) on stderr; nothing on disk changes;
@@ -10,31 +12,42 @@ a pending action on a :class:`~xcsh.pending.PendingActionStore`, and the
 
    - ``--yes``: apply, reason ``applied with --yes``;
    - ``--dry-run``: stop after the preview;
-   - on a terminal (stdin and stdout): ask ``apply`` or ``discard`` and a reason;
+   - on a terminal (stdin and stdout): ask ``apply`` or ``discard`` and a reason
+     (outside any event loop, so Ctrl-C there discards the edit: exit 130);
    - otherwise: stop after the preview and say on stderr that nothing changed;
 
 3. the outcome, drawn by :func:`xcsh.ui.render_resolution`. Every apply is
    recorded in the undo journal (``$XCSH_HOME/journal/ast-edit``), so
    ``xcsh undo`` can put the files back.
 
+Several PATHs make one preview: each file once (by real path, so ``real.py .``
+or a symlinked folder does not preview a file twice), one pending action,
+one question, applied all or nothing and journaled as one change.
+
 ``--json`` prints one JSON object per replacement instead of the diff, with
 the fields of ``ast-grep run -r ... --json=stream`` (``replacement`` and
 ``replacementOffsets`` included); it never asks (use ``--yes`` to apply).
-The pending action's details carry diffs, not match objects, so these
-objects come from a second, read-only :func:`~xcsh.structural.preview_edit`
-with the same arguments; what ``--yes`` applies is still the tool's preview.
+The objects come from the very preview the pending action applies.
 
 Exit codes: 0 done (applied, discarded or previewed), 1 no replacement,
-2 bad input, 3 applying failed (nothing written; see the message).
+2 bad input, 3 applying failed (nothing written; see the message), 130
+Ctrl-C (the edit is discarded), 141 standard output closed early and
+nothing applied. When standard output closes early (``| head``) the command
+still does what it was asked: with ``--yes`` the edit is applied, the
+outcome is printed on stderr and the exit code is the apply's (0 or 3).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import select
+import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +57,8 @@ from rich.console import Console
 from xcsh.cli.common import (
     EXIT_APPLY_FAILED,
     EXIT_BAD_INPUT,
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERRUPTED,
     EXIT_NO_MATCH,
     EXIT_OK,
     add_scope_arguments,
@@ -56,7 +71,8 @@ from xcsh.core import AgentToolResult, ToolError, UsageError
 from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, command_journal_dir, record_applies
 from xcsh.pending import PendingAction, PendingActionStore, create_resolve_tool
-from xcsh.structural import EditOp, create_ast_edit_tool, preview_edit
+from xcsh.structural import EditOp, EditPreview, preview_edit
+from xcsh.structural.tools import push_edit_preview
 from xcsh.ui import TerminalStyle, detect_style, make_console, render_preview, render_resolution
 
 YES_REASON = "applied with --yes"
@@ -66,6 +82,14 @@ NOT_A_TERMINAL_NOTE = (
     "Re-run with --yes to apply, or run it in a terminal to be asked."
 )
 DRY_RUN_NOTE = "dry run: previewed only, nothing changed."
+JSON_NOTE = "--json never asks: previewed only, nothing changed. Add --yes to apply."
+INTERRUPTED_NOTE = "interrupted: nothing changed."
+INTERRUPTED_REASON = "interrupted at the prompt (Ctrl-C)"
+APPLY_FAILED_NOTE = (
+    "Nothing was written and the edit was dropped. Run the same xcsh ast-edit command "
+    "again to preview the files as they are now."
+)
+_AGENT_ADVICE = "; discard this preview and preview the edit again."
 
 _ANSWERS = {
     "a": "apply",
@@ -89,7 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog=(
             "exit codes: 0 done (applied, discarded or previewed), 1 no replacement, "
-            "2 bad input, 3 applying failed (nothing written)"
+            "2 bad input, 3 applying failed (nothing written), 130 Ctrl-C (discarded), "
+            "141 output closed early and nothing applied"
         ),
     )
     parser.add_argument("-p", "--pattern", required=True, help="the ast-grep pattern to match")
@@ -116,11 +141,54 @@ class Decision:
     reason: str
 
 
-def ask(read: Any = input, write: Any = None) -> Decision:
+def read_line(prompt: str) -> str:
+    """:func:`input` for the prompt, without losing a Ctrl-C typed at any moment.
+
+    ``input()`` blocks in C: a SIGINT that lands after the prompt is written
+    but before the read starts is only noticed once a line is typed. Here the
+    wait is a :func:`select.select` on stdin and a :func:`signal.set_wakeup_fd`
+    pipe, so Ctrl-C always wakes it and raises KeyboardInterrupt. The terminal
+    stays in its usual line mode (typing, backspace and echo as with ``input()``).
+
+    Returns:
+        The line typed, without its line ending.
+
+    Raises:
+        EOFError: input ended (Ctrl-D) before a line.
+        KeyboardInterrupt: Ctrl-C.
+    """
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    fd = sys.stdin.fileno()
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    previous = signal.set_wakeup_fd(wake_write, warn_on_full_buffer=False)
+    data = b""
+    try:
+        while b"\n" not in data:
+            # a signal raises here, at the latest once the wake-up pipe is readable
+            ready, _, _ = select.select([fd, wake_read], [], [])
+            if wake_read in ready:
+                os.read(wake_read, 512)
+            if fd in ready:
+                chunk = os.read(fd, 4096)
+                if not chunk:
+                    if data:
+                        break
+                    raise EOFError
+                data += chunk
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.close(wake_read)
+        os.close(wake_write)
+    return data.split(b"\n", 1)[0].decode("utf-8", errors="replace").rstrip("\r")
+
+
+def ask(read: Any = read_line, write: Any = None) -> Decision:
     """Ask on the terminal whether to apply or discard, then why.
 
     Args:
-        read: ``read(prompt) -> str``, :func:`input` by default.
+        read: ``read(prompt) -> str``, :func:`read_line` by default.
         write: ``write(text)`` for messages; stderr by default.
 
     Returns:
@@ -147,29 +215,142 @@ def ask(read: Any = input, write: Any = None) -> Decision:
 def main(argv: list[str]) -> int:
     """Run ``xcsh ast-edit``; returns the exit code (see the module docstring)."""
     args = build_parser().parse_args(argv)
+    out = _Stdout(None if args.json else make_console(sys.stdout, _style()))
     try:
         check_limit(args.limit)
-        return asyncio.run(_edit(args))
+        preview = _with_spinner(lambda: _merged_preview(args))
     except (ToolError, UsageError) as exc:
         error(str(exc))
         return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        error(INTERRUPTED_NOTE)
+        return EXIT_INTERRUPTED
+    store = PendingActionStore()
+    # every apply is recorded in the undo journal, so `xcsh undo` can put the files back
+    record_applies(store, Journal(command_journal_dir(xcsh_home())), Path.cwd())
+    result = push_edit_preview(store, preview, _arguments(args))
+    for note in _notes(result):
+        error(note)
+    action = store.peek()
+    if action is None:
+        return EXIT_NO_MATCH
+    try:
+        _show(args, preview, action, out)
+        decision, code = _decide(args)
+    except KeyboardInterrupt:  # Ctrl-C after the preview: discard, never apply
+        print(file=sys.stderr)
+        decision, code = Decision("discard", INTERRUPTED_REASON), EXIT_INTERRUPTED
+    if decision is None:
+        return EXIT_BROKEN_PIPE if out.broken else code
+    # Ctrl-C cannot cut an apply short: it writes every file or none.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        resolved = asyncio.run(_resolve(store, decision, out))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if code != EXIT_OK:
+        return code
+    if out.broken and decision.action != "apply":
+        return EXIT_BROKEN_PIPE
+    return resolved
 
 
-def _tool_params(args: argparse.Namespace, path: str) -> dict[str, Any]:
-    params: dict[str, Any] = {
+def _show(
+    args: argparse.Namespace, preview: EditPreview, action: PendingAction, out: _Stdout
+) -> None:
+    """The preview on stdout: the whole diff (the user approves all of it) or JSON lines."""
+    if args.json:
+        out.write_json(preview)
+        return
+    details = action.details if isinstance(action.details, dict) else {}
+    diff = str(details.get("diff", ""))
+    out.print(
+        render_preview(action.label, diff, style=_style(), max_lines=None, max_line_chars=None)
+    )
+
+
+def _decide(args: argparse.Namespace) -> tuple[Decision | None, int]:
+    """How to resolve the previewed edit, asked on the terminal when needed.
+
+    Runs outside any event loop, so Ctrl-C at the prompt is a plain
+    KeyboardInterrupt (the caller discards the edit and exits 130).
+
+    Returns:
+        ``(decision, code)``: no decision means stop here with ``code``.
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C at the prompt.
+    """
+    if args.dry_run:
+        error(DRY_RUN_NOTE)
+        return None, EXIT_OK
+    if args.yes:
+        return Decision("apply", YES_REASON), EXIT_OK
+    if args.json:
+        error(JSON_NOTE)
+        return None, EXIT_OK
+    if not is_interactive():
+        error(NOT_A_TERMINAL_NOTE)
+        return None, EXIT_OK
+    try:
+        return ask(), EXIT_OK
+    except EOFError:
+        print(file=sys.stderr)
+        return Decision("discard", "no answer at the prompt"), EXIT_OK
+
+
+def _arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """What produced the preview, recorded in the pending action's details."""
+    return {
         "ops": [{"pat": args.pattern, "out": args.rewrite}],
-        "path": path,
+        "paths": list(args.paths or [os.curdir]),
+        "lang": args.lang,
+        "sel": args.selector,
+        "glob": list(args.globs),
         "strictness": args.strictness,
+        "limit": args.limit,
     }
-    if args.lang:
-        params["lang"] = args.lang
-    if args.selector:
-        params["sel"] = args.selector
-    if args.globs:
-        params["glob"] = list(args.globs)
-    if args.limit is not None:
-        params["limit"] = args.limit
-    return params
+
+
+def _merged_preview(args: argparse.Namespace) -> EditPreview:
+    """One preview across every PATH, each file read once (by real path).
+
+    Each PATH is resolved on its own (its own language, as ``ast-grep run``
+    infers one per file); ``--limit`` counts across them, in the order given.
+    """
+    root = os.getcwd()
+    paths = args.paths or [os.curdir]
+    covered: set[str] = set()
+    merged: EditPreview | None = None
+    remaining = args.limit
+    for path in paths:
+        preview = preview_edit(
+            [EditOp(pat=args.pattern, out=args.rewrite)],
+            root=root,
+            path=path,
+            glob=tuple(args.globs),
+            lang=args.lang,
+            selector=args.selector,
+            strictness=args.strictness,
+            limit=remaining,
+            captures=bool(args.json),
+            covered=covered if len(paths) > 1 else None,
+        )
+        if merged is None:
+            merged = preview
+        else:
+            merged.files.extend(preview.files)
+            merged.skipped.extend(s for s in preview.skipped if s not in merged.skipped)
+            merged.files_scanned += preview.files_scanned
+            merged.identical += preview.identical
+            merged.limit_reached = merged.limit_reached or preview.limit_reached
+        if remaining is not None:
+            remaining -= preview.total
+            if remaining <= 0:
+                break
+    assert merged is not None  # paths is never empty
+    return merged
 
 
 def _notes(result: AgentToolResult) -> list[str]:
@@ -181,125 +362,86 @@ def _notes(result: AgentToolResult) -> list[str]:
     return [line for line in lines[start:] if line and not line.startswith("This is a preview")]
 
 
-async def _preview(
-    args: argparse.Namespace, store: PendingActionStore, console: Console | None
-) -> list[PendingAction]:
-    tool = create_ast_edit_tool(os.getcwd(), store)
-    actions: list[PendingAction] = []
-    remaining = args.limit
-    for number, path in enumerate(args.paths or [os.curdir], 1):
-        params = _tool_params(args, path)
-        if remaining is not None:
-            params["limit"] = remaining
-        before = store.count
-        result = await _with_spinner(tool.execute(f"ast-edit-{number}", params))
-        for note in _notes(result):
-            error(note)
-        top = store.peek()
-        if top is None or store.count == before:
-            continue
-        actions.append(top)
-        if console is not None:
-            details = top.details if isinstance(top.details, dict) else {}
-            console.print(render_preview(top.label, str(details.get("diff", "")), style=_style()))
-        if remaining is not None:
-            remaining -= int(top.details.get("total", 0)) if isinstance(top.details, dict) else 0
-            if remaining <= 0:
-                break
-    return actions
-
-
-async def _with_spinner(job: Any) -> AgentToolResult:
+def _with_spinner(job: Callable[[], EditPreview]) -> EditPreview:
     if not stderr_is_terminal():
-        result: AgentToolResult = await job
-        return result
+        return job()
     status_console = Console(file=sys.stderr, no_color=not detect_style(sys.stderr).color)
     with status_console.status("previewing the rewrite...", spinner="dots"):
-        result = await job
-    return result
+        return job()
 
 
 def _style() -> TerminalStyle:
     return detect_style(sys.stdout)
 
 
-def _print_json(args: argparse.Namespace) -> None:
-    """One ``ast-grep run -r --json=stream`` object per replacement of the preview."""
-    remaining = args.limit
-    for path in args.paths or [os.curdir]:
-        preview = preview_edit(
-            [EditOp(pat=args.pattern, out=args.rewrite)],
-            root=os.getcwd(),
-            path=path,
-            glob=tuple(args.globs),
-            lang=args.lang,
-            selector=args.selector,
-            strictness=args.strictness,
-            limit=remaining,
-            captures=True,
-        )
-        for edit in preview.files:
-            for rep in edit.replacements:
-                obj = rep.match.to_cli_json(replacement=rep)
-                sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
-        if remaining is not None:
-            remaining -= preview.total
-            if remaining <= 0:
-                break
-    sys.stdout.flush()
+class _Stdout:
+    """Standard output that notices when its reader goes away (``| head``).
 
+    Once a write fails with a broken pipe, file descriptor 1 points at
+    /dev/null, :attr:`broken` is set and what is printed afterwards goes to
+    stderr instead, so the outcome of an apply is still reported. Without a
+    console (``--json``) stdout carries only JSON and messages go to stderr.
+    """
 
-async def _edit(args: argparse.Namespace) -> int:
-    store = PendingActionStore()
-    # every apply is recorded in the undo journal, so `xcsh undo` can put the files back
-    record_applies(store, Journal(command_journal_dir(xcsh_home())), Path.cwd())
-    console = None if args.json else make_console(sys.stdout, _style())
-    actions = await _preview(args, store, console)
-    if not actions:
-        return EXIT_NO_MATCH
-    if args.json:
-        _print_json(args)
-    if args.dry_run:
-        error(DRY_RUN_NOTE)
-        return EXIT_OK
-    if args.yes:
-        decision = Decision("apply", YES_REASON)
-    elif not args.json and is_interactive():
+    def __init__(self, console: Console | None) -> None:
+        self.console = console
+        self.broken = False
+
+    def print(self, renderable: Any) -> None:
+        """Print on stdout; on stderr with ``--json`` (no console) or once stdout is closed."""
+        console = self.console
+        if console is not None and not self.broken:
+            try:
+                console.print(renderable)
+                return
+            except BrokenPipeError:
+                self._close()
+            except SystemExit:
+                # rich handles a broken pipe itself: fd 1 now points at /dev/null
+                if not console.quiet:
+                    raise
+                self.broken = True
+        make_console(sys.stderr).print(renderable)
+
+    def write_json(self, preview: EditPreview) -> None:
+        """One ``ast-grep run -r --json=stream`` object per replacement of the preview."""
         try:
-            decision = ask()
-        except (EOFError, KeyboardInterrupt):
-            print(file=sys.stderr)
-            decision = Decision("discard", "no answer at the prompt")
-    else:
-        error(NOT_A_TERMINAL_NOTE)
-        return EXIT_OK
-    return await _resolve_all(store, decision, console)
+            for edit in preview.files:
+                for rep in edit.replacements:
+                    obj = rep.match.to_cli_json(replacement=rep)
+                    sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+                    sys.stdout.write("\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            self._close()
+
+    def _close(self) -> None:
+        self.broken = True
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
 
 
-async def _resolve_all(
-    store: PendingActionStore, decision: Decision, console: Console | None
-) -> int:
-    """Resolve every pending action (LIFO) with the same decision and reason."""
+async def _resolve(store: PendingActionStore, decision: Decision, out: _Stdout) -> int:
+    """Resolve the pending edit through the ``resolve`` tool and show the outcome."""
     resolve = create_resolve_tool(store)
-    out = console if console is not None else make_console(sys.stderr)
-    style = _style() if console is not None else detect_style(sys.stderr)
-    code = EXIT_OK
-    number = 0
-    while store.has_pending:
-        number += 1
-        result = await resolve.execute(
-            f"resolve-{number}", {"action": decision.action, "reason": decision.reason}
-        )
-        out.print(
-            render_resolution(
-                result.details, is_error=result.is_error, message=result.text, style=style
-            )
-        )
-        if result.is_error:
-            # apply failed and the action went back on the stack: nothing of it was written.
-            store.pop()
-            code = EXIT_APPLY_FAILED
-        elif decision.action == "apply":
+    style = _style() if out.console is not None and not out.broken else detect_style(sys.stderr)
+    result = await resolve.execute(
+        "resolve-1", {"action": decision.action, "reason": decision.reason}
+    )
+    if not result.is_error:
+        out.print(render_resolution(result.details, style=style))
+        if decision.action == "apply":
             out.print(result.text)
             out.print("Undo it with: xcsh undo")
-    return code
+        return EXIT_OK
+    # apply failed and the action went back on the stack: nothing of it was written.
+    store.pop()
+    first = result.text.split("\n", 1)[0].replace(_AGENT_ADVICE, ".")
+    out.print(
+        render_resolution(
+            result.details, is_error=True, message=f"{first}\n  {APPLY_FAILED_NOTE}", style=style
+        )
+    )
+    return EXIT_APPLY_FAILED

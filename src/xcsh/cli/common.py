@@ -30,6 +30,11 @@ EXIT_BAD_INPUT = 2
 EXIT_APPLY_FAILED = 3
 """``ast-edit`` only: applying failed (a file changed since the preview, a write
 failed); nothing was written, earlier files were restored."""
+EXIT_INTERRUPTED = 130
+"""Ctrl-C (128 + SIGINT): ``ast-edit`` discards the edit; nothing was written."""
+EXIT_BROKEN_PIPE = 141
+"""Standard output closed early (128 + SIGPIPE), as the ``xcsh`` dispatcher reports it.
+``ast-edit`` returns it only when nothing was applied (see its module docstring)."""
 
 PROGRESS_MIN_FILES = 200
 """A progress bar is shown (on a terminal only) when a scan covers this many files."""

@@ -3,8 +3,10 @@
 Rules (kept close to the ``ast-grep`` CLI, which uses the ``ignore`` crate):
 
 - ``.gitignore`` and ``.ignore`` files in every folder apply to that folder
-  and below (gitwildmatch syntax, via pathspec). Unlike the CLI, a
-  ``.gitignore`` counts even outside a git repository: users expect it to.
+  and below (gitwildmatch syntax, via pathspec), including those of the
+  folders above the starting one up to the top of its git repository, and
+  the repository's ``.git/info/exclude``. Unlike the CLI, a ``.gitignore``
+  counts even outside a git repository: users expect it to.
 - ``.git`` and ``node_modules`` are always skipped, and so are folders whose
   name starts with a dot, as the CLI does; dot-files themselves are walked.
 - Symlinks met during a walk are not followed, files or folders alike, as
@@ -91,12 +93,38 @@ def iter_files(
             yield start
         return
 
-    inherited: list[_Rules] = []
-    if root is not None and root in start.parents:
+    # Ignore files above ``start`` apply too: from the top of the git repository
+    # holding it (as git and the CLI do), or else from ``root``.
+    repo = _repo_top(start)
+    anchor = repo if repo is not None else root
+    inherited: list[_Rules] = _load_exclude(repo) if repo is not None else []
+    if anchor is not None and anchor in start.parents:
         for folder in reversed(start.parents):
-            if folder == root or root in folder.parents:
+            if folder == anchor or anchor in folder.parents:
                 inherited.extend(_load_rules(folder))
     yield from _walk(start, inherited, wanted)
+
+
+def _repo_top(folder: Path) -> Path | None:
+    """The nearest folder at or above ``folder`` holding a ``.git`` (folder or file)."""
+    for candidate in (folder, *folder.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return None
+
+
+def _load_exclude(repo: Path) -> list[_Rules]:
+    """The repository's own ignore list, ``.git/info/exclude``, based at its top."""
+    try:
+        lines = (
+            (repo / ".git" / "info" / "exclude")
+            .read_text(encoding="utf-8", errors="replace")
+            .splitlines()
+        )
+    except OSError:
+        return []
+    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    return [_Rules(repo, spec)] if spec.patterns else []
 
 
 def _walk(folder: Path, inherited: list[_Rules], wanted: Callable[[Path], bool]) -> Iterator[Path]:

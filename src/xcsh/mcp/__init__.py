@@ -16,6 +16,8 @@ from xcsh.mcp.server import (
 from xcsh.mcp.session import (
     DEFAULT_MAX_PENDING,
     DISCONNECT_REASON,
+    IDLE_REASON,
+    STOP_REASON,
     McpSession,
     ToolFactory,
     max_pending_message,
@@ -33,6 +35,8 @@ __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
     "DEFAULT_MAX_PENDING",
     "DISCONNECT_REASON",
+    "IDLE_REASON",
+    "STOP_REASON",
     "HttpSessions",
     "McpSession",
     "ToolFactory",

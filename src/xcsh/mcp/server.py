@@ -33,7 +33,14 @@ from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from xcsh import __version__
-from xcsh.mcp.session import DEFAULT_MAX_PENDING, McpSession, ToolFactory
+from xcsh.mcp.session import (
+    DEFAULT_MAX_PENDING,
+    DISCONNECT_REASON,
+    IDLE_REASON,
+    STOP_REASON,
+    McpSession,
+    ToolFactory,
+)
 from xcsh.mcp.tools import mcp_content, mcp_tool
 
 logger = logging.getLogger(__name__)
@@ -116,23 +123,30 @@ class HttpSessions:
     def __len__(self) -> int:
         return len(self._sessions)
 
-    async def close(self, session_id: str) -> int:
-        """Close one session, discarding its pending actions; returns how many."""
+    async def close(self, session_id: str, reason: str = DISCONNECT_REASON) -> int:
+        """Close one session, discarding its pending actions; returns how many.
+
+        Args:
+            session_id: the ``Mcp-Session-Id``.
+            reason: handed to each ``reject``: :data:`DISCONNECT_REASON` when
+                the client ends the session, :data:`IDLE_REASON` or
+                :data:`STOP_REASON` when the server ends it.
+        """
         self._last_seen.pop(session_id, None)
         session = self._sessions.pop(session_id, None)
-        return 0 if session is None else await session.close()
+        return 0 if session is None else await session.close(reason)
 
     async def reap_idle(self, now: float | None = None) -> None:
         """Close the sessions idle for longer than ``idle_timeout``."""
         now = time.monotonic() if now is None else now
         stale = [sid for sid, seen in self._last_seen.items() if now - seen > self.idle_timeout]
         for session_id in stale:
-            await self.close(session_id)
+            await self.close(session_id, IDLE_REASON)
 
     async def close_all(self) -> None:
-        """Close every session (server shutdown)."""
+        """Close every session (server shutdown): rejects get :data:`STOP_REASON`."""
         for session_id in list(self._sessions):
-            await self.close(session_id)
+            await self.close(session_id, STOP_REASON)
 
 
 def _session_id(ctx: ServerRequestContext[Any, Any]) -> str | None:
@@ -186,12 +200,14 @@ def create_server(lifespan: Lifespan) -> Server[SessionSource]:
     )
 
 
-async def _discard(session: McpSession) -> None:
+async def _discard(session: McpSession, reason: str) -> None:
     # Shielded so the rejects finish even while the surrounding scope is cancelled.
     with anyio.CancelScope(shield=True):
-        discarded = await session.shutdown()
+        discarded = await session.shutdown(reason)
     if discarded:
-        logger.info("client left: discarded %d pending action(s)", discarded)
+        noun = "action" if discarded == 1 else "actions"
+        why = "server stopping" if reason == STOP_REASON else "client left"
+        logger.info("%s: discarded %d pending %s", why, discarded, noun)
 
 
 async def serve_stdio(
@@ -227,7 +243,7 @@ async def serve_stdio(
     async def stop_on_signal() -> None:
         with anyio.open_signal_receiver(*stop_signals) as received:
             async for signum in received:
-                await _discard(session)
+                await _discard(session, STOP_REASON)
                 signal.signal(signum, signal.SIG_DFL)
                 os.kill(os.getpid(), signum)
                 return
@@ -239,7 +255,7 @@ async def serve_stdio(
             async with stdio_server() as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, server.create_initialization_options())
         finally:
-            await _discard(session)
+            await _discard(session, DISCONNECT_REASON)  # a no-op after a stop signal
             tg.cancel_scope.cancel()
 
 
@@ -302,7 +318,25 @@ def create_http_app(
             for key, value in scope.get("headers", []):
                 if key.decode("latin-1").lower() == SESSION_HEADER:
                     await sessions.close(value.decode("latin-1"))
-        await inner(scope, receive, send)
+        if scope.get("type") != "http":
+            await inner(scope, receive, send)
+            return
+        started = completed = False
+
+        async def tracked_send(message: Any) -> None:
+            nonlocal started, completed
+            if message.get("type") == "http.response.start":
+                started = True
+            elif message.get("type") == "http.response.body" and not message.get("more_body"):
+                completed = True
+            await send(message)
+
+        await inner(scope, receive, tracked_send)
+        if started and not completed:
+            # On server shutdown the SDK's event streams (sse-starlette) stop
+            # without the final body message, and uvicorn then logs "ASGI
+            # callable returned without completing response". End them cleanly.
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     return app, sessions
 

@@ -35,7 +35,13 @@ DEFAULT_MAX_PENDING = 8
 """How many previews may wait for ``resolve`` before preview-producing calls are refused."""
 
 DISCONNECT_REASON = "The MCP client disconnected before resolving this preview."
-"""The ``reason`` handed to ``reject`` when a session closes with actions pending."""
+"""The ``reason`` handed to ``reject`` when the client ends its session with actions pending."""
+
+STOP_REASON = "The xcsh MCP server stopped before this preview was resolved."
+"""The ``reason`` handed to ``reject`` when the server stops with actions pending."""
+
+IDLE_REASON = "The MCP session was idle too long and was closed before this preview was resolved."
+"""The ``reason`` handed to ``reject`` when an idle HTTP session is closed."""
 
 ToolFactory = Callable[[PendingActionStore], Sequence[AgentTool[Any]]]
 """Builds one session's tools around that session's store. Called once per session."""
@@ -44,18 +50,25 @@ ToolFactory = Callable[[PendingActionStore], Sequence[AgentTool[Any]]]
 def pending_notice(count: int) -> str:
     """The steering line appended to every result while ``count`` actions are pending.
 
+    It speaks only of the actions still waiting, so it stays true right after
+    a ``resolve`` that applied another one.
+
     Args:
         count: pending actions in the session's store, at least 1.
 
     Returns:
-        For example ``Pending: 1 action waits for resolve. Nothing has changed yet:
+        For example ``Pending: 1 action waits for resolve and has not been applied:
         call the `resolve` tool with action "apply" or "discard" (and a reason)
         before anything else.``
     """
-    noun = "action waits" if count == 1 else "actions wait"
+    waiting = (
+        "1 action waits for resolve and has not been applied"
+        if count == 1
+        else f"{count} actions wait for resolve and none of them has been applied"
+    )
     return (
-        f"Pending: {count} {noun} for resolve. Nothing has changed yet: call the "
-        '`resolve` tool with action "apply" or "discard" (and a reason) before anything else.'
+        f"Pending: {waiting}: call the `resolve` tool with action "
+        '"apply" or "discard" (and a reason) before anything else.'
     )
 
 
@@ -67,10 +80,11 @@ def max_pending_message(tool_name: str, count: int, limit: int) -> str:
         count: pending actions now.
         limit: the session's ``max_pending``.
     """
+    waiting = f"{count} pending action waits" if count == 1 else f"{count} pending actions wait"
     return (
-        f"Refused: '{tool_name}' was not run because {count} pending actions already wait for "
-        f'resolve (this server allows {limit}). Call the `resolve` tool with action "apply" '
-        'or "discard" first, then retry.'
+        f"Refused: '{tool_name}' was not run because {waiting} for resolve (this server "
+        f'allows {limit}). Call the `resolve` tool with action "apply" or "discard" first, '
+        "then retry."
     )
 
 

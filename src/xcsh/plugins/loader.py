@@ -165,10 +165,9 @@ async def aload_custom_tools(
             for candidate in project:
                 await loader.load_module_file(candidate)
         else:
-            tools_dir = project_tools_dir(cwd)
-            message = untrusted_message(Path(cwd).resolve(), tools_dir)
+            message = untrusted_message(Path(cwd).resolve(), project_dir)
             loader.result.errors.append(
-                LoadError(path=str(tools_dir), error=message, source="project", kind="untrusted")
+                LoadError(path=str(project_dir), error=message, source="project", kind="untrusted")
             )
     return loader.result
 

@@ -1,16 +1,28 @@
-"""Small pieces the adapters share: tool-call parsing, aborted answers, data URLs."""
+"""Small pieces the adapters share: tool-call parsing, aborted answers, and the
+content mapping both OpenAI APIs use (data URLs, text, tool-result images)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 from xcsh.core import (
     AssistantMessage,
     ImageContent,
+    Message,
     TextContent,
     ThinkingContent,
     ToolCall,
+    ToolResultMessage,
+    UserMessage,
 )
+
+TOOL_IMAGES_NOTE = "Images returned by the tool calls above:"
+"""Opens the user message that carries the images of a run of tool results."""
+
+Part = Callable[[TextContent | ImageContent], dict[str, Any]]
+"""One content block in an API's own shape."""
 
 
 def parse_tool_call(call_id: str, name: str, raw: str | None) -> ToolCall:
@@ -62,3 +74,48 @@ def data_url(image: ImageContent) -> str:
 def joined_text(blocks: list[TextContent | ImageContent]) -> str:
     """The text blocks of a content list, joined by newlines (images left out)."""
     return "\n".join(b.text for b in blocks if isinstance(b, TextContent))
+
+
+def openai_messages(
+    messages: list[Message],
+    items: Callable[[ToolResultMessage | AssistantMessage], list[dict[str, Any]]],
+    part: Part,
+) -> list[dict[str, Any]]:
+    """Messages in the shape both OpenAI APIs share for user content and tool-result images.
+
+    A user message becomes ``{"role": "user", "content": ...}``: its text as
+    one string, or a list of ``part`` blocks when it holds images. Tool
+    results and assistant messages become ``items(message)``. The OpenAI APIs
+    take text only in a tool's output, so the images of a run of consecutive
+    tool results follow that run as one user message: the
+    :data:`TOOL_IMAGES_NOTE` text, then the images, each as ``part`` makes it.
+    """
+    out: list[dict[str, Any]] = []
+    images: list[ImageContent] = []
+    for message in messages:
+        if not isinstance(message, ToolResultMessage) and images:
+            out.append(_image_message(images, part))
+            images = []
+        if isinstance(message, UserMessage):
+            out.append({"role": "user", "content": _user_content(message.content, part)})
+        else:
+            out.extend(items(message))
+        if isinstance(message, ToolResultMessage):
+            images.extend(b for b in message.content if isinstance(b, ImageContent))
+    if images:
+        out.append(_image_message(images, part))
+    return out
+
+
+def _user_content(
+    content: list[TextContent | ImageContent], part: Part
+) -> str | list[dict[str, Any]]:
+    if not any(isinstance(b, ImageContent) for b in content):
+        return joined_text(content)
+    return [part(b) for b in content]
+
+
+def _image_message(images: list[ImageContent], part: Part) -> dict[str, Any]:
+    parts = [part(TextContent(TOOL_IMAGES_NOTE))]
+    parts.extend(part(i) for i in images)
+    return {"role": "user", "content": parts}

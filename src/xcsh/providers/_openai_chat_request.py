@@ -19,9 +19,8 @@ from xcsh.core import (
     TextContent,
     ToolChoice,
     ToolResultMessage,
-    UserMessage,
 )
-from xcsh.providers._common import data_url, joined_text
+from xcsh.providers._common import data_url, joined_text, openai_messages
 
 
 def build_params(
@@ -88,30 +87,20 @@ def map_tool_choice(choice: ToolChoice, forced_supported: bool) -> Any:
 
 def map_messages(messages: list[Message]) -> list[dict[str, Any]]:
     """Messages in Chat Completions shape."""
-    out: list[dict[str, Any]] = []
-    images: list[ImageContent] = []
-    for message in messages:
-        if not isinstance(message, ToolResultMessage) and images:
-            out.append(_image_message(images))
-            images = []
-        if isinstance(message, UserMessage):
-            out.append({"role": "user", "content": _user_content(message.content)})
-        elif isinstance(message, ToolResultMessage):
-            out.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": message.tool_call_id,
-                    "content": joined_text(message.content),
-                }
-            )
-            images.extend(b for b in message.content if isinstance(b, ImageContent))
-        else:
-            assistant = _assistant(message)
-            if assistant is not None:
-                out.append(assistant)
-    if images:
-        out.append(_image_message(images))
-    return out
+    return openai_messages(messages, _items, _part)
+
+
+def _items(message: ToolResultMessage | AssistantMessage) -> list[dict[str, Any]]:
+    if isinstance(message, ToolResultMessage):
+        return [
+            {
+                "role": "tool",
+                "tool_call_id": message.tool_call_id,
+                "content": joined_text(message.content),
+            }
+        ]
+    assistant = _assistant(message)
+    return [] if assistant is None else [assistant]
 
 
 def _assistant(message: AssistantMessage) -> dict[str, Any] | None:
@@ -132,21 +121,7 @@ def _assistant(message: AssistantMessage) -> dict[str, Any] | None:
     return out
 
 
-def _user_content(content: list[TextContent | ImageContent]) -> str | list[dict[str, Any]]:
-    if not any(isinstance(b, ImageContent) for b in content):
-        return joined_text(content)
-    parts: list[dict[str, Any]] = []
-    for b in content:
-        if isinstance(b, TextContent):
-            parts.append({"type": "text", "text": b.text})
-        else:
-            parts.append({"type": "image_url", "image_url": {"url": data_url(b)}})
-    return parts
-
-
-def _image_message(images: list[ImageContent]) -> dict[str, Any]:
-    parts: list[dict[str, Any]] = [
-        {"type": "text", "text": "Images returned by the tool calls above:"}
-    ]
-    parts.extend({"type": "image_url", "image_url": {"url": data_url(i)}} for i in images)
-    return {"role": "user", "content": parts}
+def _part(block: TextContent | ImageContent) -> dict[str, Any]:
+    if isinstance(block, TextContent):
+        return {"type": "text", "text": block.text}
+    return {"type": "image_url", "image_url": {"url": data_url(block)}}

@@ -1,4 +1,4 @@
-"""What the two OpenAI adapters share: the client and SDK error translation."""
+"""What the two OpenAI adapters share: the client, settings and SDK error translation."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import openai
 
 from xcsh.core import ProviderError
+from xcsh.providers._adapter import StreamingAdapter
 from xcsh.providers._errors import ErrorContext, connection_error, status_error
 
 if TYPE_CHECKING:
@@ -58,3 +59,48 @@ def translate(ctx: ErrorContext, exc: openai.OpenAIError, *, mid_stream: bool) -
         # An error event inside a stream (no HTTP status): keep the provider's text.
         return ProviderError(f"{ctx.provider}: {exc.message}", body=exc.body, retryable=True)
     return ProviderError(f"{ctx.provider}: {exc}")
+
+
+class OpenAIAdapter(StreamingAdapter):
+    """Settings, client and error translation for both OpenAI APIs.
+
+    Args:
+        model: model id.
+        api_key: the key (``OPENAI_API_KEY``); may be None with ``base_url``.
+        base_url: an OpenAI-compatible server, or None.
+        max_tokens: output cap when a request sets none (None: server default).
+        thinking: ask for reasoning on every request.
+        max_retries: SDK retries on rate limits and 5xx.
+        http_client: an ``httpx2.AsyncClient`` to send through, or None.
+
+    Raises:
+        ProviderError: no key and no ``base_url``.
+    """
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        api_key: str | None,
+        base_url: str | None = None,
+        max_tokens: int | None = None,
+        thinking: bool = False,
+        max_retries: int = 3,
+        http_client: httpx2.AsyncClient | None = None,
+    ) -> None:
+        super().__init__(
+            model=model,
+            max_tokens=max_tokens,
+            thinking=thinking,
+            key_env="OPENAI_API_KEY",
+            base_url=base_url,
+            max_retries=max_retries,
+        )
+        self._client = make_client(
+            api_key=api_key, base_url=base_url, max_retries=max_retries, http_client=http_client
+        )
+
+    def _provider_error(self, exc: Exception, *, mid_stream: bool) -> ProviderError | None:
+        if isinstance(exc, openai.OpenAIError):
+            return translate(self._ctx, exc, mid_stream=mid_stream)
+        return None

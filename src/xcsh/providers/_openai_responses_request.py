@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from xcsh.core import (
+    AssistantMessage,
     ForcedTool,
     ImageContent,
     Message,
@@ -19,9 +20,8 @@ from xcsh.core import (
     TextContent,
     ToolChoice,
     ToolResultMessage,
-    UserMessage,
 )
-from xcsh.providers._common import data_url, joined_text
+from xcsh.providers._common import data_url, joined_text, openai_messages
 
 
 def build_params(
@@ -71,53 +71,34 @@ def map_tool_choice(choice: ToolChoice) -> Any:
 
 def map_input(messages: list[Message]) -> list[dict[str, Any]]:
     """Conversation as input items; tool-result images follow as one user message."""
+    return openai_messages(messages, _items, _part)
+
+
+def _items(message: ToolResultMessage | AssistantMessage) -> list[dict[str, Any]]:
+    if isinstance(message, ToolResultMessage):
+        return [
+            {
+                "type": "function_call_output",
+                "call_id": message.tool_call_id,
+                "output": joined_text(message.content),
+            }
+        ]
     items: list[dict[str, Any]] = []
-    images: list[ImageContent] = []
-    for message in messages:
-        if not isinstance(message, ToolResultMessage) and images:
-            items.append(_image_message(images))
-            images = []
-        if isinstance(message, UserMessage):
-            items.append({"role": "user", "content": _user_content(message.content)})
-        elif isinstance(message, ToolResultMessage):
-            items.append(
-                {
-                    "type": "function_call_output",
-                    "call_id": message.tool_call_id,
-                    "output": joined_text(message.content),
-                }
-            )
-            images.extend(b for b in message.content if isinstance(b, ImageContent))
-        else:
-            if message.text:
-                items.append({"role": "assistant", "content": message.text})
-            items.extend(
-                {
-                    "type": "function_call",
-                    "call_id": call.id,
-                    "name": call.name,
-                    "arguments": json.dumps(call.arguments),
-                }
-                for call in message.tool_calls
-            )
-    if images:
-        items.append(_image_message(images))
+    if message.text:
+        items.append({"role": "assistant", "content": message.text})
+    items.extend(
+        {
+            "type": "function_call",
+            "call_id": call.id,
+            "name": call.name,
+            "arguments": json.dumps(call.arguments),
+        }
+        for call in message.tool_calls
+    )
     return items
-
-
-def _user_content(content: list[TextContent | ImageContent]) -> str | list[dict[str, Any]]:
-    if not any(isinstance(b, ImageContent) for b in content):
-        return joined_text(content)
-    return [_part(b) for b in content]
 
 
 def _part(block: TextContent | ImageContent) -> dict[str, Any]:
     if isinstance(block, TextContent):
         return {"type": "input_text", "text": block.text}
     return {"type": "input_image", "image_url": data_url(block), "detail": "auto"}
-
-
-def _image_message(images: list[ImageContent]) -> dict[str, Any]:
-    parts = [{"type": "input_text", "text": "Images returned by the tool calls above:"}]
-    parts.extend(_part(i) for i in images)
-    return {"role": "user", "content": parts}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 import anthropic
@@ -26,17 +26,11 @@ from xcsh.core import (
     ToolCall,
     Usage,
 )
+from xcsh.providers._adapter import Received, StreamingAdapter
 from xcsh.providers._anthropic_request import build_params
-from xcsh.providers._cancel import Cancelled, race, until_cancelled
-from xcsh.providers._common import aborted
-from xcsh.providers._errors import ErrorContext, connection_error, status_error
-from xcsh.providers.base import (
-    ResponseDone,
-    StreamEvent,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallStart,
-)
+from xcsh.providers._cancel import race, until_cancelled
+from xcsh.providers._errors import connection_error, status_error
+from xcsh.providers.base import StreamEvent, ToolCallStart
 from xcsh.providers.pricing import with_cost
 
 DEFAULT_MAX_TOKENS = 8192
@@ -53,7 +47,7 @@ _STOP: dict[str, StopReason] = {
 }
 
 
-class AnthropicProvider:
+class AnthropicProvider(StreamingAdapter):
     """Claude models through the Messages API.
 
     Args:
@@ -72,7 +66,7 @@ class AnthropicProvider:
     """
 
     name = "anthropic"
-    supports_forced_tool_choice = True
+    max_tokens: int
 
     def __init__(
         self,
@@ -87,18 +81,16 @@ class AnthropicProvider:
         prompt_cache: bool = True,
         http_client: httpx2.AsyncClient | None = None,
     ) -> None:
-        self.model = model
-        self.prompt_cache = prompt_cache
-        self.max_tokens = max_tokens
-        self.thinking = thinking
-        self.thinking_budget = thinking_budget
-        self._ctx = ErrorContext(
-            provider=self.name,
+        super().__init__(
             model=model,
+            max_tokens=max_tokens,
+            thinking=thinking,
             key_env="ANTHROPIC_API_KEY",
             base_url=base_url,
             max_retries=max_retries,
         )
+        self.prompt_cache = prompt_cache
+        self.thinking_budget = thinking_budget
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key, base_url=base_url, max_retries=max_retries, http_client=http_client
         )
@@ -114,65 +106,48 @@ class AnthropicProvider:
             prompt_cache=self.prompt_cache,
         )
 
-    async def stream(
-        self, request: ModelRequest, *, cancel: asyncio.Event | None = None
-    ) -> AsyncIterator[StreamEvent]:
-        """Stream one answer; see :meth:`xcsh.providers.Provider.stream`.
+    async def _events(
+        self, request: ModelRequest, cancel: asyncio.Event | None, received: Received
+    ) -> AsyncGenerator[StreamEvent, None]:
+        async with contextlib.AsyncExitStack() as stack:
+            manager = self._client.messages.stream(**self.request_params(request))
+            stream = await race(stack.enter_async_context(manager), cancel)
+            received.started = True
+            async for event in until_cancelled(stream.__aiter__(), cancel):
+                if event.type == "text":
+                    yield received.text_delta(event.text)
+                elif event.type == "thinking":
+                    yield received.thinking_delta(event.thinking)
+                elif event.type == "content_block_start" and event.content_block.type == "tool_use":
+                    block = event.content_block
+                    yield ToolCallStart(id=block.id, name=block.name)
+            final = stream.current_message_snapshot
+        received.message = self._message(final)
 
-        Raises:
-            ProviderError: the API refused or failed the request after retries,
-                or a tool call's arguments were not valid JSON.
-        """
-        text: list[str] = []
-        thinking: list[str] = []
-        started = False
-        try:
-            async with contextlib.AsyncExitStack() as stack:
-                manager = self._client.messages.stream(**self.request_params(request))
-                stream = await race(stack.enter_async_context(manager), cancel)
-                started = True
-                async for event in until_cancelled(stream.__aiter__(), cancel):
-                    if event.type == "text":
-                        text.append(event.text)
-                        yield TextDelta(text=event.text)
-                    elif event.type == "thinking":
-                        thinking.append(event.thinking)
-                        yield ThinkingDelta(text=event.thinking)
-                    elif (
-                        event.type == "content_block_start"
-                        and event.content_block.type == "tool_use"
-                    ):
-                        block = event.content_block
-                        yield ToolCallStart(id=block.id, name=block.name)
-                final = stream.current_message_snapshot
-        except Cancelled:
-            yield ResponseDone(message=aborted(self.name, self.model, text, thinking))
-            return
-        except anthropic.APIStatusError as exc:
-            raise status_error(self._ctx, exc.status_code, exc.body, exc.message) from exc
-        except anthropic.APIConnectionError as exc:
+    def _provider_error(self, exc: Exception, *, mid_stream: bool) -> ProviderError | None:
+        if isinstance(exc, anthropic.APIStatusError):
+            return status_error(self._ctx, exc.status_code, exc.body, exc.message)
+        if isinstance(exc, anthropic.APIConnectionError):
             timeout = isinstance(exc, anthropic.APITimeoutError)
             detail = exc.message.rstrip(".")
             if exc.__cause__ is not None:
                 detail += f" ({exc.__cause__})"
-            raise connection_error(self._ctx, detail, timeout=timeout, mid_stream=started) from exc
-        except httpx2.TransportError as exc:  # the SDK lets body-read errors through
-            raise connection_error(
+            return connection_error(self._ctx, detail, timeout=timeout, mid_stream=mid_stream)
+        if isinstance(exc, httpx2.TransportError):  # the SDK lets body-read errors through
+            return connection_error(
                 self._ctx,
                 str(exc),
                 timeout=isinstance(exc, httpx2.TimeoutException),
                 mid_stream=True,
-            ) from exc
-        except anthropic.AnthropicError as exc:
-            raise ProviderError(f"anthropic: {exc}") from exc
-        except ValueError as exc:
-            if "tool parameter JSON" not in str(exc):
-                raise
-            raise ProviderError(
+            )
+        if isinstance(exc, anthropic.AnthropicError):
+            return ProviderError(f"anthropic: {exc}")
+        if isinstance(exc, ValueError) and "tool parameter JSON" in str(exc):
+            return ProviderError(
                 f"anthropic: model {self.model!r} sent malformed tool arguments: {exc}",
                 retryable=True,
-            ) from exc
-        yield ResponseDone(message=self._message(final))
+            )
+        return None
 
     def _message(self, final: ApiMessage) -> AssistantMessage:
         content: list[TextContent | ThinkingContent | ToolCall] = []

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
-import openai
+from openai.lib.streaming.chat import ParsedChatCompletionSnapshot
 from openai.types.completion_usage import CompletionUsage
 
 from xcsh.core import (
@@ -30,18 +30,12 @@ from xcsh.core import (
     ToolCall,
     Usage,
 )
-from xcsh.providers._cancel import Cancelled, race, until_cancelled
-from xcsh.providers._common import aborted, parse_tool_call
-from xcsh.providers._errors import ErrorContext
+from xcsh.providers._adapter import Received
+from xcsh.providers._cancel import race, until_cancelled
+from xcsh.providers._common import parse_tool_call
 from xcsh.providers._openai_chat_request import build_params
-from xcsh.providers._openai_common import make_client, translate
-from xcsh.providers.base import (
-    ResponseDone,
-    StreamEvent,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallStart,
-)
+from xcsh.providers._openai_common import OpenAIAdapter
+from xcsh.providers.base import StreamEvent, ToolCallStart
 from xcsh.providers.pricing import with_cost
 
 if TYPE_CHECKING:
@@ -56,7 +50,7 @@ _STOP: dict[str, StopReason] = {
 }
 
 
-class OpenAIChatProvider:
+class OpenAIChatProvider(OpenAIAdapter):
     """Models behind the Chat Completions API.
 
     Args:
@@ -89,20 +83,16 @@ class OpenAIChatProvider:
         max_retries: int = 3,
         http_client: httpx2.AsyncClient | None = None,
     ) -> None:
-        self.model = model
         self.base_url = base_url
-        self.max_tokens = max_tokens
-        self.thinking = thinking
         self.supports_forced_tool_choice = supports_forced_tool_choice
-        self._ctx = ErrorContext(
-            provider=self.name,
+        super().__init__(
             model=model,
-            key_env="OPENAI_API_KEY",
+            api_key=api_key,
             base_url=base_url,
+            max_tokens=max_tokens,
+            thinking=thinking,
             max_retries=max_retries,
-        )
-        self._client = make_client(
-            api_key=api_key, base_url=base_url, max_retries=max_retries, http_client=http_client
+            http_client=http_client,
         )
 
     def request_params(self, request: ModelRequest) -> dict[str, Any]:
@@ -116,43 +106,32 @@ class OpenAIChatProvider:
             compatible_server=self.base_url is not None,
         )
 
-    async def stream(
-        self, request: ModelRequest, *, cancel: asyncio.Event | None = None
-    ) -> AsyncIterator[StreamEvent]:
-        """Stream one answer; see :meth:`xcsh.providers.Provider.stream`.
+    async def _events(
+        self, request: ModelRequest, cancel: asyncio.Event | None, received: Received
+    ) -> AsyncGenerator[StreamEvent, None]:
+        async with contextlib.AsyncExitStack() as stack:
+            manager = self._client.chat.completions.stream(**self.request_params(request))
+            stream = await race(stack.enter_async_context(manager), cancel)
+            received.started = True
+            async for event in until_cancelled(stream.__aiter__(), cancel):
+                if event.type != "chunk" or not event.chunk.choices:
+                    continue
+                delta = event.chunk.choices[0].delta
+                # llama.cpp, vLLM and DeepSeek stream reasoning as `reasoning_content`.
+                reasoning = getattr(delta, "reasoning_content", None)
+                if isinstance(reasoning, str) and reasoning:
+                    yield received.thinking_delta(reasoning)
+                if delta.content:
+                    yield received.text_delta(delta.content)
+                for piece in delta.tool_calls or []:
+                    if piece.id and piece.function and piece.function.name:
+                        yield ToolCallStart(id=piece.id, name=piece.function.name)
+            snapshot = stream.current_completion_snapshot
+        received.message = self._message(snapshot, received.thinking)
 
-        Raises:
-            ProviderError: the server refused or failed the request after retries.
-        """
-        text: list[str] = []
-        thinking: list[str] = []
-        started = False
-        try:
-            async with contextlib.AsyncExitStack() as stack:
-                manager = self._client.chat.completions.stream(**self.request_params(request))
-                stream = await race(stack.enter_async_context(manager), cancel)
-                started = True
-                async for event in until_cancelled(stream.__aiter__(), cancel):
-                    if event.type != "chunk" or not event.chunk.choices:
-                        continue
-                    delta = event.chunk.choices[0].delta
-                    # llama.cpp, vLLM and DeepSeek stream reasoning as `reasoning_content`.
-                    reasoning = getattr(delta, "reasoning_content", None)
-                    if isinstance(reasoning, str) and reasoning:
-                        thinking.append(reasoning)
-                        yield ThinkingDelta(text=reasoning)
-                    if delta.content:
-                        text.append(delta.content)
-                        yield TextDelta(text=delta.content)
-                    for piece in delta.tool_calls or []:
-                        if piece.id and piece.function and piece.function.name:
-                            yield ToolCallStart(id=piece.id, name=piece.function.name)
-                snapshot = stream.current_completion_snapshot
-        except Cancelled:
-            yield ResponseDone(message=aborted(self.name, self.model, text, thinking))
-            return
-        except openai.OpenAIError as exc:
-            raise translate(self._ctx, exc, mid_stream=started) from exc
+    def _message(
+        self, snapshot: ParsedChatCompletionSnapshot, thinking: list[str]
+    ) -> AssistantMessage:
         content: list[TextContent | ThinkingContent | ToolCall] = []
         if thinking:
             content.append(ThinkingContent(thinking="".join(thinking)))
@@ -171,7 +150,7 @@ class OpenAIChatProvider:
         stop = _STOP.get(finish or "stop", "stop")
         if stop == "stop" and any(isinstance(b, ToolCall) for b in content):
             stop = "tool_use"  # some local servers finish tool calls with "stop"
-        message = AssistantMessage(
+        return AssistantMessage(
             content=content,
             stop_reason=stop,
             usage=with_cost(_usage(snapshot.usage), self.model),
@@ -179,7 +158,6 @@ class OpenAIChatProvider:
             model=self.model,
             error="the response was withheld by a content filter" if stop == "error" else None,
         )
-        yield ResponseDone(message=message)
 
 
 def _usage(usage: CompletionUsage | None) -> Usage:

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncGenerator
+from typing import Any
 
-import openai
 from openai.types.responses import Response, ResponseUsage
 
 from xcsh.core import (
@@ -25,25 +24,16 @@ from xcsh.core import (
     ToolCall,
     Usage,
 )
-from xcsh.providers._cancel import Cancelled, race, until_cancelled
-from xcsh.providers._common import aborted, parse_tool_call
-from xcsh.providers._errors import ErrorContext
-from xcsh.providers._openai_common import make_client, translate
+from xcsh.providers._adapter import Received
+from xcsh.providers._cancel import race, until_cancelled
+from xcsh.providers._common import parse_tool_call
+from xcsh.providers._openai_common import OpenAIAdapter
 from xcsh.providers._openai_responses_request import build_params
-from xcsh.providers.base import (
-    ResponseDone,
-    StreamEvent,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallStart,
-)
+from xcsh.providers.base import StreamEvent, ToolCallStart
 from xcsh.providers.pricing import with_cost
 
-if TYPE_CHECKING:
-    import httpx2
 
-
-class OpenAIResponsesProvider:
+class OpenAIResponsesProvider(OpenAIAdapter):
     """Models behind the Responses API.
 
     Args:
@@ -61,32 +51,6 @@ class OpenAIResponsesProvider:
     """
 
     name = "openai-responses"
-    supports_forced_tool_choice = True
-
-    def __init__(
-        self,
-        *,
-        model: str,
-        api_key: str | None,
-        base_url: str | None = None,
-        max_tokens: int | None = None,
-        thinking: bool = False,
-        max_retries: int = 3,
-        http_client: httpx2.AsyncClient | None = None,
-    ) -> None:
-        self.model = model
-        self.max_tokens = max_tokens
-        self.thinking = thinking
-        self._ctx = ErrorContext(
-            provider=self.name,
-            model=model,
-            key_env="OPENAI_API_KEY",
-            base_url=base_url,
-            max_retries=max_retries,
-        )
-        self._client = make_client(
-            api_key=api_key, base_url=base_url, max_retries=max_retries, http_client=http_client
-        )
 
     def request_params(self, request: ModelRequest) -> dict[str, Any]:
         """The keyword arguments for ``responses.create`` (besides ``stream``)."""
@@ -97,55 +61,35 @@ class OpenAIResponsesProvider:
             thinking=request.thinking or self.thinking,
         )
 
-    async def stream(
-        self, request: ModelRequest, *, cancel: asyncio.Event | None = None
-    ) -> AsyncIterator[StreamEvent]:
-        """Stream one answer; see :meth:`xcsh.providers.Provider.stream`.
-
-        Raises:
-            ProviderError: the API refused or failed the request after retries,
-                or the response failed.
-        """
-        text: list[str] = []
-        thinking: list[str] = []
-        started = False
+    async def _events(
+        self, request: ModelRequest, cancel: asyncio.Event | None, received: Received
+    ) -> AsyncGenerator[StreamEvent, None]:
         final: Response | None = None
-        try:
-            async with contextlib.AsyncExitStack() as stack:
-                created = self._client.responses.create(stream=True, **self.request_params(request))
-                events = await race(created, cancel)
-                stack.push_async_callback(events.close)
-                started = True
-                async for event in until_cancelled(events.__aiter__(), cancel):
-                    if event.type == "response.output_text.delta":
-                        text.append(event.delta)
-                        yield TextDelta(text=event.delta)
-                    elif event.type == "response.reasoning_summary_text.delta":
-                        thinking.append(event.delta)
-                        yield ThinkingDelta(text=event.delta)
-                    elif (
-                        event.type == "response.output_item.added"
-                        and event.item.type == "function_call"
-                    ):
-                        yield ToolCallStart(id=event.item.call_id, name=event.item.name)
-                    elif event.type in ("response.completed", "response.incomplete"):
-                        final = event.response
-                    elif event.type == "response.failed":
-                        raise self._failed(event.response)
-                    elif event.type == "error":
-                        raise ProviderError(
-                            f"{self.name}: {event.message} ({event.code})", retryable=True
-                        )
-        except Cancelled:
-            yield ResponseDone(message=aborted(self.name, self.model, text, thinking))
-            return
-        except openai.OpenAIError as exc:
-            raise translate(self._ctx, exc, mid_stream=started) from exc
-        if final is None:
-            raise ProviderError(
-                f"{self.name}: the stream ended without a completed response", retryable=True
-            )
-        yield ResponseDone(message=self._message(final))
+        async with contextlib.AsyncExitStack() as stack:
+            created = self._client.responses.create(stream=True, **self.request_params(request))
+            events = await race(created, cancel)
+            stack.push_async_callback(events.close)
+            received.started = True
+            async for event in until_cancelled(events.__aiter__(), cancel):
+                if event.type == "response.output_text.delta":
+                    yield received.text_delta(event.delta)
+                elif event.type == "response.reasoning_summary_text.delta":
+                    yield received.thinking_delta(event.delta)
+                elif (
+                    event.type == "response.output_item.added"
+                    and event.item.type == "function_call"
+                ):
+                    yield ToolCallStart(id=event.item.call_id, name=event.item.name)
+                elif event.type in ("response.completed", "response.incomplete"):
+                    final = event.response
+                elif event.type == "response.failed":
+                    raise self._failed(event.response)
+                elif event.type == "error":
+                    raise ProviderError(
+                        f"{self.name}: {event.message} ({event.code})", retryable=True
+                    )
+        if final is not None:
+            received.message = self._message(final)
 
     def _failed(self, response: Response) -> ProviderError:
         error = response.error

@@ -379,6 +379,7 @@ def preview_edit(
     progress: ProgressCallback | None = None,
     workers: int | None = None,
     captures: bool = False,
+    covered: set[str] | None = None,
 ) -> EditPreview:
     """Compute a structural rewrite without touching disk (SPEC §4).
 
@@ -392,6 +393,9 @@ def preview_edit(
         limit: maximum number of replacements (positive); the scan stops there.
         captures: also record each match's metavariable captures (for output that
             mirrors ``ast-grep run -r --json``); off by default, it costs time.
+        covered: real paths (``os.path.realpath``) of files already covered; files
+            in it are left out and this call's files are added to it, so a front end
+            previewing several overlapping paths reads each file once.
 
     Returns:
         Each changed file's new bytes (exactly what :func:`apply_preview`
@@ -408,6 +412,8 @@ def preview_edit(
     if limit is not None and limit <= 0:
         raise ToolError(f"`limit` must be a positive number of replacements; got {limit}.")
     scope = resolve_scope(root, path=path, glob=glob, lang=lang)
+    if covered is not None:
+        _leave_out_covered(scope, covered)
     compiled = tuple(
         compile_pattern(op.pat, scope.language, selector=selector, strictness=strictness)
         for op in ops
@@ -455,6 +461,17 @@ def preview_edit(
         if close is not None:
             close()
     return preview
+
+
+def _leave_out_covered(scope: Scope, covered: set[str]) -> None:
+    """Drop from ``scope`` the files whose real path is in ``covered``; add the rest."""
+    kept: list[tuple[Path, str]] = []
+    for file, display in scope.files:
+        real = os.path.realpath(file)
+        if real not in covered:
+            covered.add(real)
+            kept.append((file, display))
+    scope.files = kept
 
 
 def _truncate(edit: FileEdit, keep: int) -> FileEdit:

@@ -253,6 +253,71 @@ def _notes(preview: EditPreview) -> list[str]:
     return notes
 
 
+def push_edit_preview(
+    store: PendingActionStore, preview: EditPreview, arguments: dict[str, Any]
+) -> AgentToolResult:
+    """Turn a computed preview into the ``ast_edit`` result and pending action.
+
+    This is what the ``ast_edit`` tool does after :func:`preview_edit`; front
+    ends that build one preview from several scopes (``xcsh ast-edit PATH...``)
+    call it so their edit is the same pending action, applied by ``resolve``.
+
+    Args:
+        store: where the pending action is pushed (only when there is a replacement).
+        preview: the preview to offer; its apply writes exactly these bytes.
+        arguments: recorded as ``details["arguments"]`` (what produced the preview).
+
+    Returns:
+        The tool result described in :func:`create_ast_edit_tool`.
+    """
+    notes = _notes(preview)
+    skipped = [{"file": s.file, "reason": s.reason} for s in preview.skipped]
+    if preview.total == 0:
+        text = "\n".join(["No replacements made", *notes])
+        return AgentToolResult(
+            content=[TextContent(text)],
+            details={"total": 0, "files": [], "diff": "", "skipped": skipped},
+        )
+    label = edit_label(preview.total, len(preview.files))
+    diffs = [f.diff() for f in preview.files]
+    files = [
+        {"file": f.file, "replacements": len(f.replacements), "diff": diff}
+        for f, diff in zip(preview.files, diffs, strict=True)
+    ]
+    details: dict[str, Any] = {
+        "arguments": arguments,
+        "label": label,
+        "total": preview.total,
+        "files": files,
+        "diff": "".join(diffs),
+        "skipped": skipped,
+    }
+    lines = _preview_text(preview)
+    lines.append(
+        f"Total: {_plural(preview.total, 'replacement')} in "
+        f"{_plural(len(preview.files), 'file')}."
+    )
+    lines += notes
+    lines.append("This is a preview: nothing has changed yet.")
+
+    def apply(reason: str) -> AgentToolResult:
+        applied = apply_preview(preview)
+        return AgentToolResult(
+            content=[
+                TextContent(
+                    f"Applied {_plural(applied.replacements, 'replacement')} in "
+                    f"{_plural(len(applied.files), 'file')}: {name_list(applied.files)}."
+                )
+            ],
+            details={"files": list(applied.files), "total": applied.replacements},
+        )
+
+    store.push(
+        PendingAction(label=label, source_tool_name="ast_edit", apply=apply, details=details)
+    )
+    return AgentToolResult(content=[TextContent("\n".join(lines))], details=details)
+
+
 def create_ast_edit_tool(cwd: str, store: PendingActionStore) -> AgentTool[AstEditParams]:
     """Build the ``ast_edit`` tool: every call previews; ``resolve`` applies (SPEC §4).
 
@@ -282,52 +347,7 @@ def create_ast_edit_tool(cwd: str, store: PendingActionStore) -> AgentTool[AstEd
             limit=params.limit,
             progress=_cancel_check(ctx),
         )
-        notes = _notes(preview)
-        skipped = [{"file": s.file, "reason": s.reason} for s in preview.skipped]
-        if preview.total == 0:
-            text = "\n".join(["No replacements made", *notes])
-            return AgentToolResult(
-                content=[TextContent(text)],
-                details={"total": 0, "files": [], "diff": "", "skipped": skipped},
-            )
-        label = edit_label(preview.total, len(preview.files))
-        diffs = [f.diff() for f in preview.files]
-        files = [
-            {"file": f.file, "replacements": len(f.replacements), "diff": diff}
-            for f, diff in zip(preview.files, diffs, strict=True)
-        ]
-        details: dict[str, Any] = {
-            "arguments": params.model_dump(),
-            "label": label,
-            "total": preview.total,
-            "files": files,
-            "diff": "".join(diffs),
-            "skipped": skipped,
-        }
-        lines = _preview_text(preview)
-        lines.append(
-            f"Total: {_plural(preview.total, 'replacement')} in "
-            f"{_plural(len(preview.files), 'file')}."
-        )
-        lines += notes
-        lines.append("This is a preview: nothing has changed yet.")
-
-        def apply(reason: str) -> AgentToolResult:
-            applied = apply_preview(preview)
-            return AgentToolResult(
-                content=[
-                    TextContent(
-                        f"Applied {_plural(applied.replacements, 'replacement')} in "
-                        f"{_plural(len(applied.files), 'file')}: {name_list(applied.files)}."
-                    )
-                ],
-                details={"files": list(applied.files), "total": applied.replacements},
-            )
-
-        store.push(
-            PendingAction(label=label, source_tool_name="ast_edit", apply=apply, details=details)
-        )
-        return AgentToolResult(content=[TextContent("\n".join(lines))], details=details)
+        return push_edit_preview(store, preview, params.model_dump())
 
     return AgentTool(
         name="ast_edit",
@@ -345,4 +365,5 @@ __all__ = [
     "create_ast_edit_tool",
     "create_ast_grep_tool",
     "edit_label",
+    "push_edit_preview",
 ]

@@ -36,7 +36,7 @@ from xcsh.tui.status import UsageTotals, short_model, status_line
 from xcsh.ui import TerminalStyle, detect_style, make_console
 
 if TYPE_CHECKING:
-    from xcsh.agent import AgentSession, Approval, TurnEnd
+    from xcsh.agent import AgentSession, Approval, RebuiltPreview, TurnEnd
     from xcsh.app import OpenedSession
     from xcsh.journal import Journal
     from xcsh.pending import PendingAction
@@ -240,19 +240,37 @@ class InteractiveApp:
         self.usage = self.usage.add(event.message.usage)
 
     def _greet(self, opened: OpenedSession) -> None:
+        from xcsh.agent import plural
+
         session = opened.session
         dim = "dim"
         if opened.resumed is not None:
             shown = sum(1 for m in session.messages if not getattr(m, "hidden", False))
-            self.console.print(Text(f"Resumed session {session.id} ({shown} messages).", style=dim))
+            self.console.print(
+                Text(f"Resumed session {session.id} ({plural(shown, 'message')}).", style=dim)
+            )
             for line in recap(session.messages):
                 self.console.print(Text(line, style=dim))
-            for label in opened.resumed.repreviewed:
-                self.console.print(Text(f"re-previewed: {label}", style=dim))
+            for rebuilt in opened.resumed.rebuilt:
+                self.show_rebuilt(rebuilt)
             for label in opened.resumed.dropped:
                 self.console.print(Text(f"dropped: {label}", style="yellow"))
         for problem in getattr(opened, "load_errors", []) or []:
             self.console.print(Text(f"custom tools: {problem}", style="yellow"))
+
+    def show_rebuilt(self, rebuilt: RebuiltPreview) -> None:
+        """A preview rebuilt on resume: its label and diff (SPEC §6), and whether it changed."""
+        from xcsh.ui import render_preview
+
+        self.console.print(
+            Text(
+                f"re-previewed against the current files (was: {rebuilt.previous_label}):",
+                style="dim",
+            )
+        )
+        self.console.print(render_preview(rebuilt.label, rebuilt.preview, style=self.style))
+        if rebuilt.changed:
+            self.console.print(Text(rebuilt.note(), style="bold yellow"))
 
     # -- the loop ------------------------------------------------------------
 
@@ -442,11 +460,16 @@ class InteractiveApp:
         if not actions:
             self.console.print(Text("No pending previews.", style="dim"))
             return
+        from xcsh.agent import action_files
+
         for number, action in enumerate(actions, start=1):
             mark = "  <- top" if number == 1 else ""
             self.console.print(
                 f"  {number}. {action.label}  [{action.source_tool_name}]{mark}", markup=False
             )
+            files = action_files(action.details)
+            if files:
+                self.console.print(f"     files: {', '.join(files)}", markup=False)
 
     def show_session(self, session: AgentSession) -> None:
         """``/session``: id, file, folder, journal."""

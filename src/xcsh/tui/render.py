@@ -27,6 +27,7 @@ from xcsh.agent import (
     ToolCallStart,
     ToolResult,
     TurnEnd,
+    plural,
 )
 from xcsh.ui import TerminalStyle, render_preview, render_resolution
 
@@ -143,4 +144,4 @@ class EventRenderer:
         for line in shown:
             self.console.print(Text(f"  {bar} {line}", style=colour))
         if more:
-            self.console.print(Text(f"  {bar} ... {more} more line(s)", style="dim"))
+            self.console.print(Text(f"  {bar} ... {plural(more, 'more line')}", style="dim"))

@@ -167,14 +167,17 @@ PREVIEW_MAX_LINE_CHARS = 500
 
 
 def bound_preview(
-    diff_text: str, max_lines: int = PREVIEW_MAX_LINES, max_chars: int = PREVIEW_MAX_LINE_CHARS
+    diff_text: str,
+    max_lines: int | None = PREVIEW_MAX_LINES,
+    max_chars: int | None = PREVIEW_MAX_LINE_CHARS,
 ) -> str:
     """``diff_text`` cut for the terminal: at most ``max_lines`` lines of at most
-    ``max_chars`` characters each, ending with a note of how many lines were left out."""
+    ``max_chars`` characters each, ending with a note of how many lines were left out.
+    ``None`` lifts that bound (``None`` for both returns ``diff_text`` unchanged)."""
     lines = diff_text.splitlines(keepends=True)
     shown = []
-    for line in lines[:max_lines]:
-        if len(line) > max_chars:
+    for line in lines if max_lines is None else lines[:max_lines]:
+        if max_chars is not None and len(line) > max_chars:
             body = line.rstrip("\r\n")
             line = f"{body[:max_chars]}... ({len(body) - max_chars} more characters)\n"
         shown.append(line)
@@ -186,10 +189,21 @@ def bound_preview(
     return "".join(shown)
 
 
-def render_preview(label: str, diff_text: str, *, style: TerminalStyle) -> RenderableType:
-    """A pending preview: its label, then its diff (bounded by :func:`bound_preview`),
-    then how to resolve it."""
+def render_preview(
+    label: str,
+    diff_text: str,
+    *,
+    style: TerminalStyle,
+    max_lines: int | None = PREVIEW_MAX_LINES,
+    max_line_chars: int | None = PREVIEW_MAX_LINE_CHARS,
+) -> RenderableType:
+    """A pending preview: its label, then its diff, then how to resolve it.
+
+    The diff is bounded by :func:`bound_preview` with ``max_lines`` and
+    ``max_line_chars`` (the defaults suit the agent's screen); pass ``None``
+    to show all of it, as ``xcsh ast-edit`` does before asking to apply it.
+    """
     symbol = _SYMBOLS[style.unicode]["pending"]
     header = Text(f"{symbol} Preview: {label}", style="bold magenta")
     footer = Text("  pending: apply or discard to continue", style="dim")
-    return Group(header, render_diff(bound_preview(diff_text)), footer)
+    return Group(header, render_diff(bound_preview(diff_text, max_lines, max_line_chars)), footer)

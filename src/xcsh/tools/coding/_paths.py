@@ -88,3 +88,14 @@ def human_size(size: int) -> str:
 def plural(count: int, word: str, many: str | None = None) -> str:
     """``1 line``, ``3 lines``."""
     return f"{count} {word if count == 1 else (many or word + 's')}"
+
+
+def capped_listing(lines: list[str], total: int, limit: int, of: str, hint: str) -> str:
+    """``lines`` one per line, at most ``limit`` of them.
+
+    When ``total`` exceeds ``limit``, a blank line and ``[Showing LIMIT of OF.
+    HINT]`` follow, ``of`` being the counted whole (``plural(total, "file")``).
+    """
+    if total > limit:
+        lines = [*lines[:limit], "", f"[Showing {limit} of {of}. {hint}]"]
+    return "\n".join(lines)

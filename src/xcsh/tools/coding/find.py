@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
-from xcsh.tools.coding._paths import PathPolicy, plural
+from xcsh.tools.coding._paths import PathPolicy, capped_listing, plural
 from xcsh.tools.coding._walk import GlobFilter, sort_key, walk
 
 DEFAULT_LIMIT = 1000
@@ -63,14 +63,13 @@ def create_find_tool(
             where = "the workspace" if shown == "." else shown
             text = f"No files match {params.pattern!r} in {where}."
         else:
-            lines = [policy.display(path) for _, path in found[: params.limit]]
-            if len(found) > params.limit:
-                lines += [
-                    "",
-                    f"[Showing {params.limit} of {plural(len(found), 'file')}. Narrow the "
-                    "pattern or path, or raise limit.]",
-                ]
-            text = "\n".join(lines)
+            text = capped_listing(
+                [policy.display(path) for _, path in found[: params.limit]],
+                len(found),
+                params.limit,
+                plural(len(found), "file"),
+                "Narrow the pattern or path, or raise limit.",
+            )
         return AgentToolResult(
             content=[TextContent(text)],
             details={"count": len(found), "truncated": len(found) > params.limit},

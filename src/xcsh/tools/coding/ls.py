@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
-from xcsh.tools.coding._paths import PathPolicy, plural
+from xcsh.tools.coding._paths import PathPolicy, capped_listing, plural
 
 DEFAULT_LIMIT = 500
 
@@ -64,14 +64,13 @@ def create_ls_tool(
         if not names:
             text = f"{shown} is empty."
         else:
-            lines = names[: params.limit]
-            if len(names) > params.limit:
-                lines += [
-                    "",
-                    f"[Showing {params.limit} of {plural(len(names), 'entry', 'entries')}. "
-                    "Raise limit, or use find with a glob.]",
-                ]
-            text = "\n".join(lines)
+            text = capped_listing(
+                names,
+                len(names),
+                params.limit,
+                plural(len(names), "entry", "entries"),
+                "Raise limit, or use find with a glob.",
+            )
         return AgentToolResult(
             content=[TextContent(text)],
             details={"path": str(folder), "count": len(names)},

@@ -1,0 +1,52 @@
+"""Running ``python -m xcsh`` as a real subprocess with its own ``$XCSH_HOME``.
+
+The child gets a small, fixed environment (``PATH``, ``XCSH_HOME``,
+``NO_COLOR=1``) unless a test asks for the whole of the parent's, so what it
+prints does not depend on the terminal or settings of whoever runs the suite.
+Its standard input is ``/dev/null``: nothing waits for a keyboard.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+XCSH = [sys.executable, "-m", "xcsh"]
+
+
+def xcsh_env(home: Path, *, inherit: bool = False, **extra: str) -> dict[str, str]:
+    """The child's environment: ``PATH`` (or all of ``os.environ`` with ``inherit``),
+    ``XCSH_HOME=home`` and ``NO_COLOR=1``, then ``extra``."""
+    base = dict(os.environ) if inherit else {"PATH": os.environ.get("PATH", "")}
+    return {**base, "XCSH_HOME": str(home), "NO_COLOR": "1", **extra}
+
+
+def run_xcsh(
+    args: Sequence[str], *, cwd: Path, home: Path, inherit: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """Run ``xcsh ARGS`` to the end (60 s at most) and capture its text output."""
+    return subprocess.run(
+        [*XCSH, *args],
+        cwd=cwd,
+        env=xcsh_env(home, inherit=inherit),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def start_xcsh(args: Sequence[str], *, cwd: Path, home: Path) -> subprocess.Popen[str]:
+    """Start ``xcsh ARGS`` with its text output on pipes (the caller waits for it)."""
+    return subprocess.Popen(
+        [*XCSH, *args],
+        cwd=cwd,
+        env=xcsh_env(home),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
