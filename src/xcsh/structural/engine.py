@@ -466,12 +466,17 @@ def preview_edit(
 def _leave_out_covered(scope: Scope, covered: set[str]) -> None:
     """Drop from ``scope`` the files whose real path is in ``covered``; add the rest."""
     kept: list[tuple[Path, str]] = []
-    for file, display in scope.files:
+    sizes: list[int] = []
+    known = len(scope.sizes) == len(scope.files)
+    for index, (file, display) in enumerate(scope.files):
         real = os.path.realpath(file)
         if real not in covered:
             covered.add(real)
             kept.append((file, display))
+            sizes.append(scope.sizes[index] if known else 0)
     scope.files = kept
+    scope.sizes = sizes
+    scope.total_bytes = sum(sizes)
 
 
 def _truncate(edit: FileEdit, keep: int) -> FileEdit:
