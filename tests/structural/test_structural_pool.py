@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from xcsh.structural import EditOp, preview_edit
+from xcsh.structural import EditOp, preview_edit, search
+from xcsh.structural.languages import resolve_language
+from xcsh.structural.pattern import compile_pattern
 from xcsh.structural.pool import plan_chunks, run_chunks
+from xcsh.structural.rewrite import parse_template
 from xcsh.structural.scan import Outcome, Query, restore_edit, scan_chunk
 
 CTX = multiprocessing.get_context("fork")
@@ -82,10 +85,6 @@ def test_pooled_edit_gets_its_bytes_back_and_a_changed_file_is_scanned_again(
     path.write_text("print(1)\nprint(2)\n")
     preview = preview_edit([EditOp(pat="print($A)", out="log($A)")], root=ws, workers=1)
     query_preview = preview.files[0]
-    from xcsh.structural.languages import resolve_language
-    from xcsh.structural.pattern import compile_pattern
-    from xcsh.structural.rewrite import parse_template
-
     pat = compile_pattern("print($A)", resolve_language("python"))
     template = parse_template("log($A)", single=pat.single, multi=pat.multi, pattern="print($A)")
     query = Query(patterns=(pat,), templates=(template,), display="Python", skip_parse_errors=True)
@@ -102,3 +101,20 @@ def test_pooled_edit_gets_its_bytes_back_and_a_changed_file_is_scanned_again(
     assert again is not None and again.edit is not None
     assert again.edit.old_bytes == b"print(3)\n" and again.edit.new_bytes == b"log(3)\n"
     assert len(again.edit.replacements) == 1
+
+
+class Stop(Exception):
+    pass
+
+
+def test_progress_raising_in_a_pooled_scan_stops_the_workers(ws: Path) -> None:
+    body = "".join(f"print({j})\n" for j in range(7000))  # ~70 KB per file
+    for i in range(20):
+        (ws / f"m{i:02}.py").write_text(body)
+
+    def progress(done: int, total: int) -> None:
+        raise Stop(f"{done}/{total}")
+
+    with pytest.raises(Stop):
+        search(["print($A)"], root=ws, workers=2, progress=progress)
+    assert multiprocessing.active_children() == []
