@@ -7,13 +7,13 @@ Front ends (the tools, ``xcsh ast-grep``/``xcsh ast-edit``, benchmarks) call
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import hashlib
 import multiprocessing
 import os
-from collections import deque
+import stat
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,9 +23,17 @@ from xcsh.core import ToolError
 from xcsh.fs import FileWriteError, Workspace, atomic_write, iter_files
 from xcsh.structural.languages import Language, language_for_path, resolve_language
 from xcsh.structural.pattern import compile_pattern
+from xcsh.structural.pool import plan_chunks, run_chunks
 from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
 from xcsh.structural.rewrite import parse_template
-from xcsh.structural.scan import Outcome, Query, scan_chunk, scan_file_safely, splice
+from xcsh.structural.scan import (
+    Outcome,
+    Query,
+    restore_edit,
+    scan_chunk,
+    scan_file_safely,
+    splice,
+)
 
 ProgressCallback = Callable[[int, int], None]
 """``progress(files_done, files_total)``: called on the calling thread after
@@ -37,7 +45,8 @@ PARALLEL_MIN_FILES = 16
 """Scans of fewer files run in-process (a pool costs more than it saves)."""
 PARALLEL_MIN_BYTES = 1024 * 1024
 """Scans of fewer bytes than this run in-process too."""
-_CHUNK_FILES = 12
+_MIN_CHUNK_BYTES = 64 * 1024
+_MAX_CHUNK_FILES = 64
 _WINDOW_PER_WORKER = 4
 _GLOB_CHARS = frozenset("*?[")
 _SERIAL_WRITES = 8
@@ -61,6 +70,8 @@ class Scope:
     files: list[tuple[Path, str]]
     skipped: list[SkippedFile] = field(default_factory=list)
     total_bytes: int = 0
+    sizes: list[int] = field(default_factory=list)
+    """Size in bytes of each of ``files`` (0 when unknown), to share work evenly."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -119,18 +130,35 @@ def resolve_scope(
         explicit_file = not start.is_dir()
     skipped: list[SkippedFile] = []
     by_language: dict[str, list[tuple[Path, str]]] = {}
+    sizes_by_language: dict[str, list[int]] = {}
     languages: dict[str, Language] = {}
     total_bytes = 0
+    prefix = os.path.join(str(ws.root), "")
     for file in iter_files(start, globs=tuple(glob), root=ws.root):
-        display = ws.relative(file)
+        name = str(file)
+        # The common case, a walked file under the root, without pathlib's relative_to.
+        display = (
+            name[len(prefix) :].replace(os.sep, "/")
+            if name.startswith(prefix) and os.sep + ".." + os.sep not in name
+            else ws.relative(file)
+        )
         if path_filter is not None and not path_filter.match_file(display):
             continue
+        try:
+            info: os.stat_result | None = os.lstat(name)
+        except OSError:
+            info = None
         # Walked folders are real folders under a confined start, so only a symlinked
         # file can lead outside; checking just those keeps the walk fast.
-        if file.is_symlink() and not ws.contains(file):
-            skipped.append(SkippedFile(path=file, file=display, reason="outside the workspace"))
-            continue
-        found = language_for_path(file)
+        if info is not None and stat.S_ISLNK(info.st_mode):
+            if not ws.contains(file):
+                skipped.append(SkippedFile(path=file, file=display, reason="outside the workspace"))
+                continue
+            try:
+                info = os.stat(name)
+            except OSError:
+                info = None
+        found = language_for_path(name)
         if language is not None:
             if found != language and not explicit_file:
                 continue
@@ -139,8 +167,9 @@ def resolve_scope(
             continue
         languages[found.name] = found
         by_language.setdefault(found.name, []).append((file, display))
-        with contextlib.suppress(OSError):
-            total_bytes += file.stat().st_size
+        size = info.st_size if info is not None else 0
+        sizes_by_language.setdefault(found.name, []).append(size)
+        total_bytes += size
     if language is None:
         if len(by_language) > 1:
             counts = ", ".join(
@@ -163,6 +192,7 @@ def resolve_scope(
         files=by_language.get(language.name, []),
         skipped=skipped,
         total_bytes=total_bytes,
+        sizes=sizes_by_language.get(language.name, []),
     )
 
 
@@ -192,25 +222,28 @@ def _run(
                 progress(done, total)
             yield outcome
         return
-    chunks = [files[i : i + _CHUNK_FILES] for i in range(0, total, _CHUNK_FILES)]
-    executor = ProcessPoolExecutor(max_workers=count, mp_context=_pool_context())
-    pending: deque[tuple[Future[list[Outcome | None]], int]] = deque()
+    sizes = scope.sizes if len(scope.sizes) == total else [1] * total
+    ends = plan_chunks(sizes, count, min_bytes=_MIN_CHUNK_BYTES, max_items=_MAX_CHUNK_FILES)
+    chunks = [files[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
     done = 0
+    results = run_chunks(
+        functools.partial(scan_chunk, query),
+        chunks,
+        workers=count,
+        context=_pool_context(),
+        window_per_worker=_WINDOW_PER_WORKER,
+    )
     try:
-        next_chunk = 0
-        while next_chunk < len(chunks) or pending:
-            while next_chunk < len(chunks) and len(pending) < count * _WINDOW_PER_WORKER:
-                chunk = chunks[next_chunk]
-                pending.append((executor.submit(scan_chunk, query, chunk), len(chunk)))
-                next_chunk += 1
-            future, size = pending.popleft()
-            outcomes = future.result()
-            done += size
+        for chunk, outcomes in zip(chunks, results, strict=False):
+            done += len(outcomes)
             if progress is not None:
                 progress(done, total)
-            yield from outcomes
+            for (path, display), outcome in zip(chunk, outcomes, strict=True):
+                if outcome is not None and outcome.edit is not None:
+                    outcome = restore_edit(query, outcome, path, display)
+                yield outcome
     finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+        results.close()
 
 
 def _search_query(
@@ -434,12 +467,17 @@ def preview_edit(
 def _leave_out_covered(scope: Scope, covered: set[str]) -> None:
     """Drop from ``scope`` the files whose real path is in ``covered``; add the rest."""
     kept: list[tuple[Path, str]] = []
-    for file, display in scope.files:
+    sizes: list[int] = []
+    known = len(scope.sizes) == len(scope.files)
+    for index, (file, display) in enumerate(scope.files):
         real = os.path.realpath(file)
         if real not in covered:
             covered.add(real)
             kept.append((file, display))
+            sizes.append(scope.sizes[index] if known else 0)
     scope.files = kept
+    scope.sizes = sizes
+    scope.total_bytes = sum(sizes)
 
 
 def _truncate(edit: FileEdit, keep: int) -> FileEdit:

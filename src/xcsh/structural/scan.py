@@ -6,6 +6,7 @@ serves the in-process path (small scans) and the process pool (large ones).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 from dataclasses import dataclass, field
@@ -310,5 +311,37 @@ def scan_file_safely(query: Query, path: Path, file: str) -> Outcome | None:
 
 
 def scan_chunk(query: Query, items: list[tuple[Path, str]]) -> list[Outcome | None]:
-    """:func:`scan_file_safely` over several files (one task of the process pool)."""
-    return [scan_file_safely(query, path, file) for path, file in items]
+    """:func:`scan_file_safely` over several files (one task of the process pool).
+
+    An edit comes back without its file's bytes (``old_bytes`` and
+    ``new_bytes`` empty; ``old_sha256`` kept): sending whole files back
+    through the pool's pipes costs more than reading them again, and a worker
+    blocked on a full pipe does no work. :func:`restore_edit` puts them back.
+    """
+    outcomes = [scan_file_safely(query, path, file) for path, file in items]
+    for outcome in outcomes:
+        if outcome is not None and outcome.edit is not None:
+            outcome.edit = dataclasses.replace(outcome.edit, old_bytes=b"", new_bytes=b"")
+    return outcomes
+
+
+def restore_edit(query: Query, outcome: Outcome, path: Path, file: str) -> Outcome | None:
+    """The outcome of :func:`scan_chunk` for one file with its edit's bytes back.
+
+    The file is read again; if its bytes no longer have the sha256 the
+    worker saw (changed in between), the file is scanned again here, so the
+    edit always matches the bytes it carries.
+    """
+    edit = outcome.edit
+    if edit is None or edit.old_bytes or not edit.replacements:
+        return outcome
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        raw = b""
+    if hashlib.sha256(raw).hexdigest() != edit.old_sha256:
+        return scan_file_safely(query, path, file)
+    outcome.edit = dataclasses.replace(
+        edit, old_bytes=raw, new_bytes=splice(raw, edit.replacements)
+    )
+    return outcome
