@@ -16,6 +16,7 @@ test: lint typecheck imports unit
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -131,7 +131,10 @@ def test_a_tool_result_may_not_be_none() -> None:
 
 async def test_execute_names_what_a_tool_may_return() -> None:
     tool = AgentTool(
-        name="t", label="T", description="d", parameters={"type": "object"},
+        name="t",
+        label="T",
+        description="d",
+        parameters={"type": "object"},
         run=lambda params, ctx: None,
     )
     with pytest.raises(ToolError) as info:
@@ -144,7 +147,13 @@ async def test_execute_names_what_a_tool_may_return() -> None:
 
 def test_describe_value_type_uses_the_right_article() -> None:
     assert [describe_value_type(v) for v in (None, 1, "s", 1.5, object(), [], {})] == [
-        "None", "an int", "a str", "a float", "an object", "a list", "a dict",
+        "None",
+        "an int",
+        "a str",
+        "a float",
+        "an object",
+        "a list",
+        "a dict",
     ]
 
 

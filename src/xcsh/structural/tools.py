@@ -298,8 +298,7 @@ def push_edit_preview(
     }
     lines = _preview_text(preview)
     lines.append(
-        f"Total: {_plural(preview.total, 'replacement')} in "
-        f"{_plural(len(preview.files), 'file')}."
+        f"Total: {_plural(preview.total, 'replacement')} in {_plural(len(preview.files), 'file')}."
     )
     lines += notes
     lines.append("This is a preview: nothing has changed yet.")
