@@ -245,3 +245,43 @@ def test_an_applied_edit_is_journaled_and_xcsh_undo_restores_it(project: Path) -
 def test_a_discarded_or_previewed_edit_leaves_nothing_to_undo(project: Path) -> None:
     assert run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, cwd=project).returncode == 0
     assert run_xcsh("undo", cwd=project).returncode == 1
+
+
+def test_paths_of_different_languages_are_refused_without_lang(tmp_path: Path) -> None:
+    """SPEC §4: one edit, one language. A JS rewrite must never land in a C file."""
+    (tmp_path / "js").mkdir()
+    (tmp_path / "c").mkdir()
+    (tmp_path / "js" / "a.js").write_text("return a == b;\n")
+    (tmp_path / "c" / "a.c").write_text("int f(){ if (x == NULL) return 1; }\n")
+    before = _snapshot_all(tmp_path)
+    done = run_xcsh(
+        "ast-edit", "-p", "$A == $B", "-r", "$A === $B", "js", "c", "--yes", cwd=tmp_path
+    )
+    assert done.returncode == 2, done.stderr
+    assert "js (javascript)" in done.stderr and "c (c)" in done.stderr
+    assert "-l/--lang" in done.stderr
+    assert _snapshot_all(tmp_path) == before
+    picked = run_xcsh(
+        "ast-edit",
+        "-p",
+        "$A == $B",
+        "-r",
+        "$A === $B",
+        "-l",
+        "js",
+        "js",
+        "c",
+        "--yes",
+        cwd=tmp_path,
+    )
+    assert picked.returncode == 0, picked.stderr
+    assert (tmp_path / "js" / "a.js").read_text() == "return a === b;\n"
+    assert (tmp_path / "c" / "a.c").read_bytes() == before["c/a.c"]
+
+
+def _snapshot_all(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }

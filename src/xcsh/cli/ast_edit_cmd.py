@@ -71,7 +71,7 @@ from xcsh.core import AgentToolResult, ToolError, UsageError
 from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, command_journal_dir, record_applies
 from xcsh.pending import PendingAction, PendingActionStore, create_resolve_tool
-from xcsh.structural import EditOp, EditPreview, preview_edit
+from xcsh.structural import EditOp, EditPreview, preview_edit, resolve_scope
 from xcsh.structural.tools import push_edit_preview
 from xcsh.ui import TerminalStyle, detect_style, make_console, render_preview, render_resolution
 
@@ -321,6 +321,8 @@ def _merged_preview(args: argparse.Namespace) -> EditPreview:
     """
     root = os.getcwd()
     paths = args.paths or [os.curdir]
+    if len(paths) > 1 and args.lang is None:
+        _check_one_language(root, paths, tuple(args.globs))
     covered: set[str] = set()
     merged: EditPreview | None = None
     remaining = args.limit
@@ -351,6 +353,21 @@ def _merged_preview(args: argparse.Namespace) -> EditPreview:
                 break
     assert merged is not None  # paths is never empty
     return merged
+
+
+def _check_one_language(root: str, paths: list[str], globs: tuple[str, ...]) -> None:
+    """One edit rewrites one language (SPEC §4): refuse PATHs whose languages differ.
+
+    Raises:
+        ToolError: the PATHs infer different languages; names each and the fix.
+    """
+    languages = {path: resolve_scope(root, path=path, glob=globs).language.name for path in paths}
+    if len(set(languages.values())) > 1:
+        listed = ", ".join(f"{path} ({name})" for path, name in languages.items())
+        raise ToolError(
+            f"The paths mix several languages: {listed}. A rewrite is written for one "
+            "language: pass -l/--lang to pick it, or edit each language separately."
+        )
 
 
 def _notes(result: AgentToolResult) -> list[str]:
