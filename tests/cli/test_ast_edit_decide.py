@@ -109,14 +109,6 @@ def test_one_undo_restores_every_path(two: Path) -> None:
     assert run_xcsh("undo", cwd=two).returncode == 1
 
 
-def test_paths_of_different_languages_make_one_edit(two: Path) -> None:
-    (two / "c.js").write_text("foo(4);\n", encoding="utf-8")
-    done = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "--yes", "a.py", "c.js", cwd=two)
-    assert done.returncode == 0, done.stderr
-    assert "AST Edit: 2 replacements in 2 files" in done.stdout
-    assert (two / "c.js").read_text(encoding="utf-8") == "bar(4);\n"
-
-
 # Ctrl-C and Ctrl-D at the prompt
 
 

@@ -159,3 +159,15 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(project: Path) -> No
     assert json.loads(first)["text"].startswith("print(")
     assert proc.wait(timeout=60) == 141
     assert "Traceback" not in err
+
+
+def test_hidden_files_and_folders_skipped_as_the_cli(tmp_path: Path) -> None:
+    for name in ("a.py", ".dot.py", ".h/x.py", "src/.eslintrc.py", "src/b.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("foo(1)\n")
+    ours = run_xcsh("ast-grep", "-p", "foo($A)", "--json", cwd=tmp_path)
+    theirs = run_ast_grep("run", "-p", "foo($A)", "--json=stream", cwd=tmp_path)
+    assert ours.returncode == 0, ours.stderr
+    files = sorted(json.loads(line)["file"] for line in ours.stdout.splitlines())
+    assert files == sorted(json.loads(line)["file"] for line in theirs.stdout.splitlines())
+    assert files == ["a.py", "src/b.py"]

@@ -202,3 +202,19 @@ def test_walk_from_a_subfolder_applies_the_repository_ignore_rules(tmp_path: Pat
     assert rel(iter_files(src), tmp_path) == expected
     assert rel(iter_files(src, root=src), tmp_path) == expected
     assert rel(iter_files(src / "sub"), tmp_path) == ["src/sub/b.py"]
+
+
+def test_walk_can_leave_out_hidden_files(tmp_path: Path) -> None:
+    """The structural tools skip dot-files, as the ast-grep CLI does."""
+    for name in ("a.py", ".eslintrc.py", "src/.hidden.py", "src/b.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    assert rel(iter_files(tmp_path, hidden_files=False), tmp_path) == ["a.py", "src/b.py"]
+    assert rel(iter_files(tmp_path), tmp_path) == [
+        ".eslintrc.py",
+        "a.py",
+        "src/.hidden.py",
+        "src/b.py",
+    ]
+    named = tmp_path / ".eslintrc.py"
+    assert list(iter_files(named, hidden_files=False)) == [named]

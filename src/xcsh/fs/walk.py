@@ -8,7 +8,10 @@ Rules (kept close to the ``ast-grep`` CLI, which uses the ``ignore`` crate):
   the repository's ``.git/info/exclude``. Unlike the CLI, a ``.gitignore``
   counts even outside a git repository: users expect it to.
 - ``.git`` and ``node_modules`` are always skipped, and so are folders whose
-  name starts with a dot, as the CLI does; dot-files themselves are walked.
+  name starts with a dot, as the CLI does. Dot-files are walked unless
+  ``hidden_files=False`` (the structural tools pass it: the CLI skips them,
+  and ``.eslintrc.js`` is configuration, not code to rewrite); a hidden file
+  named explicitly is always returned.
 - Symlinks met during a walk are not followed, files or folders alike, as
   the CLI does: a linked file would otherwise be visited twice (once through
   the link, once as itself) and a change to it previewed twice.
@@ -62,6 +65,7 @@ def iter_files(
     *,
     globs: Sequence[str] = (),
     root: Path | None = None,
+    hidden_files: bool = True,
 ) -> Iterator[Path]:
     """Yield the files under ``start`` that a search should visit, sorted per folder.
 
@@ -72,6 +76,8 @@ def iter_files(
         root: the folder ``globs`` are relative to and whose ignore files
             (and those of folders between it and ``start``) apply; defaults
             to ``start``.
+        hidden_files: walk files whose name starts with a dot (hidden folders
+            are never walked).
 
     Yields:
         Absolute paths of regular files; symlinks inside walked folders are skipped.
@@ -102,6 +108,12 @@ def iter_files(
         for folder in reversed(start.parents):
             if folder == anchor or anchor in folder.parents:
                 inherited.extend(_load_rules(folder))
+    if not hidden_files:
+        shown = wanted
+
+        def wanted(path: Path) -> bool:
+            return not path.name.startswith(".") and shown(path)
+
     yield from _walk(start, inherited, wanted)
 
 

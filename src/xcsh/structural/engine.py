@@ -134,7 +134,7 @@ def resolve_scope(
     languages: dict[str, Language] = {}
     total_bytes = 0
     prefix = os.path.join(str(ws.root), "")
-    for file in iter_files(start, globs=tuple(glob), root=ws.root):
+    for file in iter_files(start, globs=tuple(glob), root=ws.root, hidden_files=False):
         name = str(file)
         # The common case, a walked file under the root, without pathlib's relative_to.
         display = (
