@@ -171,3 +171,17 @@ def test_hidden_files_and_folders_skipped_as_the_cli(tmp_path: Path) -> None:
     files = sorted(json.loads(line)["file"] for line in ours.stdout.splitlines())
     assert files == sorted(json.loads(line)["file"] for line in theirs.stdout.splitlines())
     assert files == ["a.py", "src/b.py"]
+
+
+@pytest.mark.parametrize("globs", [["!rich/**"], ["**/*.py", "!rich/**"], ["rich/**"]])
+def test_globs_include_and_exclude_as_the_cli(tmp_path: Path, globs: list[str]) -> None:
+    for name in ("a.py", "rich/x.py", "rich/sub/y.py", "httpx/z.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("isinstance(a, b)\n")
+    flags = [arg for glob in globs for arg in ("--globs", glob)]
+    ours = run_xcsh("ast-grep", "-p", "isinstance($A, $B)", *flags, "--json", cwd=tmp_path)
+    theirs = run_ast_grep("run", "-p", "isinstance($A, $B)", *flags, "--json=stream", cwd=tmp_path)
+    assert ours.returncode == 0, ours.stderr
+    files = sorted(json.loads(line)["file"] for line in ours.stdout.splitlines())
+    assert files == sorted(json.loads(line)["file"] for line in theirs.stdout.splitlines())
+    assert files

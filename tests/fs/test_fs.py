@@ -218,3 +218,24 @@ def test_walk_can_leave_out_hidden_files(tmp_path: Path) -> None:
     ]
     named = tmp_path / ".eslintrc.py"
     assert list(iter_files(named, hidden_files=False)) == [named]
+
+
+def test_globs_select_and_exclude_like_ast_grep(tmp_path: Path) -> None:
+    for name in ("a.py", "rich/x.py", "rich/sub/y.py", "httpx/z.py", "httpx/n.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    assert rel(iter_files(tmp_path, globs=["!rich/**"]), tmp_path) == [
+        "a.py",
+        "httpx/n.txt",
+        "httpx/z.py",
+    ]
+    assert rel(iter_files(tmp_path, globs=["**/*.py", "!rich/**"]), tmp_path) == [
+        "a.py",
+        "httpx/z.py",
+    ]
+    assert rel(iter_files(tmp_path, globs=["*.py"]), tmp_path) == [
+        "a.py",
+        "httpx/z.py",
+        "rich/sub/y.py",
+        "rich/x.py",
+    ]

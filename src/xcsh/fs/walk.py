@@ -71,8 +71,10 @@ def iter_files(
 
     Args:
         start: a file (yielded as is when it matches ``globs``) or a folder.
-        globs: gitwildmatch patterns (``*.py``, ``src/**/*.ts``); when given, a
-            file is yielded only if one matches its path relative to ``root``.
+        globs: gitwildmatch patterns (``*.py``, ``src/**/*.ts``) matched against
+            the path relative to ``root``: a file is yielded only if one plain
+            glob matches (when any is given) and no ``!``-prefixed glob does, as
+            ast-grep's ``--globs``.
         root: the folder ``globs`` are relative to and whose ignore files
             (and those of folders between it and ``start``) apply; defaults
             to ``start``.
@@ -83,16 +85,22 @@ def iter_files(
         Absolute paths of regular files; symlinks inside walked folders are skipped.
     """
     base = root if root is not None else (start if start.is_dir() else start.parent)
-    glob_spec = pathspec.GitIgnoreSpec.from_lines(globs) if globs else None
+    # As ast-grep's --globs: plain globs select files, `!glob` leaves files out.
+    included = [g for g in globs if not g.startswith("!")]
+    excluded = [g[1:] for g in globs if g.startswith("!")]
+    include_spec = pathspec.GitIgnoreSpec.from_lines(included) if included else None
+    exclude_spec = pathspec.GitIgnoreSpec.from_lines(excluded) if excluded else None
 
     def wanted(path: Path) -> bool:
-        if glob_spec is None:
+        if include_spec is None and exclude_spec is None:
             return True
         try:
             rel = path.relative_to(base).as_posix()
         except ValueError:
             rel = path.name
-        return glob_spec.match_file(rel) or glob_spec.match_file(path.name)
+        if exclude_spec is not None and exclude_spec.match_file(rel):
+            return False
+        return include_spec is None or include_spec.match_file(rel)
 
     if not start.is_dir():
         if start.is_file() and wanted(start):
