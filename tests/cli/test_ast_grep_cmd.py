@@ -185,3 +185,31 @@ def test_globs_include_and_exclude_as_the_cli(tmp_path: Path, globs: list[str]) 
     files = sorted(json.loads(line)["file"] for line in ours.stdout.splitlines())
     assert files == sorted(json.loads(line)["file"] for line in theirs.stdout.splitlines())
     assert files
+
+
+def test_c_call_pattern_that_cannot_match_is_refused_with_a_hint(tmp_path: Path) -> None:
+    """SPEC §4 / CASES S3, in C: `free($A)` alone parses as a macro type, never a call."""
+    (tmp_path / "b.c").write_text("int main(void){ free(p); }\n")
+    theirs = run_ast_grep("run", "-p", "free($A)", "--json=stream", cwd=tmp_path)
+    assert theirs.stdout.strip() == ""  # the CLI silently finds nothing
+    ours = run_xcsh("ast-grep", "-p", "free($A)", "b.c", cwd=tmp_path)
+    assert ours.returncode == 2
+    assert "call_expression" in ours.stderr and "--selector" in ours.stderr
+    with_context = run_xcsh(
+        "ast-grep",
+        "-p",
+        "void t() { free($A); }",
+        "--selector",
+        "call_expression",
+        "b.c",
+        cwd=tmp_path,
+    )
+    assert with_context.returncode == 0, with_context.stderr
+    assert with_context.stdout == "b.c:1:17:int main(void){ free(p); }\n"
+
+
+def test_nothing_found_with_an_error_node_pattern_says_so(tmp_path: Path) -> None:
+    (tmp_path / "b.c").write_text("int main(void){ return 0; }\n")
+    done = run_xcsh("ast-grep", "-p", "if ($C) { $$$B }", "b.c", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "does not parse on its own" in done.stderr

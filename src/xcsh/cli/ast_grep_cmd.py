@@ -39,7 +39,8 @@ from xcsh.cli.common import (
     scan_progress,
 )
 from xcsh.core import ToolError, UsageError
-from xcsh.structural import Match, SkippedFile, iter_matches, skipped_note
+from xcsh.structural import Match, SkippedFile, error_patterns, iter_matches, skipped_note
+from xcsh.structural.tools import error_pattern_note
 from xcsh.ui import detect_style, make_console
 
 
@@ -154,7 +155,24 @@ def _search(args: argparse.Namespace) -> int:
     if more:
         noun = "match" if found == 1 else "matches"
         error(f"stopped after {found} {noun} (--limit {args.limit}); more remain")
+    if not found:
+        _explain_nothing_found(args, paths[0])
     return EXIT_OK if found else EXIT_NO_MATCH
+
+
+def _explain_nothing_found(args: argparse.Namespace, path: str) -> None:
+    """A pattern that does not parse on its own often finds nothing: say so (SPEC §4)."""
+    unparsable = error_patterns(
+        [args.pattern],
+        root=os.getcwd(),
+        path=path,
+        glob=tuple(args.globs),
+        lang=args.lang,
+        selector=args.selector,
+        strictness=args.strictness,
+    )
+    for pattern in unparsable:
+        error(error_pattern_note(pattern, selector_flag="--selector"))
 
 
 def _emit(match: Match, as_json: bool, console: Console | None) -> None:

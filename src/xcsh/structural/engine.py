@@ -246,6 +246,29 @@ def _run(
         results.close()
 
 
+def error_patterns(
+    patterns: Sequence[str],
+    *,
+    root: str | Path,
+    path: str | None = None,
+    glob: Sequence[str] = (),
+    lang: str | None = None,
+    selector: str | None = None,
+    strictness: str = "smart",
+) -> tuple[str, ...]:
+    """The patterns whose tree holds an ERROR node, for a "found nothing" hint.
+
+    Arguments are those of :func:`search`; only the scope's language is
+    resolved (no file is parsed).
+
+    Raises:
+        ToolError: as :func:`search`.
+    """
+    scope = resolve_scope(root, path=path, glob=glob, lang=lang)
+    query = _search_query(patterns, scope, selector, strictness)
+    return tuple(p.source for p in query.patterns if p.has_error)
+
+
 def _search_query(
     patterns: Sequence[str], scope: Scope, selector: str | None, strictness: str
 ) -> Query:

@@ -310,9 +310,17 @@ def _check_in_body(
     wrapper = _BODY_WRAPPERS.get(language.name)
     if wrapper is None:
         return
-    body = SgRoot(wrapper.format(probe), language.name).root()
-    if _has_error(body) or body.find(**rule) is not None:
-        return  # not a statement-level snippet, or it matches where real code lives
+    # As written, then as a statement: a C call pattern such as `free($A)` only
+    # parses cleanly inside a function once it ends with `;`.
+    for snippet in (probe, probe + ";"):
+        body = SgRoot(wrapper.format(snippet), language.name).root()
+        if _has_error(body):
+            continue  # not a statement-level snippet in this form
+        if body.find(**rule) is not None:
+            return  # it matches where real code lives
+        break
+    else:
+        return
     real = _node_with_text(body, probe)
     real_kind = real.kind() if real is not None else "something else"
     raise ToolError(

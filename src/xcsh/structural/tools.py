@@ -177,12 +177,7 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
         pats = ", ".join(f"`{p}`" for p in params.pat)
         if result.total == 0:
             lines.append(f"No matches for {pats} in {_plural(result.files_scanned, 'file')}.")
-            for pat in result.error_patterns:
-                lines.append(
-                    f"The pattern `{pat}` does not parse on its own (its tree holds an ERROR "
-                    "node), so it may not say what it seems to: write the surrounding code "
-                    "and pick the node to match with `sel`."
-                )
+            lines.extend(error_pattern_note(pat) for pat in result.error_patterns)
         else:
             lines.append(
                 f"{_plural(result.total, 'match', 'matches')} in "
@@ -255,6 +250,15 @@ def _notes(preview: EditPreview) -> list[str]:
     if skipped:
         notes.append(skipped)
     return notes
+
+
+def error_pattern_note(pattern: str, *, selector_flag: str = "`sel`") -> str:
+    """Why a pattern whose tree holds an ERROR node may have found nothing, and the fix."""
+    return (
+        f"The pattern `{pattern}` does not parse on its own (its tree holds an ERROR "
+        "node), so it may not say what it seems to: write the surrounding code "
+        f"and pick the node to match with {selector_flag}."
+    )
 
 
 def push_edit_preview(
