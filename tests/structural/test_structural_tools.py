@@ -547,3 +547,12 @@ def test_search_in_more_languages_equals_cli(ws: Path, name: str, src: str, pat:
     ours = [m.to_cli_json() for m in search([pat], root=ws).matches]
     assert ours
     assert ours == cli_json(ws, "-p", pat, name)
+
+
+def test_language_names_the_cli_accepts_as_extensions() -> None:
+    """`-l cc` and `-l rb` work with the CLI; any known extension names its language."""
+    from xcsh.structural.languages import resolve_language
+
+    assert resolve_language("cc").name == "cpp"
+    assert resolve_language("rb").name == "ruby"
+    assert resolve_language(".PY").name == "python"

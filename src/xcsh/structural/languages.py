@@ -106,12 +106,14 @@ def supported_languages() -> list[str]:
 
 
 def resolve_language(name: str) -> Language:
-    """Look up a language by name or alias, case-insensitively.
+    """Look up a language by name, alias or file extension (``cc``, ``rb``), as the CLI's
+    ``-l`` does, case-insensitively.
 
     Raises:
         ToolError: the name is unknown; the message lists the supported names.
     """
-    found = _BY_NAME.get(name.strip().lower())
+    key = name.strip().lower()
+    found = _BY_NAME.get(key) or _BY_EXTENSION.get(key.lstrip("."))
     if found is None:
         raise ToolError(
             f"Unknown language '{name}'. Supported languages: {', '.join(supported_languages())}."
