@@ -87,6 +87,16 @@ def test_s1_go_tab_file_gets_tabs_for_template_indentation(ws: Path, tmp_path: P
     assert b"\n    log.Print(err)\n" in cli  # the CLI drops the tab indentation
 
 
+def test_tab_file_blank_template_lines_stay_blank(ws: Path) -> None:
+    """No trailing tabs: a blank line of the template stays blank in a tab-indented file."""
+    (ws / "a.go").write_bytes(b"package main\n\nfunc f() {\n\tfoo(1)\n}\n")
+    new = _preview_bytes(ws, "a.go", "foo($A)", "x := 1\n\nbar($A)")
+    assert new == b"package main\n\nfunc f() {\n\tx := 1\n\n\tbar(1)\n}\n"
+    (ws / "b.go").write_bytes(b"package main\r\n\r\nfunc f() {\r\n\tfoo(1)\r\n}\r\n")
+    crlf = _preview_bytes(ws, "b.go", "foo($A)", "x := 1\n\nbar($A)")
+    assert crlf == b"package main\r\n\r\nfunc f() {\r\n\tx := 1\r\n\r\n\tbar(1)\r\n}\r\n"
+
+
 def test_s1_crlf_file_gets_crlf_line_breaks(ws: Path) -> None:
     # SPEC §4 difference: inserted line breaks follow the file (the CLI inserts bare LF).
     (ws / "a.py").write_bytes(b"def inner():\r\n    b = lambda: 123\r\n")

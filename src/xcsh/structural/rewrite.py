@@ -197,9 +197,11 @@ def reindent(text: str, original: str, target: str) -> str:
             )
         extra = " " * (len(target) - len(original))
         return text.replace("\n", "\n" + extra)
-    if original == "":
-        return text.replace("\n", "\n" + target)
     first, *rest = text.split("\n")
+    if original == "":
+        # Tab-indented code: blank lines stay blank (gofmt's shape), no trailing tabs.
+        moved = [target + line if line.strip("\r") else line for line in rest]
+        return "\n".join([first, *moved])
     moved = [target + line[len(original) :] if line.startswith(original) else line for line in rest]
     return "\n".join([first, *moved])
 
