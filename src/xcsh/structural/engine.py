@@ -23,7 +23,7 @@ from xcsh.core import ToolError
 from xcsh.fs import FileWriteError, Workspace, atomic_write, iter_files
 from xcsh.structural.languages import Language, language_for_path, resolve_language
 from xcsh.structural.pattern import compile_pattern
-from xcsh.structural.pool import plan_chunks, run_chunks
+from xcsh.structural.pool import WorkerDied, plan_chunks, run_chunks
 from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
 from xcsh.structural.rewrite import parse_template
 from xcsh.structural.scan import (
@@ -242,6 +242,13 @@ def _run(
                 if outcome is not None and outcome.edit is not None:
                     outcome = restore_edit(query, outcome, path, display)
                 yield outcome
+    except WorkerDied as exc:
+        names = [display for _, display in chunks[exc.chunk]] if exc.chunk is not None else []
+        where = f" while scanning {name_list(names)}" if names else ""
+        raise ToolError(
+            f"A scan worker process died ({exc.cause}){where}; the scan was stopped and "
+            "nothing was returned. Leave these files out with `path` or `glob` and try again."
+        ) from exc
     finally:
         results.close()
 
