@@ -9,9 +9,8 @@ from pathlib import Path
 import pathspec
 
 from xcsh.core import ToolError
-from xcsh.fs import iter_files
+from xcsh.fs import Workspace, iter_files
 from xcsh.fs.walk import IGNORE_FILES
-from xcsh.tools.coding._paths import PathPolicy
 
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 
@@ -62,7 +61,7 @@ class GlobFilter:
 
 
 def walk(
-    start: Path, policy: PathPolicy, glob: GlobFilter | None = None
+    start: Path, policy: Workspace, glob: GlobFilter | None = None
 ) -> Iterator[tuple[Path, str]]:
     """Files under ``start`` a search visits, as ``(absolute path, path relative to start)``.
 
@@ -76,7 +75,7 @@ def walk(
         relative = path.relative_to(base).as_posix()
         if glob is not None and not glob.matches(relative):
             continue
-        if path.is_symlink() and not policy.allowed(path):
+        if path.is_symlink() and not policy.contains(path):
             continue
         yield path, relative
 
