@@ -185,7 +185,8 @@ def _transaction(
             else:
                 with contextlib.suppress(OSError):
                     journal.finish(entry, ROLLED_BACK)
-        raise ApplyError(_failure_text(change, error, left), new_content=left) from error
+        text = _failure_text(change, error, left, alone=len(todo) == 1)
+        raise ApplyError(text, new_content=left) from error
     problems = _settle(rd, written, tag)
     warning = None
     if problems:
@@ -321,8 +322,11 @@ def _names(names: Sequence[str], shown: int = 20) -> str:
     return head if len(names) <= shown else f"{head} and {len(names) - shown} more"
 
 
-def _failure_text(change: Change, exc: Exception, left: list[str]) -> str:
+def _failure_text(change: Change, exc: Exception, left: list[str], *, alone: bool) -> str:
     reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    if alone and isinstance(exc, OSError):
+        hint = " Check the folder's permissions." if isinstance(exc, PermissionError) else ""
+        return f"Cannot write {change.shown}: {reason.rstrip('.')}. The file was not changed.{hint}"
     if isinstance(exc, ChangedError):
         head = f"{change.shown} changed while the change was being applied ({reason.rstrip('.')})."
     elif isinstance(exc, ConfinedError):

@@ -269,12 +269,15 @@ def load_index(path: Path) -> list[EntrySummary] | None:
     return out
 
 
-def write_durably(path: Path, data: bytes, *, exclusive: bool = False) -> None:
+def write_durably(
+    path: Path, data: bytes, *, exclusive: bool = False, durable: bool = True
+) -> None:
     """Write ``path`` through a fsynced temporary file, then fsync its folder.
 
     Args:
         exclusive: fail with :class:`FileExistsError` when ``path`` exists
             (published with ``link``, which never replaces a file).
+        durable: fsync at all (the index, a cache rebuilt when behind, skips it).
 
     Raises:
         OSError: the write failed; ``path`` is unchanged.
@@ -286,7 +289,8 @@ def write_durably(path: Path, data: bytes, *, exclusive: bool = False) -> None:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         if exclusive:
@@ -298,6 +302,8 @@ def write_durably(path: Path, data: bytes, *, exclusive: bool = False) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+    if not durable:
+        return
     dirfd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         os.fsync(dirfd)

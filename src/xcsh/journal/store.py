@@ -17,6 +17,7 @@ which tells recovery that its process is alive.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import fcntl
 import json
@@ -305,7 +306,7 @@ class Journal:
             summaries[entry.seq] = EntrySummary.of(entry, size)
             ordered = [summaries[k] for k in sorted(summaries)]
             ordered = self._prune(ordered)
-            write_durably(self.index_path, dump_index(ordered))
+            write_durably(self.index_path, dump_index(ordered), durable=False)
 
     # -- reading -----------------------------------------------------------------
 
@@ -398,36 +399,56 @@ class Journal:
 
     def _prune(self, ordered: list[EntrySummary]) -> list[EntrySummary]:
         """Drop the oldest settled entries past the limits (to 90 % of them, so that
-        pruning, which reads the kept entries, runs once in a while); returns the rest."""
+        pruning, which reads the kept entries, runs once in a while); returns the rest,
+        each charged with the size of the blobs it is the oldest kept entry to use."""
         limit = self.retention
         total = sum(s.bytes for s in ordered)
         if len(ordered) <= limit.max_entries and total <= limit.max_bytes:
             return ordered
         goal_entries = max(1, int(limit.max_entries * 0.9))
         goal_bytes = int(limit.max_bytes * 0.9)
+        digests = {s.seq: self._digests(s.seq) for s in ordered}
+        sizes: dict[str, int] = {}
+        for found in digests.values():
+            for digest in found:
+                if digest not in sizes:
+                    with contextlib.suppress(OSError):
+                        sizes[digest] = self.blobs.path(digest).stat().st_size
         kept = list(ordered)
-        dropped: list[EntrySummary] = []
-        while len(kept) > 1 and (len(kept) > goal_entries or total > goal_bytes):
-            oldest = kept[0]
-            if oldest.state is None:  # incomplete: recovery still needs it
+        while True:
+            charged = _charge(kept, digests, sizes)
+            total = sum(s.bytes for s in charged)
+            over = len(charged) > goal_entries or total > goal_bytes
+            if not over or len(kept) <= 1 or kept[0].state is None:
                 break
-            dropped.append(kept.pop(0))
-            total -= oldest.bytes
-        if not dropped:
-            return ordered
+            kept.pop(0)  # the oldest settled entry goes first
+        dropped = [s for s in ordered if s not in kept]
         for summary in dropped:
             for suffix in (".state", ".json"):
                 with contextlib.suppress(OSError):
                     (self.entries_dir / f"{summary.seq:06d}{suffix}").unlink()
-        keep: set[str] = set()
-        for summary in kept:
-            record = self.entry(summary.seq)
-            if record is None:
-                continue
-            for f in record.files:
-                keep.update(d for d in (f.before, f.after) if d is not None)
-        self.blobs.prune(keep)
-        return kept
+        if dropped:
+            self.blobs.prune({d for s in kept for d in digests[s.seq]})
+        return charged
+
+    def _digests(self, seq: int) -> list[str]:
+        record = self.entry(seq)
+        if record is None:
+            return []
+        return [d for f in record.files for d in (f.before, f.after) if d is not None]
+
+
+def _charge(
+    kept: list[EntrySummary], digests: dict[int, list[str]], sizes: dict[str, int]
+) -> list[EntrySummary]:
+    """``kept`` with each blob's size charged to the oldest entry that uses it."""
+    seen: set[str] = set()
+    out = []
+    for summary in kept:
+        fresh = [d for d in dict.fromkeys(digests[summary.seq]) if d not in seen]
+        seen.update(fresh)
+        out.append(dataclasses.replace(summary, bytes=sum(sizes.get(d, 0) for d in fresh)))
+    return out
 
 
 def _json(data: object) -> bytes:
