@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -268,23 +269,25 @@ def _write_all(
     Returns the changes written with their new identity, and the first failure.
     """
 
-    def run(change: Change) -> tuple[FileId | None, Exception | None]:
+    stop = threading.Event()  # after a failure, files not started yet are not written
+
+    def run(change: Change) -> tuple[FileId | None, Exception | None] | None:
+        if stop.is_set():
+            return None
         try:
             return _write_one(rd, change, tag), None
         except (OSError, ConfinedError, ChangedError) as exc:
+            stop.set()
             return None, exc
 
-    outcomes: list[tuple[FileId | None, Exception | None]] = []
+    outcomes: list[tuple[FileId | None, Exception | None] | None] = []
     if len(todo) <= _SERIAL:
-        for change in todo:
-            outcomes.append(run(change))
-            if outcomes[-1][1] is not None:
-                break
+        outcomes = [run(change) for change in todo]
     else:
         with ThreadPoolExecutor(max_workers=_THREADS) as pool:
             outcomes = list(pool.map(run, todo))
-    written = [(c, ident) for c, (ident, err) in zip(todo, outcomes, strict=False) if err is None]
-    failures = [(c, err) for c, (_, err) in zip(todo, outcomes, strict=False) if err is not None]
+    written = [(c, o[0]) for c, o in zip(todo, outcomes, strict=True) if o and o[1] is None]
+    failures = [(c, o[1]) for c, o in zip(todo, outcomes, strict=True) if o and o[1] is not None]
     return written, (failures[0] if failures else None)
 
 
