@@ -16,14 +16,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import errno
 import json
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from xcsh.cli import subcommand_help
+from xcsh.cli import stdout_to_devnull, subcommand_help
 
 if TYPE_CHECKING:  # the agent stack is imported only when a task runs
     from xcsh.agent import AgentEvent, Approval, ApprovalHook
@@ -193,6 +195,7 @@ async def run_print(
     session = opened.session
     report = opened.resumed
     printer: TextPrinter | None = None
+    json_printer: JsonPrinter | None = None
     if args.mode == "json":
         header = {
             "type": "session",
@@ -208,7 +211,8 @@ async def run_print(
             "load_errors": [e.to_dict() for e in opened.load_errors],
         }
         print(json.dumps(header, ensure_ascii=False), file=out, flush=True)
-        session.subscribe(JsonPrinter(out))
+        json_printer = JsonPrinter(out, on_broken_pipe=session.cancel)
+        session.subscribe(json_printer)
     else:
         for problem in opened.load_errors:
             style = "yellow" if problem.kind == "untrusted" else "red"
@@ -234,6 +238,9 @@ async def run_print(
         end = await session.prompt(args.prompt)
     finally:
         session.close()
+    if json_printer is not None and json_printer.broken_pipe:
+        # The reader went away: the run was cancelled; the dispatcher exits 141 quietly.
+        raise BrokenPipeError(errno.EPIPE, "standard output was closed")
     if args.mode == "text":
         if end.final_text:
             print(end.final_text, file=out, flush=True)
@@ -247,16 +254,33 @@ async def run_print(
 
 
 class JsonPrinter:
-    """Prints every event as one JSON line (``--mode json``)."""
+    """Prints every event as one JSON line (``--mode json``).
 
-    def __init__(self, out: TextIO) -> None:
+    When the reader of ``out`` goes away (``| head``), the printer stops
+    printing, points standard output at /dev/null, sets :attr:`broken_pipe`
+    and calls ``on_broken_pipe`` (the session's ``cancel``): nobody is left
+    to read what the run would say.
+    """
+
+    def __init__(self, out: TextIO, *, on_broken_pipe: Callable[[], None] | None = None) -> None:
         self.out = out
+        self.on_broken_pipe = on_broken_pipe
+        self.broken_pipe = False
 
     def __call__(self, event: AgentEvent) -> None:
         from xcsh.agent import event_to_dict
 
+        if self.broken_pipe:
+            return
         line = json.dumps(event_to_dict(event), ensure_ascii=False, default=str)
-        print(line, file=self.out, flush=True)
+        try:
+            print(line, file=self.out, flush=True)
+        except BrokenPipeError:
+            self.broken_pipe = True
+            if self.out is sys.stdout:
+                stdout_to_devnull()
+            if self.on_broken_pipe is not None:
+                self.on_broken_pipe()
 
 
 class TextPrinter:
