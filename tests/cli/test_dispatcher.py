@@ -101,8 +101,7 @@ def test_print_mode_into_head_stops_the_run_quietly_with_141(tmp_path: Path) -> 
             ["bash", "-c", '"$@" | head -c 10 >/dev/null; exit "${PIPESTATUS[0]}"', "-", *command],
             cwd=tmp_path,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            capture_output=True,
             text=True,
             timeout=60,
         )

@@ -3,12 +3,14 @@
 ``xcsh -p "TASK"`` (print mode) runs one task to completion. In ``--mode
 text`` the final answer goes to stdout and progress (tool calls, previews,
 resolutions, SPEC §6) to stderr; in ``--mode json`` stdout carries one JSON
-object per line: first ``{"type": "session", "id", "path", "resumed",
+object per line: first ``{"type": "session", "id", "path", "cwd", "resumed",
 "load_errors"}``, then
 every agent event (:func:`xcsh.agent.event_to_dict`), ending with
-``run_end``. Exit codes: 0 done, 1 the run failed or stopped at the
-forced-turn cap, 2 bad usage, 130 cancelled (Ctrl-C), 143 or 129 cancelled by SIGTERM or
-SIGHUP.
+``run_end``. A session resumed with ``--session`` from another folder works
+in the folder it was started in (stderr says so). Exit codes: 0 done, 1 the
+run failed or stopped at the forced-turn cap, 2 bad usage, 130 cancelled
+(Ctrl-C), 143 or 129 cancelled by SIGTERM or SIGHUP, 141 standard output
+closed early.
 """
 
 from __future__ import annotations
@@ -67,7 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="resume the latest session in this folder",
     )
-    resume.add_argument("--session", metavar="ID", help="resume the session with this id")
+    resume.add_argument(
+        "--session",
+        metavar="ID",
+        help="resume the session with this id, in the folder it was started in",
+    )
     parser.add_argument(
         "--approve",
         choices=("auto", "ask"),
@@ -194,6 +200,9 @@ async def run_print(
     )
     session = opened.session
     report = opened.resumed
+    notice = opened.elsewhere_notice()
+    if notice is not None:
+        err_console.print(f"xcsh: {notice}", style="yellow", markup=False, highlight=False)
     printer: TextPrinter | None = None
     json_printer: JsonPrinter | None = None
     if args.mode == "json":
@@ -201,6 +210,7 @@ async def run_print(
             "type": "session",
             "id": session.id,
             "path": str(opened.path),
+            "cwd": str(session.cwd),
             "resumed": None
             if report is None
             else {
