@@ -288,8 +288,8 @@ async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None
     custom = await aload_custom_tools(
         cwd, store=store, home=home, trust_project=options.trust_project
     )
-    own = tools(cwd, store) if tools is not None else builtin_tools(cwd, store, journal)
-    session_tools = [*own, *custom.tools]
+    built = tools(cwd, store) if tools is not None else builtin_tools(cwd, store, journal)
+    session_tools = [*built, *custom.tools]
     header: dict[str, Any] | None = None
     if path is None:
         session_id = new_session_id()
