@@ -163,6 +163,9 @@ class FileEdit:
         new_bytes: exactly what apply writes.
         replacements: the changes, in file order.
         nested_skipped: matches inside another match that were not rewritten.
+        nested: those nested matches with the replacement each would get on its own
+            (only when the preview records captures, for output that mirrors
+            ``ast-grep run -r --json``, which lists them); never written.
     """
 
     path: Path
@@ -173,6 +176,17 @@ class FileEdit:
     new_bytes: bytes
     replacements: tuple[Replacement, ...]
     nested_skipped: int = 0
+    nested: tuple[Replacement, ...] = ()
+
+    def listed(self) -> list[Replacement]:
+        """Every match of the file as the CLI's ``--json`` lists them: the replacements and
+        the nested matches, in source order (an enclosing match first)."""
+        if not self.nested:
+            return list(self.replacements)
+        return sorted(
+            (*self.replacements, *self.nested),
+            key=lambda r: (r.match.span.start_byte, -r.match.span.end_byte),
+        )
 
     def diff(self) -> str:
         """A unified diff (``a/<file>`` → ``b/<file>``) of this edit, computed on demand.
