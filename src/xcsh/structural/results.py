@@ -168,6 +168,9 @@ class FileEdit:
         nested_skipped: matches inside another match that were not rewritten.
         ident: device and inode of the file read (the apply refuses another file
             with the same content, such as a symlink swapped in).
+        nested: those nested matches with the replacement each would get on its own
+            (only when the preview records captures, for output that mirrors
+            ``ast-grep run -r --json``, which lists them); never written.
     """
 
     path: Path
@@ -178,7 +181,18 @@ class FileEdit:
     new_bytes: bytes
     replacements: tuple[Replacement, ...]
     nested_skipped: int = 0
+    nested: tuple[Replacement, ...] = ()
     ident: FileId | None = None
+
+    def listed(self) -> list[Replacement]:
+        """Every match of the file as the CLI's ``--json`` lists them: the replacements and
+        the nested matches, in source order (an enclosing match first)."""
+        if not self.nested:
+            return list(self.replacements)
+        return sorted(
+            (*self.replacements, *self.nested),
+            key=lambda r: (r.match.span.start_byte, -r.match.span.end_byte),
+        )
 
     def diff(self) -> str:
         """A unified diff (``a/<file>`` → ``b/<file>``) of this edit, computed on demand.

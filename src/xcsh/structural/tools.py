@@ -14,7 +14,7 @@ from xcsh.pending import PendingAction, PendingActionStore
 from xcsh.structural.engine import EditOp, apply_preview, name_list, preview_edit, search
 from xcsh.structural.results import EditPreview, Match, SkippedFile, skipped_note
 
-Strictness = Literal["cst", "smart", "ast", "relaxed", "signature"]
+Strictness = Literal["cst", "smart", "ast", "relaxed", "signature", "template"]
 
 _GREP_DESCRIPTION = (
     "Structural code search with ast-grep patterns (read-only). A pattern is code with "
