@@ -27,7 +27,11 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "tools": ("xcsh.cli.tools_cmd", "list the tools available here and any load errors"),
     "trust": ("xcsh.cli.trust_cmd", "trust a project folder's custom tools"),
     "mcp": ("xcsh.cli.mcp_cmd", "serve xcsh's preview/apply tools over MCP"),
-    "undo": ("xcsh.cli.undo_cmd", "undo the last change applied by xcsh ast-edit"),
+    "undo": ("xcsh.cli.undo_cmd", "undo the last change xcsh applied in this folder (or entry N)"),
+    "recover": (
+        "xcsh.cli.recover_cmd",
+        "settle applies a crash interrupted (roll back or complete)",
+    ),
 }
 AGENT_MODULE = "xcsh.cli.agent_cmd"
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
@@ -60,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             # where a broken pipe can only be reported as "Exception ignored".
             _flush_stdout()
     except BrokenPipeError:
-        _stdout_to_devnull()
+        stdout_to_devnull()
         return EXIT_BROKEN_PIPE
     except SystemExit:
         # rich's Console handles a broken pipe itself: it points stdout at
@@ -89,8 +93,12 @@ def _flush_stdout() -> None:
         stream.flush()
 
 
-def _stdout_to_devnull() -> None:
-    """Point file descriptor 1 at /dev/null so the final flush at exit cannot fail again."""
+def stdout_to_devnull() -> None:
+    """Point file descriptor 1 at /dev/null so the final flush at exit cannot fail again.
+
+    For a subcommand that notices the broken pipe itself (an event listener
+    that must not raise) and ends by raising :class:`BrokenPipeError` later.
+    """
     with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation, AttributeError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
