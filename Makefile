@@ -42,3 +42,9 @@ clean:
 .PHONY: bench-loop
 bench-loop: $(STAMP)
 	$(BIN)/python bench/loop_bench.py
+
+# The real-use layer's reproduction, 20 rounds of 20, through -p, stdio MCP, HTTP MCP and the
+# terminal (minutes; not part of `make test`).
+.PHONY: stress-e2e
+stress-e2e: $(STAMP)
+	XCSH_E2E_ROUNDS=20 XCSH_E2E_REPEAT=20 $(BIN)/pytest -q tests/e2e -k "finishes_every_time or searches_and_applies or one_client_after_another or slash_apply"

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -14,6 +15,7 @@ from xcsh.pending import PendingAction, PendingActionStore
 from xcsh.structural.engine import EditOp, apply_preview, name_list, preview_edit, search
 from xcsh.structural.results import EditPreview, Match, SkippedFile, skipped_note
 
+T = TypeVar("T")
 Strictness = Literal["cst", "smart", "ast", "relaxed", "signature", "template"]
 
 _GREP_DESCRIPTION = (
@@ -135,14 +137,29 @@ def _format_match(match: Match) -> list[str]:
     return lines
 
 
-def _cancel_check(ctx: ToolCallContext) -> Callable[[int, int], None]:
+def _cancel_check(ctx: ToolCallContext, stopped: threading.Event) -> Callable[[int, int], None]:
     def progress(done: int, total: int) -> None:
-        if ctx.cancel.is_set():
+        if ctx.cancel.is_set() or stopped.is_set():
             raise ToolError(
                 f"Cancelled after {done} of {_plural(total, 'file')}; nothing was changed."
             )
 
     return progress
+
+
+async def _scan_in_thread(ctx: ToolCallContext, scan: Callable[..., T], **kwargs: Any) -> T:
+    """``scan(**kwargs, progress=...)`` on a worker thread, stopped when the call is cancelled.
+
+    Cancelling the awaiting task (Ctrl-C, SIGTERM, a closed MCP session)
+    cannot stop a thread; the progress callback sees the flag set here and
+    ends the scan and its worker processes at the next file or batch.
+    """
+    stopped = threading.Event()
+    try:
+        return await asyncio.to_thread(scan, **kwargs, progress=_cancel_check(ctx, stopped))
+    except asyncio.CancelledError:
+        stopped.set()
+        raise
 
 
 def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
@@ -159,9 +176,10 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
     """
 
     async def run(params: AstGrepParams, ctx: ToolCallContext) -> AgentToolResult:
-        result = await asyncio.to_thread(
+        result = await _scan_in_thread(
+            ctx,
             search,
-            params.pat,
+            patterns=params.pat,
             root=cwd,
             path=params.path,
             glob=_globs(params.glob),
@@ -170,7 +188,6 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
             strictness=params.strictness,
             limit=params.limit,
             offset=params.offset,
-            progress=_cancel_check(ctx),
         )
         lines: list[str] = []
         for match in result.matches:
@@ -358,9 +375,10 @@ def create_ast_edit_tool(
     """
 
     async def run(params: AstEditParams, ctx: ToolCallContext) -> AgentToolResult:
-        preview = await asyncio.to_thread(
+        preview = await _scan_in_thread(
+            ctx,
             preview_edit,
-            [EditOp(pat=op.pat, out=op.out) for op in params.ops],
+            ops=[EditOp(pat=op.pat, out=op.out) for op in params.ops],
             root=cwd,
             path=params.path,
             glob=_globs(params.glob),
@@ -368,7 +386,6 @@ def create_ast_edit_tool(
             selector=params.sel,
             strictness=params.strictness,
             limit=params.limit,
-            progress=_cancel_check(ctx),
         )
         return push_edit_preview(store, preview, params.model_dump(), journal=journal)
 
