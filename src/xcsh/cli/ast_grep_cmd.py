@@ -131,6 +131,7 @@ def _search(args: argparse.Namespace) -> int:
                 strictness=args.strictness,
                 progress=bar.callback,
                 skipped=skipped,
+                max_per_file=None if remaining is None else remaining + 1,
             )
             try:
                 if remaining is None:

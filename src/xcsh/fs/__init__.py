@@ -7,7 +7,16 @@ them refuse the same paths, skip the same files and write the same safe way.
 
 from xcsh.fs.atomic import FileWriteError, atomic_write
 from xcsh.fs.home import xcsh_home
-from xcsh.fs.text import NotTextError, TextFile, decode_text, detect_newline, read_text_file
+from xcsh.fs.text import (
+    NotRegularFileError,
+    NotTextError,
+    TextFile,
+    decode_text,
+    detect_newline,
+    open_regular,
+    read_regular_bytes,
+    read_text_file,
+)
 from xcsh.fs.walk import ALWAYS_SKIPPED_DIRS, IgnoreRules, ignored_by, inherited_rules, iter_files
 from xcsh.fs.workspace import OutsideWorkspaceError, Workspace
 
@@ -15,6 +24,7 @@ __all__ = [
     "ALWAYS_SKIPPED_DIRS",
     "FileWriteError",
     "IgnoreRules",
+    "NotRegularFileError",
     "NotTextError",
     "OutsideWorkspaceError",
     "TextFile",
@@ -25,6 +35,8 @@ __all__ = [
     "ignored_by",
     "inherited_rules",
     "iter_files",
+    "open_regular",
+    "read_regular_bytes",
     "read_text_file",
     "xcsh_home",
 ]

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import codecs
+import errno
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,13 +81,56 @@ def detect_newline(text: str) -> str:
     return "\n"
 
 
+class NotRegularFileError(OSError):
+    """The path is a FIFO, a device or a socket: reading it could block forever."""
+
+    def __init__(self, path: Path | str) -> None:
+        super().__init__(errno.EINVAL, "not a regular file (a pipe, device or socket)", str(path))
+
+
+def open_regular(path: Path | str) -> int:
+    """Open ``path`` for reading without ever blocking, and only if it is a regular file.
+
+    The file is opened with ``O_NONBLOCK`` (opening a FIFO with no writer would
+    wait forever otherwise), then checked with ``fstat`` on the open descriptor,
+    so a file swapped for a FIFO or a symlink to one is refused too.
+
+    Returns:
+        An open file descriptor (the caller closes it).
+
+    Raises:
+        NotRegularFileError: a FIFO, device, socket (or a symlink to one).
+        OSError: it cannot be opened.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFileError(path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_regular_bytes(path: Path | str, limit: int | None = None) -> bytes:
+    """The bytes of a regular file (the first ``limit`` bytes when given), never blocking.
+
+    Raises:
+        NotRegularFileError: a FIFO, device, socket (or a symlink to one).
+        OSError: it cannot be read.
+    """
+    with os.fdopen(open_regular(path), "rb") as handle:
+        return handle.read() if limit is None else handle.read(limit)
+
+
 def read_text_file(path: Path, *, display_name: str | None = None) -> TextFile:
     """Read ``path`` as UTF-8 text.
 
     Raises:
         NotTextError: the file is binary or not UTF-8.
+        NotRegularFileError: it is a FIFO, device or socket (never opened blocking).
         OSError: it cannot be read.
     """
-    raw = path.read_bytes()
+    raw = read_regular_bytes(path)
     text, bom = decode_text(raw, name=display_name or str(path))
     return TextFile(path=path, raw=raw, text=text, bom=bom, newline=detect_newline(text))

@@ -52,10 +52,16 @@ class Workspace:
             OutsideWorkspaceError: the path is empty, or its real path is
                 outside every root; the message names the path, the
                 workspace and the fix.
+            ToolError: the path holds a NUL character.
         """
         text = str(path)
         if not text.strip():
             raise OutsideWorkspaceError("The path is empty. Give a file or folder path.")
+        if "\0" in text:
+            raise ToolError(
+                f"The path {text!r} contains a NUL character, which no file name can hold. "
+                "Give the path without it."
+            )
         given = Path(os.path.expanduser(text))
         absolute = Path(os.path.normpath(given if given.is_absolute() else self.root / given))
         if self.contains(absolute):

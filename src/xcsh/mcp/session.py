@@ -178,6 +178,8 @@ class McpSession:
             return await tool.execute(f"mcp-{self._calls}", arguments)
         except ToolError as exc:
             return _error(str(exc), details=exc.details)
+        except Exception as exc:  # a tool bug must not end the call with a protocol error
+            return _error(f"Tool '{name}' failed unexpectedly: {type(exc).__name__}: {exc}")
 
     async def shutdown(self, reason: str = DISCONNECT_REASON) -> int:
         """Wait for the call in progress (if any), then :meth:`close`; returns the count."""

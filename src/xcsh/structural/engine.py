@@ -20,7 +20,7 @@ from pathlib import Path
 import pathspec
 
 from xcsh.core import ToolError
-from xcsh.fs import Workspace, iter_files
+from xcsh.fs import Workspace, iter_files, read_regular_bytes
 from xcsh.fs.confined import FileId
 from xcsh.journal import Change, Journal, apply_changes
 from xcsh.structural.languages import Language, language_for_path, resolve_language
@@ -423,18 +423,24 @@ def iter_matches(
     progress: ProgressCallback | None = None,
     workers: int | None = None,
     skipped: list[SkippedFile] | None = None,
+    max_per_file: int | None = None,
 ) -> Iterator[Match]:
     """Stream every match, file by file in walk order (for ``--json`` output).
 
     Arguments are those of :func:`search` (no window); files that could not
     be searched are appended to ``skipped`` when a list is given. Memory
     stays flat: matches are yielded as each batch of files completes.
+    ``max_per_file`` yields at most that many matches of each file (a caller
+    that stops after N matches passes N + 1 to learn whether more remain,
+    without building every match of a huge file).
 
     Raises:
         ToolError: as :func:`search`, before the first match is yielded.
     """
     scope = resolve_scope(root, path=path, glob=glob, lang=lang)
     query = _compile_query(patterns, scope, selector, strictness)
+    if max_per_file is not None:
+        query = dataclasses.replace(query, max_matches=max_per_file)
     if skipped is not None:
         skipped.extend(scope.skipped)
     return _iter_matches(query, scope, progress, workers, skipped)
@@ -503,13 +509,21 @@ def search(
     total = 0
     files_with_matches = 0
     last_file: Path | None = None
-    for match in _iter_matches(query, scope, progress, workers, skipped):
-        if match.path != last_file:
-            files_with_matches += 1
-            last_file = match.path
-        if total >= offset and (limit is None or len(kept) < limit):
-            kept.append(match)
-        total += 1
+    if limit is not None:  # later matches of a file are never kept: count them only
+        query = dataclasses.replace(query, max_matches=offset + limit)
+    for outcome in _run(query, scope, progress, workers):
+        if outcome is None:
+            continue
+        if outcome.skipped is not None:
+            skipped.append(outcome.skipped)
+        for match in outcome.matches:
+            if match.path != last_file:
+                files_with_matches += 1
+                last_file = match.path
+            if total >= offset and (limit is None or len(kept) < limit):
+                kept.append(match)
+            total += 1
+        total += outcome.unbuilt
     if total == 0 and (doubt := _doubt(query, scope)) is not None:
         raise ToolError(doubt)
     return SearchResult(
@@ -699,7 +713,7 @@ def stale_files(preview: EditPreview) -> list[str]:
     stale: list[str] = []
     for edit in preview.files:
         try:
-            current = hashlib.sha256(edit.path.read_bytes()).hexdigest()
+            current = hashlib.sha256(read_regular_bytes(edit.path)).hexdigest()
         except OSError:
             current = ""
         if current != edit.old_sha256:

@@ -376,6 +376,43 @@ def _trailing_multi(node: SgNode, expando: str, strictness: str) -> tuple[str, .
     return tuple(out)
 
 
+MAX_PATTERN_CHARS = 10_000
+"""Longest pattern accepted, in characters (real patterns are a few lines)."""
+MAX_PATTERN_DEPTH = 256
+"""Deepest syntax tree a pattern may have: ast-grep matches recursively, and a
+pattern nested thousands of levels deep exhausts its stack (a crash of the
+whole process) or Python's recursion limit."""
+
+
+def check_pattern_size(pattern: str, language: Language) -> None:
+    """Refuse a pattern too long or too deeply nested to match safely.
+
+    The tree is parsed (tree-sitter parses iteratively) and measured with an
+    explicit stack, so the check itself cannot overflow.
+
+    Raises:
+        ToolError: longer than :data:`MAX_PATTERN_CHARS` characters, or nested
+            deeper than :data:`MAX_PATTERN_DEPTH` levels; the message gives the
+            size found and the limit.
+    """
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise ToolError(
+            f"The pattern is {len(pattern):,} characters long; the limit is "
+            f"{MAX_PATTERN_CHARS:,}. Match a smaller piece of code (metavariables such as "
+            "$$$A stand for any amount of it)."
+        )
+    stack = [(SgRoot(pattern, language.name).root(), 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_PATTERN_DEPTH:
+            raise ToolError(
+                f"The pattern is nested more than {MAX_PATTERN_DEPTH} levels deep. Match a "
+                "smaller piece of code (metavariables such as $A stand for a whole "
+                "subexpression)."
+            )
+        stack.extend((child, depth + 1) for child in node.children())
+
+
 def compile_pattern(
     pattern: str,
     language: Language,
@@ -407,6 +444,7 @@ def compile_pattern(
         raise ToolError(
             f"Unknown strictness '{strictness}'. Use one of: {', '.join(STRICTNESS_LEVELS)}."
         )
+    check_pattern_size(pattern, language)
     selector = selector.strip() if selector and selector.strip() else None
     rule = _rule_for(pattern, selector, strictness)
     single, multi = bound_metavariables(pattern)

@@ -15,7 +15,13 @@ from typing import Any
 
 from ast_grep_py import Pos, SgNode, SgRoot
 
-from xcsh.fs import NotTextError, decode_text, detect_newline
+from xcsh.fs import (
+    NotRegularFileError,
+    NotTextError,
+    decode_text,
+    detect_newline,
+    read_regular_bytes,
+)
 from xcsh.structural.pattern import CompiledPattern
 from xcsh.structural.results import (
     Capture,
@@ -57,12 +63,16 @@ class Query:
         skip_parse_errors: edits leave files whose tree has ERROR nodes alone (SPEC §4).
         captures: record metavariable captures on the matches of an edit (searches always
             do), and the nested matches an edit leaves alone.
+        max_matches: a search builds at most this many matches per file (in source
+            order) and only counts the others (``Outcome.uncounted``): with a limit,
+            a file holding 50,000 matches costs 5 match records, not 50,000.
     """
 
     languages: dict[str, LanguageQuery]
     templates: tuple[Template, ...] = ()
     skip_parse_errors: bool = False
     captures: bool = True
+    max_matches: int | None = None
 
     @property
     def is_edit(self) -> bool:
@@ -79,6 +89,8 @@ class Outcome:
     skipped: SkippedFile | None = None
     identical: int = 0
     conflict: str | None = None
+    unbuilt: int = 0
+    """Matches found after ``Query.max_matches``: counted, not built."""
 
 
 class _Offsets:
@@ -275,7 +287,9 @@ def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | N
         otherwise its matches, its edit, or why it was skipped.
     """
     try:
-        raw = path.read_bytes()
+        raw = read_regular_bytes(path)
+    except NotRegularFileError:
+        return Outcome(skipped=SkippedFile(path=path, file=file, reason="not a regular file"))
     except OSError:
         return Outcome(skipped=SkippedFile(path=path, file=file, reason="unreadable"))
     if not raw:
@@ -297,16 +311,7 @@ def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | N
     if not found:
         return None
     if not query.is_edit:
-        matches = [
-            _make_match(node, text, offsets, pattern, i, path, file, unit.display)
-            for unit, root, active in found
-            for i in active
-            if (pattern := unit.patterns[i]) is not None
-            for node in root.find_all(**pattern.rule)
-        ]
-        if len(matches) > 1 and (len(found) > 1 or len(found[0][2]) > 1):
-            matches.sort(key=lambda m: (m.span.start_byte, -m.span.end_byte, m.pattern_index))
-        return Outcome(matches=matches) if matches else None
+        return _search(query, found, text, offsets, path, file)
     return _edit(query, found, text, raw, offsets, path, file)
 
 
@@ -317,6 +322,39 @@ def _active(unit: LanguageQuery, raw: bytes) -> list[int]:
         for i, pat in enumerate(unit.patterns)
         if pat is not None and all(tok in raw for tok in pat.tokens)
     ]
+
+
+def _search(
+    query: Query,
+    found: list[tuple[LanguageQuery, SgNode, list[int]]],
+    text: str,
+    offsets: _Offsets,
+    path: Path,
+    file: str,
+) -> Outcome | None:
+    # Nodes first (cheap handles into the tree), match records only for those kept.
+    nodes = [
+        (node, unit, pattern, i)
+        for unit, root, active in found
+        for i in active
+        if (pattern := unit.patterns[i]) is not None
+        for node in root.find_all(**pattern.rule)
+    ]
+    if not nodes:
+        return None
+    if len(found) > 1 or len(found[0][2]) > 1:
+        ranges = [node.range() for node, *_ in nodes]
+        order = sorted(
+            range(len(nodes)),
+            key=lambda k: (ranges[k].start.index, -ranges[k].end.index, nodes[k][3]),
+        )
+        nodes = [nodes[k] for k in order]
+    keep = len(nodes) if query.max_matches is None else max(0, query.max_matches)
+    matches = [
+        _make_match(node, text, offsets, pattern, i, path, file, unit.display)
+        for node, unit, pattern, i in nodes[:keep]
+    ]
+    return Outcome(matches=matches, unbuilt=len(nodes) - len(matches))
 
 
 def _edit(
@@ -454,7 +492,7 @@ def restore_edit(
     if edit is None or edit.old_bytes or not edit.replacements:
         return outcome
     try:
-        raw = path.read_bytes()
+        raw = read_regular_bytes(path)
     except OSError:
         raw = b""
     if hashlib.sha256(raw).hexdigest() != edit.old_sha256:

@@ -330,8 +330,10 @@ def push_edit_preview(
     lines += notes
     lines.append("This is a preview: nothing has changed yet.")
 
-    def apply(reason: str) -> AgentToolResult:
-        applied = apply_preview(preview, journal=journal, label=label)
+    async def apply(reason: str) -> AgentToolResult:
+        # Off the event loop: hashing and writing many files must not stall other
+        # sessions of the same server (or the terminal's redraws).
+        applied = await asyncio.to_thread(apply_preview, preview, journal=journal, label=label)
         text = (
             f"Applied {_plural(applied.replacements, 'replacement')} in "
             f"{_plural(len(applied.files), 'file')}: {name_list(applied.files)}."

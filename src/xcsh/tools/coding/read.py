@@ -19,7 +19,7 @@ from xcsh.core import (
     ToolCallContext,
     ToolError,
 )
-from xcsh.fs import Workspace
+from xcsh.fs import Workspace, read_regular_bytes
 from xcsh.fs.text import BINARY_SNIFF_BYTES
 from xcsh.tools.coding._paths import human_size, plural
 
@@ -97,8 +97,7 @@ def create_read_tool(
             raise ToolError(f"{shown} is not a regular file (a device, socket or pipe); not read.")
         try:
             size = path.stat().st_size
-            with path.open("rb") as handle:
-                head = handle.read(BINARY_SNIFF_BYTES)
+            head = read_regular_bytes(path, BINARY_SNIFF_BYTES)
         except OSError as exc:
             raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}.") from exc
         mime = image_mime(head)

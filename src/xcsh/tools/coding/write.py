@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
-from xcsh.fs import Workspace, detect_newline
+from xcsh.fs import Workspace, detect_newline, read_regular_bytes
 from xcsh.fs.text import BINARY_SNIFF_BYTES
 from xcsh.journal import Journal
 from xcsh.tools.coding._journaled import write_file
@@ -65,7 +65,7 @@ def create_write_tool(
         if existed:
             content, notes = _match_existing_style(path, shown, content)
             try:
-                before = path.read_bytes()
+                before = read_regular_bytes(path)
             except OSError as exc:
                 raise ToolError(
                     f"Cannot read {shown} before replacing it: {exc.strerror or exc}."
@@ -102,8 +102,7 @@ def create_write_tool(
 def _match_existing_style(path: Path, shown: str, content: str) -> tuple[str, list[str]]:
     """Keep an existing text file's CRLF endings and BOM; refuse a binary file."""
     try:
-        with path.open("rb") as handle:
-            head = handle.read(BINARY_SNIFF_BYTES)
+        head = read_regular_bytes(path, BINARY_SNIFF_BYTES)
     except OSError as exc:
         raise ToolError(f"Cannot read {shown} before replacing it: {exc.strerror or exc}.") from exc
     if b"\x00" in head:
