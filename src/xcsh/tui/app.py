@@ -250,13 +250,17 @@ class InteractiveApp:
                 Text(f"Resumed session {session.id} ({plural(shown, 'message')}).", style=dim)
             )
             for line in recap(session.messages):
-                self.console.print(Text(line, style=dim))
+                self.console.print(line, style=dim, markup=False)
             for rebuilt in opened.resumed.rebuilt:
                 self.show_rebuilt(rebuilt)
             for label in opened.resumed.dropped:
-                self.console.print(Text(f"dropped: {label}", style="yellow"))
-        for problem in getattr(opened, "load_errors", []) or []:
-            self.console.print(Text(f"custom tools: {problem}", style="yellow"))
+                self.console.print(f"dropped: {label}", style="yellow", markup=False)
+        for problem in opened.load_errors:
+            self.console.print(
+                f"custom tools: {problem.path}: {problem.error}",
+                style="yellow" if problem.kind == "untrusted" else "red",
+                markup=False,
+            )
 
     def show_rebuilt(self, rebuilt: RebuiltPreview) -> None:
         """A preview rebuilt on resume: its label and diff (SPEC §6), and whether it changed."""
