@@ -223,6 +223,9 @@ def _serve_http(args: argparse.Namespace, factory: ToolFactory) -> int:
                 on_stop=forget_token,
             )
         )
+    except UsageError as exc:  # the port is taken, for one
+        print(f"xcsh mcp: {exc}", file=sys.stderr)
+        return 2
     finally:
         forget_token()
     return 0

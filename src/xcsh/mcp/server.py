@@ -25,6 +25,7 @@ results keep xcsh's text. Where a session comes from depends on the transport:
 from __future__ import annotations
 
 import contextlib
+import errno
 import hmac
 import json
 import logging
@@ -45,6 +46,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
 from xcsh import __version__
+from xcsh.core import UsageError
 from xcsh.mcp.session import (
     DEFAULT_MAX_PENDING,
     DISCONNECT_REASON,
@@ -506,6 +508,9 @@ async def serve_http(
     """
     import uvicorn
 
+    # Bind first, so a busy port is a clear error rather than uvicorn's exit.
+    sock = _unix_listener(socket_path) if socket_path else bind_loopback(port)
+    bound = 0 if socket_path else int(sock.getsockname()[1])
     app, _ = create_http_app(
         factory,
         token=token,
@@ -513,16 +518,20 @@ async def serve_http(
         idle_timeout=idle_timeout,
         max_sessions=max_sessions,
     )
-    listener = _unix_listener(socket_path) if socket_path else None
     config = uvicorn.Config(
         app,
         host="127.0.0.1",
-        port=port,
-        fd=None if listener is None else listener.fileno(),
+        port=bound,
         log_level="warning",
         lifespan="on",
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
     )
+
+    def _remove_socket() -> None:
+        if socket_path is not None:
+            sock.close()
+            with contextlib.suppress(OSError):
+                os.unlink(socket_path)
 
     class _Server(uvicorn.Server):
         async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
@@ -534,31 +543,20 @@ async def serve_http(
                 if on_stop is not None:
                     on_stop()
 
-    def _remove_socket() -> None:
-        if listener is not None and socket_path is not None:
-            listener.close()
-            with contextlib.suppress(OSError):
-                os.unlink(socket_path)
-
     server = _Server(config)
 
     async def announce() -> None:
         while not server.started:
             await anyio.sleep(0.02)
         if on_ready is not None:
-            bound = 0 if socket_path else port
-            for srv in server.servers:
-                for sock in srv.sockets:
-                    name = sock.getsockname()
-                    if isinstance(name, tuple):
-                        bound = name[1]
             on_ready(bound)
 
     try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(announce)
-            await server.serve()
-            tg.cancel_scope.cancel()
+        with sock:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(announce)
+                await server.serve(sockets=[sock])
+                tg.cancel_scope.cancel()
     finally:
         _remove_socket()
 
@@ -574,4 +572,28 @@ def _unix_listener(path: str) -> socket.socket:
     sock.bind(path)
     os.chmod(path, 0o600)
     sock.listen(128)
+    return sock
+
+
+def bind_loopback(port: int) -> socket.socket:
+    """A listening TCP socket on ``127.0.0.1:port`` (``0`` picks a free port).
+
+    Raises:
+        UsageError: the port is in use (the message says to try ``--port 0``),
+            or it cannot be bound for another reason (named by the system).
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+        sock.listen(2048)
+        sock.set_inheritable(True)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise UsageError(f"port {port} is in use (try --port 0)") from exc
+        raise UsageError(
+            f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}",
+            hint="pick another port, or --port 0 for a free one",
+        ) from exc
     return sock
