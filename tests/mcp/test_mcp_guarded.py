@@ -191,7 +191,8 @@ def test_sigterm_during_a_hanging_call_stops_http_within_five_seconds(
     assert not token_file.exists()
 
 
-def test_sigterm_during_a_hanging_call_stops_stdio_within_five_seconds(guarded: Path) -> None:
+@pytest.mark.parametrize("how", ["sigterm", "client closes stdin"])
+def test_a_hanging_call_does_not_keep_a_stdio_server_alive(guarded: Path, how: str) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "xcsh", "mcp", "--cwd", str(guarded), "--trust-project"],
         stdin=subprocess.PIPE,
@@ -226,14 +227,19 @@ def test_sigterm_during_a_hanging_call_stops_stdio_within_five_seconds(guarded: 
         send(rpc("tools/call", {"name": "slow_preview", "arguments": {"delay": 3600}}, id=3))
         time.sleep(0.5)
         started = time.monotonic()
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(10) == -signal.SIGTERM
+        if how == "sigterm":
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(10) == -signal.SIGTERM
+        else:
+            proc.stdin.close()
+            assert proc.wait(10) == 0
         assert time.monotonic() - started < 5
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert log_lines(guarded, "rejected.log") == [f"a.txt: {STOP_REASON}"]
+    reason = STOP_REASON if how == "sigterm" else DISCONNECT_REASON
+    assert log_lines(guarded, "rejected.log") == [f"a.txt: {reason}"]
 
 
 def test_unix_socket_is_private_and_needs_no_token(guarded: Path, tmp_path: Path) -> None:
