@@ -230,16 +230,19 @@ class McpSession:
                 raise
             finally:
                 self._running = None
+            pushed = [a for a in self.store.snapshot() if id(a) not in before]
             if self._closed:
-                await self._discard_new(before)
-            elif delivery is not None:
-                pushed = [a for a in self.store.snapshot() if id(a) not in before]
-                if pushed:
-                    await delivery.on_lost(lambda: self._discard(pushed))
+                await self._discard(pushed)
+                pushed = []
+            elif delivery is not None and pushed:
+                await delivery.on_lost(lambda: self._discard(pushed))
+        notes = [TextContent(line) for line in _preview_ids(pushed)]
         count = self.store.count
         if count:
+            notes.append(TextContent(pending_notice(count)))
+        if notes:
             result = AgentToolResult(
-                content=[*result.content, TextContent(pending_notice(count))],
+                content=[*result.content, *notes],
                 details=result.details,
                 is_error=result.is_error,
             )
@@ -318,6 +321,16 @@ async def _reject(action: PendingAction, reason: str) -> None:
 def anyio_shield() -> anyio.CancelScope:
     """A scope in which the rejects run to the end even while the caller is cancelled."""
     return anyio.CancelScope(shield=True)
+
+
+def _preview_ids(pushed: Sequence[PendingAction]) -> list[str]:
+    """``Preview p3 is pending (resolve id "p3").`` for each pushed action that has an id."""
+    lines = []
+    for action in reversed(pushed):  # oldest first
+        preview_id = str(getattr(action, "id", "") or "")
+        if preview_id:
+            lines.append(f'Preview {preview_id} is pending (resolve id "{preview_id}").')
+    return lines
 
 
 def _error(text: str, *, details: Any = None) -> AgentToolResult:
