@@ -1,6 +1,7 @@
 """``xcsh`` without a subcommand: the agent itself.
 
-``xcsh -p "TASK"`` (print mode) runs one task to completion. In ``--mode
+``xcsh -p "TASK"`` (print mode) runs one task to completion; ``xcsh -p -``
+reads the task from standard input, and an empty task is refused. In ``--mode
 text`` the final answer goes to stdout and progress (tool calls, previews,
 resolutions, SPEC §6) to stderr; in ``--mode json`` stdout carries one JSON
 object per line: first ``{"type": "session", "id", "path", "resumed",
@@ -44,7 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "-p", "--print", dest="prompt", metavar="TASK", help="run one task and print the answer"
+        "-p",
+        "--print",
+        dest="prompt",
+        metavar="TASK",
+        help="run one task and print the answer; - reads the task from standard input",
     )
     parser.add_argument(
         "--provider",
@@ -98,6 +103,7 @@ def main(argv: list[str]) -> int:
     from xcsh.core import UsageError, XcshError
 
     try:
+        args.prompt = task_text(args.prompt, sys.stdin)
         return asyncio.run(run_print_until_signal(args))
     except KeyboardInterrupt:
         print("xcsh: cancelled", file=sys.stderr)
@@ -113,6 +119,30 @@ def main(argv: list[str]) -> int:
     except OSError as exc:  # a file or folder xcsh needs is unusable
         print(f"xcsh: {exc}", file=sys.stderr)
         return 1
+
+
+EMPTY_TASK_HINT = 'give the task as text: xcsh -p "TASK", or pipe it in: echo TASK | xcsh -p -'
+
+
+def task_text(prompt: str, stdin: TextIO) -> str:
+    """The task of ``-p TASK``: ``TASK`` itself, or standard input when it is ``-``.
+
+    Raises:
+        UsageError: the task is empty or only whitespace (a model asked nothing
+            would improvise), or standard input cannot be read as text.
+    """
+    from xcsh.core import UsageError
+
+    where = "the task"
+    if prompt == "-":
+        where = "the task read from standard input"
+        try:
+            prompt = stdin.read()
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise UsageError(f"cannot read the task from standard input: {exc}") from exc
+    if not prompt.strip():
+        raise UsageError(f"{where} is empty", hint=EMPTY_TASK_HINT)
+    return prompt
 
 
 CANCEL_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
