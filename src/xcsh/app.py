@@ -6,8 +6,9 @@ from command-line flags, then the environment, then
 ``$XCSH_HOME/settings.toml`` (SPEC §5a; ``$XCSH_HOME`` defaults to
 ``~/.xcsh``). Besides the provider keys (see
 :mod:`xcsh.providers.config`), ``settings.toml`` may set
-``max_forced_turns`` (default 5, SPEC §3); any other key is refused
-(:data:`KNOWN_SETTINGS`).
+``max_forced_turns`` (default 5) and ``steering`` (``"forced"``, the default,
+or ``"soft"``: remind first, force only when the model ignores the
+reminder); any other key is refused (:data:`KNOWN_SETTINGS`).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def xcsh_home(env: Mapping[str, str] | None = None) -> Path:
     return fs_home(env=env)
 
 
-KNOWN_SETTINGS = (*SETTING_KEYS, "max_forced_turns")
+KNOWN_SETTINGS = (*SETTING_KEYS, "max_forced_turns", "steering")
 """The keys ``settings.toml`` may set; any other key is refused (a typo such as
 ``modle`` would otherwise silently fall back to another model)."""
 
@@ -210,6 +211,11 @@ async def open_session(
             f"max_forced_turns in {home / 'settings.toml'} must be a whole number of at "
             f"least 1, not {max_forced!r}"
         )
+    steering = settings.get("steering", "forced")
+    if steering not in ("forced", "soft"):
+        raise UsageError(
+            f'steering in {home / "settings.toml"} must be "forced" or "soft", not {steering!r}'
+        )
     cwd = options.cwd.resolve()
     path = _resume_path(home, cwd, options)
     saved = load_session(path) if path is not None else None
@@ -244,6 +250,7 @@ async def open_session(
         approval=options.approval,
         recorder=recorder,
         max_forced_turns=max_forced,
+        steering=steering,
     )
     report = await session.restore_pending(saved.pending) if saved else None
     return OpenedSession(session=session, path=path, resumed=report, load_errors=custom.errors)

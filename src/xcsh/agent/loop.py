@@ -22,6 +22,7 @@ from typing import Any
 from xcsh.agent.events import (
     AgentError,
     AgentEvent,
+    Notice,
     PendingPushed,
     Resolved,
     RunEnd,
@@ -105,8 +106,17 @@ async def run(ctx: LoopContext) -> RunEnd:
         try:
             message = await query(ctx, turn, forced, specs)
         except ProviderError as exc:
-            ctx.emit(AgentError(message=str(exc), kind="provider"))
-            return _end(ctx, "error", start, str(exc))
+            notice = ctx.steering.fall_back(exc, ctx.provider.name)
+            if notice is None:
+                ctx.emit(AgentError(message=str(exc), kind="provider"))
+                return _end(ctx, "error", start, str(exc))
+            ctx.emit(Notice(kind="steering", message=notice))
+            turn -= 1  # the same turn again, steered by reminder
+            continue
+        notice = ctx.steering.check_answer(message, ctx.provider.name)
+        if notice is not None:
+            ctx.emit(Notice(kind="steering", message=notice))
+        _notice_text_calls(ctx, message)
         results = await execute(ctx, message.tool_calls, turn_began_pending=forced)
         ctx.emit(TurnEnd(turn=turn, message=message, results=results))
         progressed = any(_resolved_something(r) for r in results)
@@ -129,11 +139,12 @@ async def query(
     """
     for reminder in ctx.steering.take_reminders():
         ctx.append(reminder)
+    plan = ctx.steering.next_request()
     request = ModelRequest(
         system=ctx.system_prompt,
         messages=list(ctx.history),
-        tools=specs,
-        tool_choice=ctx.steering.tool_choice(),
+        tools=plan.offered(specs),
+        tool_choice=plan.tool_choice,
         thinking=ctx.thinking,
         max_tokens=ctx.max_tokens,
     )
@@ -324,6 +335,20 @@ def _emit_resolved(ctx: LoopContext, result: ToolResultMessage) -> None:
             pending=store.count if store else 0,
         )
     )
+
+
+def _notice_text_calls(ctx: LoopContext, message: AssistantMessage) -> None:
+    for call in message.tool_calls:
+        if call.from_text:
+            ctx.emit(
+                Notice(
+                    kind="text_tool_call",
+                    message=(
+                        f"{ctx.provider.name}: the model wrote a call of '{call.name}' as "
+                        "text; it was run as a tool call."
+                    ),
+                )
+            )
 
 
 def _resolved_something(result: ToolResultMessage) -> bool:

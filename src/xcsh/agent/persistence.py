@@ -124,7 +124,11 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
                 blocks.append(TextContent(block["text"]))
             elif kind == "thinking":
                 blocks.append(
-                    ThinkingContent(thinking=block["thinking"], signature=block.get("signature"))
+                    ThinkingContent(
+                        thinking=block["thinking"],
+                        signature=block.get("signature"),
+                        id=block.get("id"),
+                    )
                 )
             elif kind == "tool_call":
                 blocks.append(
@@ -134,6 +138,7 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
                         arguments=dict(block["arguments"]),
                         invalid_arguments=block.get("invalid_arguments"),
                         arguments_error=block.get("arguments_error"),
+                        from_text=bool(block.get("from_text", False)),
                     )
                 )
             else:

@@ -26,6 +26,7 @@ from xcsh.agent import loop
 from xcsh.agent.events import (
     AgentError,
     AgentEvent,
+    Notice,
     PendingPushed,
     Resolved,
     RunEnd,
@@ -41,7 +42,12 @@ from xcsh.agent.previews import (
     preview_text,
 )
 from xcsh.agent.prompt import build_system_prompt
-from xcsh.agent.steering import DEFAULT_MAX_FORCED_TURNS, Steering, current_tool_call
+from xcsh.agent.steering import (
+    DEFAULT_MAX_FORCED_TURNS,
+    Steering,
+    SteeringStyle,
+    current_tool_call,
+)
 from xcsh.core import (
     AgentTool,
     AgentToolResult,
@@ -176,6 +182,8 @@ class AgentSession:
         max_tokens: output cap per request.
         rebuildable_tools: tools whose pending actions :meth:`restore_pending`
             rebuilds by re-running the tool with the recorded arguments.
+        steering: ``"forced"`` (default) or ``"soft"``: remind first, force
+            only when the model ignores the reminder.
 
     Raises:
         ValueError: two tools share a name, or ``max_forced_turns < 1``.
@@ -197,6 +205,7 @@ class AgentSession:
         thinking: bool = False,
         max_tokens: int | None = None,
         rebuildable_tools: Iterable[str] = ("ast_edit",),
+        steering: SteeringStyle = "forced",
     ) -> None:
         self.provider = provider
         self.cwd = cwd
@@ -220,6 +229,8 @@ class AgentSession:
             store,
             max_forced_turns=max_forced_turns,
             supports_forced_tool_choice=getattr(provider, "supports_forced_tool_choice", True),
+            style=steering,
+            learn_tool_choice=getattr(provider, "compatible_server", False),
         )
         self._messages: list[Message] = list(messages)
         self._listeners: list[EventListener] = []
@@ -517,6 +528,8 @@ class AgentSession:
         elif isinstance(event, TurnEnd):
             self._record_pending()
             self._forget_resolved()
+        elif isinstance(event, Notice):
+            self.recorder.write({"type": "notice", "kind": event.kind, "message": event.message})
         elif isinstance(event, RunEnd):
             self.recorder.write(
                 {"type": "run_end", "reason": event.reason, "message": event.message}

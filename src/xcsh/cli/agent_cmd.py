@@ -315,6 +315,7 @@ class TextPrinter:
     def __call__(self, event: AgentEvent) -> None:
         from xcsh.agent import (
             AgentError,
+            Notice,
             PendingPushed,
             Resolved,
             TextDelta,
@@ -351,6 +352,9 @@ class TextPrinter:
                 details, is_error=event.is_error, message=event.text, style=self.style
             )
             self.console.print(block)
+        elif isinstance(event, Notice):
+            self._flush_text()
+            self.console.print(f"note: {event.message}", style="yellow", markup=False)
         elif isinstance(event, AgentError):
             self.shown_errors.add(event.message)
             self.console.print(f"error: {event.message}", style="bold red", markup=False)

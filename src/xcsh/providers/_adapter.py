@@ -65,6 +65,7 @@ class StreamingAdapter:
 
     name: str
     supports_forced_tool_choice: bool = True
+    compatible_server: bool = False
 
     def __init__(
         self,

@@ -48,13 +48,17 @@ class Provider(Protocol):
     Attributes:
         name: provider name for display and sessions (``"anthropic"``).
         model: model id.
-        supports_forced_tool_choice: False for servers without named tool
-            choice; the loop then relies on the reminder (SPEC §3).
+        supports_forced_tool_choice: False for servers known to reject a
+            named tool choice; the session then forces with ``"required"``.
+        compatible_server: a ``--base-url`` server whose handling of tool
+            choice is not known in advance; the session watches whether it
+            honours a forced tool choice and adapts.
     """
 
     name: str
     model: str
     supports_forced_tool_choice: bool
+    compatible_server: bool
 
     def stream(
         self, request: ModelRequest, *, cancel: asyncio.Event | None = None

@@ -143,6 +143,7 @@ class ScriptedProvider:
         name: ``"scripted"``.
         model: the steps file's path.
         supports_forced_tool_choice: True (it records the forced choice).
+        compatible_server: False.
         requests_path: where requests are logged.
         position: how many steps were played so far.
 
@@ -151,6 +152,7 @@ class ScriptedProvider:
     """
 
     supports_forced_tool_choice = True
+    compatible_server = False
 
     def __init__(self, steps_path: Path | str, *, log_requests: bool = True) -> None:
         self.steps_path = Path(steps_path)
