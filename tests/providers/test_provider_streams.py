@@ -9,7 +9,14 @@ import httpx2
 import pytest
 from provider_support import FIXTURES, Exchange, simple_request, sse
 
-from xcsh.core import ProviderError, TextContent, ThinkingContent, ToolCall, Usage
+from xcsh.core import (
+    ProviderError,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+)
 from xcsh.providers import (
     ProviderSettings,
     ResponseDone,
@@ -163,7 +170,7 @@ async def test_openai_responses_reasoning_text_and_tool_call(exchange: Any) -> N
     ]
     message = done(events)
     assert message.content == [
-        ThinkingContent(thinking="Use ast_edit."),
+        ThinkingContent(thinking="Use ast_edit.", id="rs_68f0c1d2bb"),
         TextContent("Previewing the rename."),
         ToolCall(
             id="call_Zx81mQ2vB7nN4kLp0oIu3yT6",
@@ -174,6 +181,36 @@ async def test_openai_responses_reasoning_text_and_tool_call(exchange: Any) -> N
     assert message.stop_reason == "tool_use"
     assert (message.usage.input_tokens, message.usage.cache_read_tokens) == (500, 1000)
     assert message.usage.output_tokens == 80
+
+
+async def test_openai_responses_round_trips_reasoning_between_tool_turns(exchange: Any) -> None:
+    """With store false, reasoning survives a tool turn only if the encrypted
+    reasoning items are asked for and sent back before the calls they led to."""
+    ex = exchange(
+        sse("openai_responses_reasoning_encrypted.sse"), sse("openai_responses_incomplete.sse")
+    )
+    provider = make("openai-responses", ex, thinking=True)
+    first = simple_request(thinking=True)
+    message = done([e async for e in provider.stream(first)])
+    (reasoning,) = [b for b in message.content if isinstance(b, ThinkingContent)]
+    assert reasoning == ThinkingContent(
+        thinking="Use ast_edit.", signature="gAAAAABo8MHS-enc-Use-ast-edit==", id="rs_68f0c1d2bb"
+    )
+    result = ToolResultMessage(
+        tool_call_id=message.tool_calls[0].id, tool_name="ast_edit", content=[TextContent("ok")]
+    )
+    second = simple_request(thinking=True, messages=[*first.messages, message, result])
+    [e async for e in provider.stream(second)]
+    sent = ex.bodies()
+    assert sent[0]["include"] == ["reasoning.encrypted_content"] and sent[0]["store"] is False
+    kinds = [item.get("type", item.get("role")) for item in sent[1]["input"]]
+    assert kinds == ["user", "reasoning", "assistant", "function_call", "function_call_output"]
+    assert sent[1]["input"][1] == {
+        "type": "reasoning",
+        "id": "rs_68f0c1d2bb",
+        "summary": [{"type": "summary_text", "text": "Use ast_edit."}],
+        "encrypted_content": "gAAAAABo8MHS-enc-Use-ast-edit==",
+    }
 
 
 async def test_openai_responses_incomplete_is_length(exchange: Any) -> None:

@@ -101,8 +101,11 @@ class OpenAIResponsesProvider(OpenAIAdapter):
         for item in response.output:
             if item.type == "reasoning":
                 summary = "".join(part.text for part in item.summary)
-                if summary:
-                    content.append(ThinkingContent(thinking=summary))
+                encrypted = item.encrypted_content
+                if summary or encrypted:
+                    content.append(
+                        ThinkingContent(thinking=summary, signature=encrypted, id=item.id)
+                    )
             elif item.type == "message":
                 for part in item.content:
                     if part.type == "output_text":
