@@ -17,7 +17,7 @@ import difflib
 import os
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +25,11 @@ from xcsh.agent import (
     DEFAULT_MAX_FORCED_TURNS,
     AgentSession,
     ApprovalHook,
+    Instructions,
     ResumeReport,
     SessionRecorder,
     latest_session_for,
+    load_instructions,
     load_session,
     new_session_id,
     session_path,
@@ -148,6 +150,8 @@ class AppOptions:
         session_id: resume this session (``--session ID``).
         approval: asked before each model apply (``--approve ask``).
         trust_project: load project-local custom tools without asking (``--trust-project``).
+        instructions: read ``AGENTS.md`` files into the system prompt (off with
+            ``--no-instructions``).
         home: overrides ``$XCSH_HOME``.
         env: overrides ``os.environ`` (tests).
     """
@@ -160,6 +164,7 @@ class AppOptions:
     session_id: str | None = None
     approval: ApprovalHook | None = None
     trust_project: bool = False
+    instructions: bool = True
     home: Path | None = None
     env: Mapping[str, str] | None = None
 
@@ -174,12 +179,15 @@ class OpenedSession:
         resumed: for a resumed session, what happened to its pending actions.
         load_errors: custom tools that failed to load, or a notice that an
             untrusted project's tools were skipped (SPEC §5); show them to the user.
+        instructions: the ``AGENTS.md`` files read into the system prompt
+            (empty with ``--no-instructions``).
     """
 
     session: AgentSession
     path: Path
     resumed: ResumeReport | None
     load_errors: list[LoadError]
+    instructions: Instructions = field(default_factory=Instructions)
 
 
 async def open_session(
@@ -224,6 +232,7 @@ async def open_session(
         cwd, store=store, home=home, trust_project=options.trust_project
     )
     session_tools = [*tools(cwd, store), *custom.tools]
+    instructions = load_instructions(cwd, home) if options.instructions else Instructions()
     header: dict[str, Any] | None = None
     if path is None:
         session_id = new_session_id()
@@ -246,6 +255,7 @@ async def open_session(
         tools=session_tools,
         cwd=cwd,
         store=store,
+        instructions=instructions.text,
         messages=saved.messages if saved else (),
         approval=options.approval,
         recorder=recorder,
@@ -253,7 +263,13 @@ async def open_session(
         steering=steering,
     )
     report = await session.restore_pending(saved.pending) if saved else None
-    return OpenedSession(session=session, path=path, resumed=report, load_errors=custom.errors)
+    return OpenedSession(
+        session=session,
+        path=path,
+        resumed=report,
+        load_errors=custom.errors,
+        instructions=instructions,
+    )
 
 
 def _resume_path(home: Path, cwd: Path, options: AppOptions) -> Path | None:

@@ -207,3 +207,15 @@ async def test_pending_lists_each_action_with_its_files_and_tool(project: Path) 
         "  2. AST Edit: 1 replacement in 1 file  [ast_edit]\n"
         "     files: a.py (1 replacement)\n"
     )
+
+
+async def test_instructions_command_lists_the_files_read(project: Path, xcsh_home: Path) -> None:
+    (project / "AGENTS.md").write_text("Keep functions short.\n")
+    app, out, _ = make_app(project, [])
+    await app.open()
+    await app.command("instructions", "")
+    assert f"  1. {project / 'AGENTS.md'}  (21 characters)" in out.getvalue()
+    off, out_off, _ = make_app(project, [], instructions=False)
+    await off.open()
+    await off.command("instructions", "")
+    assert "No AGENTS.md instructions were read (--no-instructions)." in out_off.getvalue()

@@ -172,6 +172,8 @@ class AgentSession:
         store: the pending-action store the tools push onto; ``None`` for a
             session without previews (then no ``resolve`` and no steering).
         system_prompt: overrides the default built from ``cwd`` and the tools.
+        instructions: project and user instructions (``AGENTS.md``) added to
+            the default system prompt.
         messages: history to continue from (a resumed session).
         approval: asked before each model ``apply`` (``--approve ask``, the TUI).
         recorder: where the session is saved; ``None`` keeps it in memory.
@@ -197,6 +199,7 @@ class AgentSession:
         cwd: Path,
         store: PendingActionStore | None,
         system_prompt: str | None = None,
+        instructions: str = "",
         messages: Sequence[Message] = (),
         approval: ApprovalHook | None = None,
         recorder: SessionRecorder | None = None,
@@ -224,7 +227,9 @@ class AgentSession:
             self._tools[tool.name] = tool
         if store is not None:
             self._tools[RESOLVE_TOOL_NAME] = approval_resolve_tool(store, approval)
-        self.system_prompt = system_prompt or build_system_prompt(cwd, self._tools.values())
+        self.system_prompt = system_prompt or build_system_prompt(
+            cwd, self._tools.values(), instructions
+        )
         self._steering = Steering(
             store,
             max_forced_turns=max_forced_turns,

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from xcsh.cli import subcommand_help
 
 if TYPE_CHECKING:  # the agent stack is imported only when a task runs
-    from xcsh.agent import AgentEvent, Approval, ApprovalHook
+    from xcsh.agent import AgentEvent, Approval, ApprovalHook, Instructions
     from xcsh.app import ToolsFactory
     from xcsh.pending import PendingAction
 
@@ -81,6 +81,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--trust-project",
         action="store_true",
         help="load this project's custom tools (.xcsh/tools/) without asking",
+    )
+    parser.add_argument(
+        "--no-instructions",
+        dest="instructions",
+        action="store_false",
+        help="do not read AGENTS.md files (project and $XCSH_HOME) into the system prompt",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     return parser
@@ -217,6 +223,7 @@ async def run_print(
             session_id=args.session,
             approval=approval,
             trust_project=args.trust_project,
+            instructions=args.instructions,
         ),
         tools=tools or builtin_tools,
     )
@@ -236,10 +243,13 @@ async def run_print(
                 "rebuilt": [dataclasses.asdict(r) for r in report.rebuilt],
             },
             "load_errors": [e.to_dict() for e in opened.load_errors],
+            "instructions": [str(f.path) for f in opened.instructions.files],
         }
         print(json.dumps(header, ensure_ascii=False), file=out, flush=True)
         session.subscribe(JsonPrinter(out))
     else:
+        for line, style in instructions_lines(opened.instructions):
+            err_console.print(line, style=style, markup=False)
         for problem in opened.load_errors:
             style = "yellow" if problem.kind == "untrusted" else "red"
             text = f"custom tools: {problem.path}: {problem.error}"
@@ -274,6 +284,18 @@ async def run_print(
             f"session {session.id} (resume with --continue)", style="dim", markup=False
         )
     return {"stop": 0, "cancelled": 130}.get(end.reason, 1)
+
+
+def instructions_lines(instructions: Instructions) -> list[tuple[str, str]]:
+    """What print mode says about the ``AGENTS.md`` files read: ``(text, style)`` lines."""
+    lines: list[tuple[str, str]] = []
+    if instructions.files:
+        names = ", ".join(str(f.path) for f in instructions.files)
+        lines.append((f"instructions: {names}", "dim"))
+    if instructions.note:
+        lines.append((f"xcsh: {instructions.note}", "yellow"))
+    lines.extend((f"instructions: cannot read {u}", "yellow") for u in instructions.unreadable)
+    return lines
 
 
 class JsonPrinter:

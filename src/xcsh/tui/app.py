@@ -58,6 +58,7 @@ class InteractiveOptions:
         session_id: ``--session ID``.
         approve_ask: ``--approve ask``: confirm each model apply.
         trust_project: ``--trust-project``.
+        instructions: read ``AGENTS.md`` files (off with ``--no-instructions``).
         home: ``$XCSH_HOME`` (default: from the environment).
     """
 
@@ -69,6 +70,7 @@ class InteractiveOptions:
     session_id: str | None = None
     approve_ask: bool = False
     trust_project: bool = False
+    instructions: bool = True
     home: Path | None = None
 
 
@@ -206,6 +208,7 @@ class InteractiveApp:
                     session_id=options.session_id,
                     approval=self.ask_approval if options.approve_ask else None,
                     trust_project=options.trust_project,
+                    instructions=options.instructions,
                     home=self.home,
                 )
             )
@@ -257,6 +260,8 @@ class InteractiveApp:
                 self.console.print(Text(f"dropped: {label}", style="yellow"))
         for problem in getattr(opened, "load_errors", []) or []:
             self.console.print(Text(f"custom tools: {problem}", style="yellow"))
+        if opened.instructions.note:
+            self.console.print(Text(opened.instructions.note, style="yellow"))
 
     def show_rebuilt(self, rebuilt: RebuiltPreview) -> None:
         """A preview rebuilt on resume: its label and diff (SPEC §6), and whether it changed."""
@@ -433,6 +438,8 @@ class InteractiveApp:
             )
         elif name == "session":
             self.show_session(session)
+        elif name == "instructions":
+            self.show_instructions()
         elif name == "tools":
             for tool in session.tools.values():
                 hidden = "  (hidden: resolves previews)" if tool.hidden else ""
@@ -453,6 +460,20 @@ class InteractiveApp:
         if result.is_error and "label" not in details:  # nothing pending: no Resolved event
             text = "\n".join(getattr(b, "text", "") for b in result.content)
             self.console.print(Text(text, style="yellow"))
+
+    def show_instructions(self) -> None:
+        """``/instructions``: the ``AGENTS.md`` files in the system prompt, in order."""
+        instructions = self.opened.instructions if self.opened is not None else None
+        if instructions is None or not instructions.files:
+            off = not self.options.instructions
+            why = " (--no-instructions)" if off else ""
+            self.console.print(Text(f"No AGENTS.md instructions were read{why}.", style="dim"))
+            return
+        for number, item in enumerate(instructions.files, start=1):
+            size = f"{item.chars:,} characters" + (f" of {item.total:,} (cut)" if item.cut else "")
+            self.console.print(f"  {number}. {item.path}  ({size})", markup=False)
+        for problem in instructions.unreadable:
+            self.console.print(Text(f"  cannot read {problem}", style="yellow"))
 
     def show_pending(self, session: AgentSession) -> None:
         """``/pending``: the stack, top first."""

@@ -26,6 +26,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(name="undo", args="", help="restore the files of the last applied change"),
     SlashCommand(name="model", args="", help="show the provider and model"),
     SlashCommand(name="session", args="", help="show the session id and files"),
+    SlashCommand(
+        name="instructions", args="", help="list the AGENTS.md files read into the prompt"
+    ),
     SlashCommand(name="tools", args="", help="list the tools the model can call"),
     SlashCommand(name="exit", args="", help="leave (the session is saved; --continue resumes)"),
 )
