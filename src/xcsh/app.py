@@ -8,7 +8,9 @@ from command-line flags, then the environment, then
 :mod:`xcsh.providers.config`), ``settings.toml`` may set
 ``max_forced_turns`` (default 5) and ``steering`` (``"forced"``, the default,
 or ``"soft"``: remind first, force only when the model ignores the
-reminder); any other key is refused (:data:`KNOWN_SETTINGS`).
+reminder) and ``context_window`` (tokens, for models the built-in table does
+not know; older turns are compacted before a request passes 80% of it); any
+other key is refused (:data:`KNOWN_SETTINGS`).
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def xcsh_home(env: Mapping[str, str] | None = None) -> Path:
     return fs_home(env=env)
 
 
-KNOWN_SETTINGS = (*SETTING_KEYS, "max_forced_turns", "steering")
+KNOWN_SETTINGS = (*SETTING_KEYS, "max_forced_turns", "steering", "context_window")
 """The keys ``settings.toml`` may set; any other key is refused (a typo such as
 ``modle`` would otherwise silently fall back to another model)."""
 
@@ -224,6 +226,14 @@ async def open_session(
         raise UsageError(
             f'steering in {home / "settings.toml"} must be "forced" or "soft", not {steering!r}'
         )
+    window = settings.get("context_window")
+    if window is not None and (
+        not isinstance(window, int) or isinstance(window, bool) or window < 1000
+    ):
+        raise UsageError(
+            f"context_window in {home / 'settings.toml'} must be a whole number of tokens, "
+            f"at least 1000, not {window!r}"
+        )
     cwd = options.cwd.resolve()
     path = _resume_path(home, cwd, options)
     saved = load_session(path) if path is not None else None
@@ -261,6 +271,7 @@ async def open_session(
         recorder=recorder,
         max_forced_turns=max_forced,
         steering=steering,
+        context_window=window,
     )
     report = await session.restore_pending(saved.pending) if saved else None
     return OpenedSession(

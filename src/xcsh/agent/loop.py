@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,6 +73,8 @@ class LoopContext:
         cancel: set when the user cancels; passed to the provider and tools.
         thinking: ask for extended reasoning (adapters switch it off when forced).
         max_tokens: output cap per request, or ``None``.
+        before_request: awaited before each request; may shorten the history
+            (compaction) and returns how many messages it removed.
     """
 
     provider: Provider
@@ -85,6 +87,7 @@ class LoopContext:
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     thinking: bool = False
     max_tokens: int | None = None
+    before_request: Callable[[], Awaitable[int]] | None = None
 
 
 async def run(ctx: LoopContext) -> RunEnd:
@@ -98,10 +101,12 @@ async def run(ctx: LoopContext) -> RunEnd:
     if changes:
         ctx.history[:] = repaired
     start = len(ctx.history)
-    specs = [_spec(t) for t in ctx.tools.values()]
+    specs = [tool_spec(t) for t in ctx.tools.values()]
     turn = 0
     while True:
         turn += 1
+        if ctx.before_request is not None:
+            start = max(0, start - await ctx.before_request())
         forced = ctx.steering.forced()
         try:
             message = await query(ctx, turn, forced, specs)
@@ -361,7 +366,8 @@ def _resolved_something(result: ToolResultMessage) -> bool:
     return not (result.is_error and details.get("action") == "apply")
 
 
-def _spec(tool: AgentTool[Any]) -> ToolSpec:
+def tool_spec(tool: AgentTool[Any]) -> ToolSpec:
+    """The tool as offered to a model: name, description, parameter schema."""
     return ToolSpec(name=tool.name, description=tool.description, parameters=tool.json_schema())
 
 

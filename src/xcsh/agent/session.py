@@ -23,6 +23,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from xcsh.agent import loop
+from xcsh.agent.compaction import (
+    COMPACT_AT,
+    KEEP_RECENT,
+    MIN_GAIN,
+    estimate_tokens,
+    message_chars,
+    plan_compaction,
+    summarize,
+    summary_message,
+)
 from xcsh.agent.events import (
     AgentError,
     AgentEvent,
@@ -33,7 +43,7 @@ from xcsh.agent.events import (
     ToolCallStart,
     TurnEnd,
 )
-from xcsh.agent.persistence import PendingRecord, SessionRecorder
+from xcsh.agent.persistence import PendingRecord, SessionRecorder, message_to_dict
 from xcsh.agent.previews import (
     RebuiltPreview,
     action_files,
@@ -52,6 +62,7 @@ from xcsh.core import (
     AgentTool,
     AgentToolResult,
     Message,
+    ProviderError,
     TextContent,
     ToolCall,
     ToolCallContext,
@@ -69,6 +80,7 @@ from xcsh.pending import (
     create_resolve_tool,
 )
 from xcsh.providers import Provider
+from xcsh.providers.windows import DEFAULT_CONTEXT_WINDOW, context_window_of
 
 log = logging.getLogger(__name__)
 
@@ -186,6 +198,10 @@ class AgentSession:
             rebuilds by re-running the tool with the recorded arguments.
         steering: ``"forced"`` (default) or ``"soft"``: remind first, force
             only when the model ignores the reminder.
+        context_window: the model's context window in tokens (default: the
+            known window of ``provider.model``, else 128,000); older turns
+            are compacted into a summary before a request would pass 80% of
+            it (:mod:`xcsh.agent.compaction`).
 
     Raises:
         ValueError: two tools share a name, or ``max_forced_turns < 1``.
@@ -209,6 +225,7 @@ class AgentSession:
         max_tokens: int | None = None,
         rebuildable_tools: Iterable[str] = ("ast_edit",),
         steering: SteeringStyle = "forced",
+        context_window: int | None = None,
     ) -> None:
         self.provider = provider
         self.cwd = cwd
@@ -218,6 +235,9 @@ class AgentSession:
         self.thinking = thinking
         self.max_tokens = max_tokens
         self.rebuildable_tools = frozenset(rebuildable_tools)
+        self.context_window = (
+            context_window or context_window_of(provider.model) or DEFAULT_CONTEXT_WINDOW
+        )
         self._tools: dict[str, AgentTool[Any]] = {}
         for tool in tools:
             if tool.name == RESOLVE_TOOL_NAME:
@@ -308,6 +328,7 @@ class AgentSession:
             cancel=self._cancel,
             thinking=self.thinking,
             max_tokens=self.max_tokens,
+            before_request=self._compact_if_due,
         )
         self._task = asyncio.create_task(loop.run(ctx))
         try:
@@ -327,6 +348,77 @@ class AgentSession:
             self._task = None
         self._emit(end)
         return end
+
+    async def compact(self) -> bool:
+        """Compact the history now (``/compact``): all but the newest turn become a summary.
+
+        Pending previews keep their tool call and result. Emits a
+        :class:`~xcsh.agent.events.Notice` either way.
+
+        Returns:
+            True when the history was compacted; False when there was nothing
+            older to summarise or the summary request failed.
+
+        Raises:
+            UsageError: a run is in progress.
+        """
+        if self._task is not None:
+            raise UsageError("cannot compact while the model is running", hint="wait for it")
+        return await self._compact(keep_tokens=0, on_demand=True) > 0
+
+    async def _compact_if_due(self) -> int:
+        specs = [loop.tool_spec(t) for t in self._tools.values()]
+        used = estimate_tokens(self.system_prompt, self._messages, specs)
+        if used <= self.context_window * COMPACT_AT:
+            return 0
+        return await self._compact(keep_tokens=int(self.context_window * KEEP_RECENT))
+
+    async def _compact(self, *, keep_tokens: int, on_demand: bool = False) -> int:
+        """Replace older turns by a summary; returns how many messages went away."""
+        specs = [loop.tool_spec(t) for t in self._tools.values()]
+        live = {id(a) for a in self.store.snapshot()} if self.store else set()
+        pending = {call for key, (_, call) in self._origins.items() if key in live and call}
+        plan = plan_compaction(self._messages, pending_calls=pending, keep_tokens=keep_tokens)
+        small = plan is not None and (
+            sum(message_chars(m) for m in plan.older) // 4 < self.context_window * MIN_GAIN
+        )
+        if plan is None or (small and not on_demand):  # automatic: quietly, next time
+            if on_demand:
+                self._emit(Notice(kind="compaction", message="Nothing older to compact yet."))
+            return 0
+        try:
+            summary = await summarize(
+                self.provider,
+                system=self.system_prompt,
+                older=plan.older,
+                tools=specs,
+                cancel=self._cancel,
+            )
+        except ProviderError as exc:
+            self._emit(Notice(kind="compaction", message=f"Could not compact: {exc}"))
+            return 0
+        history = [summary_message(summary), *plan.kept]
+        before = len(self._messages)
+        self._messages[:] = history
+        if self.recorder is not None:
+            self.recorder.write(
+                {
+                    "type": "compaction",
+                    "summary": summary,
+                    "messages": [message_to_dict(m) for m in history],
+                }
+            )
+        self._emit(
+            Notice(
+                kind="compaction",
+                message=(
+                    f"Compacted {len(plan.older)} older messages into a summary to stay within "
+                    f"the {self.context_window:,}-token context window; "
+                    f"{len(plan.kept)} recent or pending messages kept as they were."
+                ),
+            )
+        )
+        return before - len(history)
 
     def cancel(self) -> None:
         """Cancel the current run, if any (call it on the event loop's thread).

@@ -440,6 +440,8 @@ class InteractiveApp:
             self.show_session(session)
         elif name == "instructions":
             self.show_instructions()
+        elif name == "compact":
+            await session.compact()  # its Notice says what happened
         elif name == "tools":
             for tool in session.tools.values():
                 hidden = "  (hidden: resolves previews)" if tool.hidden else ""

@@ -26,6 +26,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(name="undo", args="", help="restore the files of the last applied change"),
     SlashCommand(name="model", args="", help="show the provider and model"),
     SlashCommand(name="session", args="", help="show the session id and files"),
+    SlashCommand(name="compact", args="", help="summarise older turns to free the context"),
     SlashCommand(
         name="instructions", args="", help="list the AGENTS.md files read into the prompt"
     ),
