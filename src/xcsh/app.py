@@ -137,6 +137,58 @@ def build_provider(
     return create_provider(resolved)
 
 
+def switch_provider(
+    spec: str,
+    current: Provider,
+    *,
+    home: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Provider:
+    """The provider for ``/model SPEC`` (SDK imported now).
+
+    ``SPEC`` is ``MODEL`` or ``PROVIDER MODEL`` (``anthropic claude-haiku-4-5``).
+    Without a provider: a ``claude-*`` model goes to Anthropic; a ``gpt-*``
+    or ``o<digit>*`` model leaves Anthropic for OpenAI; any other model stays
+    with the current provider, and on the same ``--base-url`` server when
+    the current one is a local server.
+
+    Raises:
+        UsageError: an empty spec, an unknown provider, or no key for it.
+    """
+    from xcsh.providers.config import PROVIDER_NAMES
+
+    words = spec.split()
+    if not words or len(words) > 2:
+        raise UsageError(
+            "give a model: /model NAME, or /model PROVIDER NAME",
+            hint=f"providers: {', '.join(PROVIDER_NAMES)}",
+        )
+    provider: str | None = words[0] if len(words) == 2 else None
+    model = words[-1]
+    if provider is not None and provider not in PROVIDER_NAMES:
+        raise UsageError(
+            f"unknown provider {provider!r}", hint=f"Use one of: {', '.join(PROVIDER_NAMES)}."
+        )
+    base_url = getattr(current, "base_url", None)
+    if provider is None:
+        if model.startswith("claude"):
+            provider, base_url = "anthropic", None
+        elif current.name == "anthropic" and (
+            model.startswith("gpt-") or (model[:1] == "o" and model[1:2].isdigit())
+        ):
+            provider, base_url = "openai", None
+        else:
+            provider = current.name
+    elif provider != current.name:
+        base_url = None
+    settings = load_settings(home or xcsh_home(env))
+    kept = {k: v for k, v in settings.items() if k not in ("provider", "model", "base_url")}
+    if base_url is not None:
+        kept["base_url"] = base_url
+    flags = {"provider": provider, "model": model}
+    return build_provider(flags, kept, env)
+
+
 def builtin_tools(cwd: Path, store: PendingActionStore) -> list[AgentTool[Any]]:
     """The built-in tools (coding, ``ast_grep``, ``ast_edit``, ``resolve``) for ``cwd``."""
     return create_builtin_tools(cwd, store)

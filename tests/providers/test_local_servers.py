@@ -230,3 +230,21 @@ def test_which_errors_reject_a_forced_tool_choice(
 
     error = ProviderError(f"openai refused the request ({status}): {message}", status=status)
     assert rejects_forced_choice(error) is falls_back
+
+
+async def test_token_and_cost_counts_come_from_the_usage_fields(ws: Path, exchange: Any) -> None:
+    from xcsh.agent import TurnEnd
+    from xcsh.cli.agent_cmd import usage_text
+    from xcsh.tui.status import UsageTotals
+
+    ex = exchange(llama_chat_sse(calls=[("call_1", "ls", {})]), llama_chat_sse(text="ok"))
+    session, events = session_for(ws, ex)
+    await session.prompt("list")
+    totals = UsageTotals()
+    for event in events:
+        if isinstance(event, TurnEnd):
+            totals = totals.add(event.message.usage)
+    assert (totals.input_tokens, totals.output_tokens) == (600, 40)
+    assert usage_text(totals) == " · 600 in / 40 out · $0.0000"  # a local model costs nothing
+    assert usage_text(totals, unicode=False) == " - 600 in / 40 out - $0.0000"
+    assert usage_text(UsageTotals()) == ""  # no usage reported: nothing said

@@ -20,6 +20,7 @@ then one record per line, in order:
   may be missing or ``null``);
 - ``{"type": "run_end", "reason", "message"}``;
 - ``{"type": "notice", "kind", "message"}``: the session changed how it works;
+- ``{"type": "model", "provider", "model"}``: the model was switched (``/model``);
 - ``{"type": "compaction", "summary", "messages": [...]}``: older turns were
   replaced by a summary; ``messages`` is the whole history from then on
   (messages recorded after it follow it).

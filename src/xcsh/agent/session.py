@@ -235,6 +235,7 @@ class AgentSession:
         self.thinking = thinking
         self.max_tokens = max_tokens
         self.rebuildable_tools = frozenset(rebuildable_tools)
+        self._window_given = context_window is not None
         self.context_window = (
             context_window or context_window_of(provider.model) or DEFAULT_CONTEXT_WINDOW
         )
@@ -419,6 +420,32 @@ class AgentSession:
             )
         )
         return before - len(history)
+
+    def set_provider(self, provider: Provider) -> None:
+        """Use ``provider`` (another model, or another API) from the next request on.
+
+        The history stays; steering starts afresh for the new provider (how it
+        takes a forced tool choice is learnt again); the context window
+        becomes the new model's unless one was given. Emits a ``Notice`` and
+        records the switch in the session file.
+
+        Raises:
+            UsageError: a run is in progress.
+        """
+        if self._task is not None:
+            raise UsageError("cannot switch models while the model is running")
+        self.provider = provider
+        self._steering.adapt_to(
+            supports_forced_tool_choice=getattr(provider, "supports_forced_tool_choice", True),
+            learn_tool_choice=getattr(provider, "compatible_server", False),
+        )
+        if not self._window_given:
+            self.context_window = context_window_of(provider.model) or DEFAULT_CONTEXT_WINDOW
+        if self.recorder is not None:
+            self.recorder.write(
+                {"type": "model", "provider": provider.name, "model": provider.model}
+            )
+        self._emit(Notice(kind="model", message=f"Now using {provider.name}: {provider.model}."))
 
     def cancel(self) -> None:
         """Cancel the current run, if any (call it on the event loop's thread).

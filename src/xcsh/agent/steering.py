@@ -217,6 +217,11 @@ class Steering:
         self._last_failure = ""
         self._unsubscribe = store.subscribe_push(self._on_push) if store is not None else None
 
+    def adapt_to(self, *, supports_forced_tool_choice: bool, learn_tool_choice: bool) -> None:
+        """Start afresh for another provider (``/model``): its mode is learnt again."""
+        self.mode = "named" if supports_forced_tool_choice else "required"
+        self.learn_tool_choice = learn_tool_choice
+
     def close(self) -> None:
         """Stop listening to the store."""
         if self._unsubscribe is not None:

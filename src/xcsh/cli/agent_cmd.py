@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # the agent stack is imported only when a task runs
     from xcsh.agent import AgentEvent, Approval, ApprovalHook, Instructions
     from xcsh.app import ToolsFactory
     from xcsh.pending import PendingAction
+    from xcsh.tui.status import UsageTotals
 
 NO_TUI_MESSAGE = (
     "xcsh: the interactive session needs a terminal on stdin and stdout.\n"
@@ -284,6 +285,16 @@ async def run_print(
                 err_console.print(f"resumed: dropped {label}", style="yellow", markup=False)
         printer = TextPrinter(err_console)
         session.subscribe(printer)
+    from xcsh.agent import TurnEnd
+    from xcsh.tui.status import UsageTotals
+
+    totals = [UsageTotals()]
+
+    def count(event: AgentEvent) -> None:
+        if isinstance(event, TurnEnd):
+            totals[0] = totals[0].add(event.message.usage)
+
+    session.subscribe(count)
     try:
         end = await session.prompt(args.prompt)
     finally:
@@ -298,9 +309,24 @@ async def run_print(
         if end.reason != "stop" and end.message and end.message not in shown:
             err_console.print(f"xcsh: {end.message}", style="yellow", markup=False)
         err_console.print(
-            f"session {session.id} (resume with --continue)", style="dim", markup=False
+            f"session {session.id} (resume with --continue)"
+            + usage_text(totals[0], unicode=detect_style(sys.stderr).unicode),
+            style="dim",
+            markup=False,
         )
     return {"stop": 0, "cancelled": 130}.get(end.reason, 1)
+
+
+def usage_text(totals: UsageTotals, *, unicode: bool = True) -> str:
+    """`` · 1.5k in / 64 out · $0.0012`` for a run whose provider reported usage
+    (`` - `` between the parts in plain ASCII), else ""."""
+    from xcsh.tui.status import separator, tokens
+
+    if not (totals.input_tokens or totals.output_tokens):
+        return ""
+    sep = separator(unicode)
+    counts = f"{tokens(totals.input_tokens)} in / {tokens(totals.output_tokens)} out"
+    return f"{sep}{counts}{sep}${totals.cost_usd:.4f}"
 
 
 def instructions_lines(instructions: Instructions) -> list[tuple[str, str]]:

@@ -433,12 +433,13 @@ class InteractiveApp:
         elif name == "undo":
             self.undo()
         elif name == "model":
+            if rest:
+                await self.switch_model(session, rest)
+                return None
             provider = session.provider
             self.console.print(f"provider: {provider.name}", markup=False)
             self.console.print(f"model: {provider.model}", markup=False)
-            self.console.print(
-                Text("(start xcsh with --provider/--model to use another)", style="dim")
-            )
+            self.console.print(Text("(/model NAME switches to another model)", style="dim"))
         elif name == "session":
             self.show_session(session)
         elif name == "instructions":
@@ -465,6 +466,18 @@ class InteractiveApp:
         if result.is_error and "label" not in details:  # nothing pending: no Resolved event
             text = "\n".join(getattr(b, "text", "") for b in result.content)
             self.console.print(Text(text, style="yellow"))
+
+    async def switch_model(self, session: AgentSession, spec: str) -> None:
+        """``/model NAME``: the next turn goes to another model (and provider)."""
+        from xcsh.app import switch_provider
+
+        try:
+            provider = await asyncio.to_thread(
+                switch_provider, spec, session.provider, home=self.home
+            )
+            session.set_provider(provider)  # its Notice says which model is in use
+        except XcshError as exc:
+            self.console.print(Text(f"xcsh: {exc}", style="bold red"))
 
     def show_instructions(self) -> None:
         """``/instructions``: the ``AGENTS.md`` files in the system prompt, in order."""
