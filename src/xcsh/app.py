@@ -46,7 +46,7 @@ from xcsh.providers import Provider
 from xcsh.providers.config import SETTING_KEYS, create_provider, resolve_provider_settings
 from xcsh.tools.registry import create_builtin_tools
 
-ToolsFactory = Callable[[Path, PendingActionStore], list[AgentTool[Any]]]
+SessionToolsFactory = Callable[[Path, PendingActionStore], list[AgentTool[Any]]]
 """``factory(cwd, store) -> tools``: the tools of a new session."""
 
 
@@ -259,7 +259,7 @@ class OpenedSession:
 
 
 async def open_session(
-    options: AppOptions, *, tools: ToolsFactory = builtin_tools
+    options: AppOptions, *, tools: SessionToolsFactory = builtin_tools
 ) -> OpenedSession:
     """Build the provider, the tools and a new or resumed session.
 

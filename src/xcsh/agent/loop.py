@@ -52,10 +52,7 @@ from xcsh.core import (
     cap_text,
 )
 from xcsh.pending import RESOLVE_TOOL_NAME
-from xcsh.providers import Provider
-from xcsh.providers import ResponseDone as _Done
-from xcsh.providers import TextDelta as _Text
-from xcsh.providers import ThinkingDelta as _Thinking
+from xcsh.providers import Provider, ResponseDone, TextChunk, ThinkingChunk
 
 
 @dataclass(kw_only=True)
@@ -159,12 +156,12 @@ async def query(
     message: AssistantMessage | None = None
     try:
         async for event in ctx.provider.stream(request, cancel=ctx.cancel):
-            if isinstance(event, _Text):
+            if isinstance(event, TextChunk):
                 partial.append(event.text)
                 ctx.emit(TextDelta(text=event.text))
-            elif isinstance(event, _Thinking):
+            elif isinstance(event, ThinkingChunk):
                 ctx.emit(ThinkingDelta(text=event.text))
-            elif isinstance(event, _Done):
+            elif isinstance(event, ResponseDone):
                 message = event.message
     except asyncio.CancelledError:
         if "".join(partial):  # keep what the user already saw

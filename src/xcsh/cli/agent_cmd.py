@@ -32,7 +32,7 @@ from xcsh.cli import stdout_to_devnull, subcommand_help
 
 if TYPE_CHECKING:  # the agent stack is imported only when a task runs
     from xcsh.agent import AgentEvent, Approval, ApprovalHook, Instructions
-    from xcsh.app import ToolsFactory
+    from xcsh.app import SessionToolsFactory
     from xcsh.pending import PendingAction
     from xcsh.tui.status import UsageTotals
 
@@ -204,7 +204,10 @@ async def run_print_until_signal(args: argparse.Namespace) -> int:
 
 
 async def run_print(
-    args: argparse.Namespace, *, stdout: TextIO | None = None, tools: ToolsFactory | None = None
+    args: argparse.Namespace,
+    *,
+    stdout: TextIO | None = None,
+    tools: SessionToolsFactory | None = None,
 ) -> int:
     """Run ``args.prompt`` in a new or resumed session; returns the exit code.
 

@@ -10,7 +10,7 @@ import mcp_types as types
 
 from xcsh import tools as builtin
 from xcsh.core import AgentTool, Content, ImageContent, TextContent
-from xcsh.mcp.session import ToolFactory
+from xcsh.mcp.session import McpToolsFactory
 from xcsh.pending import RESOLVE_TOOL_NAME, PendingActionStore
 from xcsh.plugins import LoadError, load_custom_tools
 
@@ -30,7 +30,7 @@ _ANNOTATIONS: dict[str, types.ToolAnnotations] = {
 }
 
 
-def builtin_tool_factory(cwd: str | Path) -> ToolFactory:
+def builtin_tool_factory(cwd: str | Path) -> McpToolsFactory:
     """The built-in MCP tools for a workspace: ``ast_grep``, ``ast_edit`` and ``resolve``.
 
     Args:
@@ -57,7 +57,7 @@ def custom_tool_factory(
     *,
     trust_project: bool = False,
     on_errors: Callable[[list[LoadError]], None] | None = None,
-) -> ToolFactory:
+) -> McpToolsFactory:
     """The folder's custom tools (SPEC §5), loaded afresh for each session.
 
     User tools (``$XCSH_HOME/tools/``) and installed ``xcsh.tools`` entry
@@ -83,7 +83,7 @@ def custom_tool_factory(
     return build
 
 
-def combine_factories(*factories: ToolFactory) -> ToolFactory:
+def combine_factories(*factories: McpToolsFactory) -> McpToolsFactory:
     """One factory whose tools are those of ``factories``, in order."""
 
     def build(store: PendingActionStore) -> list[AgentTool[Any]]:

@@ -39,7 +39,7 @@ from xcsh.providers._cancel import race, until_cancelled
 from xcsh.providers._common import parse_tool_call, text_tool_call
 from xcsh.providers._openai_chat_request import build_params
 from xcsh.providers._openai_common import OpenAIAdapter
-from xcsh.providers.base import StreamEvent, ToolCallStart
+from xcsh.providers.base import StreamEvent
 from xcsh.providers.pricing import with_cost
 
 if TYPE_CHECKING:
@@ -132,9 +132,6 @@ class OpenAIChatProvider(OpenAIAdapter):
                     yield received.thinking_delta(reasoning)
                 if delta.content:
                     yield received.text_delta(delta.content)
-                for piece in delta.tool_calls or []:
-                    if piece.id and piece.function and piece.function.name:
-                        yield ToolCallStart(id=piece.id, name=piece.function.name)
             snapshot = stream.current_completion_snapshot
         offered = [t.name for t in request.tools] if self.text_tool_calls else []
         received.message = self._message(snapshot, received.thinking, offered)
