@@ -6,11 +6,18 @@ from command-line flags, then the environment, then
 ``$XCSH_HOME/settings.toml`` (SPEC §5a; ``$XCSH_HOME`` defaults to
 ``~/.xcsh``). Besides the provider keys (see
 :mod:`xcsh.providers.config`), ``settings.toml`` may set
-``max_forced_turns`` (default 5) and ``steering`` (``"forced"``, the default,
+``max_forced_turns`` (default 5), ``steering`` (``"forced"``, the default,
 or ``"soft"``: remind first, force only when the model ignores the
-reminder) and ``context_window`` (tokens, for models the built-in table does
-not know; older turns are compacted before a request passes 80% of it); any
-other key is refused (:data:`KNOWN_SETTINGS`).
+reminder), ``context_window`` (tokens, for models the built-in table does
+not know; older turns are compacted before a request passes 80% of it) and
+the undo journal's retention, ``journal_max_entries`` (default 200) and
+``journal_max_bytes`` (default 512 MiB); any other key is refused
+(:data:`KNOWN_SETTINGS`).
+
+The session is composed here with the workspace's undo journal
+(:func:`open_journal`): interrupted applies are settled first, the built-in
+tools write through it, and the apply of every other pending action pushed
+on the store (custom tools) is recorded too.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from xcsh.agent import (
 )
 from xcsh.core import AgentTool, UsageError
 from xcsh.fs import xcsh_home as fs_home
+from xcsh.journal import Journal, JournalError, Recovered, Retention, record_applies, recover
 from xcsh.pending import PendingActionStore
 from xcsh.plugins import LoadError, aload_custom_tools
 from xcsh.providers import Provider
@@ -56,7 +64,14 @@ def xcsh_home(env: Mapping[str, str] | None = None) -> Path:
     return fs_home(env=env)
 
 
-KNOWN_SETTINGS = (*SETTING_KEYS, "max_forced_turns", "steering", "context_window")
+KNOWN_SETTINGS = (
+    *SETTING_KEYS,
+    "max_forced_turns",
+    "steering",
+    "context_window",
+    "journal_max_entries",
+    "journal_max_bytes",
+)
 """The keys ``settings.toml`` may set; any other key is refused (a typo such as
 ``modle`` would otherwise silently fall back to another model)."""
 
@@ -189,9 +204,48 @@ def switch_provider(
     return build_provider(flags, kept, env)
 
 
-def builtin_tools(cwd: Path, store: PendingActionStore) -> list[AgentTool[Any]]:
-    """The built-in tools (coding, ``ast_grep``, ``ast_edit``, ``resolve``) for ``cwd``."""
-    return create_builtin_tools(cwd, store)
+def builtin_tools(
+    cwd: Path, store: PendingActionStore, journal: Journal | None = None
+) -> list[AgentTool[Any]]:
+    """The built-in tools (coding, ``ast_grep``, ``ast_edit``, ``resolve``) for ``cwd``,
+    writing through ``journal``."""
+    return create_builtin_tools(cwd, store, journal=journal)
+
+
+@dataclass(frozen=True, kw_only=True)
+class OpenedJournal:
+    """A workspace's journal, after recovery ran.
+
+    Args:
+        journal: the journal.
+        recovered: what recovery did with interrupted applies (show each ``message``).
+        problem: why recovery could not run (the journal is locked or unreadable), or ``None``.
+    """
+
+    journal: Journal
+    recovered: list[Recovered]
+    problem: str | None = None
+
+
+def open_journal(home: Path, cwd: Path, settings: Mapping[str, Any] | None = None) -> OpenedJournal:
+    """The undo journal of ``cwd``, with any interrupted apply settled first.
+
+    Args:
+        home: ``$XCSH_HOME``.
+        cwd: the workspace.
+        settings: ``settings.toml``'s values (default: read from ``home``).
+
+    Raises:
+        UsageError: bad settings.
+    """
+    values = load_settings(home) if settings is None else settings
+    journal = Journal.for_root(
+        home, cwd, retention=Retention.from_settings(values, home / "settings.toml")
+    )
+    try:
+        return OpenedJournal(journal=journal, recovered=recover(journal))
+    except (JournalError, OSError) as exc:
+        return OpenedJournal(journal=journal, recovered=[], problem=str(exc))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -236,6 +290,8 @@ class OpenedSession:
             untrusted project's tools were skipped (SPEC §5); show them to the user.
         instructions: the ``AGENTS.md`` files read into the system prompt
             (empty with ``--no-instructions``).
+        journal: the workspace's undo journal and what its recovery did (show
+            each recovered entry's message and any problem).
         elsewhere: for a session resumed from another folder, the folder xcsh was
             started in (the session works in its own folder, ``session.cwd``);
             ``None`` otherwise. Front ends say so (:meth:`elsewhere_notice`).
@@ -245,6 +301,7 @@ class OpenedSession:
     path: Path
     resumed: ResumeReport | None
     load_errors: list[LoadError]
+    journal: OpenedJournal
     instructions: Instructions = field(default_factory=Instructions)
     elsewhere: Path | None = None
 
@@ -259,7 +316,7 @@ class OpenedSession:
 
 
 async def open_session(
-    options: AppOptions, *, tools: SessionToolsFactory = builtin_tools
+    options: AppOptions, *, tools: SessionToolsFactory | None = None
 ) -> OpenedSession:
     """Build the provider, the tools and a new or resumed session.
 
@@ -269,7 +326,8 @@ async def open_session(
 
     Args:
         options: the front end's choices.
-        tools: builds the built-in tools for ``(cwd, store)``; the registry by default.
+        tools: builds the tools for ``(cwd, store)``; by default the built-in
+            tools, writing through the workspace's journal.
 
     Raises:
         UsageError: bad settings, no provider configured, an unknown session
@@ -310,11 +368,14 @@ async def open_session(
         own = session_folder(saved)
         if own != cwd:
             elsewhere, cwd = cwd, own
+    opened_journal = open_journal(home, cwd, settings)
+    journal = opened_journal.journal
     store = PendingActionStore()
     custom = await aload_custom_tools(
         cwd, store=store, home=home, trust_project=options.trust_project
     )
-    session_tools = [*tools(cwd, store), *custom.tools]
+    built = tools(cwd, store) if tools is not None else builtin_tools(cwd, store, journal)
+    session_tools = [*built, *custom.tools]
     instructions = load_instructions(cwd, home) if options.instructions else Instructions()
     header: dict[str, Any] | None = None
     if path is None:
@@ -346,12 +407,14 @@ async def open_session(
         steering=steering,
         context_window=window,
     )
+    record_applies(store, journal)  # custom tools' applies (and any not journaled) are recorded
     report = await session.restore_pending(saved.pending) if saved else None
     return OpenedSession(
         session=session,
         path=path,
         resumed=report,
         load_errors=custom.errors,
+        journal=opened_journal,
         instructions=instructions,
         elsewhere=elsewhere,
     )
