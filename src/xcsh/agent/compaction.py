@@ -192,3 +192,64 @@ async def summarize(
         why = message.error if message is not None and message.error else "no summary text"
         raise ProviderError(f"{provider.name}: compaction failed: {why}")
     return message.text
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompactionOutcome:
+    """What :func:`compact_history` did.
+
+    Args:
+        history: the new history, or ``None`` when nothing changed.
+        summary: the model's summary ("" when nothing changed).
+        notice: a sentence for the user, or "" (an automatic compaction that
+            is not due, or would free too little, says nothing).
+    """
+
+    history: list[Message] | None = None
+    summary: str = ""
+    notice: str = ""
+
+
+async def compact_history(
+    provider: Provider,
+    *,
+    system: str,
+    messages: Sequence[Message],
+    tools: list[ToolSpec],
+    pending_calls: Collection[str],
+    window: int,
+    on_demand: bool,
+    cancel: asyncio.Event | None = None,
+) -> CompactionOutcome:
+    """Compact ``messages`` when due (past :data:`COMPACT_AT` of ``window``), or now.
+
+    ``on_demand`` (``/compact``) keeps only the newest message block and
+    always says what happened; otherwise compaction runs only when the
+    request would pass the threshold, keeps about :data:`KEEP_RECENT` of the
+    window, and is skipped quietly when it would free less than
+    :data:`MIN_GAIN` of it. A failed summary request changes nothing and is
+    told in the notice.
+    """
+    if not on_demand and estimate_tokens(system, messages, tools) <= window * COMPACT_AT:
+        return CompactionOutcome()
+    keep = 0 if on_demand else int(window * KEEP_RECENT)
+    plan = plan_compaction(messages, pending_calls=pending_calls, keep_tokens=keep)
+    if plan is None:
+        return CompactionOutcome(notice="Nothing older to compact yet." if on_demand else "")
+    if not on_demand and sum(message_chars(m) for m in plan.older) // 4 < window * MIN_GAIN:
+        return CompactionOutcome()
+    try:
+        summary = await summarize(
+            provider, system=system, older=plan.older, tools=tools, cancel=cancel
+        )
+    except ProviderError as exc:
+        return CompactionOutcome(notice=f"Could not compact: {exc}")
+    return CompactionOutcome(
+        history=[summary_message(summary), *plan.kept],
+        summary=summary,
+        notice=(
+            f"Compacted {len(plan.older)} older messages into a summary to stay within "
+            f"the {window:,}-token context window; {len(plan.kept)} recent or pending "
+            "messages kept as they were."
+        ),
+    )

@@ -23,16 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from xcsh.agent import loop
-from xcsh.agent.compaction import (
-    COMPACT_AT,
-    KEEP_RECENT,
-    MIN_GAIN,
-    estimate_tokens,
-    message_chars,
-    plan_compaction,
-    summarize,
-    summary_message,
-)
+from xcsh.agent.compaction import compact_history
 from xcsh.agent.events import (
     AgentError,
     AgentEvent,
@@ -62,7 +53,6 @@ from xcsh.core import (
     AgentTool,
     AgentToolResult,
     Message,
-    ProviderError,
     TextContent,
     ToolCall,
     ToolCallContext,
@@ -365,61 +355,38 @@ class AgentSession:
         """
         if self._task is not None:
             raise UsageError("cannot compact while the model is running", hint="wait for it")
-        return await self._compact(keep_tokens=0, on_demand=True) > 0
+        return await self._compact(on_demand=True) > 0
 
     async def _compact_if_due(self) -> int:
-        specs = [loop.tool_spec(t) for t in self._tools.values()]
-        used = estimate_tokens(self.system_prompt, self._messages, specs)
-        if used <= self.context_window * COMPACT_AT:
-            return 0
-        return await self._compact(keep_tokens=int(self.context_window * KEEP_RECENT))
+        return await self._compact(on_demand=False)
 
-    async def _compact(self, *, keep_tokens: int, on_demand: bool = False) -> int:
+    async def _compact(self, *, on_demand: bool) -> int:
         """Replace older turns by a summary; returns how many messages went away."""
-        specs = [loop.tool_spec(t) for t in self._tools.values()]
         live = {id(a) for a in self.store.snapshot()} if self.store else set()
-        pending = {call for key, (_, call) in self._origins.items() if key in live and call}
-        plan = plan_compaction(self._messages, pending_calls=pending, keep_tokens=keep_tokens)
-        small = plan is not None and (
-            sum(message_chars(m) for m in plan.older) // 4 < self.context_window * MIN_GAIN
+        outcome = await compact_history(
+            self.provider,
+            system=self.system_prompt,
+            messages=self._messages,
+            tools=[loop.tool_spec(t) for t in self._tools.values()],
+            pending_calls={c for key, (_, c) in self._origins.items() if key in live and c},
+            window=self.context_window,
+            on_demand=on_demand,
+            cancel=self._cancel,
         )
-        if plan is None or (small and not on_demand):  # automatic: quietly, next time
-            if on_demand:
-                self._emit(Notice(kind="compaction", message="Nothing older to compact yet."))
-            return 0
-        try:
-            summary = await summarize(
-                self.provider,
-                system=self.system_prompt,
-                older=plan.older,
-                tools=specs,
-                cancel=self._cancel,
-            )
-        except ProviderError as exc:
-            self._emit(Notice(kind="compaction", message=f"Could not compact: {exc}"))
-            return 0
-        history = [summary_message(summary), *plan.kept]
         before = len(self._messages)
-        self._messages[:] = history
-        if self.recorder is not None:
-            self.recorder.write(
-                {
-                    "type": "compaction",
-                    "summary": summary,
-                    "messages": [message_to_dict(m) for m in history],
-                }
-            )
-        self._emit(
-            Notice(
-                kind="compaction",
-                message=(
-                    f"Compacted {len(plan.older)} older messages into a summary to stay within "
-                    f"the {self.context_window:,}-token context window; "
-                    f"{len(plan.kept)} recent or pending messages kept as they were."
-                ),
-            )
-        )
-        return before - len(history)
+        if outcome.history is not None:
+            self._messages[:] = outcome.history
+            if self.recorder is not None:
+                self.recorder.write(
+                    {
+                        "type": "compaction",
+                        "summary": outcome.summary,
+                        "messages": [message_to_dict(m) for m in outcome.history],
+                    }
+                )
+        if outcome.notice:
+            self._emit(Notice(kind="compaction", message=outcome.notice))
+        return before - len(self._messages)
 
     def set_provider(self, provider: Provider) -> None:
         """Use ``provider`` (another model, or another API) from the next request on.
