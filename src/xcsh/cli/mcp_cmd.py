@@ -25,7 +25,7 @@ from xcsh.mcp import (
     serve_http,
     serve_stdio,
 )
-from xcsh.mcp.session import ToolFactory
+from xcsh.mcp.session import McpToolsFactory
 from xcsh.plugins import LoadError
 
 DEFAULT_PORT = 8765
@@ -122,7 +122,7 @@ def _check(args: argparse.Namespace) -> Path:
     return cwd.resolve()
 
 
-def tool_factory(cwd: Path, *, trust_project: bool) -> ToolFactory:
+def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
     """The tools every session of ``xcsh mcp`` gets for the workspace ``cwd``.
 
     ``ast_grep``, ``ast_edit`` and ``resolve``, then the custom tools. Load
@@ -193,7 +193,7 @@ def _write_token(path: Path, token: str) -> None:
         handle.write(token + "\n")
 
 
-def _serve_http(args: argparse.Namespace, factory: ToolFactory) -> int:
+def _serve_http(args: argparse.Namespace, factory: McpToolsFactory) -> int:
     # On a Unix socket the file's mode (0600) is the check: only this user can connect.
     token = None if args.no_auth or args.socket else secrets.token_urlsafe(32)
     port = DEFAULT_PORT if args.port is None else args.port

@@ -22,7 +22,7 @@ from xcsh.mcp.session import (
     UNDELIVERED_REASON,
     Delivery,
     McpSession,
-    ToolFactory,
+    McpToolsFactory,
     max_pending_message,
     pending_notice,
 )
@@ -46,7 +46,7 @@ __all__ = [
     "Delivery",
     "HttpSessions",
     "McpSession",
-    "ToolFactory",
+    "McpToolsFactory",
     "builtin_tool_factory",
     "combine_factories",
     "create_http_app",

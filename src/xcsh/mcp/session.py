@@ -99,7 +99,7 @@ class Delivery:
             await callback()
 
 
-ToolFactory = Callable[[PendingActionStore], Sequence[AgentTool[Any]]]
+McpToolsFactory = Callable[[PendingActionStore], Sequence[AgentTool[Any]]]
 """Builds one session's tools around that session's store. Called once per session."""
 
 
@@ -177,7 +177,9 @@ class McpSession:
         self._lock = asyncio.Lock()
 
     @classmethod
-    def create(cls, factory: ToolFactory, *, max_pending: int = DEFAULT_MAX_PENDING) -> McpSession:
+    def create(
+        cls, factory: McpToolsFactory, *, max_pending: int = DEFAULT_MAX_PENDING
+    ) -> McpSession:
         """A new session with a fresh store and the tools ``factory`` builds around it."""
         store = PendingActionStore()
         return cls(tools=list(factory(store)), store=store, max_pending=max_pending)
