@@ -8,6 +8,8 @@ from xcsh.agent.events import (
     EVENT_TYPES,
     AgentError,
     AgentEvent,
+    Notice,
+    NoticeKind,
     PendingPushed,
     Resolved,
     RunEnd,
@@ -21,6 +23,12 @@ from xcsh.agent.events import (
     event_to_dict,
 )
 from xcsh.agent.history import CANCELLED_TEXT, repair_tool_pairs
+from xcsh.agent.instructions import (
+    INSTRUCTIONS_FILE,
+    InstructionFile,
+    Instructions,
+    load_instructions,
+)
 from xcsh.agent.persistence import (
     SCHEMA_VERSION,
     PendingRecord,
@@ -43,7 +51,13 @@ from xcsh.agent.session import (
     ResumeReport,
     approval_resolve_tool,
 )
-from xcsh.agent.steering import DEFAULT_MAX_FORCED_TURNS, REMINDER_TEXT, Steering
+from xcsh.agent.steering import (
+    DEFAULT_MAX_FORCED_TURNS,
+    REMINDER_TEXT,
+    Steering,
+    SteeringMode,
+    SteeringStyle,
+)
 from xcsh.agent.wording import plural
 
 __all__ = [
@@ -51,6 +65,7 @@ __all__ = [
     "DECLINED_TEXT",
     "DEFAULT_MAX_FORCED_TURNS",
     "EVENT_TYPES",
+    "INSTRUCTIONS_FILE",
     "REMINDER_TEXT",
     "SCHEMA_VERSION",
     "AgentError",
@@ -59,6 +74,10 @@ __all__ = [
     "Approval",
     "ApprovalHook",
     "EventListener",
+    "InstructionFile",
+    "Instructions",
+    "Notice",
+    "NoticeKind",
     "PendingPushed",
     "PendingRecord",
     "RebuiltPreview",
@@ -69,6 +88,8 @@ __all__ = [
     "SavedSession",
     "SessionRecorder",
     "Steering",
+    "SteeringMode",
+    "SteeringStyle",
     "TextDelta",
     "ThinkingDelta",
     "ToolCallStart",
@@ -80,6 +101,7 @@ __all__ = [
     "build_system_prompt",
     "event_to_dict",
     "latest_session_for",
+    "load_instructions",
     "load_session",
     "new_session_id",
     "plural",

@@ -18,7 +18,14 @@ then one record per line, in order:
   first; the last one wins on load (``files`` and ``digest`` describe the
   preview, so a resumed session can tell whether its rebuild differs; both
   may be missing or ``null``);
-- ``{"type": "run_end", "reason", "message"}``.
+- ``{"type": "run_end", "reason", "message"}``;
+- ``{"type": "notice", "kind", "message"}``: the session changed how it works;
+- ``{"type": "model", "provider", "model"}``: the model was switched (``/model``);
+- ``{"type": "steering", "provider", "model", "mode"}``: how that model takes a
+  forced tool choice (``named``, ``required`` or ``auto``), learnt this session;
+- ``{"type": "compaction", "summary", "messages": [...]}``: older turns were
+  replaced by a summary; ``messages`` is the whole history from then on
+  (messages recorded after it follow it).
 
 Unknown record types and unknown fields of a pending record are skipped, so
 older readers survive additions; a header with a newer ``version`` is refused.
@@ -80,6 +87,10 @@ class SavedSession:
         cwd: the working folder it ran in.
         messages: the history, in order (not yet repaired; the loop repairs).
         pending: the pending actions at the last snapshot, bottom first.
+        steering: the last steering mode learnt, as ``(provider, model,
+            mode)``, or ``None``; a resumed session with the same model starts
+            in it, so a provider that refused a forced tool choice is not sent
+            one again.
     """
 
     id: str
@@ -87,6 +98,7 @@ class SavedSession:
     cwd: str
     messages: list[Message]
     pending: list[PendingRecord]
+    steering: tuple[str, str, str] | None = None
 
 
 def sessions_dir(home: Path) -> Path:
@@ -124,7 +136,11 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
                 blocks.append(TextContent(block["text"]))
             elif kind == "thinking":
                 blocks.append(
-                    ThinkingContent(thinking=block["thinking"], signature=block.get("signature"))
+                    ThinkingContent(
+                        thinking=block["thinking"],
+                        signature=block.get("signature"),
+                        id=block.get("id"),
+                    )
                 )
             elif kind == "tool_call":
                 blocks.append(
@@ -134,6 +150,7 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
                         arguments=dict(block["arguments"]),
                         invalid_arguments=block.get("invalid_arguments"),
                         arguments_error=block.get("arguments_error"),
+                        from_text=bool(block.get("from_text", False)),
                     )
                 )
             else:
@@ -292,6 +309,7 @@ def load_session(path: Path) -> SavedSession:
         )
     messages: list[Message] = []
     pending: list[PendingRecord] = []
+    steering: tuple[str, str, str] | None = None
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
@@ -305,6 +323,10 @@ def load_session(path: Path) -> SavedSession:
         try:
             if kind == "message":
                 messages.append(message_from_dict(record["message"]))
+            elif kind == "compaction":
+                messages = [message_from_dict(m) for m in record["messages"]]
+            elif kind == "steering":
+                steering = (str(record["provider"]), str(record["model"]), str(record["mode"]))
             elif kind == "pending":
                 pending = [_pending_record(r) for r in record.get("stack", [])]
         except (KeyError, TypeError, ValueError) as exc:
@@ -315,6 +337,7 @@ def load_session(path: Path) -> SavedSession:
         cwd=str(header.get("cwd", "")),
         messages=messages,
         pending=pending,
+        steering=steering,
     )
 
 

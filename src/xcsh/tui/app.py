@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import io
 import signal
 import sys
@@ -58,6 +59,7 @@ class InteractiveOptions:
         session_id: ``--session ID``.
         approve_ask: ``--approve ask``: confirm each model apply.
         trust_project: ``--trust-project``.
+        instructions: read ``AGENTS.md`` files (off with ``--no-instructions``).
         home: ``$XCSH_HOME`` (default: from the environment).
     """
 
@@ -69,6 +71,7 @@ class InteractiveOptions:
     session_id: str | None = None
     approve_ask: bool = False
     trust_project: bool = False
+    instructions: bool = True
     home: Path | None = None
 
 
@@ -206,6 +209,7 @@ class InteractiveApp:
                     session_id=options.session_id,
                     approval=self.ask_approval if options.approve_ask else None,
                     trust_project=options.trust_project,
+                    instructions=options.instructions,
                     home=self.home,
                 )
             )
@@ -249,18 +253,24 @@ class InteractiveApp:
                 Text(f"Resumed session {session.id} ({plural(shown, 'message')}).", style=dim)
             )
             for line in recap(session.messages):
-                self.console.print(Text(line, style=dim))
+                self.console.print(line, style=dim, markup=False)
             for rebuilt in opened.resumed.rebuilt:
                 self.show_rebuilt(rebuilt)
             for label in opened.resumed.dropped:
-                self.console.print(Text(f"dropped: {label}", style="yellow"))
-        for problem in getattr(opened, "load_errors", []) or []:
-            self.console.print(Text(f"custom tools: {problem}", style="yellow"))
+                self.console.print(f"dropped: {label}", style="yellow", markup=False)
+        for problem in opened.load_errors:
+            self.console.print(
+                f"custom tools: {problem.path}: {problem.error}",
+                style="yellow" if problem.kind == "untrusted" else "red",
+                markup=False,
+            )
         journal = getattr(opened, "journal", None)
         for recovered in journal.recovered if journal is not None else []:
             self.console.print(Text(recovered.message, style="yellow"))
         if journal is not None and journal.problem:
             self.console.print(Text(f"undo journal: {journal.problem}", style="yellow"))
+        if opened.instructions.note:
+            self.console.print(Text(opened.instructions.note, style="yellow"))
 
     def show_rebuilt(self, rebuilt: RebuiltPreview) -> None:
         """A preview rebuilt on resume: its label and diff (SPEC §6), and whether it changed."""
@@ -278,8 +288,37 @@ class InteractiveApp:
 
     # -- the loop ------------------------------------------------------------
 
+    async def ask_trust(self) -> None:
+        """Ask once whether this run loads the project's custom tools.
+
+        Asked only when ``.xcsh/tools/`` holds tools and the folder is not
+        trusted at their current fingerprint (never trusted, or the tools
+        changed since); "yes" is remembered for that fingerprint, "once" is
+        for this run only. The answer becomes this run's ``trust_project``.
+        """
+        from xcsh.core import UsageError
+        from xcsh.plugins import aask_trust
+        from xcsh.ui import visible
+
+        if self.options.trust_project:
+            return
+        question: PromptSession[str] = PromptSession()
+
+        async def prompt(text: str) -> str:
+            self.console.print(visible(text), style="bold yellow", markup=False)
+            return await question.prompt_async("> ")
+
+        try:
+            trusted = await aask_trust(self.options.cwd, prompt, home=self.home)
+        except UsageError as exc:
+            self.console.print(f"xcsh: {exc}", style="red", markup=False)
+            return
+        if trusted:
+            self.options = dataclasses.replace(self.options, trust_project=True)
+
     async def run(self) -> int:
         """Prompt, run, repeat until the user leaves; returns the exit code."""
+        await self.ask_trust()
         self._prompt = self._make_prompt()
         self.console.print(
             Text(f"xcsh in {self.options.cwd}  (/help for commands, Ctrl-D to leave)", style="dim")
@@ -429,14 +468,19 @@ class InteractiveApp:
         elif name == "undo":
             self.undo()
         elif name == "model":
+            if rest:
+                await self.switch_model(session, rest)
+                return None
             provider = session.provider
             self.console.print(f"provider: {provider.name}", markup=False)
             self.console.print(f"model: {provider.model}", markup=False)
-            self.console.print(
-                Text("(start xcsh with --provider/--model to use another)", style="dim")
-            )
+            self.console.print(Text("(/model NAME switches to another model)", style="dim"))
         elif name == "session":
             self.show_session(session)
+        elif name == "instructions":
+            self.show_instructions()
+        elif name == "compact":
+            await session.compact()  # its Notice says what happened
         elif name == "tools":
             for tool in session.tools.values():
                 hidden = "  (hidden: resolves previews)" if tool.hidden else ""
@@ -457,6 +501,32 @@ class InteractiveApp:
         if result.is_error and "label" not in details:  # nothing pending: no Resolved event
             text = "\n".join(getattr(b, "text", "") for b in result.content)
             self.console.print(Text(text, style="yellow"))
+
+    async def switch_model(self, session: AgentSession, spec: str) -> None:
+        """``/model NAME``: the next turn goes to another model (and provider)."""
+        from xcsh.app import switch_provider
+
+        try:
+            provider = await asyncio.to_thread(
+                switch_provider, spec, session.provider, home=self.home
+            )
+            session.set_provider(provider)  # its Notice says which model is in use
+        except XcshError as exc:
+            self.console.print(Text(f"xcsh: {exc}", style="bold red"))
+
+    def show_instructions(self) -> None:
+        """``/instructions``: the ``AGENTS.md`` files in the system prompt, in order."""
+        instructions = self.opened.instructions if self.opened is not None else None
+        if instructions is None or not instructions.files:
+            off = not self.options.instructions
+            why = " (--no-instructions)" if off else ""
+            self.console.print(Text(f"No AGENTS.md instructions were read{why}.", style="dim"))
+            return
+        for number, item in enumerate(instructions.files, start=1):
+            size = f"{item.chars:,} characters" + (f" of {item.total:,} (cut)" if item.cut else "")
+            self.console.print(f"  {number}. {item.path}  ({size})", markup=False)
+        for problem in instructions.unreadable:
+            self.console.print(Text(f"  cannot read {problem}", style="yellow"))
 
     def show_pending(self, session: AgentSession) -> None:
         """``/pending``: the stack, top first."""
