@@ -43,8 +43,7 @@ async def test_hostile_patterns_paths_and_tool_bugs_are_error_results(workspace:
         nul = await client.call_tool("ast_grep", {"pat": ["print($A)"], "path": "app\0.py"})
         assert nul.is_error and "contains a NUL character" in texts(nul)[0]
         bug = await client.call_tool("recurse", {})
-        assert bug.is_error
-        assert texts(bug)[0].startswith("Tool 'recurse' failed unexpectedly: RecursionError")
+        assert bug.is_error and "failed" in texts(bug)[0] and "RecursionError" in texts(bug)[0]
         # Still serving.
         found = await client.call_tool("ast_grep", {"pat": ["print($A)"]})
         assert not found.is_error and "app.py:1:1" in texts(found)[0]
