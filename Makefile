@@ -63,4 +63,5 @@ stress-mcp: $(STAMP)
 # terminal (minutes; not part of `make test`).
 .PHONY: stress-e2e
 stress-e2e: $(STAMP)
-	XCSH_E2E_ROUNDS=20 XCSH_E2E_REPEAT=20 $(BIN)/pytest -q tests/e2e -k "finishes_every_time or searches_and_applies or one_client_after_another or slash_apply"
+	XCSH_E2E_ROUNDS=20 XCSH_E2E_REPEAT=20 $(BIN)/pytest -q tests/e2e -k "finishes_every_time or slash_apply"
+	XCSH_E2E_REPEAT=20 XCSH_E2E_CALLS=20 $(BIN)/pytest -q tests/e2e -k "searches_and_applies or one_client_after_another"

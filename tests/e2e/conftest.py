@@ -7,9 +7,11 @@ least ``PARALLEL_MIN_FILES`` files and ``PARALLEL_MIN_BYTES`` bytes), while
 the working folder is the whole tree; an edited package is copied back from
 the standard library after each scenario.
 
-``XCSH_E2E_REPEAT`` (default 5) is how many times each scenario runs;
-``XCSH_E2E_ROUNDS`` (default 1) repeats the reproduction tests as a whole
-(``make stress-e2e`` runs 20 rounds of 20).
+``XCSH_E2E_REPEAT`` (default 5) is how many times each scenario runs (runs
+of ``xcsh -p``, MCP servers or clients, searches in one terminal session);
+``XCSH_E2E_CALLS`` (default 1) the searches per MCP client; ``XCSH_E2E_ROUNDS``
+(default 1) repeats ``-p`` runs and terminal sessions as a whole.
+``make stress-e2e`` runs each front end 20 times 20.
 """
 
 from __future__ import annotations

@@ -20,6 +20,8 @@ XCSH_BIN = str(Path(sys.executable).with_name("xcsh"))
 """The installed command, exactly what a user runs."""
 REPEAT = int(os.environ.get("XCSH_E2E_REPEAT", "5"))
 ROUNDS = int(os.environ.get("XCSH_E2E_ROUNDS", "1"))
+CALLS = int(os.environ.get("XCSH_E2E_CALLS", "1"))
+"""Searches per MCP client (``make stress-e2e``: 20 clients of 20 calls)."""
 REPRODUCTION = "isinstance($A, $B)"
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
-from e2e_run import REPEAT, REPRODUCTION, XCSH_BIN, Tree, env, rounds
+from e2e_run import CALLS, REPEAT, REPRODUCTION, XCSH_BIN, Tree, env, rounds
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -53,7 +53,7 @@ async def test_stdio_server_searches_and_applies(tree: Tree, xcsh_home: Path, ro
     )
     for _ in range(REPEAT):  # a new server each time, as each editor session starts one
         async with Client(server) as client:
-            await search_edit_apply(client, tree, 1)
+            await search_edit_apply(client, tree, CALLS)
 
 
 @pytest.fixture
@@ -87,7 +87,7 @@ async def test_http_server_serves_one_client_after_another(
     url, proc = http_url
     for _ in range(REPEAT):
         async with Client(url) as client:
-            await search_edit_apply(client, tree, 1)
+            await search_edit_apply(client, tree, CALLS)
         assert proc.poll() is None, "the server went down"
     # Several clients at once: the scans share the server without ending it.
     async with Client(url) as first, Client(url) as second, anyio.create_task_group() as group:
