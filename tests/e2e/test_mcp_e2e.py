@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
 from e2e_run import CALLS, REPEAT, REPRODUCTION, XCSH_BIN, Tree, env, rounds
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 
 
 def text_of(result: Any) -> str:
@@ -57,7 +59,7 @@ async def test_stdio_server_searches_and_applies(tree: Tree, xcsh_home: Path, ro
 
 
 @pytest.fixture
-def http_url(tree: Tree, xcsh_home: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+def http_url(tree: Tree, xcsh_home: Path) -> Iterator[tuple[str, str, subprocess.Popen[str]]]:
     proc = subprocess.Popen(
         [XCSH_BIN, "mcp", "--cwd", str(tree.root), "--http", "--port", "0"],
         env=env(xcsh_home),
@@ -70,7 +72,9 @@ def http_url(tree: Tree, xcsh_home: Path) -> Iterator[tuple[str, subprocess.Pope
         assert proc.stderr is not None
         line = proc.stderr.readline()
         assert line.startswith("xcsh mcp: serving http://127.0.0.1:"), line
-        yield line.split("serving ", 1)[1].strip(), proc
+        token_line = proc.stderr.readline()
+        assert token_line.startswith("xcsh mcp: token "), token_line
+        yield line.split("serving ", 1)[1].strip(), token_line.split()[3], proc
     finally:
         proc.terminate()
         try:
@@ -80,17 +84,27 @@ def http_url(tree: Tree, xcsh_home: Path) -> Iterator[tuple[str, subprocess.Pope
             proc.wait()
 
 
+def http_client(url: str, token: str) -> Client:
+    """An MCP client that sends the server's bearer token, as a configured editor does."""
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120)
+    return Client(streamable_http_client(url, http_client=http))
+
+
 @pytest.mark.parametrize("round_", rounds())
 async def test_http_server_serves_one_client_after_another(
-    tree: Tree, http_url: tuple[str, subprocess.Popen[str]], round_: int
+    tree: Tree, http_url: tuple[str, str, subprocess.Popen[str]], round_: int
 ) -> None:
-    url, proc = http_url
+    url, token, proc = http_url
     for _ in range(REPEAT):
-        async with Client(url) as client:
+        async with http_client(url, token) as client:
             await search_edit_apply(client, tree, CALLS)
         assert proc.poll() is None, "the server went down"
     # Several clients at once: the scans share the server without ending it.
-    async with Client(url) as first, Client(url) as second, anyio.create_task_group() as group:
+    async with (
+        http_client(url, token) as first,
+        http_client(url, token) as second,
+        anyio.create_task_group() as group,
+    ):
         for client in (first, second):
             group.start_soon(
                 client.call_tool, "ast_grep", {"pat": [REPRODUCTION], "path": tree.scope}
