@@ -6,8 +6,9 @@ from command-line flags, then the environment, then
 ``$XCSH_HOME/settings.toml`` (SPEC §5a; ``$XCSH_HOME`` defaults to
 ``~/.xcsh``). Besides the provider keys (see
 :mod:`xcsh.providers.config`), ``settings.toml`` may set
-``max_forced_turns`` (default 5, SPEC §3); any other key is refused
-(:data:`KNOWN_SETTINGS`).
+``max_forced_turns`` (default 5, SPEC §3), the sandbox keys of
+:mod:`xcsh.sandbox.policy` and the ``[approval]`` table of
+:mod:`xcsh.agent.tool_policy`; any other key is refused (:data:`KNOWN_SETTINGS`).
 """
 
 from __future__ import annotations
@@ -26,9 +27,12 @@ from xcsh.agent import (
     ApprovalHook,
     ResumeReport,
     SessionRecorder,
+    ToolApprovalHook,
+    enforce_policy,
     latest_session_for,
     load_session,
     new_session_id,
+    parse_tool_policy,
     session_path,
     sessions_dir,
 )
@@ -38,6 +42,8 @@ from xcsh.pending import PendingActionStore
 from xcsh.plugins import LoadError, aload_custom_tools
 from xcsh.providers import Provider
 from xcsh.providers.config import SETTING_KEYS, create_provider, resolve_provider_settings
+from xcsh.sandbox import SETTING_KEYS as SANDBOX_KEYS
+from xcsh.sandbox import SandboxPlan, parse_sandbox_settings, prepare_sandbox
 from xcsh.tools.registry import create_builtin_tools
 
 ToolsFactory = Callable[[Path, PendingActionStore], list[AgentTool[Any]]]
@@ -50,7 +56,7 @@ def xcsh_home(env: Mapping[str, str] | None = None) -> Path:
     return fs_home(env=env)
 
 
-KNOWN_SETTINGS = (*SETTING_KEYS, "max_forced_turns")
+KNOWN_SETTINGS = (*SETTING_KEYS, "max_forced_turns", *SANDBOX_KEYS, "approval")
 """The keys ``settings.toml`` may set; any other key is refused (a typo such as
 ``modle`` would otherwise silently fall back to another model)."""
 
@@ -146,6 +152,8 @@ class AppOptions:
         continue_latest: resume the latest session saved for ``cwd`` (``--continue``).
         session_id: resume this session (``--session ID``).
         approval: asked before each model apply (``--approve ask``).
+        ask_tool: asked before a tool call an ``ask`` approval rule covers
+            (None: no terminal to ask on; settings with such rules are then refused).
         trust_project: load project-local custom tools without asking (``--trust-project``).
         home: overrides ``$XCSH_HOME``.
         env: overrides ``os.environ`` (tests).
@@ -158,6 +166,7 @@ class AppOptions:
     continue_latest: bool = False
     session_id: str | None = None
     approval: ApprovalHook | None = None
+    ask_tool: ToolApprovalHook | None = None
     trust_project: bool = False
     home: Path | None = None
     env: Mapping[str, str] | None = None
@@ -173,17 +182,18 @@ class OpenedSession:
         resumed: for a resumed session, what happened to its pending actions.
         load_errors: custom tools that failed to load, or a notice that an
             untrusted project's tools were skipped (SPEC §5); show them to the user.
+        notices: one-line notices for the user at start (bash running
+            unconfined, or refusing to run); show them.
     """
 
     session: AgentSession
     path: Path
     resumed: ResumeReport | None
     load_errors: list[LoadError]
+    notices: tuple[str, ...] = ()
 
 
-async def open_session(
-    options: AppOptions, *, tools: ToolsFactory = builtin_tools
-) -> OpenedSession:
+async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None) -> OpenedSession:
     """Build the provider, the tools and a new or resumed session.
 
     The session offers the built-in tools, then the custom tools found for
@@ -192,11 +202,16 @@ async def open_session(
 
     Args:
         options: the front end's choices.
-        tools: builds the built-in tools for ``(cwd, store)``; the registry by default.
+        tools: builds the built-in tools for ``(cwd, store)``; by default the
+            registry's, with ``bash`` confined as the sandbox settings say.
+
+    Every tool (custom ones included) is wrapped by the user's approval
+    policy (``[approval]``), which decides before anything runs.
 
     Raises:
         UsageError: bad settings, no provider configured, an unknown session
-            id, no session to continue, or both ``--continue`` and ``--session``.
+            id, no session to continue, both ``--continue`` and ``--session``,
+            or approval rules that ask with no ``ask_tool`` to ask on.
     """
     if options.continue_latest and options.session_id:
         raise UsageError("--continue and --session cannot be used together")
@@ -211,13 +226,27 @@ async def open_session(
             f"least 1, not {max_forced!r}"
         )
     cwd = options.cwd.resolve()
+    source = str(home / "settings.toml")
+    policy = parse_tool_policy(settings, source=source)
+    sandbox = SandboxPlan()
+    if tools is None:
+        sandbox = prepare_sandbox(
+            parse_sandbox_settings(settings, source=source), workspace=cwd, home=home
+        )
     path = _resume_path(home, cwd, options)
     saved = load_session(path) if path is not None else None
     store = PendingActionStore()
     custom = await aload_custom_tools(
         cwd, store=store, home=home, trust_project=options.trust_project
     )
-    session_tools = [*tools(cwd, store), *custom.tools]
+    built = (
+        tools(cwd, store)
+        if tools is not None
+        else create_builtin_tools(cwd, store, sandbox=sandbox)
+    )
+    session_tools = [*built, *custom.tools]
+    policy.check_tool_names([t.name for t in session_tools])
+    session_tools = enforce_policy(session_tools, policy, options.ask_tool)
     header: dict[str, Any] | None = None
     if path is None:
         session_id = new_session_id()
@@ -246,7 +275,10 @@ async def open_session(
         max_forced_turns=max_forced,
     )
     report = await session.restore_pending(saved.pending) if saved else None
-    return OpenedSession(session=session, path=path, resumed=report, load_errors=custom.errors)
+    notices = tuple(n for n in (sandbox.notice, sandbox.refusal) if n)
+    return OpenedSession(
+        session=session, path=path, resumed=report, load_errors=custom.errors, notices=notices
+    )
 
 
 def _resume_path(home: Path, cwd: Path, options: AppOptions) -> Path | None:

@@ -44,6 +44,13 @@ from xcsh.agent.session import (
     approval_resolve_tool,
 )
 from xcsh.agent.steering import DEFAULT_MAX_FORCED_TURNS, REMINDER_TEXT, Steering
+from xcsh.agent.tool_policy import (
+    ToolApprovalHook,
+    ToolPolicy,
+    ToolQuestion,
+    enforce_policy,
+    parse_tool_policy,
+)
 from xcsh.agent.wording import plural
 
 __all__ = [
@@ -71,17 +78,22 @@ __all__ = [
     "Steering",
     "TextDelta",
     "ThinkingDelta",
+    "ToolApprovalHook",
     "ToolCallStart",
+    "ToolPolicy",
+    "ToolQuestion",
     "ToolResult",
     "TurnEnd",
     "TurnStart",
     "action_files",
     "approval_resolve_tool",
     "build_system_prompt",
+    "enforce_policy",
     "event_to_dict",
     "latest_session_for",
     "load_session",
     "new_session_id",
+    "parse_tool_policy",
     "plural",
     "preview_digest",
     "preview_text",

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from xcsh.cli import subcommand_help
 
 if TYPE_CHECKING:  # the agent stack is imported only when a task runs
-    from xcsh.agent import AgentEvent, Approval, ApprovalHook
+    from xcsh.agent import AgentEvent, Approval, ApprovalHook, ToolApprovalHook, ToolQuestion
     from xcsh.app import ToolsFactory
     from xcsh.pending import PendingAction
 
@@ -168,7 +168,7 @@ async def run_print(
         stdout: where the answer (text) or the events (json) go; default ``sys.stdout``.
         tools: the session's tools factory; default the built-in registry.
     """
-    from xcsh.app import AppOptions, builtin_tools, open_session
+    from xcsh.app import AppOptions, open_session
     from xcsh.core import UsageError
     from xcsh.ui import detect_style, make_console, render_preview
 
@@ -186,9 +186,12 @@ async def run_print(
             continue_latest=args.continue_latest,
             session_id=args.session,
             approval=approval,
+            ask_tool=terminal_tool_approval(sys.stdin, sys.stderr)
+            if _is_terminal(sys.stdin)
+            else None,
             trust_project=args.trust_project,
         ),
-        tools=tools or builtin_tools,
+        tools=tools,
     )
     session = opened.session
     report = opened.resumed
@@ -206,10 +209,13 @@ async def run_print(
                 "rebuilt": [dataclasses.asdict(r) for r in report.rebuilt],
             },
             "load_errors": [e.to_dict() for e in opened.load_errors],
+            "notices": list(opened.notices),
         }
         print(json.dumps(header, ensure_ascii=False), file=out, flush=True)
         session.subscribe(JsonPrinter(out))
     else:
+        for notice in opened.notices:
+            err_console.print(f"xcsh: {notice}", style="yellow", markup=False)
         for problem in opened.load_errors:
             style = "yellow" if problem.kind == "untrusted" else "red"
             text = f"custom tools: {problem.path}: {problem.error}"
@@ -405,6 +411,20 @@ def terminal_approval(stdin: TextIO, prompt_out: TextIO) -> ApprovalHook:
         prompt_out.flush()
         answer = await read_line(stdin)
         return parse_answer(answer)
+
+    return ask
+
+
+def terminal_tool_approval(stdin: TextIO, prompt_out: TextIO) -> ToolApprovalHook:
+    """A hook that asks on the terminal before a call an ``ask`` approval rule covers.
+
+    The same ``[y / n REASON]`` question and answers as ``--approve ask``.
+    """
+
+    async def ask(question: ToolQuestion) -> Approval:
+        prompt_out.write(question.prompt())
+        prompt_out.flush()
+        return parse_answer(await read_line(stdin))
 
     return ask
 

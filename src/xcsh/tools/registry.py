@@ -8,6 +8,7 @@ from typing import Any
 
 from xcsh.core import AgentTool
 from xcsh.pending import PendingActionStore, create_resolve_tool
+from xcsh.sandbox import SandboxPlan
 from xcsh.tools.coding import create_coding_tools
 
 CODING_TOOL_NAMES = ("read", "write", "edit", "bash", "grep", "find", "ls")
@@ -16,19 +17,22 @@ BUILTIN_TOOL_NAMES: tuple[str, ...] = (*CODING_TOOL_NAMES, *STRUCTURAL_TOOL_NAME
 """Every built-in tool name; custom tools may not reuse them (SPEC §5)."""
 
 
-def create_builtin_tools(cwd: str | Path, store: PendingActionStore) -> list[AgentTool[Any]]:
+def create_builtin_tools(
+    cwd: str | Path, store: PendingActionStore, *, sandbox: SandboxPlan | None = None
+) -> list[AgentTool[Any]]:
     """Build every built-in tool for one session.
 
     Args:
         cwd: the workspace folder; file tools refuse paths outside it.
         store: the session's pending-action store (``ast_edit`` pushes onto it,
             ``resolve`` pops from it).
+        sandbox: how ``bash`` confines its commands (None: unconfined).
 
     Returns:
         The coding tools, ``ast_grep``, ``ast_edit`` and the hidden ``resolve``.
     """
     structural = importlib.import_module("xcsh.structural")
-    tools: list[AgentTool[Any]] = create_coding_tools(cwd)
+    tools: list[AgentTool[Any]] = create_coding_tools(cwd, sandbox=sandbox)
     tools.append(structural.create_ast_grep_tool(cwd))
     tools.append(structural.create_ast_edit_tool(cwd, store))
     tools.append(create_resolve_tool(store))

@@ -36,7 +36,7 @@ from xcsh.tui.status import UsageTotals, short_model, status_line
 from xcsh.ui import TerminalStyle, detect_style, make_console
 
 if TYPE_CHECKING:
-    from xcsh.agent import AgentSession, Approval, RebuiltPreview, TurnEnd
+    from xcsh.agent import AgentSession, Approval, RebuiltPreview, ToolQuestion, TurnEnd
     from xcsh.app import OpenedSession
     from xcsh.journal import Journal
     from xcsh.pending import PendingAction
@@ -205,6 +205,7 @@ class InteractiveApp:
                     continue_latest=options.continue_latest,
                     session_id=options.session_id,
                     approval=self.ask_approval if options.approve_ask else None,
+                    ask_tool=self.ask_tool,
                     trust_project=options.trust_project,
                     home=self.home,
                 )
@@ -257,6 +258,8 @@ class InteractiveApp:
                 self.console.print(Text(f"dropped: {label}", style="yellow"))
         for problem in getattr(opened, "load_errors", []) or []:
             self.console.print(Text(f"custom tools: {problem}", style="yellow"))
+        for notice in getattr(opened, "notices", ()) or ():
+            self.console.print(Text(notice, style="yellow"))
 
     def show_rebuilt(self, rebuilt: RebuiltPreview) -> None:
         """A preview rebuilt on resume: its label and diff (SPEC §6), and whether it changed."""
@@ -384,11 +387,17 @@ class InteractiveApp:
 
     async def ask_approval(self, action: PendingAction, reason: str) -> Approval:
         """The ``--approve ask`` hook: ask y / n / n REASON on the terminal."""
+        return await self._ask(f"Apply {action.label}? (model's reason: {reason}) [y / n REASON] ")
+
+    async def ask_tool(self, question: ToolQuestion) -> Approval:
+        """Asked before a tool call an ``ask`` approval rule covers (same answers)."""
+        return await self._ask(question.prompt())
+
+    async def _ask(self, question: str) -> Approval:
         if self._question is None:
             self._question = PromptSession(
                 color_depth=None if self.style.color else ColorDepth.MONOCHROME
             )
-        question = f"Apply {action.label}? (model's reason: {reason}) [y / n REASON] "
         try:
             answer = await self._question.prompt_async(question, handle_sigint=False)
         except (KeyboardInterrupt, EOFError):

@@ -1,9 +1,12 @@
 """The ``bash`` tool: run a command in the workspace, bounded in time and output.
 
-The command runs as ``bash -c`` in its own session (so its own process
-group). A timeout, the call's cancel event, or cancellation of the asyncio
-task ends the whole group: SIGTERM, then SIGKILL after a grace period. The
-kill-the-group-on-timeout design follows mini-swe-agent's local environment.
+The command runs as ``bash -c`` in its own session under a supervisor
+(:mod:`xcsh.sandbox.supervisor`) that keeps every descendant, ``setsid`` and
+double forks included. A timeout, the call's cancel event, or cancellation of
+the asyncio task ends the whole tree: SIGTERM, then SIGKILL after a grace
+period. With a :class:`~xcsh.sandbox.SandboxPlan` that confines, the command
+may write only in the workspace, a private temporary folder (``$TMPDIR``) and
+the paths the user listed, and the result says when the sandbox refused a write.
 """
 
 from __future__ import annotations
@@ -29,6 +32,14 @@ from xcsh.core import (
     text_result,
 )
 from xcsh.fs import xcsh_home
+from xcsh.sandbox import (
+    ProcessSupervisor,
+    SandboxPlan,
+    SupervisedProcess,
+    SupervisorError,
+    find_denials,
+)
+from xcsh.sandbox.supervisor import KillReport
 from xcsh.tools.coding._paths import human_size, plural
 
 DEFAULT_TIMEOUT = 120.0
@@ -251,6 +262,7 @@ class _Outcome:
     returncode: int | None
     detached: bool  # background processes still held the output when bash exited
     seconds: float
+    killed: KillReport | None = None
 
 
 def create_bash_tool(
@@ -263,15 +275,15 @@ def create_bash_tool(
     log_head_bytes: int = LOG_HEAD_BYTES,
     log_tail_bytes: int = LOG_TAIL_BYTES,
     keep_logs: int = LOG_KEEP,
+    sandbox: SandboxPlan | None = None,
 ) -> AgentTool[BashParams]:
     """Build the ``bash`` tool.
 
     Args:
-        cwd: the folder commands run in (the workspace). Commands themselves
-            are not confined to it: a shell can reach anything the user can.
+        cwd: the folder commands run in (the workspace).
         head_bytes: bytes kept from the start of a long output.
         tail_bytes: bytes kept from the end of a long output.
-        kill_grace: seconds between SIGTERM and SIGKILL to the process group.
+        kill_grace: seconds between SIGTERM and SIGKILL to the command's processes.
         log_dir: where the log of a long output is written (default
             :func:`default_log_dir`, ``$XCSH_HOME/logs/bash``, read when the
             tool is built). Nothing is written outside it (SPEC §5a). When the
@@ -282,12 +294,15 @@ def create_bash_tool(
             at most about ``log_head_bytes + log_tail_bytes``.
         keep_logs: how many logs the folder keeps: starting a log removes the
             oldest beyond this and any older than :data:`LOG_MAX_AGE`.
+        sandbox: how commands are confined (:func:`xcsh.sandbox.prepare_sandbox`);
+            None runs them unconfined. A plan with a ``refusal`` makes every
+            call fail with that reason.
 
     Returns:
         A tool whose result text is the output followed by ``Exit code: N``.
         ``run`` raises :class:`ToolError` on timeout or cancellation (with the
         output so far), or when bash cannot be started. Cancelling the asyncio
-        task kills the process group and re-raises ``CancelledError``.
+        task kills the command's processes and re-raises ``CancelledError``.
     """
     root = Path(os.path.realpath(cwd))
     policy = _LogPolicy(
@@ -298,53 +313,74 @@ def create_bash_tool(
         max_age=LOG_MAX_AGE,
     )
 
+    plan = sandbox if sandbox is not None else SandboxPlan()
+    supervisor = ProcessSupervisor()
+
     async def run(params: BashParams, ctx: ToolCallContext) -> AgentToolResult:
+        if plan.refusal:
+            raise ToolError(f"bash is refused: {plan.refusal}.")
         timeout = params.timeout if params.timeout is not None else DEFAULT_TIMEOUT
         output = _Output(head_bytes, tail_bytes, policy)
         env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
+        if plan.temp_dir is not None:
+            plan.temp_dir.mkdir(parents=True, exist_ok=True)
+            env.update(TMPDIR=str(plan.temp_dir), TMP=str(plan.temp_dir), TEMP=str(plan.temp_dir))
         read_fd, write_fd = os.pipe()
+        null_fd = os.open(os.devnull, os.O_RDONLY)
         try:
-            proc = await asyncio.create_subprocess_exec(
-                "bash",
-                "-c",
-                params.command,
+            proc = await supervisor.start(
+                ["bash", "-c", params.command],
                 cwd=root,
-                stdin=asyncio.subprocess.DEVNULL,
+                env=env,
+                stdin=null_fd,
                 stdout=write_fd,
                 stderr=write_fd,
-                start_new_session=True,
-                env=env,
+                confine=plan.confinement,
+                grace=kill_grace,
             )
-        except OSError as exc:
+        except BaseException as exc:
             os.close(read_fd)
-            raise ToolError(f"Cannot start bash in {root}: {exc.strerror or exc}.") from exc
+            if isinstance(exc, SupervisorError):
+                raise ToolError(f"Cannot start bash in {root}: {exc.strerror or exc}.") from exc
+            raise
         finally:
             os.close(write_fd)
+            os.close(null_fd)
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader()
         pipe = os.fdopen(read_fd, "rb", buffering=0)
         transport: asyncio.BaseTransport | None = None
+        outcome: _Outcome | None = None
         # One protected region from the moment bash exists: a cancellation that lands
-        # while the pipe is being connected must still kill the process group.
+        # while the pipe is being connected must still kill the whole tree.
         try:
             transport, _ = await loop.connect_read_pipe(
                 lambda: asyncio.StreamReaderProtocol(reader), pipe
             )
-            outcome = await _supervise(proc, reader, output, timeout, kill_grace, ctx)
+            outcome = await _supervise(proc, reader, output, timeout, ctx)
         except asyncio.CancelledError:
-            killer = asyncio.ensure_future(_kill_group(proc, kill_grace))
-            try:
+            killer = asyncio.ensure_future(proc.kill())
+            with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.shield(killer)
-            except asyncio.CancelledError:
-                _signal_group(proc.pid, signal.SIGKILL)
             raise
         finally:
+            # Background processes of a command that exited on its own run on (until
+            # they end, or xcsh does); anything else is killed when the socket closes.
+            proc.close(keep_background=outcome is not None and outcome.how == "exited")
             if transport is not None:
                 transport.close()
             else:
                 pipe.close()
             output.close()
-        return _result(params.command, timeout, outcome, output)
+        result = _result(params.command, timeout, outcome, output)
+        if plan.confinement is not None:
+            denials = find_denials(output.render(), plan.confinement, root)
+            note = denials.note(plan.confinement)
+            if note:
+                text = "".join(c.text for c in result.content if isinstance(c, TextContent))
+                details = {**(result.details or {}), "sandbox_denied": list(denials.paths)}
+                return AgentToolResult(content=[TextContent(f"{text}\n{note}")], details=details)
+        return result
 
     return AgentTool(
         name="bash", label="Bash", description=DESCRIPTION, parameters=BashParams, run=run
@@ -362,11 +398,10 @@ async def _pump(reader: asyncio.StreamReader, output: _Output, ctx: ToolCallCont
 
 
 async def _supervise(
-    proc: asyncio.subprocess.Process,
+    proc: SupervisedProcess,
     reader: asyncio.StreamReader,
     output: _Output,
     timeout: float,
-    kill_grace: float,
     ctx: ToolCallContext,
 ) -> _Outcome:
     loop = asyncio.get_running_loop()
@@ -382,9 +417,9 @@ async def _supervise(
             detached = not await _finish(pump, DRAIN_AFTER_EXIT)
             return _Outcome("exited", proc.returncode, detached, loop.time() - started)
         how: Literal["timeout", "cancelled"] = "cancelled" if cancelled in done else "timeout"
-        await _kill_group(proc, kill_grace)
+        report = await proc.kill()
         await _finish(pump, DRAIN_AFTER_EXIT)
-        return _Outcome(how, proc.returncode, False, loop.time() - started)
+        return _Outcome(how, proc.returncode, False, loop.time() - started, report)
     finally:
         for task in (pump, waiter, cancelled):
             task.cancel()
@@ -395,51 +430,6 @@ async def _finish(pump: asyncio.Future[None], seconds: float) -> bool:
     """Let the reader reach end of output; False when it did not within ``seconds``."""
     done, _ = await asyncio.wait({pump}, timeout=seconds)
     return bool(done)
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-def _group_alive(pgid: int) -> bool:
-    """True while a process other than a zombie is in the group."""
-    proc_dir = Path("/proc")
-    if not proc_dir.is_dir():
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
-    for entry in os.scandir(proc_dir):
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = Path(entry.path, "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
-            return True
-    return False
-
-
-async def _kill_group(proc: asyncio.subprocess.Process, grace: float) -> None:
-    """SIGTERM the process group, then SIGKILL whatever is left after ``grace`` seconds."""
-    pgid = proc.pid
-    _signal_group(pgid, signal.SIGTERM)
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + grace
-    while loop.time() < deadline:
-        if proc.returncode is not None and not _group_alive(pgid):
-            return
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(proc.wait()), 0.05)
-    _signal_group(pgid, signal.SIGKILL)
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(proc.wait(), grace)
 
 
 def _result(command: str, timeout: float, outcome: _Outcome, output: _Output) -> AgentToolResult:
@@ -454,15 +444,15 @@ def _result(command: str, timeout: float, outcome: _Outcome, output: _Output) ->
     }
     if outcome.how == "timeout":
         raise ToolError(
-            f"{body}\n\nCommand timed out after {timeout:g} s; it and every process it "
-            "started were killed. Run it with a larger timeout, or in the background with "
-            "its output redirected to a file.",
+            f"{body}\n\nCommand timed out after {timeout:g} s; {_killed_text(outcome.killed)} "
+            "Run it with a larger timeout, or in the background with its output redirected "
+            "to a file.",
             details={**details, "timed_out": True},
         )
     if outcome.how == "cancelled":
         raise ToolError(
-            f"{body}\n\nCommand cancelled after {outcome.seconds:.1f} s; it and every process "
-            "it started were killed.",
+            f"{body}\n\nCommand cancelled after {outcome.seconds:.1f} s; "
+            f"{_killed_text(outcome.killed)}",
             details={**details, "cancelled": True},
         )
     code = outcome.returncode
@@ -481,3 +471,17 @@ def _result(command: str, timeout: float, outcome: _Outcome, output: _Output) ->
             "not captured. Redirect it to a file to keep it.]"
         )
     return AgentToolResult(content=[TextContent(f"{body}{notes}\n\n{status}")], details=details)
+
+
+def _killed_text(report: KillReport | None) -> str:
+    """What the kill did, as the supervisor reported it."""
+    if report is None or report.killed == 0:
+        return "it had already ended, and nothing it started was left running."
+    if report.left:
+        return (
+            f"{plural(report.killed, 'process', 'processes')} were signalled, but "
+            f"{plural(report.left, 'process', 'processes')} could not be killed."
+        )
+    if report.killed == 1:
+        return "it was killed (it had started no other process)."
+    return f"it and every process it started were killed ({report.killed} processes)."
