@@ -28,6 +28,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "trust": ("xcsh.cli.trust_cmd", "trust a project folder's custom tools"),
     "mcp": ("xcsh.cli.mcp_cmd", "serve xcsh's preview/apply tools over MCP"),
     "undo": ("xcsh.cli.undo_cmd", "undo the last change applied by xcsh ast-edit"),
+    "sandbox": ("xcsh.cli.sandbox_cmd", "show how bash commands are confined here (check)"),
 }
 AGENT_MODULE = "xcsh.cli.agent_cmd"
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE

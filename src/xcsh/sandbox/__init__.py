@@ -10,6 +10,7 @@
 
 from xcsh.sandbox.denials import Denials, find_denials
 from xcsh.sandbox.policy import (
+    NETWORK_ABI,
     SANDBOX_MODES,
     SETTING_KEYS,
     KernelSupport,
@@ -30,6 +31,7 @@ from xcsh.sandbox.supervisor import (
 )
 
 __all__ = [
+    "NETWORK_ABI",
     "SANDBOX_MODES",
     "SETTING_KEYS",
     "Confinement",

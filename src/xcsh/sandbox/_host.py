@@ -103,7 +103,7 @@ def _supervise(cmd_fd: int, stdin_fd: int, stdout_fd: int, stderr_fd: int) -> in
     os.close(err_r)
     if failure:
         _reap_all(block=True)
-        _send(sock, {"error": failure.decode("utf-8", "replace")})
+        _send(sock, json.loads(failure))
         return 0
     _send(sock, {"pid": child})
     return _watch(sock, reader, child, grace, wake_r)
@@ -130,13 +130,12 @@ def _exec_command(
         argv = request["argv"]
         os.execvpe(argv[0], argv, request["env"])
     except BaseException as exc:  # report anything to the supervisor, then die
-        text = (
-            f"{exc.strerror}: {exc.filename}"
-            if isinstance(exc, OSError) and exc.filename and exc.strerror
-            else (exc.strerror if isinstance(exc, OSError) and exc.strerror else repr(exc))
-        )
+        if isinstance(exc, OSError) and exc.strerror:
+            report = {"errno": exc.errno or 0, "error": exc.strerror}
+        else:
+            report = {"errno": 0, "error": repr(exc)}
         try:
-            os.write(err_w, text.encode("utf-8", "replace") or b"failed")
+            os.write(err_w, json.dumps(report).encode())
         finally:
             os._exit(127)
 

@@ -291,7 +291,7 @@ class ProcessSupervisor:
         if "pid" not in answer:
             writer.close()
             os.close(keep)
-            raise SupervisorError(0, str(answer.get("error", "unknown failure")))
+            raise SupervisorError(int(answer.get("errno", 0)), str(answer.get("error", "failed")))
         return SupervisedProcess(int(answer["pid"]), reader, writer, keep, self)
 
     def close(self) -> None:
