@@ -41,6 +41,7 @@ DECISIONS: tuple[Decision, ...] = ("allow", "ask", "deny")
 _RANK = {"allow": 0, "ask": 1, "deny": 2}
 _SEPARATORS = {";", "&", "&&", "||", "|", "|&", "(", ")", ";;", "$(", "`"}
 _REDIRECTS = re.compile(r"^\d*(<|>|>>|<<|<<<|>&|<&|&>|&>>|>\|)$")
+_FD_NUMBER = re.compile(r"(?<![\w$])\d+(?=[<>])")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
@@ -169,6 +170,7 @@ def simple_commands(command: str) -> list[list[str]]:
         ValueError: unbalanced quotes.
     """
     text = command.replace("\n", " ; ").replace("`", " ` ").replace("$(", " $( ")
+    text = _FD_NUMBER.sub(" ", text)  # the 2 of 2>&1
     lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|()<>")
     lexer.whitespace_split = True
     lexer.commenters = ""
