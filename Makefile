@@ -39,3 +39,7 @@ clean:
 .PHONY: bench-loop
 bench-loop: $(STAMP)
 	$(BIN)/python bench/loop_bench.py
+
+.PHONY: bench-sandbox
+bench-sandbox: $(STAMP)
+	$(BIN)/python bench/sandbox_bench.py

@@ -44,6 +44,12 @@ _MAX_FDS = 4
 
 def main(argv: list[str]) -> int:
     control = socket.socket(fileno=int(argv[1]))
+    # Loaded once here, not in each forked command: the import and the binding's
+    # first call (it looks libc up with ldconfig) take tens of milliseconds.
+    with contextlib.suppress(ImportError, OSError):
+        import landlockpy
+
+        landlockpy.abi_version()
     # Supervisors are reaped by the kernel: the host never waits for them.
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is xcsh's to handle
