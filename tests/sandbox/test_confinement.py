@@ -58,6 +58,7 @@ async def test_writes_inside_the_workspace_and_tmpdir_work(ws: Path, xcsh_home: 
     result = await tool.execute("c", {"command": command})
     assert result.text == "ok\nhi\n\nExit code: 0", result.text
     assert (ws / "a" / "g").exists()
+    assert "write only inside the workspace and $TMPDIR" in tool.description
 
 
 @needs_landlock
