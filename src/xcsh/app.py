@@ -6,9 +6,16 @@ from command-line flags, then the environment, then
 ``$XCSH_HOME/settings.toml`` (SPEC §5a; ``$XCSH_HOME`` defaults to
 ``~/.xcsh``). Besides the provider keys (see
 :mod:`xcsh.providers.config`), ``settings.toml`` may set
-``max_forced_turns`` (default 5, SPEC §3), the sandbox keys of
-:mod:`xcsh.sandbox.policy` and the ``[approval]`` table of
-:mod:`xcsh.agent.tool_policy`; any other key is refused (:data:`KNOWN_SETTINGS`).
+``max_forced_turns`` (default 5, SPEC §3), the undo journal's retention,
+``journal_max_entries`` (default 200) and ``journal_max_bytes`` (default
+512 MiB), the sandbox keys of :mod:`xcsh.sandbox.policy` and the
+``[approval]`` table of :mod:`xcsh.agent.tool_policy`; any other key is
+refused (:data:`KNOWN_SETTINGS`).
+
+The session is composed here with the workspace's undo journal
+(:func:`open_journal`): interrupted applies are settled first, the built-in
+tools write through it, and the apply of every other pending action pushed
+on the store (custom tools) is recorded too.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ from xcsh.agent import (
 )
 from xcsh.core import AgentTool, UsageError
 from xcsh.fs import xcsh_home as fs_home
+from xcsh.journal import Journal, JournalError, Recovered, Retention, record_applies, recover
 from xcsh.pending import PendingActionStore
 from xcsh.plugins import LoadError, aload_custom_tools
 from xcsh.providers import Provider
@@ -57,7 +65,14 @@ def xcsh_home(env: Mapping[str, str] | None = None) -> Path:
     return fs_home(env=env)
 
 
-KNOWN_SETTINGS = (*SETTING_KEYS, "max_forced_turns", *SANDBOX_KEYS, "approval")
+KNOWN_SETTINGS = (
+    *SETTING_KEYS,
+    "max_forced_turns",
+    "journal_max_entries",
+    "journal_max_bytes",
+    *SANDBOX_KEYS,
+    "approval",
+)
 """The keys ``settings.toml`` may set; any other key is refused (a typo such as
 ``modle`` would otherwise silently fall back to another model)."""
 
@@ -138,9 +153,48 @@ def build_provider(
     return create_provider(resolved)
 
 
-def builtin_tools(cwd: Path, store: PendingActionStore) -> list[AgentTool[Any]]:
-    """The built-in tools (coding, ``ast_grep``, ``ast_edit``, ``resolve``) for ``cwd``."""
-    return create_builtin_tools(cwd, store)
+def builtin_tools(
+    cwd: Path, store: PendingActionStore, journal: Journal | None = None
+) -> list[AgentTool[Any]]:
+    """The built-in tools (coding, ``ast_grep``, ``ast_edit``, ``resolve``) for ``cwd``,
+    writing through ``journal``."""
+    return create_builtin_tools(cwd, store, journal=journal)
+
+
+@dataclass(frozen=True, kw_only=True)
+class OpenedJournal:
+    """A workspace's journal, after recovery ran.
+
+    Args:
+        journal: the journal.
+        recovered: what recovery did with interrupted applies (show each ``message``).
+        problem: why recovery could not run (the journal is locked or unreadable), or ``None``.
+    """
+
+    journal: Journal
+    recovered: list[Recovered]
+    problem: str | None = None
+
+
+def open_journal(home: Path, cwd: Path, settings: Mapping[str, Any] | None = None) -> OpenedJournal:
+    """The undo journal of ``cwd``, with any interrupted apply settled first.
+
+    Args:
+        home: ``$XCSH_HOME``.
+        cwd: the workspace.
+        settings: ``settings.toml``'s values (default: read from ``home``).
+
+    Raises:
+        UsageError: bad settings.
+    """
+    values = load_settings(home) if settings is None else settings
+    journal = Journal.for_root(
+        home, cwd, retention=Retention.from_settings(values, home / "settings.toml")
+    )
+    try:
+        return OpenedJournal(journal=journal, recovered=recover(journal))
+    except (JournalError, OSError) as exc:
+        return OpenedJournal(journal=journal, recovered=[], problem=str(exc))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -183,6 +237,8 @@ class OpenedSession:
         resumed: for a resumed session, what happened to its pending actions.
         load_errors: custom tools that failed to load, or a notice that an
             untrusted project's tools were skipped (SPEC §5); show them to the user.
+        journal: the workspace's undo journal and what its recovery did (show
+            each recovered entry's message and any problem).
         notices: one-line notices for the user at start (bash running
             unconfined, or refusing to run); show them.
         elsewhere: for a session resumed from another folder, the folder xcsh was
@@ -194,6 +250,7 @@ class OpenedSession:
     path: Path
     resumed: ResumeReport | None
     load_errors: list[LoadError]
+    journal: OpenedJournal
     notices: tuple[str, ...] = ()
     elsewhere: Path | None = None
 
@@ -216,8 +273,9 @@ async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None
 
     Args:
         options: the front end's choices.
-        tools: builds the built-in tools for ``(cwd, store)``; by default the
-            registry's, with ``bash`` confined as the sandbox settings say.
+        tools: builds the tools for ``(cwd, store)``; by default the built-in
+            tools, writing through the workspace's journal, with ``bash``
+            confined as the sandbox settings say.
 
     Every tool (custom ones included) is wrapped by the user's approval
     policy (``[approval]``), which decides before anything runs.
@@ -255,15 +313,16 @@ async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None
     sandbox = SandboxPlan()
     if tools is None:
         sandbox = prepare_sandbox(sandbox_settings, workspace=cwd, home=home)
+    opened_journal = open_journal(home, cwd, settings)
+    journal = opened_journal.journal
     store = PendingActionStore()
     custom = await aload_custom_tools(
         cwd, store=store, home=home, trust_project=options.trust_project
     )
-    built = (
-        tools(cwd, store)
-        if tools is not None
-        else create_builtin_tools(cwd, store, sandbox=sandbox)
-    )
+    if tools is not None:
+        built = tools(cwd, store)
+    else:
+        built = create_builtin_tools(cwd, store, journal=journal, sandbox=sandbox)
     session_tools = [*built, *custom.tools]
     policy.check_tool_names([t.name for t in session_tools])
     session_tools = enforce_policy(session_tools, policy, options.ask_tool)
@@ -294,6 +353,7 @@ async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None
         recorder=recorder,
         max_forced_turns=max_forced,
     )
+    record_applies(store, journal)  # custom tools' applies (and any not journaled) are recorded
     report = await session.restore_pending(saved.pending) if saved else None
     notices = tuple(n for n in (sandbox.notice, sandbox.refusal) if n)
     return OpenedSession(
@@ -302,6 +362,7 @@ async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None
         resumed=report,
         load_errors=custom.errors,
         notices=notices,
+        journal=opened_journal,
         elsewhere=elsewhere,
     )
 

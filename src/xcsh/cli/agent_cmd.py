@@ -201,6 +201,10 @@ async def run_print(
         ),
         tools=tools,
     )
+    for recovered in opened.journal.recovered:
+        err_console.print(recovered.message, markup=False, highlight=False)
+    if opened.journal.problem:
+        err_console.print(f"undo journal: {opened.journal.problem}", markup=False, highlight=False)
     session = opened.session
     report = opened.resumed
     notice = opened.elsewhere_notice()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from xcsh.core import AgentTool
+from xcsh.journal import Journal
 from xcsh.sandbox import SandboxPlan
 from xcsh.tools.coding.bash import BashParams, create_bash_tool
 from xcsh.tools.coding.edit import EditParams, create_edit_tool
@@ -28,6 +29,7 @@ def create_coding_tools(
     cwd: str | Path,
     *,
     allow_outside: Sequence[str | Path] = (),
+    journal: Journal | None = None,
     sandbox: SandboxPlan | None = None,
 ) -> list[AgentTool[Any]]:
     """Build the coding tools for one workspace.
@@ -35,6 +37,8 @@ def create_coding_tools(
     Args:
         cwd: the workspace folder.
         allow_outside: extra folders the user allowed the file tools to use.
+        journal: the workspace's undo journal; ``write`` and ``edit`` record
+            each change there (``bash`` is not recorded).
         sandbox: how ``bash`` confines its commands (None: unconfined); see
             :func:`xcsh.sandbox.prepare_sandbox`.
 
@@ -43,8 +47,8 @@ def create_coding_tools(
     """
     return [
         create_read_tool(cwd, allow_outside=allow_outside),
-        create_write_tool(cwd, allow_outside=allow_outside),
-        create_edit_tool(cwd, allow_outside=allow_outside),
+        create_write_tool(cwd, allow_outside=allow_outside, journal=journal),
+        create_edit_tool(cwd, allow_outside=allow_outside, journal=journal),
         create_bash_tool(cwd, sandbox=sandbox),
         create_grep_tool(cwd, allow_outside=allow_outside),
         create_find_tool(cwd, allow_outside=allow_outside),
