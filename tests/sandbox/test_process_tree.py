@@ -93,3 +93,15 @@ def test_sigkill_of_xcsh_leaves_no_process_behind(tmp_path: Path, xcsh_home: Pat
         if proc.poll() is None:
             proc.kill()
         proc.communicate(timeout=10)
+
+
+async def test_supervisors_are_out_of_reach_of_the_terminals_ctrl_c(tmp_path: Path) -> None:
+    """A Ctrl-C goes to the terminal's foreground process group (xcsh's): the
+    supervisor of a command (and the host that forks it) must not be in it, or a
+    Ctrl-C while the host starts kills it and the call fails with a broken socket."""
+    tool = create_bash_tool(tmp_path)
+    # the supervisor's process group and session, read while it runs (fields 5 and 6)
+    result = await tool.execute("c", {"command": "cut -d' ' -f5,6 /proc/$PPID/stat"})
+    pgid, sid = (int(x) for x in result.text.split()[:2])
+    assert pgid != os.getpgid(0)
+    assert sid != os.getsid(0)

@@ -178,6 +178,9 @@ class ProcessSupervisor:
                 pass_fds=[theirs.fileno()],
                 stdin=subprocess.DEVNULL,
                 close_fds=True,
+                # Its own session: a Ctrl-C on the terminal is xcsh's to handle, and
+                # must not kill the host (or the supervisors it forks) mid-request.
+                start_new_session=True,
             )
         except OSError as exc:
             ours.close()
@@ -283,9 +286,11 @@ class ProcessSupervisor:
         try:
             await writer.drain()
             line = await reader.readline()
-        except BaseException:
+        except BaseException as exc:
             writer.close()
             os.close(keep)
+            if isinstance(exc, OSError):
+                raise SupervisorError(exc.errno, f"the process host went away: {exc}") from exc
             raise
         answer: dict[str, Any] = json.loads(line) if line else {"error": "the host went away"}
         if "pid" not in answer:
