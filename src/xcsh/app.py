@@ -6,11 +6,14 @@ from command-line flags, then the environment, then
 ``$XCSH_HOME/settings.toml`` (SPEC §5a; ``$XCSH_HOME`` defaults to
 ``~/.xcsh``). Besides the provider keys (see
 :mod:`xcsh.providers.config`), ``settings.toml`` may set
-``max_forced_turns`` (default 5, SPEC §3), the undo journal's retention,
-``journal_max_entries`` (default 200) and ``journal_max_bytes`` (default
-512 MiB), the sandbox keys of :mod:`xcsh.sandbox.policy` and the
-``[approval]`` table of :mod:`xcsh.agent.tool_policy`; any other key is
-refused (:data:`KNOWN_SETTINGS`).
+``max_forced_turns`` (default 5), ``steering`` (``"forced"``, the default,
+or ``"soft"``: remind first, force only when the model ignores the
+reminder), ``context_window`` (tokens, for models the built-in table does
+not know; older turns are compacted before a request passes 80% of it),
+the undo journal's retention, ``journal_max_entries`` (default 200) and
+``journal_max_bytes`` (default 512 MiB), the sandbox keys of
+:mod:`xcsh.sandbox.policy` and the ``[approval]`` table of
+:mod:`xcsh.agent.tool_policy`; any other key is refused (:data:`KNOWN_SETTINGS`).
 
 The session is composed here with the workspace's undo journal
 (:func:`open_journal`): interrupted applies are settled first, the built-in
@@ -24,7 +27,7 @@ import difflib
 import os
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +35,14 @@ from xcsh.agent import (
     DEFAULT_MAX_FORCED_TURNS,
     AgentSession,
     ApprovalHook,
+    Instructions,
     ResumeReport,
     SavedSession,
     SessionRecorder,
     ToolApprovalHook,
     enforce_policy,
     latest_session_for,
+    load_instructions,
     load_session,
     new_session_id,
     parse_tool_policy,
@@ -55,7 +60,7 @@ from xcsh.sandbox import SETTING_KEYS as SANDBOX_KEYS
 from xcsh.sandbox import SandboxPlan, parse_sandbox_settings, prepare_sandbox
 from xcsh.tools.registry import create_builtin_tools
 
-ToolsFactory = Callable[[Path, PendingActionStore], list[AgentTool[Any]]]
+SessionToolsFactory = Callable[[Path, PendingActionStore], list[AgentTool[Any]]]
 """``factory(cwd, store) -> tools``: the tools of a new session."""
 
 
@@ -68,6 +73,8 @@ def xcsh_home(env: Mapping[str, str] | None = None) -> Path:
 KNOWN_SETTINGS = (
     *SETTING_KEYS,
     "max_forced_turns",
+    "steering",
+    "context_window",
     "journal_max_entries",
     "journal_max_bytes",
     *SANDBOX_KEYS,
@@ -153,6 +160,58 @@ def build_provider(
     return create_provider(resolved)
 
 
+def switch_provider(
+    spec: str,
+    current: Provider,
+    *,
+    home: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Provider:
+    """The provider for ``/model SPEC`` (SDK imported now).
+
+    ``SPEC`` is ``MODEL`` or ``PROVIDER MODEL`` (``anthropic claude-haiku-4-5``).
+    Without a provider: a ``claude-*`` model goes to Anthropic; a ``gpt-*``
+    or ``o<digit>*`` model leaves Anthropic for OpenAI; any other model stays
+    with the current provider, and on the same ``--base-url`` server when
+    the current one is a local server.
+
+    Raises:
+        UsageError: an empty spec, an unknown provider, or no key for it.
+    """
+    from xcsh.providers.config import PROVIDER_NAMES
+
+    words = spec.split()
+    if not words or len(words) > 2:
+        raise UsageError(
+            "give a model: /model NAME, or /model PROVIDER NAME",
+            hint=f"providers: {', '.join(PROVIDER_NAMES)}",
+        )
+    provider: str | None = words[0] if len(words) == 2 else None
+    model = words[-1]
+    if provider is not None and provider not in PROVIDER_NAMES:
+        raise UsageError(
+            f"unknown provider {provider!r}", hint=f"Use one of: {', '.join(PROVIDER_NAMES)}."
+        )
+    base_url = getattr(current, "base_url", None)
+    if provider is None:
+        if model.startswith("claude"):
+            provider, base_url = "anthropic", None
+        elif current.name == "anthropic" and (
+            model.startswith("gpt-") or (model[:1] == "o" and model[1:2].isdigit())
+        ):
+            provider, base_url = "openai", None
+        else:
+            provider = current.name
+    elif provider != current.name:
+        base_url = None
+    settings = load_settings(home or xcsh_home(env))
+    kept = {k: v for k, v in settings.items() if k not in ("provider", "model", "base_url")}
+    if base_url is not None:
+        kept["base_url"] = base_url
+    flags = {"provider": provider, "model": model}
+    return build_provider(flags, kept, env)
+
+
 def builtin_tools(
     cwd: Path, store: PendingActionStore, journal: Journal | None = None
 ) -> list[AgentTool[Any]]:
@@ -210,6 +269,8 @@ class AppOptions:
         ask_tool: asked before a tool call an ``ask`` approval rule covers
             (None: no terminal to ask on; settings with such rules are then refused).
         trust_project: load project-local custom tools without asking (``--trust-project``).
+        instructions: read ``AGENTS.md`` files into the system prompt (off with
+            ``--no-instructions``).
         home: overrides ``$XCSH_HOME``.
         env: overrides ``os.environ`` (tests).
     """
@@ -223,6 +284,7 @@ class AppOptions:
     approval: ApprovalHook | None = None
     ask_tool: ToolApprovalHook | None = None
     trust_project: bool = False
+    instructions: bool = True
     home: Path | None = None
     env: Mapping[str, str] | None = None
 
@@ -237,6 +299,8 @@ class OpenedSession:
         resumed: for a resumed session, what happened to its pending actions.
         load_errors: custom tools that failed to load, or a notice that an
             untrusted project's tools were skipped (SPEC §5); show them to the user.
+        instructions: the ``AGENTS.md`` files read into the system prompt
+            (empty with ``--no-instructions``).
         journal: the workspace's undo journal and what its recovery did (show
             each recovered entry's message and any problem).
         notices: one-line notices for the user at start (bash running
@@ -251,6 +315,7 @@ class OpenedSession:
     resumed: ResumeReport | None
     load_errors: list[LoadError]
     journal: OpenedJournal
+    instructions: Instructions = field(default_factory=Instructions)
     notices: tuple[str, ...] = ()
     elsewhere: Path | None = None
 
@@ -264,7 +329,9 @@ class OpenedSession:
         )
 
 
-async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None) -> OpenedSession:
+async def open_session(
+    options: AppOptions, *, tools: SessionToolsFactory | None = None
+) -> OpenedSession:
     """Build the provider, the tools and a new or resumed session.
 
     The session offers the built-in tools, then the custom tools found for
@@ -297,6 +364,19 @@ async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None
             f"max_forced_turns in {home / 'settings.toml'} must be a whole number of at "
             f"least 1, not {max_forced!r}"
         )
+    steering = settings.get("steering", "forced")
+    if steering not in ("forced", "soft"):
+        raise UsageError(
+            f'steering in {home / "settings.toml"} must be "forced" or "soft", not {steering!r}'
+        )
+    window = settings.get("context_window")
+    if window is not None and (
+        not isinstance(window, int) or isinstance(window, bool) or window < 1000
+    ):
+        raise UsageError(
+            f"context_window in {home / 'settings.toml'} must be a whole number of tokens, "
+            f"at least 1000, not {window!r}"
+        )
     cwd = options.cwd.resolve()
     source = str(home / "settings.toml")
     policy = parse_tool_policy(settings, source=source)
@@ -324,6 +404,7 @@ async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None
     else:
         built = create_builtin_tools(cwd, store, journal=journal, sandbox=sandbox)
     session_tools = [*built, *custom.tools]
+    instructions = load_instructions(cwd, home) if options.instructions else Instructions()
     policy.check_tool_names([t.name for t in session_tools])
     session_tools = enforce_policy(session_tools, policy, options.ask_tool)
     header: dict[str, Any] | None = None
@@ -348,10 +429,13 @@ async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None
         tools=session_tools,
         cwd=cwd,
         store=store,
+        instructions=instructions.text,
         messages=saved.messages if saved else (),
         approval=options.approval,
         recorder=recorder,
         max_forced_turns=max_forced,
+        steering=steering,
+        context_window=window,
     )
     record_applies(store, journal)  # custom tools' applies (and any not journaled) are recorded
     report = await session.restore_pending(saved.pending) if saved else None
@@ -363,6 +447,7 @@ async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None
         load_errors=custom.errors,
         notices=notices,
         journal=opened_journal,
+        instructions=instructions,
         elsewhere=elsewhere,
     )
 
