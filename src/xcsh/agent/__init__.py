@@ -51,7 +51,13 @@ from xcsh.agent.session import (
     ResumeReport,
     approval_resolve_tool,
 )
-from xcsh.agent.steering import DEFAULT_MAX_FORCED_TURNS, REMINDER_TEXT, Steering
+from xcsh.agent.steering import (
+    DEFAULT_MAX_FORCED_TURNS,
+    REMINDER_TEXT,
+    Steering,
+    SteeringMode,
+    SteeringStyle,
+)
 from xcsh.agent.tool_policy import (
     ToolApprovalHook,
     ToolPolicy,
@@ -89,6 +95,8 @@ __all__ = [
     "SavedSession",
     "SessionRecorder",
     "Steering",
+    "SteeringMode",
+    "SteeringStyle",
     "TextDelta",
     "ThinkingDelta",
     "ToolApprovalHook",
