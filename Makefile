@@ -59,6 +59,10 @@ conformance: $(STAMP) $(CONFORMANCE)/node_modules/.installed
 stress-mcp: $(STAMP)
 	XCSH_STRESS_SESSIONS=1000 $(BIN)/pytest -q -s tests/mcp/test_mcp_guarded.py -k many_sessions
 
+.PHONY: bench-sandbox
+bench-sandbox: $(STAMP)
+	$(BIN)/python bench/sandbox_bench.py
+
 # The real-use layer's reproduction, 20 rounds of 20, through -p, stdio MCP, HTTP MCP and the
 # terminal (minutes; not part of `make test`).
 .PHONY: stress-e2e
