@@ -13,10 +13,15 @@ from xcsh.journal import (
     Journal,
     NothingToUndo,
     UndoRefused,
-    files_of,
     record_applies,
 )
-from xcsh.pending import PendingAction, PendingActionStore, create_resolve_tool
+from xcsh.pending import (
+    PendingAction,
+    PendingActionStore,
+    Preview,
+    PreviewFile,
+    create_resolve_tool,
+)
 from xcsh.structural import create_ast_edit_tool
 
 
@@ -133,9 +138,13 @@ def test_unreadable_and_newer_entries_are_skipped(tmp_path: Path) -> None:
     assert Journal(tmp_path / "missing").last_applied() is None
 
 
-def test_files_of_reads_paths_and_file_objects() -> None:
-    assert files_of({"files": [{"file": "a.py"}, "b.py", {"x": 1}, 3]}) == ["a.py", "b.py"]
-    assert files_of({"files": "a.py"}) == [] and files_of(None) == []
+def test_an_action_whose_preview_names_no_file_is_not_journaled(tmp_path: Path) -> None:
+    store = PendingActionStore()
+    journal = Journal(tmp_path / "j")
+    record_applies(store, journal, tmp_path)
+    apply = lambda reason: None  # noqa: E731
+    store.push(PendingAction(label="L", source_tool_name="t", apply=apply))
+    assert store.peek() is not None and store.peek().apply is apply  # type: ignore[union-attr]
 
 
 async def test_record_applies_journals_a_real_ast_edit_apply(tmp_path: Path) -> None:
@@ -170,7 +179,12 @@ async def test_failed_or_discarded_apply_records_nothing(tmp_path: Path) -> None
         raise RuntimeError("disk full")
 
     store.push(
-        PendingAction(label="L", source_tool_name="t", apply=broken, details={"files": ["a.txt"]})
+        PendingAction(
+            label="L",
+            source_tool_name="t",
+            apply=broken,
+            preview=Preview(files=(PreviewFile(path="a.txt"),)),
+        )
     )
     resolve = create_resolve_tool(store)
     failed = await resolve.execute("r", {"action": "apply", "reason": "go"})

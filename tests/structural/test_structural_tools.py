@@ -249,15 +249,17 @@ async def test_preview_text_details_and_nothing_on_disk(ws: Path) -> None:
     assert (ws / "a.py").read_text() == "x = 1\nprint(x)\n"
     lines = result.text.splitlines()
     assert "a.py: 1 replacement" in lines
-    assert "  -2:1 print(x)" in lines
-    assert "  +2:1 log.info(x)" in lines
+    assert "  c1 -2:1 print(x)" in lines
+    assert "     +2:1 log.info(x)" in lines
     assert "Total: 1 replacement in 1 file." in lines
     details = result.details
     assert details["label"] == "AST Edit: 1 replacement in 1 file"
     assert "-print(x)\n+log.info(x)\n" in details["diff"]
     assert details["arguments"]["ops"] == [{"pat": "print($A)", "out": "log.info($A)"}]
     action = store.peek()
-    assert action is not None and action.details["diff"] == details["diff"]
+    assert action is not None and action.preview.diff == details["diff"]
+    assert action.id == "p1" and [c.id for c in action.preview.changes] == ["c1"]
+    assert lines[-1].startswith("This is preview p1: nothing has changed yet.")
     applied = await resolve(store)
     assert applied.text == "Applied 1 replacement in 1 file: a.py."
     assert (ws / "a.py").read_text() == "x = 1\nlog.info(x)\n"
@@ -322,7 +324,7 @@ async def test_edit_limit_caps_replacements(ws: Path) -> None:
 
 
 @pytest.mark.parametrize("same_size", [True, False])
-async def test_stale_preview_refused_nothing_written(ws: Path, same_size: bool) -> None:
+async def test_stale_preview_rebuilt_nothing_written(ws: Path, same_size: bool) -> None:
     (ws / "a.py").write_text("print(1)\n")
     (ws / "b.py").write_text("print(2)\n")
     store = PendingActionStore()
@@ -332,10 +334,19 @@ async def test_stale_preview_refused_nothing_written(ws: Path, same_size: bool) 
     if same_size:  # same size, same mtime: only a content hash can tell
         os.utime(ws / "b.py", ns=(stat_before.st_atime_ns, stat_before.st_mtime_ns))
     result = await resolve(store)
-    assert result.is_error
-    assert "b.py" in result.text and "changed since the preview" in result.text
+    assert result.is_error  # not applied
+    assert result.text.startswith(
+        "Not applied: the files of p1 changed since its preview (b.py). It was previewed "
+        "again against them as p2, which is now pending instead: the lines it replaces, or "
+        "what it puts in their place, are not the same. Check it, then resolve p2."
+    )
     assert (ws / "a.py").read_text() == "print(1)\n"
-    assert store.count == 1  # resolve put it back; the model can discard it
+    top = store.peek()
+    assert store.count == 1 and top is not None and top.id == "p2"
+    assert [(c.id, c.old) for c in top.preview.changes] == [
+        ("c1", "print(1)"),  # unchanged: keeps its id
+        ("c3", "print(3)" if same_size else "print(33)"),
+    ]
     discarded = await resolve(store, "discard")
     assert discarded.text.startswith("Discarded: AST Edit: 2 replacements in 2 files.")
 
@@ -431,8 +442,11 @@ async def test_lifo_same_file_second_preview_goes_stale(ws: Path) -> None:
     await resolve(store)
     assert (ws / "a.py").read_text() == "out(1)\n"
     refused = await resolve(store)
-    assert refused.is_error and "changed since the preview" in refused.text
-    assert (ws / "a.py").read_text() == "out(1)\n"
+    assert refused.is_error and refused.text == (
+        "Not applied: the files of p1 changed since its preview (a.py). Previewed again "
+        "against them, it finds nothing to change, so it was dropped; nothing changed."
+    )
+    assert (ws / "a.py").read_text() == "out(1)\n" and store.count == 0
 
 
 # ast_grep output.

@@ -26,7 +26,7 @@ from xcsh.journal.store import (
     UndoRefused,
     snapshot,
 )
-from xcsh.journal.watch import files_of, journal_action, record_applies
+from xcsh.journal.watch import journal_action, record_applies
 
 
 def session_journal_dir(home: Path, session_id: str) -> Path:
@@ -49,7 +49,6 @@ __all__ = [
     "UndoOutcome",
     "UndoRefused",
     "command_journal_dir",
-    "files_of",
     "journal_action",
     "record_applies",
     "session_journal_dir",

@@ -21,6 +21,7 @@ import pathspec
 
 from xcsh.core import ToolError
 from xcsh.fs import FileWriteError, Workspace, atomic_write, iter_files
+from xcsh.pending import StalePreviewError
 from xcsh.structural.languages import Language, language_for_path, resolve_language
 from xcsh.structural.pattern import compile_pattern
 from xcsh.structural.pool import plan_chunks, run_chunks
@@ -404,6 +405,8 @@ def preview_edit(
     workers: int | None = None,
     captures: bool = False,
     covered: set[str] | None = None,
+    include_broken: bool = False,
+    include_parse_errors: bool = False,
 ) -> EditPreview:
     """Compute a structural rewrite without touching disk (SPEC §4).
 
@@ -420,6 +423,12 @@ def preview_edit(
         covered: real paths (``os.path.realpath``) of files already covered; files
             in it are left out and this call's files are added to it, so a front end
             previewing several overlapping paths reads each file once.
+        include_broken: keep files whose rewritten text has parse errors the
+            old text did not have (each rewritten file is parsed again; by
+            default such files are left out and listed with the first error).
+        include_parse_errors: rewrite files that already have parse errors
+            (tree-sitter may mis-parse valid code; the ast-grep CLI rewrites
+            them); by default they are skipped.
 
     Returns:
         Each changed file's new bytes (exactly what :func:`apply_preview`
@@ -450,8 +459,9 @@ def preview_edit(
         patterns=compiled,
         templates=templates,
         display=scope.language.display,
-        skip_parse_errors=True,
+        skip_parse_errors=not include_parse_errors,
         captures=captures,
+        keep_broken=include_broken,
     )
     preview = EditPreview(
         root=scope.root, files=[], skipped=list(scope.skipped), files_scanned=len(scope.files)
@@ -519,6 +529,43 @@ def _truncate(edit: FileEdit, keep: int) -> FileEdit:
     )
 
 
+def select_replacements(preview: EditPreview, keep: set[tuple[int, int]]) -> EditPreview:
+    """A preview of only some replacements of ``preview``, for a partial apply.
+
+    Args:
+        preview: the whole preview.
+        keep: ``(file index, replacement index)`` pairs to keep (indexes into
+            ``preview.files`` and each file's ``replacements``).
+
+    Returns:
+        A preview whose files hold exactly the kept replacements, spliced
+        into the bytes read at preview time (files without one are left out),
+        applied by :func:`apply_preview` like any other.
+    """
+    files = []
+    for f_index, edit in enumerate(preview.files):
+        reps = tuple(r for r_index, r in enumerate(edit.replacements) if (f_index, r_index) in keep)
+        if not reps:
+            continue
+        if len(reps) == len(edit.replacements):
+            files.append(edit)
+            continue
+        files.append(
+            FileEdit(
+                path=edit.path,
+                file=edit.file,
+                language=edit.language,
+                old_sha256=edit.old_sha256,
+                old_bytes=edit.old_bytes,
+                new_bytes=splice(edit.old_bytes, reps),
+                replacements=reps,
+            )
+        )
+    return EditPreview(
+        root=preview.root, files=files, skipped=list(preview.skipped), files_scanned=0
+    )
+
+
 def name_list(names: Sequence[str], shown: int = 20) -> str:
     """``a, b, c`` — at most ``shown`` names, then ``and N more``."""
     head = ", ".join(names[:shown])
@@ -551,8 +598,9 @@ def apply_preview(preview: EditPreview) -> AppliedEdit:
         The files written and the number of replacements.
 
     Raises:
-        ToolError: a file changed since the preview (naming the files; nothing
-            written), left the workspace, or a write failed (earlier files
+        StalePreviewError: a file changed since the preview (naming the files;
+            nothing written).
+        ToolError: a file left the workspace, or a write failed (earlier files
             restored; the message says so).
     """
     ws = Workspace(preview.root)
@@ -563,9 +611,10 @@ def apply_preview(preview: EditPreview) -> AppliedEdit:
         )
     stale = stale_files(preview)
     if stale:
-        raise ToolError(
+        raise StalePreviewError(
             f"These files changed since the preview: {name_list(stale)}. Nothing was written; "
-            "discard this preview and preview the edit again."
+            "discard this preview and preview the edit again.",
+            files=tuple(stale),
         )
     written, failures = _write_all(preview.files)
     if failures:

@@ -125,12 +125,15 @@ class SkippedFile:
     """A file left out of a search or edit, and why.
 
     ``reason`` is one of ``"binary"``, ``"not UTF-8"``, ``"parse errors"``,
-    ``"outside the workspace"``, ``"unreadable"``, or ``"ast-grep failed: ..."``.
+    ``"outside the workspace"``, ``"unreadable"``, ``"the rewrite would not
+    parse"`` (then ``error`` says where the first new parse error is:
+    ``"line 3, column 7"``), or ``"ast-grep failed: ..."``.
     """
 
     path: Path
     file: str
     reason: str
+    error: str = ""
 
 
 def skipped_note(skipped: Iterable[tuple[str, str]], *, shown: int = 20) -> str | None:
@@ -163,6 +166,8 @@ class FileEdit:
         new_bytes: exactly what apply writes.
         replacements: the changes, in file order.
         nested_skipped: matches inside another match that were not rewritten.
+        new_error: where the new text has a parse error the old one did not
+            (``"line 3, column 7"``), for an edit kept on request; else ``""``.
     """
 
     path: Path
@@ -173,6 +178,7 @@ class FileEdit:
     new_bytes: bytes
     replacements: tuple[Replacement, ...]
     nested_skipped: int = 0
+    new_error: str = ""
 
     def diff(self) -> str:
         """A unified diff (``a/<file>`` → ``b/<file>``) of this edit, computed on demand.

@@ -37,8 +37,11 @@ class Query:
         patterns: one per pattern (search) or op (edit), all of one language.
         templates: the rewrites of an edit, parallel to ``patterns``; empty for a search.
         display: the CLI's language name.
-        skip_parse_errors: edits leave files whose tree has ERROR nodes alone (SPEC §4).
+        skip_parse_errors: edits leave files whose tree has ERROR nodes alone.
         captures: record metavariable captures on the matches of an edit (searches always do).
+        keep_broken: an edit keeps a file whose new text has parse errors its
+            old text did not have (noted on the edit); by default it is left
+            out, with the first new error's position.
     """
 
     patterns: tuple[CompiledPattern, ...]
@@ -46,6 +49,7 @@ class Query:
     display: str = ""
     skip_parse_errors: bool = False
     captures: bool = True
+    keep_broken: bool = False
 
     @property
     def is_edit(self) -> bool:
@@ -62,6 +66,10 @@ class Outcome:
     skipped: SkippedFile | None = None
     identical: int = 0
     conflict: str | None = None
+
+
+BROKEN_REASON = "the rewrite would not parse"
+"""Why a file whose rewritten text has new parse errors was left out of an edit."""
 
 
 class _Offsets:
@@ -158,12 +166,34 @@ def _captures(node: SgNode, template: Template) -> dict[str, tuple[int, int] | N
     return out
 
 
+def _error_rule(root: SgNode) -> dict[str, Any]:
+    # ERROR nodes, and MISSING nodes (tree-sitter inserts them with empty text).
+    return {"any": [{"kind": "ERROR"}, {"regex": "^$", "not": {"kind": root.kind()}}]}
+
+
 def _has_error(root: SgNode) -> bool:
-    # ERROR nodes, and MISSING nodes (tree-sitter inserts them with empty text); one traversal.
-    rule: dict[str, Any] = {
-        "any": [{"kind": "ERROR"}, {"regex": "^$", "not": {"kind": root.kind()}}]
-    }
-    return root.find(**rule) is not None
+    return root.find(**_error_rule(root)) is not None
+
+
+def _new_error(old_root: SgNode, old_has_error: bool, new_bytes: bytes, language: str) -> str:
+    """Where the rewritten text has a parse error the old text did not have, or ``""``.
+
+    Returns:
+        ``"line L, column C"`` (1-based) of the first error node of the new
+        tree; for an old text that already had errors, only when the new one
+        has more of them.
+    """
+    new_root = SgRoot(new_bytes.decode("utf-8", errors="replace"), language).root()
+    rule = _error_rule(new_root)
+    first = new_root.find(**rule)
+    if first is None:
+        return ""
+    if old_has_error and len(new_root.find_all(**rule)) <= len(
+        old_root.find_all(**_error_rule(old_root))
+    ):
+        return ""
+    pos = first.range().start
+    return f"line {pos.line + 1}, column {pos.column + 1}"
 
 
 def scan_file(query: Query, path: Path, file: str) -> Outcome | None:
@@ -249,7 +279,8 @@ def _edit(
                     f"{query.patterns[before[2]].source}`)"
                 )
             )
-    if query.skip_parse_errors and _has_error(root):
+    old_has_error = _has_error(root)
+    if query.skip_parse_errors and old_has_error:
         return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
     replacements = tuple(
         Replacement(
@@ -268,6 +299,13 @@ def _edit(
         )
         for _, _, op, node, new in kept
     )
+    new_bytes = splice(raw, replacements)
+    error = _new_error(root, old_has_error, new_bytes, query.patterns[0].language)
+    if error and not query.keep_broken:
+        return Outcome(
+            skipped=SkippedFile(path=path, file=file, reason=BROKEN_REASON, error=error),
+            identical=identical,
+        )
     return Outcome(
         edit=FileEdit(
             path=path,
@@ -275,9 +313,10 @@ def _edit(
             language=query.display,
             old_sha256=hashlib.sha256(raw).hexdigest(),
             old_bytes=raw,
-            new_bytes=splice(raw, replacements),
+            new_bytes=new_bytes,
             replacements=replacements,
             nested_skipped=nested,
+            new_error=error,
         ),
         identical=identical,
     )
