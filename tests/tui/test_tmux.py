@@ -106,10 +106,13 @@ def test_approve_ask_answered_no(term: TmuxXcsh, project: Path, xcsh_home: Path)
     term.keys("M-Enter")  # Alt+Enter: a new line, not a submit
     term.type("instead of print")
     screen = term.wait_for(
-        "Apply AST Edit: 1 replacement in 1 file? (model's reason: renamed) [y / n REASON]"
+        "Apply p1 AST Edit: 1 replacement in 1 file? (model's reason: renamed) "
+        "[a]pply / [d]iscard / [r]eview:"
     )
     term.save("04-approve-ask", screen)
-    term.type("n keep print for now")
+    term.type("sure")  # not a clear answer: asked again
+    term.wait_for("Please answer a to apply, d to discard")
+    term.type("d keep print for now")
     screen = term.wait_for(
         "Discard: 1 replacement in 1 file", "Understood, left as is.", "no pending"
     )
@@ -239,7 +242,7 @@ def test_ctrl_c_at_the_approval_question_cancels_and_keeps_the_preview(
     term.start(project, env, "--approve", "ask", "--provider", "scripted", "--model", str(script))
     term.wait_for("no pending")
     term.type("use log instead of print")
-    term.wait_for("[y / n REASON]")
+    term.wait_for("[a]pply / [d]iscard / [r]eview:")
     term.keys("C-c")
     term.wait_for("Cancelled.", "1 pending · top: AST Edit: 1 replacement in 1 file")
     assert (project / "greet.py").read_text() == ORIGINAL

@@ -31,7 +31,7 @@ from rich.text import Text
 
 from xcsh.core import XcshError
 from xcsh.tui import commands
-from xcsh.tui.approval import parse_answer
+from xcsh.tui.approval import ask_approval
 from xcsh.tui.status import UsageTotals, short_model, status_line
 from xcsh.ui import TerminalStyle, detect_style, make_console
 
@@ -45,6 +45,7 @@ HISTORY_FILE = "prompt-history"
 """Prompt history across sessions: ``$XCSH_HOME/prompt-history``."""
 DEFAULT_APPLY_REASON = "applied by the user"
 DEFAULT_DISCARD_REASON = "discarded by the user"
+DEFAULT_REVIEW_REASON = "the changes the user kept in /review"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -383,21 +384,25 @@ class InteractiveApp:
             self._armed = True
 
     async def ask_approval(self, action: PendingAction, reason: str) -> Approval:
-        """The ``--approve ask`` hook: ask y / n / n REASON on the terminal."""
-        if self._question is None:
-            self._question = PromptSession(
-                color_depth=None if self.style.color else ColorDepth.MONOCHROME
-            )
-        question = f"Apply {action.label}? (model's reason: {reason}) [y / n REASON] "
+        """The ``--approve ask`` hook: ``[a]pply / [d]iscard / [r]eview``, clear answers only."""
+        from xcsh.agent import Approval
+
         try:
-            answer = await self._question.prompt_async(question, handle_sigint=False)
+            return await ask_approval(action, reason, self._ask_line, self.console.print)
         except (KeyboardInterrupt, EOFError):
             if self.session is not None:
                 self._armed = True
                 self.session.cancel()
             await asyncio.sleep(0)  # the cancellation lands here
-            answer = "n the user pressed Ctrl-C"
-        return parse_answer(answer)
+            return Approval(approved=False, reason="the user pressed Ctrl-C")
+
+    async def _ask_line(self, prompt: str) -> str:
+        """One line from a plain second prompt (approval questions, ``/review`` keys)."""
+        if self._question is None:
+            self._question = PromptSession(
+                color_depth=None if self.style.color else ColorDepth.MONOCHROME
+            )
+        return await self._question.prompt_async(prompt, handle_sigint=False)
 
     # -- slash commands ------------------------------------------------------
 
@@ -420,6 +425,8 @@ class InteractiveApp:
             return None  # self.error says why; run() reports it
         if name in ("apply", "discard"):
             await self.resolve("apply" if name == "apply" else "discard", rest)
+        elif name == "review":
+            await self.review(session, rest)
         elif name == "pending":
             self.show_pending(session)
         elif name == "undo":
@@ -449,8 +456,69 @@ class InteractiveApp:
         except XcshError as exc:
             self.console.print(Text(f"xcsh: {exc}", style="bold red"))
             return
-        details = result.details if isinstance(result.details, dict) else {}
-        if result.is_error and "label" not in details:  # nothing pending: no Resolved event
+        from xcsh.pending import ResolveOutcome
+
+        resolved = isinstance(result.details, ResolveOutcome)
+        if result.is_error and not resolved:  # nothing pending, or refused: no Resolved event
+            text = "\n".join(getattr(b, "text", "") for b in result.content)
+            self.console.print(Text(text, style="yellow"))
+
+    async def review(self, session: AgentSession, reason: str) -> None:
+        """``/review``: walk the top preview change by change, then apply the kept ones at once.
+
+        Keys as in ``git add -p`` (``y n a d q``); Ctrl-C cancels the review and
+        applies nothing. The kept changes go through the session's ``resolve``
+        with ``only`` (one apply, all or nothing), so the model is told exactly
+        which landed; keeping none applies nothing and leaves the preview pending.
+        """
+        from xcsh.tui.approval import review_changes, reviewable
+
+        top = session.store.peek() if session.store is not None else None
+        if top is None:
+            self.console.print(Text("No pending previews.", style="dim"))
+            return
+        if not reviewable(top):
+            self.console.print(
+                Text(
+                    f"{top.id} ({top.label}) cannot be reviewed change by change; "
+                    "use /apply or /discard.",
+                    style="yellow",
+                )
+            )
+            return
+        count = len(top.preview.changes)
+        self.console.print(
+            Text(
+                f"Reviewing {top.id} {top.label}: {count} changes. y apply, n skip, "
+                "a apply the rest of the file, d skip the rest of the file, q quit.",
+                style="bold",
+            )
+        )
+        try:
+            kept = await review_changes(top.preview.changes, self._ask_line, self.console.print)
+        except (KeyboardInterrupt, EOFError):
+            self.console.print(
+                Text("Review cancelled: nothing applied; the preview is still pending.", "yellow")
+            )
+            return
+        if not kept:
+            self.console.print(
+                Text(
+                    "No change kept: nothing applied; the preview is still pending "
+                    "(/discard drops it).",
+                    style="yellow",
+                )
+            )
+            return
+        why = reason or DEFAULT_REVIEW_REASON
+        try:
+            result = await session.resolve_top("apply", why, only=kept)
+        except XcshError as exc:
+            self.console.print(Text(f"xcsh: {exc}", style="bold red"))
+            return
+        from xcsh.pending import ResolveOutcome
+
+        if result.is_error and not isinstance(result.details, ResolveOutcome):
             text = "\n".join(getattr(b, "text", "") for b in result.content)
             self.console.print(Text(text, style="yellow"))
 
@@ -460,14 +528,13 @@ class InteractiveApp:
         if not actions:
             self.console.print(Text("No pending previews.", style="dim"))
             return
-        from xcsh.agent import action_files
-
         for number, action in enumerate(actions, start=1):
             mark = "  <- top" if number == 1 else ""
             self.console.print(
-                f"  {number}. {action.label}  [{action.source_tool_name}]{mark}", markup=False
+                f"  {number}. {action.id}  {action.label}  [{action.source_tool_name}]{mark}",
+                markup=False,
             )
-            files = action_files(action.details)
+            files = action.preview.file_labels()
             if files:
                 self.console.print(f"     files: {', '.join(files)}", markup=False)
 

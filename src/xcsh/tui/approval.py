@@ -1,28 +1,89 @@
-"""Answers to "apply this?" under ``--approve ask``."""
+"""Asking a person before an apply (``--approve ask``) and reviewing part by part.
+
+Both the interactive terminal and ``xcsh -p`` on a terminal ask through
+:func:`ask_approval`, which only accepts clear answers (see
+:func:`xcsh.ui.parse_decision`) and asks again otherwise; ``[r]eview`` walks
+the preview change by change with :func:`review_changes`, as ``/review`` does.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from xcsh.ui.review import (
+    REVIEW_HELP,
+    REVIEW_PROMPT,
+    ReviewWalk,
+    parse_decision,
+    render_change,
+)
 
 if TYPE_CHECKING:
     from xcsh.agent import Approval
+    from xcsh.pending import PendingAction, PreviewChange
 
 NO_REASON = "the user said no"
+UNCLEAR_ANSWER = (
+    "Please answer a to apply, d to discard (you may add why: d keep print), "
+    "or r to review it change by change."
+)
+UNCLEAR_ANSWER_NO_REVIEW = (
+    "Please answer a to apply or d to discard (you may add why: d keep print); "
+    "this preview cannot be reviewed change by change."
+)
+
+Read = Callable[[str], Awaitable[str]]
+"""``await read(prompt)``: one line typed by the person (raises on Ctrl-C / end of input)."""
+Show = Callable[[Any], None]
+"""``show(renderable)``: prints a rich renderable or a string for the person."""
 
 
-def parse_answer(answer: str) -> Approval:
-    """``y``/``yes`` approves; ``n``/``no`` or anything else declines, the rest being the reason.
+def question(action: PendingAction, reason: str) -> str:
+    """``Apply p3 AST Edit: ...? (model's reason: ...) [a]pply / [d]iscard / [r]eview: ``."""
+    choices = "[a]pply / [d]iscard" + (" / [r]eview" if reviewable(action) else "")
+    name = f"{action.id} {action.label}" if action.id else action.label
+    return f"Apply {name}? (model's reason: {reason}) {choices}: "
 
-    ``"n use tabs"``, ``"no: use tabs"`` and ``"n - use tabs"`` all decline with
-    reason ``"use tabs"``; a bare ``n`` gives :data:`NO_REASON`; any other text
-    declines with the whole text as the reason.
+
+def reviewable(action: PendingAction) -> bool:
+    """True when the action can be applied in part (so ``[r]eview`` makes sense)."""
+    return action.apply_parts is not None and action.preview.has_parts
+
+
+async def review_changes(changes: Sequence[PreviewChange], read: Read, show: Show) -> list[str]:
+    """Walk ``changes`` one by one (``git add -p`` keys); returns the ids kept, in order.
+
+    Raises:
+        whatever ``read`` raises (Ctrl-C, end of input): the caller applies nothing.
+    """
+    walk = ReviewWalk(changes)
+    while (change := walk.current) is not None:
+        show(render_change(change, walk.position, len(walk.changes)))
+        while not walk.answer(await read(REVIEW_PROMPT)):
+            show(REVIEW_HELP)
+    return walk.kept
+
+
+async def ask_approval(action: PendingAction, reason: str, read: Read, show: Show) -> Approval:
+    """Ask until the answer is clear: apply, discard (with an optional why), or review.
+
+    Returns:
+        ``Approval(approved=True)`` for apply; ``approved=False`` with the
+        person's reason (or :data:`NO_REASON`) for discard; for review,
+        ``approved=True`` with ``only`` the change ids kept.
     """
     from xcsh.agent import Approval
 
-    text = answer.strip()
-    word, _, rest = text.partition(" ")
-    head = word.lower().rstrip(":,")
-    if head in ("y", "yes"):
-        return Approval(approved=True)
-    reason = rest.strip().lstrip(":,-").strip() if head in ("n", "no") else text
-    return Approval(approved=False, reason=reason or NO_REASON)
+    can_review = reviewable(action)
+    while True:
+        answer = parse_decision(await read(question(action, reason)), review=can_review)
+        if answer is None:
+            show(UNCLEAR_ANSWER if can_review else UNCLEAR_ANSWER_NO_REVIEW)
+            continue
+        if answer.decision == "apply":
+            return Approval(approved=True)
+        if answer.decision == "discard":
+            return Approval(approved=False, reason=answer.reason or NO_REASON)
+        kept = await review_changes(action.preview.changes, read, show)
+        return Approval(approved=True, only=tuple(kept))
