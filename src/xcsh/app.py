@@ -25,6 +25,7 @@ from xcsh.agent import (
     AgentSession,
     ApprovalHook,
     ResumeReport,
+    SavedSession,
     SessionRecorder,
     latest_session_for,
     load_session,
@@ -173,12 +174,25 @@ class OpenedSession:
         resumed: for a resumed session, what happened to its pending actions.
         load_errors: custom tools that failed to load, or a notice that an
             untrusted project's tools were skipped (SPEC §5); show them to the user.
+        elsewhere: for a session resumed from another folder, the folder xcsh was
+            started in (the session works in its own folder, ``session.cwd``);
+            ``None`` otherwise. Front ends say so (:meth:`elsewhere_notice`).
     """
 
     session: AgentSession
     path: Path
     resumed: ResumeReport | None
     load_errors: list[LoadError]
+    elsewhere: Path | None = None
+
+    def elsewhere_notice(self) -> str | None:
+        """The line telling the user the session runs in its own folder, or ``None``."""
+        if self.elsewhere is None:
+            return None
+        return (
+            f"session {self.session.id} works in {self.session.cwd}, the folder it was "
+            f"started in (not the current folder {self.elsewhere})"
+        )
 
 
 async def open_session(
@@ -213,6 +227,13 @@ async def open_session(
     cwd = options.cwd.resolve()
     path = _resume_path(home, cwd, options)
     saved = load_session(path) if path is not None else None
+    elsewhere: Path | None = None
+    if saved is not None:
+        # A resumed session keeps the folder it started in: its previews are
+        # rebuilt, and applied, there and nowhere else.
+        own = session_folder(saved)
+        if own != cwd:
+            elsewhere, cwd = cwd, own
     store = PendingActionStore()
     custom = await aload_custom_tools(
         cwd, store=store, home=home, trust_project=options.trust_project
@@ -246,7 +267,35 @@ async def open_session(
         max_forced_turns=max_forced,
     )
     report = await session.restore_pending(saved.pending) if saved else None
-    return OpenedSession(session=session, path=path, resumed=report, load_errors=custom.errors)
+    return OpenedSession(
+        session=session,
+        path=path,
+        resumed=report,
+        load_errors=custom.errors,
+        elsewhere=elsewhere,
+    )
+
+
+def session_folder(saved: SavedSession) -> Path:
+    """The working folder a saved session started in, which a resumed run works in.
+
+    Raises:
+        UsageError: the session file records no folder, or the folder is gone
+            (then nothing is rebuilt or applied anywhere else).
+    """
+    if not saved.cwd:
+        raise UsageError(
+            f"session {saved.id} does not record the folder it ran in, so xcsh cannot "
+            "tell where its pending previews belong",
+            hint='start a new session with xcsh -p "TASK"',
+        )
+    folder = Path(saved.cwd)
+    if not folder.is_dir():
+        raise UsageError(
+            f"session {saved.id} ran in {folder}, which is no longer a folder",
+            hint="restore that folder to resume the session there, or start a new session",
+        )
+    return folder.resolve()
 
 
 def _resume_path(home: Path, cwd: Path, options: AppOptions) -> Path | None:

@@ -211,3 +211,61 @@ def test_cli_print_runs_a_task_as_a_subprocess(project: Path, xcsh_home: Path) -
     assert "hello from disk" in json.dumps(log[1]["messages"][-1])
     (saved,) = (xcsh_home / "sessions").glob("*.jsonl")
     assert json.loads(saved.read_text().splitlines()[0])["cwd"] == str(project.resolve())
+
+
+def test_a_session_resumed_from_another_folder_works_in_its_own(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    # The preview is rebuilt, and applied, in the folder the session started in;
+    # the folder xcsh is started from is left alone, and stderr says so.
+    started, other = tmp_path / "started", tmp_path / "other"
+    for folder in (started, other):
+        folder.mkdir()
+        (folder / "a.py").write_text("x = foo(1)\n")
+    edit = {"name": "ast_edit", "arguments": {"ops": [{"pat": "foo($A)", "out": "bar($A)"}]}}
+    first = steps_file(tmp_path, [{"tool_calls": [edit]}], "first.json")
+    opened = run_xcsh(
+        ["--provider", "scripted", "--model", str(first), "-p", "go", "--mode", "json"],
+        cwd=started,
+        home=xcsh_home,
+    )
+    header = json.loads(opened.stdout.splitlines()[0])
+    assert header["cwd"] == str(started.resolve())
+    apply_step = {"name": "resolve", "arguments": {"action": "apply", "reason": "ok"}}
+    second = steps_file(tmp_path, [{"tool_calls": [apply_step]}, {"text": "done"}], "second.json")
+    resumed = run_xcsh(
+        ["--provider", "scripted", "--model", str(second), "-p", "go", "--session", header["id"]],
+        cwd=other,
+        home=xcsh_home,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert (started / "a.py").read_text() == "x = bar(1)\n"
+    assert (other / "a.py").read_text() == "x = foo(1)\n"
+    assert (
+        f"xcsh: session {header['id']} works in {started.resolve()}, the folder it was "
+        f"started in (not the current folder {other.resolve()})"
+    ) in resumed.stderr
+
+
+async def test_a_session_whose_folder_is_gone_is_refused(
+    project: Path, tmp_path: Path, xcsh_home: Path
+) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    steps = steps_file(tmp_path, [{"text": "hi"}])
+    opened = await open_session(
+        AppOptions(cwd=gone, provider="scripted", model=str(steps)), tools=tools_for
+    )
+    await opened.session.prompt("one")
+    opened.session.close()
+    gone.rmdir()
+    with pytest.raises(UsageError) as info:
+        await open_session(
+            AppOptions(
+                cwd=project, provider="scripted", model=str(steps), session_id=opened.session.id
+            ),
+            tools=tools_for,
+        )
+    assert str(info.value).startswith(
+        f"session {opened.session.id} ran in {gone.resolve()}, which is no longer a folder"
+    )

@@ -80,3 +80,34 @@ def test_stdout_already_devnull_keeps_the_real_exit_code(tmp_path: Path) -> None
         )
     assert bad.returncode == 2 and "unrecognized arguments: --no-such-flag" in bad.stderr
     assert good.returncode == 0
+
+
+def test_print_mode_into_head_stops_the_run_quietly_with_141(tmp_path: Path) -> None:
+    # The reader goes away mid-run (| head -c 10): no traceback per event, exit 141,
+    # and the run stops (the call after the first answer never happens).
+    big = "y" * 200_000  # more than a pipe holds, so the write meets the closed pipe
+    write = {"name": "write", "arguments": {"path": "after.txt", "content": "x"}}
+    grep = {"name": "ast_grep", "arguments": {"pat": ["print($A)"]}}
+    (tmp_path / "a.py").write_text("print(1)\n")
+    for mode, steps in (
+        ("json", [{"text": big, "tool_calls": [grep]}, {"tool_calls": [write]}, {"text": "ok"}]),
+        ("text", [{"tool_calls": [grep]}, {"text": big}]),
+    ):
+        steps_file = tmp_path / f"{mode}.json"
+        steps_file.write_text(json.dumps(steps))
+        command = [sys.executable, "-m", "xcsh", "--provider", "scripted"]
+        command += ["--model", str(steps_file), "-p", "go", "--mode", mode]
+        proc = subprocess.run(
+            ["bash", "-c", '"$@" | head -c 10 >/dev/null; exit "${PIPESTATUS[0]}"', "-", *command],
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == EXIT_BROKEN_PIPE, proc.stderr[-2000:]
+        assert "Traceback" not in proc.stderr
+        assert "Broken pipe" not in proc.stderr
+        if mode == "json":
+            assert proc.stderr == ""
+            assert not (tmp_path / "after.txt").exists()

@@ -134,3 +134,23 @@ async def test_http_sessions_by_id_idle_reaping_and_shutdown() -> None:
     push(three, "third")
     await sessions.close_all()
     assert len(rejected) == 3 and three.closed and rejected[-1] == STOP_REASON
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(workspace: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [*XCSH_MCP, "--cwd", str(workspace), "--http", "--port", str(port)],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 2
+    assert done.stderr == f"xcsh mcp: port {port} is in use (try --port 0)\n"
+    assert done.stdout == ""

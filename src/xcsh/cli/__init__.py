@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             # where a broken pipe can only be reported as "Exception ignored".
             _flush_stdout()
     except BrokenPipeError:
-        _stdout_to_devnull()
+        stdout_to_devnull()
         return EXIT_BROKEN_PIPE
     except SystemExit:
         # rich's Console handles a broken pipe itself: it points stdout at
@@ -89,8 +89,12 @@ def _flush_stdout() -> None:
         stream.flush()
 
 
-def _stdout_to_devnull() -> None:
-    """Point file descriptor 1 at /dev/null so the final flush at exit cannot fail again."""
+def stdout_to_devnull() -> None:
+    """Point file descriptor 1 at /dev/null so the final flush at exit cannot fail again.
+
+    For a subcommand that notices the broken pipe itself (an event listener
+    that must not raise) and ends by raising :class:`BrokenPipeError` later.
+    """
     with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation, AttributeError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

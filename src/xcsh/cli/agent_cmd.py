@@ -3,12 +3,14 @@
 ``xcsh -p "TASK"`` (print mode) runs one task to completion. In ``--mode
 text`` the final answer goes to stdout and progress (tool calls, previews,
 resolutions, SPEC §6) to stderr; in ``--mode json`` stdout carries one JSON
-object per line: first ``{"type": "session", "id", "path", "resumed",
+object per line: first ``{"type": "session", "id", "path", "cwd", "resumed",
 "load_errors"}``, then
 every agent event (:func:`xcsh.agent.event_to_dict`), ending with
-``run_end``. Exit codes: 0 done, 1 the run failed or stopped at the
-forced-turn cap, 2 bad usage, 130 cancelled (Ctrl-C), 143 or 129 cancelled by SIGTERM or
-SIGHUP.
+``run_end``. A session resumed with ``--session`` from another folder works
+in the folder it was started in (stderr says so). Exit codes: 0 done, 1 the
+run failed or stopped at the forced-turn cap, 2 bad usage, 130 cancelled
+(Ctrl-C), 143 or 129 cancelled by SIGTERM or SIGHUP, 141 standard output
+closed early.
 """
 
 from __future__ import annotations
@@ -16,14 +18,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import errno
 import json
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from xcsh.cli import subcommand_help
+from xcsh.cli import stdout_to_devnull, subcommand_help
 
 if TYPE_CHECKING:  # the agent stack is imported only when a task runs
     from xcsh.agent import AgentEvent, Approval, ApprovalHook
@@ -65,7 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="resume the latest session in this folder",
     )
-    resume.add_argument("--session", metavar="ID", help="resume the session with this id")
+    resume.add_argument(
+        "--session",
+        metavar="ID",
+        help="resume the session with this id, in the folder it was started in",
+    )
     parser.add_argument(
         "--approve",
         choices=("auto", "ask"),
@@ -192,12 +200,17 @@ async def run_print(
     )
     session = opened.session
     report = opened.resumed
+    notice = opened.elsewhere_notice()
+    if notice is not None:
+        err_console.print(f"xcsh: {notice}", style="yellow", markup=False, highlight=False)
     printer: TextPrinter | None = None
+    json_printer: JsonPrinter | None = None
     if args.mode == "json":
         header = {
             "type": "session",
             "id": session.id,
             "path": str(opened.path),
+            "cwd": str(session.cwd),
             "resumed": None
             if report is None
             else {
@@ -208,7 +221,8 @@ async def run_print(
             "load_errors": [e.to_dict() for e in opened.load_errors],
         }
         print(json.dumps(header, ensure_ascii=False), file=out, flush=True)
-        session.subscribe(JsonPrinter(out))
+        json_printer = JsonPrinter(out, on_broken_pipe=session.cancel)
+        session.subscribe(json_printer)
     else:
         for problem in opened.load_errors:
             style = "yellow" if problem.kind == "untrusted" else "red"
@@ -234,6 +248,9 @@ async def run_print(
         end = await session.prompt(args.prompt)
     finally:
         session.close()
+    if json_printer is not None and json_printer.broken_pipe:
+        # The reader went away: the run was cancelled; the dispatcher exits 141 quietly.
+        raise BrokenPipeError(errno.EPIPE, "standard output was closed")
     if args.mode == "text":
         if end.final_text:
             print(end.final_text, file=out, flush=True)
@@ -247,16 +264,33 @@ async def run_print(
 
 
 class JsonPrinter:
-    """Prints every event as one JSON line (``--mode json``)."""
+    """Prints every event as one JSON line (``--mode json``).
 
-    def __init__(self, out: TextIO) -> None:
+    When the reader of ``out`` goes away (``| head``), the printer stops
+    printing, points standard output at /dev/null, sets :attr:`broken_pipe`
+    and calls ``on_broken_pipe`` (the session's ``cancel``): nobody is left
+    to read what the run would say.
+    """
+
+    def __init__(self, out: TextIO, *, on_broken_pipe: Callable[[], None] | None = None) -> None:
         self.out = out
+        self.on_broken_pipe = on_broken_pipe
+        self.broken_pipe = False
 
     def __call__(self, event: AgentEvent) -> None:
         from xcsh.agent import event_to_dict
 
+        if self.broken_pipe:
+            return
         line = json.dumps(event_to_dict(event), ensure_ascii=False, default=str)
-        print(line, file=self.out, flush=True)
+        try:
+            print(line, file=self.out, flush=True)
+        except BrokenPipeError:
+            self.broken_pipe = True
+            if self.out is sys.stdout:
+                stdout_to_devnull()
+            if self.on_broken_pipe is not None:
+                self.on_broken_pipe()
 
 
 class TextPrinter:

@@ -125,5 +125,9 @@ def main(argv: list[str]) -> int:
         )
     else:
         serve = partial(serve_stdio, factory, max_pending=args.max_pending)
-    anyio.run(serve)
+    try:
+        anyio.run(serve)
+    except UsageError as exc:  # the port is taken, for one
+        print(f"xcsh mcp: {exc}", file=sys.stderr)
+        return 2
     return 0

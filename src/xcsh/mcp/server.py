@@ -18,9 +18,11 @@ results keep xcsh's text. Where a session comes from depends on the transport:
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import signal
+import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -33,6 +35,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from xcsh import __version__
+from xcsh.core import UsageError
 from xcsh.mcp.session import (
     DEFAULT_MAX_PENDING,
     DISCONNECT_REASON,
@@ -367,21 +370,45 @@ async def serve_http(
     """
     import uvicorn
 
+    # Bind first, so a busy port is a clear error rather than uvicorn's exit.
+    sock = bind_loopback(port)
+    bound = int(sock.getsockname()[1])
     app, _ = create_http_app(factory, max_pending=max_pending, idle_timeout=idle_timeout)
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(app, host="127.0.0.1", port=bound, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
 
     async def announce() -> None:
         while not server.started:
             await anyio.sleep(0.02)
         if on_ready is not None:
-            bound = port
-            for srv in server.servers:
-                for sock in srv.sockets:
-                    bound = sock.getsockname()[1]
             on_ready(bound)
 
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(announce)
-        await server.serve()
-        tg.cancel_scope.cancel()
+    with sock:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(announce)
+            await server.serve(sockets=[sock])
+            tg.cancel_scope.cancel()
+
+
+def bind_loopback(port: int) -> socket.socket:
+    """A listening TCP socket on ``127.0.0.1:port`` (``0`` picks a free port).
+
+    Raises:
+        UsageError: the port is in use (the message says to try ``--port 0``),
+            or it cannot be bound for another reason (named by the system).
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+        sock.listen(2048)
+        sock.set_inheritable(True)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise UsageError(f"port {port} is in use (try --port 0)") from exc
+        raise UsageError(
+            f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}",
+            hint="pick another port, or --port 0 for a free one",
+        ) from exc
+    return sock

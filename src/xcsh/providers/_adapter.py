@@ -19,7 +19,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from xcsh.core import AssistantMessage, ModelRequest, ProviderError
 from xcsh.providers._cancel import Cancelled
 from xcsh.providers._common import aborted
-from xcsh.providers._errors import ErrorContext
+from xcsh.providers._errors import ErrorContext, malformed_stream_error
 from xcsh.providers.base import ResponseDone, StreamEvent, TextDelta, ThinkingDelta
 
 
@@ -94,7 +94,8 @@ class StreamingAdapter:
 
         Raises:
             ProviderError: the server refused or failed the request after
-                retries, the answer it streamed was unusable, or the stream
+                retries, the answer it streamed was unusable or malformed (a
+                chunk that is not JSON, events out of order), or the stream
                 ended before the answer was complete.
         """
         received = Received()
@@ -109,8 +110,8 @@ class StreamingAdapter:
             return
         except Exception as exc:
             error = self._provider_error(exc, mid_stream=received.started)
-            if error is None:
-                raise
+            if error is None:  # the SDK choked on what the server sent
+                error = malformed_stream_error(self._ctx, exc)
             raise error from exc
         if received.message is None:
             raise ProviderError(
@@ -132,5 +133,6 @@ class StreamingAdapter:
         raise NotImplementedError
 
     def _provider_error(self, exc: Exception, *, mid_stream: bool) -> ProviderError | None:
-        """The :class:`ProviderError` for an SDK exception, or None to let ``exc`` through."""
+        """The :class:`ProviderError` for an SDK exception, or None when it is not one of
+        the SDK's (then the answer counts as a malformed stream)."""
         raise NotImplementedError

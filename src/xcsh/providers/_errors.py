@@ -136,3 +136,30 @@ def connection_error(
     hint = "Is the server running?" if ctx.base_url else "Check your network connection."
     detail = detail.rstrip(".") or "no details"
     return ProviderError(f"{ctx.provider}: {what} {where}{when}: {detail}. {hint}", retryable=True)
+
+
+def malformed_stream_error(ctx: ErrorContext, exc: BaseException) -> ProviderError:
+    """A :class:`ProviderError` for a stream the SDK could not parse (one line).
+
+    A chunk that is not JSON (``data: {not json``) or events out of order (the
+    Anthropic SDK asserts on those) mean the server at the other end is not
+    speaking the API, or broke off mid-answer; retrying later may help.
+
+    Args:
+        ctx: names for the message.
+        exc: what the SDK raised; its type and first line go in the message.
+    """
+    first = (str(exc).strip().splitlines() or [""])[0]
+    if len(first) > 200:
+        first = first[:197] + "..."
+    detail = type(exc).__name__ + (f": {first}" if first else "")
+    if ctx.base_url:
+        where = f" at {ctx.base_url}"
+        api = "Anthropic Messages" if ctx.provider == "anthropic" else "OpenAI"
+        hint = f"Check that --base-url points at a server speaking the {api} API."
+    else:
+        where, hint = "", "Try again later."
+    return ProviderError(
+        f"{ctx.provider}{where}: the server sent a malformed stream ({detail}). {hint}",
+        retryable=True,
+    )

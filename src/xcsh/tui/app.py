@@ -245,6 +245,9 @@ class InteractiveApp:
 
         session = opened.session
         dim = "dim"
+        notice = opened.elsewhere_notice()
+        if notice is not None:
+            self.console.print(Text(notice[0].upper() + notice[1:] + ".", style="yellow"))
         if opened.resumed is not None:
             shown = sum(1 for m in session.messages if not getattr(m, "hidden", False))
             self.console.print(
