@@ -36,17 +36,38 @@ def op(pat: str, out: str) -> dict[str, str]:
 # Arguments.
 
 
-async def test_mixed_language_scope_names_the_languages(ws: Path) -> None:
+async def test_mixed_language_scope_searches_each_file_in_its_own_language(ws: Path) -> None:
     (ws / "a.py").write_text("print(1)\n")
     (ws / "b.js").write_text("print(1);\n")
+    (ws / "c.json").write_text('{"print": 1}\n')  # the pattern matches nothing here
+    result = await grep(ws, pat=["print($A)"])
+    expected = sorted(cli_json(ws, "-p", "print($A)", "."), key=lambda m: m["file"])
+    assert result.details["matches"] == expected
+    assert [m["language"] for m in expected] == ["Python", "JavaScript"]
+    # A rewrite is written for one language: edits that would land in two are refused.
+    store = PendingActionStore()
     with pytest.raises(ToolError) as info:
-        await grep(ws, pat=["print($A)"])
-    assert "python" in str(info.value) and "javascript" in str(info.value)
-    assert "lang" in str(info.value)
-    with pytest.raises(ToolError, match="mixes several languages"):
-        await edit(ws, PendingActionStore(), ops=[op("print($A)", "log($A)")])
-    result = await grep(ws, pat=["print($A)"], lang="python")
-    assert result.details["total"] == 1
+        await edit(ws, store, ops=[op("print($A)", "log($A)")])
+    assert "python: a.py" in str(info.value) and "javascript: b.js" in str(info.value)
+    assert "`lang`" in str(info.value) and not store.has_pending
+    await edit(ws, store, ops=[op("print($A)", "log($A)")], lang="python")
+    await resolve(store)
+    assert (ws / "a.py").read_text() == "log(1)\n"
+    assert (ws / "b.js").read_text() == "print(1);\n"
+
+
+async def test_ts_and_tsx_project_edited_in_one_run_as_the_cli(ws: Path) -> None:
+    (ws / "package.json").write_text('{"name": "app"}\n')
+    (ws / "a.ts").write_text("console.log(1 as number);\n")
+    (ws / "b.tsx").write_text("const x = <div>{console.warn(2)}</div>;\n")
+    result = await grep(ws, pat=["console.$M($$$A)"])
+    expected = sorted(cli_json(ws, "-p", "console.$M($$$A)"), key=lambda m: m["file"])
+    assert result.details["matches"] == expected and len(expected) == 2
+    store = PendingActionStore()
+    await edit(ws, store, ops=[op("console.$M($$$A)", "logger.$M($$$A)")])
+    await resolve(store)
+    assert (ws / "a.ts").read_text() == "logger.log(1 as number);\n"
+    assert (ws / "b.tsx").read_text() == "const x = <div>{logger.warn(2)}</div>;\n"
 
 
 async def test_unknown_language_lists_supported(ws: Path) -> None:
@@ -529,10 +550,10 @@ def test_ast_grep_panic_on_one_file_skips_that_file(
     class Panic(BaseException):  # what ast-grep-py raises for a Rust panic
         pass
 
-    def fragile(query: Any, path: Path, file: str) -> Any:
+    def fragile(query: Any, path: Path, file: str, language: str) -> Any:
         if file == "a.py":
             raise Panic("called `Option::unwrap()` on a `None` value")
-        return real(query, path, file)
+        return real(query, path, file, language)
 
     monkeypatch.setattr(scan, "scan_file", fragile)
     result = search(["print($A)"], root=ws, workers=1)

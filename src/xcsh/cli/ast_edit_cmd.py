@@ -70,7 +70,7 @@ from xcsh.core import AgentToolResult, ToolError, UsageError
 from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, command_journal_dir, record_applies
 from xcsh.pending import PendingAction, PendingActionStore, create_resolve_tool
-from xcsh.structural import EditOp, EditPreview, preview_edit, resolve_scope
+from xcsh.structural import EditOp, EditPreview, check_one_language, preview_edit
 from xcsh.structural.edit_action import push_edit_preview
 from xcsh.ui import TerminalStyle, detect_style, make_console, render_preview, render_resolution
 
@@ -257,13 +257,12 @@ def _arguments(args: argparse.Namespace) -> dict[str, Any]:
 def _merged_preview(args: argparse.Namespace) -> EditPreview:
     """One preview across every PATH, each file read once (by real path).
 
-    Each PATH is resolved on its own (its own language, as ``ast-grep run``
-    infers one per file); ``--limit`` counts across them, in the order given.
+    Each file is rewritten in its own language (as ``ast-grep run`` infers one
+    per file) unless ``-l`` names one; ``--limit`` counts across PATHs, in the
+    order given.
     """
     root = os.getcwd()
     paths = args.paths or [os.curdir]
-    if len(paths) > 1 and args.lang is None:
-        _check_one_language(root, paths, tuple(args.globs))
     covered: set[str] = set()
     merged: EditPreview | None = None
     remaining = args.limit
@@ -295,22 +294,9 @@ def _merged_preview(args: argparse.Namespace) -> EditPreview:
             if remaining <= 0:
                 break
     assert merged is not None  # paths is never empty
+    if args.lang is None:
+        check_one_language(merged)
     return merged
-
-
-def _check_one_language(root: str, paths: list[str], globs: tuple[str, ...]) -> None:
-    """One edit rewrites one language (SPEC §4): refuse PATHs whose languages differ.
-
-    Raises:
-        ToolError: the PATHs infer different languages; names each and the fix.
-    """
-    languages = {path: resolve_scope(root, path=path, glob=globs).language.name for path in paths}
-    if len(set(languages.values())) > 1:
-        listed = ", ".join(f"{path} ({name})" for path, name in languages.items())
-        raise ToolError(
-            f"The paths mix several languages: {listed}. A rewrite is written for one "
-            "language: pass -l/--lang to pick it, or edit each language separately."
-        )
 
 
 def _notes(result: AgentToolResult) -> list[str]:
@@ -367,7 +353,7 @@ class _Stdout:
         """One ``ast-grep run -r --json=stream`` object per replacement of the preview."""
         try:
             for edit in preview.files:
-                for rep in edit.replacements:
+                for rep in edit.listed():
                     obj = rep.match.to_cli_json(replacement=rep)
                     sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
                     sys.stdout.write("\n")

@@ -166,6 +166,9 @@ class FileEdit:
         new_bytes: exactly what apply writes.
         replacements: the changes, in file order.
         nested_skipped: matches inside another match that were not rewritten.
+        nested: those nested matches with the replacement each would get on its own
+            (only when the preview records captures, for output that mirrors
+            ``ast-grep run -r --json``, which lists them); never written.
         new_error: where the new text has a parse error the old one did not
             (``"line 3, column 7"``), for an edit kept on request; else ``""``.
     """
@@ -178,7 +181,18 @@ class FileEdit:
     new_bytes: bytes
     replacements: tuple[Replacement, ...]
     nested_skipped: int = 0
+    nested: tuple[Replacement, ...] = ()
     new_error: str = ""
+
+    def listed(self) -> list[Replacement]:
+        """Every match of the file as the CLI's ``--json`` lists them: the replacements and
+        the nested matches, in source order (an enclosing match first)."""
+        if not self.nested:
+            return list(self.replacements)
+        return sorted(
+            (*self.replacements, *self.nested),
+            key=lambda r: (r.match.span.start_byte, -r.match.span.end_byte),
+        )
 
     def diff(self) -> str:
         """A unified diff (``a/<file>`` → ``b/<file>``) of this edit, computed on demand.

@@ -23,7 +23,7 @@ from xcsh.structural.edit_action import (
 from xcsh.structural.engine import EditOp, preview_edit, search
 from xcsh.structural.results import EditPreview, Match
 
-Strictness = Literal["cst", "smart", "ast", "relaxed", "signature"]
+Strictness = Literal["cst", "smart", "ast", "relaxed", "signature", "template"]
 
 _GREP_DESCRIPTION = (
     "Structural code search with ast-grep patterns (read-only). A pattern is code with "

@@ -40,9 +40,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
+from xcsh.fs import ignored_by, inherited_rules
 from xcsh.fs.text import BINARY_SNIFF_BYTES
 from xcsh.tools.coding._paths import PathPolicy, plural
-from xcsh.tools.coding._walk import GlobFilter, ignored_by, inherited_rules, sort_key, walk
+from xcsh.tools.coding._walk import GlobFilter, sort_key, walk
 
 DEFAULT_LIMIT = 100
 MAX_LINE_CHARS = 300
@@ -268,7 +269,7 @@ async def _search_rg(
     climb past the workspace, so it is switched off).
     """
     base = start if start.is_dir() else start.parent
-    inherited = inherited_rules(policy.root, start) if start.is_dir() else []
+    inherited = inherited_rules(start, policy.root) if start.is_dir() else []
     target = "." if start.is_dir() else start.name
     args = [
         rg, "--json", "--no-config", "--crlf", "--no-require-git", "--no-ignore-global",
