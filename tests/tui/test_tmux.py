@@ -295,3 +295,41 @@ def test_terminate_signal_during_a_run_cancels_it_then_exits(
     assert isinstance(last, ToolResultMessage) and CANCELLED_TEXT in last.content[0].text  # type: ignore[union-attr]
     records = [json.loads(x) for x in session_file.read_text().splitlines()]
     assert [r["reason"] for r in records if r["type"] == "run_end"] == ["cancelled"]
+
+
+def test_review_applies_two_of_three_changes(
+    term: TmuxXcsh, project: Path, xcsh_home: Path
+) -> None:
+    (project / "greet.py").write_text('print("a")\nprint("b")\nprint("c")\n')
+    script = steps(project.parent, "review", [{"tool_calls": [EDIT]}, {"text": "Over to you."}])
+    env = {"XCSH_HOME": str(xcsh_home)}
+    term.start(project, env, "--provider", "scripted", "--model", str(script))
+    term.wait_for("no pending")
+    term.type("use log instead of print")
+    term.wait_for("1 pending · top: AST Edit: 3 replacements in 1 file")
+    term.type("/review")
+    term.wait_for("c1 (1/3) greet.py:1:1", '- print("a")', '+ log("a")', "[y,n,a,d,q,?]")
+    term.type("y")
+    term.wait_for("c2 (2/3) greet.py:2:1")
+    term.type("sure")  # not a key of the review: the keys are shown and it asks again
+    term.wait_for("n - skip this change")
+    term.type("n")
+    term.wait_for("c3 (3/3) greet.py:3:1")
+    term.type("y")
+    screen = term.wait_for(
+        "Accept: 3 replacements in 1 file",
+        "applied 2 of 3 changes: c1, c3; discarded: c2",
+        "no pending",
+    )
+    term.save("06-review", screen)
+    assert (project / "greet.py").read_text() == 'log("a")\nprint("b")\nlog("c")\n'
+    term.type("what landed?")
+    term.wait_for("no pending")
+    sent = requests(script)[-1]["messages"]
+    told = json.dumps(sent)
+    assert (
+        "Applied 2 of 3 changes of p1 (AST Edit: 3 replacements in 1 file): c1, c3 in "
+        "greet.py. Discarded: c2 in greet.py." in told
+    )
+    term.keys("C-d")
+    term.wait_for("[xcsh exited 0]")
