@@ -204,3 +204,33 @@ async def test_an_approval_that_keeps_some_changes_applies_just_those(tmp_path: 
     )
     (resolved,) = [e for e in events if isinstance(e, Resolved)]
     assert [c.id for c in resolved.outcome.applied] == ["c2"]
+
+
+async def test_a_rebuilt_preview_keeps_the_call_that_made_it(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "a.py").write_text("print(1)\nprint(2)\n")
+    steps = tmp_path / "steps.json"
+    first = {"name": "ast_edit", "arguments": {"ops": [{"pat": "print($A)", "out": "log($A)"}]}}
+    second = {"name": "ast_edit", "arguments": {"ops": [{"pat": "print(2)", "out": "out(2)"}]}}
+    apply = {"name": "resolve", "arguments": {"action": "apply", "reason": "ok"}}
+    steps.write_text(
+        json.dumps(
+            [{"tool_calls": [first, second]}, {"tool_calls": [apply]}, {"tool_calls": [apply]}]
+        )
+    )
+    store = PendingActionStore()
+    session = AgentSession(
+        provider=ScriptedProvider(steps),
+        tools=[create_ast_edit_tool(str(root), store)],
+        cwd=root,
+        store=store,
+        max_forced_turns=1,
+    )
+    await session.prompt("go")
+    top = store.peek()
+    assert store.count == 1 and top is not None
+    assert (top.id, top.preview.rebuilt_from) == ("p3", "p1")
+    (record,) = session.pending_records()
+    # a resumed session can preview it again with the arguments of the call that made p1
+    assert record.tool_name == "ast_edit" and record.arguments == first["arguments"]

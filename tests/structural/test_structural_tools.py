@@ -591,3 +591,39 @@ def test_language_names_the_cli_accepts_as_extensions() -> None:
     assert resolve_language("cc").name == "cpp"
     assert resolve_language("rb").name == "ruby"
     assert resolve_language(".PY").name == "python"
+
+
+# Rewrites that would not parse.
+
+
+async def test_a_file_the_rewrite_would_break_is_left_out_and_counted(ws: Path) -> None:
+    (ws / "a.py").write_text("print(x)\n")  # -> x = 1: still Python
+    (ws / "b.py").write_text("y = [print(x)]\n")  # -> y = [x = 1]: not Python
+    store = PendingActionStore()
+    result = await edit(ws, store, ops=[op("print($A)", "$A = 1")])
+    top = store.peek()
+    assert top is not None
+    assert top.label == (
+        "AST Edit: 1 replacement in 1 file (1 file left out: the rewrite would not parse)"
+    )
+    assert top.preview.paths == ["a.py"]
+    assert (
+        "Left out 1 file whose rewrite would not parse (new parse errors, first at): "
+        "b.py (line 1, column 8). Check the rewrite; `include_broken` writes them anyway."
+    ) in result.text.splitlines()
+    assert [(o.file, o.error) for o in top.preview.left_out] == [("b.py", "line 1, column 8")]
+    await resolve(store, "discard")
+    kept = await edit(ws, store, ops=[op("print($A)", "$A = 1")], include_broken=True)
+    again = store.peek()
+    assert again is not None and again.label == "AST Edit: 2 replacements in 2 files"
+    assert "Included although the rewrite does not parse: b.py (line 1, column 8)." in kept.text
+
+
+async def test_files_with_parse_errors_are_rewritten_on_request(ws: Path) -> None:
+    (ws / "a.py").write_text("def f(:\n    pass\nprint(1)\n")
+    store = PendingActionStore()
+    skipped = await edit(ws, store, ops=[op("print($A)", "log($A)")])
+    assert "a.py (parse errors)" in skipped.text and not store.has_pending
+    await edit(ws, store, ops=[op("print($A)", "log($A)")], include_parse_errors=True)
+    await resolve(store)
+    assert (ws / "a.py").read_text() == "def f(:\n    pass\nlog(1)\n"

@@ -492,7 +492,13 @@ class AgentSession:
             self.recorder.message(message)
 
     def _on_push(self, action: PendingAction, count: int) -> None:
-        self._origins[id(action)] = (action, current_tool_call.get())
+        origin = current_tool_call.get()
+        if action.preview.rebuilt_from:  # rebuilt by a resolve: it comes from the same call
+            for old, call_id in list(self._origins.values()):
+                if old.id == action.preview.rebuilt_from:
+                    origin = call_id
+                    break
+        self._origins[id(action)] = (action, origin)
 
     def _emit(self, event: AgentEvent) -> None:
         self._record(event)

@@ -90,6 +90,8 @@ class Preview:
         diff: the text that shows the whole preview (a unified diff when the
             action changes files).
         left_out: files the producer left out of this preview.
+        rebuilt_from: for a preview computed again because the files of a
+            pending one changed, that preview's id; else ``""``.
     """
 
     id: str = ""
@@ -97,6 +99,7 @@ class Preview:
     changes: tuple[PreviewChange, ...] = ()
     diff: str = ""
     left_out: tuple[LeftOut, ...] = ()
+    rebuilt_from: str = ""
 
     @property
     def paths(self) -> list[str]:
@@ -144,6 +147,7 @@ class Preview:
             changes=tuple(c for c in self.changes if c.id in keep),
             diff="".join(f.diff for f in files),
             left_out=self.left_out,
+            rebuilt_from=self.rebuilt_from,
         )
 
 

@@ -132,7 +132,9 @@ Recompute = Callable[[], EditPreview]
 """``recompute()``: the same edit previewed again against the files as they are now."""
 
 
-def _typed_preview(preview: EditPreview, preview_id: str, ids: list[str]) -> Preview:
+def _typed_preview(
+    preview: EditPreview, preview_id: str, ids: list[str], rebuilt_from: str
+) -> Preview:
     numbered = iter(ids)
     changes: list[PreviewChange] = []
     files: list[PreviewFile] = []
@@ -158,6 +160,7 @@ def _typed_preview(preview: EditPreview, preview_id: str, ids: list[str]) -> Pre
         left_out=tuple(
             LeftOut(file=s.file, reason=s.reason, error=s.error) for s in preview.skipped
         ),
+        rebuilt_from=rebuilt_from,
     )
 
 
@@ -235,7 +238,7 @@ def build_edit_action(
     label = edit_label(preview.total, len(preview.files), broken)
     preview_id = store.new_preview_id()
     ids = _change_ids(store, preview, previous)
-    typed = _typed_preview(preview, preview_id, ids)
+    typed = _typed_preview(preview, preview_id, ids, previous.id if previous else "")
     index = {
         change_id: (f_index, r_index)
         for change_id, (f_index, r_index) in zip(

@@ -134,6 +134,8 @@ class SkippedFile:
     file: str
     reason: str
     error: str = ""
+    language: str = ""
+    """For a file the rewrite would break: the CLI's name of its language."""
 
 
 def skipped_note(skipped: Iterable[tuple[str, str]], *, shown: int = 20) -> str | None:

@@ -424,7 +424,13 @@ def _edit(
         error = _new_error(found[own][1], errors[own], new_bytes, found[own][0].name)
     if error and not query.keep_broken:
         return Outcome(
-            skipped=SkippedFile(path=path, file=file, reason=BROKEN_REASON, error=error),
+            skipped=SkippedFile(
+                path=path,
+                file=file,
+                reason=BROKEN_REASON,
+                error=error,
+                language=kept[0][5].display,
+            ),
             identical=identical,
         )
     return Outcome(

@@ -467,63 +467,15 @@ class InteractiveApp:
             self.console.print(Text(text, style="yellow"))
 
     async def review(self, session: AgentSession, reason: str) -> None:
-        """``/review``: walk the top preview change by change, then apply the kept ones at once.
+        """``/review``: walk the top preview change by change, then apply the kept ones at once."""
+        from xcsh.tui.approval import review_top
 
-        Keys as in ``git add -p`` (``y n a d q``); Ctrl-C cancels the review and
-        applies nothing. The kept changes go through the session's ``resolve``
-        with ``only`` (one apply, all or nothing), so the model is told exactly
-        which landed; keeping none applies nothing and leaves the preview pending.
-        """
-        from xcsh.tui.approval import review_changes, reviewable
-
-        top = session.store.peek() if session.store is not None else None
-        if top is None:
-            self.console.print(Text("No pending previews.", style="dim"))
-            return
-        if not reviewable(top):
-            self.console.print(
-                Text(
-                    f"{top.id} ({top.label}) cannot be reviewed change by change; "
-                    "use /apply or /discard.",
-                    style="yellow",
-                )
-            )
-            return
-        count = len(top.preview.changes)
-        self.console.print(
-            Text(
-                f"Reviewing {top.id} {top.label}: {count} changes. y apply, n skip, "
-                "a apply the rest of the file, d skip the rest of the file, q quit.",
-                style="bold",
-            )
-        )
         try:
-            kept = await review_changes(top.preview.changes, self._ask_line, self.console.print)
-        except (KeyboardInterrupt, EOFError):
-            self.console.print(
-                Text("Review cancelled: nothing applied; the preview is still pending.", "yellow")
+            await review_top(
+                session, reason or DEFAULT_REVIEW_REASON, self._ask_line, self.console.print
             )
-            return
-        if not kept:
-            self.console.print(
-                Text(
-                    "No change kept: nothing applied; the preview is still pending "
-                    "(/discard drops it).",
-                    style="yellow",
-                )
-            )
-            return
-        why = reason or DEFAULT_REVIEW_REASON
-        try:
-            result = await session.resolve_top("apply", why, only=kept)
         except XcshError as exc:
             self.console.print(Text(f"xcsh: {exc}", style="bold red"))
-            return
-        from xcsh.pending import ResolveOutcome
-
-        if result.is_error and not isinstance(result.details, ResolveOutcome):
-            text = "\n".join(getattr(b, "text", "") for b in result.content)
-            self.console.print(Text(text, style="yellow"))
 
     def show_pending(self, session: AgentSession) -> None:
         """``/pending``: the stack, top first."""

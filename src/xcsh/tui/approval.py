@@ -20,7 +20,7 @@ from xcsh.ui.review import (
 )
 
 if TYPE_CHECKING:
-    from xcsh.agent import Approval
+    from xcsh.agent import AgentSession, Approval
     from xcsh.pending import PendingAction, PreviewChange
 
 NO_REASON = "the user said no"
@@ -87,3 +87,55 @@ async def ask_approval(action: PendingAction, reason: str, read: Read, show: Sho
             return Approval(approved=False, reason=answer.reason or NO_REASON)
         kept = await review_changes(action.preview.changes, read, show)
         return Approval(approved=True, only=tuple(kept))
+
+
+REVIEW_CANCELLED = "Review cancelled: nothing applied; the preview is still pending."
+NOTHING_KEPT = "No change kept: nothing applied; the preview is still pending (/discard drops it)."
+
+
+async def review_top(session: AgentSession, reason: str, read: Read, show: Show) -> None:
+    """``/review``: walk the top preview change by change, then apply the kept ones at once.
+
+    Keys as in ``git add -p`` (``y n a d q``); Ctrl-C cancels the review and
+    applies nothing. The kept changes go through the session's ``resolve``
+    with ``only`` (one apply, all or nothing), so the model is told exactly
+    which landed; keeping none applies nothing and leaves the preview pending.
+
+    Raises:
+        UsageError: from :meth:`AgentSession.resolve_top` (a run is in progress).
+    """
+    from rich.text import Text
+
+    from xcsh.pending import ResolveOutcome
+
+    top = session.store.peek() if session.store is not None else None
+    if top is None:
+        show(Text("No pending previews.", style="dim"))
+        return
+    if not reviewable(top):
+        show(
+            Text(
+                f"{top.id} ({top.label}) cannot be reviewed change by change; "
+                "use /apply or /discard.",
+                style="yellow",
+            )
+        )
+        return
+    show(
+        Text(
+            f"Reviewing {top.id} {top.label}: {len(top.preview.changes)} changes. y apply, "
+            "n skip, a apply the rest of the file, d skip the rest of the file, q quit.",
+            style="bold",
+        )
+    )
+    try:
+        kept = await review_changes(top.preview.changes, read, show)
+    except (KeyboardInterrupt, EOFError):
+        show(Text(REVIEW_CANCELLED, style="yellow"))
+        return
+    if not kept:
+        show(Text(NOTHING_KEPT, style="yellow"))
+        return
+    result = await session.resolve_top("apply", reason, only=kept)
+    if result.is_error and not isinstance(result.details, ResolveOutcome):
+        show(Text("\n".join(getattr(b, "text", "") for b in result.content), style="yellow"))
