@@ -47,6 +47,10 @@ class PendingAction:
         rebuild: optional :data:`RebuildCallback`; lets ``resolve`` replace a
             preview whose files changed since (its apply raised
             :class:`StalePreviewError`) with one computed against them.
+        journaled: its ``apply`` (and ``apply_parts``) records what it writes in
+            the undo journal itself (the built-in producers do); otherwise the
+            session's journal wraps it when its preview names files (see
+            :mod:`xcsh.journal.watch`).
     """
 
     label: str
@@ -57,6 +61,7 @@ class PendingAction:
     preview: Preview = field(default_factory=Preview)
     apply_parts: ApplyPartsCallback | None = None
     rebuild: RebuildCallback | None = None
+    journaled: bool = False
 
     @property
     def id(self) -> str:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xcsh.core import AgentToolResult, TextContent
+from xcsh.journal import Journal
 from xcsh.pending import (
     LeftOut,
     PendingAction,
@@ -204,6 +205,7 @@ def build_edit_action(
     recompute: Recompute | None = None,
     previous: Preview | None = None,
     broken_flag: str = "`include_broken`",
+    journal: Journal | None = None,
 ) -> EditAction:
     """The ``ast_edit`` result and pending action for a computed preview, not pushed yet.
 
@@ -222,6 +224,8 @@ def build_edit_action(
             (file, old text, new text) keeps its id, so ids stay stable.
         broken_flag: how the notes name the way to include files whose rewrite
             would not parse (``--include-broken`` on the command line).
+        journal: the workspace's undo journal the apply records into (``None``:
+            unrecorded); the action is then marked ``journaled``.
     """
     notes = _notes(preview, broken_flag)
     skipped = [{"file": s.file, "reason": s.reason} for s in preview.skipped]
@@ -274,27 +278,30 @@ def build_edit_action(
     text = "\n".join(lines)
 
     def applied_result(done: AppliedEdit) -> AgentToolResult:
+        text = (
+            f"Applied {plural(done.replacements, 'replacement')} in "
+            f"{plural(len(done.files), 'file')}: {name_list(done.files)}."
+        )
+        if done.warning:
+            text += "\n" + done.warning
         return AgentToolResult(
-            content=[
-                TextContent(
-                    f"Applied {plural(done.replacements, 'replacement')} in "
-                    f"{plural(len(done.files), 'file')}: {name_list(done.files)}."
-                )
-            ],
+            content=[TextContent(text)],
             details={"files": list(done.files), "total": done.replacements},
         )
 
     def apply(reason: str) -> AgentToolResult:
-        return applied_result(apply_preview(preview))
+        return applied_result(apply_preview(preview, journal=journal, label=label))
 
     def apply_parts(subset: Preview, reason: str) -> AgentToolResult:
         keep = {index[c.id] for c in subset.changes if c.id in index}
-        return applied_result(apply_preview(select_replacements(preview, keep)))
+        chosen = select_replacements(preview, keep)
+        part_label = f"{label} (only {', '.join(c.id for c in subset.changes)})"
+        return applied_result(apply_preview(chosen, journal=journal, label=part_label))
 
     async def rebuild() -> tuple[PendingAction, str] | None:
         assert recompute is not None
         fresh = await asyncio.to_thread(recompute)
-        built = build_edit_action(store, fresh, arguments, recompute, typed, broken_flag)
+        built = build_edit_action(store, fresh, arguments, recompute, typed, broken_flag, journal)
         if built.action is None:
             return None
         return built.action, built.result.text
@@ -307,6 +314,7 @@ def build_edit_action(
         preview=typed,
         apply_parts=apply_parts,
         rebuild=rebuild if recompute is not None else None,
+        journaled=journal is not None,
     )
     return EditAction(
         action=action, result=AgentToolResult(content=[TextContent(text)], details=details)
@@ -319,6 +327,8 @@ def push_edit_preview(
     arguments: dict[str, Any],
     recompute: Recompute | None = None,
     broken_flag: str = "`include_broken`",
+    *,
+    journal: Journal | None = None,
 ) -> AgentToolResult:
     """Turn a computed preview into the ``ast_edit`` result and push its pending action.
 
@@ -330,7 +340,7 @@ def push_edit_preview(
     Returns:
         The tool result described in :func:`create_ast_edit_tool`.
     """
-    built = build_edit_action(store, preview, arguments, recompute, None, broken_flag)
+    built = build_edit_action(store, preview, arguments, recompute, None, broken_flag, journal)
     if built.action is not None:
         store.push(built.action)
     return built.result

@@ -7,20 +7,22 @@ Front ends (the tools, ``xcsh ast-grep``/``xcsh ast-edit``, benchmarks) call
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import multiprocessing
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
 
 from xcsh.core import ToolError
-from xcsh.fs import FileWriteError, Workspace, atomic_write, iter_files
+from xcsh.fs import Workspace, iter_files
+from xcsh.fs.confined import FileId
+from xcsh.journal import Change, Journal, apply_changes
 from xcsh.pending import StalePreviewError
 from xcsh.structural.languages import Language, language_for_path, resolve_language
 from xcsh.structural.pattern import CompiledPattern, bound_metavariables, compile_pattern
@@ -51,10 +53,8 @@ _MIN_CHUNK_BYTES = 64 * 1024
 _MAX_CHUNK_FILES = 64
 _WINDOW_PER_WORKER = 4
 _GLOB_CHARS = frozenset("*?[")
-_SERIAL_WRITES = 8
 _HOSTED_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "css"})
 """Languages ast-grep also searches inside HTML files (``<script>``, ``<style>``)."""
-_WRITE_THREADS = 8
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -104,6 +104,10 @@ class AppliedEdit:
 
     files: tuple[str, ...]
     replacements: int
+    seq: int | None = None
+    """The undo journal's entry, ``None`` when not journaled."""
+    warning: str | None = None
+    """Set when the files landed but something after (the journal) failed; show it."""
 
 
 def _workspace(root: str | Path) -> Workspace:
@@ -598,6 +602,13 @@ def preview_edit(
             edit = outcome.edit
             if edit is None:
                 continue
+            identified = identify(edit)
+            if identified is None:
+                preview.skipped.append(
+                    SkippedFile(path=edit.path, file=edit.file, reason="hard-linked")
+                )
+                continue
+            edit = identified
             if limit is not None and count + len(edit.replacements) >= limit:
                 edit = _truncate(edit, limit - count)
                 preview.files.append(edit)
@@ -675,6 +686,7 @@ def _truncate(edit: FileEdit, keep: int) -> FileEdit:
         new_bytes=splice(edit.old_bytes, reps),
         replacements=reps,
         nested_skipped=edit.nested_skipped,
+        ident=edit.ident,
         nested=tuple(
             r for r in edit.nested if r.match.span.start_byte < reps[-1].match.span.end_byte
         )
@@ -713,6 +725,7 @@ def select_replacements(preview: EditPreview, keep: set[tuple[int, int]]) -> Edi
                 old_bytes=edit.old_bytes,
                 new_bytes=splice(edit.old_bytes, reps),
                 replacements=reps,
+                ident=edit.ident,
             )
         )
     return EditPreview(
@@ -739,26 +752,58 @@ def stale_files(preview: EditPreview) -> list[str]:
     return stale
 
 
-def apply_preview(preview: EditPreview) -> AppliedEdit:
-    """Write exactly the bytes a preview showed: atomically, all or nothing.
+def apply_preview(
+    preview: EditPreview,
+    *,
+    journal: Journal | None = None,
+    label: str | None = None,
+    source_tool_name: str = "ast_edit",
+) -> AppliedEdit:
+    """Write exactly the bytes a preview showed: all or nothing, recorded in ``journal``.
 
-    Every file is checked first: still inside the workspace by real path, and
-    unchanged since the preview (sha256 of its bytes). Then each file is
-    replaced atomically (temporary file + rename, mode kept, symlinks written
-    through, never replaced); if one write fails, the files already written
-    get their previous bytes back.
+    The one apply entry point for previews (a partial apply passes a preview
+    holding the chosen files). Each file's real path must still be inside
+    the workspace; the write itself goes through
+    :func:`xcsh.journal.apply_changes`, which checks every file (same inode,
+    same content as previewed, not hard-linked) before writing any, reaches
+    it without following a symlink, re-checks it just before its rename, and
+    rolls back on failure. A symlinked file is written through: its target
+    (inside the workspace) is replaced and the link stays a link.
+
+    Args:
+        preview: the preview (or a subset of its files).
+        journal: the workspace's undo journal; ``None`` writes unrecorded.
+        label: the entry's label (default ``AST Edit: <R> replacement(s) in <F> file(s)``).
+        source_tool_name: recorded with the entry.
 
     Returns:
-        The files written and the number of replacements.
+        The files written, the number of replacements, the journal entry and
+        any warning to show beside the success.
 
     Raises:
-        StalePreviewError: a file changed since the preview (naming the files;
-            nothing written).
-        ToolError: a file left the workspace, or a write failed (earlier files
-            restored; the message says so).
+        StalePreviewError: a file's content changed since the preview (naming
+            the files; nothing written), so the caller may preview it again.
+        ToolError: a file left the workspace, changed since the preview, or
+            a write failed (:class:`xcsh.journal.ApplyError`: the message says
+            what was restored and names any file left holding new content).
     """
     ws = Workspace(preview.root)
-    outside = [edit.file for edit in preview.files if not ws.contains(edit.path)]
+    outside: list[str] = []
+    changes: list[Change] = []
+    for edit in preview.files:
+        located = ws.locate(edit.path)
+        if located is None or located[0] != ws.root or located[1] == ".":
+            outside.append(edit.file)
+            continue
+        changes.append(
+            Change(
+                path=located[1],
+                shown=edit.file,
+                before=edit.old_bytes,
+                after=edit.new_bytes,
+                ident=edit.ident,
+            )
+        )
     if outside:
         raise ToolError(
             f"Refusing to write outside the workspace: {name_list(outside)}. Nothing was written."
@@ -770,49 +815,34 @@ def apply_preview(preview: EditPreview) -> AppliedEdit:
             "discard this preview and preview the edit again.",
             files=tuple(stale),
         )
-    written, failures = _write_all(preview.files)
-    if failures:
-        failed_restore = []
-        for done in written:
-            try:
-                atomic_write(done.path, done.old_bytes)
-            except FileWriteError:
-                failed_restore.append(done.file)
-        edit, exc = failures[0]
-        restored = (
-            "The files written before it were restored; nothing changed."
-            if not failed_restore
-            else f"Could not restore: {', '.join(failed_restore)}."
-        )
-        raise ToolError(f"Writing {edit.file} failed: {exc} {restored}") from exc
-    return AppliedEdit(files=tuple(e.file for e in preview.files), replacements=preview.total)
+    files = len(preview.files)
+    applied = apply_changes(
+        ws.root,
+        changes,
+        journal=journal,
+        label=label
+        or f"AST Edit: {_count(preview.total, 'replacement')} in {_count(files, 'file')}",
+        source_tool_name=source_tool_name,
+    )
+    return AppliedEdit(
+        files=tuple(e.file for e in preview.files),
+        replacements=preview.total,
+        seq=applied.seq,
+        warning=applied.warning,
+    )
 
 
-def _write_all(
-    edits: Sequence[FileEdit],
-) -> tuple[list[FileEdit], list[tuple[FileEdit, FileWriteError]]]:
-    """Write every edit; returns the ones written and the failures (in preview order).
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
-    Many files are written by a few threads: each atomic write waits on fsync,
-    which releases the GIL.
-    """
 
-    def write(edit: FileEdit) -> FileWriteError | None:
-        try:
-            atomic_write(edit.path, edit.new_bytes)
-        except FileWriteError as exc:
-            return exc
+def identify(edit: FileEdit) -> FileEdit | None:
+    """``edit`` with the identity (device, inode) of the file it read, or ``None`` when the
+    file has other hard links (an apply would split them; such files are left out)."""
+    try:
+        info = os.stat(edit.path)
+    except OSError:
+        return edit
+    if info.st_nlink > 1:
         return None
-
-    if len(edits) <= _SERIAL_WRITES:
-        outcomes = []
-        for edit in edits:
-            outcomes.append(write(edit))
-            if outcomes[-1] is not None:
-                break
-    else:
-        with ThreadPoolExecutor(max_workers=_WRITE_THREADS) as pool:
-            outcomes = list(pool.map(write, edits))
-    written = [e for e, err in zip(edits, outcomes, strict=False) if err is None]
-    failures = [(e, err) for e, err in zip(edits, outcomes, strict=False) if err is not None]
-    return written, failures
+    return dataclasses.replace(edit, ident=FileId.of(info))

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from xcsh.fs.confined import FileId
 from xcsh.structural.diff import unified_diff
 
 
@@ -125,9 +126,10 @@ class SkippedFile:
     """A file left out of a search or edit, and why.
 
     ``reason`` is one of ``"binary"``, ``"not UTF-8"``, ``"parse errors"``,
-    ``"outside the workspace"``, ``"unreadable"``, ``"the rewrite would not
-    parse"`` (then ``error`` says where the first new parse error is:
-    ``"line 3, column 7"``), or ``"ast-grep failed: ..."``.
+    ``"outside the workspace"``, ``"unreadable"``, ``"hard-linked"`` (an apply
+    replaces a file by a rename, which would split it from its other names),
+    ``"the rewrite would not parse"`` (then ``error`` says where the first new
+    parse error is: ``"line 3, column 7"``), or ``"ast-grep failed: ..."``.
     """
 
     path: Path
@@ -168,6 +170,8 @@ class FileEdit:
         new_bytes: exactly what apply writes.
         replacements: the changes, in file order.
         nested_skipped: matches inside another match that were not rewritten.
+        ident: device and inode of the file read (the apply refuses another file
+            with the same content, such as a symlink swapped in).
         nested: those nested matches with the replacement each would get on its own
             (only when the preview records captures, for output that mirrors
             ``ast-grep run -r --json``, which lists them); never written.
@@ -184,6 +188,7 @@ class FileEdit:
     replacements: tuple[Replacement, ...]
     nested_skipped: int = 0
     nested: tuple[Replacement, ...] = ()
+    ident: FileId | None = None
     new_error: str = ""
 
     def listed(self) -> list[Replacement]:

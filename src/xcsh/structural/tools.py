@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
+from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore
 from xcsh.structural.edit_action import (
     EditAction,
@@ -221,7 +222,9 @@ def error_pattern_note(pattern: str, *, selector_flag: str = "`sel`") -> str:
     )
 
 
-def create_ast_edit_tool(cwd: str, store: PendingActionStore) -> AgentTool[AstEditParams]:
+def create_ast_edit_tool(
+    cwd: str, store: PendingActionStore, *, journal: Journal | None = None
+) -> AgentTool[AstEditParams]:
     """Build the ``ast_edit`` tool: every call previews; ``resolve`` applies (SPEC §4).
 
     With at least one replacement the call pushes a :class:`PendingAction`
@@ -230,7 +233,8 @@ def create_ast_edit_tool(cwd: str, store: PendingActionStore) -> AgentTool[AstEd
     ``{"arguments", "label", "total", "files": [{file, replacements, diff}],
     "diff", "skipped"}`` (the arguments let a resumed session preview again).
     Its ``apply(reason)`` writes exactly the previewed bytes via
-    :func:`~xcsh.structural.engine.apply_preview` and raises
+    :func:`~xcsh.structural.engine.apply_preview`, recorded in ``journal``
+    (the workspace's undo journal; the session passes it), and raises
     :class:`ToolError` if a file changed since the preview.
 
     Zero replacements: the text is ``No replacements made`` (plus notes) and
@@ -254,7 +258,7 @@ def create_ast_edit_tool(cwd: str, store: PendingActionStore) -> AgentTool[AstEd
             )
 
         preview = await asyncio.to_thread(compute, _cancel_check(ctx))
-        return push_edit_preview(store, preview, params.model_dump(), compute)
+        return push_edit_preview(store, preview, params.model_dump(), compute, journal=journal)
 
     return AgentTool(
         name="ast_edit",
