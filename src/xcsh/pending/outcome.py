@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from xcsh.pending.preview import Preview, PreviewChange
+from xcsh.pending.preview import Preview, PreviewChange, change_from_dict, preview_from_dict
 
 ResolveStatus = Literal["applied", "discarded", "declined", "failed", "rebuilt"]
 """What happened to the top action:
@@ -92,6 +92,29 @@ class ResolveOutcome(Mapping[str, Any]):
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ResolveOutcome | None:
+        """Rebuild an outcome saved with ``dataclasses.asdict`` (a session file).
+
+        Returns:
+            ``None`` when ``data`` is not one (an older session's plain details).
+        """
+        status = data.get("status")
+        if status not in ("applied", "discarded", "declined", "failed", "rebuilt"):
+            return None
+        rebuilt = data.get("rebuilt")
+        return cls(
+            action=str(data.get("action", "")),
+            reason=str(data.get("reason", "")),
+            source_tool_name=str(data.get("source_tool_name", "")),
+            label=str(data.get("label", "")),
+            status=status,
+            preview_id=str(data.get("preview_id", "")),
+            applied=tuple(change_from_dict(c) for c in data.get("applied", ())),
+            dropped=tuple(change_from_dict(c) for c in data.get("dropped", ())),
+            rebuilt=preview_from_dict(rebuilt) if isinstance(rebuilt, Mapping) else None,
+        )
 
 
 __all__ = ["ResolveOutcome", "ResolveStatus"]
