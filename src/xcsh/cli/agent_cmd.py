@@ -311,7 +311,9 @@ async def run_print(
         raise BrokenPipeError(errno.EPIPE, "standard output was closed")
     if args.mode == "text":
         if end.final_text:
-            print(end.final_text, file=out, flush=True)
+            from xcsh.ui import visible
+
+            print(visible(end.final_text), file=out, flush=True)
         shown = printer.shown_errors if printer is not None else set()
         if end.reason != "stop" and end.message and end.message not in shown:
             err_console.print(f"xcsh: {end.message}", style="yellow", markup=False)

@@ -42,8 +42,11 @@ Show = Callable[[Any], None]
 def question(action: PendingAction, reason: str) -> str:
     """``Apply p3 AST Edit: ...? (model's reason: ...) [a]pply / [d]iscard / [r]eview: ``."""
     choices = "[a]pply / [d]iscard" + (" / [r]eview" if reviewable(action) else "")
-    name = f"{action.id} {action.label}" if action.id else action.label
-    return f"Apply {name}? (model's reason: {reason}) {choices}: "
+    from xcsh.ui import visible_line
+
+    label = visible_line(action.label)
+    name = f"{action.id} {label}" if action.id else label
+    return f"Apply {name}? (model's reason: {visible_line(reason)}) {choices}: "
 
 
 def reviewable(action: PendingAction) -> bool:

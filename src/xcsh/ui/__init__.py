@@ -5,6 +5,7 @@ It knows plain data and the typed preview values of :mod:`xcsh.pending`
 """
 
 from xcsh.ui.render import (
+    SafeConsole,
     TerminalStyle,
     detect_style,
     make_console,
@@ -22,6 +23,7 @@ from xcsh.ui.review import (
     parse_decision,
     render_change,
 )
+from xcsh.ui.safe import has_control, visible, visible_line
 
 __all__ = [
     "REVIEW_HELP",
@@ -29,8 +31,10 @@ __all__ = [
     "REVIEW_PROMPT",
     "Answer",
     "ReviewWalk",
+    "SafeConsole",
     "TerminalStyle",
     "detect_style",
+    "has_control",
     "make_console",
     "parse_decision",
     "render_change",
@@ -38,4 +42,6 @@ __all__ = [
     "render_preview",
     "render_resolution",
     "split_label",
+    "visible",
+    "visible_line",
 ]

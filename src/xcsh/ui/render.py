@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console, Group, RenderableType
+from rich.segment import Segment
 from rich.text import Text
+
+from xcsh.ui.safe import visible
 
 if TYPE_CHECKING:
     from xcsh.pending import ResolveOutcome
@@ -71,10 +74,31 @@ def _locale_allows_unicode(env: Mapping[str, str]) -> bool | None:
     return None
 
 
+class SafeConsole(Console):
+    """A rich console that never writes a control character it did not make itself.
+
+    Text handed to :meth:`print` as a string is made :func:`~xcsh.ui.safe.visible`
+    before rich parses it (rich would silently drop a carriage return), and
+    every segment of text is made visible again just before it is written, so
+    a renderable built anywhere (a ``Text``, a table cell) cannot carry an
+    escape sequence to the terminal. Rich's own styling and cursor control
+    are added after that step and are unaffected.
+    """
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return super().render_str(visible(text), **kwargs)
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        return super()._render_buffer(
+            segment if segment.control else Segment(visible(segment.text), segment.style)
+            for segment in buffer
+        )
+
+
 def make_console(stream: TextIO | None = None, style: TerminalStyle | None = None) -> Console:
-    """A rich console for ``stream`` that honours :func:`detect_style`."""
+    """A :class:`SafeConsole` for ``stream`` that honours :func:`detect_style`."""
     chosen = style if style is not None else detect_style(stream)
-    return Console(
+    return SafeConsole(
         file=stream,
         no_color=not chosen.color,
         color_system="auto" if chosen.color else None,
@@ -124,7 +148,7 @@ def render_resolution(
         ``Discard: <summary>`` (yellow) with the source badge, then the reason.
     """
     action = outcome.action
-    badge, summary = split_label(outcome.label, outcome.source_tool_name)
+    badge, summary = split_label(visible(outcome.label), visible(outcome.source_tool_name))
     symbols = _SYMBOLS[style.unicode]
     verb = "Accept" if action == "apply" else "Discard"
     color = "red" if is_error else ("green" if action == "apply" else "yellow")
@@ -134,10 +158,10 @@ def render_resolution(
     header.append("  ")
     header.append(f"[{badge}]", style="reverse" if style.color else "")
     lines: list[RenderableType] = [header]
-    reason = outcome.reason
+    reason = visible(outcome.reason)
     if outcome.dropped:
-        applied = ", ".join(c.id for c in outcome.applied)
-        dropped = ", ".join(c.id for c in outcome.dropped)
+        applied = ", ".join(visible(c.id) for c in outcome.applied)
+        dropped = ", ".join(visible(c.id) for c in outcome.dropped)
         lines.append(
             Text(
                 f"  applied {len(outcome.applied)} of "
@@ -148,14 +172,24 @@ def render_resolution(
     if reason:
         lines.append(Text(f"  reason: {reason}", style="dim"))
     if is_error and message:
-        lines.append(Text(f"  {message}", style="red"))
+        lines.append(Text(f"  {visible(message)}", style="red"))
     return Group(*lines)
 
 
 def render_diff(diff_text: str) -> Text:
-    """Colour a unified diff: additions green, removals red, hunk headers cyan."""
+    """Colour a unified diff: additions green, removals red, hunk headers cyan.
+
+    Lines are split on ``\\n`` only; any other control character in a line
+    (a carriage return, an escape sequence) is shown in visible notation, so
+    file contents cannot move the cursor or redraw another line of the diff.
+    """
     out = Text()
-    for line in diff_text.splitlines(keepends=True):
+    rows = diff_text.split("\n")
+    for index, raw in enumerate(rows):
+        last = index == len(rows) - 1
+        if last and not raw:
+            break
+        line = visible(raw, keep="\t") + ("" if last else "\n")
         if line.startswith(("+++", "---")):
             out.append(line, style="bold")
         elif line.startswith("+"):
@@ -214,6 +248,6 @@ def render_preview(
     to show all of it, as ``xcsh ast-edit`` does before asking to apply it.
     """
     symbol = _SYMBOLS[style.unicode]["pending"]
-    header = Text(f"{symbol} Preview: {label}", style="bold magenta")
+    header = Text(f"{symbol} Preview: {visible(label, keep='')}", style="bold magenta")
     footer = Text("  pending: apply or discard to continue", style="dim")
     return Group(header, render_diff(bound_preview(diff_text, max_lines, max_line_chars)), footer)
