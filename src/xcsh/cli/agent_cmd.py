@@ -31,7 +31,14 @@ from typing import TYPE_CHECKING, Any, TextIO
 from xcsh.cli import stdout_to_devnull, subcommand_help
 
 if TYPE_CHECKING:  # the agent stack is imported only when a task runs
-    from xcsh.agent import AgentEvent, Approval, ApprovalHook, Instructions
+    from xcsh.agent import (
+        AgentEvent,
+        Approval,
+        ApprovalHook,
+        Instructions,
+        ToolApprovalHook,
+        ToolQuestion,
+    )
     from xcsh.app import SessionToolsFactory
     from xcsh.pending import PendingAction
     from xcsh.tui.status import UsageTotals
@@ -234,6 +241,9 @@ async def run_print(
             continue_latest=args.continue_latest,
             session_id=args.session,
             approval=approval,
+            ask_tool=terminal_tool_approval(sys.stdin, sys.stderr)
+            if _is_terminal(sys.stdin)
+            else None,
             trust_project=args.trust_project,
             instructions=args.instructions,
         ),
@@ -248,6 +258,8 @@ async def run_print(
     notice = opened.elsewhere_notice()
     if notice is not None:
         err_console.print(f"xcsh: {notice}", style="yellow", markup=False, highlight=False)
+    for line in opened.notices:  # also in the JSON header
+        err_console.print(f"xcsh: {line}", style="yellow", markup=False, highlight=False)
     printer: TextPrinter | None = None
     json_printer: JsonPrinter | None = None
     if args.mode == "json":
@@ -265,6 +277,7 @@ async def run_print(
             },
             "load_errors": [e.to_dict() for e in opened.load_errors],
             "instructions": [str(f.path) for f in opened.instructions.files],
+            "notices": list(opened.notices),
         }
         print(json.dumps(header, ensure_ascii=False), file=out, flush=True)
         json_printer = JsonPrinter(out, on_broken_pipe=session.cancel)
@@ -518,6 +531,36 @@ def terminal_approval(stdin: TextIO, prompt_out: TextIO) -> ApprovalHook:
 
         try:
             return await ask_approval(action, reason, read, console.print)
+        except EOFError:
+            return Approval(approved=False, reason=INPUT_CLOSED_REASON)
+
+    return ask
+
+
+def terminal_tool_approval(stdin: TextIO, prompt_out: TextIO) -> ToolApprovalHook:
+    """A hook that asks on the terminal before a call an ``ask`` approval rule covers.
+
+    Clear answers only (``y``, ``n`` or ``n REASON``); others are asked again.
+    """
+
+    from xcsh.tui.approval import ask_plain
+    from xcsh.ui import make_console
+
+    console = make_console(prompt_out)
+
+    async def read(prompt: str) -> str:
+        prompt_out.write(prompt)
+        prompt_out.flush()
+        line = await read_line(stdin)
+        if not line:
+            raise EOFError
+        return line
+
+    async def ask(question: ToolQuestion) -> Approval:
+        from xcsh.agent import Approval
+
+        try:
+            return await ask_plain(question.prompt(), read, console.print)
         except EOFError:
             return Approval(approved=False, reason=INPUT_CLOSED_REASON)
 

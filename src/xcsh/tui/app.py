@@ -32,12 +32,12 @@ from rich.text import Text
 
 from xcsh.core import XcshError
 from xcsh.tui import commands
-from xcsh.tui.approval import ask_approval
+from xcsh.tui.approval import ask_approval, ask_plain
 from xcsh.tui.status import UsageTotals, short_model, status_line
 from xcsh.ui import TerminalStyle, detect_style, make_console
 
 if TYPE_CHECKING:
-    from xcsh.agent import AgentSession, Approval, RebuiltPreview, TurnEnd
+    from xcsh.agent import AgentSession, Approval, RebuiltPreview, ToolQuestion, TurnEnd
     from xcsh.app import OpenedSession
     from xcsh.journal import Journal
     from xcsh.pending import PendingAction
@@ -209,6 +209,7 @@ class InteractiveApp:
                     continue_latest=options.continue_latest,
                     session_id=options.session_id,
                     approval=self.ask_approval if options.approve_ask else None,
+                    ask_tool=self.ask_tool,
                     trust_project=options.trust_project,
                     instructions=options.instructions,
                     home=self.home,
@@ -272,6 +273,8 @@ class InteractiveApp:
             self.console.print(Text(f"undo journal: {journal.problem}", style="yellow"))
         if opened.instructions.note:
             self.console.print(Text(opened.instructions.note, style="yellow"))
+        for notice in getattr(opened, "notices", ()) or ():
+            self.console.print(Text(notice, style="yellow"))
 
     def show_rebuilt(self, rebuilt: RebuiltPreview) -> None:
         """A preview rebuilt on resume: its label and diff (SPEC §6), and whether it changed."""
@@ -446,6 +449,19 @@ class InteractiveApp:
                 color_depth=None if self.style.color else ColorDepth.MONOCHROME
             )
         return await self._question.prompt_async(prompt, handle_sigint=False)
+
+    async def ask_tool(self, question: ToolQuestion) -> Approval:
+        """Asked before a tool call an ``ask`` approval rule covers (clear answers only)."""
+        from xcsh.agent import Approval
+
+        try:
+            return await ask_plain(question.prompt(), self._ask_line, self.console.print)
+        except (KeyboardInterrupt, EOFError):
+            if self.session is not None:
+                self._armed = True
+                self.session.cancel()
+            await asyncio.sleep(0)  # the cancellation lands here
+            return Approval(approved=False, reason="the user pressed Ctrl-C")
 
     # -- slash commands ------------------------------------------------------
 

@@ -33,6 +33,8 @@ UNCLEAR_ANSWER_NO_REVIEW = (
     "this preview cannot be reviewed change by change."
 )
 
+UNCLEAR_YES_NO = "Please answer y to allow it, or n to refuse (you may add why: n not now)."
+
 Read = Callable[[str], Awaitable[str]]
 """``await read(prompt)``: one line typed by the person (raises on Ctrl-C / end of input)."""
 Show = Callable[[Any], None]
@@ -66,6 +68,24 @@ async def review_changes(changes: Sequence[PreviewChange], read: Read, show: Sho
         while not walk.answer(await read(REVIEW_PROMPT)):
             show(REVIEW_HELP)
     return walk.kept
+
+
+async def ask_plain(prompt: str, read: Read, show: Show) -> Approval:
+    """Ask a yes/no question (a tool call an approval rule covers) until the answer is clear.
+
+    ``y``/``yes``/``a``/``apply`` approve; ``n``/``no``/``d``/``discard`` decline, the
+    rest of the line being the reason (:data:`NO_REASON` when none).
+    """
+    from xcsh.agent import Approval
+
+    while True:
+        answer = parse_decision(await read(prompt), review=False)
+        if answer is not None:
+            break
+        show(UNCLEAR_YES_NO)
+    if answer.decision == "apply":
+        return Approval(approved=True)
+    return Approval(approved=False, reason=answer.reason or NO_REASON)
 
 
 async def ask_approval(action: PendingAction, reason: str, read: Read, show: Show) -> Approval:
