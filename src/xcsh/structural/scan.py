@@ -66,6 +66,9 @@ class Query:
         max_matches: a search builds at most this many matches per file (in source
             order) and only counts the others (``Outcome.uncounted``): with a limit,
             a file holding 50,000 matches costs 5 match records, not 50,000.
+        keep_broken: an edit keeps a file whose new text has parse errors its
+            old text did not have (noted on the edit); by default it is left
+            out, with the first new error's position.
     """
 
     languages: dict[str, LanguageQuery]
@@ -73,6 +76,7 @@ class Query:
     skip_parse_errors: bool = False
     captures: bool = True
     max_matches: int | None = None
+    keep_broken: bool = False
 
     @property
     def is_edit(self) -> bool:
@@ -91,6 +95,10 @@ class Outcome:
     conflict: str | None = None
     unbuilt: int = 0
     """Matches found after ``Query.max_matches``: counted, not built."""
+
+
+BROKEN_REASON = "the rewrite would not parse"
+"""Why a file whose rewritten text has new parse errors was left out of an edit."""
 
 
 class _Offsets:
@@ -187,12 +195,34 @@ def _captures(node: SgNode, template: Template) -> dict[str, tuple[int, int] | N
     return out
 
 
+def _error_rule(root: SgNode) -> dict[str, Any]:
+    # ERROR nodes, and MISSING nodes (tree-sitter inserts them with empty text).
+    return {"any": [{"kind": "ERROR"}, {"regex": "^$", "not": {"kind": root.kind()}}]}
+
+
 def _has_error(root: SgNode) -> bool:
-    # ERROR nodes, and MISSING nodes (tree-sitter inserts them with empty text); one traversal.
-    rule: dict[str, Any] = {
-        "any": [{"kind": "ERROR"}, {"regex": "^$", "not": {"kind": root.kind()}}]
-    }
-    return root.find(**rule) is not None
+    return root.find(**_error_rule(root)) is not None
+
+
+def _new_error(old_root: SgNode, old_has_error: bool, new_bytes: bytes, language: str) -> str:
+    """Where the rewritten text has a parse error the old text did not have, or ``""``.
+
+    Returns:
+        ``"line L, column C"`` (1-based) of the first error node of the new
+        tree; for an old text that already had errors, only when the new one
+        has more of them.
+    """
+    new_root = SgRoot(new_bytes.decode("utf-8", errors="replace"), language).root()
+    rule = _error_rule(new_root)
+    first = new_root.find(**rule)
+    if first is None:
+        return ""
+    if old_has_error and len(new_root.find_all(**rule)) <= len(
+        old_root.find_all(**_error_rule(old_root))
+    ):
+        return ""
+    pos = first.range().start
+    return f"line {pos.line + 1}, column {pos.column + 1}"
 
 
 # Languages ast-grep searches inside HTML, and the default of each host element.
@@ -312,7 +342,7 @@ def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | N
         return None
     if not query.is_edit:
         return _search(query, found, text, offsets, path, file)
-    return _edit(query, found, text, raw, offsets, path, file)
+    return _edit(query, found, text, raw, offsets, path, file, language)
 
 
 def _active(unit: LanguageQuery, raw: bytes) -> list[int]:
@@ -365,6 +395,7 @@ def _edit(
     offsets: _Offsets,
     path: Path,
     file: str,
+    language: str,
 ) -> Outcome | None:
     newline = detect_newline(text)
     # start, end, op, node, new text, the language's patterns
@@ -407,7 +438,8 @@ def _edit(
                     f"{second.source if second else ''}`)"
                 )
             )
-    if query.skip_parse_errors and any(_has_error(root) for _, root, _ in found):
+    errors = [_has_error(root) for _, root, _ in found]
+    if query.skip_parse_errors and any(errors):
         return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
 
     def replacement(cand: tuple[int, int, int, SgNode, str, LanguageQuery]) -> Replacement:
@@ -421,6 +453,24 @@ def _edit(
 
     replacements = tuple(replacement(cand) for cand in kept)
     inner = tuple(replacement(cand) for cand in nested) if query.captures else ()
+    new_bytes = splice(raw, replacements)
+    # The file is parsed again in its own language (code embedded in HTML is not re-checked).
+    mine = query.languages.get(language)
+    own = next((i for i, (unit, _, _) in enumerate(found) if unit is mine), None)
+    error = ""
+    if own is not None:
+        error = _new_error(found[own][1], errors[own], new_bytes, found[own][0].name)
+    if error and not query.keep_broken:
+        return Outcome(
+            skipped=SkippedFile(
+                path=path,
+                file=file,
+                reason=BROKEN_REASON,
+                error=error,
+                language=kept[0][5].display,
+            ),
+            identical=identical,
+        )
     return Outcome(
         edit=FileEdit(
             path=path,
@@ -428,10 +478,11 @@ def _edit(
             language=kept[0][5].display,
             old_sha256=hashlib.sha256(raw).hexdigest(),
             old_bytes=raw,
-            new_bytes=splice(raw, replacements),
+            new_bytes=new_bytes,
             replacements=replacements,
             nested_skipped=len(nested),
             nested=inner,
+            new_error=error,
         ),
         identical=identical,
     )
