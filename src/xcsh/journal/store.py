@@ -211,7 +211,11 @@ class Journal:
         undoes: int | None = None,
         after_known: bool = True,
     ) -> OpenEntry:
-        """Store the contents, then write and fsync the intent record (the lock must be held).
+        """Store the before contents, then write and fsync the intent record (lock held).
+
+        Only the before contents are stored: undo and roll back write them;
+        the after content is recognised by its hash in the record (it is in
+        the files themselves, and is the next change's before content).
 
         Args:
             files: each file's record with its before and after contents
@@ -221,7 +225,7 @@ class Journal:
             OSError: a blob or the record could not be written (nothing
                 refers to what was stored; the workspace is untouched).
         """
-        contents = [data for _, b, a in files for data in (b, a) if data is not None]
+        contents = [before for _, before, _ in files if before is not None]
         _, added = self.blobs.put_many(contents)
         seq = self._next_seq()
         while True:
@@ -435,7 +439,7 @@ class Journal:
         record = self.entry(seq)
         if record is None:
             return []
-        return [d for f in record.files for d in (f.before, f.after) if d is not None]
+        return [f.before for f in record.files if f.before is not None]
 
 
 def _charge(
