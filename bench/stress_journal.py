@@ -166,6 +166,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=30, help="runs per signal (default 30)")
     parser.add_argument("--files", type=int, default=300, help="files in the tree (default 300)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--signals",
+        default="KILL,TERM,HUP",
+        help="signals to send, comma-separated (default KILL,TERM,HUP)",
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory(prefix="xcsh-stress-") as tmp:
@@ -204,7 +209,7 @@ def main() -> int:
         window = max(time.monotonic() - seen, 0.05)
         print(f"its apply (intent record to exit) takes {window:.2f} s")
         results = {}
-        for sig in (signal.SIGKILL, signal.SIGTERM, signal.SIGHUP):
+        for sig in [signal.Signals["SIG" + name.strip()] for name in args.signals.split(",")]:
             tally = Tally()
             for i in range(args.runs):
                 if i % 3 == 0:  # anywhere in the command's life
