@@ -208,6 +208,7 @@ async def test_mcp_sessions_record_applies_in_the_workspace_journal(
     clients' applies (built-in and custom) like the terminal's."""
     from xcsh.cli.mcp_cmd import tool_factory
     from xcsh.journal import Journal, undo, undoable
+    from xcsh.pending import Preview, PreviewFile
 
     (tmp_path / "a.py").write_text("print(1)\n")
     (tmp_path / "notes.md").write_text("one\n")
@@ -220,7 +221,12 @@ async def test_mcp_sessions_record_applies_in_the_workspace_journal(
         return "wrote notes.md"
 
     session.store.push(
-        PendingAction("Write: notes.md", "custom_tool", apply, details={"files": ["notes.md"]})
+        PendingAction(
+            "Write: notes.md",
+            "custom_tool",
+            apply,
+            preview=Preview(files=(PreviewFile(path="notes.md"),)),
+        )
     )
     await session.call("resolve", {"action": "apply", "reason": "ok"})
     journal = Journal.for_root(xcsh_home, tmp_path)
