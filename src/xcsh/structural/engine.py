@@ -1,4 +1,4 @@
-"""The structural engine: scope resolution, parallel scans, previews and apply.
+"""The structural engine: compiled queries, parallel scans, previews.
 
 Front ends (the tools, ``xcsh ast-grep``/``xcsh ast-edit``, benchmarks) call
 :func:`search`, :func:`iter_matches`, :func:`preview_edit` and
@@ -8,26 +8,23 @@ Front ends (the tools, ``xcsh ast-grep``/``xcsh ast-edit``, benchmarks) call
 from __future__ import annotations
 
 import functools
-import hashlib
 import multiprocessing
 import os
-import stat
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-import pathspec
-
 from xcsh.core import ToolError
-from xcsh.fs import FileWriteError, Workspace, atomic_write, iter_files
-from xcsh.structural.languages import Language, language_for_path, resolve_language
-from xcsh.structural.pattern import CompiledPattern, bound_metavariables, compile_pattern
+from xcsh.structural.apply import AppliedEdit, apply_preview, name_list, stale_files
+from xcsh.structural.languages import resolve_language
+from xcsh.structural.pattern import bound_metavariables, compile_pattern
 from xcsh.structural.pool import plan_chunks, run_chunks
 from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
 from xcsh.structural.rewrite import Template, parse_template
+from xcsh.structural.rules import CompiledRule
 from xcsh.structural.scan import (
     LanguageQuery,
+    Matcher,
     Outcome,
     Query,
     restore_edit,
@@ -35,6 +32,24 @@ from xcsh.structural.scan import (
     scan_file_safely,
     splice,
 )
+from xcsh.structural.scope import HOSTED_LANGUAGES, Scope, resolve_scope
+
+__all__ = [
+    "AppliedEdit",
+    "EditOp",
+    "ProgressCallback",
+    "Scope",
+    "apply_preview",
+    "check_one_language",
+    "error_patterns",
+    "explain_nothing_found",
+    "iter_matches",
+    "name_list",
+    "preview_edit",
+    "resolve_scope",
+    "search",
+    "stale_files",
+]
 
 ProgressCallback = Callable[[int, int], None]
 """``progress(files_done, files_total)``: called on the calling thread after
@@ -49,11 +64,6 @@ PARALLEL_MIN_BYTES = 1024 * 1024
 _MIN_CHUNK_BYTES = 64 * 1024
 _MAX_CHUNK_FILES = 64
 _WINDOW_PER_WORKER = 4
-_GLOB_CHARS = frozenset("*?[")
-_SERIAL_WRITES = 8
-_HOSTED_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "css"})
-"""Languages ast-grep also searches inside HTML files (``<script>``, ``<style>``)."""
-_WRITE_THREADS = 8
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,167 +72,6 @@ class EditOp:
 
     pat: str
     out: str
-
-
-@dataclass(kw_only=True)
-class Scope:
-    """The files a call covers, each with its language.
-
-    Attributes:
-        root: the workspace folder (real path).
-        files: ``(path, display path, language name)`` in walk order.
-        languages: the languages of ``files`` by name.
-        language: the language asked for (``lang``), or ``None`` when each file is
-            searched in its own language.
-        given: the path as given, for messages.
-        skipped: files left out (outside the workspace).
-        total_bytes: the size of ``files`` together.
-        sizes: size in bytes of each of ``files`` (0 when unknown), to share work evenly.
-    """
-
-    root: Path
-    files: list[tuple[Path, str, str]]
-    languages: dict[str, Language] = field(default_factory=dict)
-    language: Language | None = None
-    given: str = "."
-    skipped: list[SkippedFile] = field(default_factory=list)
-    total_bytes: int = 0
-    sizes: list[int] = field(default_factory=list)
-
-    def counts(self) -> dict[str, int]:
-        """How many files of each language, most first."""
-        counts: dict[str, int] = {}
-        for _, _, name in self.files:
-            counts[name] = counts.get(name, 0) + 1
-        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
-
-
-@dataclass(frozen=True, kw_only=True)
-class AppliedEdit:
-    """What :func:`apply_preview` wrote: files and replacement counts."""
-
-    files: tuple[str, ...]
-    replacements: int
-
-
-def _workspace(root: str | Path) -> Workspace:
-    return Workspace(root)
-
-
-def resolve_scope(
-    root: str | Path,
-    *,
-    path: str | None = None,
-    glob: Sequence[str] = (),
-    lang: str | None = None,
-) -> Scope:
-    """Find the files a search or edit covers, as ``ast-grep run`` does (SPEC §4).
-
-    Without ``lang`` every file of a known language is in scope, in its own
-    language. With ``lang`` only files of that language are, plus HTML files,
-    whose ``<script>``/``<style>`` code is searched when ``lang`` is JavaScript,
-    TypeScript or CSS; a file named explicitly is read as ``lang`` whatever its
-    extension.
-
-    Args:
-        root: the workspace folder; nothing outside its real path is read.
-        path: a file, a folder or a glob (relative to ``root``); default ``root``.
-        glob: extra gitwildmatch filters, relative to ``root`` (any may match).
-        lang: language name or alias; inferred per file when ``None``.
-
-    Returns:
-        The files in walk order with their display paths and languages, and the
-        ones skipped because their real path is outside the workspace (symlinks).
-
-    Raises:
-        ToolError: unknown language (listing the supported ones), a path outside
-            the workspace or missing, or no source file in scope.
-    """
-    ws = _workspace(root)
-    language = resolve_language(lang) if lang else None
-    given = (path or ".").strip() or "."
-    start, path_filter, explicit_file = _start_of(ws, given)
-    scope = Scope(root=ws.root, files=[], language=language, given=given)
-    for file, display, info in _walk_scope(ws, start, tuple(glob), path_filter, scope.skipped):
-        found = _file_language(file, language, explicit_file)
-        if found is None:
-            continue
-        scope.languages[found.name] = found
-        scope.files.append((file, display, found.name))
-        size = info.st_size if info is not None else 0
-        scope.sizes.append(size)
-        scope.total_bytes += size
-    if not scope.files and language is None:
-        raise ToolError(
-            f"No source file of a supported language in '{given}'. "
-            "Check `path` and `glob`, or pass `lang` for files with unusual extensions."
-        )
-    return scope
-
-
-def _start_of(ws: Workspace, given: str) -> tuple[Path, pathspec.GitIgnoreSpec | None, bool]:
-    """Where the walk starts, the glob ``given`` stands for (if it is one), and whether
-    ``given`` names one file."""
-    candidate = Path(os.path.expanduser(given))
-    absolute = candidate if candidate.is_absolute() else ws.root / candidate
-    if _GLOB_CHARS & set(given) and not os.path.lexists(absolute):
-        return ws.root, pathspec.GitIgnoreSpec.from_lines([given]), False
-    start = ws.resolve(given)
-    if not os.path.exists(start):
-        raise ToolError(
-            f"Path '{given}' does not exist in the workspace {ws.root}. "
-            "Give an existing file, folder or a glob such as 'src/**/*.py'."
-        )
-    return start, None, not start.is_dir()
-
-
-def _walk_scope(
-    ws: Workspace,
-    start: Path,
-    globs: tuple[str, ...],
-    path_filter: pathspec.GitIgnoreSpec | None,
-    skipped: list[SkippedFile],
-) -> Iterator[tuple[Path, str, os.stat_result | None]]:
-    """The files under ``start`` with their display paths and stat, confined to ``ws``.
-
-    A symlinked file whose real path leaves the workspace is added to ``skipped``.
-    """
-    prefix = os.path.join(str(ws.root), "")
-    for file in iter_files(start, globs=globs, root=ws.root, hidden_files=False):
-        name = str(file)
-        # The common case, a walked file under the root, without pathlib's relative_to.
-        display = (
-            name[len(prefix) :].replace(os.sep, "/")
-            if name.startswith(prefix) and os.sep + ".." + os.sep not in name
-            else ws.relative(file)
-        )
-        if path_filter is not None and not path_filter.match_file(display):
-            continue
-        try:
-            info: os.stat_result | None = os.lstat(name)
-        except OSError:
-            info = None
-        # Walked folders are real folders under a confined start, so only a symlinked
-        # file can lead outside; checking just those keeps the walk fast.
-        if info is not None and stat.S_ISLNK(info.st_mode):
-            if not ws.contains(file):
-                skipped.append(SkippedFile(path=file, file=display, reason="outside the workspace"))
-                continue
-            try:
-                info = os.stat(name)
-            except OSError:
-                info = None
-        yield file, display, info
-
-
-def _file_language(file: Path, language: Language | None, explicit_file: bool) -> Language | None:
-    """The language a file is searched in, or ``None`` to leave it out."""
-    found = language_for_path(file)
-    if language is None or found == language:
-        return found
-    if found is not None and found.name == "html" and language.name in _HOSTED_LANGUAGES:
-        return found  # searched for the code embedded in it
-    return language if explicit_file else None
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
@@ -284,6 +133,7 @@ def explain_nothing_found(
     lang: str | None = None,
     selector: str | None = None,
     strictness: str = "smart",
+    rules: Sequence[CompiledRule] = (),
 ) -> tuple[str | None, tuple[str, ...]]:
     """Why a search found nothing: ``(doubt, error_patterns)``.
 
@@ -296,7 +146,7 @@ def explain_nothing_found(
         ToolError: as :func:`search`.
     """
     scope = resolve_scope(root, path=path, glob=glob, lang=lang)
-    query = _compile_query(patterns, scope, selector, strictness)
+    query = _compile_query(patterns, scope, selector, strictness, rules=rules)
     return _doubt(query, scope), _error_patterns(query)
 
 
@@ -348,19 +198,57 @@ def _doubt(query: Query, scope: Scope) -> str | None:
     return None
 
 
+def _rule_query(
+    rules: Sequence[CompiledRule], scope: Scope, *, edit: bool = False, **flags: bool
+) -> Query:
+    """A query running YAML rules: each on the files of its language (and, for
+    JavaScript, TypeScript and CSS rules, the code inside HTML files). Files of
+    other languages are left out of ``scope``."""
+    names = list(dict.fromkeys(rule.language for rule in rules))
+    languages = {
+        name: LanguageQuery(
+            name=name,
+            display=resolve_language(name).display,
+            patterns=tuple(rule if rule.language == name else None for rule in rules),
+        )
+        for name in names
+    }
+    wanted = set(names) | ({"html"} if set(names) & HOSTED_LANGUAGES else set())
+    keep = [i for i, (_, _, name) in enumerate(scope.files) if name in wanted]
+    if len(keep) != len(scope.files):
+        known = len(scope.sizes) == len(scope.files)
+        scope.files = [scope.files[i] for i in keep]
+        scope.sizes = [scope.sizes[i] for i in keep] if known else []
+        scope.total_bytes = sum(scope.sizes)
+    templates: tuple[Template | None, ...] = ()
+    if edit:
+        templates = tuple(rule.template for rule in rules)
+        if all(t is None for t in templates):
+            raise ToolError(
+                "None of the rules has a `fix`, so there is nothing to rewrite. Add "
+                "`fix: <template>` to a rule, or search with it instead."
+            )
+    return Query(languages=languages, templates=templates, **flags)
+
+
 def _compile_query(
     patterns: Sequence[str],
     scope: Scope,
     selector: str | None,
     strictness: str,
     templates: Sequence[str] | None = None,
+    rules: Sequence[CompiledRule] = (),
     **flags: bool,
 ) -> Query:
     """Compile every pattern for every language of ``scope`` (and the languages HTML
     files embed). A pattern that does not compile in a language is left out there,
     as the CLI leaves it out; when ``lang`` was given, or no language accepts a
-    pattern, its error is raised.
+    pattern, its error is raised. With ``rules``, they are the query instead.
     """
+    if rules:
+        if patterns:
+            raise ToolError("Give patterns or rules, not both.")
+        return _rule_query(rules, scope, edit=templates is not None, **flags)
     if not patterns:
         raise ToolError("`pat` is empty. Give at least one ast-grep pattern.")
     names = list(scope.counts())
@@ -372,7 +260,7 @@ def _compile_query(
     errors: dict[int, ToolError] = {}
     for name in names:
         language = scope.languages.get(name) or resolve_language(name)
-        compiled: list[CompiledPattern | None] = []
+        compiled: list[Matcher | None] = []
         for index, pattern in enumerate(patterns):
             try:
                 compiled.append(
@@ -412,6 +300,7 @@ def iter_matches(
     progress: ProgressCallback | None = None,
     workers: int | None = None,
     skipped: list[SkippedFile] | None = None,
+    rules: Sequence[CompiledRule] = (),
 ) -> Iterator[Match]:
     """Stream every match, file by file in walk order (for ``--json`` output).
 
@@ -423,7 +312,7 @@ def iter_matches(
         ToolError: as :func:`search`, before the first match is yielded.
     """
     scope = resolve_scope(root, path=path, glob=glob, lang=lang)
-    query = _compile_query(patterns, scope, selector, strictness)
+    query = _compile_query(patterns, scope, selector, strictness, rules=rules)
     if skipped is not None:
         skipped.extend(scope.skipped)
     return _iter_matches(query, scope, progress, workers, skipped)
@@ -457,6 +346,7 @@ def search(
     offset: int = 0,
     progress: ProgressCallback | None = None,
     workers: int | None = None,
+    rules: Sequence[CompiledRule] = (),
 ) -> SearchResult:
     """Search files structurally, as ``ast-grep run -p`` does.
 
@@ -472,6 +362,8 @@ def search(
         offset: skip this many matches before keeping any.
         progress: optional ``progress(files_done, files_total)``.
         workers: processes to use (default: up to 2); ``1`` forces in-process.
+        rules: YAML rules (:mod:`xcsh.structural.rules`) to run instead of ``patterns``
+            (which must then be empty); each rule runs on the files of its language.
 
     Returns:
         The kept matches, the total, and the files skipped (binary, not
@@ -486,7 +378,7 @@ def search(
     if offset < 0:
         raise ToolError(f"`offset` must be 0 or more; got {offset}.")
     scope = resolve_scope(root, path=path, glob=glob, lang=lang)
-    query = _compile_query(patterns, scope, selector, strictness)
+    query = _compile_query(patterns, scope, selector, strictness, rules=rules)
     skipped = list(scope.skipped)
     kept: list[Match] = []
     total = 0
@@ -525,6 +417,7 @@ def preview_edit(
     workers: int | None = None,
     captures: bool = False,
     covered: set[str] | None = None,
+    rules: Sequence[CompiledRule] = (),
 ) -> EditPreview:
     """Compute a structural rewrite without touching disk (SPEC §4).
 
@@ -552,7 +445,7 @@ def preview_edit(
             metavariable its pattern does not bind, overlapping ops, or any
             error of :func:`resolve_scope` / ``compile_pattern``.
     """
-    if not ops:
+    if not ops and not rules:
         raise ToolError("`ops` is empty. Give at least one {pat, out} rewrite.")
     if limit is not None and limit <= 0:
         raise ToolError(f"`limit` must be a positive number of replacements; got {limit}.")
@@ -565,6 +458,7 @@ def preview_edit(
         selector,
         strictness,
         templates=[op.out for op in ops],
+        rules=rules,
         skip_parse_errors=True,
         captures=captures,
     )
@@ -667,99 +561,3 @@ def _truncate(edit: FileEdit, keep: int) -> FileEdit:
         if reps
         else (),
     )
-
-
-def name_list(names: Sequence[str], shown: int = 20) -> str:
-    """``a, b, c`` — at most ``shown`` names, then ``and N more``."""
-    head = ", ".join(names[:shown])
-    return head if len(names) <= shown else f"{head} and {len(names) - shown} more"
-
-
-def stale_files(preview: EditPreview) -> list[str]:
-    """Display paths of previewed files whose bytes changed since the preview (sha256)."""
-    stale: list[str] = []
-    for edit in preview.files:
-        try:
-            current = hashlib.sha256(edit.path.read_bytes()).hexdigest()
-        except OSError:
-            current = ""
-        if current != edit.old_sha256:
-            stale.append(edit.file)
-    return stale
-
-
-def apply_preview(preview: EditPreview) -> AppliedEdit:
-    """Write exactly the bytes a preview showed: atomically, all or nothing.
-
-    Every file is checked first: still inside the workspace by real path, and
-    unchanged since the preview (sha256 of its bytes). Then each file is
-    replaced atomically (temporary file + rename, mode kept, symlinks written
-    through, never replaced); if one write fails, the files already written
-    get their previous bytes back.
-
-    Returns:
-        The files written and the number of replacements.
-
-    Raises:
-        ToolError: a file changed since the preview (naming the files; nothing
-            written), left the workspace, or a write failed (earlier files
-            restored; the message says so).
-    """
-    ws = Workspace(preview.root)
-    outside = [edit.file for edit in preview.files if not ws.contains(edit.path)]
-    if outside:
-        raise ToolError(
-            f"Refusing to write outside the workspace: {name_list(outside)}. Nothing was written."
-        )
-    stale = stale_files(preview)
-    if stale:
-        raise ToolError(
-            f"These files changed since the preview: {name_list(stale)}. Nothing was written; "
-            "discard this preview and preview the edit again."
-        )
-    written, failures = _write_all(preview.files)
-    if failures:
-        failed_restore = []
-        for done in written:
-            try:
-                atomic_write(done.path, done.old_bytes)
-            except FileWriteError:
-                failed_restore.append(done.file)
-        edit, exc = failures[0]
-        restored = (
-            "The files written before it were restored; nothing changed."
-            if not failed_restore
-            else f"Could not restore: {', '.join(failed_restore)}."
-        )
-        raise ToolError(f"Writing {edit.file} failed: {exc} {restored}") from exc
-    return AppliedEdit(files=tuple(e.file for e in preview.files), replacements=preview.total)
-
-
-def _write_all(
-    edits: Sequence[FileEdit],
-) -> tuple[list[FileEdit], list[tuple[FileEdit, FileWriteError]]]:
-    """Write every edit; returns the ones written and the failures (in preview order).
-
-    Many files are written by a few threads: each atomic write waits on fsync,
-    which releases the GIL.
-    """
-
-    def write(edit: FileEdit) -> FileWriteError | None:
-        try:
-            atomic_write(edit.path, edit.new_bytes)
-        except FileWriteError as exc:
-            return exc
-        return None
-
-    if len(edits) <= _SERIAL_WRITES:
-        outcomes = []
-        for edit in edits:
-            outcomes.append(write(edit))
-            if outcomes[-1] is not None:
-                break
-    else:
-        with ThreadPoolExecutor(max_workers=_WRITE_THREADS) as pool:
-            outcomes = list(pool.map(write, edits))
-    written = [e for e, err in zip(edits, outcomes, strict=False) if err is None]
-    failures = [(e, err) for e, err in zip(edits, outcomes, strict=False) if err is not None]
-    return written, failures

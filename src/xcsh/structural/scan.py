@@ -9,11 +9,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import itertools
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from ast_grep_py import Pos, SgNode, SgRoot
+from ast_grep_py import Config, Pos, SgNode, SgRoot
 
 from xcsh.fs import NotTextError, decode_text, detect_newline
 from xcsh.structural.pattern import CompiledPattern
@@ -23,10 +24,15 @@ from xcsh.structural.results import (
     Match,
     Position,
     Replacement,
+    RuleReport,
     SkippedFile,
     Span,
 )
-from xcsh.structural.rewrite import Template, expand_template
+from xcsh.structural.rewrite import Template, expand_template, indent_at, reindent
+from xcsh.structural.rules import CompiledRule, Fix, Rewriter
+
+Matcher = CompiledPattern | CompiledRule
+"""A pattern (``-p``, ``pat``) or a YAML rule: what a query runs on each file."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,7 +48,7 @@ class LanguageQuery:
 
     name: str
     display: str
-    patterns: tuple[CompiledPattern | None, ...]
+    patterns: tuple[Matcher | None, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,14 +59,15 @@ class Query:
         languages: the compiled patterns per language name; a file is searched with
             the entry of its own language, and an HTML file also with the entries of
             the languages embedded in it (``<script>``, ``<style>``).
-        templates: the rewrites of an edit, parallel to the patterns; empty for a search.
+        templates: the rewrites of an edit, parallel to the patterns (``None`` for a rule
+            without ``fix``: it is not rewritten); empty for a search.
         skip_parse_errors: edits leave files whose tree has ERROR nodes alone (SPEC §4).
         captures: record metavariable captures on the matches of an edit (searches always
             do), and the nested matches an edit leaves alone.
     """
 
     languages: dict[str, LanguageQuery]
-    templates: tuple[Template, ...] = ()
+    templates: tuple[Template | None, ...] = ()
     skip_parse_errors: bool = False
     captures: bool = True
 
@@ -113,11 +120,18 @@ class _Offsets:
         )
 
 
+def find_nodes(root: SgNode, matcher: Matcher) -> list[SgNode]:
+    """Every node under ``root`` (itself included) that ``matcher`` matches, in source order."""
+    if isinstance(matcher, CompiledRule):
+        return root.find_all(cast("Config", matcher.config))
+    return root.find_all(**matcher.rule)
+
+
 def _make_match(
     node: SgNode,
     text: str,
     offsets: _Offsets,
-    pattern: CompiledPattern,
+    pattern: Matcher,
     index: int,
     path: Path,
     file: str,
@@ -132,6 +146,7 @@ def _make_match(
         line_end = len(text)
     single: dict[str, Capture] = {}
     multi: dict[str, list[Capture]] = {}
+    transformed: dict[str, str] = {}
     if captures:
         for name in pattern.single:
             captured = node.get_match(name)
@@ -142,6 +157,25 @@ def _make_match(
             if not nodes and name in pattern.trailing_multi:
                 continue  # never reached by ast-grep's matcher: the CLI does not bind it
             multi[name] = [Capture(text=n.text(), span=offsets.span(n)) for n in nodes]
+    rule: RuleReport | None = None
+    fix: tuple[str, int, int] | None = None
+    if isinstance(pattern, CompiledRule):
+        transformed = transformed_values(node, pattern, text)
+        if pattern.fix is not None and captures:
+            first, last = expanded_range(node, pattern.fix)
+            fix_start = first.range().start.index
+            values = _captures(node, rule_template(pattern))
+            values.update(transformed)
+            new = expand_template(
+                rule_template(pattern), text, fix_start, values, detect_newline(text)
+            )
+            fix = (new, offsets.byte(first.range().start), offsets.byte(last.range().end))
+        rule = RuleReport(
+            id=pattern.id,
+            severity=pattern.severity,
+            message=_interpolate(pattern.message, node, transformed),
+            note=pattern.note,
+        )
     return Match(
         path=path,
         file=file,
@@ -154,11 +188,153 @@ def _make_match(
         trailing=line_end - end,
         single=single,
         multi=multi,
+        transformed=transformed,
+        rule=rule,
+        fix=fix,
     )
 
 
-def _captures(node: SgNode, template: Template) -> dict[str, tuple[int, int] | None]:
-    out: dict[str, tuple[int, int] | None] = {}
+_MESSAGE_META = re.compile(r"\$(\$\$)?([A-Z_][A-Z0-9_]*)")
+
+
+def _interpolate(message: str, node: SgNode, transformed: dict[str, str]) -> str:
+    """A rule's ``message`` with its metavariables replaced by what they captured."""
+    if "$" not in message:
+        return message
+
+    def value(found: re.Match[str]) -> str:
+        name = found.group(2)
+        if name in transformed:
+            return transformed[name]
+        if found.group(1):
+            nodes = node.get_multiple_matches(name)
+            return "".join(n.text() for n in nodes) if nodes else found.group(0)
+        captured = node.get_match(name)
+        return captured.text() if captured is not None else found.group(0)
+
+    return _MESSAGE_META.sub(value, message)
+
+
+def rule_template(rule: CompiledRule) -> Template:
+    """The parsed ``fix`` template of ``rule`` (which must have one)."""
+    assert rule.template is not None
+    return rule.template
+
+
+def transformed_values(
+    node: SgNode,
+    rule: CompiledRule | Rewriter,
+    text: str,
+    rewriters: dict[str, Rewriter] | None = None,
+) -> dict[str, str]:
+    """The values of a rule's transforms for one match: ast-grep-py's, and the
+    ``rewrite`` transforms evaluated here with the rule's rewriters."""
+    out: dict[str, str] = {}
+    native = rule.config.get("transform", {})
+    rewrites = rule.rewrites
+    if rewriters is None:
+        rewriters = rule.rewriters if isinstance(rule, CompiledRule) else {}
+    for name in native:
+        value = node.get_transformed(name)
+        if value is not None:
+            out[name] = value
+    for name, spec in rewrites.items():
+        value = _rewrite(node, spec, rewriters, text)
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def _rewrite(
+    node: SgNode, spec: dict[str, Any], rewriters: dict[str, Rewriter], text: str
+) -> str | None:
+    """The ``rewrite`` transform: the source capture with every rewriter match replaced.
+
+    As ast-grep does: in each captured node, nodes are visited in source order
+    (outer first); the first rewriter (in the order listed) matching a node
+    replaces it with its fix, and what is inside is not visited again. A
+    ``$$$`` source is rewritten node by node and joined by ``joinBy`` (without
+    it, the text between the nodes is kept).
+    """
+    source = str(spec["source"])
+    name = source.lstrip("$")
+    if source.startswith("$$$"):
+        nodes = node.get_multiple_matches(name)
+    else:
+        one = node.get_match(name)
+        nodes = [one] if one is not None else []
+    if not nodes:
+        return None
+    chosen = [rewriters[rid] for rid in spec.get("rewriters", []) if rid in rewriters]
+    newline = detect_newline(text)
+    join_by = spec.get("joinBy")
+    if join_by is not None:  # node by node; separators (`,`) are not nodes to join
+        return str(join_by).join(
+            _rewrite_range([n], *_bounds(n), chosen, rewriters, text, newline)
+            for n in nodes
+            if n.is_named()
+        )
+    start = nodes[0].range().start.index
+    end = nodes[-1].range().end.index
+    # The result is source text: de-indented as a captured text is, before insertion.
+    rewritten = _rewrite_range(nodes, start, end, chosen, rewriters, text, newline)
+    return reindent(rewritten, indent_at(text, start), "")
+
+
+def _bounds(node: SgNode) -> tuple[int, int]:
+    rng = node.range()
+    return rng.start.index, rng.end.index
+
+
+def _rewrite_range(
+    nodes: list[SgNode],
+    start: int,
+    end: int,
+    rewriters: list[Rewriter],
+    every: dict[str, Rewriter],
+    text: str,
+    newline: str,
+) -> str:
+    found: list[tuple[int, int, int, SgNode]] = []
+    for order, rewriter in enumerate(rewriters):
+        for source in nodes:
+            for hit in source.find_all(cast("Config", rewriter.config)):
+                rng = hit.range()
+                found.append((rng.start.index, -rng.end.index, order, hit))
+    found.sort(key=lambda f: (f[0], f[1], f[2]))
+    parts: list[str] = []
+    cursor = start
+    for hit_start, neg_end, order, hit in found:
+        if hit_start < cursor:
+            continue  # inside a node already rewritten, or a later rewriter of the same node
+        rewriter = rewriters[order]
+        template = rewriter.template
+        values: dict[str, tuple[int, int] | str | None] = dict(_captures(hit, template))
+        values.update(transformed_values(hit, rewriter, text, every))
+        parts.append(text[cursor:hit_start])
+        parts.append(expand_template(template, text, hit_start, values, newline))
+        cursor = -neg_end
+    parts.append(text[cursor:end])
+    return "".join(parts)
+
+
+def expanded_range(node: SgNode, fix: Fix | None) -> tuple[SgNode, SgNode]:
+    """The first and last node a fix replaces: the match, widened over the siblings
+    before it that match ``expandStart`` and after it that match ``expandEnd``."""
+    first = last = node
+    if fix is None:
+        return first, last
+    if fix.expand_start:
+        while (prev := first.prev()) is not None and prev.matches(**fix.expand_start):
+            first = prev
+    if fix.expand_end:
+        while (nxt := last.next()) is not None and nxt.matches(**fix.expand_end):
+            last = nxt
+    return first, last
+
+
+def _captures(node: SgNode, template: Template) -> dict[str, tuple[int, int] | str | None]:
+    out: dict[str, tuple[int, int] | str | None] = {}
     for var in template.variables:
         if var.multi:
             nodes = node.get_multiple_matches(var.name)
@@ -285,13 +461,13 @@ def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | N
     except NotTextError as exc:
         return Outcome(skipped=SkippedFile(path=path, file=file, reason=exc.reason))
     own = query.languages.get(language)
-    if own is not None and not hosts(language) and not _active(own, raw):
+    if own is not None and not hosts(language) and not _active(own, raw, file):
         return None
     text = "\ufeff" + body if bom else body  # offsets count the BOM, as the CLI's do
     offsets = _Offsets(text)
     found: list[tuple[LanguageQuery, SgNode, list[int]]] = []
     for unit, source in _units(query, language, text):
-        active = _active(unit, raw)
+        active = _active(unit, raw, file)
         if active:
             found.append((unit, SgRoot(source, unit.name).root(), active))
     if not found:
@@ -302,7 +478,7 @@ def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | N
             for unit, root, active in found
             for i in active
             if (pattern := unit.patterns[i]) is not None
-            for node in root.find_all(**pattern.rule)
+            for node in find_nodes(root, pattern)
         ]
         if len(matches) > 1 and (len(found) > 1 or len(found[0][2]) > 1):
             matches.sort(key=lambda m: (m.span.start_byte, -m.span.end_byte, m.pattern_index))
@@ -310,12 +486,15 @@ def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | N
     return _edit(query, found, text, raw, offsets, path, file)
 
 
-def _active(unit: LanguageQuery, raw: bytes) -> list[int]:
-    """The patterns of ``unit`` whose fixed tokens all occur in ``raw``."""
+def _active(unit: LanguageQuery, raw: bytes, file: str) -> list[int]:
+    """The patterns of ``unit`` whose fixed tokens all occur in ``raw`` (and, for rules,
+    whose ``files``/``ignores`` take ``file``)."""
     return [
         i
         for i, pat in enumerate(unit.patterns)
-        if pat is not None and all(tok in raw for tok in pat.tokens)
+        if pat is not None
+        and all(tok in raw for tok in pat.tokens)
+        and (not isinstance(pat, CompiledRule) or pat.applies_to(file))
     ]
 
 
@@ -336,12 +515,17 @@ def _edit(
     for unit, root, active in found:
         for i in active:
             pattern, template = unit.patterns[i], query.templates[i]
-            assert pattern is not None
+            if pattern is None or template is None:
+                continue  # a rule without a fix only reports
             candidates = []
-            for node in root.find_all(**pattern.rule):
-                rng = node.range()
-                start, end = rng.start.index, rng.end.index
-                new = expand_template(template, text, start, _captures(node, template), newline)
+            for node in find_nodes(root, pattern):
+                start, end = node.range().start.index, node.range().end.index
+                values = _captures(node, template)
+                if isinstance(pattern, CompiledRule):
+                    first, last = expanded_range(node, pattern.fix)
+                    start, end = first.range().start.index, last.range().end.index
+                    values.update(transformed_values(node, pattern, text))
+                new = expand_template(template, text, start, values, newline)
                 candidates.append((start, end, i, node, new, unit))
             candidates.sort(key=lambda c: (c[0], -c[1]))
             last_end = -1
@@ -357,29 +541,46 @@ def _edit(
     if not kept:
         return Outcome(identical=identical) if identical else None
     kept.sort(key=lambda c: (c[0], -c[1]))
+    if isinstance(kept[0][5].patterns[kept[0][2]], CompiledRule):
+        # Fixes of several rules: as `ast-grep scan -U`, a fix overlapping an earlier
+        # one is left out (reported as nested); scanning again applies it.
+        chosen: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
+        for cand in kept:
+            if chosen and cand[0] < chosen[-1][1]:
+                nested.append(cand)
+                continue
+            chosen.append(cand)
+        kept = chosen
     for before, after in itertools.pairwise(kept):
         if after[0] < before[1]:
             line = after[3].range().start
-            first = after[5].patterns[after[2]]
-            second = before[5].patterns[before[2]]
+            later = after[5].patterns[after[2]]
+            earlier = before[5].patterns[before[2]]
             return Outcome(
                 conflict=(
                     f"{file}:{line.line + 1}:{line.column + 1}: op {after[2] + 1} (`"
-                    f"{first.source if first else ''}`) overlaps op {before[2] + 1} (`"
-                    f"{second.source if second else ''}`)"
+                    f"{later.source if later else ''}`) overlaps op {before[2] + 1} (`"
+                    f"{earlier.source if earlier else ''}`)"
                 )
             )
     if query.skip_parse_errors and any(_has_error(root) for _, root, _ in found):
         return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
 
     def replacement(cand: tuple[int, int, int, SgNode, str, LanguageQuery]) -> Replacement:
-        _, _, op, node, new, unit = cand
+        start, end, op, node, new, unit = cand
         pattern = unit.patterns[op]
         assert pattern is not None
         match = _make_match(
             node, text, offsets, pattern, op, path, file, unit.display, query.captures
         )
-        return Replacement(match=match, new_text=new)
+        expanded = None
+        if (start, end) != (node.range().start.index, node.range().end.index):
+            first, last = expanded_range(node, getattr(pattern, "fix", None))
+            head, tail = offsets.span(first), offsets.span(last)
+            expanded = Span(
+                start_byte=head.start_byte, end_byte=tail.end_byte, start=head.start, end=tail.end
+            )
+        return Replacement(match=match, new_text=new, expanded=expanded)
 
     replacements = tuple(replacement(cand) for cand in kept)
     inner = tuple(replacement(cand) for cand in nested) if query.captures else ()
@@ -404,9 +605,9 @@ def splice(raw: bytes, replacements: tuple[Replacement, ...]) -> bytes:
     parts: list[bytes] = []
     cursor = 0
     for rep in replacements:
-        parts.append(raw[cursor : rep.match.span.start_byte])
+        parts.append(raw[cursor : rep.span.start_byte])
         parts.append(rep.new_text.encode("utf-8"))
-        cursor = rep.match.span.end_byte
+        cursor = rep.span.end_byte
     parts.append(raw[cursor:])
     return b"".join(parts)
 

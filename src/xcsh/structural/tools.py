@@ -12,6 +12,7 @@ from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, 
 from xcsh.pending import PendingAction, PendingActionStore
 from xcsh.structural.engine import EditOp, apply_preview, name_list, preview_edit, search
 from xcsh.structural.results import EditPreview, Match, SkippedFile, skipped_note
+from xcsh.structural.rules import CompiledRule, rule_from_parameter
 
 Strictness = Literal["cst", "smart", "ast", "relaxed", "signature", "template"]
 
@@ -58,10 +59,21 @@ class _ScopeParams(BaseModel):
     )
 
 
-class AstGrepParams(_ScopeParams):
-    """Arguments of ``ast_grep`` (SPEC §4)."""
+_RULE_DESCRIPTION = (
+    "A YAML rule instead of pat (as ast-grep scan reads it): an object or YAML text with "
+    "id, language, rule (pattern, kind, regex, inside, has, precedes, follows, all, any, "
+    "not, matches), and optionally constraints, utils, transform, fix, rewriters, "
+    "files/ignores. Several rules: YAML documents separated by ---."
+)
 
-    pat: list[str] = Field(min_length=1, description="One or more ast-grep patterns.")
+
+class AstGrepParams(_ScopeParams):
+    """Arguments of ``ast_grep`` (SPEC §4): ``pat``, or a YAML ``rule``."""
+
+    pat: list[str] | None = Field(
+        default=None, min_length=1, description="One or more ast-grep patterns."
+    )
+    rule: dict[str, Any] | str | None = Field(default=None, description=_RULE_DESCRIPTION)
     limit: int = Field(default=50, gt=0, description="Maximum matches to show (default 50).")
     offset: int = Field(default=0, ge=0, description="Matches to skip before showing (paging).")
 
@@ -76,9 +88,14 @@ class AstEditOp(BaseModel):
 
 
 class AstEditParams(_ScopeParams):
-    """Arguments of ``ast_edit`` (SPEC §4)."""
+    """Arguments of ``ast_edit`` (SPEC §4): ``ops``, or a YAML ``rule`` with a ``fix``."""
 
-    ops: list[AstEditOp] = Field(min_length=1, description="Rewrites to apply, {pat, out} each.")
+    ops: list[AstEditOp] | None = Field(
+        default=None, min_length=1, description="Rewrites to apply, {pat, out} each."
+    )
+    rule: dict[str, Any] | str | None = Field(
+        default=None, description=_RULE_DESCRIPTION + " Its fix is the rewrite."
+    )
     limit: int | None = Field(
         default=None, gt=0, description="Maximum number of replacements (default: all)."
     )
@@ -88,6 +105,19 @@ def _globs(value: list[str] | str | None) -> tuple[str, ...]:
     if value is None:
         return ()
     return (value,) if isinstance(value, str) else tuple(value)
+
+
+def _rules(
+    given: list[Any] | None, rule: dict[str, Any] | str | None, name: str
+) -> list[CompiledRule]:
+    """The rules of a ``rule`` argument; checks that exactly one of ``name`` and ``rule`` is given.
+
+    Raises:
+        ToolError: both or neither given, or a bad rule (naming its YAML path).
+    """
+    if (given is None) == (rule is None):
+        raise ToolError(f"Give `{name}` or `rule` (a YAML rule), exactly one of them.")
+    return [] if rule is None else rule_from_parameter(rule)
 
 
 def _plural(count: int, word: str, plural: str | None = None) -> str:
@@ -158,9 +188,11 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
     """
 
     async def run(params: AstGrepParams, ctx: ToolCallContext) -> AgentToolResult:
+        rules = _rules(params.pat, params.rule, "pat")
         result = await asyncio.to_thread(
             search,
-            params.pat,
+            params.pat or [],
+            rules=rules,
             root=cwd,
             path=params.path,
             glob=_globs(params.glob),
@@ -174,7 +206,9 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
         lines: list[str] = []
         for match in result.matches:
             lines += _format_match(match)
-        pats = ", ".join(f"`{p}`" for p in params.pat)
+        pats = ", ".join(f"`{p}`" for p in params.pat or []) or ", ".join(
+            f"rule `{r.id}`" for r in rules
+        )
         if result.total == 0:
             lines.append(f"No matches for {pats} in {_plural(result.files_scanned, 'file')}.")
             lines.extend(error_pattern_note(pat) for pat in result.error_patterns)
@@ -342,9 +376,11 @@ def create_ast_edit_tool(cwd: str, store: PendingActionStore) -> AgentTool[AstEd
     """
 
     async def run(params: AstEditParams, ctx: ToolCallContext) -> AgentToolResult:
+        rules = _rules(params.ops, params.rule, "ops")
         preview = await asyncio.to_thread(
             preview_edit,
-            [EditOp(pat=op.pat, out=op.out) for op in params.ops],
+            [EditOp(pat=op.pat, out=op.out) for op in params.ops or []],
+            rules=rules,
             root=cwd,
             path=params.path,
             glob=_globs(params.glob),
