@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from sgcli import cli_json
 
-import xcsh.structural.engine as engine
+import xcsh.structural.apply as engine
 from xcsh import AgentToolResult, PendingActionStore, ToolError
 from xcsh.fs import FileWriteError
 from xcsh.structural import EditOp, edit_label, preview_edit, search

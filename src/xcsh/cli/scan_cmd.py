@@ -21,7 +21,8 @@ from pathlib import Path
 from xcsh.cli import ast_edit_cmd, ast_grep_cmd
 from xcsh.cli.common import EXIT_BAD_INPUT, error
 from xcsh.core import ToolError
-from xcsh.structural.rules import find_config, load_project, load_rule_file
+from xcsh.structural.project import find_config, load_project
+from xcsh.structural.rules import load_rule_file
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -16,15 +16,11 @@ from pathlib import Path
 
 from xcsh.core import ToolError
 from xcsh.structural.apply import AppliedEdit, apply_preview, name_list, stale_files
-from xcsh.structural.languages import resolve_language
-from xcsh.structural.pattern import bound_metavariables, compile_pattern
 from xcsh.structural.pool import plan_chunks, run_chunks
+from xcsh.structural.query import check_one_language, compile_query, doubt_of, error_patterns_of
 from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
-from xcsh.structural.rewrite import Template, parse_template
 from xcsh.structural.rules import CompiledRule
 from xcsh.structural.scan import (
-    LanguageQuery,
-    Matcher,
     Outcome,
     Query,
     restore_edit,
@@ -32,7 +28,7 @@ from xcsh.structural.scan import (
     scan_file_safely,
     splice,
 )
-from xcsh.structural.scope import HOSTED_LANGUAGES, Scope, resolve_scope
+from xcsh.structural.scope import Scope, resolve_scope
 
 __all__ = [
     "AppliedEdit",
@@ -146,8 +142,8 @@ def explain_nothing_found(
         ToolError: as :func:`search`.
     """
     scope = resolve_scope(root, path=path, glob=glob, lang=lang)
-    query = _compile_query(patterns, scope, selector, strictness, rules=rules)
-    return _doubt(query, scope), _error_patterns(query)
+    query = compile_query(patterns, scope, selector, strictness, rules=rules)
+    return doubt_of(query, scope), error_patterns_of(query)
 
 
 def error_patterns(
@@ -176,118 +172,6 @@ def error_patterns(
     )[1]
 
 
-def _error_patterns(query: Query) -> tuple[str, ...]:
-    out: list[str] = []
-    for unit in query.languages.values():
-        for pattern in unit.patterns:
-            if pattern is not None and pattern.has_error and pattern.source not in out:
-                out.append(pattern.source)
-    return tuple(out)
-
-
-def _doubt(query: Query, scope: Scope) -> str | None:
-    """The doubt to raise when nothing was found: a pattern doubtful in every language
-    it compiled in (the language with the most files speaks), else ``None``."""
-    order = {name: i for i, name in enumerate(scope.counts())}
-    units = sorted(query.languages.values(), key=lambda u: order.get(u.name, len(order)))
-    count = max((len(u.patterns) for u in units), default=0)
-    for index in range(count):
-        compiled = [u.patterns[index] for u in units if u.patterns[index] is not None]
-        if compiled and all(c.doubt for c in compiled if c is not None):
-            return compiled[0].doubt if compiled[0] is not None else None
-    return None
-
-
-def _rule_query(
-    rules: Sequence[CompiledRule], scope: Scope, *, edit: bool = False, **flags: bool
-) -> Query:
-    """A query running YAML rules: each on the files of its language (and, for
-    JavaScript, TypeScript and CSS rules, the code inside HTML files). Files of
-    other languages are left out of ``scope``."""
-    names = list(dict.fromkeys(rule.language for rule in rules))
-    languages = {
-        name: LanguageQuery(
-            name=name,
-            display=resolve_language(name).display,
-            patterns=tuple(rule if rule.language == name else None for rule in rules),
-        )
-        for name in names
-    }
-    wanted = set(names) | ({"html"} if set(names) & HOSTED_LANGUAGES else set())
-    keep = [i for i, (_, _, name) in enumerate(scope.files) if name in wanted]
-    if len(keep) != len(scope.files):
-        known = len(scope.sizes) == len(scope.files)
-        scope.files = [scope.files[i] for i in keep]
-        scope.sizes = [scope.sizes[i] for i in keep] if known else []
-        scope.total_bytes = sum(scope.sizes)
-    templates: tuple[Template | None, ...] = ()
-    if edit:
-        templates = tuple(rule.template for rule in rules)
-        if all(t is None for t in templates):
-            raise ToolError(
-                "None of the rules has a `fix`, so there is nothing to rewrite. Add "
-                "`fix: <template>` to a rule, or search with it instead."
-            )
-    return Query(languages=languages, templates=templates, **flags)
-
-
-def _compile_query(
-    patterns: Sequence[str],
-    scope: Scope,
-    selector: str | None,
-    strictness: str,
-    templates: Sequence[str] | None = None,
-    rules: Sequence[CompiledRule] = (),
-    **flags: bool,
-) -> Query:
-    """Compile every pattern for every language of ``scope`` (and the languages HTML
-    files embed). A pattern that does not compile in a language is left out there,
-    as the CLI leaves it out; when ``lang`` was given, or no language accepts a
-    pattern, its error is raised. With ``rules``, they are the query instead.
-    """
-    if rules:
-        if patterns:
-            raise ToolError("Give patterns or rules, not both.")
-        return _rule_query(rules, scope, edit=templates is not None, **flags)
-    if not patterns:
-        raise ToolError("`pat` is empty. Give at least one ast-grep pattern.")
-    names = list(scope.counts())
-    if scope.language is not None:
-        names = [scope.language.name]
-    elif "html" in names:
-        names += [name for name in ("javascript", "typescript", "css") if name not in names]
-    languages: dict[str, LanguageQuery] = {}
-    errors: dict[int, ToolError] = {}
-    for name in names:
-        language = scope.languages.get(name) or resolve_language(name)
-        compiled: list[Matcher | None] = []
-        for index, pattern in enumerate(patterns):
-            try:
-                compiled.append(
-                    compile_pattern(pattern, language, selector=selector, strictness=strictness)
-                )
-            except ToolError as exc:
-                if scope.language is not None:
-                    raise
-                errors.setdefault(index, exc)
-                compiled.append(None)
-        if any(c is not None for c in compiled):
-            languages[name] = LanguageQuery(
-                name=name, display=language.display, patterns=tuple(compiled)
-            )
-    for index in range(len(patterns)):
-        if index in errors and not any(u.patterns[index] is not None for u in languages.values()):
-            raise errors[index]
-    parsed: tuple[Template, ...] = ()
-    if templates is not None:
-        parsed = tuple(
-            parse_template(out, single=single, multi=multi, pattern=pattern)
-            for pattern, out in zip(patterns, templates, strict=True)
-            for single, multi in [bound_metavariables(pattern)]
-        )
-    return Query(languages=languages, templates=parsed, **flags)
-
-
 def iter_matches(
     patterns: Sequence[str],
     *,
@@ -312,7 +196,7 @@ def iter_matches(
         ToolError: as :func:`search`, before the first match is yielded.
     """
     scope = resolve_scope(root, path=path, glob=glob, lang=lang)
-    query = _compile_query(patterns, scope, selector, strictness, rules=rules)
+    query = compile_query(patterns, scope, selector, strictness, rules=rules)
     if skipped is not None:
         skipped.extend(scope.skipped)
     return _iter_matches(query, scope, progress, workers, skipped)
@@ -378,7 +262,7 @@ def search(
     if offset < 0:
         raise ToolError(f"`offset` must be 0 or more; got {offset}.")
     scope = resolve_scope(root, path=path, glob=glob, lang=lang)
-    query = _compile_query(patterns, scope, selector, strictness, rules=rules)
+    query = compile_query(patterns, scope, selector, strictness, rules=rules)
     skipped = list(scope.skipped)
     kept: list[Match] = []
     total = 0
@@ -391,7 +275,7 @@ def search(
         if total >= offset and (limit is None or len(kept) < limit):
             kept.append(match)
         total += 1
-    if total == 0 and (doubt := _doubt(query, scope)) is not None:
+    if total == 0 and (doubt := doubt_of(query, scope)) is not None:
         raise ToolError(doubt)
     return SearchResult(
         matches=kept,
@@ -399,7 +283,7 @@ def search(
         files_scanned=len(scope.files),
         files_with_matches=files_with_matches,
         skipped=skipped,
-        error_patterns=_error_patterns(query),
+        error_patterns=error_patterns_of(query),
     )
 
 
@@ -452,7 +336,7 @@ def preview_edit(
     scope = resolve_scope(root, path=path, glob=glob, lang=lang)
     if covered is not None:
         _leave_out_covered(scope, covered)
-    query = _compile_query(
+    query = compile_query(
         [op.pat for op in ops],
         scope,
         selector,
@@ -493,7 +377,7 @@ def preview_edit(
         close = getattr(outcomes, "close", None)
         if close is not None:
             close()
-    if not preview.files and not preview.identical and (doubt := _doubt(query, scope)):
+    if not preview.files and not preview.identical and (doubt := doubt_of(query, scope)):
         raise ToolError(doubt)
     if scope.language is None:
         check_one_language(preview)
@@ -501,31 +385,6 @@ def preview_edit(
 
 
 # Languages one rewrite may serve together: their expressions are written the same way.
-_FAMILIES = {"JavaScript": "JavaScript", "TypeScript": "JavaScript", "Tsx": "JavaScript"}
-
-
-def check_one_language(preview: EditPreview) -> None:
-    """One rewrite is written for one language (SPEC §4): without ``lang``, refuse a
-    preview that would change files of several (JavaScript, TypeScript and TSX count
-    as one), so a rewrite meant for one never lands in another.
-
-    Raises:
-        ToolError: naming each language with its changed files, and the fix.
-    """
-    by_language: dict[str, list[str]] = {}
-    for edit in preview.files:
-        by_language.setdefault(edit.language, []).append(edit.file)
-    if len({_FAMILIES.get(name, name) for name in by_language}) <= 1:
-        return
-    listed = "; ".join(
-        f"{name.lower()}: {name_list(files, 3)}" for name, files in sorted(by_language.items())
-    )
-    raise ToolError(
-        f"The rewrite would change files of several languages ({listed}). A rewrite is "
-        "written for one language: pass `lang` to pick it, or narrow `path`/`glob`."
-    )
-
-
 def _leave_out_covered(scope: Scope, covered: set[str]) -> None:
     """Drop from ``scope`` the files whose real path is in ``covered``; add the rest."""
     kept: list[tuple[Path, str, str]] = []

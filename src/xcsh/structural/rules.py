@@ -21,7 +21,7 @@ document, the YAML path (``rule.inside.stopBy``) and the fix.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -34,59 +34,19 @@ from xcsh.core import ToolError
 from xcsh.structural.languages import Language, resolve_language
 from xcsh.structural.pattern import bound_metavariables, compile_pattern
 from xcsh.structural.rewrite import Template, parse_template
-
-ATOMIC_KEYS = ("pattern", "kind", "regex", "nthChild", "range")
-RELATIONAL_KEYS = ("inside", "has", "precedes", "follows")
-COMPOSITE_KEYS = ("all", "any", "not", "matches")
-RULE_KEYS = ATOMIC_KEYS + RELATIONAL_KEYS + COMPOSITE_KEYS
-"""The keys of a rule object, as ast-grep 0.51 knows them."""
-TOP_KEYS = (
-    "id",
-    "language",
-    "rule",
-    "constraints",
-    "utils",
-    "transform",
-    "fix",
-    "rewriters",
-    "files",
-    "ignores",
-    "severity",
-    "message",
-    "note",
-    "url",
-    "metadata",
-    "labels",
+from xcsh.structural.rule_schema import (
+    REWRITER_KEYS,
+    RULE_KEYS,
+    SEVERITIES,
+    TOP_KEYS,
+    Fix,
+    RuleError,
+    check_rule,
+    fix_of,
+    split_transforms,
+    strings_of,
+    yaml_path,
 )
-SEVERITIES = ("hint", "info", "warning", "error", "off")
-_REWRITER_KEYS = ("id", "rule", "constraints", "utils", "transform", "fix", "rewriters")
-_FIX_KEYS = ("template", "expandStart", "expandEnd")
-_TRANSFORMS = ("replace", "substring", "convert", "rewrite")
-_META_NAMES = re.compile(r"\$\$?\$?([A-Z_][A-Z0-9_]*)")
-
-
-class RuleError(ToolError):
-    """A rule file or rule object that cannot be used; the message names where and the fix.
-
-    Attributes:
-        origin: the file (or ``rule`` parameter) the rule came from.
-        yaml_path: the dotted path inside the document (``rule.inside.stopBy``), or ``""``.
-    """
-
-    def __init__(self, origin: str, yaml_path: str, problem: str) -> None:
-        where = f"{origin}: {yaml_path}: " if yaml_path else f"{origin}: "
-        super().__init__(where + problem)
-        self.origin = origin
-        self.yaml_path = yaml_path
-
-
-@dataclass(frozen=True, kw_only=True)
-class Fix:
-    """A rule's ``fix``: the template, and rules widening the replaced range."""
-
-    template: str
-    expand_start: dict[str, Any] | None = None
-    expand_end: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -158,75 +118,6 @@ class CompiledRule:
         return not self.files or pathspec.GitIgnoreSpec.from_lines(self.files).match_file(file)
 
 
-def _path(parent: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{parent}[{key}]"
-    return f"{parent}.{key}" if parent else key
-
-
-def _check_rule(value: Any, where: str, origin: str, *, relation: bool = False) -> None:
-    """Check the keys of a rule object recursively; raise naming the first bad path."""
-    if not isinstance(value, dict):
-        raise RuleError(
-            origin,
-            where,
-            f"a rule must be a mapping of rule keys ({', '.join(RULE_KEYS)}); "
-            f"got {type(value).__name__}.",
-        )
-    allowed = RULE_KEYS + (("stopBy", "field") if relation else ())
-    for key, sub in value.items():
-        here = _path(where, str(key))
-        if key not in allowed:
-            hint = ""
-            if key in ("stopBy", "field"):
-                hint = (
-                    f" `{key}` belongs inside a relational rule (inside, has, precedes, follows)."
-                )
-            elif key in TOP_KEYS:
-                hint = f" `{key}` is a key of the rule file, beside `rule`, not inside it."
-            raise RuleError(
-                origin,
-                here,
-                f"unknown rule key `{key}`. Use one of: {', '.join(allowed)}.{hint}",
-            )
-        if key in RELATIONAL_KEYS:
-            _check_rule(sub, here, origin, relation=True)
-        elif key == "not":
-            _check_rule(sub, here, origin)
-        elif key in ("all", "any"):
-            if not isinstance(sub, list) or not sub:
-                raise RuleError(origin, here, f"`{key}` takes a non-empty list of rules.")
-            for index, item in enumerate(sub):
-                _check_rule(item, _path(here, index), origin)
-        elif key == "stopBy":
-            if isinstance(sub, str):
-                if sub not in ("neighbor", "end"):
-                    raise RuleError(
-                        origin, here, f"`stopBy` is `neighbor`, `end` or a rule; got `{sub}`."
-                    )
-            else:
-                _check_rule(sub, here, origin)
-        elif (
-            key in ("pattern", "kind", "regex", "matches", "field")
-            and not isinstance(sub, str)
-            and not (key == "pattern" and isinstance(sub, dict))
-        ):
-            raise RuleError(origin, here, f"`{key}` takes a string.")
-        if key == "pattern" and isinstance(sub, dict):
-            unknown = set(sub) - {"context", "selector", "strictness"}
-            if unknown or "context" not in sub:
-                raise RuleError(
-                    origin,
-                    here,
-                    "a pattern object takes `context` (required), `selector` and `strictness`.",
-                )
-        if key == "regex" and isinstance(sub, str):
-            try:
-                re.compile(sub)
-            except re.error as exc:
-                raise RuleError(origin, here, f"invalid regular expression: {exc}.") from exc
-
-
 def _patterns(value: Any) -> list[str]:
     """Every pattern text inside a rule, constraints or utils (for metavariable names)."""
     out: list[str] = []
@@ -250,93 +141,6 @@ def _names(rule: Any, utils: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[
         single += [n for n in s if n not in single]
         multi += [n for n in m if n not in multi]
     return tuple(single), tuple(multi)
-
-
-def _fix(value: Any, where: str, origin: str) -> Fix | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return Fix(template=value)
-    if isinstance(value, dict):
-        unknown = set(value) - set(_FIX_KEYS)
-        if unknown:
-            raise RuleError(
-                origin,
-                _path(where, sorted(unknown)[0]),
-                f"unknown key. A fix object takes: {', '.join(_FIX_KEYS)}.",
-            )
-        template = value.get("template")
-        if not isinstance(template, str):
-            raise RuleError(
-                origin, _path(where, "template"), "a fix object needs a `template` string."
-            )
-        for key in ("expandStart", "expandEnd"):
-            if key in value:
-                _check_rule(value[key], _path(where, key), origin)
-        return Fix(
-            template=template,
-            expand_start=value.get("expandStart"),
-            expand_end=value.get("expandEnd"),
-        )
-    raise RuleError(origin, where, "`fix` is a string or a mapping with `template`.")
-
-
-def _split_transforms(
-    value: Any, where: str, origin: str, rewriter_ids: Sequence[str]
-) -> tuple[dict[str, Any], dict[str, dict[str, Any]], tuple[str, ...]]:
-    """``(for ast-grep-py, rewrite transforms, all names)``."""
-    if value is None:
-        return {}, {}, ()
-    if not isinstance(value, dict):
-        raise RuleError(
-            origin, where, "`transform` maps new metavariable names to transformations."
-        )
-    native: dict[str, Any] = {}
-    rewrites: dict[str, dict[str, Any]] = {}
-    for name, spec in value.items():
-        here = _path(where, str(name))
-        if isinstance(spec, str):
-            if spec.strip().startswith("rewrite("):
-                raise RuleError(
-                    origin,
-                    here,
-                    "the string form of `rewrite` is not supported; write it as a mapping "
-                    "`rewrite: {source: $A, rewriters: [ID], joinBy: ...}`.",
-                )
-            native[name] = spec
-            continue
-        if not isinstance(spec, dict) or len(spec) != 1 or next(iter(spec)) not in _TRANSFORMS:
-            raise RuleError(
-                origin, here, f"a transformation is one of: {', '.join(_TRANSFORMS)} (one key)."
-            )
-        kind, body = next(iter(spec.items()))
-        if kind != "rewrite":
-            native[name] = spec
-            continue
-        if not isinstance(body, dict) or "source" not in body or "rewriters" not in body:
-            raise RuleError(
-                origin, _path(here, "rewrite"), "`rewrite` needs `source` and `rewriters`."
-            )
-        for index, rid in enumerate(body.get("rewriters") or []):
-            if rid not in rewriter_ids:
-                raise RuleError(
-                    origin,
-                    _path(_path(_path(here, "rewrite"), "rewriters"), index),
-                    f"no rewriter `{rid}` in `rewriters`"
-                    + (f" (defined: {', '.join(rewriter_ids)})." if rewriter_ids else "."),
-                )
-        rewrites[name] = dict(body)
-    for name, spec in native.items():
-        text = str(spec)
-        for used in _META_NAMES.findall(text):
-            if used in rewrites:
-                raise RuleError(
-                    origin,
-                    _path(where, str(name)),
-                    f"reads `{used}`, the result of a `rewrite`; xcsh cannot chain a "
-                    "transformation after `rewrite` yet. Transform the source before rewriting.",
-                )
-    return native, rewrites, tuple(value)
 
 
 def _ast_grep_problem(exc: BaseException) -> str:
@@ -376,38 +180,28 @@ def _tokens(rule: dict[str, Any], language: Language) -> tuple[bytes, ...]:
     return tuple(tokens)
 
 
-def _strings(value: Any, where: str, origin: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    raise RuleError(origin, where, "takes a glob or a list of globs.")
-
-
 def _rewriter(
     value: Any, where: str, origin: str, language: str, utils: dict[str, Any], ids: list[str]
 ) -> Rewriter:
     if not isinstance(value, dict):
         raise RuleError(origin, where, "a rewriter is a mapping with `id`, `rule` and `fix`.")
     for key in value:
-        if key not in _REWRITER_KEYS:
+        if key not in REWRITER_KEYS:
             raise RuleError(
                 origin,
-                _path(where, str(key)),
-                f"unknown key. A rewriter takes: {', '.join(_REWRITER_KEYS)}.",
+                yaml_path(where, str(key)),
+                f"unknown key. A rewriter takes: {', '.join(REWRITER_KEYS)}.",
             )
     rid = value.get("id")
     if not isinstance(rid, str) or not rid:
-        raise RuleError(origin, _path(where, "id"), "a rewriter needs an `id` string.")
-    _check_rule(value.get("rule"), _path(where, "rule"), origin)
-    fix = _fix(value.get("fix"), _path(where, "fix"), origin)
+        raise RuleError(origin, yaml_path(where, "id"), "a rewriter needs an `id` string.")
+    check_rule(value.get("rule"), yaml_path(where, "rule"), origin)
+    fix = fix_of(value.get("fix"), yaml_path(where, "fix"), origin)
     if fix is None:
-        raise RuleError(origin, _path(where, "fix"), "a rewriter needs a `fix`.")
+        raise RuleError(origin, yaml_path(where, "fix"), "a rewriter needs a `fix`.")
     local_utils = {**utils, **(value.get("utils") or {})}
-    native, rewrites, _ = _split_transforms(
-        value.get("transform"), _path(where, "transform"), origin, ids
+    native, rewrites, _ = split_transforms(
+        value.get("transform"), yaml_path(where, "transform"), origin, ids
     )
     config: dict[str, Any] = {"rule": value["rule"]}
     if value.get("constraints"):
@@ -478,19 +272,19 @@ def compile_rule(
         raise RuleError(where, "language", str(exc)) from None
     if "rule" not in document:
         raise RuleError(where, "rule", "missing: every rule needs a `rule` (e.g. `pattern: ...`).")
-    _check_rule(document["rule"], "rule", where)
+    check_rule(document["rule"], "rule", where)
     utils: dict[str, Any] = dict((global_utils or {}).items())
     local = document.get("utils") or {}
     if not isinstance(local, dict):
         raise RuleError(where, "utils", "`utils` maps names to rules.")
     for name, util in local.items():
-        _check_rule(util, _path("utils", str(name)), where)
+        check_rule(util, yaml_path("utils", str(name)), where)
     utils.update(local)
     constraints = document.get("constraints") or {}
     if not isinstance(constraints, dict):
         raise RuleError(where, "constraints", "`constraints` maps metavariable names to rules.")
     for name, constraint in constraints.items():
-        _check_rule(constraint, _path("constraints", str(name)), where)
+        check_rule(constraint, yaml_path("constraints", str(name)), where)
     severity = document.get("severity", "hint")
     if severity not in SEVERITIES:
         raise RuleError(where, "severity", f"use one of: {', '.join(SEVERITIES)}.")
@@ -501,11 +295,11 @@ def compile_rule(
     rewriters = {
         r.id: r
         for r in (
-            _rewriter(value, _path("rewriters", i), where, language.name, utils, ids)
+            _rewriter(value, yaml_path("rewriters", i), where, language.name, utils, ids)
             for i, value in enumerate(raw_rewriters)
         )
     }
-    native, rewrites, transforms = _split_transforms(
+    native, rewrites, transforms = split_transforms(
         document.get("transform"), "transform", where, ids
     )
     config: dict[str, Any] = {"rule": document["rule"]}
@@ -519,7 +313,7 @@ def compile_rule(
     single, multi = _names(document["rule"], utils)
     message = document.get("message", "")
     note = document.get("note")
-    fix = _fix(document.get("fix"), "fix", where)
+    fix = fix_of(document.get("fix"), "fix", where)
     return CompiledRule(
         id=rid,
         source=origin,
@@ -533,8 +327,8 @@ def compile_rule(
         multi=multi,
         transforms=transforms,
         tokens=_tokens(document["rule"], language),
-        files=_strings(document.get("files"), "files", where),
-        ignores=_strings(document.get("ignores"), "ignores", where),
+        files=strings_of(document.get("files"), "files", where),
+        ignores=strings_of(document.get("ignores"), "ignores", where),
         severity=severity,
         message=message if isinstance(message, str) else str(message),
         note=note if isinstance(note, str) or note is None else str(note),
@@ -608,90 +402,3 @@ def rule_from_parameter(value: Any, *, origin: str = "rule") -> list[CompiledRul
     if isinstance(value, str):
         return parse_rules(value, origin=origin)
     return [compile_rule(value, origin=origin)]
-
-
-@dataclass(frozen=True, kw_only=True)
-class Project:
-    """A project's ``sgconfig.yml``: its folder and its rules."""
-
-    root: Path
-    config: Path
-    rules: list[CompiledRule]
-
-
-def find_config(start: Path) -> Path | None:
-    """The nearest ``sgconfig.yml`` (or ``.yaml``) at or above ``start``."""
-    for folder in (start, *start.parents):
-        for name in ("sgconfig.yml", "sgconfig.yaml"):
-            candidate = folder / name
-            if candidate.is_file():
-                return candidate
-    return None
-
-
-def load_project(config: Path) -> Project:
-    """Load ``sgconfig.yml``: the rules of ``ruleDirs``, with the utilities of ``utilDirs``.
-
-    Raises:
-        RuleError: a bad configuration, a missing folder, or a bad rule (named).
-    """
-    origin = config.name
-    try:
-        data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise RuleError(origin, "", f"cannot read the project configuration: {exc}.") from None
-    if not isinstance(data, dict):
-        raise RuleError(origin, "", "the configuration must be a mapping with `ruleDirs`.")
-    root = config.parent
-    known = (
-        "ruleDirs",
-        "utilDirs",
-        "testConfigs",
-        "languageGlobs",
-        "customLanguages",
-        "languageInjections",
-    )
-    for key in data:
-        if key not in known:
-            raise RuleError(
-                origin, str(key), f"unknown key. sgconfig.yml takes: {', '.join(known)}."
-            )
-    if data.get("customLanguages"):
-        raise RuleError(
-            origin,
-            "customLanguages",
-            "custom languages (native libraries) are not supported by xcsh; remove them "
-            "or run the ast-grep CLI for those rules.",
-        )
-    rule_dirs = _strings(data.get("ruleDirs"), "ruleDirs", origin)
-    if not rule_dirs:
-        raise RuleError(origin, "ruleDirs", "missing: list the folders holding rule files.")
-    utils: dict[str, dict[str, Any]] = {}
-    for index, folder in enumerate(_strings(data.get("utilDirs"), "utilDirs", origin)):
-        for file in _yaml_files(root / folder, origin, _path("utilDirs", index)):
-            shown = file.relative_to(root).as_posix()
-            try:
-                documents = [d for d in yaml.safe_load_all(file.read_text(encoding="utf-8")) if d]
-            except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-                raise RuleError(shown, "", f"cannot read the utility rule: {exc}.") from None
-            for document in documents:
-                if not isinstance(document, dict) or "id" not in document or "rule" not in document:
-                    raise RuleError(shown, "", "a utility rule needs `id`, `language` and `rule`.")
-                language = resolve_language(str(document.get("language", ""))).name
-                utils.setdefault(language, {})[str(document["id"])] = document["rule"]
-    rules: list[CompiledRule] = []
-    for index, folder in enumerate(rule_dirs):
-        for file in _yaml_files(root / folder, origin, _path("ruleDirs", index)):
-            shown = file.relative_to(root).as_posix()
-            try:
-                text = file.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise RuleError(shown, "", f"cannot read the rule file: {exc}.") from None
-            rules += parse_rules(text, origin=shown, global_utils=utils)
-    return Project(root=root, config=config, rules=rules)
-
-
-def _yaml_files(folder: Path, origin: str, where: str) -> list[Path]:
-    if not folder.is_dir():
-        raise RuleError(origin, where, f"the folder '{folder}' does not exist.")
-    return sorted(p for p in folder.rglob("*") if p.suffix in (".yml", ".yaml") and p.is_file())

@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import itertools
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -17,6 +16,7 @@ from typing import Any, cast
 from ast_grep_py import Config, Pos, SgNode, SgRoot
 
 from xcsh.fs import NotTextError, decode_text, detect_newline
+from xcsh.structural.embedded import HOSTED, embedded_sources, hosts
 from xcsh.structural.pattern import CompiledPattern
 from xcsh.structural.results import (
     Capture,
@@ -28,8 +28,15 @@ from xcsh.structural.results import (
     SkippedFile,
     Span,
 )
-from xcsh.structural.rewrite import Template, expand_template, indent_at, reindent
-from xcsh.structural.rules import CompiledRule, Fix, Rewriter
+from xcsh.structural.rewrite import Template, expand_template
+from xcsh.structural.rule_eval import (
+    capture_spans,
+    expanded_range,
+    interpolate,
+    rule_template,
+    transformed_values,
+)
+from xcsh.structural.rules import CompiledRule
 
 Matcher = CompiledPattern | CompiledRule
 """A pattern (``-p``, ``pat``) or a YAML rule: what a query runs on each file."""
@@ -164,7 +171,7 @@ def _make_match(
         if pattern.fix is not None and captures:
             first, last = expanded_range(node, pattern.fix)
             fix_start = first.range().start.index
-            values = _captures(node, rule_template(pattern))
+            values = capture_spans(node, rule_template(pattern))
             values.update(transformed)
             new = expand_template(
                 rule_template(pattern), text, fix_start, values, detect_newline(text)
@@ -173,7 +180,7 @@ def _make_match(
         rule = RuleReport(
             id=pattern.id,
             severity=pattern.severity,
-            message=_interpolate(pattern.message, node, transformed),
+            message=interpolate(pattern.message, node, transformed),
             note=pattern.note,
         )
     return Match(
@@ -194,225 +201,12 @@ def _make_match(
     )
 
 
-_MESSAGE_META = re.compile(r"\$(\$\$)?([A-Z_][A-Z0-9_]*)")
-
-
-def _interpolate(message: str, node: SgNode, transformed: dict[str, str]) -> str:
-    """A rule's ``message`` with its metavariables replaced by what they captured."""
-    if "$" not in message:
-        return message
-
-    def value(found: re.Match[str]) -> str:
-        name = found.group(2)
-        if name in transformed:
-            return transformed[name]
-        if found.group(1):
-            nodes = node.get_multiple_matches(name)
-            return "".join(n.text() for n in nodes) if nodes else found.group(0)
-        captured = node.get_match(name)
-        return captured.text() if captured is not None else found.group(0)
-
-    return _MESSAGE_META.sub(value, message)
-
-
-def rule_template(rule: CompiledRule) -> Template:
-    """The parsed ``fix`` template of ``rule`` (which must have one)."""
-    assert rule.template is not None
-    return rule.template
-
-
-def transformed_values(
-    node: SgNode,
-    rule: CompiledRule | Rewriter,
-    text: str,
-    rewriters: dict[str, Rewriter] | None = None,
-) -> dict[str, str]:
-    """The values of a rule's transforms for one match: ast-grep-py's, and the
-    ``rewrite`` transforms evaluated here with the rule's rewriters."""
-    out: dict[str, str] = {}
-    native = rule.config.get("transform", {})
-    rewrites = rule.rewrites
-    if rewriters is None:
-        rewriters = rule.rewriters if isinstance(rule, CompiledRule) else {}
-    for name in native:
-        value = node.get_transformed(name)
-        if value is not None:
-            out[name] = value
-    for name, spec in rewrites.items():
-        value = _rewrite(node, spec, rewriters, text)
-        if value is not None:
-            out[name] = value
-    return out
-
-
-def _rewrite(
-    node: SgNode, spec: dict[str, Any], rewriters: dict[str, Rewriter], text: str
-) -> str | None:
-    """The ``rewrite`` transform: the source capture with every rewriter match replaced.
-
-    As ast-grep does: in each captured node, nodes are visited in source order
-    (outer first); the first rewriter (in the order listed) matching a node
-    replaces it with its fix, and what is inside is not visited again. A
-    ``$$$`` source is rewritten node by node and joined by ``joinBy`` (without
-    it, the text between the nodes is kept).
-    """
-    source = str(spec["source"])
-    name = source.lstrip("$")
-    if source.startswith("$$$"):
-        nodes = node.get_multiple_matches(name)
-    else:
-        one = node.get_match(name)
-        nodes = [one] if one is not None else []
-    if not nodes:
-        return None
-    chosen = [rewriters[rid] for rid in spec.get("rewriters", []) if rid in rewriters]
-    newline = detect_newline(text)
-    join_by = spec.get("joinBy")
-    if join_by is not None:  # node by node; separators (`,`) are not nodes to join
-        return str(join_by).join(
-            _rewrite_range([n], *_bounds(n), chosen, rewriters, text, newline)
-            for n in nodes
-            if n.is_named()
-        )
-    start = nodes[0].range().start.index
-    end = nodes[-1].range().end.index
-    # The result is source text: de-indented as a captured text is, before insertion.
-    rewritten = _rewrite_range(nodes, start, end, chosen, rewriters, text, newline)
-    return reindent(rewritten, indent_at(text, start), "")
-
-
-def _bounds(node: SgNode) -> tuple[int, int]:
-    rng = node.range()
-    return rng.start.index, rng.end.index
-
-
-def _rewrite_range(
-    nodes: list[SgNode],
-    start: int,
-    end: int,
-    rewriters: list[Rewriter],
-    every: dict[str, Rewriter],
-    text: str,
-    newline: str,
-) -> str:
-    found: list[tuple[int, int, int, SgNode]] = []
-    for order, rewriter in enumerate(rewriters):
-        for source in nodes:
-            for hit in source.find_all(cast("Config", rewriter.config)):
-                rng = hit.range()
-                found.append((rng.start.index, -rng.end.index, order, hit))
-    found.sort(key=lambda f: (f[0], f[1], f[2]))
-    parts: list[str] = []
-    cursor = start
-    for hit_start, neg_end, order, hit in found:
-        if hit_start < cursor:
-            continue  # inside a node already rewritten, or a later rewriter of the same node
-        rewriter = rewriters[order]
-        template = rewriter.template
-        values: dict[str, tuple[int, int] | str | None] = dict(_captures(hit, template))
-        values.update(transformed_values(hit, rewriter, text, every))
-        parts.append(text[cursor:hit_start])
-        parts.append(expand_template(template, text, hit_start, values, newline))
-        cursor = -neg_end
-    parts.append(text[cursor:end])
-    return "".join(parts)
-
-
-def expanded_range(node: SgNode, fix: Fix | None) -> tuple[SgNode, SgNode]:
-    """The first and last node a fix replaces: the match, widened over the siblings
-    before it that match ``expandStart`` and after it that match ``expandEnd``."""
-    first = last = node
-    if fix is None:
-        return first, last
-    if fix.expand_start:
-        while (prev := first.prev()) is not None and prev.matches(**fix.expand_start):
-            first = prev
-    if fix.expand_end:
-        while (nxt := last.next()) is not None and nxt.matches(**fix.expand_end):
-            last = nxt
-    return first, last
-
-
-def _captures(node: SgNode, template: Template) -> dict[str, tuple[int, int] | str | None]:
-    out: dict[str, tuple[int, int] | str | None] = {}
-    for var in template.variables:
-        if var.multi:
-            nodes = node.get_multiple_matches(var.name)
-            out[var.name] = (
-                (nodes[0].range().start.index, nodes[-1].range().end.index) if nodes else None
-            )
-        else:
-            captured = node.get_match(var.name)
-            out[var.name] = (
-                None
-                if captured is None
-                else (captured.range().start.index, captured.range().end.index)
-            )
-    return out
-
-
 def _has_error(root: SgNode) -> bool:
     # ERROR nodes, and MISSING nodes (tree-sitter inserts them with empty text); one traversal.
     rule: dict[str, Any] = {
         "any": [{"kind": "ERROR"}, {"regex": "^$", "not": {"kind": root.kind()}}]
     }
     return root.find(**rule) is not None
-
-
-# Languages ast-grep searches inside HTML, and the default of each host element.
-_EMBEDDED = {"script_element": "javascript", "style_element": "css"}
-_LANG_ATTRIBUTE = {"js": "javascript", "javascript": "javascript", "ts": "typescript"}
-_LANG_ATTRIBUTE.update({"typescript": "typescript", "tsx": "tsx", "jsx": "javascript"})
-_LANG_ATTRIBUTE.update({"css": "css", "scss": "css"})
-
-
-def _element_language(element: SgNode) -> str | None:
-    """The language of a ``<script>``/``<style>`` element: its ``lang`` attribute or the default."""
-    start = element.child(0)
-    if start is not None:
-        for attribute in start.children():
-            if attribute.kind() != "attribute":
-                continue
-            name = attribute.child(0)
-            if name is None or name.text().lower() != "lang":
-                continue
-            value = attribute.find(kind="attribute_value")
-            return _LANG_ATTRIBUTE.get(value.text().strip().lower()) if value else None
-    return _EMBEDDED.get(element.kind())
-
-
-def embedded_sources(text: str, wanted: set[str]) -> dict[str, str]:
-    """The code of each embedded language of an HTML file, at its own positions.
-
-    ast-grep searches ``<script>`` (JavaScript, or the ``lang`` attribute's language)
-    and ``<style>`` (CSS) of HTML files. Each language gets the file's text with
-    everything outside its elements blanked (line breaks kept), so lines, columns and
-    offsets of a match are those of the HTML file.
-    """
-    html = SgRoot(text, "html").root()
-    spans: dict[str, list[tuple[int, int]]] = {}
-    for kind in _EMBEDDED:
-        for element in html.find_all(kind=kind):
-            language = _element_language(element)
-            raw = element.find(kind="raw_text")
-            if language in wanted and raw is not None:
-                rng = raw.range()
-                spans.setdefault(language, []).append((rng.start.index, rng.end.index))
-    out: dict[str, str] = {}
-    for language, ranges in spans.items():
-        parts: list[str] = []
-        cursor = 0
-        for start, end in sorted(ranges):
-            parts.append(_blank(text[cursor:start]))
-            parts.append(text[start:end])
-            cursor = end
-        parts.append(_blank(text[cursor:]))
-        out[language] = "".join(parts)
-    return out
-
-
-def _blank(text: str) -> str:
-    return "".join(ch if ch == "\n" else " " for ch in text)
 
 
 def _units(query: Query, language: str, text: str) -> list[tuple[LanguageQuery, str]]:
@@ -423,18 +217,10 @@ def _units(query: Query, language: str, text: str) -> list[tuple[LanguageQuery, 
         units.append((own, text))
     if language == "html":
         wanted = {name for name in query.languages if name != "html"}
-        if wanted & _HOSTED:
+        if wanted & HOSTED:
             for name, source in embedded_sources(text, wanted).items():
                 units.append((query.languages[name], source))
     return units
-
-
-_HOSTED = frozenset({"javascript", "typescript", "tsx", "css"})
-
-
-def hosts(language: str) -> bool:
-    """Whether files of ``language`` may embed code of other languages (HTML)."""
-    return language == "html"
 
 
 def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | None:
@@ -520,7 +306,7 @@ def _edit(
             candidates = []
             for node in find_nodes(root, pattern):
                 start, end = node.range().start.index, node.range().end.index
-                values = _captures(node, template)
+                values = capture_spans(node, template)
                 if isinstance(pattern, CompiledRule):
                     first, last = expanded_range(node, pattern.fix)
                     start, end = first.range().start.index, last.range().end.index

@@ -150,7 +150,11 @@ def _skipped_text(skipped: list[SkippedFile]) -> str | None:
 def _format_match(match: Match) -> list[str]:
     where = f"{match.file}:{match.span.start.line + 1}:{match.span.start.column + 1}:"
     base = _line_indent(match)
-    lines = _block(where, match.text, base, "    ")
+    lines = []
+    if match.rule is not None:  # a YAML rule's match: what the rule says first
+        said = f": {match.rule.message}" if match.rule.message else ""
+        lines.append(f"{match.rule.severity}[{match.rule.id}]{said}")
+    lines += _block(where, match.text, base, "    ")
     for name, cap in match.single.items():
         lines += _block(f"  ${name} =", cap.text, base, "      ")
     raw = match.text.encode("utf-8")
