@@ -10,9 +10,7 @@ from typing import Any
 import pytest
 from sgcli import cli_json
 
-import xcsh.structural.apply as engine
 from xcsh import AgentToolResult, PendingActionStore, ToolError
-from xcsh.fs import FileWriteError
 from xcsh.structural import EditOp, edit_label, preview_edit, search
 from xcsh.tools import create_ast_edit_tool, create_ast_grep_tool, create_resolve_tool
 
@@ -359,74 +357,6 @@ async def test_stale_preview_refused_nothing_written(ws: Path, same_size: bool) 
     assert store.count == 1  # resolve put it back; the model can discard it
     discarded = await resolve(store, "discard")
     assert discarded.text.startswith("Discarded: AST Edit: 2 replacements in 2 files.")
-
-
-@pytest.mark.parametrize("how", ["directory", "monkeypatch"])
-async def test_write_failure_midway_rolls_back(
-    ws: Path, monkeypatch: pytest.MonkeyPatch, how: str
-) -> None:
-    for name in ("a.py", "b.py", "c.py"):
-        (ws / name).write_text(f"print('{name}')\n")
-    store = PendingActionStore()
-    await edit(ws, store, ops=[op("print($A)", "log($A)")])
-    if how == "monkeypatch":  # the second atomic write fails (disk full)
-        real = engine.atomic_write
-
-        def flaky(path: Path, data: bytes) -> None:
-            if path.name == "b.py":
-                raise FileWriteError(f"Cannot write {path}: disk full. The file was not changed.")
-            real(path, data)
-
-        monkeypatch.setattr(engine, "atomic_write", flaky)
-        failing = "b.py"
-    else:  # c.py becomes a folder right after the freshness check (a race with another tool)
-        real_check = engine.stale_files
-
-        def check_then_swap(preview: Any) -> list[str]:
-            stale = real_check(preview)
-            (ws / "c.py").unlink()
-            (ws / "c.py").mkdir()
-            (ws / "c.py" / "keep").write_text("x")
-            return stale
-
-        monkeypatch.setattr(engine, "stale_files", check_then_swap)
-        failing = "c.py"
-    result = await resolve(store)
-    assert result.is_error
-    assert f"Writing {failing} failed" in result.text
-    assert "restored" in result.text and "still pending" in result.text
-    assert (ws / "a.py").read_text() == "print('a.py')\n"
-    if failing == "c.py":
-        assert (ws / "b.py").read_text() == "print('b.py')\n"
-        assert (ws / "c.py" / "keep").read_text() == "x"
-    else:
-        assert (ws / "b.py").read_text() == "print('b.py')\n"
-        assert (ws / "c.py").read_text() == "print('c.py')\n"
-    assert store.count == 1
-    leftovers = [p.name for p in ws.iterdir() if p.name.endswith(".tmp")]
-    assert leftovers == []
-
-
-def test_write_failure_among_many_files_restores_all_written(
-    ws: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    names = [f"f{i:02}.py" for i in range(20)]  # enough files for the threaded writer
-    for name in names:
-        (ws / name).write_text(f"print('{name}')\n")
-    preview = preview_edit([EditOp(pat="print($A)", out="log($A)")], root=ws)
-    assert len(preview.files) == 20
-    real = engine.atomic_write
-
-    def flaky(path: Path, data: bytes) -> None:
-        if path.name == "f07.py":
-            raise FileWriteError(f"Cannot write {path}: disk full. The file was not changed.")
-        real(path, data)
-
-    monkeypatch.setattr(engine, "atomic_write", flaky)
-    with pytest.raises(ToolError, match=r"Writing f07\.py failed"):
-        engine.apply_preview(preview)
-    for name in names:
-        assert (ws / name).read_text() == f"print('{name}')\n"
 
 
 async def test_lifo_two_previews_resolved_through_resolve(ws: Path) -> None:

@@ -71,7 +71,7 @@ from xcsh.cli.common import (
 )
 from xcsh.core import AgentToolResult, ToolError, UsageError
 from xcsh.fs import xcsh_home
-from xcsh.journal import Journal, command_journal_dir, record_applies
+from xcsh.journal import Journal, JournalError, Retention, recover
 from xcsh.pending import PendingAction, PendingActionStore, create_resolve_tool
 from xcsh.structural import EditOp, EditPreview, check_one_language, preview_edit
 from xcsh.structural.tools import push_edit_preview
@@ -231,6 +231,7 @@ def run(args: argparse.Namespace) -> int:
     out = _Stdout(None if args.json else make_console(sys.stdout, _style()))
     try:
         check_limit(args.limit)
+        journal = _open_journal()
         preview = _with_spinner(lambda: _merged_preview(args))
     except (ToolError, UsageError) as exc:
         error(str(exc))
@@ -240,9 +241,8 @@ def run(args: argparse.Namespace) -> int:
         error(INTERRUPTED_NOTE)
         return EXIT_INTERRUPTED
     store = PendingActionStore()
-    # every apply is recorded in the undo journal, so `xcsh undo` can put the files back
-    record_applies(store, Journal(command_journal_dir(xcsh_home())), Path.cwd())
-    result = push_edit_preview(store, preview, _arguments(args))
+    # the apply is recorded in the folder's undo journal, so `xcsh undo` can put the files back
+    result = push_edit_preview(store, preview, _arguments(args), journal=journal)
     for note in _notes(result):
         error(note)
     action = store.peek()
@@ -256,7 +256,8 @@ def run(args: argparse.Namespace) -> int:
         decision, code = Decision("discard", INTERRUPTED_REASON), EXIT_INTERRUPTED
     if decision is None:
         return EXIT_BROKEN_PIPE if out.broken else code
-    # Ctrl-C cannot cut an apply short: it writes every file or none.
+    # Ctrl-C cannot cut an apply short: it writes every file or none. SIGTERM and SIGHUP
+    # are held by the journal until the apply committed or rolled back, then end the process.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         resolved = asyncio.run(_resolve(store, decision, out))
@@ -267,6 +268,22 @@ def run(args: argparse.Namespace) -> int:
     if out.broken and decision.action != "apply":
         return EXIT_BROKEN_PIPE
     return resolved
+
+
+def _open_journal() -> Journal:
+    """This folder's undo journal, after settling any apply a crash interrupted.
+
+    Raises:
+        UsageError: a retention setting in settings.toml is invalid.
+    """
+    home = xcsh_home()
+    journal = Journal.for_root(home, Path.cwd(), retention=Retention.of_home(home))
+    try:
+        for recovered in recover(journal):
+            error(recovered.message)
+    except (JournalError, OSError) as exc:
+        error(f"could not check the undo journal for interrupted applies: {exc}")
+    return journal
 
 
 def _show(
@@ -466,9 +483,9 @@ async def _resolve(store: PendingActionStore, decision: Decision, out: _Stdout) 
     # apply failed and the action went back on the stack: nothing of it was written.
     store.pop()
     first = result.text.split("\n", 1)[0].replace(_AGENT_ADVICE, ".")
+    # when putting files back failed, the message names them and says how to finish
+    note = "" if "hold the new content" in first else f"\n  {APPLY_FAILED_NOTE}"
     out.print(
-        render_resolution(
-            result.details, is_error=True, message=f"{first}\n  {APPLY_FAILED_NOTE}", style=style
-        )
+        render_resolution(result.details, is_error=True, message=f"{first}{note}", style=style)
     )
     return EXIT_APPLY_FAILED

@@ -1,18 +1,18 @@
-"""Writing a previewed structural edit: exactly its bytes, atomically, all or nothing."""
+"""Writing a previewed structural edit: exactly its bytes, all or nothing, journaled."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from xcsh.core import ToolError
-from xcsh.fs import FileWriteError, Workspace, atomic_write
+from xcsh.fs import Workspace
+from xcsh.fs.confined import FileId
+from xcsh.journal import Change, Journal, apply_changes
 from xcsh.structural.results import EditPreview, FileEdit
-
-_SERIAL_WRITES = 8
-_WRITE_THREADS = 8
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -21,6 +21,10 @@ class AppliedEdit:
 
     files: tuple[str, ...]
     replacements: int
+    seq: int | None = None
+    """The undo journal's entry, ``None`` when not journaled."""
+    warning: str | None = None
+    """Set when the files landed but something after (the journal) failed; show it."""
 
 
 def name_list(names: Sequence[str], shown: int = 20) -> str:
@@ -42,78 +46,88 @@ def stale_files(preview: EditPreview) -> list[str]:
     return stale
 
 
-def apply_preview(preview: EditPreview) -> AppliedEdit:
-    """Write exactly the bytes a preview showed: atomically, all or nothing.
+def apply_preview(
+    preview: EditPreview,
+    *,
+    journal: Journal | None = None,
+    label: str | None = None,
+    source_tool_name: str = "ast_edit",
+) -> AppliedEdit:
+    """Write exactly the bytes a preview showed: all or nothing, recorded in ``journal``.
 
-    Every file is checked first: still inside the workspace by real path, and
-    unchanged since the preview (sha256 of its bytes). Then each file is
-    replaced atomically (temporary file + rename, mode kept, symlinks written
-    through, never replaced); if one write fails, the files already written
-    get their previous bytes back.
+    The one apply entry point for previews (a partial apply passes a preview
+    holding the chosen files). Each file's real path must still be inside
+    the workspace; the write itself goes through
+    :func:`xcsh.journal.apply_changes`, which checks every file (same inode,
+    same content as previewed, not hard-linked) before writing any, reaches
+    it without following a symlink, re-checks it just before its rename, and
+    rolls back on failure. A symlinked file is written through: its target
+    (inside the workspace) is replaced and the link stays a link.
+
+    Args:
+        preview: the preview (or a subset of its files).
+        journal: the workspace's undo journal; ``None`` writes unrecorded.
+        label: the entry's label (default ``AST Edit: <R> replacement(s) in <F> file(s)``).
+        source_tool_name: recorded with the entry.
 
     Returns:
-        The files written and the number of replacements.
+        The files written, the number of replacements, the journal entry and
+        any warning to show beside the success.
 
     Raises:
-        ToolError: a file changed since the preview (naming the files; nothing
-            written), left the workspace, or a write failed (earlier files
-            restored; the message says so).
+        ToolError: a file left the workspace, changed since the preview, or
+            a write failed (:class:`xcsh.journal.ApplyError`: the message says
+            what was restored and names any file left holding new content).
     """
     ws = Workspace(preview.root)
-    outside = [edit.file for edit in preview.files if not ws.contains(edit.path)]
+    outside: list[str] = []
+    changes: list[Change] = []
+    for edit in preview.files:
+        located = ws.locate(edit.path)
+        if located is None or located[0] != ws.root or located[1] == ".":
+            outside.append(edit.file)
+            continue
+        changes.append(
+            Change(
+                path=located[1],
+                shown=edit.file,
+                before=edit.old_bytes,
+                after=edit.new_bytes,
+                ident=edit.ident,
+            )
+        )
     if outside:
         raise ToolError(
             f"Refusing to write outside the workspace: {name_list(outside)}. Nothing was written."
         )
-    stale = stale_files(preview)
-    if stale:
-        raise ToolError(
-            f"These files changed since the preview: {name_list(stale)}. Nothing was written; "
-            "discard this preview and preview the edit again."
-        )
-    written, failures = _write_all(preview.files)
-    if failures:
-        failed_restore = []
-        for done in written:
-            try:
-                atomic_write(done.path, done.old_bytes)
-            except FileWriteError:
-                failed_restore.append(done.file)
-        edit, exc = failures[0]
-        restored = (
-            "The files written before it were restored; nothing changed."
-            if not failed_restore
-            else f"Could not restore: {', '.join(failed_restore)}."
-        )
-        raise ToolError(f"Writing {edit.file} failed: {exc} {restored}") from exc
-    return AppliedEdit(files=tuple(e.file for e in preview.files), replacements=preview.total)
+    files = len(preview.files)
+    applied = apply_changes(
+        ws.root,
+        changes,
+        journal=journal,
+        label=label
+        or f"AST Edit: {_count(preview.total, 'replacement')} in {_count(files, 'file')}",
+        source_tool_name=source_tool_name,
+    )
+    return AppliedEdit(
+        files=tuple(e.file for e in preview.files),
+        replacements=preview.total,
+        seq=applied.seq,
+        warning=applied.warning,
+    )
 
 
-def _write_all(
-    edits: Sequence[FileEdit],
-) -> tuple[list[FileEdit], list[tuple[FileEdit, FileWriteError]]]:
-    """Write every edit; returns the ones written and the failures (in preview order).
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
-    Many files are written by a few threads: each atomic write waits on fsync,
-    which releases the GIL.
-    """
 
-    def write(edit: FileEdit) -> FileWriteError | None:
-        try:
-            atomic_write(edit.path, edit.new_bytes)
-        except FileWriteError as exc:
-            return exc
+def identify(edit: FileEdit) -> FileEdit | None:
+    """``edit`` with the identity (device, inode) of the file it read, or ``None`` when the
+    file has other hard links (an apply would split them; such files are left out)."""
+    try:
+        info = os.stat(edit.path)
+    except OSError:
+        return edit
+    if info.st_nlink > 1:
         return None
-
-    if len(edits) <= _SERIAL_WRITES:
-        outcomes = []
-        for edit in edits:
-            outcomes.append(write(edit))
-            if outcomes[-1] is not None:
-                break
-    else:
-        with ThreadPoolExecutor(max_workers=_WRITE_THREADS) as pool:
-            outcomes = list(pool.map(write, edits))
-    written = [e for e, err in zip(edits, outcomes, strict=False) if err is None]
-    failures = [(e, err) for e, err in zip(edits, outcomes, strict=False) if err is not None]
-    return written, failures
+    return dataclasses.replace(edit, ident=FileId.of(info))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xcsh.core import ToolError
-from xcsh.structural.apply import AppliedEdit, apply_preview, name_list, stale_files
+from xcsh.structural.apply import AppliedEdit, apply_preview, identify, name_list, stale_files
 from xcsh.structural.pool import plan_chunks, run_chunks
 from xcsh.structural.query import check_one_language, compile_query, doubt_of, error_patterns_of
 from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
@@ -366,6 +366,13 @@ def preview_edit(
             edit = outcome.edit
             if edit is None:
                 continue
+            identified = identify(edit)
+            if identified is None:
+                preview.skipped.append(
+                    SkippedFile(path=edit.path, file=edit.file, reason="hard-linked")
+                )
+                continue
+            edit = identified
             if limit is not None and count + len(edit.replacements) >= limit:
                 edit = _truncate(edit, limit - count)
                 preview.files.append(edit)
@@ -414,6 +421,7 @@ def _truncate(edit: FileEdit, keep: int) -> FileEdit:
         new_bytes=splice(edit.old_bytes, reps),
         replacements=reps,
         nested_skipped=edit.nested_skipped,
+        ident=edit.ident,
         nested=tuple(
             r for r in edit.nested if r.match.span.start_byte < reps[-1].match.span.end_byte
         )

@@ -9,8 +9,7 @@ from pathlib import Path
 import pathspec
 
 from xcsh.core import ToolError
-from xcsh.fs import iter_files
-from xcsh.tools.coding._paths import PathPolicy
+from xcsh.fs import Workspace, iter_files
 
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 
@@ -61,7 +60,7 @@ class GlobFilter:
 
 
 def walk(
-    start: Path, policy: PathPolicy, glob: GlobFilter | None = None
+    start: Path, policy: Workspace, glob: GlobFilter | None = None
 ) -> Iterator[tuple[Path, str]]:
     """Files under ``start`` a search visits, as ``(absolute path, path relative to start)``.
 
@@ -75,7 +74,7 @@ def walk(
         relative = path.relative_to(base).as_posix()
         if glob is not None and not glob.matches(relative):
             continue
-        if path.is_symlink() and not policy.allowed(path):
+        if path.is_symlink() and not policy.contains(path):
             continue
         yield path, relative
 
