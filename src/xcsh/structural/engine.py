@@ -16,7 +16,7 @@ from pathlib import Path
 
 from xcsh.core import ToolError
 from xcsh.structural.apply import AppliedEdit, apply_preview, identify, name_list, stale_files
-from xcsh.structural.pool import plan_chunks, run_chunks
+from xcsh.structural.pool import WorkerDied, plan_chunks, run_chunks
 from xcsh.structural.query import check_one_language, compile_query, doubt_of, error_patterns_of
 from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
 from xcsh.structural.rules import CompiledRule
@@ -116,6 +116,13 @@ def _run(
                 if outcome is not None and outcome.edit is not None:
                     outcome = restore_edit(query, outcome, path, display, language)
                 yield outcome
+    except WorkerDied as exc:
+        names = [item[1] for item in chunks[exc.chunk]] if exc.chunk is not None else []
+        where = f" while scanning {name_list(names)}" if names else ""
+        raise ToolError(
+            f"A scan worker process died ({exc.cause}){where}; the scan was stopped and "
+            "nothing was returned. Leave these files out with `path` or `glob` and try again."
+        ) from exc
     finally:
         results.close()
 

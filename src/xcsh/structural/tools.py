@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
 from xcsh.journal import Journal
@@ -33,6 +33,15 @@ _EDIT_DESCRIPTION = (
     "with 'apply' (or 'discard'). Files with syntax errors, binary and non-UTF-8 files are "
     "skipped and listed. Use sel to target a node kind inside a pattern that needs context."
 )
+
+
+def _one_as_list(value: Any) -> Any:
+    """A single value where a list is expected becomes a one-element list.
+
+    MCP clients (the Inspector among them) and small models send one pattern
+    as a plain string, or one op as a plain object.
+    """
+    return [value] if isinstance(value, str | dict) else value
 
 
 class _ScopeParams(BaseModel):
@@ -71,7 +80,7 @@ _RULE_DESCRIPTION = (
 class AstGrepParams(_ScopeParams):
     """Arguments of ``ast_grep`` (SPEC §4): ``pat``, or a YAML ``rule``."""
 
-    pat: list[str] | None = Field(
+    pat: Annotated[list[str] | None, BeforeValidator(_one_as_list)] = Field(
         default=None, min_length=1, description="One or more ast-grep patterns."
     )
     rule: dict[str, Any] | str | None = Field(default=None, description=_RULE_DESCRIPTION)
@@ -91,7 +100,7 @@ class AstEditOp(BaseModel):
 class AstEditParams(_ScopeParams):
     """Arguments of ``ast_edit`` (SPEC §4): ``ops``, or a YAML ``rule`` with a ``fix``."""
 
-    ops: list[AstEditOp] | None = Field(
+    ops: Annotated[list[AstEditOp] | None, BeforeValidator(_one_as_list)] = Field(
         default=None, min_length=1, description="Rewrites to apply, {pat, out} each."
     )
     rule: dict[str, Any] | str | None = Field(
