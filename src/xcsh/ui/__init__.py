@@ -5,6 +5,7 @@ the tools or the providers.
 """
 
 from xcsh.ui.render import (
+    SafeConsole,
     TerminalStyle,
     detect_style,
     make_console,
@@ -13,13 +14,18 @@ from xcsh.ui.render import (
     render_resolution,
     split_label,
 )
+from xcsh.ui.safe import has_control, visible, visible_line
 
 __all__ = [
+    "SafeConsole",
     "TerminalStyle",
     "detect_style",
+    "has_control",
     "make_console",
     "render_diff",
     "render_preview",
     "render_resolution",
     "split_label",
+    "visible",
+    "visible_line",
 ]
