@@ -5,6 +5,7 @@ Usage::
     python bench/_child.py search  ROOT PATTERN [PATH]
     python bench/_child.py preview ROOT PATTERN REWRITE
     python bench/_child.py apply   ROOT PATTERN REWRITE    # preview, then apply through resolve
+    python bench/_child.py rule    ROOT RULE_FILE          # search with a YAML rule
 
 The timed part starts after the imports (an agent process has them loaded),
 so it compares the engine with the ``ast-grep`` process. Peak memory is the
@@ -19,10 +20,11 @@ import json
 import resource
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from xcsh.pending import PendingActionStore, create_resolve_tool
-from xcsh.structural import EditOp, create_ast_edit_tool, preview_edit, search
+from xcsh.structural import EditOp, create_ast_edit_tool, load_rule_file, preview_edit, search
 
 
 def _peak() -> dict[str, int]:
@@ -50,6 +52,14 @@ def _search(root: str, pattern: str, path: str | None) -> dict[str, Any]:
         "files_scanned": result.files_scanned,
         "skipped": [[s.file, s.reason] for s in result.skipped],
     }
+
+
+def _rule(root: str, rule_file: str) -> dict[str, Any]:
+    start = time.perf_counter()
+    result = search([], root=root, rules=load_rule_file(Path(rule_file)))
+    seconds = time.perf_counter() - start
+    keys = [[m.file, m.span.start_byte, m.span.end_byte, m.text] for m in result.matches]
+    return {"seconds": seconds, "keys": keys, "files_scanned": result.files_scanned}
 
 
 def _preview(root: str, pattern: str, rewrite: str) -> dict[str, Any]:
@@ -102,6 +112,8 @@ def main(argv: list[str]) -> int:
         out = _preview(root, pattern, rest[0])
     elif mode == "apply":
         out = asyncio.run(_apply(root, pattern, rest[0]))
+    elif mode == "rule":
+        out = _rule(root, pattern)
     else:
         raise SystemExit(f"unknown mode {mode!r}")
     out["peak"] = _peak()
