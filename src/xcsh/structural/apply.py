@@ -12,6 +12,7 @@ from xcsh.core import ToolError
 from xcsh.fs import Workspace
 from xcsh.fs.confined import FileId
 from xcsh.journal import Change, Journal, apply_changes
+from xcsh.pending import StalePreviewError
 from xcsh.structural.results import EditPreview, FileEdit
 
 
@@ -75,6 +76,8 @@ def apply_preview(
         any warning to show beside the success.
 
     Raises:
+        StalePreviewError: a file's content changed since the preview (naming
+            the files; nothing written), so the caller may preview it again.
         ToolError: a file left the workspace, changed since the preview, or
             a write failed (:class:`xcsh.journal.ApplyError`: the message says
             what was restored and names any file left holding new content).
@@ -99,6 +102,13 @@ def apply_preview(
     if outside:
         raise ToolError(
             f"Refusing to write outside the workspace: {name_list(outside)}. Nothing was written."
+        )
+    stale = stale_files(preview)
+    if stale:
+        raise StalePreviewError(
+            f"These files changed since the preview: {name_list(stale)}. Nothing was written; "
+            "discard this preview and preview the edit again.",
+            files=tuple(stale),
         )
     files = len(preview.files)
     applied = apply_changes(

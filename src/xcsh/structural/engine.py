@@ -309,6 +309,8 @@ def preview_edit(
     captures: bool = False,
     covered: set[str] | None = None,
     rules: Sequence[CompiledRule] = (),
+    include_broken: bool = False,
+    include_parse_errors: bool = False,
 ) -> EditPreview:
     """Compute a structural rewrite without touching disk (SPEC §4).
 
@@ -325,6 +327,12 @@ def preview_edit(
         covered: real paths (``os.path.realpath``) of files already covered; files
             in it are left out and this call's files are added to it, so a front end
             previewing several overlapping paths reads each file once.
+        include_broken: keep files whose rewritten text has parse errors the
+            old text did not have (each rewritten file is parsed again; by
+            default such files are left out and listed with the first error).
+        include_parse_errors: rewrite files that already have parse errors
+            (tree-sitter may mis-parse valid code; the ast-grep CLI rewrites
+            them); by default they are skipped.
 
     Returns:
         Each changed file's new bytes (exactly what :func:`apply_preview`
@@ -350,8 +358,9 @@ def preview_edit(
         strictness,
         templates=[op.out for op in ops],
         rules=rules,
-        skip_parse_errors=True,
+        skip_parse_errors=not include_parse_errors,
         captures=captures,
+        keep_broken=include_broken,
     )
     preview = EditPreview(
         root=scope.root, files=[], skipped=list(scope.skipped), files_scanned=len(scope.files)
@@ -434,4 +443,42 @@ def _truncate(edit: FileEdit, keep: int) -> FileEdit:
         )
         if reps
         else (),
+    )
+
+
+def select_replacements(preview: EditPreview, keep: set[tuple[int, int]]) -> EditPreview:
+    """A preview of only some replacements of ``preview``, for a partial apply.
+
+    Args:
+        preview: the whole preview.
+        keep: ``(file index, replacement index)`` pairs to keep (indexes into
+            ``preview.files`` and each file's ``replacements``).
+
+    Returns:
+        A preview whose files hold exactly the kept replacements, spliced
+        into the bytes read at preview time (files without one are left out),
+        applied by :func:`apply_preview` like any other.
+    """
+    files = []
+    for f_index, edit in enumerate(preview.files):
+        reps = tuple(r for r_index, r in enumerate(edit.replacements) if (f_index, r_index) in keep)
+        if not reps:
+            continue
+        if len(reps) == len(edit.replacements):
+            files.append(edit)
+            continue
+        files.append(
+            FileEdit(
+                path=edit.path,
+                file=edit.file,
+                language=edit.language,
+                old_sha256=edit.old_sha256,
+                old_bytes=edit.old_bytes,
+                new_bytes=splice(edit.old_bytes, reps),
+                replacements=reps,
+                ident=edit.ident,
+            )
+        )
+    return EditPreview(
+        root=preview.root, files=files, skipped=list(preview.skipped), files_scanned=0
     )

@@ -133,7 +133,8 @@ _FAMILIES = {"JavaScript": "JavaScript", "TypeScript": "JavaScript", "Tsx": "Jav
 def check_one_language(preview: EditPreview) -> None:
     """One rewrite is written for one language (SPEC §4): without ``lang``, refuse a
     preview that would change files of several (JavaScript, TypeScript and TSX count
-    as one), so a rewrite meant for one never lands in another.
+    as one), so a rewrite meant for one never lands in another. Files left out
+    because the rewrite would break them count too: the rewrite matched there.
 
     Raises:
         ToolError: naming each language with its changed files, and the fix.
@@ -141,6 +142,9 @@ def check_one_language(preview: EditPreview) -> None:
     by_language: dict[str, list[str]] = {}
     for edit in preview.files:
         by_language.setdefault(edit.language, []).append(edit.file)
+    for skipped in preview.skipped:
+        if skipped.language:
+            by_language.setdefault(skipped.language, []).append(skipped.file)
     if len({_FAMILIES.get(name, name) for name in by_language}) <= 1:
         return
     listed = "; ".join(
