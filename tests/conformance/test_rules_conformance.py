@@ -137,5 +137,10 @@ def test_rule_matches_and_fixes_as_ast_grep_scan(name: str, tmp_path: Path) -> N
         check=False,  # exit 1 when an `error` rule matched
     )
     if any(rule.fix is not None for rule in rules):
-        apply_preview(preview_edit([], root=ours, rules=rules, workers=1))
+        # As the CLI: also files with parse errors, and rewrites that would not parse
+        # (xcsh leaves both out unless asked; the rest is the same).
+        preview = preview_edit(
+            [], root=ours, rules=rules, workers=1, include_broken=True, include_parse_errors=True
+        )
+        apply_preview(preview)
     assert _files(ours) == _files(theirs)

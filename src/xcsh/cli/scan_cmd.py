@@ -101,4 +101,7 @@ def main(argv: list[str]) -> int:
         return ast_grep_cmd.run(common)
     common.yes = args.yes
     common.dry_run = args.dry_run
+    common.interactive = False
+    common.include_broken = False
+    common.include_parse_errors = False
     return ast_edit_cmd.run(common)
