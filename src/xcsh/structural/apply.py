@@ -86,7 +86,10 @@ def apply_preview(
     outside: list[str] = []
     changes: list[Change] = []
     for edit in preview.files:
-        located = ws.locate(edit.path)
+        try:
+            located = ws.locate(edit.path)
+        except OSError:  # a folder on the way vanished (swapped meanwhile): not writable here
+            located = None
         if located is None or located[0] != ws.root or located[1] == ".":
             outside.append(edit.file)
             continue
