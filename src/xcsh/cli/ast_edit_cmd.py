@@ -153,6 +153,13 @@ def main(argv: list[str]) -> int:
         parser.error("give -p/--pattern and -r/--rewrite, or --rule FILE (rules with a fix)")
     if args.rule is not None and (args.pattern is not None or args.rewrite is not None):
         parser.error("--rule replaces -p/--pattern and -r/--rewrite; give one or the other")
+    # -i asks about each change: refuse before the (possibly long) preview when it cannot ask
+    if args.interactive and args.json:
+        error("-i asks about each change and --json never asks: use one of them.")
+        return EXIT_BAD_INPUT
+    if args.interactive and not is_interactive():
+        error(INTERACTIVE_NEEDS_TERMINAL)
+        return EXIT_BAD_INPUT
     return run(args)
 
 
