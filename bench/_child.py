@@ -6,6 +6,10 @@ Usage::
     python bench/_child.py preview ROOT PATTERN REWRITE
     python bench/_child.py apply   ROOT PATTERN REWRITE    # preview, then apply through resolve
     python bench/_child.py rule    ROOT RULE_FILE          # search with a YAML rule
+    python bench/_child.py apply-unjournaled ROOT PATTERN REWRITE   # the same, no undo journal
+
+``apply`` records into an undo journal (in a temporary ``XCSH_HOME``), as every
+xcsh front end does; ``apply-unjournaled`` measures what the journal costs.
 
 The timed part starts after the imports (an agent process has them loaded),
 so it compares the engine with the ``ast-grep`` process. Peak memory is the
@@ -18,11 +22,14 @@ from __future__ import annotations
 import asyncio
 import json
 import resource
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore, create_resolve_tool
 from xcsh.structural import EditOp, create_ast_edit_tool, load_rule_file, preview_edit, search
 
@@ -81,9 +88,11 @@ def _preview(root: str, pattern: str, rewrite: str) -> dict[str, Any]:
     }
 
 
-async def _apply(root: str, pattern: str, rewrite: str) -> dict[str, Any]:
+async def _apply(root: str, pattern: str, rewrite: str, *, journaled: bool) -> dict[str, Any]:
     store = PendingActionStore()
-    tool = create_ast_edit_tool(root, store)
+    home = Path(tempfile.mkdtemp(prefix="xcsh-bench-home-"))
+    journal = Journal.for_root(home, Path(root)) if journaled else None
+    tool = create_ast_edit_tool(root, store, journal=journal)
     start = time.perf_counter()
     result = await tool.execute(
         "bench", {"ops": [{"pat": pattern, "out": rewrite}], "lang": "python"}
@@ -93,6 +102,7 @@ async def _apply(root: str, pattern: str, rewrite: str) -> dict[str, Any]:
         "bench-apply", {"action": "apply", "reason": "benchmark"}
     )
     end = time.perf_counter()
+    shutil.rmtree(home, ignore_errors=True)
     if resolved.is_error:
         raise SystemExit(f"apply failed: {resolved.text}")
     return {
@@ -110,8 +120,8 @@ def main(argv: list[str]) -> int:
         out = _search(root, pattern, rest[0] if rest else None)
     elif mode == "preview":
         out = _preview(root, pattern, rest[0])
-    elif mode == "apply":
-        out = asyncio.run(_apply(root, pattern, rest[0]))
+    elif mode in ("apply", "apply-unjournaled"):
+        out = asyncio.run(_apply(root, pattern, rest[0], journaled=mode == "apply"))
     elif mode == "rule":
         out = _rule(root, pattern)
     else:

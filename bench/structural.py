@@ -10,7 +10,8 @@ without ``site-packages``) it runs, for the same patterns:
 - search: ``ast-grep run -p P --json=stream`` vs the engine's ``search``;
 - preview: ``ast-grep run -p P -r R --json=stream`` vs ``preview_edit``;
 - preview + apply: ``ast-grep run -p P -r R -U`` vs the ``ast_edit`` tool
-  followed by ``resolve`` (apply), each on a fresh copy;
+  followed by ``resolve`` (apply) with the undo journal on, each on a fresh
+  copy; the apply alone is also timed without the journal, to show its cost;
 - a relational YAML rule: ``ast-grep scan --rule R --json=stream`` vs
   ``search(rules=...)`` (and the ``xcsh ast-grep --rule --json`` process);
 - one 5 MB file with 100,000 matches: ``ast-grep run --json=stream`` vs the
@@ -213,6 +214,8 @@ def bench_apply(base: Path, work: Path, runs: int) -> list[Row]:
     rows = []
     for label, pattern, rewrite in REWRITES:
         cli_times, cli_peak, ours_times, our_peak = [], 0, [], 0
+        bare_apply: list[float] = []
+        journal_apply: list[float] = []
         same = True
         note = ""
         for run in range(runs):
@@ -225,6 +228,12 @@ def bench_apply(base: Path, work: Path, runs: int) -> list[Row]:
             cli_peak = max(cli_peak, timed.max_rss_kib)
             data, peak = _child("apply", str(ours_dir), pattern, rewrite)
             ours_times.append(data["seconds"])
+            bare_dir = work / f"bare-{run}"
+            shutil.copytree(base, bare_dir)
+            bare, _ = _child("apply-unjournaled", str(bare_dir), pattern, rewrite)
+            shutil.rmtree(bare_dir)
+            bare_apply.append(bare["apply_seconds"])
+            journal_apply.append(data["apply_seconds"])
             our_peak = max(our_peak, peak)
             if run == 0:
                 left_alone = ("parse errors", "the rewrite would not parse")
@@ -245,6 +254,10 @@ def bench_apply(base: Path, work: Path, runs: int) -> list[Row]:
                 )
             shutil.rmtree(theirs_dir)
             shutil.rmtree(ours_dir)
+        note += (
+            f"; apply with the journal {statistics.median(journal_apply):.2f}s vs "
+            f"{statistics.median(bare_apply):.2f}s without (medians)"
+        )
         rows.append(
             Row(
                 f"preview+apply vs -U, {label}",
