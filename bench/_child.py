@@ -5,6 +5,7 @@ Usage::
     python bench/_child.py search  ROOT PATTERN [PATH]
     python bench/_child.py preview ROOT PATTERN REWRITE
     python bench/_child.py apply   ROOT PATTERN REWRITE    # preview, then apply through resolve
+    python bench/_child.py rule    ROOT RULE_FILE          # search with a YAML rule
     python bench/_child.py apply-unjournaled ROOT PATTERN REWRITE   # the same, no undo journal
 
 ``apply`` records into an undo journal (in a temporary ``XCSH_HOME``), as every
@@ -30,7 +31,7 @@ from typing import Any
 
 from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore, create_resolve_tool
-from xcsh.structural import EditOp, create_ast_edit_tool, preview_edit, search
+from xcsh.structural import EditOp, create_ast_edit_tool, load_rule_file, preview_edit, search
 
 
 def _peak() -> dict[str, int]:
@@ -58,6 +59,14 @@ def _search(root: str, pattern: str, path: str | None) -> dict[str, Any]:
         "files_scanned": result.files_scanned,
         "skipped": [[s.file, s.reason] for s in result.skipped],
     }
+
+
+def _rule(root: str, rule_file: str) -> dict[str, Any]:
+    start = time.perf_counter()
+    result = search([], root=root, rules=load_rule_file(Path(rule_file)))
+    seconds = time.perf_counter() - start
+    keys = [[m.file, m.span.start_byte, m.span.end_byte, m.text] for m in result.matches]
+    return {"seconds": seconds, "keys": keys, "files_scanned": result.files_scanned}
 
 
 def _preview(root: str, pattern: str, rewrite: str) -> dict[str, Any]:
@@ -113,6 +122,8 @@ def main(argv: list[str]) -> int:
         out = _preview(root, pattern, rest[0])
     elif mode in ("apply", "apply-unjournaled"):
         out = asyncio.run(_apply(root, pattern, rest[0], journaled=mode == "apply"))
+    elif mode == "rule":
+        out = _rule(root, pattern)
     else:
         raise SystemExit(f"unknown mode {mode!r}")
     out["peak"] = _peak()

@@ -65,6 +65,16 @@ def test_a_deep_pattern_through_the_tool_is_an_error_result(ws: Path) -> None:
         asyncio.run(tool.execute("g", {"pat": [nested(2_000)]}))
 
 
+def test_a_deep_pattern_inside_a_yaml_rule_is_refused_naming_the_rule(ws: Path) -> None:
+    (ws / "a.py").write_text("print(1)\n")
+    tool = create_ast_grep_tool(str(ws))
+    rule = {"id": "deep", "language": "python", "rule": {"any": [{"pattern": nested(2_000)}]}}
+    with pytest.raises(ToolError) as info:
+        asyncio.run(tool.execute("g", {"rule": rule}))
+    assert "rule: " in str(info.value)
+    assert f"nested more than {MAX_PATTERN_DEPTH} levels deep" in str(info.value)
+
+
 def test_an_ordinary_deep_pattern_still_works(ws: Path) -> None:
     (ws / "a.py").write_text(nested(100) + "\n")
     assert search([nested(100)], root=ws).total == 1

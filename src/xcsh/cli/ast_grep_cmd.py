@@ -33,9 +33,11 @@ from xcsh.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_NO_MATCH,
     EXIT_OK,
+    add_rule_argument,
     add_scope_arguments,
     check_limit,
     error,
+    load_rules,
     scan_progress,
 )
 from xcsh.core import ToolError, UsageError
@@ -51,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Structural search with ast-grep patterns ($A one node, $$$A many, $_ any).",
         epilog="exit codes: 0 matches found, 1 no match, 2 bad input",
     )
-    parser.add_argument("-p", "--pattern", required=True, help="the ast-grep pattern")
+    parser.add_argument("-p", "--pattern", help="the ast-grep pattern")
+    add_rule_argument(parser)
     add_scope_arguments(parser)
     return parser
 
@@ -99,6 +102,13 @@ def main(argv: list[str]) -> int:
     """Run ``xcsh ast-grep``; returns the exit code (0 found, 1 none, 2 bad input)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if (args.pattern is None) == (args.rule is None):
+        parser.error("give one of -p/--pattern or --rule FILE")
+    return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Search as ``args`` say (a pattern, or rules: ``--rule`` or ``xcsh scan``'s)."""
     try:
         check_limit(args.limit)
         return _search(args)
@@ -119,10 +129,12 @@ def _search(args: argparse.Namespace) -> int:
     paths: list[str] = args.paths or [os.curdir]
     remaining: int | None = args.limit
     more = False
+    rules = load_rules(args)
     with scan_progress("searching") as bar:
         for path in paths:
             matches = iter_matches(
-                [args.pattern],
+                [] if rules else [args.pattern],
+                rules=rules,
                 root=os.getcwd(),
                 path=path,
                 glob=tuple(args.globs),
@@ -157,7 +169,7 @@ def _search(args: argparse.Namespace) -> int:
         noun = "match" if found == 1 else "matches"
         error(f"stopped after {found} {noun} (--limit {args.limit}); more remain")
     if not found:
-        return _explain_nothing_found(args, paths[0])
+        return EXIT_NO_MATCH if rules else _explain_nothing_found(args, paths[0])
     return EXIT_OK
 
 
@@ -192,6 +204,17 @@ def _emit(match: Match, as_json: bool, console: Console | None) -> None:
         )
         return
     lines = format_match_lines(match)
+    if match.rule is not None:  # a YAML rule's match: what the rule says first
+        head = f"{match.rule.severity}[{match.rule.id}]"
+        if console is None:
+            sys.stdout.write(
+                f"{head}: {match.rule.message}\n" if match.rule.message else f"{head}\n"
+            )
+        else:
+            styled = Text(head, style="bold yellow")
+            if match.rule.message:
+                styled.append(f": {match.rule.message}")
+            console.print(styled)
     if console is None:
         sys.stdout.write("".join(f"{match.file}{pos}{line}\n" for pos, line, _, _ in lines))
         return

@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
@@ -19,6 +20,7 @@ from rich.progress import (
 )
 
 from xcsh.core import UsageError
+from xcsh.structural.rules import CompiledRule, load_rule_file
 from xcsh.ui import detect_style
 
 EXIT_OK = 0
@@ -78,6 +80,29 @@ def add_scope_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         help="files, folders or globs inside the current folder (default: the current folder)",
     )
+
+
+def add_rule_argument(parser: argparse.ArgumentParser) -> None:
+    """``--rule FILE``: YAML rules instead of a pattern, as ``ast-grep scan --rule``."""
+    parser.add_argument(
+        "--rule",
+        metavar="FILE",
+        help="a YAML rule file (one or more rules, as ast-grep scan --rule) instead of -p",
+    )
+
+
+def load_rules(args: argparse.Namespace) -> list[CompiledRule]:
+    """The rules ``args`` names (``--rule FILE``, or set by ``xcsh scan``); empty for none.
+
+    Raises:
+        ToolError: the file cannot be read or holds a bad rule (naming its YAML path).
+    """
+    given = getattr(args, "rules", None)
+    if given is not None:
+        return list(given)
+    if getattr(args, "rule", None):
+        return load_rule_file(Path(args.rule), display=args.rule)
+    return []
 
 
 def check_limit(limit: int | None) -> None:

@@ -64,6 +64,7 @@ from xcsh.structural.languages import (
     supported_languages,
 )
 from xcsh.structural.pattern import STRICTNESS_LEVELS, CompiledPattern, compile_pattern
+from xcsh.structural.project import Project, find_config, load_project
 from xcsh.structural.results import (
     Capture,
     EditPreview,
@@ -76,6 +77,8 @@ from xcsh.structural.results import (
     Span,
     skipped_note,
 )
+from xcsh.structural.rule_schema import RuleError
+from xcsh.structural.rules import CompiledRule, load_rule_file, parse_rules, rule_from_parameter
 from xcsh.structural.tools import (
     AstEditParams,
     AstGrepParams,
@@ -94,6 +97,7 @@ __all__ = [
     "AstGrepParams",
     "Capture",
     "CompiledPattern",
+    "CompiledRule",
     "EditOp",
     "EditPreview",
     "FileEdit",
@@ -101,7 +105,9 @@ __all__ = [
     "Match",
     "Position",
     "ProgressCallback",
+    "Project",
     "Replacement",
+    "RuleError",
     "Scope",
     "SearchResult",
     "SkippedFile",
@@ -114,11 +120,16 @@ __all__ = [
     "edit_label",
     "error_patterns",
     "explain_nothing_found",
+    "find_config",
     "iter_matches",
     "language_for_path",
+    "load_project",
+    "load_rule_file",
+    "parse_rules",
     "preview_edit",
     "resolve_language",
     "resolve_scope",
+    "rule_from_parameter",
     "search",
     "skipped_note",
     "stale_files",
