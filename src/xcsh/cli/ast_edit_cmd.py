@@ -63,10 +63,12 @@ from xcsh.cli.common import (
     EXIT_OK,
     add_scope_arguments,
     check_limit,
+    empty_scope_message,
     error,
     is_interactive,
     stderr_is_terminal,
 )
+from xcsh.cli.pager import page, pager_command
 from xcsh.core import AgentToolResult, ToolError, UsageError
 from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, command_journal_dir, record_applies
@@ -124,11 +126,17 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         help="the replacement; may use the pattern's metavariables; empty deletes the match",
     )
-    add_scope_arguments(parser)
+    add_scope_arguments(parser, counted="replacements")
     decide = parser.add_mutually_exclusive_group()
     decide.add_argument("--yes", "-y", action="store_true", help="apply without asking")
     decide.add_argument(
         "--dry-run", action="store_true", help="only preview; change nothing and do not ask"
+    )
+    parser.add_argument(
+        "--no-pager",
+        action="store_true",
+        help="never page a long preview (by default one taller than the terminal goes "
+        "through $XCSH_PAGER, $PAGER or less)",
     )
     return parser
 
@@ -226,6 +234,9 @@ def main(argv: list[str]) -> int:
         print(file=sys.stderr)
         error(INTERRUPTED_NOTE)
         return EXIT_INTERRUPTED
+    if preview.files_scanned == 0:
+        error(empty_scope_message(args.lang, list(args.paths or [os.curdir])))
+        return EXIT_BAD_INPUT
     store = PendingActionStore()
     # every apply is recorded in the undo journal, so `xcsh undo` can put the files back
     record_applies(store, Journal(command_journal_dir(xcsh_home())), Path.cwd())
@@ -259,15 +270,26 @@ def main(argv: list[str]) -> int:
 def _show(
     args: argparse.Namespace, preview: EditPreview, action: PendingAction, out: _Stdout
 ) -> None:
-    """The preview on stdout: the whole diff (the user approves all of it) or JSON lines."""
+    """The preview on stdout: the whole diff (the user approves all of it) or JSON lines.
+
+    The "apply or discard" footer is shown only when a question follows; a
+    diff taller than the terminal goes through the pager (unless ``--no-pager``).
+    """
     if args.json:
         out.write_json(preview)
         return
     details = action.details if isinstance(action.details, dict) else {}
     diff = str(details.get("diff", ""))
-    out.print(
-        render_preview(action.label, diff, style=_style(), max_lines=None, max_line_chars=None)
+    will_ask = not (args.dry_run or args.yes) and is_interactive()
+    rendered = render_preview(
+        action.label,
+        diff,
+        style=_style(),
+        max_lines=None,
+        max_line_chars=None,
+        pending=will_ask,
     )
+    out.print(rendered, pager=None if args.no_pager else pager_command())
 
 
 def _decide(args: argparse.Namespace) -> tuple[Decision | None, int]:
@@ -404,11 +426,17 @@ class _Stdout:
         self.console = console
         self.broken = False
 
-    def print(self, renderable: Any) -> None:
-        """Print on stdout; on stderr with ``--json`` (no console) or once stdout is closed."""
+    def print(self, renderable: Any, *, pager: str | None = None) -> None:
+        """Print on stdout; on stderr with ``--json`` (no console) or once stdout is closed.
+
+        With a ``pager`` command, text taller than the terminal (stdout a
+        terminal only) is shown through it instead.
+        """
         console = self.console
         if console is not None and not self.broken:
             try:
+                if pager is not None and console.is_terminal and self._paged(renderable, pager):
+                    return
                 console.print(renderable)
                 return
             except BrokenPipeError:
@@ -419,6 +447,17 @@ class _Stdout:
                     raise
                 self.broken = True
         make_console(sys.stderr).print(renderable)
+
+    def _paged(self, renderable: Any, pager: str) -> bool:
+        assert self.console is not None
+        with self.console.capture() as captured:
+            self.console.print(renderable)
+        text = captured.get()
+        if text.count("\n") < self.console.size.height:
+            self.console.file.write(text)
+            self.console.file.flush()
+            return True
+        return page(text, pager)
 
     def write_json(self, preview: EditPreview) -> None:
         """One ``ast-grep run -r --json=stream`` object per replacement of the preview."""

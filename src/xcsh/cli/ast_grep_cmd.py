@@ -14,7 +14,8 @@ Output (stdout):
 
 Every match is printed unless ``--limit N`` is given. Files that could not be
 searched (binary, not UTF-8) are listed on stderr. Exit codes: 0 matches
-found, 1 no match, 2 bad input (message on stderr).
+found, 1 no match, 2 bad input (message on stderr), including a scope with no
+file left to search, with or without ``-l``.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from xcsh.cli.common import (
     EXIT_OK,
     add_scope_arguments,
     check_limit,
+    empty_scope_message,
     error,
     scan_progress,
 )
@@ -95,9 +97,19 @@ def _report_skipped(skipped: list[SkippedFile]) -> None:
         error(note)
 
 
+REWRITE_FLAGS = ("-r", "--rewrite")
+
+
 def main(argv: list[str]) -> int:
     """Run ``xcsh ast-grep``; returns the exit code (0 found, 1 none, 2 bad input)."""
     parser = build_parser()
+    if any(arg in REWRITE_FLAGS or arg.startswith("--rewrite=") for arg in argv):
+        # `ast-grep run -r` rewrites; here rewriting is its own command, previewed first.
+        error(
+            "xcsh ast-grep only searches; to rewrite, run the same command as "
+            "xcsh ast-edit -p PATTERN -r REWRITE [PATH...] (it previews the change first)"
+        )
+        return EXIT_BAD_INPUT
     args = parser.parse_args(argv)
     try:
         check_limit(args.limit)
@@ -119,7 +131,14 @@ def _search(args: argparse.Namespace) -> int:
     paths: list[str] = args.paths or [os.curdir]
     remaining: int | None = args.limit
     more = False
+    scanned = 0
     with scan_progress("searching") as bar:
+
+        def progress(done: int, total: int) -> None:
+            nonlocal scanned
+            scanned = max(scanned, total)
+            bar.callback(done, total)
+
         for path in paths:
             matches = iter_matches(
                 [args.pattern],
@@ -129,16 +148,19 @@ def _search(args: argparse.Namespace) -> int:
                 lang=args.lang,
                 selector=args.selector,
                 strictness=args.strictness,
-                progress=bar.callback,
+                progress=progress,
                 skipped=skipped,
             )
             try:
                 if remaining is None:
                     for match in matches:
+                        bar.stop_for_output()
                         _emit(match, args.json, console)
                         found += 1
                 else:
                     kept, more = _limited(matches, remaining)
+                    if kept:
+                        bar.stop_for_output()
                     for match in kept:
                         _emit(match, args.json, console)
                     found += len(kept)
@@ -155,6 +177,9 @@ def _search(args: argparse.Namespace) -> int:
     if more:
         noun = "match" if found == 1 else "matches"
         error(f"stopped after {found} {noun} (--limit {args.limit}); more remain")
+    if not found and not scanned:
+        error(empty_scope_message(args.lang, paths))
+        return EXIT_BAD_INPUT
     if not found:
         _explain_nothing_found(args, paths[0])
     return EXIT_OK if found else EXIT_NO_MATCH

@@ -26,7 +26,8 @@ EXIT_OK = 0
 EXIT_NO_MATCH = 1
 """The pattern matched nothing (no replacement for ``ast-edit``)."""
 EXIT_BAD_INPUT = 2
-"""Bad input: a flag, pattern, language or path; the message is on stderr."""
+"""Bad input: a flag, pattern, language or path, including a scope with no file left
+to search (PATH, --globs and -l exclude everything); the message is on stderr."""
 EXIT_APPLY_FAILED = 3
 """``ast-edit`` only: applying failed (a file changed since the preview, a write
 failed); nothing was written, earlier files were restored."""
@@ -42,8 +43,11 @@ PROGRESS_MIN_FILES = 200
 STRICTNESS_CHOICES = ("cst", "smart", "ast", "relaxed", "signature")
 
 
-def add_scope_arguments(parser: argparse.ArgumentParser) -> None:
-    """The flags both commands share, named as in ``ast-grep run``."""
+def add_scope_arguments(parser: argparse.ArgumentParser, *, counted: str = "matches") -> None:
+    """The flags both commands share, named as in ``ast-grep run``.
+
+    ``counted`` names what ``--limit`` counts (``replacements`` for ``ast-edit``).
+    """
     parser.add_argument(
         "-l", "--lang", metavar="LANG", help="language (inferred from file extensions if omitted)"
     )
@@ -65,7 +69,7 @@ def add_scope_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         help="only files matching this glob (gitignore syntax; repeatable)",
     )
-    parser.add_argument("--limit", metavar="N", type=int, help="stop after N matches")
+    parser.add_argument("--limit", metavar="N", type=int, help=f"stop after N {counted}")
     parser.add_argument(
         "--json",
         action="store_true",
@@ -93,6 +97,19 @@ def check_limit(limit: int | None) -> None:
         )
 
 
+def empty_scope_message(lang: str | None, paths: list[str]) -> str:
+    """Why nothing was searched: PATH, ``--globs`` and ``-l`` leave no file in scope.
+
+    Both commands exit :data:`EXIT_BAD_INPUT` with it, with or without ``-l``
+    (without ``-l`` the engine says the same in its own words).
+    """
+    where = ", ".join(f"'{path}'" for path in paths) or "'.'"
+    return (
+        f"No {lang} file to search in {where}. Check PATH and --globs "
+        "(a glob starting with ! leaves files out)."
+    )
+
+
 # The engine's messages name the model-facing parameters; the command names its flags.
 _FLAG_NAMES = {
     "`lang`": "-l/--lang",
@@ -103,6 +120,9 @@ _FLAG_NAMES = {
     "`limit`": "--limit",
     "`pat`": "-p/--pattern",
     "`strictness`": "--strictness",
+    # the context hint's example: "for example pat `X` with sel `Y`"
+    "for example pat `": "for example -p `",
+    "` with sel `": "` with --selector `",
 }
 
 
@@ -174,6 +194,15 @@ class ScanProgress:
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
+
+    def stop_for_output(self) -> None:
+        """Remove the bar for good before the first line of output.
+
+        The matches printed from then on show the scan's progress themselves;
+        a bar redrawn between them would be glued to, or overwrite, a line.
+        """
+        self.close()
+        self._enabled = False
 
 
 @contextmanager

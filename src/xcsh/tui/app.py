@@ -437,9 +437,11 @@ class InteractiveApp:
         elif name == "session":
             self.show_session(session)
         elif name == "tools":
+            width = max((len(tool.name) for tool in session.tools.values()), default=0)
             for tool in session.tools.values():
                 hidden = "  (hidden: resolves previews)" if tool.hidden else ""
-                self.console.print(f"  {tool.name}  {tool.label}{hidden}", markup=False)
+                line = f"  {tool.name.ljust(width)}  {tool.label}{hidden}"
+                self.console.print(line, markup=False)
         return None
 
     async def resolve(self, action: Literal["apply", "discard"], reason: str) -> None:

@@ -196,14 +196,20 @@ def render_preview(
     style: TerminalStyle,
     max_lines: int | None = PREVIEW_MAX_LINES,
     max_line_chars: int | None = PREVIEW_MAX_LINE_CHARS,
+    pending: bool = True,
 ) -> RenderableType:
-    """A pending preview: its label, then its diff, then how to resolve it.
+    """A preview: its label, then its diff, then (when ``pending``) how to resolve it.
 
     The diff is bounded by :func:`bound_preview` with ``max_lines`` and
     ``max_line_chars`` (the defaults suit the agent's screen); pass ``None``
     to show all of it, as ``xcsh ast-edit`` does before asking to apply it.
+    ``pending=False`` leaves out the "apply or discard" footer, for a preview
+    that nothing waits on (``xcsh ast-edit --dry-run``, or without a terminal).
     """
     symbol = _SYMBOLS[style.unicode]["pending"]
     header = Text(f"{symbol} Preview: {label}", style="bold magenta")
+    diff = render_diff(bound_preview(diff_text, max_lines, max_line_chars))
+    if not pending:
+        return Group(header, diff)
     footer = Text("  pending: apply or discard to continue", style="dim")
-    return Group(header, render_diff(bound_preview(diff_text, max_lines, max_line_chars)), footer)
+    return Group(header, diff, footer)
