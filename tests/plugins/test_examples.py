@@ -189,8 +189,7 @@ async def test_two_previews_in_one_call_resolve_last_first(project: Path, user_t
         "Release: CHANGELOG entry for 1.1.0",
         "Release: VERSION -> 1.1.0",
     ]
-    # Pushed without a badge of their own: badged with the tool's name.
-    assert all(a.source_tool_name == "release_bump_preview" for a in store.snapshot())
+    assert all(a.source_tool_name == "custom_tool" for a in store.snapshot())
     # Each action shows its own diff, not the call's combined text.
     changelog_diff, version_diff = (a.details["diff"] for a in store.snapshot())
     assert "+++ b/CHANGELOG.md" in changelog_diff and "+## 1.1.0" in changelog_diff
