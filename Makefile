@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test lint typecheck imports unit demo bench clean
+.PHONY: test lint typecheck imports unit demo bench stress-journal clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,9 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/structural.py
+
+stress-journal: $(STAMP)
+	$(BIN)/python bench/stress_journal.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -6,8 +6,14 @@ from command-line flags, then the environment, then
 ``$XCSH_HOME/settings.toml`` (SPEC §5a; ``$XCSH_HOME`` defaults to
 ``~/.xcsh``). Besides the provider keys (see
 :mod:`xcsh.providers.config`), ``settings.toml`` may set
-``max_forced_turns`` (default 5, SPEC §3); any other key is refused
-(:data:`KNOWN_SETTINGS`).
+``max_forced_turns`` (default 5, SPEC §3) and the undo journal's retention,
+``journal_max_entries`` (default 200) and ``journal_max_bytes`` (default
+512 MiB); any other key is refused (:data:`KNOWN_SETTINGS`).
+
+The session is composed here with the workspace's undo journal
+(:func:`open_journal`): interrupted applies are settled first, the built-in
+tools write through it, and the apply of every other pending action pushed
+on the store (custom tools) is recorded too.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from xcsh.agent import (
 )
 from xcsh.core import AgentTool, UsageError
 from xcsh.fs import xcsh_home as fs_home
+from xcsh.journal import Journal, JournalError, Recovered, Retention, record_applies, recover
 from xcsh.pending import PendingActionStore
 from xcsh.plugins import LoadError, aload_custom_tools
 from xcsh.providers import Provider
@@ -51,7 +58,7 @@ def xcsh_home(env: Mapping[str, str] | None = None) -> Path:
     return fs_home(env=env)
 
 
-KNOWN_SETTINGS = (*SETTING_KEYS, "max_forced_turns")
+KNOWN_SETTINGS = (*SETTING_KEYS, "max_forced_turns", "journal_max_entries", "journal_max_bytes")
 """The keys ``settings.toml`` may set; any other key is refused (a typo such as
 ``modle`` would otherwise silently fall back to another model)."""
 
@@ -132,9 +139,48 @@ def build_provider(
     return create_provider(resolved)
 
 
-def builtin_tools(cwd: Path, store: PendingActionStore) -> list[AgentTool[Any]]:
-    """The built-in tools (coding, ``ast_grep``, ``ast_edit``, ``resolve``) for ``cwd``."""
-    return create_builtin_tools(cwd, store)
+def builtin_tools(
+    cwd: Path, store: PendingActionStore, journal: Journal | None = None
+) -> list[AgentTool[Any]]:
+    """The built-in tools (coding, ``ast_grep``, ``ast_edit``, ``resolve``) for ``cwd``,
+    writing through ``journal``."""
+    return create_builtin_tools(cwd, store, journal=journal)
+
+
+@dataclass(frozen=True, kw_only=True)
+class OpenedJournal:
+    """A workspace's journal, after recovery ran.
+
+    Args:
+        journal: the journal.
+        recovered: what recovery did with interrupted applies (show each ``message``).
+        problem: why recovery could not run (the journal is locked or unreadable), or ``None``.
+    """
+
+    journal: Journal
+    recovered: list[Recovered]
+    problem: str | None = None
+
+
+def open_journal(home: Path, cwd: Path, settings: Mapping[str, Any] | None = None) -> OpenedJournal:
+    """The undo journal of ``cwd``, with any interrupted apply settled first.
+
+    Args:
+        home: ``$XCSH_HOME``.
+        cwd: the workspace.
+        settings: ``settings.toml``'s values (default: read from ``home``).
+
+    Raises:
+        UsageError: bad settings.
+    """
+    values = load_settings(home) if settings is None else settings
+    journal = Journal.for_root(
+        home, cwd, retention=Retention.from_settings(values, home / "settings.toml")
+    )
+    try:
+        return OpenedJournal(journal=journal, recovered=recover(journal))
+    except (JournalError, OSError) as exc:
+        return OpenedJournal(journal=journal, recovered=[], problem=str(exc))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -174,6 +220,8 @@ class OpenedSession:
         resumed: for a resumed session, what happened to its pending actions.
         load_errors: custom tools that failed to load, or a notice that an
             untrusted project's tools were skipped (SPEC §5); show them to the user.
+        journal: the workspace's undo journal and what its recovery did (show
+            each recovered entry's message and any problem).
         elsewhere: for a session resumed from another folder, the folder xcsh was
             started in (the session works in its own folder, ``session.cwd``);
             ``None`` otherwise. Front ends say so (:meth:`elsewhere_notice`).
@@ -183,6 +231,7 @@ class OpenedSession:
     path: Path
     resumed: ResumeReport | None
     load_errors: list[LoadError]
+    journal: OpenedJournal
     elsewhere: Path | None = None
 
     def elsewhere_notice(self) -> str | None:
@@ -195,9 +244,7 @@ class OpenedSession:
         )
 
 
-async def open_session(
-    options: AppOptions, *, tools: ToolsFactory = builtin_tools
-) -> OpenedSession:
+async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None) -> OpenedSession:
     """Build the provider, the tools and a new or resumed session.
 
     The session offers the built-in tools, then the custom tools found for
@@ -206,7 +253,8 @@ async def open_session(
 
     Args:
         options: the front end's choices.
-        tools: builds the built-in tools for ``(cwd, store)``; the registry by default.
+        tools: builds the tools for ``(cwd, store)``; by default the built-in
+            tools, writing through the workspace's journal.
 
     Raises:
         UsageError: bad settings, no provider configured, an unknown session
@@ -234,11 +282,14 @@ async def open_session(
         own = session_folder(saved)
         if own != cwd:
             elsewhere, cwd = cwd, own
+    opened_journal = open_journal(home, cwd, settings)
+    journal = opened_journal.journal
     store = PendingActionStore()
     custom = await aload_custom_tools(
         cwd, store=store, home=home, trust_project=options.trust_project
     )
-    session_tools = [*tools(cwd, store), *custom.tools]
+    built = tools(cwd, store) if tools is not None else builtin_tools(cwd, store, journal)
+    session_tools = [*built, *custom.tools]
     header: dict[str, Any] | None = None
     if path is None:
         session_id = new_session_id()
@@ -266,12 +317,14 @@ async def open_session(
         recorder=recorder,
         max_forced_turns=max_forced,
     )
+    record_applies(store, journal)  # custom tools' applies (and any not journaled) are recorded
     report = await session.restore_pending(saved.pending) if saved else None
     return OpenedSession(
         session=session,
         path=path,
         resumed=report,
         load_errors=custom.errors,
+        journal=opened_journal,
         elsewhere=elsewhere,
     )
 

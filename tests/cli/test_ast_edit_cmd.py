@@ -258,7 +258,7 @@ def test_paths_of_different_languages_are_refused_without_lang(tmp_path: Path) -
         "ast-edit", "-p", "$A == $B", "-r", "$A === $B", "js", "c", "--yes", cwd=tmp_path
     )
     assert done.returncode == 2, done.stderr
-    assert "js (javascript)" in done.stderr and "c (c)" in done.stderr
+    assert "javascript: js/a.js" in done.stderr and "c: c/a.c" in done.stderr
     assert "-l/--lang" in done.stderr
     assert _snapshot_all(tmp_path) == before
     picked = run_xcsh(

@@ -109,11 +109,14 @@ def test_bad_input_exits_2_with_a_message(project: Path, args: list[str], needle
     assert "Traceback" not in done.stderr
 
 
-def test_mixed_languages_name_the_flag(project: Path) -> None:
-    (project / "web.js").write_text("console.log(1);\n", encoding="utf-8")
-    done = run_xcsh("ast-grep", "-p", "print($$$A)", cwd=project)
-    assert done.returncode == 2
-    assert "-l/--lang" in done.stderr
+def test_mixed_languages_each_file_in_its_own_language(project: Path) -> None:
+    (project / "web.js").write_text("print(1);\n", encoding="utf-8")
+    done = run_xcsh("ast-grep", "-p", "print($$$A)", "--json", cwd=project)
+    assert done.returncode == 0, done.stderr
+    found = sorted((json.loads(line) for line in done.stdout.splitlines()), key=str)
+    cli = run_ast_grep("run", "-p", "print($$$A)", "--json=stream", cwd=project)
+    assert found == sorted((json.loads(line) for line in cli.stdout.splitlines()), key=str)
+    assert {m["language"] for m in found} == {"Python", "JavaScript"}
 
 
 def test_binary_and_latin1_files_are_listed_as_skipped(project: Path) -> None:

@@ -1,64 +1,48 @@
-"""``xcsh undo`` as a real subprocess over a journal written the way ``xcsh ast-edit`` writes it."""
+"""``xcsh undo`` / ``xcsh recover`` as real subprocesses, over changes the real commands made."""
 
 from __future__ import annotations
 
-import os
+import json
 import subprocess
 import sys
 from pathlib import Path
 
-from xcsh.journal import Journal, command_journal_dir, record_applies
-from xcsh.pending import PendingActionStore, create_resolve_tool
-from xcsh.structural import create_ast_edit_tool
+from helpers import run_xcsh
+from xcsh.journal import Journal, undo, undoable
 
 ORIGINAL = 'print("a")\nprint("b")\n'
 
 
-def xcsh(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "xcsh.cli", "undo", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ},
+def ast_edit(cwd: Path, home: Path, *paths: str) -> subprocess.CompletedProcess[str]:
+    return run_xcsh(
+        ["ast-edit", "-p", "print($A)", "-r", "log($A)", "--yes", *paths], cwd=cwd, home=home
     )
 
 
-async def applied_edit(root: Path, home: Path) -> None:
-    """What ``xcsh ast-edit --yes`` does, journaled: preview, then resolve apply."""
-    store = PendingActionStore()
-    record_applies(store, Journal(command_journal_dir(home)), root)
-    tool = create_ast_edit_tool(str(root), store)
-    await tool.execute("e1", {"ops": [{"pat": "print($A)", "out": "log($A)"}]})
-    result = await create_resolve_tool(store).execute(
-        "r1", {"action": "apply", "reason": "applied with --yes"}
-    )
-    assert not result.is_error
-
-
-async def test_undo_restores_then_has_nothing_left(tmp_path: Path, xcsh_home: Path) -> None:
+def test_undo_restores_lists_and_then_has_nothing_left(tmp_path: Path, xcsh_home: Path) -> None:
     src = tmp_path / "m.py"
     src.write_text(ORIGINAL)
-    await applied_edit(tmp_path, xcsh_home)
+    applied = ast_edit(tmp_path, xcsh_home)
+    assert applied.returncode == 0, applied.stderr
     assert src.read_text() == 'log("a")\nlog("b")\n'
 
-    listed = xcsh(tmp_path, "--list")
+    listed = run_xcsh(["undo", "--list"], cwd=tmp_path, home=xcsh_home)
     assert "applied  AST Edit: 2 replacements in 1 file: m.py" in listed.stdout
-    done = xcsh(tmp_path)
+    done = run_xcsh(["undo"], cwd=tmp_path, home=xcsh_home)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Undid 'AST Edit: 2 replacements in 1 file': restored m.py.\n"
     assert src.read_text() == ORIGINAL
-    again = xcsh(tmp_path)
+    assert "undone   AST Edit" in run_xcsh(["undo", "--list"], cwd=tmp_path, home=xcsh_home).stdout
+    again = run_xcsh(["undo"], cwd=tmp_path, home=xcsh_home)
     assert again.returncode == 1 and "Nothing to undo" in again.stderr
 
 
-async def test_undo_refuses_when_the_file_changed(tmp_path: Path, xcsh_home: Path) -> None:
+def test_undo_refuses_when_the_file_changed(tmp_path: Path, xcsh_home: Path) -> None:
     src = tmp_path / "m.py"
     src.write_text(ORIGINAL)
-    await applied_edit(tmp_path, xcsh_home)
+    ast_edit(tmp_path, xcsh_home)
     src.write_text("hand edit\n")
-    refused = xcsh(tmp_path)
+    refused = run_xcsh(["undo"], cwd=tmp_path, home=xcsh_home)
     assert refused.returncode == 1
     assert "these files changed since it was applied: m.py. Nothing was restored." in (
         refused.stderr
@@ -66,4 +50,106 @@ async def test_undo_refuses_when_the_file_changed(tmp_path: Path, xcsh_home: Pat
     assert src.read_text() == "hand edit\n"
     elsewhere = tmp_path / "other"
     elsewhere.mkdir()
-    assert "Nothing to undo" in xcsh(elsewhere).stderr
+    assert "Nothing to undo" in run_xcsh(["undo"], cwd=elsewhere, home=xcsh_home).stderr
+
+
+def test_print_mode_write_edit_and_ast_edit_are_all_undoable(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "a.py").write_text("print(1)\n")
+    (project / "notes.md").write_text("one\n")
+    steps = [
+        {"tool_calls": [{"name": "write", "arguments": {"path": "new.md", "content": "hi\n"}}]},
+        {
+            "tool_calls": [
+                {
+                    "name": "edit",
+                    "arguments": {"path": "notes.md", "old_text": "one", "new_text": "two"},
+                }
+            ]
+        },
+        {
+            "tool_calls": [
+                {"name": "ast_edit", "arguments": {"ops": [{"pat": "print($A)", "out": "log($A)"}]}}
+            ]
+        },
+        {"tool_calls": [{"name": "resolve", "arguments": {"action": "apply", "reason": "ok"}}]},
+        {"text": "Done."},
+    ]
+    (tmp_path / "steps.json").write_text(json.dumps(steps))
+    run = run_xcsh(
+        ["--provider", "scripted", "--model", str(tmp_path / "steps.json"), "-p", "go"],
+        cwd=project,
+        home=xcsh_home,
+    )
+    assert run.returncode == 0, run.stderr
+    assert (project / "a.py").read_text() == "log(1)\n"
+    journal = Journal.for_root(xcsh_home, project)
+    labels = [s.label for s in undoable(journal)]
+    assert labels == ["Write: new.md", "Edit: notes.md", "AST Edit: 1 replacement in 1 file"]
+    for _ in range(3):
+        undo(journal)
+    assert (project / "a.py").read_text() == "print(1)\n"
+    assert (project / "notes.md").read_text() == "one\n"
+    assert not (project / "new.md").exists()
+
+
+CONCURRENT_APPLY = """
+import sys
+from pathlib import Path
+from xcsh.journal import Change, Journal, apply_changes
+root, home, name = Path.cwd(), Path(sys.argv[1]), sys.argv[2]
+before = (root / name).read_bytes()
+journal = Journal.for_root(home, root)
+for round in range(2):
+    after = before + b"# round %d\\n" % round
+    apply_changes(root, [Change(path=name, shown=name, before=before, after=after)],
+                  journal=journal, label=f"{name} {round}", source_tool_name="t")
+    before = after
+"""
+
+
+def test_eight_concurrent_processes_lose_no_entry(tmp_path: Path, xcsh_home: Path) -> None:
+    for i in range(8):
+        (tmp_path / f"f{i}.py").write_text(f"print({i})\n")
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", CONCURRENT_APPLY, str(xcsh_home), f"f{i}.py"],
+            cwd=tmp_path,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(8)
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    journal = Journal.for_root(xcsh_home, tmp_path)
+    assert [s.seq for s in undoable(journal)] == list(range(1, 17))
+    assert sorted(s.label for s in undoable(journal)) == sorted(
+        f"f{i}.py {r}" for i in range(8) for r in range(2)
+    )
+    for _ in range(16):
+        undo(journal)
+    assert all((tmp_path / f"f{i}.py").read_text() == f"print({i})\n" for i in range(8))
+
+
+def test_journal_unwritable_before_refuses_and_writes_nothing(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    (xcsh_home / "journal").write_text("a file where the journal folder should be\n")
+    src = tmp_path / "m.py"
+    src.write_text(ORIGINAL)
+    run = ast_edit(tmp_path, xcsh_home)
+    assert run.returncode != 0
+    assert "undo journal" in run.stdout + run.stderr
+    assert "Nothing was written" in run.stdout + run.stderr
+    assert src.read_text() == ORIGINAL
+    assert [p.name for p in tmp_path.iterdir()] == ["m.py"]
+
+
+def test_recover_says_when_there_is_nothing(tmp_path: Path, xcsh_home: Path) -> None:
+    run = run_xcsh(["recover"], cwd=tmp_path, home=xcsh_home)
+    assert run.returncode == 0 and run.stdout == "Nothing to recover: no apply was interrupted.\n"

@@ -254,10 +254,13 @@ def test_context_hint_examples_compile_for_their_language(lang: str) -> None:
     ],
 )
 def test_refusals_name_the_language_as_typed_with_a_fitting_example(
-    lang: str, pattern: str, selector: str | None, needles: list[str]
+    lang: str, pattern: str, selector: str | None, needles: list[str], tmp_path: Path
 ) -> None:
+    # A pattern that probably matches nothing is still run (the CLI may match it):
+    # the error comes only when nothing was found, here in a file without code.
+    (tmp_path / "empty.txt").write_text("\n")
     with pytest.raises(ToolError) as info:
-        compile_pattern(pattern, resolve_language(lang), selector=selector)
+        search([pattern], root=tmp_path, path="empty.txt", lang=lang, selector=selector)
     message = str(info.value)
     for needle in needles:
         assert needle in message, message

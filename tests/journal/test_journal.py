@@ -1,20 +1,26 @@
-"""The undo journal on real files: record, undo, refuse when files changed since."""
+"""The undo journal on real files: record through apply, undo, refuse, retention, custom tools."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from xcsh.journal import (
-    SCHEMA_VERSION,
-    FileChange,
+    ApplyError,
+    Change,
     Journal,
     NothingToUndo,
+    Retention,
+    UndoError,
     UndoRefused,
+    apply_changes,
     files_of,
     record_applies,
+    undo,
+    undoable,
 )
 from xcsh.pending import PendingAction, PendingActionStore, create_resolve_tool
 from xcsh.structural import create_ast_edit_tool
@@ -27,110 +33,246 @@ def write(root: Path, name: str, text: str) -> Path:
     return path
 
 
-def test_record_then_undo_restores_bytes_and_marks_undone(tmp_path: Path) -> None:
-    root = tmp_path / "proj"
-    a = write(root, "a.py", "old a\r\n")
+def change(path: str, before: str | None, after: str | None) -> Change:
+    return Change(
+        path=path,
+        shown=path,
+        before=None if before is None else before.encode(),
+        after=None if after is None else after.encode(),
+    )
+
+
+@pytest.fixture
+def journal(tmp_path: Path, xcsh_home: Path) -> Journal:
+    (tmp_path / "ws").mkdir()
+    return Journal.for_root(xcsh_home, tmp_path / "ws")
+
+
+def test_apply_records_then_undo_restores_and_marks_undone(journal: Journal) -> None:
+    root = journal.root
+    write(root, "a.py", "old a\r\n")
     write(root, "sub/b.py", "old b\n")
-    journal = Journal(tmp_path / "journal")
-    a.write_bytes(b"new a\r\n")
-    (root / "sub/b.py").write_bytes(b"new b\n")
-    entry = journal.record_apply(
-        root=root,
+    applied = apply_changes(
+        root,
+        [change("a.py", "old a\r\n", "new a\r\n"), change("sub/b.py", "old b\n", "new b\n")],
+        journal=journal,
         label="AST Edit: 2 replacements in 2 files",
         source_tool_name="ast_edit",
-        changes=[
-            FileChange(path="a.py", before=b"old a\r\n", after=b"new a\r\n"),
-            FileChange(path="sub/b.py", before=b"old b\n", after=b"new b\n"),
-            FileChange(path="same.py", before=b"x", after=b"x"),  # unchanged: left out
-        ],
     )
-    assert (
-        entry is not None
-        and entry.seq == 1
-        and [c.path for c in entry.files]
-        == [
-            "a.py",
-            "sub/b.py",
-        ]
-    )
-    saved = json.loads(entry.path.read_text())
-    assert saved["version"] == SCHEMA_VERSION and saved["files"][0]["after_sha256"]
+    assert applied.seq == 1 and applied.warning is None
+    assert (root / "a.py").read_bytes() == b"new a\r\n"
+    intent = json.loads((journal.entries_dir / "000001.json").read_text())
+    assert [f["path"] for f in intent["files"]] == ["a.py", "sub/b.py"]
+    assert all(len(f["before"]) == 64 and len(f["after"]) == 64 for f in intent["files"])
+    assert json.loads((journal.entries_dir / "000001.state").read_text())["state"] == "committed"
 
-    outcome = journal.undo_last()
-    assert outcome.restored == ["a.py", "sub/b.py"]
-    assert (
-        outcome.message == "Undid 'AST Edit: 2 replacements in 2 files': restored a.py, sub/b.py."
+    outcome = undo(journal)
+    assert outcome.message == (
+        "Undid 'AST Edit: 2 replacements in 2 files': restored a.py, sub/b.py."
     )
-    assert a.read_bytes() == b"old a\r\n" and (root / "sub/b.py").read_bytes() == b"old b\n"
-    assert journal.entries()[0].undone
+    assert (root / "a.py").read_bytes() == b"old a\r\n"
+    assert (root / "sub/b.py").read_bytes() == b"old b\n"
+    assert undoable(journal) == []
     with pytest.raises(NothingToUndo, match="Nothing to undo"):
-        journal.undo_last()
+        undo(journal)
 
 
-def test_undo_refuses_and_names_changed_files_touching_nothing(tmp_path: Path) -> None:
-    root = tmp_path
-    write(root, "a.py", "new a\n")
-    write(root, "b.py", "new b\n")
-    journal = Journal(tmp_path / "j")
-    journal.record_apply(
-        root=root,
+def test_each_content_is_stored_once(journal: Journal) -> None:
+    root = journal.root
+    for i in range(3):
+        write(root, f"f{i}.py", "same\n")
+    apply_changes(
+        root,
+        [change(f"f{i}.py", "same\n", "new\n") for i in range(3)],
+        journal=journal,
+        label="L",
+        source_tool_name="t",
+    )
+    blobs = [p for p in journal.blobs.folder.rglob("*") if p.is_file()]
+    assert len(blobs) == 2  # "same" once, "new" once
+
+
+def test_undo_refuses_and_names_changed_files_touching_nothing(journal: Journal) -> None:
+    root = journal.root
+    write(root, "a.py", "old a\n")
+    write(root, "b.py", "old b\n")
+    apply_changes(
+        root,
+        [change("a.py", "old a\n", "new a\n"), change("b.py", "old b\n", "new b\n")],
+        journal=journal,
         label="AST Edit: 2 replacements in 2 files",
         source_tool_name="ast_edit",
-        changes=[
-            FileChange(path="a.py", before=b"old a\n", after=b"new a\n"),
-            FileChange(path="b.py", before=b"old b\n", after=b"new b\n"),
-        ],
     )
     (root / "b.py").write_bytes(b"edited by hand\n")
     with pytest.raises(UndoRefused) as info:
-        journal.undo_last()
+        undo(journal)
     assert info.value.files == ["b.py"]
-    assert "these files changed since it was applied: b.py" in str(info.value)
-    assert (root / "a.py").read_bytes() == b"new a\n"  # all or nothing
-    assert not journal.entries()[0].undone
-
-
-def test_created_file_is_removed_and_deleted_file_comes_back(tmp_path: Path) -> None:
-    write(tmp_path, "new.py", "created\n")
-    journal = Journal(tmp_path / "j")
-    journal.record_apply(
-        root=tmp_path,
-        label="Write: 2 files",
-        source_tool_name="custom_tool",
-        changes=[
-            FileChange(path="new.py", before=None, after=b"created\n"),
-            FileChange(path="gone.py", before=b"was here\n", after=None),
-        ],
+    assert "these files changed since it was applied: b.py. Nothing was restored." in str(
+        info.value
     )
-    journal.undo_last()
-    assert not (tmp_path / "new.py").exists()
-    assert (tmp_path / "gone.py").read_bytes() == b"was here\n"
+    assert (root / "a.py").read_bytes() == b"new a\n"
+    assert len(undoable(journal)) == 1
 
 
-def test_undo_walks_back_one_entry_at_a_time_and_filters_by_root(tmp_path: Path) -> None:
-    f = write(tmp_path, "f.txt", "3")
-    journal = Journal(tmp_path / "j")
+def test_entry_already_restored_by_hand_counts_as_undone(journal: Journal) -> None:
+    root = journal.root
+    f = write(root, "f.txt", "1")
     for before, after in (("1", "2"), ("2", "3")):
-        journal.record_apply(
-            root=tmp_path,
+        apply_changes(
+            root,
+            [change("f.txt", before, after)],
+            journal=journal,
             label=f"step {after}",
             source_tool_name="t",
-            changes=[FileChange(path="f.txt", before=before.encode(), after=after.encode())],
         )
-    with pytest.raises(NothingToUndo, match="for"):
-        journal.undo_last(root=tmp_path / "elsewhere")
-    assert journal.undo_last(root=tmp_path).entry.label == "step 3"
-    assert journal.undo_last().entry.label == "step 2"
+    f.write_text("2")  # the user reverted step 3 with git checkout
+    outcome = undo(journal)
+    assert outcome.already and "'step 3' was undone already" in outcome.message
+    assert f.read_text() == "2"
+    assert undo(journal).entry.label == "step 2"  # no longer blocked
     assert f.read_text() == "1"
 
 
-def test_unreadable_and_newer_entries_are_skipped(tmp_path: Path) -> None:
-    folder = tmp_path / "j"
-    folder.mkdir()
-    (folder / "000001.json").write_text("{not json")
-    (folder / "000002.json").write_text(json.dumps({"version": SCHEMA_VERSION + 1}))
-    assert Journal(folder).entries() == []
-    assert Journal(tmp_path / "missing").last_applied() is None
+def test_undo_n_picks_an_entry_and_explains_bad_numbers(journal: Journal) -> None:
+    root = journal.root
+    write(root, "a.txt", "a0")
+    write(root, "b.txt", "b0")
+    apply_changes(
+        root, [change("a.txt", "a0", "a1")], journal=journal, label="A", source_tool_name="t"
+    )
+    apply_changes(
+        root, [change("b.txt", "b0", "b1")], journal=journal, label="B", source_tool_name="t"
+    )
+    assert undo(journal, 1).entry.label == "A"
+    assert (root / "a.txt").read_text() == "a0" and (root / "b.txt").read_text() == "b1"
+    with pytest.raises(UndoError, match="was undone already"):
+        undo(journal, 1)
+    with pytest.raises(UndoError, match="is an undo"):
+        undo(journal, 3)
+    with pytest.raises(UndoError, match="No entry 9"):
+        undo(journal, 9)
+
+
+def test_created_file_is_removed_and_deleted_file_comes_back(journal: Journal) -> None:
+    root = journal.root
+    write(root, "gone.py", "was here\n")
+    apply_changes(
+        root,
+        [change("new/new.py", None, "created\n"), change("gone.py", "was here\n", None)],
+        journal=journal,
+        label="two files",
+        source_tool_name="t",
+    )
+    assert (root / "new/new.py").read_text() == "created\n" and not (root / "gone.py").exists()
+    undo(journal)
+    assert not (root / "new/new.py").exists()
+    assert (root / "gone.py").read_bytes() == b"was here\n"
+
+
+def test_metadata_kept_mode_owner_xattr(journal: Journal) -> None:
+    root = journal.root
+    f = write(root, "run.sh", "echo old\r\n")
+    f.chmod(0o750)
+    try:
+        os.setxattr(f, "user.xcsh-test", b"kept")
+    except OSError:
+        pytest.skip("this file system has no user extended attributes")
+    owner = (1234, 2345) if os.geteuid() == 0 else (os.geteuid(), os.getegid())
+    if os.geteuid() == 0:
+        os.chown(f, *owner)
+    apply_changes(
+        root,
+        [change("run.sh", "echo old\r\n", "echo new\r\n")],
+        journal=journal,
+        label="L",
+        source_tool_name="t",
+    )
+    info = f.stat()
+    assert (info.st_mode & 0o7777, (info.st_uid, info.st_gid)) == (0o750, owner)
+    assert os.getxattr(f, "user.xcsh-test") == b"kept"
+    undo(journal)
+    assert f.read_bytes() == b"echo old\r\n" and f.stat().st_mode & 0o7777 == 0o750
+    assert os.getxattr(f, "user.xcsh-test") == b"kept"
+
+
+def test_posix_acl_kept(journal: Journal) -> None:
+    root = journal.root
+    f = write(root, "a.txt", "old")
+    acl = "system.posix_acl_access"
+    # version 2, entries: user::rw-, user:1234:r--, group::r--, mask::r--, other::---
+    value = bytes.fromhex(
+        "0200000001000600ffffffff02000400d204000004000400ffffffff10000400ffffffff20000000ffffffff"
+    )
+    try:
+        os.setxattr(f, acl, value)
+    except OSError:
+        pytest.skip("this file system has no POSIX ACLs")
+    stored = os.getxattr(f, acl)
+    apply_changes(
+        root, [change("a.txt", "old", "new")], journal=journal, label="L", source_tool_name="t"
+    )
+    assert os.getxattr(f, acl) == stored
+
+
+def test_hard_linked_file_is_refused_with_a_message(journal: Journal) -> None:
+    root = journal.root
+    f = write(root, "a.txt", "old")
+    os.link(f, root / "other-name.txt")
+    with pytest.raises(ApplyError, match=r"other hard links: a\.txt") as info:
+        apply_changes(
+            root, [change("a.txt", "old", "new")], journal=journal, label="L", source_tool_name="t"
+        )
+    assert "Nothing was written" in str(info.value)
+    assert (root / "other-name.txt").read_text() == "old" and f.read_text() == "old"
+
+
+def test_retention_prunes_entries_and_their_blobs(tmp_path: Path, xcsh_home: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    journal = Journal.for_root(xcsh_home, root, retention=Retention(max_entries=4))
+    f = write(root, "f.txt", "0")
+    for i in range(10):
+        apply_changes(
+            root,
+            [change("f.txt", str(i), str(i + 1))],
+            journal=journal,
+            label=f"step {i + 1}",
+            source_tool_name="t",
+        )
+    kept = [s.label for s in journal.summaries()]
+    assert len(kept) <= 4 and kept[-1] == "step 10"
+    assert len(os.listdir(journal.entries_dir)) == 2 * len(kept)
+    blobs = {p.parent.name + p.name for p in journal.blobs.folder.rglob("*") if p.is_file()}
+    assert len(blobs) <= len(kept) + 1
+    undo(journal)
+    assert f.read_text() == "9"
+
+
+def test_retention_by_bytes(tmp_path: Path, xcsh_home: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    journal = Journal.for_root(xcsh_home, root, retention=Retention(max_bytes=10_000))
+    write(root, "big.txt", "x" * 3000)
+    for i in range(8):
+        before, after = ("x", "y")[i % 2] * 3000 + str(i), ("y", "x")[i % 2] * 3000 + str(i + 1)
+        (root / "big.txt").write_text(before)
+        apply_changes(
+            root,
+            [change("big.txt", before, after)],
+            journal=journal,
+            label=str(i),
+            source_tool_name="t",
+        )
+    assert journal.blobs.total_bytes() <= 10_000
+    assert journal.summaries()[-1].label == "7"
+
+
+def test_index_is_rebuilt_when_missing(journal: Journal) -> None:
+    root = journal.root
+    write(root, "a", "1")
+    apply_changes(root, [change("a", "1", "2")], journal=journal, label="L", source_tool_name="t")
+    journal.index_path.unlink()
+    assert [s.label for s in journal.summaries()] == ["L"]
 
 
 def test_files_of_reads_paths_and_file_objects() -> None:
@@ -138,35 +280,56 @@ def test_files_of_reads_paths_and_file_objects() -> None:
     assert files_of({"files": "a.py"}) == [] and files_of(None) == []
 
 
-async def test_record_applies_journals_a_real_ast_edit_apply(tmp_path: Path) -> None:
-    src = write(tmp_path, "pkg/mod.py", 'def f():\n    print("hi")\n')
+async def test_ast_edit_apply_is_journaled_and_undone(journal: Journal) -> None:
+    root = journal.root
+    src = write(root, "pkg/mod.py", 'def f():\n    print("hi")\n')
     store = PendingActionStore()
-    journal = Journal(tmp_path / "journal")
-    record_applies(store, journal, tmp_path)
-    tool = create_ast_edit_tool(str(tmp_path), store)
+    tool = create_ast_edit_tool(str(root), store, journal=journal)
     await tool.execute("c1", {"ops": [{"pat": "print($A)", "out": "log($A)"}]})
-    assert journal.entries() == []  # a preview records nothing
+    assert journal.summaries() == []  # a preview records nothing
     result = await create_resolve_tool(store).execute(
         "r1", {"action": "apply", "reason": "looks right"}
     )
     assert not result.is_error and "log(" in src.read_text()
-    [entry] = journal.entries()
-    assert entry.label == "AST Edit: 1 replacement in 1 file"
-    assert entry.files[0].path == "pkg/mod.py"
-    assert entry.files[0].before == b'def f():\n    print("hi")\n'
-    assert entry.files[0].after == src.read_bytes()
-    journal.undo_last(root=tmp_path)
+    [entry] = journal.summaries()
+    assert entry.label == "AST Edit: 1 replacement in 1 file" and entry.paths == ("pkg/mod.py",)
+    undo(journal)
     assert src.read_text() == 'def f():\n    print("hi")\n'
 
 
-async def test_failed_or_discarded_apply_records_nothing(tmp_path: Path) -> None:
-    write(tmp_path, "a.txt", "x")
+async def test_custom_tool_apply_is_recorded_and_undone(journal: Journal) -> None:
+    root = journal.root
+    write(root, "notes.md", "one\n")
     store = PendingActionStore()
-    journal = Journal(tmp_path / "journal")
-    record_applies(store, journal, tmp_path)
+    record_applies(store, journal)
+
+    def apply(reason: str) -> str:
+        (root / "notes.md").write_text("two\n")
+        (root / "new.md").write_text("made\n")
+        return "done"
+
+    store.push(
+        PendingAction(
+            label="Rewrite notes",
+            source_tool_name="custom_tool",
+            apply=apply,
+            details={"files": ["notes.md", {"file": "new.md"}]},
+        )
+    )
+    result = await create_resolve_tool(store).execute("r", {"action": "apply", "reason": "ok"})
+    assert not result.is_error
+    outcome = undo(journal)
+    assert outcome.restored == ["notes.md", "new.md"]
+    assert (root / "notes.md").read_text() == "one\n" and not (root / "new.md").exists()
+
+
+async def test_custom_apply_that_changes_nothing_is_not_undoable(journal: Journal) -> None:
+    root = journal.root
+    write(root, "a.txt", "x")
+    store = PendingActionStore()
+    record_applies(store, journal)
 
     def broken(reason: str) -> str:
-        (tmp_path / "a.txt").write_text("half")
         raise RuntimeError("disk full")
 
     store.push(
@@ -176,19 +339,4 @@ async def test_failed_or_discarded_apply_records_nothing(tmp_path: Path) -> None
     failed = await resolve.execute("r", {"action": "apply", "reason": "go"})
     assert failed.is_error and store.count == 1
     await resolve.execute("r2", {"action": "discard", "reason": "no"})
-    assert journal.entries() == []
-
-
-def test_undo_keeps_the_file_mode_and_crlf(tmp_path: Path) -> None:
-    script = write(tmp_path, "run.sh", "echo new\r\n")
-    script.chmod(0o755)
-    journal = Journal(tmp_path / "j")
-    journal.record_apply(
-        root=tmp_path,
-        label="Edit run.sh",
-        source_tool_name="t",
-        changes=[FileChange(path="run.sh", before=b"echo old\r\n", after=b"echo new\r\n")],
-    )
-    journal.undo_last()
-    assert script.read_bytes() == b"echo old\r\n"
-    assert script.stat().st_mode & 0o777 == 0o755
+    assert undoable(journal) == []

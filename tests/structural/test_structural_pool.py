@@ -16,7 +16,7 @@ from xcsh.structural.languages import resolve_language
 from xcsh.structural.pattern import compile_pattern
 from xcsh.structural.pool import plan_chunks, run_chunks
 from xcsh.structural.rewrite import parse_template
-from xcsh.structural.scan import Outcome, Query, restore_edit, scan_chunk
+from xcsh.structural.scan import LanguageQuery, Outcome, Query, restore_edit, scan_chunk
 
 CTX = multiprocessing.get_context("fork")
 
@@ -87,17 +87,18 @@ def test_pooled_edit_gets_its_bytes_back_and_a_changed_file_is_scanned_again(
     query_preview = preview.files[0]
     pat = compile_pattern("print($A)", resolve_language("python"))
     template = parse_template("log($A)", single=pat.single, multi=pat.multi, pattern="print($A)")
-    query = Query(patterns=(pat,), templates=(template,), display="Python", skip_parse_errors=True)
-    [outcome] = scan_chunk(query, [(path, "a.py")])
+    python = LanguageQuery(name="python", display="Python", patterns=(pat,))
+    query = Query(languages={"python": python}, templates=(template,), skip_parse_errors=True)
+    [outcome] = scan_chunk(query, [(path, "a.py", "python")])
     assert outcome is not None and outcome.edit is not None
     assert outcome.edit.old_bytes == b"" and outcome.edit.new_bytes == b""
-    restored = restore_edit(query, outcome, path, "a.py")
+    restored = restore_edit(query, outcome, path, "a.py", "python")
     assert restored is not None and restored.edit is not None
     assert restored.edit.new_bytes == query_preview.new_bytes == b"log(1)\nlog(2)\n"
     # The file changes between the worker's read and the parent's: scanned again.
-    [stale] = scan_chunk(query, [(path, "a.py")])
+    [stale] = scan_chunk(query, [(path, "a.py", "python")])
     path.write_text("print(3)\n")
-    again = restore_edit(query, stale or Outcome(), path, "a.py")
+    again = restore_edit(query, stale or Outcome(), path, "a.py", "python")
     assert again is not None and again.edit is not None
     assert again.edit.old_bytes == b"print(3)\n" and again.edit.new_bytes == b"log(3)\n"
     assert len(again.edit.replacements) == 1

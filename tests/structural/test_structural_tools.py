@@ -10,9 +10,7 @@ from typing import Any
 import pytest
 from sgcli import cli_json
 
-import xcsh.structural.engine as engine
 from xcsh import AgentToolResult, PendingActionStore, ToolError
-from xcsh.fs import FileWriteError
 from xcsh.structural import EditOp, edit_label, preview_edit, search
 from xcsh.tools import create_ast_edit_tool, create_ast_grep_tool, create_resolve_tool
 
@@ -36,17 +34,38 @@ def op(pat: str, out: str) -> dict[str, str]:
 # Arguments.
 
 
-async def test_mixed_language_scope_names_the_languages(ws: Path) -> None:
+async def test_mixed_language_scope_searches_each_file_in_its_own_language(ws: Path) -> None:
     (ws / "a.py").write_text("print(1)\n")
     (ws / "b.js").write_text("print(1);\n")
+    (ws / "c.json").write_text('{"print": 1}\n')  # the pattern matches nothing here
+    result = await grep(ws, pat=["print($A)"])
+    expected = sorted(cli_json(ws, "-p", "print($A)", "."), key=lambda m: m["file"])
+    assert result.details["matches"] == expected
+    assert [m["language"] for m in expected] == ["Python", "JavaScript"]
+    # A rewrite is written for one language: edits that would land in two are refused.
+    store = PendingActionStore()
     with pytest.raises(ToolError) as info:
-        await grep(ws, pat=["print($A)"])
-    assert "python" in str(info.value) and "javascript" in str(info.value)
-    assert "lang" in str(info.value)
-    with pytest.raises(ToolError, match="mixes several languages"):
-        await edit(ws, PendingActionStore(), ops=[op("print($A)", "log($A)")])
-    result = await grep(ws, pat=["print($A)"], lang="python")
-    assert result.details["total"] == 1
+        await edit(ws, store, ops=[op("print($A)", "log($A)")])
+    assert "python: a.py" in str(info.value) and "javascript: b.js" in str(info.value)
+    assert "`lang`" in str(info.value) and not store.has_pending
+    await edit(ws, store, ops=[op("print($A)", "log($A)")], lang="python")
+    await resolve(store)
+    assert (ws / "a.py").read_text() == "log(1)\n"
+    assert (ws / "b.js").read_text() == "print(1);\n"
+
+
+async def test_ts_and_tsx_project_edited_in_one_run_as_the_cli(ws: Path) -> None:
+    (ws / "package.json").write_text('{"name": "app"}\n')
+    (ws / "a.ts").write_text("console.log(1 as number);\n")
+    (ws / "b.tsx").write_text("const x = <div>{console.warn(2)}</div>;\n")
+    result = await grep(ws, pat=["console.$M($$$A)"])
+    expected = sorted(cli_json(ws, "-p", "console.$M($$$A)"), key=lambda m: m["file"])
+    assert result.details["matches"] == expected and len(expected) == 2
+    store = PendingActionStore()
+    await edit(ws, store, ops=[op("console.$M($$$A)", "logger.$M($$$A)")])
+    await resolve(store)
+    assert (ws / "a.ts").read_text() == "logger.log(1 as number);\n"
+    assert (ws / "b.tsx").read_text() == "const x = <div>{logger.warn(2)}</div>;\n"
 
 
 async def test_unknown_language_lists_supported(ws: Path) -> None:
@@ -340,74 +359,6 @@ async def test_stale_preview_refused_nothing_written(ws: Path, same_size: bool) 
     assert discarded.text.startswith("Discarded: AST Edit: 2 replacements in 2 files.")
 
 
-@pytest.mark.parametrize("how", ["directory", "monkeypatch"])
-async def test_write_failure_midway_rolls_back(
-    ws: Path, monkeypatch: pytest.MonkeyPatch, how: str
-) -> None:
-    for name in ("a.py", "b.py", "c.py"):
-        (ws / name).write_text(f"print('{name}')\n")
-    store = PendingActionStore()
-    await edit(ws, store, ops=[op("print($A)", "log($A)")])
-    if how == "monkeypatch":  # the second atomic write fails (disk full)
-        real = engine.atomic_write
-
-        def flaky(path: Path, data: bytes) -> None:
-            if path.name == "b.py":
-                raise FileWriteError(f"Cannot write {path}: disk full. The file was not changed.")
-            real(path, data)
-
-        monkeypatch.setattr(engine, "atomic_write", flaky)
-        failing = "b.py"
-    else:  # c.py becomes a folder right after the freshness check (a race with another tool)
-        real_check = engine.stale_files
-
-        def check_then_swap(preview: Any) -> list[str]:
-            stale = real_check(preview)
-            (ws / "c.py").unlink()
-            (ws / "c.py").mkdir()
-            (ws / "c.py" / "keep").write_text("x")
-            return stale
-
-        monkeypatch.setattr(engine, "stale_files", check_then_swap)
-        failing = "c.py"
-    result = await resolve(store)
-    assert result.is_error
-    assert f"Writing {failing} failed" in result.text
-    assert "restored" in result.text and "still pending" in result.text
-    assert (ws / "a.py").read_text() == "print('a.py')\n"
-    if failing == "c.py":
-        assert (ws / "b.py").read_text() == "print('b.py')\n"
-        assert (ws / "c.py" / "keep").read_text() == "x"
-    else:
-        assert (ws / "b.py").read_text() == "print('b.py')\n"
-        assert (ws / "c.py").read_text() == "print('c.py')\n"
-    assert store.count == 1
-    leftovers = [p.name for p in ws.iterdir() if p.name.endswith(".tmp")]
-    assert leftovers == []
-
-
-def test_write_failure_among_many_files_restores_all_written(
-    ws: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    names = [f"f{i:02}.py" for i in range(20)]  # enough files for the threaded writer
-    for name in names:
-        (ws / name).write_text(f"print('{name}')\n")
-    preview = preview_edit([EditOp(pat="print($A)", out="log($A)")], root=ws)
-    assert len(preview.files) == 20
-    real = engine.atomic_write
-
-    def flaky(path: Path, data: bytes) -> None:
-        if path.name == "f07.py":
-            raise FileWriteError(f"Cannot write {path}: disk full. The file was not changed.")
-        real(path, data)
-
-    monkeypatch.setattr(engine, "atomic_write", flaky)
-    with pytest.raises(ToolError, match=r"Writing f07\.py failed"):
-        engine.apply_preview(preview)
-    for name in names:
-        assert (ws / name).read_text() == f"print('{name}')\n"
-
-
 async def test_lifo_two_previews_resolved_through_resolve(ws: Path) -> None:
     (ws / "a.py").write_text("print(1)\n")
     (ws / "b.py").write_text("warn(2)\n")
@@ -515,10 +466,10 @@ def test_ast_grep_panic_on_one_file_skips_that_file(
     class Panic(BaseException):  # what ast-grep-py raises for a Rust panic
         pass
 
-    def fragile(query: Any, path: Path, file: str) -> Any:
+    def fragile(query: Any, path: Path, file: str, language: str) -> Any:
         if file == "a.py":
             raise Panic("called `Option::unwrap()` on a `None` value")
-        return real(query, path, file)
+        return real(query, path, file, language)
 
     monkeypatch.setattr(scan, "scan_file", fragile)
     result = search(["print($A)"], root=ws, workers=1)

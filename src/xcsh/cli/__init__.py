@@ -27,7 +27,11 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "tools": ("xcsh.cli.tools_cmd", "list the tools available here and any load errors"),
     "trust": ("xcsh.cli.trust_cmd", "trust a project folder's custom tools"),
     "mcp": ("xcsh.cli.mcp_cmd", "serve xcsh's preview/apply tools over MCP"),
-    "undo": ("xcsh.cli.undo_cmd", "undo the last change applied by xcsh ast-edit"),
+    "undo": ("xcsh.cli.undo_cmd", "undo the last change xcsh applied in this folder (or entry N)"),
+    "recover": (
+        "xcsh.cli.recover_cmd",
+        "settle applies a crash interrupted (roll back or complete)",
+    ),
 }
 AGENT_MODULE = "xcsh.cli.agent_cmd"
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE

@@ -176,7 +176,7 @@ async def run_print(
         stdout: where the answer (text) or the events (json) go; default ``sys.stdout``.
         tools: the session's tools factory; default the built-in registry.
     """
-    from xcsh.app import AppOptions, builtin_tools, open_session
+    from xcsh.app import AppOptions, open_session
     from xcsh.core import UsageError
     from xcsh.ui import detect_style, make_console, render_preview
 
@@ -196,8 +196,12 @@ async def run_print(
             approval=approval,
             trust_project=args.trust_project,
         ),
-        tools=tools or builtin_tools,
+        tools=tools,
     )
+    for recovered in opened.journal.recovered:
+        err_console.print(recovered.message, markup=False, highlight=False)
+    if opened.journal.problem:
+        err_console.print(f"undo journal: {opened.journal.problem}", markup=False, highlight=False)
     session = opened.session
     report = opened.resumed
     notice = opened.elsewhere_notice()

@@ -71,9 +71,9 @@ from xcsh.cli.common import (
 from xcsh.cli.pager import page, pager_command
 from xcsh.core import AgentToolResult, ToolError, UsageError
 from xcsh.fs import xcsh_home
-from xcsh.journal import Journal, command_journal_dir, record_applies
+from xcsh.journal import Journal, JournalError, Retention, recover
 from xcsh.pending import PendingAction, PendingActionStore, create_resolve_tool
-from xcsh.structural import EditOp, EditPreview, preview_edit, resolve_scope
+from xcsh.structural import EditOp, EditPreview, check_one_language, preview_edit
 from xcsh.structural.tools import push_edit_preview
 from xcsh.ui import TerminalStyle, detect_style, make_console, render_preview, render_resolution
 
@@ -226,6 +226,7 @@ def main(argv: list[str]) -> int:
     out = _Stdout(None if args.json else make_console(sys.stdout, _style()))
     try:
         check_limit(args.limit)
+        journal = _open_journal()
         preview = _with_spinner(lambda: _merged_preview(args))
     except (ToolError, UsageError) as exc:
         error(str(exc))
@@ -238,9 +239,8 @@ def main(argv: list[str]) -> int:
         error(empty_scope_message(args.lang, list(args.paths or [os.curdir])))
         return EXIT_BAD_INPUT
     store = PendingActionStore()
-    # every apply is recorded in the undo journal, so `xcsh undo` can put the files back
-    record_applies(store, Journal(command_journal_dir(xcsh_home())), Path.cwd())
-    result = push_edit_preview(store, preview, _arguments(args))
+    # the apply is recorded in the folder's undo journal, so `xcsh undo` can put the files back
+    result = push_edit_preview(store, preview, _arguments(args), journal=journal)
     for note in _notes(result):
         error(note)
     action = store.peek()
@@ -254,7 +254,8 @@ def main(argv: list[str]) -> int:
         decision, code = Decision("discard", INTERRUPTED_REASON), EXIT_INTERRUPTED
     if decision is None:
         return EXIT_BROKEN_PIPE if out.broken else code
-    # Ctrl-C cannot cut an apply short: it writes every file or none.
+    # Ctrl-C cannot cut an apply short: it writes every file or none. SIGTERM and SIGHUP
+    # are held by the journal until the apply committed or rolled back, then end the process.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         resolved = asyncio.run(_resolve(store, decision, out))
@@ -265,6 +266,22 @@ def main(argv: list[str]) -> int:
     if out.broken and decision.action != "apply":
         return EXIT_BROKEN_PIPE
     return resolved
+
+
+def _open_journal() -> Journal:
+    """This folder's undo journal, after settling any apply a crash interrupted.
+
+    Raises:
+        UsageError: a retention setting in settings.toml is invalid.
+    """
+    home = xcsh_home()
+    journal = Journal.for_root(home, Path.cwd(), retention=Retention.of_home(home))
+    try:
+        for recovered in recover(journal):
+            error(recovered.message)
+    except (JournalError, OSError) as exc:
+        error(f"could not check the undo journal for interrupted applies: {exc}")
+    return journal
 
 
 def _show(
@@ -338,13 +355,12 @@ def _arguments(args: argparse.Namespace) -> dict[str, Any]:
 def _merged_preview(args: argparse.Namespace) -> EditPreview:
     """One preview across every PATH, each file read once (by real path).
 
-    Each PATH is resolved on its own (its own language, as ``ast-grep run``
-    infers one per file); ``--limit`` counts across them, in the order given.
+    Each file is rewritten in its own language (as ``ast-grep run`` infers one
+    per file) unless ``-l`` names one; ``--limit`` counts across PATHs, in the
+    order given.
     """
     root = os.getcwd()
     paths = args.paths or [os.curdir]
-    if len(paths) > 1 and args.lang is None:
-        _check_one_language(root, paths, tuple(args.globs))
     covered: set[str] = set()
     merged: EditPreview | None = None
     remaining = args.limit
@@ -374,22 +390,9 @@ def _merged_preview(args: argparse.Namespace) -> EditPreview:
             if remaining <= 0:
                 break
     assert merged is not None  # paths is never empty
+    if args.lang is None:
+        check_one_language(merged)
     return merged
-
-
-def _check_one_language(root: str, paths: list[str], globs: tuple[str, ...]) -> None:
-    """One edit rewrites one language (SPEC §4): refuse PATHs whose languages differ.
-
-    Raises:
-        ToolError: the PATHs infer different languages; names each and the fix.
-    """
-    languages = {path: resolve_scope(root, path=path, glob=globs).language.name for path in paths}
-    if len(set(languages.values())) > 1:
-        listed = ", ".join(f"{path} ({name})" for path, name in languages.items())
-        raise ToolError(
-            f"The paths mix several languages: {listed}. A rewrite is written for one "
-            "language: pass -l/--lang to pick it, or edit each language separately."
-        )
 
 
 def _notes(result: AgentToolResult) -> list[str]:
@@ -463,7 +466,7 @@ class _Stdout:
         """One ``ast-grep run -r --json=stream`` object per replacement of the preview."""
         try:
             for edit in preview.files:
-                for rep in edit.replacements:
+                for rep in edit.listed():
                     obj = rep.match.to_cli_json(replacement=rep)
                     sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
                     sys.stdout.write("\n")
@@ -495,9 +498,9 @@ async def _resolve(store: PendingActionStore, decision: Decision, out: _Stdout) 
     # apply failed and the action went back on the stack: nothing of it was written.
     store.pop()
     first = result.text.split("\n", 1)[0].replace(_AGENT_ADVICE, ".")
+    # when putting files back failed, the message names them and says how to finish
+    note = "" if "hold the new content" in first else f"\n  {APPLY_FAILED_NOTE}"
     out.print(
-        render_resolution(
-            result.details, is_error=True, message=f"{first}\n  {APPLY_FAILED_NOTE}", style=style
-        )
+        render_resolution(result.details, is_error=True, message=f"{first}{note}", style=style)
     )
     return EXIT_APPLY_FAILED

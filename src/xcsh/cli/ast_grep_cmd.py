@@ -41,7 +41,7 @@ from xcsh.cli.common import (
     scan_progress,
 )
 from xcsh.core import ToolError, UsageError
-from xcsh.structural import Match, SkippedFile, error_patterns, iter_matches, skipped_note
+from xcsh.structural import Match, SkippedFile, explain_nothing_found, iter_matches, skipped_note
 from xcsh.structural.tools import error_pattern_note
 from xcsh.ui import detect_style, make_console
 
@@ -181,13 +181,18 @@ def _search(args: argparse.Namespace) -> int:
         error(empty_scope_message(args.lang, paths))
         return EXIT_BAD_INPUT
     if not found:
-        _explain_nothing_found(args, paths[0])
-    return EXIT_OK if found else EXIT_NO_MATCH
+        return _explain_nothing_found(args, paths[0])
+    return EXIT_OK
 
 
-def _explain_nothing_found(args: argparse.Namespace, path: str) -> None:
-    """A pattern that does not parse on its own often finds nothing: say so (SPEC §4)."""
-    unparsable = error_patterns(
+def _explain_nothing_found(args: argparse.Namespace, path: str) -> int:
+    """Say why nothing was found when the pattern is suspect (SPEC §4); the exit code.
+
+    A pattern that probably matches nothing (it does not match its own code, or
+    parses as another kind inside a function) is bad input: exit 2 with the fix.
+    One whose tree holds an ERROR node gets a hint, and exit 1.
+    """
+    doubt, unparsable = explain_nothing_found(
         [args.pattern],
         root=os.getcwd(),
         path=path,
@@ -196,8 +201,12 @@ def _explain_nothing_found(args: argparse.Namespace, path: str) -> None:
         selector=args.selector,
         strictness=args.strictness,
     )
+    if doubt is not None:
+        error(doubt)
+        return EXIT_BAD_INPUT
     for pattern in unparsable:
         error(error_pattern_note(pattern, selector_flag="--selector"))
+    return EXIT_NO_MATCH
 
 
 def _emit(match: Match, as_json: bool, console: Console | None) -> None:

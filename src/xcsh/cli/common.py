@@ -40,7 +40,7 @@ EXIT_BROKEN_PIPE = 141
 PROGRESS_MIN_FILES = 200
 """A progress bar is shown (on a terminal only) when a scan covers this many files."""
 
-STRICTNESS_CHOICES = ("cst", "smart", "ast", "relaxed", "signature")
+STRICTNESS_CHOICES = ("cst", "smart", "ast", "relaxed", "signature", "template")
 
 
 def add_scope_arguments(parser: argparse.ArgumentParser, *, counted: str = "matches") -> None:

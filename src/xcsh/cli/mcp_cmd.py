@@ -16,6 +16,7 @@ from xcsh.mcp import (
     builtin_tool_factory,
     combine_factories,
     custom_tool_factory,
+    journaled_factory,
     serve_http,
     serve_stdio,
 )
@@ -87,8 +88,23 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> ToolFactory:
     """The tools every session of ``xcsh mcp`` gets for the workspace ``cwd``.
 
     ``ast_grep``, ``ast_edit`` and ``resolve``, then the custom tools. Load
-    errors go to stderr once (the MCP client owns stdout).
+    errors go to stderr once (the MCP client owns stdout). Every apply is
+    recorded in the workspace's undo journal (after settling any apply a
+    crash interrupted), so ``xcsh undo`` reverts MCP clients' changes too.
+
+    Raises:
+        UsageError: a retention setting in settings.toml is invalid.
     """
+    from xcsh.fs import xcsh_home
+    from xcsh.journal import Journal, JournalError, Retention, recover
+
+    home = xcsh_home()
+    journal = Journal.for_root(home, cwd, retention=Retention.of_home(home))
+    try:
+        for recovered in recover(journal):
+            print(f"xcsh mcp: {recovered.message}", file=sys.stderr)
+    except (JournalError, OSError) as exc:
+        print(f"xcsh mcp: undo journal: {exc}", file=sys.stderr)
     reported: set[tuple[str, str]] = set()
 
     def report(errors: list[LoadError]) -> None:
@@ -98,9 +114,12 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> ToolFactory:
                 reported.add(key)
                 print(f"xcsh mcp: custom tool {error.path}: {error.error}", file=sys.stderr)
 
-    return combine_factories(
-        builtin_tool_factory(cwd),
-        custom_tool_factory(cwd, trust_project=trust_project, on_errors=report),
+    return journaled_factory(
+        combine_factories(
+            builtin_tool_factory(cwd, journal=journal),
+            custom_tool_factory(cwd, trust_project=trust_project, on_errors=report),
+        ),
+        journal,
     )
 
 

@@ -8,12 +8,13 @@ them refuse the same paths, skip the same files and write the same safe way.
 from xcsh.fs.atomic import FileWriteError, atomic_write
 from xcsh.fs.home import xcsh_home
 from xcsh.fs.text import NotTextError, TextFile, decode_text, detect_newline, read_text_file
-from xcsh.fs.walk import ALWAYS_SKIPPED_DIRS, iter_files
+from xcsh.fs.walk import ALWAYS_SKIPPED_DIRS, IgnoreRules, ignored_by, inherited_rules, iter_files
 from xcsh.fs.workspace import OutsideWorkspaceError, Workspace
 
 __all__ = [
     "ALWAYS_SKIPPED_DIRS",
     "FileWriteError",
+    "IgnoreRules",
     "NotTextError",
     "OutsideWorkspaceError",
     "TextFile",
@@ -21,6 +22,8 @@ __all__ = [
     "atomic_write",
     "decode_text",
     "detect_newline",
+    "ignored_by",
+    "inherited_rules",
     "iter_files",
     "read_text_file",
     "xcsh_home",

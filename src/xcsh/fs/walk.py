@@ -16,7 +16,9 @@ Rules (kept close to the ``ast-grep`` CLI, which uses the ``ignore`` crate):
   the CLI does: a linked file would otherwise be visited twice (once through
   the link, once as itself) and a change to it previewed twice.
 - A file named explicitly (a symlink included) is returned even when an
-  ignore file lists it.
+  ignore file lists it, and so are the files of a folder named explicitly that
+  the ignore files above it list (``build`` when ``.gitignore`` says ``build/``),
+  as the CLI and ripgrep search them; ignore files inside it still apply.
 """
 
 from __future__ import annotations
@@ -33,9 +35,14 @@ IGNORE_FILES = (".gitignore", ".ignore")
 
 
 @dataclass(frozen=True)
-class _Rules:
+class IgnoreRules:
+    """The rules of one ignore file: gitwildmatch patterns relative to ``base``."""
+
     base: Path
     spec: pathspec.GitIgnoreSpec
+
+
+_Rules = IgnoreRules
 
 
 def _load_rules(folder: Path) -> list[_Rules]:
@@ -58,6 +65,32 @@ def _ignored(path: Path, is_dir: bool, rules: Sequence[_Rules]) -> bool:
         if rule.spec.match_file(rel + "/" if is_dir else rel):
             return True
     return False
+
+
+def ignored_by(path: Path, rules: Sequence[IgnoreRules], *, is_dir: bool = False) -> bool:
+    """Whether any of ``rules`` ignores ``path`` (which must be below each rule's base)."""
+    return _ignored(path, is_dir, rules)
+
+
+def inherited_rules(start: Path, root: Path | None = None) -> list[IgnoreRules]:
+    """The ignore rules that apply below the folder ``start`` from the folders above it.
+
+    They come from the top of the git repository holding ``start`` (its
+    ``.git/info/exclude`` and every ``.gitignore``/``.ignore`` from there down to
+    ``start``'s parent), or, outside a repository, from ``root`` down. Empty when
+    those rules ignore ``start`` itself: a folder the user names explicitly is
+    searched, as ripgrep and the ``ast-grep`` CLI do.
+    """
+    repo = _repo_top(start)
+    anchor = repo if repo is not None else root
+    inherited: list[IgnoreRules] = _load_exclude(repo) if repo is not None else []
+    if anchor is not None and anchor in start.parents:
+        for folder in reversed(start.parents):
+            if folder == anchor or anchor in folder.parents:
+                inherited.extend(_load_rules(folder))
+    if any(start != rule.base and _ignored(start, True, [rule]) for rule in inherited):
+        return []
+    return inherited
 
 
 def iter_files(
@@ -108,14 +141,9 @@ def iter_files(
         return
 
     # Ignore files above ``start`` apply too: from the top of the git repository
-    # holding it (as git and the CLI do), or else from ``root``.
-    repo = _repo_top(start)
-    anchor = repo if repo is not None else root
-    inherited: list[_Rules] = _load_exclude(repo) if repo is not None else []
-    if anchor is not None and anchor in start.parents:
-        for folder in reversed(start.parents):
-            if folder == anchor or anchor in folder.parents:
-                inherited.extend(_load_rules(folder))
+    # holding it (as git and the CLI do), or else from ``root``; not when they
+    # ignore ``start`` itself, which the caller named.
+    inherited = inherited_rules(start, root)
     if not hidden_files:
         shown = wanted
 

@@ -1,57 +1,69 @@
-"""The undo journal: the bytes before and after of each file an apply wrote.
+"""The undo journal: a write-ahead log of every change xcsh writes to a workspace.
 
-Used by the interactive terminal (``/undo``) and by ``xcsh ast-edit`` /
-``xcsh undo``. Typical use::
+Each workspace has one journal, ``$XCSH_HOME/journal/<name>-<hash>/``
+(:func:`journal_folder`), shared by every front end: the terminal, ``xcsh
+-p``, ``xcsh mcp``, ``xcsh ast-edit`` and ``xcsh undo``. Changes are written
+by :func:`apply_changes` (one commit point: intent record, writes, outcome
+record); :func:`recover` settles what a crash left; :func:`undo` reverts an
+entry. Typical use::
 
-    from xcsh.journal import Journal, record_applies, command_journal_dir
+    from xcsh.journal import Journal, apply_changes, recover, undo
 
-    journal = Journal(command_journal_dir(home))
-    record_applies(store, journal, root)        # every apply on this store is journaled
-    ...
-    outcome = journal.undo_last(root=root)     # UndoRefused names changed files
+    journal = Journal.for_root(home, root)
+    recover(journal)                               # settle interrupted applies
+    apply_changes(root, changes, journal=journal, label=..., source_tool_name=...)
+    outcome = undo(journal)                        # UndoRefused names changed files
 
-Entries are JSON files with a schema version (see :mod:`xcsh.journal.store`).
+See :mod:`xcsh.journal.records` for the files on disk.
 """
 
-from pathlib import Path
-
-from xcsh.journal.store import (
+from xcsh.journal.apply import Applied, ApplyError, Change, apply_changes
+from xcsh.journal.records import (
+    COMMITTED,
+    ROLLED_BACK,
     SCHEMA_VERSION,
-    FileChange,
-    Journal,
-    JournalEntry,
+    EntryRecord,
+    EntrySummary,
+    FileRecord,
+)
+from xcsh.journal.recover import Recovered, recover
+from xcsh.journal.signals import held_signals
+from xcsh.journal.store import Journal, JournalError, Retention, journal_folder
+from xcsh.journal.undo import (
     NothingToUndo,
     UndoError,
     UndoOutcome,
     UndoRefused,
-    snapshot,
+    undo,
+    undoable,
 )
 from xcsh.journal.watch import files_of, journal_action, record_applies
 
-
-def session_journal_dir(home: Path, session_id: str) -> Path:
-    """``$XCSH_HOME/sessions/<id>/journal``: an interactive session's journal."""
-    return home / "sessions" / session_id / "journal"
-
-
-def command_journal_dir(home: Path) -> Path:
-    """``$XCSH_HOME/journal/ast-edit``: the journal of ``xcsh ast-edit`` (``xcsh undo``)."""
-    return home / "journal" / "ast-edit"
-
-
 __all__ = [
+    "COMMITTED",
+    "ROLLED_BACK",
     "SCHEMA_VERSION",
-    "FileChange",
+    "Applied",
+    "ApplyError",
+    "Change",
+    "EntryRecord",
+    "EntrySummary",
+    "FileRecord",
     "Journal",
-    "JournalEntry",
+    "JournalError",
     "NothingToUndo",
+    "Recovered",
+    "Retention",
     "UndoError",
     "UndoOutcome",
     "UndoRefused",
-    "command_journal_dir",
+    "apply_changes",
     "files_of",
+    "held_signals",
     "journal_action",
+    "journal_folder",
     "record_applies",
-    "session_journal_dir",
-    "snapshot",
+    "recover",
+    "undo",
+    "undoable",
 ]

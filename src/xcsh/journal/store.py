@@ -1,335 +1,469 @@
-"""The undo journal on disk: one JSON file per applied action.
+"""One workspace's journal folder: records, blobs, index, lock and retention.
 
-A journal is a folder (``$XCSH_HOME/sessions/<id>/journal/`` for an
-interactive session, ``$XCSH_HOME/journal/ast-edit/`` for ``xcsh ast-edit``)
-holding ``<seq>.json`` files, numbered from ``000001`` up. Each file carries
-the schema version and the exact bytes of every file the apply wrote,
-before and after::
+Layout of ``$XCSH_HOME/journal/<folder name>-<hash of its path>/``::
 
-    {"version": 1, "seq": 3, "created": "2026-11-29T23:10:00Z", "root": "/abs/folder",
-     "label": "AST Edit: 1 replacement in 1 file", "source_tool_name": "ast_edit",
-     "undone": false,
-     "files": [{"path": "src/a.py", "before": "<base64>", "after": "<base64>",
-                "before_sha256": "...", "after_sha256": "..."}]}
+    lock            flock()ed by a process while it allocates, writes or commits
+    entries/        <seq>.json intent records and <seq>.state outcome records
+    blobs/          content-addressed copies of every file before and after
+    index.json      one summary per entry, for fast listings
 
-``before``/``after`` are ``null`` when the file did not exist on that side.
-Undo restores the ``before`` bytes only if every file still holds exactly the
-``after`` bytes (sha256 compare); otherwise it refuses and names the files.
+Every xcsh process that writes to the workspace takes the lock for the whole
+write, so concurrent processes serialise and entry numbers never collide
+(intent records are also published with ``link``, which never replaces a
+file). A custom tool's apply holds only a lock on its own intent record,
+which tells recovery that its process is alive.
 """
 
 from __future__ import annotations
 
-import base64
 import contextlib
-import hashlib
+import dataclasses
+import errno
+import fcntl
 import json
+import os
 import time
-from collections.abc import Iterable, Mapping
+import tomllib
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from xcsh.core import XcshError
-from xcsh.fs import FileWriteError, atomic_write
+from xcsh.core import UsageError, XcshError
+from xcsh.fs.confined import sha256_hex
+from xcsh.journal.blobs import BlobStore
+from xcsh.journal.records import (
+    COMMITTED,
+    EntryRecord,
+    EntrySummary,
+    FileRecord,
+    Kind,
+    dump_index,
+    load_index,
+    parse_intent,
+    parse_outcome,
+    write_durably,
+)
 
-SCHEMA_VERSION = 1
+LOCK_TIMEOUT = 60.0
+"""Seconds to wait for another xcsh process to finish writing to the same workspace."""
 
 
-class UndoError(XcshError):
-    """Undo could not run; nothing was restored. The message says why."""
-
-
-class NothingToUndo(UndoError):
-    """The journal holds no applied action that is not undone yet."""
-
-
-class UndoRefused(UndoError):
-    """A file changed since the apply wrote it (or could not be read back).
-
-    Attributes:
-        files: the paths (relative to the entry's root) that block the undo.
-    """
-
-    def __init__(self, message: str, *, files: list[str]) -> None:
-        super().__init__(message)
-        self.files = files
+class JournalError(XcshError):
+    """The journal could not be read or written; the message names the folder and the cause."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class FileChange:
-    """One file's bytes around an apply.
+class Retention:
+    """How much history a journal keeps (settings ``journal_max_entries`` / ``journal_max_bytes``).
 
     Args:
-        path: the file, relative to the entry's root (as the tool reported it).
-        before: its bytes before the apply, ``None`` if it did not exist.
-        after: its bytes after the apply, ``None`` if the apply removed it.
+        max_entries: entries kept (oldest pruned first; at least 1).
+        max_bytes: bytes of stored copies kept (oldest entries pruned first;
+            the newest entry is kept whatever its size).
     """
 
-    path: str
-    before: bytes | None
-    after: bytes | None
+    max_entries: int = 200
+    max_bytes: int = 512 * 1024 * 1024
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any], where: Path) -> Retention:
+        """The retention ``settings`` (``settings.toml``'s values) ask for; defaults when missing.
+
+        Raises:
+            UsageError: a value is not a whole number of at least 1 (naming ``where``).
+        """
+        values = {}
+        for key, fallback in (
+            ("journal_max_entries", cls.max_entries),
+            ("journal_max_bytes", cls.max_bytes),
+        ):
+            value = settings.get(key, fallback)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise UsageError(
+                    f"{key} in {where} must be a whole number of at least 1, not {value!r}"
+                )
+            values[key] = value
+        return cls(max_entries=values["journal_max_entries"], max_bytes=values["journal_max_bytes"])
+
+    @classmethod
+    def of_home(cls, home: Path) -> Retention:
+        """The retention set in ``home/settings.toml`` (defaults when it is missing or unreadable;
+        the commands that own the settings file report its errors).
+
+        Raises:
+            UsageError: a retention value is invalid.
+        """
+        path = home / "settings.toml"
+        try:
+            with path.open("rb") as handle:
+                values = tomllib.load(handle)
+        except (OSError, tomllib.TOMLDecodeError):
+            return cls()
+        return cls.from_settings(values, path)
 
 
-@dataclass(frozen=True, kw_only=True)
-class JournalEntry:
-    """One applied action as recorded.
+@dataclass
+class OpenEntry:
+    """An intent record written by this process and not finished yet.
 
     Args:
-        seq: its number in the journal (1-based, increasing).
-        path: the entry's JSON file.
-        root: the absolute folder the file paths are relative to.
-        label: the pending action's label.
-        source_tool_name: the tool that produced it.
-        created: UTC time of the apply, ISO 8601.
-        undone: it was undone already.
-        files: the changed files, in apply order.
+        record: the intent record.
+        added_bytes: bytes its new blobs added to the store.
+        lock_fd: an open, flock()ed handle on the intent record (liveness).
     """
 
-    seq: int
-    path: Path
-    root: Path
-    label: str
-    source_tool_name: str
-    created: str
-    undone: bool
-    files: tuple[FileChange, ...]
-
-
-@dataclass(frozen=True, kw_only=True)
-class UndoOutcome:
-    """What an undo did.
-
-    Args:
-        entry: the entry undone (now marked ``undone``).
-        restored: the paths whose previous bytes were written back (or removed).
-    """
-
-    entry: JournalEntry
-    restored: list[str]
+    record: EntryRecord
+    added_bytes: int
+    lock_fd: int
 
     @property
-    def message(self) -> str:
-        """``Undid '<label>': restored a.py, b.py.``"""
-        return f"Undid '{self.entry.label}': restored {', '.join(self.restored)}."
+    def tag(self) -> str:
+        """Part of the temporary names in the workspace: ``xcsh-<seq>``."""
+        return f"xcsh-{self.record.name}"
 
 
-def sha256(data: bytes | None) -> str | None:
-    """Hex sha256 of ``data``, ``None`` for a missing file."""
-    return None if data is None else hashlib.sha256(data).hexdigest()
-
-
-def read_bytes(path: Path) -> bytes | None:
-    """The file's bytes, ``None`` when it does not exist.
-
-    Raises:
-        OSError: it exists but cannot be read (a folder, no permission).
-    """
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
-
-
-def snapshot(root: Path, paths: Iterable[str]) -> dict[str, bytes | None]:
-    """The current bytes of ``paths`` (relative to ``root``), ``None`` for missing files.
-
-    Raises:
-        OSError: a file exists but cannot be read.
-    """
-    return {p: read_bytes(root / p) for p in dict.fromkeys(paths)}
+def journal_folder(home: Path, root: Path) -> Path:
+    """``$XCSH_HOME/journal/<name>-<12 hex of the path's sha256>``: the journal of ``root``."""
+    real = os.path.realpath(root)
+    name = os.path.basename(real) or "root"
+    return home / "journal" / f"{name}-{sha256_hex(real.encode())[:12]}"
 
 
 class Journal:
-    """The journal in one folder (created on the first record).
+    """The journal of one workspace.
 
     Args:
-        folder: where the ``<seq>.json`` files live.
+        folder: its folder (created on the first write).
+        root: the workspace (real path) its entries' paths are relative to.
+        retention: what to keep.
+        home: the ``XCSH_HOME`` it lives in (lets :meth:`for_other` find siblings).
     """
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        root: Path,
+        *,
+        retention: Retention | None = None,
+        home: Path | None = None,
+    ) -> None:
         self.folder = folder
+        self.home = home
+        self.root = Path(os.path.realpath(root))
+        self.retention = retention or Retention()
+        self.entries_dir = folder / "entries"
+        self.blobs = BlobStore(folder / "blobs")
+        self.index_path = folder / "index.json"
 
-    def entries(self) -> list[JournalEntry]:
-        """Every readable entry, oldest first (unreadable or newer-format files are skipped)."""
-        if not self.folder.is_dir():
-            return []
-        out = []
-        for path in sorted(self.folder.glob("*.json")):
-            entry = _load(path)
-            if entry is not None:
-                out.append(entry)
-        return sorted(out, key=lambda e: e.seq)
+    @classmethod
+    def for_root(cls, home: Path, root: Path, *, retention: Retention | None = None) -> Journal:
+        """The journal of ``root`` under ``home``."""
+        return cls(journal_folder(home, root), root, retention=retention, home=home)
 
-    def last_applied(self) -> JournalEntry | None:
-        """The newest entry not undone yet, or ``None``."""
-        live = [e for e in self.entries() if not e.undone]
-        return live[-1] if live else None
+    def for_other(self, root: Path) -> Journal | None:
+        """The journal of another folder under the same home (``None`` without a home)."""
+        if self.home is None:
+            return None
+        return Journal.for_root(self.home, root, retention=self.retention)
 
-    def record_apply(
+    # -- locking -----------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def locked(self, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+        """Hold the journal's lock (waits for another process, up to ``timeout`` seconds).
+
+        Raises:
+            JournalError: the folder cannot be made, or the lock was not released in time.
+        """
+        try:
+            self.entries_dir.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.folder / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            raise JournalError(_cannot(self.folder, exc)) from exc
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise JournalError(
+                            f"Another xcsh process has been writing to {self.root} for "
+                            f"{timeout:.0f} s (its journal {self.folder} is locked). Wait for it "
+                            "to finish, then try again."
+                        ) from None
+                    time.sleep(0.02)
+            yield
+        finally:
+            os.close(fd)
+
+    # -- writing (lock held) -----------------------------------------------------
+
+    def begin(
         self,
         *,
-        root: Path,
+        kind: Kind,
         label: str,
         source_tool_name: str,
-        changes: Iterable[FileChange],
-    ) -> JournalEntry | None:
-        """Record one applied action; files whose bytes did not change are left out.
+        files: Sequence[tuple[FileRecord, bytes | None, bytes | None]],
+        undoes: int | None = None,
+        after_known: bool = True,
+    ) -> OpenEntry:
+        """Store the contents, then write and fsync the intent record (the lock must be held).
 
         Args:
-            root: the folder ``changes`` paths are relative to (made absolute).
-            label: the action's label (``"AST Edit: 1 replacement in 1 file"``).
-            source_tool_name: the tool that produced it.
-            changes: each file's bytes before and after the apply.
-
-        Returns:
-            The new entry, or ``None`` when no file changed (nothing to record).
+            files: each file's record with its before and after contents
+                (``None`` for a side where it does not exist or is not known).
 
         Raises:
-            FileWriteError: the journal file could not be written.
+            OSError: a blob or the record could not be written (nothing
+                refers to what was stored; the workspace is untouched).
         """
-        kept = [c for c in changes if c.before != c.after]
-        if not kept:
-            return None
-        entries = self.entries()
-        seq = (entries[-1].seq + 1) if entries else 1
-        self.folder.mkdir(parents=True, exist_ok=True)
-        entry = JournalEntry(
-            seq=seq,
-            path=self.folder / f"{seq:06d}.json",
-            root=root.resolve(),
-            label=label,
-            source_tool_name=source_tool_name,
-            created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            undone=False,
-            files=tuple(kept),
-        )
-        _save(entry)
-        return entry
-
-    def undo_last(self, *, root: Path | None = None) -> UndoOutcome:
-        """Restore the files of the newest applied action, if they are as it left them.
-
-        Every file is checked first (its sha256 must equal what the apply
-        wrote); only then is each written back atomically, or removed when
-        the apply had created it. If a write fails, the files already
-        restored get the applied bytes back. The entry is then marked undone,
-        so the next call undoes the action before it.
-
-        Args:
-            root: only consider entries recorded for this folder.
-
-        Returns:
-            The entry undone and the files restored.
-
-        Raises:
-            NothingToUndo: no applied action left (for ``root``).
-            UndoRefused: a file changed since the apply; nothing was restored.
-            UndoError: writing back failed (earlier files put back as applied).
-        """
-        candidates = [e for e in self.entries() if not e.undone]
-        if root is not None:
-            want = root.resolve()
-            candidates = [e for e in candidates if e.root == want]
-        if not candidates:
-            where = f" for {root}" if root is not None else ""
-            raise NothingToUndo(f"Nothing to undo: no applied change is recorded{where}.")
-        entry = candidates[-1]
-        changed = []
-        for change in entry.files:
-            try:
-                now = read_bytes(entry.root / change.path)
-            except OSError:
-                changed.append(change.path)
-                continue
-            if sha256(now) != sha256(change.after):
-                changed.append(change.path)
-        if changed:
-            raise UndoRefused(
-                f"Cannot undo '{entry.label}': these files changed since it was applied: "
-                f"{', '.join(changed)}. Nothing was restored.",
-                files=changed,
+        contents = [data for _, b, a in files for data in (b, a) if data is not None]
+        _, added = self.blobs.put_many(contents)
+        seq = self._next_seq()
+        while True:
+            record = EntryRecord(
+                seq=seq,
+                kind=kind,
+                undoes=undoes,
+                root=self.root,
+                label=label,
+                source_tool_name=source_tool_name,
+                created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                pid=os.getpid(),
+                after_known=after_known,
+                files=tuple(f for f, _, _ in files),
             )
-        done: list[FileChange] = []
-        for change in entry.files:
+            path = self.entries_dir / f"{record.name}.json"
             try:
-                _put(entry.root / change.path, change.before)
-            except OSError as exc:
-                for back in reversed(done):
-                    with contextlib.suppress(OSError):
-                        _put(entry.root / back.path, back.after)
-                raise UndoError(
-                    f"Cannot undo '{entry.label}': writing {change.path} failed ({exc}); "
-                    "the files already restored were put back as applied."
-                ) from exc
-            done.append(change)
-        undone = JournalEntry(**{**entry.__dict__, "undone": True})
-        _save(undone)
-        return UndoOutcome(entry=undone, restored=[c.path for c in entry.files])
+                write_durably(path, _json(record.intent_json()), exclusive=True)
+                break
+            except FileExistsError:
+                seq += 1
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return OpenEntry(record=record, added_bytes=added, lock_fd=fd)
 
+    def finish(
+        self,
+        entry: OpenEntry,
+        state: str,
+        *,
+        after: dict[str, str | None] | None = None,
+    ) -> EntryRecord:
+        """Write the outcome record (the commit point), update the index, prune.
 
-def _put(path: Path, data: bytes | None) -> None:
-    if data is None:
-        path.unlink(missing_ok=True)
-        return
-    try:
-        atomic_write(path, data)
-    except FileWriteError as exc:
-        raise OSError(str(exc)) from exc
+        Raises:
+            OSError: the outcome record could not be written (the entry stays
+                incomplete; recovery settles it from the files' content).
+        """
+        try:
+            done = self.settle(entry.record, state, after=after, added_bytes=entry.added_bytes)
+        finally:
+            self.release(entry)
+        return done
 
+    def settle(
+        self,
+        record: EntryRecord,
+        state: str,
+        *,
+        after: dict[str, str | None] | None = None,
+        added_bytes: int | None = None,
+    ) -> EntryRecord:
+        """Write the outcome record of ``record`` (the lock must be held), then index it.
 
-def _b64(data: bytes | None) -> str | None:
-    return None if data is None else base64.b64encode(data).decode("ascii")
+        Raises:
+            OSError: the outcome record could not be written.
+        """
+        outcome: dict[str, object] = {"state": state}
+        if after is not None:
+            outcome["after"] = after
+        write_durably(self.entries_dir / f"{record.name}.state", _json(outcome))
+        done = record.with_outcome(state, after)
+        self.note(done, added_bytes)
+        return done
 
+    def release(self, entry: OpenEntry) -> None:
+        """Drop this process's lock on an entry left incomplete (recovery will settle it)."""
+        if entry.lock_fd >= 0:
+            os.close(entry.lock_fd)
+            entry.lock_fd = -1
 
-def _unb64(text: Any) -> bytes | None:
-    return None if text is None else base64.b64decode(str(text))
+    def note(self, entry: EntryRecord, added_bytes: int | None = None) -> None:
+        """Put ``entry``'s summary in the index, then prune past the retention limits.
 
+        Index and pruning failures are not errors: the index is rebuilt when
+        behind, and pruning happens on a later write.
+        """
+        with contextlib.suppress(OSError):
+            summaries = {s.seq: s for s in self.summaries()}
+            old = summaries.get(entry.seq)
+            size = added_bytes if added_bytes is not None else (old.bytes if old else 0)
+            summaries[entry.seq] = EntrySummary.of(entry, size)
+            ordered = [summaries[k] for k in sorted(summaries)]
+            ordered = self._prune(ordered)
+            write_durably(self.index_path, dump_index(ordered), durable=False)
 
-def _save(entry: JournalEntry) -> None:
-    record = {
-        "version": SCHEMA_VERSION,
-        "seq": entry.seq,
-        "created": entry.created,
-        "root": str(entry.root),
-        "label": entry.label,
-        "source_tool_name": entry.source_tool_name,
-        "undone": entry.undone,
-        "files": [
-            {
-                "path": c.path,
-                "before": _b64(c.before),
-                "after": _b64(c.after),
-                "before_sha256": sha256(c.before),
-                "after_sha256": sha256(c.after),
-            }
-            for c in entry.files
-        ],
-    }
-    atomic_write(entry.path, (json.dumps(record, indent=1) + "\n").encode("utf-8"))
+    # -- reading -----------------------------------------------------------------
 
+    def summaries(self) -> list[EntrySummary]:
+        """Every entry's summary, oldest first (from the index, rebuilt when behind)."""
+        names = self._names()
+        on_disk = {int(n[:6]) for n in names if n.endswith(".json") and n[:6].isdigit()}
+        settled = {int(n[:6]) for n in names if n.endswith(".state") and n[:6].isdigit()}
+        index = load_index(self.index_path)
+        if index is not None:
+            known = {s.seq: s for s in index if s.seq in on_disk}
+            stale = [
+                s
+                for s in on_disk
+                if s not in known or (known[s].state is None) != (s not in settled)
+            ]
+            if not stale:
+                return [known[k] for k in sorted(known)]
+            for seq in stale:
+                record = self.entry(seq)
+                if record is not None:
+                    known[seq] = EntrySummary.of(record, known[seq].bytes if seq in known else 0)
+            return [known[k] for k in sorted(known)]
+        out = []
+        for seq in sorted(on_disk):
+            record = self.entry(seq)
+            if record is not None:
+                out.append(EntrySummary.of(record, 0))
+        return out
 
-def _load(path: Path) -> JournalEntry | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    if not isinstance(data, Mapping) or data.get("version") != SCHEMA_VERSION:
-        return None
-    try:
-        return JournalEntry(
-            seq=int(data["seq"]),
-            path=path,
-            root=Path(data["root"]),
-            label=str(data["label"]),
-            source_tool_name=str(data.get("source_tool_name", "")),
-            created=str(data.get("created", "")),
-            undone=bool(data.get("undone", False)),
-            files=tuple(
-                FileChange(
-                    path=str(f["path"]), before=_unb64(f["before"]), after=_unb64(f["after"])
-                )
-                for f in data["files"]
-            ),
+    def entry(self, seq: int) -> EntryRecord | None:
+        """The entry ``seq`` with its outcome, ``None`` when missing or unreadable."""
+        base = self.entries_dir / f"{seq:06d}"
+        try:
+            record = parse_intent(json.loads(base.with_suffix(".json").read_bytes()))
+        except (OSError, ValueError):
+            return None
+        if record is None:
+            return None
+        try:
+            outcome = parse_outcome(json.loads(base.with_suffix(".state").read_bytes()))
+        except (OSError, ValueError):
+            outcome = None
+        if outcome is None:
+            return record
+        return record.with_outcome(*outcome)
+
+    def incomplete(self) -> list[int]:
+        """Entries with an intent record and no outcome record, oldest first."""
+        names = set(self._names())
+        return sorted(
+            int(n[:6])
+            for n in names
+            if n.endswith(".json") and n[:6].isdigit() and f"{n[:6]}.state" not in names
         )
-    except (KeyError, TypeError, ValueError):
-        return None
+
+    def is_live(self, seq: int) -> bool:
+        """True when a running process still holds entry ``seq`` (it is being written)."""
+        try:
+            fd = os.open(self.entries_dir / f"{seq:06d}.json", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)
+        return False
+
+    def undone(self) -> set[int]:
+        """Entries a committed undo undid."""
+        return {
+            s.undoes
+            for s in self.summaries()
+            if s.kind == "undo" and s.state == COMMITTED and s.undoes is not None
+        }
+
+    # -- internals ---------------------------------------------------------------
+
+    def _names(self) -> list[str]:
+        try:
+            return os.listdir(self.entries_dir)
+        except OSError:
+            return []
+
+    def _next_seq(self) -> int:
+        seqs = [int(n[:6]) for n in self._names() if n[:6].isdigit()]
+        return max(seqs, default=0) + 1
+
+    def _prune(self, ordered: list[EntrySummary]) -> list[EntrySummary]:
+        """Drop the oldest settled entries past the limits (to 90 % of them, so that
+        pruning, which reads the kept entries, runs once in a while); returns the rest,
+        each charged with the size of the blobs it is the oldest kept entry to use."""
+        limit = self.retention
+        total = sum(s.bytes for s in ordered)
+        if len(ordered) <= limit.max_entries and total <= limit.max_bytes:
+            return ordered
+        goal_entries = max(1, int(limit.max_entries * 0.9))
+        goal_bytes = int(limit.max_bytes * 0.9)
+        digests = {s.seq: self._digests(s.seq) for s in ordered}
+        sizes: dict[str, int] = {}
+        for found in digests.values():
+            for digest in found:
+                if digest not in sizes:
+                    with contextlib.suppress(OSError):
+                        sizes[digest] = self.blobs.path(digest).stat().st_size
+        kept = list(ordered)
+        while True:
+            charged = _charge(kept, digests, sizes)
+            total = sum(s.bytes for s in charged)
+            over = len(charged) > goal_entries or total > goal_bytes
+            if not over or len(kept) <= 1 or kept[0].state is None:
+                break
+            kept.pop(0)  # the oldest settled entry goes first
+        dropped = [s for s in ordered if s not in kept]
+        for summary in dropped:
+            for suffix in (".state", ".json"):
+                with contextlib.suppress(OSError):
+                    (self.entries_dir / f"{summary.seq:06d}{suffix}").unlink()
+        if dropped:
+            self.blobs.prune({d for s in kept for d in digests[s.seq]})
+        return charged
+
+    def _digests(self, seq: int) -> list[str]:
+        record = self.entry(seq)
+        if record is None:
+            return []
+        return [d for f in record.files for d in (f.before, f.after) if d is not None]
+
+
+def _charge(
+    kept: list[EntrySummary], digests: dict[int, list[str]], sizes: dict[str, int]
+) -> list[EntrySummary]:
+    """``kept`` with each blob's size charged to the oldest entry that uses it."""
+    seen: set[str] = set()
+    out = []
+    for summary in kept:
+        fresh = [d for d in dict.fromkeys(digests[summary.seq]) if d not in seen]
+        seen.update(fresh)
+        out.append(dataclasses.replace(summary, bytes=sum(sizes.get(d, 0) for d in fresh)))
+    return out
+
+
+def _json(data: object) -> bytes:
+    return (json.dumps(data, indent=1) + "\n").encode("utf-8")
+
+
+def _cannot(folder: Path, exc: OSError) -> str:
+    reason = exc.strerror or str(exc)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        fix = "free some space"
+    elif exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        fix = "make it writable (or point XCSH_HOME at a writable folder)"
+    else:
+        fix = "check that folder (or point XCSH_HOME at another one)"
+    return (
+        f"Cannot write the undo journal {folder}: {reason}. Nothing was written; {fix}, "
+        "then try again."
+    )

@@ -1,14 +1,15 @@
-"""Journal every apply of the pending actions pushed on a store.
+"""Journal the apply of pending actions that do not journal themselves (custom tools).
 
-:func:`record_applies` wraps the ``apply`` of each action pushed afterwards:
-before the apply runs it reads the files the action names in its details,
-after a successful apply it reads them again and records both sides in the
-:class:`~xcsh.journal.Journal`. The action's behaviour is otherwise
-unchanged (same result, same exceptions), so ``resolve`` works as before.
-
-An action names its files in ``details["files"]``: a list of paths or of
-``{"file": path}`` objects, relative to the root given here (the shape
-``ast_edit`` uses, SPEC §4). Actions without such a list are not journaled.
+The built-in producers (``ast_edit``, and ``write``/``edit``) write through
+:func:`~xcsh.journal.apply.apply_changes` and mark their actions
+``journaled``. A custom tool's ``apply`` writes files its own way, so
+:func:`record_applies` wraps it: before the apply runs, the files named in
+``details["files"]`` (paths, or ``{"file": path}`` objects, relative to the
+workspace) are read and an intent record with their before content is
+fsynced; after it returns (or raises), their new content is recorded as the
+outcome. A crash in between leaves an incomplete entry that recovery rolls
+back. The action's behaviour is otherwise unchanged (same result, same
+exceptions), so ``resolve`` works as before.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from xcsh.core import coerce_result
-from xcsh.journal.store import FileChange, Journal, snapshot
+from xcsh.fs import Workspace
+from xcsh.fs.confined import ConfinedError, RootDir, sha256_hex
+from xcsh.journal.records import COMMITTED, ROLLED_BACK, FileRecord
+from xcsh.journal.store import Journal, JournalError, OpenEntry
 from xcsh.pending import PendingAction, PendingActionStore
 from xcsh.pending.action import call_maybe_async
 
@@ -41,56 +44,101 @@ def files_of(details: Any) -> list[str]:
     return out
 
 
-def journal_action(action: PendingAction, journal: Journal, root: Path) -> bool:
-    """Wrap ``action.apply`` so a successful apply is recorded in ``journal``.
+def journal_action(action: PendingAction, journal: Journal) -> bool:
+    """Wrap ``action.apply`` so what it writes is recorded in ``journal``.
 
     Returns:
-        True when the action names files and was wrapped, else False.
+        True when the action names files, does not journal itself, and was wrapped.
     """
-    paths = files_of(action.details)
+    if action.journaled:
+        return False
+    ws = Workspace(journal.root)
+    paths: list[str] = []
+    for name in files_of(action.details):
+        located = ws.locate(ws.root / name)
+        if located is not None and located[0] == ws.root and located[1] != ".":
+            paths.append(located[1])
+    paths = list(dict.fromkeys(paths))
     if not paths:
         return False
     original = action.apply
 
     async def apply(reason: str) -> Any:
+        entry = _begin(journal, action, paths)
         try:
-            before: dict[str, bytes | None] | None = snapshot(root, paths)
-        except OSError:
-            log.warning("cannot read the files of %r before applying; not journaled", action.label)
-            before = None
-        outcome = await call_maybe_async(original, reason)
-        result = coerce_result(outcome)
-        if before is not None and not (result is not None and result.is_error):
-            try:
-                after = snapshot(root, paths)
-                journal.record_apply(
-                    root=root,
-                    label=action.label,
-                    source_tool_name=action.source_tool_name,
-                    changes=[FileChange(path=p, before=before[p], after=after[p]) for p in paths],
-                )
-            except OSError:
-                log.exception("recording the undo journal for %r failed", action.label)
-        return outcome
+            return await call_maybe_async(original, reason)
+        finally:
+            if entry is not None:
+                _finish(journal, entry, paths)
 
     action.apply = apply
+    action.journaled = True
     return True
 
 
-def record_applies(store: PendingActionStore, journal: Journal, root: Path) -> Callable[[], None]:
-    """Journal the apply of every action pushed on ``store`` from now on.
+def _read(root: Path, paths: list[str]) -> dict[str, tuple[bytes | None, int | None]]:
+    out: dict[str, tuple[bytes | None, int | None]] = {}
+    with RootDir(root) as rd:
+        for path in paths:
+            found = rd.read(path)
+            out[path] = (None, None) if found is None else (found[0], found[1].st_mode & 0o7777)
+    return out
 
-    Args:
-        store: the pending-action store (a session's, or ``xcsh ast-edit``'s).
-        journal: where entries go.
-        root: the folder the actions' file paths are relative to (the workspace).
+
+def _begin(journal: Journal, action: PendingAction, paths: list[str]) -> OpenEntry | None:
+    try:
+        before = _read(journal.root, paths)
+        with journal.locked():
+            return journal.begin(
+                kind="apply",
+                label=action.label,
+                source_tool_name=action.source_tool_name,
+                after_known=False,
+                files=[
+                    (
+                        FileRecord(
+                            path=p,
+                            before=None if data is None else sha256_hex(data),
+                            after=None,
+                            mode=mode,
+                        ),
+                        data,
+                        None,
+                    )
+                    for p, (data, mode) in before.items()
+                ],
+            )
+    except (OSError, ConfinedError, JournalError):
+        log.warning("cannot record %r in the undo journal; it is not undoable", action.label)
+        return None
+
+
+def _finish(journal: Journal, entry: OpenEntry, paths: list[str]) -> None:
+    try:
+        after = _read(journal.root, paths)
+        hashes = {p: (None if data is None else sha256_hex(data)) for p, (data, _) in after.items()}
+        changed = any(hashes[f.path] != f.before for f in entry.record.files)
+        with journal.locked():
+            if changed:
+                journal.blobs.put_many(data for data, _ in after.values() if data is not None)
+            journal.finish(entry, COMMITTED if changed else ROLLED_BACK, after=hashes)
+    except (OSError, ConfinedError, JournalError):
+        journal.release(entry)
+        log.warning("cannot record the end of %r in the undo journal", entry.record.label)
+
+
+def record_applies(store: PendingActionStore, journal: Journal) -> Callable[[], None]:
+    """Journal the apply of every action pushed on ``store`` from now on (and those on it now).
+
+    Actions that journal themselves (``action.journaled``) are left alone.
 
     Returns:
         A function that stops wrapping new pushes.
     """
-    resolved = root.resolve()
+    for action in store.snapshot():
+        journal_action(action, journal)
 
     def on_push(action: PendingAction, count: int) -> None:
-        journal_action(action, journal, resolved)
+        journal_action(action, journal)
 
     return store.subscribe_push(on_push)

@@ -27,6 +27,7 @@ from xcsh.mcp.tools import (
     builtin_tool_factory,
     combine_factories,
     custom_tool_factory,
+    journaled_factory,
     mcp_tool,
     tool_annotations,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "create_http_app",
     "create_server",
     "custom_tool_factory",
+    "journaled_factory",
     "max_pending_message",
     "mcp_tool",
     "pending_notice",

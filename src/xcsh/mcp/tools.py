@@ -10,6 +10,7 @@ import mcp_types as types
 
 from xcsh import tools as builtin
 from xcsh.core import AgentTool, Content, ImageContent, TextContent
+from xcsh.journal import Journal, record_applies
 from xcsh.mcp.session import ToolFactory
 from xcsh.pending import RESOLVE_TOOL_NAME, PendingActionStore
 from xcsh.plugins import LoadError, load_custom_tools
@@ -30,11 +31,12 @@ _ANNOTATIONS: dict[str, types.ToolAnnotations] = {
 }
 
 
-def builtin_tool_factory(cwd: str | Path) -> ToolFactory:
+def builtin_tool_factory(cwd: str | Path, *, journal: Journal | None = None) -> ToolFactory:
     """The built-in MCP tools for a workspace: ``ast_grep``, ``ast_edit`` and ``resolve``.
 
     Args:
         cwd: the workspace folder; the structural tools refuse paths outside it.
+        journal: the workspace's undo journal ``ast_edit`` applies record into.
 
     Returns:
         A factory building fresh tool instances around one session's store.
@@ -45,9 +47,20 @@ def builtin_tool_factory(cwd: str | Path) -> ToolFactory:
         # The structural tools (and ast-grep) load on the first session, not at import.
         return [
             builtin.create_ast_grep_tool(str(folder)),
-            builtin.create_ast_edit_tool(str(folder), store),
+            builtin.create_ast_edit_tool(str(folder), store, journal=journal),
             builtin.create_resolve_tool(store),
         ]
+
+    return build
+
+
+def journaled_factory(factory: ToolFactory, journal: Journal) -> ToolFactory:
+    """``factory``, with the apply of every pending action pushed on a session's store
+    recorded in ``journal`` (custom tools' applies; built-in ones record themselves)."""
+
+    def build(store: PendingActionStore) -> list[AgentTool[Any]]:
+        record_applies(store, journal)
+        return list(factory(store))
 
     return build
 

@@ -27,6 +27,9 @@ class PendingAction:
         reject: optional ``reject(reason)``, sync or async, for clean-up on
             discard; a returned result replaces the default discard message.
         details: opaque data for front ends (a diff, the files touched).
+        journaled: its ``apply`` records what it writes in the undo journal itself
+            (the built-in producers do); otherwise the session's journal wraps
+            it when ``details`` names the files (see :mod:`xcsh.journal.watch`).
     """
 
     label: str
@@ -34,6 +37,7 @@ class PendingAction:
     apply: ApplyCallback
     reject: RejectCallback | None = None
     details: Any = None
+    journaled: bool = False
 
 
 async def call_maybe_async(func: Callable[..., Any], *args: Any) -> Any:

@@ -7,26 +7,29 @@ Front ends (the tools, ``xcsh ast-grep``/``xcsh ast-edit``, benchmarks) call
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import multiprocessing
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
 
 from xcsh.core import ToolError
-from xcsh.fs import FileWriteError, Workspace, atomic_write, iter_files
+from xcsh.fs import Workspace, iter_files
+from xcsh.fs.confined import FileId
+from xcsh.journal import Change, Journal, apply_changes
 from xcsh.structural.languages import Language, language_for_path, resolve_language
-from xcsh.structural.pattern import compile_pattern
+from xcsh.structural.pattern import CompiledPattern, bound_metavariables, compile_pattern
 from xcsh.structural.pool import plan_chunks, run_chunks
 from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
-from xcsh.structural.rewrite import parse_template
+from xcsh.structural.rewrite import Template, parse_template
 from xcsh.structural.scan import (
+    LanguageQuery,
     Outcome,
     Query,
     restore_edit,
@@ -49,8 +52,8 @@ _MIN_CHUNK_BYTES = 64 * 1024
 _MAX_CHUNK_FILES = 64
 _WINDOW_PER_WORKER = 4
 _GLOB_CHARS = frozenset("*?[")
-_SERIAL_WRITES = 8
-_WRITE_THREADS = 8
+_HOSTED_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "css"})
+"""Languages ast-grep also searches inside HTML files (``<script>``, ``<style>``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,15 +66,35 @@ class EditOp:
 
 @dataclass(kw_only=True)
 class Scope:
-    """The files a call covers, all of one language."""
+    """The files a call covers, each with its language.
+
+    Attributes:
+        root: the workspace folder (real path).
+        files: ``(path, display path, language name)`` in walk order.
+        languages: the languages of ``files`` by name.
+        language: the language asked for (``lang``), or ``None`` when each file is
+            searched in its own language.
+        given: the path as given, for messages.
+        skipped: files left out (outside the workspace).
+        total_bytes: the size of ``files`` together.
+        sizes: size in bytes of each of ``files`` (0 when unknown), to share work evenly.
+    """
 
     root: Path
-    language: Language
-    files: list[tuple[Path, str]]
+    files: list[tuple[Path, str, str]]
+    languages: dict[str, Language] = field(default_factory=dict)
+    language: Language | None = None
+    given: str = "."
     skipped: list[SkippedFile] = field(default_factory=list)
     total_bytes: int = 0
     sizes: list[int] = field(default_factory=list)
-    """Size in bytes of each of ``files`` (0 when unknown), to share work evenly."""
+
+    def counts(self) -> dict[str, int]:
+        """How many files of each language, most first."""
+        counts: dict[str, int] = {}
+        for _, _, name in self.files:
+            counts[name] = counts.get(name, 0) + 1
+        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -80,6 +103,10 @@ class AppliedEdit:
 
     files: tuple[str, ...]
     replacements: int
+    seq: int | None = None
+    """The undo journal's entry, ``None`` when not journaled."""
+    warning: str | None = None
+    """Set when the files landed but something after (the journal) failed; show it."""
 
 
 def _workspace(root: str | Path) -> Workspace:
@@ -93,48 +120,79 @@ def resolve_scope(
     glob: Sequence[str] = (),
     lang: str | None = None,
 ) -> Scope:
-    """Find the files a search or edit covers (SPEC §4).
+    """Find the files a search or edit covers, as ``ast-grep run`` does (SPEC §4).
+
+    Without ``lang`` every file of a known language is in scope, in its own
+    language. With ``lang`` only files of that language are, plus HTML files,
+    whose ``<script>``/``<style>`` code is searched when ``lang`` is JavaScript,
+    TypeScript or CSS; a file named explicitly is read as ``lang`` whatever its
+    extension.
 
     Args:
         root: the workspace folder; nothing outside its real path is read.
         path: a file, a folder or a glob (relative to ``root``); default ``root``.
         glob: extra gitwildmatch filters, relative to ``root`` (any may match).
-        lang: language name or alias; inferred from extensions when ``None``.
+        lang: language name or alias; inferred per file when ``None``.
 
     Returns:
-        The files in walk order with their display paths, and the ones skipped
-        because their real path is outside the workspace (symlinks).
+        The files in walk order with their display paths and languages, and the
+        ones skipped because their real path is outside the workspace (symlinks).
 
     Raises:
-        ToolError: unknown language (listing the supported ones), a path
-            outside the workspace or missing, no source file in scope, or
-            (without ``lang``) files of several languages, naming them.
+        ToolError: unknown language (listing the supported ones), a path outside
+            the workspace or missing, or no source file in scope.
     """
     ws = _workspace(root)
     language = resolve_language(lang) if lang else None
     given = (path or ".").strip() or "."
-    path_filter: pathspec.GitIgnoreSpec | None = None
-    explicit_file = False
+    start, path_filter, explicit_file = _start_of(ws, given)
+    scope = Scope(root=ws.root, files=[], language=language, given=given)
+    for file, display, info in _walk_scope(ws, start, tuple(glob), path_filter, scope.skipped):
+        found = _file_language(file, language, explicit_file)
+        if found is None:
+            continue
+        scope.languages[found.name] = found
+        scope.files.append((file, display, found.name))
+        size = info.st_size if info is not None else 0
+        scope.sizes.append(size)
+        scope.total_bytes += size
+    if not scope.files and language is None:
+        raise ToolError(
+            f"No source file of a supported language in '{given}'. "
+            "Check `path` and `glob`, or pass `lang` for files with unusual extensions."
+        )
+    return scope
+
+
+def _start_of(ws: Workspace, given: str) -> tuple[Path, pathspec.GitIgnoreSpec | None, bool]:
+    """Where the walk starts, the glob ``given`` stands for (if it is one), and whether
+    ``given`` names one file."""
     candidate = Path(os.path.expanduser(given))
     absolute = candidate if candidate.is_absolute() else ws.root / candidate
     if _GLOB_CHARS & set(given) and not os.path.lexists(absolute):
-        path_filter = pathspec.GitIgnoreSpec.from_lines([given])
-        start = ws.root
-    else:
-        start = ws.resolve(given)
-        if not os.path.exists(start):
-            raise ToolError(
-                f"Path '{given}' does not exist in the workspace {ws.root}. "
-                "Give an existing file, folder or a glob such as 'src/**/*.py'."
-            )
-        explicit_file = not start.is_dir()
-    skipped: list[SkippedFile] = []
-    by_language: dict[str, list[tuple[Path, str]]] = {}
-    sizes_by_language: dict[str, list[int]] = {}
-    languages: dict[str, Language] = {}
-    total_bytes = 0
+        return ws.root, pathspec.GitIgnoreSpec.from_lines([given]), False
+    start = ws.resolve(given)
+    if not os.path.exists(start):
+        raise ToolError(
+            f"Path '{given}' does not exist in the workspace {ws.root}. "
+            "Give an existing file, folder or a glob such as 'src/**/*.py'."
+        )
+    return start, None, not start.is_dir()
+
+
+def _walk_scope(
+    ws: Workspace,
+    start: Path,
+    globs: tuple[str, ...],
+    path_filter: pathspec.GitIgnoreSpec | None,
+    skipped: list[SkippedFile],
+) -> Iterator[tuple[Path, str, os.stat_result | None]]:
+    """The files under ``start`` with their display paths and stat, confined to ``ws``.
+
+    A symlinked file whose real path leaves the workspace is added to ``skipped``.
+    """
     prefix = os.path.join(str(ws.root), "")
-    for file in iter_files(start, globs=tuple(glob), root=ws.root, hidden_files=False):
+    for file in iter_files(start, globs=globs, root=ws.root, hidden_files=False):
         name = str(file)
         # The common case, a walked file under the root, without pathlib's relative_to.
         display = (
@@ -158,42 +216,17 @@ def resolve_scope(
                 info = os.stat(name)
             except OSError:
                 info = None
-        found = language_for_path(name)
-        if language is not None:
-            if found != language and not explicit_file:
-                continue
-            found = language
-        elif found is None:
-            continue
-        languages[found.name] = found
-        by_language.setdefault(found.name, []).append((file, display))
-        size = info.st_size if info is not None else 0
-        sizes_by_language.setdefault(found.name, []).append(size)
-        total_bytes += size
-    if language is None:
-        if len(by_language) > 1:
-            counts = ", ".join(
-                f"{languages[name].name} ({len(files)} file{'s' if len(files) != 1 else ''})"
-                for name, files in sorted(by_language.items())
-            )
-            raise ToolError(
-                f"The scope '{given}' mixes several languages: {counts}. "
-                "Pass `lang` to pick one, or narrow `path`/`glob`."
-            )
-        if not by_language:
-            raise ToolError(
-                f"No source file of a supported language in '{given}'. "
-                "Check `path` and `glob`, or pass `lang` for files with unusual extensions."
-            )
-        language = next(iter(languages.values()))
-    return Scope(
-        root=ws.root,
-        language=language,
-        files=by_language.get(language.name, []),
-        skipped=skipped,
-        total_bytes=total_bytes,
-        sizes=sizes_by_language.get(language.name, []),
-    )
+        yield file, display, info
+
+
+def _file_language(file: Path, language: Language | None, explicit_file: bool) -> Language | None:
+    """The language a file is searched in, or ``None`` to leave it out."""
+    found = language_for_path(file)
+    if language is None or found == language:
+        return found
+    if found is not None and found.name == "html" and language.name in _HOSTED_LANGUAGES:
+        return found  # searched for the code embedded in it
+    return language if explicit_file else None
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
@@ -216,8 +249,8 @@ def _run(
     count = workers if workers is not None else min(2, os.cpu_count() or 1)
     small = total < PARALLEL_MIN_FILES or scope.total_bytes < PARALLEL_MIN_BYTES
     if count <= 1 or small:
-        for done, (path, display) in enumerate(files, 1):
-            outcome = scan_file_safely(query, path, display)
+        for done, (path, display, language) in enumerate(files, 1):
+            outcome = scan_file_safely(query, path, display, language)
             if progress is not None:
                 progress(done, total)
             yield outcome
@@ -238,12 +271,37 @@ def _run(
             done += len(outcomes)
             if progress is not None:
                 progress(done, total)
-            for (path, display), outcome in zip(chunk, outcomes, strict=True):
+            for (path, display, language), outcome in zip(chunk, outcomes, strict=True):
                 if outcome is not None and outcome.edit is not None:
-                    outcome = restore_edit(query, outcome, path, display)
+                    outcome = restore_edit(query, outcome, path, display, language)
                 yield outcome
     finally:
         results.close()
+
+
+def explain_nothing_found(
+    patterns: Sequence[str],
+    *,
+    root: str | Path,
+    path: str | None = None,
+    glob: Sequence[str] = (),
+    lang: str | None = None,
+    selector: str | None = None,
+    strictness: str = "smart",
+) -> tuple[str | None, tuple[str, ...]]:
+    """Why a search found nothing: ``(doubt, error_patterns)``.
+
+    ``doubt`` is the error to report when a pattern probably matches nothing
+    (see :attr:`~xcsh.structural.pattern.CompiledPattern.doubt`), else ``None``;
+    ``error_patterns`` are the patterns whose tree holds an ERROR node, for a
+    hint. Arguments are those of :func:`search`; no file is parsed.
+
+    Raises:
+        ToolError: as :func:`search`.
+    """
+    scope = resolve_scope(root, path=path, glob=glob, lang=lang)
+    query = _compile_query(patterns, scope, selector, strictness)
+    return _doubt(query, scope), _error_patterns(query)
 
 
 def error_patterns(
@@ -258,27 +316,92 @@ def error_patterns(
 ) -> tuple[str, ...]:
     """The patterns whose tree holds an ERROR node, for a "found nothing" hint.
 
-    Arguments are those of :func:`search`; only the scope's language is
-    resolved (no file is parsed).
-
     Raises:
         ToolError: as :func:`search`.
     """
-    scope = resolve_scope(root, path=path, glob=glob, lang=lang)
-    query = _search_query(patterns, scope, selector, strictness)
-    return tuple(p.source for p in query.patterns if p.has_error)
+    return explain_nothing_found(
+        patterns,
+        root=root,
+        path=path,
+        glob=glob,
+        lang=lang,
+        selector=selector,
+        strictness=strictness,
+    )[1]
 
 
-def _search_query(
-    patterns: Sequence[str], scope: Scope, selector: str | None, strictness: str
+def _error_patterns(query: Query) -> tuple[str, ...]:
+    out: list[str] = []
+    for unit in query.languages.values():
+        for pattern in unit.patterns:
+            if pattern is not None and pattern.has_error and pattern.source not in out:
+                out.append(pattern.source)
+    return tuple(out)
+
+
+def _doubt(query: Query, scope: Scope) -> str | None:
+    """The doubt to raise when nothing was found: a pattern doubtful in every language
+    it compiled in (the language with the most files speaks), else ``None``."""
+    order = {name: i for i, name in enumerate(scope.counts())}
+    units = sorted(query.languages.values(), key=lambda u: order.get(u.name, len(order)))
+    count = max((len(u.patterns) for u in units), default=0)
+    for index in range(count):
+        compiled = [u.patterns[index] for u in units if u.patterns[index] is not None]
+        if compiled and all(c.doubt for c in compiled if c is not None):
+            return compiled[0].doubt if compiled[0] is not None else None
+    return None
+
+
+def _compile_query(
+    patterns: Sequence[str],
+    scope: Scope,
+    selector: str | None,
+    strictness: str,
+    templates: Sequence[str] | None = None,
+    **flags: bool,
 ) -> Query:
+    """Compile every pattern for every language of ``scope`` (and the languages HTML
+    files embed). A pattern that does not compile in a language is left out there,
+    as the CLI leaves it out; when ``lang`` was given, or no language accepts a
+    pattern, its error is raised.
+    """
     if not patterns:
         raise ToolError("`pat` is empty. Give at least one ast-grep pattern.")
-    compiled = tuple(
-        compile_pattern(p, scope.language, selector=selector, strictness=strictness)
-        for p in patterns
-    )
-    return Query(patterns=compiled, display=scope.language.display)
+    names = list(scope.counts())
+    if scope.language is not None:
+        names = [scope.language.name]
+    elif "html" in names:
+        names += [name for name in ("javascript", "typescript", "css") if name not in names]
+    languages: dict[str, LanguageQuery] = {}
+    errors: dict[int, ToolError] = {}
+    for name in names:
+        language = scope.languages.get(name) or resolve_language(name)
+        compiled: list[CompiledPattern | None] = []
+        for index, pattern in enumerate(patterns):
+            try:
+                compiled.append(
+                    compile_pattern(pattern, language, selector=selector, strictness=strictness)
+                )
+            except ToolError as exc:
+                if scope.language is not None:
+                    raise
+                errors.setdefault(index, exc)
+                compiled.append(None)
+        if any(c is not None for c in compiled):
+            languages[name] = LanguageQuery(
+                name=name, display=language.display, patterns=tuple(compiled)
+            )
+    for index in range(len(patterns)):
+        if index in errors and not any(u.patterns[index] is not None for u in languages.values()):
+            raise errors[index]
+    parsed: tuple[Template, ...] = ()
+    if templates is not None:
+        parsed = tuple(
+            parse_template(out, single=single, multi=multi, pattern=pattern)
+            for pattern, out in zip(patterns, templates, strict=True)
+            for single, multi in [bound_metavariables(pattern)]
+        )
+    return Query(languages=languages, templates=parsed, **flags)
 
 
 def iter_matches(
@@ -304,7 +427,7 @@ def iter_matches(
         ToolError: as :func:`search`, before the first match is yielded.
     """
     scope = resolve_scope(root, path=path, glob=glob, lang=lang)
-    query = _search_query(patterns, scope, selector, strictness)
+    query = _compile_query(patterns, scope, selector, strictness)
     if skipped is not None:
         skipped.extend(scope.skipped)
     return _iter_matches(query, scope, progress, workers, skipped)
@@ -367,7 +490,7 @@ def search(
     if offset < 0:
         raise ToolError(f"`offset` must be 0 or more; got {offset}.")
     scope = resolve_scope(root, path=path, glob=glob, lang=lang)
-    query = _search_query(patterns, scope, selector, strictness)
+    query = _compile_query(patterns, scope, selector, strictness)
     skipped = list(scope.skipped)
     kept: list[Match] = []
     total = 0
@@ -380,13 +503,15 @@ def search(
         if total >= offset and (limit is None or len(kept) < limit):
             kept.append(match)
         total += 1
+    if total == 0 and (doubt := _doubt(query, scope)) is not None:
+        raise ToolError(doubt)
     return SearchResult(
         matches=kept,
         total=total,
         files_scanned=len(scope.files),
         files_with_matches=files_with_matches,
         skipped=skipped,
-        error_patterns=tuple(p.source for p in query.patterns if p.has_error),
+        error_patterns=_error_patterns(query),
     )
 
 
@@ -438,18 +563,12 @@ def preview_edit(
     scope = resolve_scope(root, path=path, glob=glob, lang=lang)
     if covered is not None:
         _leave_out_covered(scope, covered)
-    compiled = tuple(
-        compile_pattern(op.pat, scope.language, selector=selector, strictness=strictness)
-        for op in ops
-    )
-    templates = tuple(
-        parse_template(op.out, single=c.single, multi=c.multi, pattern=op.pat)
-        for op, c in zip(ops, compiled, strict=True)
-    )
-    query = Query(
-        patterns=compiled,
-        templates=templates,
-        display=scope.language.display,
+    query = _compile_query(
+        [op.pat for op in ops],
+        scope,
+        selector,
+        strictness,
+        templates=[op.out for op in ops],
         skip_parse_errors=True,
         captures=captures,
     )
@@ -473,6 +592,13 @@ def preview_edit(
             edit = outcome.edit
             if edit is None:
                 continue
+            identified = identify(edit)
+            if identified is None:
+                preview.skipped.append(
+                    SkippedFile(path=edit.path, file=edit.file, reason="hard-linked")
+                )
+                continue
+            edit = identified
             if limit is not None and count + len(edit.replacements) >= limit:
                 edit = _truncate(edit, limit - count)
                 preview.files.append(edit)
@@ -484,19 +610,49 @@ def preview_edit(
         close = getattr(outcomes, "close", None)
         if close is not None:
             close()
+    if not preview.files and not preview.identical and (doubt := _doubt(query, scope)):
+        raise ToolError(doubt)
+    if scope.language is None:
+        check_one_language(preview)
     return preview
+
+
+# Languages one rewrite may serve together: their expressions are written the same way.
+_FAMILIES = {"JavaScript": "JavaScript", "TypeScript": "JavaScript", "Tsx": "JavaScript"}
+
+
+def check_one_language(preview: EditPreview) -> None:
+    """One rewrite is written for one language (SPEC §4): without ``lang``, refuse a
+    preview that would change files of several (JavaScript, TypeScript and TSX count
+    as one), so a rewrite meant for one never lands in another.
+
+    Raises:
+        ToolError: naming each language with its changed files, and the fix.
+    """
+    by_language: dict[str, list[str]] = {}
+    for edit in preview.files:
+        by_language.setdefault(edit.language, []).append(edit.file)
+    if len({_FAMILIES.get(name, name) for name in by_language}) <= 1:
+        return
+    listed = "; ".join(
+        f"{name.lower()}: {name_list(files, 3)}" for name, files in sorted(by_language.items())
+    )
+    raise ToolError(
+        f"The rewrite would change files of several languages ({listed}). A rewrite is "
+        "written for one language: pass `lang` to pick it, or narrow `path`/`glob`."
+    )
 
 
 def _leave_out_covered(scope: Scope, covered: set[str]) -> None:
     """Drop from ``scope`` the files whose real path is in ``covered``; add the rest."""
-    kept: list[tuple[Path, str]] = []
+    kept: list[tuple[Path, str, str]] = []
     sizes: list[int] = []
     known = len(scope.sizes) == len(scope.files)
-    for index, (file, display) in enumerate(scope.files):
+    for index, (file, display, language) in enumerate(scope.files):
         real = os.path.realpath(file)
         if real not in covered:
             covered.add(real)
-            kept.append((file, display))
+            kept.append((file, display, language))
             sizes.append(scope.sizes[index] if known else 0)
     scope.files = kept
     scope.sizes = sizes
@@ -516,6 +672,12 @@ def _truncate(edit: FileEdit, keep: int) -> FileEdit:
         new_bytes=splice(edit.old_bytes, reps),
         replacements=reps,
         nested_skipped=edit.nested_skipped,
+        ident=edit.ident,
+        nested=tuple(
+            r for r in edit.nested if r.match.span.start_byte < reps[-1].match.span.end_byte
+        )
+        if reps
+        else (),
     )
 
 
@@ -538,78 +700,88 @@ def stale_files(preview: EditPreview) -> list[str]:
     return stale
 
 
-def apply_preview(preview: EditPreview) -> AppliedEdit:
-    """Write exactly the bytes a preview showed: atomically, all or nothing.
+def apply_preview(
+    preview: EditPreview,
+    *,
+    journal: Journal | None = None,
+    label: str | None = None,
+    source_tool_name: str = "ast_edit",
+) -> AppliedEdit:
+    """Write exactly the bytes a preview showed: all or nothing, recorded in ``journal``.
 
-    Every file is checked first: still inside the workspace by real path, and
-    unchanged since the preview (sha256 of its bytes). Then each file is
-    replaced atomically (temporary file + rename, mode kept, symlinks written
-    through, never replaced); if one write fails, the files already written
-    get their previous bytes back.
+    The one apply entry point for previews (a partial apply passes a preview
+    holding the chosen files). Each file's real path must still be inside
+    the workspace; the write itself goes through
+    :func:`xcsh.journal.apply_changes`, which checks every file (same inode,
+    same content as previewed, not hard-linked) before writing any, reaches
+    it without following a symlink, re-checks it just before its rename, and
+    rolls back on failure. A symlinked file is written through: its target
+    (inside the workspace) is replaced and the link stays a link.
+
+    Args:
+        preview: the preview (or a subset of its files).
+        journal: the workspace's undo journal; ``None`` writes unrecorded.
+        label: the entry's label (default ``AST Edit: <R> replacement(s) in <F> file(s)``).
+        source_tool_name: recorded with the entry.
 
     Returns:
-        The files written and the number of replacements.
+        The files written, the number of replacements, the journal entry and
+        any warning to show beside the success.
 
     Raises:
-        ToolError: a file changed since the preview (naming the files; nothing
-            written), left the workspace, or a write failed (earlier files
-            restored; the message says so).
+        ToolError: a file left the workspace, changed since the preview, or
+            a write failed (:class:`xcsh.journal.ApplyError`: the message says
+            what was restored and names any file left holding new content).
     """
     ws = Workspace(preview.root)
-    outside = [edit.file for edit in preview.files if not ws.contains(edit.path)]
+    outside: list[str] = []
+    changes: list[Change] = []
+    for edit in preview.files:
+        located = ws.locate(edit.path)
+        if located is None or located[0] != ws.root or located[1] == ".":
+            outside.append(edit.file)
+            continue
+        changes.append(
+            Change(
+                path=located[1],
+                shown=edit.file,
+                before=edit.old_bytes,
+                after=edit.new_bytes,
+                ident=edit.ident,
+            )
+        )
     if outside:
         raise ToolError(
             f"Refusing to write outside the workspace: {name_list(outside)}. Nothing was written."
         )
-    stale = stale_files(preview)
-    if stale:
-        raise ToolError(
-            f"These files changed since the preview: {name_list(stale)}. Nothing was written; "
-            "discard this preview and preview the edit again."
-        )
-    written, failures = _write_all(preview.files)
-    if failures:
-        failed_restore = []
-        for done in written:
-            try:
-                atomic_write(done.path, done.old_bytes)
-            except FileWriteError:
-                failed_restore.append(done.file)
-        edit, exc = failures[0]
-        restored = (
-            "The files written before it were restored; nothing changed."
-            if not failed_restore
-            else f"Could not restore: {', '.join(failed_restore)}."
-        )
-        raise ToolError(f"Writing {edit.file} failed: {exc} {restored}") from exc
-    return AppliedEdit(files=tuple(e.file for e in preview.files), replacements=preview.total)
+    files = len(preview.files)
+    applied = apply_changes(
+        ws.root,
+        changes,
+        journal=journal,
+        label=label
+        or f"AST Edit: {_count(preview.total, 'replacement')} in {_count(files, 'file')}",
+        source_tool_name=source_tool_name,
+    )
+    return AppliedEdit(
+        files=tuple(e.file for e in preview.files),
+        replacements=preview.total,
+        seq=applied.seq,
+        warning=applied.warning,
+    )
 
 
-def _write_all(
-    edits: Sequence[FileEdit],
-) -> tuple[list[FileEdit], list[tuple[FileEdit, FileWriteError]]]:
-    """Write every edit; returns the ones written and the failures (in preview order).
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
-    Many files are written by a few threads: each atomic write waits on fsync,
-    which releases the GIL.
-    """
 
-    def write(edit: FileEdit) -> FileWriteError | None:
-        try:
-            atomic_write(edit.path, edit.new_bytes)
-        except FileWriteError as exc:
-            return exc
+def identify(edit: FileEdit) -> FileEdit | None:
+    """``edit`` with the identity (device, inode) of the file it read, or ``None`` when the
+    file has other hard links (an apply would split them; such files are left out)."""
+    try:
+        info = os.stat(edit.path)
+    except OSError:
+        return edit
+    if info.st_nlink > 1:
         return None
-
-    if len(edits) <= _SERIAL_WRITES:
-        outcomes = []
-        for edit in edits:
-            outcomes.append(write(edit))
-            if outcomes[-1] is not None:
-                break
-    else:
-        with ThreadPoolExecutor(max_workers=_WRITE_THREADS) as pool:
-            outcomes = list(pool.map(write, edits))
-    written = [e for e, err in zip(edits, outcomes, strict=False) if err is None]
-    failures = [(e, err) for e, err in zip(edits, outcomes, strict=False) if err is not None]
-    return written, failures
+    return dataclasses.replace(edit, ident=FileId.of(info))

@@ -61,6 +61,7 @@ LANGUAGES: tuple[Language, ...] = (
     ),
     Language(name="csharp", display="CSharp", extensions=("cs",), aliases=("cs",)),
     Language(name="css", display="Css", extensions=("css", "scss")),
+    Language(name="dart", display="Dart", extensions=("dart",)),
     Language(name="elixir", display="Elixir", extensions=("ex", "exs")),
     Language(name="go", display="Go", extensions=("go",), aliases=("golang",)),
     Language(name="haskell", display="Haskell", extensions=("hs",)),
@@ -76,6 +77,7 @@ LANGUAGES: tuple[Language, ...] = (
     Language(name="json", display="Json", extensions=("json",)),
     Language(name="kotlin", display="Kotlin", extensions=("kt", "ktm", "kts")),
     Language(name="lua", display="Lua", extensions=("lua",)),
+    Language(name="markdown", display="Markdown", extensions=("md", "markdown"), aliases=("md",)),
     Language(name="nix", display="Nix", extensions=("nix",)),
     Language(name="php", display="Php", extensions=("php",)),
     Language(

@@ -39,11 +39,12 @@ from ast_grep_py import SgNode, SgRoot
 from xcsh.core import ToolError
 from xcsh.structural.languages import Language
 
-STRICTNESS_LEVELS = ("cst", "smart", "ast", "relaxed", "signature")
+STRICTNESS_LEVELS = ("cst", "smart", "ast", "relaxed", "signature", "template")
 """ast-grep's strictness levels; ``smart`` is the default, as in the CLI."""
 
-# A metavariable is a whole leaf: `$NAME` or `$$$NAME`, NAME of [A-Z0-9_] (ast-grep meta_var.rs).
-_PATTERN_META = re.compile(r"(?<![\w$])(\$\$\$|\$)([A-Z0-9_]+)(?![\w$])")
+# A metavariable is a whole leaf: `$NAME`, `$$NAME` (also matches unnamed nodes) or `$$$NAME`,
+# NAME of [A-Z0-9_] (ast-grep meta_var.rs).
+_PATTERN_META = re.compile(r"(?<![\w$])(\$\$\$|\$\$|\$)([A-Z0-9_]+)(?![\w$])")
 # Expando characters ast-grep substitutes for `$` in languages where `$` is not an identifier
 # character (crates/language: impl_lang_expando!); `$` itself where it is one.
 _EXPANDO = {
@@ -94,6 +95,10 @@ class CompiledPattern:
         multi: names bound as multi metavariables (``$$$A``).
         tokens: UTF-8 byte strings a file must contain to be searched (may be empty).
         has_error: the pattern's tree holds an ERROR node (it may find less than meant).
+        doubt: why the pattern probably matches nothing (its own source, or the same code
+            inside a function, does not match it), with the fix; ``None`` when it looks
+            fine. The pattern is still run, as the CLI runs it: the doubt becomes an
+            error only when nothing at all was found.
     """
 
     source: str
@@ -105,6 +110,9 @@ class CompiledPattern:
     multi: tuple[str, ...]
     tokens: tuple[bytes, ...]
     has_error: bool = False
+    doubt: str | None = None
+    trailing_multi: tuple[str, ...] = ()
+    """``$$$`` names last among their siblings: left unbound by ast-grep when they match nothing."""
 
 
 def bound_metavariables(pattern: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -330,10 +338,11 @@ def _node_with_text(node: SgNode, text: str) -> SgNode | None:
 
 def _check_in_body(
     pattern: str, language: Language, rule: dict[str, Any], probe: str, kind: str
-) -> None:
+) -> str | None:
+    """Why the pattern probably matches nothing where real code lives, or ``None``."""
     wrapper = _BODY_WRAPPERS.get(language.name)
     if wrapper is None:
-        return
+        return None
     # As written, then as a statement: a C call pattern such as `free($A)` only
     # parses cleanly inside a function once it ends with `;`.
     for snippet in (probe, probe + ";"):
@@ -341,16 +350,54 @@ def _check_in_body(
         if _has_error(body):
             continue  # not a statement-level snippet in this form
         if body.find(**rule) is not None:
-            return  # it matches where real code lives
+            return None  # it matches where real code lives
         break
     else:
-        return
+        return None
     real = _node_with_text(body, probe)
     real_kind = real.kind() if real is not None else "something else"
-    raise ToolError(
+    return (
         f"The pattern `{pattern}` parses as `{kind}` on its own, but the same code inside a "
-        f"function parses as `{real_kind}`, so it would match nothing. " + _context_hint(language)
+        f"function parses as `{real_kind}`, so it probably matches nothing. "
+        + _context_hint(language)
     )
+
+
+def _trailing_multi(node: SgNode, expando: str, strictness: str) -> tuple[str, ...]:
+    """The ``$$$`` names with only other ``$$$`` after them among their siblings, and
+    some other node before them.
+
+    ast-grep binds a ``$$$`` only when its matcher reaches it while candidate nodes
+    remain; one at the end of its list is skipped once the candidates ran out after
+    the node before it, so the CLI reports nothing for it (not an empty list).
+    """
+    ellipsis = re.compile(re.escape(expando * 3) + r"([A-Z0-9_]*)")
+    named_only = strictness in ("ast", "relaxed", "signature")
+    out: list[str] = []
+
+    def significant(child: SgNode) -> bool:
+        if named_only and not child.is_named():
+            return False
+        return not (strictness in ("relaxed", "signature") and "comment" in child.kind())
+
+    def visit(current: SgNode) -> None:
+        children = current.children()
+        for index, child in enumerate(children):
+            found = ellipsis.fullmatch(child.text())
+            if found is None:
+                visit(child)
+                continue
+            rest = [c for c in children[index + 1 :] if significant(c)]
+            before = [c for c in children[:index] if significant(c)]
+            if (
+                found.group(1)
+                and all(ellipsis.fullmatch(c.text()) for c in rest)
+                and not all(ellipsis.fullmatch(c.text()) for c in before)
+            ):
+                out.append(found.group(1))
+
+    visit(node)
+    return tuple(out)
 
 
 def compile_pattern(
@@ -373,9 +420,10 @@ def compile_pattern(
         The compiled pattern with its bound metavariables and fixed tokens.
 
     Raises:
-        ToolError: empty pattern, unknown strictness, an ast-grep configuration
-            error (unknown ``sel`` kind, several nodes), or a pattern that does
-            not parse as one node / cannot match its own kind (SPEC §4).
+        ToolError: empty pattern, unknown strictness, or an ast-grep configuration
+            error (unknown ``sel`` kind, several nodes). A pattern that probably
+            matches nothing is compiled with a :attr:`CompiledPattern.doubt`; the
+            engine raises it only when the scan finds nothing (SPEC §4).
     """
     if not pattern.strip():
         raise ToolError("The pattern is empty. Give an ast-grep pattern such as `print($$$A)`.")
@@ -409,12 +457,21 @@ def compile_pattern(
             accepted = (probe, found, expando)
         if not _has_error(found):
             break
+    if config_error is not None:
+        raise ToolError(
+            f"ast-grep cannot use the pattern `{pattern}` for {language.name}: "
+            f"{config_error.rstrip('.')}. " + _context_hint(language)
+        )
+    tokens: list[bytes] = []
+    doubt: str | None = None
+    trailing: tuple[str, ...] = ()
     if accepted is not None:
         probe, found, expando = accepted
+        if multi:
+            trailing = _trailing_multi(found, expando, strictness)
         has_error = _has_error(found)
         if selector is None:
-            _check_in_body(pattern, language, rule, probe.text(), found.kind())
-        tokens: list[bytes] = []
+            doubt = _check_in_body(pattern, language, rule, probe.text(), found.kind())
         if known:
             metavariables = _metavariable_texts(pattern, expando)
             if not has_error:  # leaves inside ERROR nodes may split a metavariable
@@ -424,28 +481,30 @@ def compile_pattern(
             ).encode("utf-8")
             if cli_fixed.strip() and cli_fixed not in tokens:
                 tokens.append(cli_fixed)
-        return CompiledPattern(
-            source=pattern,
-            language=language.name,
-            selector=selector,
-            strictness=strictness,
-            rule=rule,
-            single=single,
-            multi=multi,
-            tokens=tuple(tokens),
-            has_error=has_error,
+    else:
+        # Never refuse what ast-grep may still match (it parses patterns its own way, and
+        # ERROR nodes match nodes of any kind): run it without a pre-filter, and turn the
+        # doubt into an error only if nothing at all is found.
+        has_error = True
+        what = (
+            "is a syntax error (its tree is an ERROR node that matches no complete code)"
+            if fallback is not None
+            else "does not parse as one node that it could match"
         )
-    if config_error is not None:
-        raise ToolError(
-            f"ast-grep cannot use the pattern `{pattern}` for {language.name}: "
-            f"{config_error.rstrip('.')}. " + _context_hint(language)
+        doubt = (
+            f"The pattern `{pattern}` {what} in {language.name}, so it probably matches "
+            "nothing. " + _context_hint(language)
         )
-    what = (
-        "is a syntax error (its tree is an ERROR node that matches no complete code)"
-        if fallback is not None
-        else "does not parse as one node that it could match"
-    )
-    raise ToolError(
-        f"The pattern `{pattern}` {what} in {language.name}, so it would match nothing. "
-        + _context_hint(language)
+    return CompiledPattern(
+        source=pattern,
+        language=language.name,
+        selector=selector,
+        strictness=strictness,
+        rule=rule,
+        single=single,
+        multi=multi,
+        tokens=tuple(tokens),
+        has_error=has_error,
+        doubt=doubt,
+        trailing_multi=trailing,
     )

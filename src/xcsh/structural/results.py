@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from xcsh.fs.confined import FileId
 from xcsh.structural.diff import unified_diff
 
 
@@ -125,7 +126,9 @@ class SkippedFile:
     """A file left out of a search or edit, and why.
 
     ``reason`` is one of ``"binary"``, ``"not UTF-8"``, ``"parse errors"``,
-    ``"outside the workspace"``, ``"unreadable"``, or ``"ast-grep failed: ..."``.
+    ``"outside the workspace"``, ``"unreadable"``, ``"hard-linked"`` (an apply
+    replaces a file by a rename, which would split it from its other names),
+    or ``"ast-grep failed: ..."``.
     """
 
     path: Path
@@ -163,6 +166,11 @@ class FileEdit:
         new_bytes: exactly what apply writes.
         replacements: the changes, in file order.
         nested_skipped: matches inside another match that were not rewritten.
+        ident: device and inode of the file read (the apply refuses another file
+            with the same content, such as a symlink swapped in).
+        nested: those nested matches with the replacement each would get on its own
+            (only when the preview records captures, for output that mirrors
+            ``ast-grep run -r --json``, which lists them); never written.
     """
 
     path: Path
@@ -173,6 +181,18 @@ class FileEdit:
     new_bytes: bytes
     replacements: tuple[Replacement, ...]
     nested_skipped: int = 0
+    nested: tuple[Replacement, ...] = ()
+    ident: FileId | None = None
+
+    def listed(self) -> list[Replacement]:
+        """Every match of the file as the CLI's ``--json`` lists them: the replacements and
+        the nested matches, in source order (an enclosing match first)."""
+        if not self.nested:
+            return list(self.replacements)
+        return sorted(
+            (*self.replacements, *self.nested),
+            key=lambda r: (r.match.span.start_byte, -r.match.span.end_byte),
+        )
 
     def diff(self) -> str:
         """A unified diff (``a/<file>`` → ``b/<file>``) of this edit, computed on demand.

@@ -30,20 +30,37 @@ from xcsh.structural.rewrite import Template, expand_template
 
 
 @dataclass(frozen=True, kw_only=True)
+class LanguageQuery:
+    """The patterns of a call compiled for one language.
+
+    Attributes:
+        name: the ast-grep-py language id.
+        display: the CLI's language name (JSON ``language`` field).
+        patterns: parallel to the call's patterns (or ops); ``None`` where a pattern
+            does not compile in this language (it is left out there, as the CLI does).
+    """
+
+    name: str
+    display: str
+    patterns: tuple[CompiledPattern | None, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
 class Query:
     """What to do with each file.
 
     Attributes:
-        patterns: one per pattern (search) or op (edit), all of one language.
-        templates: the rewrites of an edit, parallel to ``patterns``; empty for a search.
-        display: the CLI's language name.
+        languages: the compiled patterns per language name; a file is searched with
+            the entry of its own language, and an HTML file also with the entries of
+            the languages embedded in it (``<script>``, ``<style>``).
+        templates: the rewrites of an edit, parallel to the patterns; empty for a search.
         skip_parse_errors: edits leave files whose tree has ERROR nodes alone (SPEC §4).
-        captures: record metavariable captures on the matches of an edit (searches always do).
+        captures: record metavariable captures on the matches of an edit (searches always
+            do), and the nested matches an edit leaves alone.
     """
 
-    patterns: tuple[CompiledPattern, ...]
+    languages: dict[str, LanguageQuery]
     templates: tuple[Template, ...] = ()
-    display: str = ""
     skip_parse_errors: bool = False
     captures: bool = True
 
@@ -121,10 +138,10 @@ def _make_match(
             if captured is not None:
                 single[name] = Capture(text=captured.text(), span=offsets.span(captured))
         for name in pattern.multi:
-            multi[name] = [
-                Capture(text=n.text(), span=offsets.span(n))
-                for n in node.get_multiple_matches(name)
-            ]
+            nodes = node.get_multiple_matches(name)
+            if not nodes and name in pattern.trailing_multi:
+                continue  # never reached by ast-grep's matcher: the CLI does not bind it
+            multi[name] = [Capture(text=n.text(), span=offsets.span(n)) for n in nodes]
     return Match(
         path=path,
         file=file,
@@ -166,48 +183,145 @@ def _has_error(root: SgNode) -> bool:
     return root.find(**rule) is not None
 
 
-def scan_file(query: Query, path: Path, file: str) -> Outcome | None:
+# Languages ast-grep searches inside HTML, and the default of each host element.
+_EMBEDDED = {"script_element": "javascript", "style_element": "css"}
+_LANG_ATTRIBUTE = {"js": "javascript", "javascript": "javascript", "ts": "typescript"}
+_LANG_ATTRIBUTE.update({"typescript": "typescript", "tsx": "tsx", "jsx": "javascript"})
+_LANG_ATTRIBUTE.update({"css": "css", "scss": "css"})
+
+
+def _element_language(element: SgNode) -> str | None:
+    """The language of a ``<script>``/``<style>`` element: its ``lang`` attribute or the default."""
+    start = element.child(0)
+    if start is not None:
+        for attribute in start.children():
+            if attribute.kind() != "attribute":
+                continue
+            name = attribute.child(0)
+            if name is None or name.text().lower() != "lang":
+                continue
+            value = attribute.find(kind="attribute_value")
+            return _LANG_ATTRIBUTE.get(value.text().strip().lower()) if value else None
+    return _EMBEDDED.get(element.kind())
+
+
+def embedded_sources(text: str, wanted: set[str]) -> dict[str, str]:
+    """The code of each embedded language of an HTML file, at its own positions.
+
+    ast-grep searches ``<script>`` (JavaScript, or the ``lang`` attribute's language)
+    and ``<style>`` (CSS) of HTML files. Each language gets the file's text with
+    everything outside its elements blanked (line breaks kept), so lines, columns and
+    offsets of a match are those of the HTML file.
+    """
+    html = SgRoot(text, "html").root()
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for kind in _EMBEDDED:
+        for element in html.find_all(kind=kind):
+            language = _element_language(element)
+            raw = element.find(kind="raw_text")
+            if language in wanted and raw is not None:
+                rng = raw.range()
+                spans.setdefault(language, []).append((rng.start.index, rng.end.index))
+    out: dict[str, str] = {}
+    for language, ranges in spans.items():
+        parts: list[str] = []
+        cursor = 0
+        for start, end in sorted(ranges):
+            parts.append(_blank(text[cursor:start]))
+            parts.append(text[start:end])
+            cursor = end
+        parts.append(_blank(text[cursor:]))
+        out[language] = "".join(parts)
+    return out
+
+
+def _blank(text: str) -> str:
+    return "".join(ch if ch == "\n" else " " for ch in text)
+
+
+def _units(query: Query, language: str, text: str) -> list[tuple[LanguageQuery, str]]:
+    """The (language, source) pairs to search in one file: its own, and embedded ones."""
+    units: list[tuple[LanguageQuery, str]] = []
+    own = query.languages.get(language)
+    if own is not None:
+        units.append((own, text))
+    if language == "html":
+        wanted = {name for name in query.languages if name != "html"}
+        if wanted & _HOSTED:
+            for name, source in embedded_sources(text, wanted).items():
+                units.append((query.languages[name], source))
+    return units
+
+
+_HOSTED = frozenset({"javascript", "typescript", "tsx", "css"})
+
+
+def hosts(language: str) -> bool:
+    """Whether files of ``language`` may embed code of other languages (HTML)."""
+    return language == "html"
+
+
+def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | None:
     """Search or preview-edit one file.
 
     Args:
         query: patterns (and rewrites) to run.
         path: absolute path to read.
         file: the path as displayed.
+        language: the file's language name (its patterns are ``query.languages[language]``).
 
     Returns:
-        ``None`` when the file cannot match (pre-filter) or has no match;
+        ``None`` when the file cannot match (pre-filter, empty file) or has no match;
         otherwise its matches, its edit, or why it was skipped.
     """
     try:
         raw = path.read_bytes()
     except OSError:
         return Outcome(skipped=SkippedFile(path=path, file=file, reason="unreadable"))
+    if not raw:
+        return None  # an empty file holds no node to match, as for the CLI
     try:
         body, bom = decode_text(raw, name=file)
     except NotTextError as exc:
         return Outcome(skipped=SkippedFile(path=path, file=file, reason=exc.reason))
-    active = [i for i, pat in enumerate(query.patterns) if all(tok in raw for tok in pat.tokens)]
-    if not active:
+    own = query.languages.get(language)
+    if own is not None and not hosts(language) and not _active(own, raw):
         return None
     text = "\ufeff" + body if bom else body  # offsets count the BOM, as the CLI's do
-    root = SgRoot(text, query.patterns[0].language).root()
     offsets = _Offsets(text)
+    found: list[tuple[LanguageQuery, SgNode, list[int]]] = []
+    for unit, source in _units(query, language, text):
+        active = _active(unit, raw)
+        if active:
+            found.append((unit, SgRoot(source, unit.name).root(), active))
+    if not found:
+        return None
     if not query.is_edit:
         matches = [
-            _make_match(node, text, offsets, query.patterns[i], i, path, file, query.display)
+            _make_match(node, text, offsets, pattern, i, path, file, unit.display)
+            for unit, root, active in found
             for i in active
-            for node in root.find_all(**query.patterns[i].rule)
+            if (pattern := unit.patterns[i]) is not None
+            for node in root.find_all(**pattern.rule)
         ]
-        if len(active) > 1:
+        if len(matches) > 1 and (len(found) > 1 or len(found[0][2]) > 1):
             matches.sort(key=lambda m: (m.span.start_byte, -m.span.end_byte, m.pattern_index))
         return Outcome(matches=matches) if matches else None
-    return _edit(query, active, root, text, raw, offsets, path, file)
+    return _edit(query, found, text, raw, offsets, path, file)
+
+
+def _active(unit: LanguageQuery, raw: bytes) -> list[int]:
+    """The patterns of ``unit`` whose fixed tokens all occur in ``raw``."""
+    return [
+        i
+        for i, pat in enumerate(unit.patterns)
+        if pat is not None and all(tok in raw for tok in pat.tokens)
+    ]
 
 
 def _edit(
     query: Query,
-    active: list[int],
-    root: SgNode,
+    found: list[tuple[LanguageQuery, SgNode, list[int]]],
     text: str,
     raw: bytes,
     offsets: _Offsets,
@@ -215,69 +329,71 @@ def _edit(
     file: str,
 ) -> Outcome | None:
     newline = detect_newline(text)
-    kept: list[tuple[int, int, int, SgNode, str]] = []  # start, end, op, node, new text
-    nested = identical = 0
-    for i in active:
-        pattern, template = query.patterns[i], query.templates[i]
-        candidates = []
-        for node in root.find_all(**pattern.rule):
-            rng = node.range()
-            start, end = rng.start.index, rng.end.index
-            new = expand_template(template, text, start, _captures(node, template), newline)
-            candidates.append((start, end, i, node, new))
-        candidates.sort(key=lambda c: (c[0], -c[1]))
-        last_end = -1
-        for cand in candidates:
-            if cand[0] < last_end:  # inside an earlier match: the CLI skips it too
-                nested += 1
-                continue
-            last_end = cand[1]
-            if cand[4] == text[cand[0] : cand[1]]:
-                identical += 1  # S2: an identity rewrite is not a change
-                continue
-            kept.append(cand)
+    # start, end, op, node, new text, the language's patterns
+    kept: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
+    nested: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
+    identical = 0
+    for unit, root, active in found:
+        for i in active:
+            pattern, template = unit.patterns[i], query.templates[i]
+            assert pattern is not None
+            candidates = []
+            for node in root.find_all(**pattern.rule):
+                rng = node.range()
+                start, end = rng.start.index, rng.end.index
+                new = expand_template(template, text, start, _captures(node, template), newline)
+                candidates.append((start, end, i, node, new, unit))
+            candidates.sort(key=lambda c: (c[0], -c[1]))
+            last_end = -1
+            for cand in candidates:
+                if cand[0] < last_end:  # inside an earlier match: the CLI skips it too
+                    nested.append(cand)
+                    continue
+                last_end = cand[1]
+                if cand[4] == text[cand[0] : cand[1]]:
+                    identical += 1  # S2: an identity rewrite is not a change
+                    continue
+                kept.append(cand)
     if not kept:
         return Outcome(identical=identical) if identical else None
     kept.sort(key=lambda c: (c[0], -c[1]))
     for before, after in itertools.pairwise(kept):
         if after[0] < before[1]:
             line = after[3].range().start
+            first = after[5].patterns[after[2]]
+            second = before[5].patterns[before[2]]
             return Outcome(
                 conflict=(
                     f"{file}:{line.line + 1}:{line.column + 1}: op {after[2] + 1} (`"
-                    f"{query.patterns[after[2]].source}`) overlaps op {before[2] + 1} (`"
-                    f"{query.patterns[before[2]].source}`)"
+                    f"{first.source if first else ''}`) overlaps op {before[2] + 1} (`"
+                    f"{second.source if second else ''}`)"
                 )
             )
-    if query.skip_parse_errors and _has_error(root):
+    if query.skip_parse_errors and any(_has_error(root) for _, root, _ in found):
         return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
-    replacements = tuple(
-        Replacement(
-            match=_make_match(
-                node,
-                text,
-                offsets,
-                query.patterns[op],
-                op,
-                path,
-                file,
-                query.display,
-                query.captures,
-            ),
-            new_text=new,
+
+    def replacement(cand: tuple[int, int, int, SgNode, str, LanguageQuery]) -> Replacement:
+        _, _, op, node, new, unit = cand
+        pattern = unit.patterns[op]
+        assert pattern is not None
+        match = _make_match(
+            node, text, offsets, pattern, op, path, file, unit.display, query.captures
         )
-        for _, _, op, node, new in kept
-    )
+        return Replacement(match=match, new_text=new)
+
+    replacements = tuple(replacement(cand) for cand in kept)
+    inner = tuple(replacement(cand) for cand in nested) if query.captures else ()
     return Outcome(
         edit=FileEdit(
             path=path,
             file=file,
-            language=query.display,
+            language=kept[0][5].display,
             old_sha256=hashlib.sha256(raw).hexdigest(),
             old_bytes=raw,
             new_bytes=splice(raw, replacements),
             replacements=replacements,
-            nested_skipped=nested,
+            nested_skipped=len(nested),
+            nested=inner,
         ),
         identical=identical,
     )
@@ -295,14 +411,14 @@ def splice(raw: bytes, replacements: tuple[Replacement, ...]) -> bytes:
     return b"".join(parts)
 
 
-def scan_file_safely(query: Query, path: Path, file: str) -> Outcome | None:
+def scan_file_safely(query: Query, path: Path, file: str, language: str) -> Outcome | None:
     """:func:`scan_file`, but a failure inside ast-grep skips the file instead of the scan.
 
     ast-grep-py reports some internal failures as a Rust panic, a
     ``BaseException``; interrupts and exits still propagate.
     """
     try:
-        return scan_file(query, path, file)
+        return scan_file(query, path, file, language)
     except (KeyboardInterrupt, SystemExit, GeneratorExit):
         raise
     except BaseException as exc:  # a panic in ast-grep-py for this one file
@@ -310,7 +426,7 @@ def scan_file_safely(query: Query, path: Path, file: str) -> Outcome | None:
         return Outcome(skipped=SkippedFile(path=path, file=file, reason=reason))
 
 
-def scan_chunk(query: Query, items: list[tuple[Path, str]]) -> list[Outcome | None]:
+def scan_chunk(query: Query, items: list[tuple[Path, str, str]]) -> list[Outcome | None]:
     """:func:`scan_file_safely` over several files (one task of the process pool).
 
     An edit comes back without its file's bytes (``old_bytes`` and
@@ -318,14 +434,16 @@ def scan_chunk(query: Query, items: list[tuple[Path, str]]) -> list[Outcome | No
     through the pool's pipes costs more than reading them again, and a worker
     blocked on a full pipe does no work. :func:`restore_edit` puts them back.
     """
-    outcomes = [scan_file_safely(query, path, file) for path, file in items]
+    outcomes = [scan_file_safely(query, path, file, lang) for path, file, lang in items]
     for outcome in outcomes:
         if outcome is not None and outcome.edit is not None:
             outcome.edit = dataclasses.replace(outcome.edit, old_bytes=b"", new_bytes=b"")
     return outcomes
 
 
-def restore_edit(query: Query, outcome: Outcome, path: Path, file: str) -> Outcome | None:
+def restore_edit(
+    query: Query, outcome: Outcome, path: Path, file: str, language: str
+) -> Outcome | None:
     """The outcome of :func:`scan_chunk` for one file with its edit's bytes back.
 
     The file is read again; if its bytes no longer have the sha256 the
@@ -340,7 +458,7 @@ def restore_edit(query: Query, outcome: Outcome, path: Path, file: str) -> Outco
     except OSError:
         raw = b""
     if hashlib.sha256(raw).hexdigest() != edit.old_sha256:
-        return scan_file_safely(query, path, file)
+        return scan_file_safely(query, path, file, language)
     outcome.edit = dataclasses.replace(
         edit, old_bytes=raw, new_bytes=splice(raw, edit.replacements)
     )

@@ -9,11 +9,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
+from xcsh.journal import Journal
 from xcsh.pending import PendingAction, PendingActionStore
 from xcsh.structural.engine import EditOp, apply_preview, name_list, preview_edit, search
 from xcsh.structural.results import EditPreview, Match, SkippedFile, skipped_note
 
-Strictness = Literal["cst", "smart", "ast", "relaxed", "signature"]
+Strictness = Literal["cst", "smart", "ast", "relaxed", "signature", "template"]
 
 _GREP_DESCRIPTION = (
     "Structural code search with ast-grep patterns (read-only). A pattern is code with "
@@ -262,7 +263,11 @@ def error_pattern_note(pattern: str, *, selector_flag: str = "`sel`") -> str:
 
 
 def push_edit_preview(
-    store: PendingActionStore, preview: EditPreview, arguments: dict[str, Any]
+    store: PendingActionStore,
+    preview: EditPreview,
+    arguments: dict[str, Any],
+    *,
+    journal: Journal | None = None,
 ) -> AgentToolResult:
     """Turn a computed preview into the ``ast_edit`` result and pending action.
 
@@ -274,6 +279,7 @@ def push_edit_preview(
         store: where the pending action is pushed (only when there is a replacement).
         preview: the preview to offer; its apply writes exactly these bytes.
         arguments: recorded as ``details["arguments"]`` (what produced the preview).
+        journal: the workspace's undo journal the apply records into (``None``: unrecorded).
 
     Returns:
         The tool result described in :func:`create_ast_edit_tool`.
@@ -308,24 +314,33 @@ def push_edit_preview(
     lines.append("This is a preview: nothing has changed yet.")
 
     def apply(reason: str) -> AgentToolResult:
-        applied = apply_preview(preview)
+        applied = apply_preview(preview, journal=journal, label=label)
+        text = (
+            f"Applied {_plural(applied.replacements, 'replacement')} in "
+            f"{_plural(len(applied.files), 'file')}: {name_list(applied.files)}."
+        )
+        if applied.warning:
+            text += "\n" + applied.warning
         return AgentToolResult(
-            content=[
-                TextContent(
-                    f"Applied {_plural(applied.replacements, 'replacement')} in "
-                    f"{_plural(len(applied.files), 'file')}: {name_list(applied.files)}."
-                )
-            ],
+            content=[TextContent(text)],
             details={"files": list(applied.files), "total": applied.replacements},
         )
 
     store.push(
-        PendingAction(label=label, source_tool_name="ast_edit", apply=apply, details=details)
+        PendingAction(
+            label=label,
+            source_tool_name="ast_edit",
+            apply=apply,
+            details=details,
+            journaled=journal is not None,
+        )
     )
     return AgentToolResult(content=[TextContent("\n".join(lines))], details=details)
 
 
-def create_ast_edit_tool(cwd: str, store: PendingActionStore) -> AgentTool[AstEditParams]:
+def create_ast_edit_tool(
+    cwd: str, store: PendingActionStore, *, journal: Journal | None = None
+) -> AgentTool[AstEditParams]:
     """Build the ``ast_edit`` tool: every call previews; ``resolve`` applies (SPEC §4).
 
     With at least one replacement the call pushes a :class:`PendingAction`
@@ -334,7 +349,8 @@ def create_ast_edit_tool(cwd: str, store: PendingActionStore) -> AgentTool[AstEd
     ``{"arguments", "label", "total", "files": [{file, replacements, diff}],
     "diff", "skipped"}`` (the arguments let a resumed session preview again).
     Its ``apply(reason)`` writes exactly the previewed bytes via
-    :func:`~xcsh.structural.engine.apply_preview` and raises
+    :func:`~xcsh.structural.engine.apply_preview`, recorded in ``journal``
+    (the workspace's undo journal; the session passes it), and raises
     :class:`ToolError` if a file changed since the preview.
 
     Zero replacements: the text is ``No replacements made`` (plus notes) and
@@ -354,7 +370,7 @@ def create_ast_edit_tool(cwd: str, store: PendingActionStore) -> AgentTool[AstEd
             limit=params.limit,
             progress=_cancel_check(ctx),
         )
-        return push_edit_preview(store, preview, params.model_dump())
+        return push_edit_preview(store, preview, params.model_dump(), journal=journal)
 
     return AgentTool(
         name="ast_edit",

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from xcsh.core import AgentTool
+from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore, create_resolve_tool
 from xcsh.tools.coding import create_coding_tools
 
@@ -16,20 +17,24 @@ BUILTIN_TOOL_NAMES: tuple[str, ...] = (*CODING_TOOL_NAMES, *STRUCTURAL_TOOL_NAME
 """Every built-in tool name; custom tools may not reuse them (SPEC §5)."""
 
 
-def create_builtin_tools(cwd: str | Path, store: PendingActionStore) -> list[AgentTool[Any]]:
+def create_builtin_tools(
+    cwd: str | Path, store: PendingActionStore, *, journal: Journal | None = None
+) -> list[AgentTool[Any]]:
     """Build every built-in tool for one session.
 
     Args:
         cwd: the workspace folder; file tools refuse paths outside it.
         store: the session's pending-action store (``ast_edit`` pushes onto it,
             ``resolve`` pops from it).
+        journal: the workspace's undo journal: ``ast_edit`` applies, ``write`` and
+            ``edit`` record into it.
 
     Returns:
         The coding tools, ``ast_grep``, ``ast_edit`` and the hidden ``resolve``.
     """
     structural = importlib.import_module("xcsh.structural")
-    tools: list[AgentTool[Any]] = create_coding_tools(cwd)
+    tools: list[AgentTool[Any]] = create_coding_tools(cwd, journal=journal)
     tools.append(structural.create_ast_grep_tool(cwd))
-    tools.append(structural.create_ast_edit_tool(cwd, store))
+    tools.append(structural.create_ast_edit_tool(cwd, store, journal=journal))
     tools.append(create_resolve_tool(store))
     return tools

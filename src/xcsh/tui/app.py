@@ -222,18 +222,14 @@ class InteractiveApp:
             self._greet(opened)
 
     def _attach(self, opened: OpenedSession) -> None:
-        from xcsh.journal import Journal, journal_action, record_applies, session_journal_dir
         from xcsh.tui.render import EventRenderer
 
         session = opened.session
         self.opened = opened
         self.session = session
         self.usage = UsageTotals.of(session.messages)
-        self.journal = Journal(session_journal_dir(self.home, session.id))
-        if session.store is not None:
-            for action in session.store.snapshot():  # re-previewed on resume
-                journal_action(action, self.journal, session.cwd)
-            record_applies(session.store, self.journal, session.cwd)
+        # the session was composed with the workspace's journal (every apply is recorded)
+        self.journal = opened.journal.journal
         session.subscribe(EventRenderer(self.console, self.style, on_usage=self._count))
 
     def _count(self, event: TurnEnd) -> None:
@@ -260,6 +256,11 @@ class InteractiveApp:
                 self.console.print(Text(f"dropped: {label}", style="yellow"))
         for problem in getattr(opened, "load_errors", []) or []:
             self.console.print(Text(f"custom tools: {problem}", style="yellow"))
+        journal = getattr(opened, "journal", None)
+        for recovered in journal.recovered if journal is not None else []:
+            self.console.print(Text(recovered.message, style="yellow"))
+        if journal is not None and journal.problem:
+            self.console.print(Text(f"undo journal: {journal.problem}", style="yellow"))
 
     def show_rebuilt(self, rebuilt: RebuiltPreview) -> None:
         """A preview rebuilt on resume: its label and diff (SPEC §6), and whether it changed."""
@@ -491,11 +492,11 @@ class InteractiveApp:
 
     def undo(self) -> None:
         """``/undo``: restore the last applied action's files if they are as it left them."""
-        from xcsh.journal import UndoError
+        from xcsh.journal import UndoError, undo
 
         assert self.journal is not None
         try:
-            outcome = self.journal.undo_last()
+            outcome = undo(self.journal)
         except UndoError as exc:
             self.console.print(Text(str(exc), style="red"))
             return

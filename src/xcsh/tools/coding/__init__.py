@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from xcsh.core import AgentTool
+from xcsh.journal import Journal
 from xcsh.tools.coding.bash import BashParams, create_bash_tool
 from xcsh.tools.coding.edit import EditParams, create_edit_tool
 from xcsh.tools.coding.find import FindParams, create_find_tool
@@ -24,7 +25,10 @@ from xcsh.tools.coding.write import WriteParams, create_write_tool
 
 
 def create_coding_tools(
-    cwd: str | Path, *, allow_outside: Sequence[str | Path] = ()
+    cwd: str | Path,
+    *,
+    allow_outside: Sequence[str | Path] = (),
+    journal: Journal | None = None,
 ) -> list[AgentTool[Any]]:
     """Build the coding tools for one workspace.
 
@@ -32,14 +36,16 @@ def create_coding_tools(
         cwd: the workspace folder.
         allow_outside: extra folders the user allowed the file tools to use
             (``bash`` is never confined: a shell reaches whatever the user can).
+        journal: the workspace's undo journal; ``write`` and ``edit`` record
+            each change there (``bash`` is not recorded).
 
     Returns:
         ``read``, ``write``, ``edit``, ``bash``, ``grep``, ``find``, ``ls``, in that order.
     """
     return [
         create_read_tool(cwd, allow_outside=allow_outside),
-        create_write_tool(cwd, allow_outside=allow_outside),
-        create_edit_tool(cwd, allow_outside=allow_outside),
+        create_write_tool(cwd, allow_outside=allow_outside, journal=journal),
+        create_edit_tool(cwd, allow_outside=allow_outside, journal=journal),
         create_bash_tool(cwd),
         create_grep_tool(cwd, allow_outside=allow_outside),
         create_find_tool(cwd, allow_outside=allow_outside),

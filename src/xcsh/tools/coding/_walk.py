@@ -9,9 +9,7 @@ from pathlib import Path
 import pathspec
 
 from xcsh.core import ToolError
-from xcsh.fs import iter_files
-from xcsh.fs.walk import IGNORE_FILES
-from xcsh.tools.coding._paths import PathPolicy
+from xcsh.fs import Workspace, iter_files
 
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 
@@ -62,61 +60,23 @@ class GlobFilter:
 
 
 def walk(
-    start: Path, policy: PathPolicy, glob: GlobFilter | None = None
+    start: Path, policy: Workspace, glob: GlobFilter | None = None
 ) -> Iterator[tuple[Path, str]]:
     """Files under ``start`` a search visits, as ``(absolute path, path relative to start)``.
 
-    Follows :func:`xcsh.fs.iter_files` (ignore files, skipped folders), with
-    the rules of :func:`inherited_rules` applied too. Files whose real path
-    lies outside the allowed roots (symlinks out of the workspace) are left out.
+    Follows :func:`xcsh.fs.iter_files` (ignore files, skipped folders, the
+    rules of the folders above ``start`` up to the workspace or repository,
+    unless they ignore ``start`` itself). Files whose real path lies outside
+    the allowed roots (symlinks out of the workspace) are left out.
     """
-    root = policy.root if start.is_dir() and inherited_rules(policy.root, start) else None
     base = start if start.is_dir() else start.parent
-    for path in iter_files(start, root=root):
+    for path in iter_files(start, root=policy.root):
         relative = path.relative_to(base).as_posix()
         if glob is not None and not glob.matches(relative):
             continue
-        if path.is_symlink() and not policy.allowed(path):
+        if path.is_symlink() and not policy.contains(path):
             continue
         yield path, relative
-
-
-Rules = list[tuple[Path, pathspec.GitIgnoreSpec]]
-
-
-def inherited_rules(root: Path, start: Path) -> Rules:
-    """Ignore rules of the folders from ``root`` down to ``start``'s parent.
-
-    Empty when ``start`` is not below ``root``, and when those rules ignore
-    ``start`` itself: a folder the user names explicitly is searched, as
-    ripgrep and the ``ast-grep`` CLI do.
-    """
-    if root not in start.parents:
-        return []
-    rules: Rules = []
-    for folder in reversed(start.parents):
-        if folder != root and root not in folder.parents:
-            continue
-        for name in IGNORE_FILES:
-            try:
-                lines = (folder / name).read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError:
-                continue
-            spec = pathspec.GitIgnoreSpec.from_lines(lines)
-            if spec.patterns:
-                rules.append((folder, spec))
-    if ignored_by(start, rules, is_dir=True):
-        return []
-    return rules
-
-
-def ignored_by(path: Path, rules: Rules, *, is_dir: bool = False) -> bool:
-    """Whether any rule (``(folder, spec)``) ignores ``path``."""
-    for folder, spec in rules:
-        relative = path.relative_to(folder).as_posix()
-        if spec.match_file(relative + "/" if is_dir else relative):
-            return True
-    return False
 
 
 def sort_key(relative: str) -> tuple[str, ...]:

@@ -11,8 +11,10 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
-from xcsh.fs import NotTextError, atomic_write, read_text_file
-from xcsh.tools.coding._paths import PathPolicy, plural
+from xcsh.fs import NotTextError, Workspace, read_text_file
+from xcsh.journal import Journal
+from xcsh.tools.coding._journaled import write_file
+from xcsh.tools.coding._paths import plural
 
 DESCRIPTION = """\
 Replace exact text in a file. `old_text` must match the file exactly, including \
@@ -68,7 +70,10 @@ class _Normalised:
 
 
 def create_edit_tool(
-    cwd: str | Path, *, allow_outside: Sequence[str | Path] = ()
+    cwd: str | Path,
+    *,
+    allow_outside: Sequence[str | Path] = (),
+    journal: Journal | None = None,
 ) -> AgentTool[EditParams]:
     """Build the ``edit`` tool.
 
@@ -88,7 +93,7 @@ def create_edit_tool(
         the closest lines) or not unique (the message gives the count and the
         lines), or when the write fails (the file is unchanged).
     """
-    policy = PathPolicy(cwd, allow_outside)
+    policy = Workspace(cwd, allow_outside)
 
     def run(params: EditParams, ctx: ToolCallContext) -> AgentToolResult:
         path = policy.resolve(params.path)
@@ -134,7 +139,16 @@ def create_edit_tool(
             cursor = end
         pieces.append(current.text[cursor:])
         updated = "".join(pieces)
-        atomic_write(path, current.encode(updated))
+        warning = write_file(
+            policy,
+            path,
+            shown=shown,
+            before=current.raw,
+            after=current.encode(updated),
+            journal=journal,
+            label=f"Edit: {shown}",
+            tool="edit",
+        )
         first_line = norm.text.count("\n", 0, starts[0]) + 1
         diff = "".join(
             difflib.unified_diff(
@@ -147,6 +161,8 @@ def create_edit_tool(
         )
         where = f"at line {first_line}" if len(starts) == 1 else f"first at line {first_line}"
         text = f"Edited {shown}: replaced {plural(len(starts), 'occurrence')} {where}."
+        if warning:
+            text += "\n" + warning
         return AgentToolResult(
             content=[TextContent(text)],
             details={

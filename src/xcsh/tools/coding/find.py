@@ -9,7 +9,8 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
-from xcsh.tools.coding._paths import PathPolicy, capped_listing, plural
+from xcsh.fs import Workspace
+from xcsh.tools.coding._paths import capped_listing, plural
 from xcsh.tools.coding._walk import GlobFilter, sort_key, walk
 
 DEFAULT_LIMIT = 1000
@@ -44,7 +45,7 @@ def create_find_tool(
         A read-only tool; ``run`` raises :class:`ToolError` for a missing or
         non-folder ``path`` or an invalid glob.
     """
-    policy = PathPolicy(cwd, allow_outside)
+    policy = Workspace(cwd, allow_outside)
 
     def search(params: FindParams, ctx: ToolCallContext) -> AgentToolResult:
         start = policy.resolve(params.path)

@@ -40,9 +40,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
+from xcsh.fs import Workspace, ignored_by, inherited_rules
 from xcsh.fs.text import BINARY_SNIFF_BYTES
-from xcsh.tools.coding._paths import PathPolicy, plural
-from xcsh.tools.coding._walk import GlobFilter, ignored_by, inherited_rules, sort_key, walk
+from xcsh.tools.coding._paths import plural
+from xcsh.tools.coding._walk import GlobFilter, sort_key, walk
 
 DEFAULT_LIMIT = 100
 MAX_LINE_CHARS = 300
@@ -132,7 +133,7 @@ def create_grep_tool(
         A read-only tool; ``run`` raises :class:`ToolError` for an invalid
         regex or glob, a missing path, or a ripgrep failure.
     """
-    policy = PathPolicy(cwd, allow_outside)
+    policy = Workspace(cwd, allow_outside)
 
     async def run(params: GrepParams, ctx: ToolCallContext) -> AgentToolResult:
         start = policy.resolve(params.path)
@@ -227,7 +228,7 @@ def _search_python(
     params: GrepParams,
     start: Path,
     glob: GlobFilter | None,
-    policy: PathPolicy,
+    policy: Workspace,
     collector: _Collector,
     ctx: ToolCallContext,
     stop: threading.Event,
@@ -256,7 +257,7 @@ async def _search_rg(
     params: GrepParams,
     start: Path,
     glob: GlobFilter | None,
-    policy: PathPolicy,
+    policy: Workspace,
     collector: _Collector,
     ctx: ToolCallContext,
 ) -> str | None:
@@ -268,7 +269,7 @@ async def _search_rg(
     climb past the workspace, so it is switched off).
     """
     base = start if start.is_dir() else start.parent
-    inherited = inherited_rules(policy.root, start) if start.is_dir() else []
+    inherited = inherited_rules(start, policy.root) if start.is_dir() else []
     target = "." if start.is_dir() else start.name
     args = [
         rg, "--json", "--no-config", "--crlf", "--no-require-git", "--no-ignore-global",
@@ -353,7 +354,7 @@ async def _search_rg(
     return None
 
 
-def _format(collector: _Collector, start: Path, policy: PathPolicy, params: GrepParams) -> str:
+def _format(collector: _Collector, start: Path, policy: Workspace, params: GrepParams) -> str:
     base = start if start.is_dir() else start.parent
     if not collector.files:
         shown = policy.display(start)

@@ -9,7 +9,8 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
-from xcsh.tools.coding._paths import PathPolicy, capped_listing, plural
+from xcsh.fs import Workspace
+from xcsh.tools.coding._paths import capped_listing, plural
 
 DEFAULT_LIMIT = 500
 
@@ -40,7 +41,7 @@ def create_ls_tool(
         A read-only tool; ``run`` raises :class:`ToolError` when the path is
         missing, a file, or unreadable.
     """
-    policy = PathPolicy(cwd, allow_outside)
+    policy = Workspace(cwd, allow_outside)
 
     def run(params: LsParams, ctx: ToolCallContext) -> AgentToolResult:
         folder = policy.resolve(params.path)

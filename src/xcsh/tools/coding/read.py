@@ -19,8 +19,9 @@ from xcsh.core import (
     ToolCallContext,
     ToolError,
 )
+from xcsh.fs import Workspace
 from xcsh.fs.text import BINARY_SNIFF_BYTES
-from xcsh.tools.coding._paths import PathPolicy, human_size, plural
+from xcsh.tools.coding._paths import human_size, plural
 
 DEFAULT_LIMIT = 2000
 """Lines shown when no ``limit`` is given."""
@@ -86,7 +87,7 @@ def create_read_tool(
         A read-only tool; ``run`` raises :class:`ToolError` for a missing file,
         a folder, a binary file, an oversized image or an offset past the end.
     """
-    policy = PathPolicy(cwd, allow_outside)
+    policy = Workspace(cwd, allow_outside)
 
     def read(params: ReadParams) -> AgentToolResult:
         path = policy.resolve(params.path)

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import codecs
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
-from xcsh.fs import atomic_write, detect_newline
+from xcsh.fs import Workspace, detect_newline
 from xcsh.fs.text import BINARY_SNIFF_BYTES
-from xcsh.tools.coding._paths import PathPolicy, human_size, plural
+from xcsh.journal import Journal
+from xcsh.tools.coding._journaled import write_file
+from xcsh.tools.coding._paths import human_size, plural
 
 DESCRIPTION = """\
 Create a file, or replace a file's whole content, with `content`. Missing parent folders \
@@ -32,13 +33,17 @@ class WriteParams(BaseModel):
 
 
 def create_write_tool(
-    cwd: str | Path, *, allow_outside: Sequence[str | Path] = ()
+    cwd: str | Path,
+    *,
+    allow_outside: Sequence[str | Path] = (),
+    journal: Journal | None = None,
 ) -> AgentTool[WriteParams]:
     """Build the ``write`` tool.
 
     Args:
         cwd: the workspace folder.
         allow_outside: extra folders the user allowed writing to.
+        journal: the workspace's undo journal; each write is recorded there.
 
     Returns:
         A tool whose ``run`` raises :class:`ToolError` when the path is outside
@@ -46,7 +51,7 @@ def create_write_tool(
         text write never silently replaces an image or archive), or cannot be
         written (the message says why; the old file is unchanged).
     """
-    policy = PathPolicy(cwd, allow_outside)
+    policy = Workspace(cwd, allow_outside)
 
     def run(params: WriteParams, ctx: ToolCallContext) -> AgentToolResult:
         path = policy.resolve(params.path)
@@ -56,11 +61,29 @@ def create_write_tool(
         content = params.content
         notes: list[str] = []
         existed = path.exists()
+        before: bytes | None = None
         if existed:
             content, notes = _match_existing_style(path, shown, content)
-        _make_parents(path, shown, policy)
+            try:
+                before = path.read_bytes()
+            except OSError as exc:
+                raise ToolError(
+                    f"Cannot read {shown} before replacing it: {exc.strerror or exc}."
+                ) from exc
+        _check_parents(path, shown, policy)
         data = content.encode("utf-8")
-        atomic_write(path, data)
+        warning = write_file(
+            policy,
+            path,
+            shown=shown,
+            before=before,
+            after=data,
+            journal=journal,
+            label=f"Write: {shown}",
+            tool="write",
+        )
+        if warning:
+            notes.append(warning)
         lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
         verb = "Replaced" if existed else "Created"
         text = f"{verb} {shown} ({human_size(len(data))}, {plural(lines, 'line')})."
@@ -100,7 +123,9 @@ def _match_existing_style(path: Path, shown: str, content: str) -> tuple[str, li
     return content, notes
 
 
-def _make_parents(path: Path, shown: str, policy: PathPolicy) -> None:
+def _check_parents(path: Path, shown: str, policy: Workspace) -> None:
+    """Refuse when a file stands where a folder of ``path`` should be (the write makes
+    missing folders itself, confined like the write)."""
     parent = path.parent
     if parent.is_dir():
         return
@@ -112,10 +137,3 @@ def _make_parents(path: Path, shown: str, policy: PathPolicy) -> None:
             f"Cannot write {shown}: {policy.display(blocker)} is a file, not a folder. "
             "Choose another path, or move that file first. Nothing was written."
         )
-    try:
-        os.makedirs(parent, exist_ok=True)
-    except OSError as exc:
-        raise ToolError(
-            f"Cannot create the folder {policy.display(parent)} for {shown}: "
-            f"{exc.strerror or exc}. Nothing was written."
-        ) from exc

@@ -1,0 +1,74 @@
+"""``xcsh recover``: settle the applies a crash (or a failing disk) left unfinished.
+
+Every xcsh command that opens a folder does this for that folder already;
+``xcsh recover`` does it on demand, for this folder or (``--all``) for every
+folder with a journal under ``$XCSH_HOME``. An interrupted apply whose files
+all hold their new content is completed (and can be undone); any other is
+rolled back, and the temporary files it left are removed.
+
+Exit codes: 0 nothing left unfinished, 1 some files could not be put back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``xcsh recover`` argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="xcsh recover",
+        description="Roll back (or complete) applies that a crash interrupted, and remove the "
+        "temporary files they left.",
+        epilog="exit codes: 0 done, 1 some files could not be put back (the message names them)",
+    )
+    parser.add_argument(
+        "--all", action="store_true", help="every folder with a journal, not only this one"
+    )
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    """Run ``xcsh recover``; returns the exit code."""
+    from xcsh.fs import xcsh_home
+    from xcsh.journal import Journal, JournalError, recover
+
+    args = build_parser().parse_args(argv)
+    home = xcsh_home()
+    journals = [Journal.for_root(home, Path.cwd())]
+    if args.all:
+        journals = []
+        for folder in sorted((home / "journal").glob("*/entries")):
+            root = _root_of(folder)
+            if root is not None:
+                journals.append(Journal(folder.parent, root, home=home))
+    code = 0
+    settled = 0
+    for journal in journals:
+        try:
+            reports = recover(journal)
+        except (JournalError, OSError) as exc:
+            print(f"xcsh recover: {exc}", file=sys.stderr)
+            code = 1
+            continue
+        for report in reports:
+            settled += 1
+            print(f"{journal.root}: {report.message}")
+            if report.still_new:
+                code = 1
+    if not settled and code == 0:
+        print("Nothing to recover: no apply was interrupted.")
+    return code
+
+
+def _root_of(entries: Path) -> Path | None:
+    """The workspace a journal belongs to, read from one of its intent records."""
+    for record in sorted(entries.glob("*.json")):
+        try:
+            return Path(json.loads(record.read_bytes())["root"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return None

@@ -1,0 +1,430 @@
+"""Reads and writes confined to one folder at the moment they happen.
+
+A real-path check made before a write can be outrun: between the check and
+the write, a folder on the way can be swapped for a symlink to somewhere
+else. :class:`RootDir` closes that gap. It opens the workspace root once and
+reaches every file from that handle one path component at a time, each
+opened with ``O_NOFOLLOW`` (``openat`` through ``os.open(..., dir_fd=...)``),
+so a symlink anywhere on the way makes the operation fail with
+:class:`ConfinedError` instead of leaving the folder.
+
+Writes replace a file by a temporary sibling renamed over it
+(:meth:`RootDir.replace`): the temporary file gets the old file's mode,
+owner and group (when the process may set them) and extended attributes
+(POSIX ACLs included: they are the ``system.posix_acl_access`` attribute),
+is fsynced, and just before the rename the target is checked once more
+(same file type, same inode, same content hash), so a save that lands
+during an apply is refused rather than overwritten. Temporary names are
+``.<name>.<tag>.tmp``; a caller that knows the tag (the journal does) can
+find and remove the ones a crash left behind (:meth:`RootDir.remove_sibling`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from xcsh.core import XcshError
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_CHUNK = 1 << 20
+
+
+class ConfinedError(XcshError):
+    """A path could not be reached without leaving the root, or is not a regular file.
+
+    Attributes:
+        path: the path relative to the root.
+    """
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class ChangedError(XcshError):
+    """The file is not the one expected (type, inode or content changed).
+
+    Attributes:
+        path: the path relative to the root.
+    """
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+@dataclass(frozen=True, kw_only=True)
+class FileId:
+    """Which file a path named: device and inode (a rename over it changes them)."""
+
+    dev: int
+    ino: int
+
+    @classmethod
+    def of(cls, info: os.stat_result) -> FileId:
+        """The identity in a stat result."""
+        return cls(dev=info.st_dev, ino=info.st_ino)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Expect:
+    """What a file must still be before it is replaced or removed.
+
+    Args:
+        sha256: hex sha256 of its content; ``None`` means the file must not exist.
+        ident: its identity when known (a preview records it); ``None`` skips
+            the inode comparison (content and type are still compared).
+    """
+
+    sha256: str | None
+    ident: FileId | None = None
+
+
+def sha256_hex(data: bytes) -> str:
+    """Hex sha256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def split_relative(rel: str) -> list[str]:
+    """The components of a relative path; refuses absolute paths, ``..`` and empty names.
+
+    Raises:
+        ConfinedError: the path could leave the root.
+    """
+    parts = [p for p in rel.replace(os.sep, "/").split("/") if p not in ("", ".")]
+    if not parts or rel.startswith("/") or any(p == ".." for p in parts):
+        raise ConfinedError(f"{rel} is not a path below the workspace.", path=rel)
+    return parts
+
+
+class RootDir:
+    """An open handle on a folder; every operation stays below it.
+
+    Use as a context manager (or call :meth:`close`). Safe to share between
+    threads: the handle is only read.
+
+    Args:
+        root: the folder (its real path is opened; the root itself may be a symlink).
+
+    Raises:
+        ConfinedError: the root cannot be opened as a folder.
+    """
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(os.path.realpath(root))
+        try:
+            self.fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError as exc:
+            raise ConfinedError(
+                f"Cannot open the folder {self.root}: {exc.strerror or exc}.", path="."
+            ) from exc
+
+    def __enter__(self) -> RootDir:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the handle (idempotent)."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    @contextlib.contextmanager
+    def parent(self, rel: str, *, create: bool = False) -> Iterator[tuple[int, str]]:
+        """``(folder handle, leaf name)`` of ``rel``, every folder opened without following links.
+
+        Args:
+            rel: a path relative to the root.
+            create: make missing folders on the way (mode ``0o777`` less the umask).
+
+        Raises:
+            ConfinedError: a component is a symlink or not a folder, or is missing.
+        """
+        parts = split_relative(rel)
+        fd = os.dup(self.fd)
+        try:
+            for name in parts[:-1]:
+                try:
+                    nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                except FileNotFoundError:
+                    if not create:
+                        raise
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(name, 0o777, dir_fd=fd)
+                    nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = nxt
+        except OSError as exc:
+            os.close(fd)
+            raise _confined(rel, exc) from exc
+        try:
+            yield fd, parts[-1]
+        finally:
+            os.close(fd)
+
+    def lstat(self, rel: str) -> os.stat_result | None:
+        """The file's own status (a symlink is not followed), ``None`` when missing.
+
+        Raises:
+            ConfinedError: a folder on the way is a symlink or missing.
+        """
+        try:
+            with self.parent(rel) as (fd, name):
+                return os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+        except ConfinedError as exc:
+            if isinstance(exc.__cause__, FileNotFoundError):
+                return None
+            raise
+
+    def read(self, rel: str) -> tuple[bytes, os.stat_result] | None:
+        """A regular file's content and status, ``None`` when it does not exist.
+
+        Raises:
+            ConfinedError: a symlink on the way or at the end, or not a regular file.
+            OSError: it exists but cannot be read.
+        """
+        try:
+            with self.parent(rel) as (dirfd, name):
+                return _read_at(dirfd, name, rel)
+        except ConfinedError as exc:
+            if isinstance(exc.__cause__, FileNotFoundError):
+                return None
+            raise
+
+    def replace(
+        self,
+        rel: str,
+        data: bytes,
+        *,
+        expect: Expect,
+        tag: str,
+        mode: int | None = None,
+        keep: str | None = None,
+    ) -> FileId:
+        """Replace (or create) ``rel`` with ``data`` through a temporary file and a rename.
+
+        Args:
+            rel: the file, relative to the root.
+            data: its complete new content.
+            expect: what the file must still be just before the rename.
+            tag: part of the temporary name, ``.<name>.<tag>.tmp``.
+            mode: permission bits for a new file (default ``0o666`` less the umask);
+                an existing file keeps its own.
+            keep: when given, the old file stays reachable as ``.<name>.<keep>``
+                (a hard link made just before the rename), so it can be put back
+                by a rename; the caller removes that name.
+
+        Returns:
+            The identity of the file now at ``rel``.
+
+        Raises:
+            ConfinedError: the path leaves the root or is not a regular file.
+            ChangedError: the file is not what ``expect`` says (nothing written).
+            OSError: the write failed (the file is unchanged, the temporary removed).
+        """
+        with self.parent(rel, create=expect.sha256 is None) as (dirfd, name):
+            try:
+                old: os.stat_result | None = os.stat(name, dir_fd=dirfd, follow_symlinks=False)
+            except FileNotFoundError:
+                old = None
+            if old is not None and not stat.S_ISREG(old.st_mode):
+                raise ChangedError(f"{rel} is not a regular file.", path=rel)
+            temp = f".{name}.{tag}.tmp"
+            kept = f".{name}.{keep}" if keep is not None and old is not None else None
+            fd = os.open(temp, _TEMP_FLAGS, 0o600, dir_fd=dirfd)
+            linked = False
+            try:
+                try:
+                    _write_all(fd, data)
+                    _copy_metadata(fd, dirfd, name, old, mode)
+                    os.fsync(fd)
+                    ident = FileId.of(os.fstat(fd))
+                finally:
+                    os.close(fd)
+                _check(dirfd, name, rel, expect)  # just before the rename
+                if kept is not None:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(kept, dir_fd=dirfd)
+                    os.link(name, kept, src_dir_fd=dirfd, dst_dir_fd=dirfd, follow_symlinks=False)
+                    linked = True
+                os.rename(temp, name, src_dir_fd=dirfd, dst_dir_fd=dirfd)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp, dir_fd=dirfd)
+                if linked and kept is not None:
+                    with contextlib.suppress(OSError):
+                        os.unlink(kept, dir_fd=dirfd)
+                raise
+            return ident
+
+    def remove(self, rel: str, *, expect: Expect, keep: str | None = None) -> None:
+        """Remove ``rel`` if it is still what ``expect`` says (missing already is fine).
+
+        Args:
+            keep: rename it to ``.<name>.<keep>`` instead of unlinking it.
+
+        Raises:
+            ConfinedError, ChangedError, OSError: as :meth:`replace`.
+        """
+        try:
+            with self.parent(rel) as (dirfd, name):
+                try:
+                    os.stat(name, dir_fd=dirfd, follow_symlinks=False)
+                except FileNotFoundError:
+                    return
+                _check(dirfd, name, rel, expect)
+                if keep is None:
+                    os.unlink(name, dir_fd=dirfd)
+                else:
+                    os.rename(name, f".{name}.{keep}", src_dir_fd=dirfd, dst_dir_fd=dirfd)
+        except ConfinedError as exc:
+            if not isinstance(exc.__cause__, FileNotFoundError):
+                raise
+
+    def sibling(self, rel: str, suffix: str) -> bool:
+        """True when ``.<name>.<suffix>`` exists beside ``rel`` (not following links)."""
+        try:
+            with self.parent(rel) as (dirfd, name):
+                os.stat(f".{name}.{suffix}", dir_fd=dirfd, follow_symlinks=False)
+        except (OSError, ConfinedError):
+            return False
+        return True
+
+    def remove_sibling(self, rel: str, suffix: str) -> bool:
+        """Remove ``.<name>.<suffix>`` beside ``rel`` (a temporary or kept name); True if done."""
+        try:
+            with self.parent(rel) as (dirfd, name):
+                os.unlink(f".{name}.{suffix}", dir_fd=dirfd)
+        except (OSError, ConfinedError):
+            return False
+        return True
+
+    def restore_sibling(self, rel: str, suffix: str) -> None:
+        """Rename ``.<name>.<suffix>`` back to ``rel`` (putting a kept old file back).
+
+        Raises:
+            ConfinedError, OSError: it could not be renamed.
+        """
+        with self.parent(rel) as (dirfd, name):
+            os.rename(f".{name}.{suffix}", name, src_dir_fd=dirfd, dst_dir_fd=dirfd)
+
+    def sync_folder(self, rel_folder: str) -> None:
+        """fsync a folder below the root (``""`` for the root), so renames in it are durable.
+
+        Raises:
+            ConfinedError: the folder cannot be reached without following a link.
+            OSError: the fsync failed.
+        """
+        if not rel_folder or rel_folder == ".":
+            os.fsync(self.fd)
+            return
+        with self.parent(rel_folder + "/x") as (dirfd, _name):
+            os.fsync(dirfd)
+
+
+def _confined(rel: str, exc: OSError) -> ConfinedError:
+    if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+        text = f"{rel}: a folder on its path is a symlink or not a folder; refusing to follow it."
+    else:
+        text = f"{rel}: {exc.strerror or exc}."
+    return ConfinedError(text, path=rel)
+
+
+def _read_at(dirfd: int, name: str, rel: str) -> tuple[bytes, os.stat_result] | None:
+    try:
+        fd = os.open(name, _READ_FLAGS, dir_fd=dirfd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ConfinedError(f"{rel} is a symlink; refusing to follow it.", path=rel) from exc
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfinedError(f"{rel} is not a regular file.", path=rel)
+        chunks = []
+        while chunk := os.read(fd, _CHUNK):
+            chunks.append(chunk)
+        return b"".join(chunks), info
+    finally:
+        os.close(fd)
+
+
+def _check(dirfd: int, name: str, rel: str, expect: Expect) -> os.stat_result | None:
+    """The current file's status if it is what ``expect`` says; else :class:`ChangedError`."""
+    try:
+        found = _read_at(dirfd, name, rel)
+    except ConfinedError as exc:
+        raise ChangedError(f"{rel} changed: {exc}", path=rel) from exc
+    if found is None:
+        if expect.sha256 is None:
+            return None
+        raise ChangedError(f"{rel} was removed.", path=rel)
+    data, info = found
+    if expect.sha256 is None:
+        raise ChangedError(f"{rel} exists now.", path=rel)
+    if expect.ident is not None and FileId.of(info) != expect.ident:
+        raise ChangedError(f"{rel} was replaced by another file.", path=rel)
+    if sha256_hex(data) != expect.sha256:
+        raise ChangedError(f"{rel} has new content.", path=rel)
+    return info
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _copy_metadata(
+    fd: int, dirfd: int, name: str, old: os.stat_result | None, mode: int | None
+) -> None:
+    """Give the temporary file the old file's owner, mode and extended attributes."""
+    if old is None:
+        os.fchmod(fd, mode if mode is not None else 0o666 & ~current_umask())
+        return
+    if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+        try:
+            os.fchown(fd, old.st_uid, old.st_gid)
+        except PermissionError:
+            with contextlib.suppress(OSError):
+                os.fchown(fd, -1, old.st_gid)
+    os.fchmod(fd, stat.S_IMODE(old.st_mode))
+    try:
+        src = os.open(name, _READ_FLAGS, dir_fd=dirfd)
+    except OSError:
+        return
+    try:
+        names = os.listxattr(src)
+    except OSError:
+        names = []
+    try:
+        for attr in names:
+            with contextlib.suppress(OSError):
+                os.setxattr(fd, attr, os.getxattr(src, attr))
+    finally:
+        os.close(src)
+
+
+def current_umask() -> int:
+    """The process umask, read without changing it (``os.umask`` would race with threads)."""
+    with contextlib.suppress(OSError), open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    return 0o022

@@ -1,0 +1,354 @@
+"""Writing a set of file changes all or nothing, with one commit point.
+
+:func:`apply_changes` is the one way xcsh writes the files of an approved
+change (``ast_edit``'s apply, ``write``, ``edit``, undo). Under the
+journal's lock and with SIGTERM/SIGHUP/SIGINT held:
+
+1. every file is checked: still a regular file below the root with no
+   symlink on the way, the same inode the preview read, the same content
+   hash, and not hard-linked (nothing is written if one fails);
+2. the before and after contents go to the blob store and the intent
+   record naming every file with both hashes is fsynced: the journal now
+   knows how to undo whatever follows;
+3. each file is replaced through a temporary sibling (metadata copied, hash
+   re-checked just before the rename); the old file is kept under a second
+   name (``.<name>.xcsh-<seq>.orig``, a hard link) until the end, so a roll
+   back is a rename that needs no disk space and restores the very inode;
+4. the folders are fsynced, the kept old names removed, and the outcome
+   record written: the commit point.
+
+A failure in step 3 rolls back what was written. If the roll back fails too,
+the error names exactly the files that hold new content and the entry stays
+incomplete, so recovery (:mod:`xcsh.journal.recover`) finishes it later.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from xcsh.core import ToolError
+from xcsh.fs.confined import (
+    ChangedError,
+    ConfinedError,
+    Expect,
+    FileId,
+    RootDir,
+    sha256_hex,
+)
+from xcsh.journal.records import COMMITTED, ROLLED_BACK, FileRecord, Kind
+from xcsh.journal.signals import held_signals
+from xcsh.journal.store import Journal, JournalError, OpenEntry
+
+_SERIAL = 8
+_THREADS = 8
+
+
+@dataclass(frozen=True, kw_only=True)
+class Change:
+    """One file of a change.
+
+    Args:
+        path: relative to the root, ``/`` separators, the file's real location.
+        shown: how messages name it (the path the user or model gave).
+        before: its expected current content, ``None`` when it must not exist.
+        after: its new content, ``None`` to remove it.
+        ident: the file the preview read (device and inode); ``None`` skips that comparison.
+    """
+
+    path: str
+    shown: str
+    before: bytes | None
+    after: bytes | None
+    ident: FileId | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Applied:
+    """What :func:`apply_changes` did.
+
+    Args:
+        seq: the journal entry recorded, ``None`` without a journal (or nothing to write).
+        warning: set when the files landed but the journal could not record the
+            commit; show it beside the success.
+    """
+
+    seq: int | None
+    warning: str | None = None
+
+
+class ApplyError(ToolError):
+    """Nothing was applied, or the files named in ``new_content`` could not be put back.
+
+    Attributes:
+        new_content: display paths of files that now hold new content (empty
+            when the workspace is as it was before).
+        stale: the files refused because they changed since the preview.
+    """
+
+    def __init__(
+        self, message: str, *, new_content: Sequence[str] = (), stale: Sequence[str] = ()
+    ) -> None:
+        super().__init__(message)
+        self.new_content = list(new_content)
+        self.stale = list(stale)
+
+
+def apply_changes(
+    root: str | Path,
+    changes: Sequence[Change],
+    *,
+    journal: Journal | None,
+    label: str,
+    source_tool_name: str,
+    kind: Kind = "apply",
+    undoes: int | None = None,
+) -> Applied:
+    """Write ``changes`` below ``root`` all or nothing, recorded in ``journal``.
+
+    Args:
+        root: the folder the paths are relative to.
+        changes: the files, in order; files whose before equals after are left out.
+        journal: where the entry goes; ``None`` writes the same safe way unrecorded.
+        label, source_tool_name: recorded with the entry.
+        kind, undoes: ``"undo"`` and the entry undone, for an undo.
+
+    Returns:
+        The entry number and a warning when the journal failed after the files landed.
+
+    Raises:
+        ApplyError: a file changed since the preview, left the workspace, is
+            hard-linked, or the journal cannot be written (nothing written);
+            or a write failed (rolled back; if that failed too, the message
+            lists the files holding new content).
+    """
+    todo = [c for c in changes if c.before != c.after]
+    if not todo:
+        return Applied(seq=None)
+    with RootDir(root) as rd:
+        lock = journal.locked() if journal is not None else contextlib.nullcontext()
+        try:
+            with lock, held_signals():
+                return _transaction(rd, todo, journal, label, source_tool_name, kind, undoes)
+        except JournalError as exc:
+            raise ApplyError(str(exc)) from exc
+
+
+def _transaction(
+    rd: RootDir,
+    todo: list[Change],
+    journal: Journal | None,
+    label: str,
+    source_tool_name: str,
+    kind: Kind,
+    undoes: int | None,
+) -> Applied:
+    modes = _preflight(rd, todo)
+    entry: OpenEntry | None = None
+    if journal is not None:
+        records = [
+            (
+                FileRecord(
+                    path=c.path,
+                    before=None if c.before is None else sha256_hex(c.before),
+                    after=None if c.after is None else sha256_hex(c.after),
+                    mode=modes.get(c.path),
+                ),
+                c.before,
+                c.after,
+            )
+            for c in todo
+        ]
+        try:
+            entry = journal.begin(
+                kind=kind,
+                label=label,
+                source_tool_name=source_tool_name,
+                files=records,
+                undoes=undoes,
+            )
+        except OSError as exc:
+            raise ApplyError(_journal_refused(journal, exc)) from exc
+    tag = entry.tag if entry is not None else f"xcsh-{os.getpid()}-{secrets.token_hex(3)}"
+    written, failure = _write_all(rd, todo, tag)
+    if failure is not None:
+        change, error = failure
+        left = _roll_back(rd, written, tag)
+        if entry is not None and journal is not None:
+            if left:
+                journal.release(entry)  # incomplete: recovery finishes the roll back
+            else:
+                with contextlib.suppress(OSError):
+                    journal.finish(entry, ROLLED_BACK)
+        text = _failure_text(change, error, left, alone=len(todo) == 1)
+        raise ApplyError(text, new_content=left) from error
+    problems = _settle(rd, written, tag)
+    warning = None
+    if problems:
+        warning = (
+            f"Warning: the folders of {', '.join(problems)} could not be synced to disk; "
+            "the change is applied but a power loss now could lose it."
+        )
+    if entry is not None and journal is not None:
+        try:
+            journal.finish(entry, COMMITTED)
+        except OSError as exc:
+            note = (
+                f"Warning: the change is applied, but the undo journal {journal.folder} could "
+                f"not record its end ({exc.strerror or exc}). xcsh completes the record the "
+                "next time it opens this folder with a writable journal; until then undo may "
+                "not offer this change."
+            )
+            warning = note if warning is None else f"{warning} {note}"
+        return Applied(seq=entry.record.seq, warning=warning)
+    return Applied(seq=None, warning=warning)
+
+
+def _preflight(rd: RootDir, todo: list[Change]) -> dict[str, int]:
+    """Check every file before anything is written; returns the modes of existing files."""
+    stale: list[str] = []
+    linked: list[str] = []
+    modes: dict[str, int] = {}
+    for change in todo:
+        try:
+            found = rd.read(change.path)
+        except (ConfinedError, OSError):
+            stale.append(change.shown)
+            continue
+        if found is None:
+            if change.before is not None:
+                stale.append(change.shown)
+            continue
+        data, info = found
+        if (
+            change.before is None
+            or sha256_hex(data) != sha256_hex(change.before)
+            or (change.ident is not None and FileId.of(info) != change.ident)
+        ):
+            stale.append(change.shown)
+        elif info.st_nlink > 1:
+            linked.append(change.shown)
+        modes[change.path] = info.st_mode & 0o7777
+    if stale:
+        raise ApplyError(
+            f"These files changed since the preview: {_names(stale)}. Nothing was written; "
+            "discard this preview and preview the edit again.",
+            stale=stale,
+        )
+    if linked:
+        raise ApplyError(
+            f"These files have other hard links: {_names(linked)}. xcsh replaces a file by "
+            "renaming a new copy over it, which would split it from its other names. Nothing "
+            "was written; edit them another way, or copy them (`cp f f.tmp && mv f.tmp f`) "
+            "so they stand alone, then preview again."
+        )
+    return modes
+
+
+def _write_one(rd: RootDir, change: Change, tag: str) -> FileId | None:
+    """Write one file, keeping the old one as ``.<name>.<tag>.orig``; returns the new identity."""
+    before = None if change.before is None else sha256_hex(change.before)
+    expect = Expect(sha256=before, ident=change.ident)
+    if change.after is None:
+        rd.remove(change.path, expect=expect, keep=f"{tag}.orig")
+        return None
+    return rd.replace(change.path, change.after, expect=expect, tag=tag, keep=f"{tag}.orig")
+
+
+def _write_all(
+    rd: RootDir, todo: list[Change], tag: str
+) -> tuple[list[tuple[Change, FileId | None]], tuple[Change, Exception] | None]:
+    """Write every change (a few threads: each write waits on fsync, which frees the GIL).
+
+    Returns the changes written with their new identity, and the first failure.
+    """
+
+    stop = threading.Event()  # after a failure, files not started yet are not written
+
+    def run(change: Change) -> tuple[FileId | None, Exception | None] | None:
+        if stop.is_set():
+            return None
+        try:
+            return _write_one(rd, change, tag), None
+        except (OSError, ConfinedError, ChangedError) as exc:
+            stop.set()
+            return None, exc
+
+    outcomes: list[tuple[FileId | None, Exception | None] | None] = []
+    if len(todo) <= _SERIAL:
+        outcomes = [run(change) for change in todo]
+    else:
+        with ThreadPoolExecutor(max_workers=_THREADS) as pool:
+            outcomes = list(pool.map(run, todo))
+    written = [(c, o[0]) for c, o in zip(todo, outcomes, strict=True) if o and o[1] is None]
+    failures = [(c, o[1]) for c, o in zip(todo, outcomes, strict=True) if o and o[1] is not None]
+    return written, (failures[0] if failures else None)
+
+
+def _roll_back(rd: RootDir, written: list[tuple[Change, FileId | None]], tag: str) -> list[str]:
+    """Put the old files back (renaming the kept names); returns files still holding new content."""
+    left: list[str] = []
+    for change, _ident in reversed(written):
+        try:
+            if change.before is None:
+                rd.remove(change.path, expect=Expect(sha256=sha256_hex(change.after or b"")))
+            else:
+                rd.restore_sibling(change.path, f"{tag}.orig")
+        except (OSError, ConfinedError, ChangedError):
+            left.append(change.shown)
+    return left
+
+
+def _settle(rd: RootDir, written: list[tuple[Change, FileId | None]], tag: str) -> list[str]:
+    """fsync each folder written to, then drop the kept old names; returns folders not synced."""
+    folders = sorted({c.path.rpartition("/")[0] for c, _ in written})
+    problems = []
+    for folder in folders:
+        try:
+            rd.sync_folder(folder)
+        except (OSError, ConfinedError):
+            problems.append(folder or ".")
+    for change, _ in written:
+        if change.before is not None:
+            rd.remove_sibling(change.path, f"{tag}.orig")
+    return problems
+
+
+def _names(names: Sequence[str], shown: int = 20) -> str:
+    head = ", ".join(names[:shown])
+    return head if len(names) <= shown else f"{head} and {len(names) - shown} more"
+
+
+def _failure_text(change: Change, exc: Exception, left: list[str], *, alone: bool) -> str:
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    if alone and isinstance(exc, OSError):
+        hint = " Check the folder's permissions." if isinstance(exc, PermissionError) else ""
+        return f"Cannot write {change.shown}: {reason.rstrip('.')}. The file was not changed.{hint}"
+    if isinstance(exc, ChangedError):
+        head = f"{change.shown} changed while the change was being applied ({reason.rstrip('.')})."
+    elif isinstance(exc, ConfinedError):
+        head = f"Refusing to write {change.shown}: {reason.rstrip('.')}."
+    else:
+        head = f"Writing {change.shown} failed: {reason.rstrip('.')}."
+    if not left:
+        return f"{head} The files written before it were restored; nothing changed."
+    return (
+        f"{head} Putting the earlier files back failed too: these files hold the new content: "
+        f"{', '.join(left)}. The undo journal keeps their previous content; run `xcsh recover` "
+        "in this folder once the disk accepts writes again to put them back."
+    )
+
+
+def _journal_refused(journal: Journal, exc: OSError) -> str:
+    reason = exc.strerror or str(exc)
+    return (
+        f"Cannot record this change in the undo journal {journal.folder}: {reason}. Nothing "
+        "was written. Free space there or make it writable (it lives under XCSH_HOME), then "
+        "apply again."
+    )

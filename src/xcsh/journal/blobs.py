@@ -1,0 +1,137 @@
+"""The journal's content-addressed store: each distinct content once, named by its sha256.
+
+``blobs/<first 2 hex>/<remaining 62 hex>`` holds the bytes; however many
+entries refer to a content, it is stored once. A blob is written to a
+temporary file, fsynced and renamed into place, so a present blob is always
+complete. Unreferenced blobs are removed by :meth:`BlobStore.prune`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from xcsh.fs.confined import sha256_hex
+
+_THREADS = 8
+
+
+class BlobStore:
+    """Blobs under ``folder``.
+
+    Args:
+        folder: the ``blobs`` folder (created on the first write).
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def path(self, digest: str) -> Path:
+        """Where the blob of ``digest`` lives."""
+        return self.folder / digest[:2] / digest[2:]
+
+    def has(self, digest: str) -> bool:
+        """True when the blob is stored."""
+        return self.path(digest).is_file()
+
+    def get(self, digest: str) -> bytes:
+        """The bytes of a stored blob.
+
+        Raises:
+            OSError: it is missing or unreadable.
+            ValueError: its bytes do not match its name (damaged).
+        """
+        data = self.path(digest).read_bytes()
+        if sha256_hex(data) != digest:
+            raise ValueError(f"the journal's copy {self.path(digest)} is damaged")
+        return data
+
+    def put_many(self, contents: Iterable[bytes]) -> tuple[dict[str, int], int]:
+        """Store each content not stored yet, durably (fsynced, folders too).
+
+        Returns:
+            ``(digests, new_bytes)``: every content's digest with its size, and
+            the bytes this call added to the store.
+
+        Raises:
+            OSError: a blob could not be written (the store is unchanged
+                except for complete blobs no entry refers to yet).
+        """
+        wanted: dict[str, bytes] = {}
+        for data in contents:
+            wanted.setdefault(sha256_hex(data), data)
+        missing = {d: data for d, data in wanted.items() if not self.has(d)}
+        folders = {self.path(d).parent for d in missing}
+        for folder in folders:
+            folder.mkdir(parents=True, exist_ok=True)
+        items = list(missing.items())
+        if len(items) <= 2:
+            for digest, data in items:
+                self._write(digest, data)
+        else:
+            with ThreadPoolExecutor(max_workers=_THREADS) as pool:
+                list(pool.map(lambda item: self._write(*item), items))
+        for folder in folders:
+            _sync_folder(folder)
+        if folders:
+            _sync_folder(self.folder)
+        return {d: len(data) for d, data in wanted.items()}, sum(len(v) for v in missing.values())
+
+    def _write(self, digest: str, data: bytes) -> None:
+        final = self.path(digest)
+        temp = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(temp, final)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+
+    def prune(self, keep: set[str]) -> int:
+        """Remove every blob whose digest is not in ``keep``; returns the bytes freed."""
+        freed = 0
+        if not self.folder.is_dir():
+            return 0
+        for sub in self.folder.iterdir():
+            if not sub.is_dir():
+                continue
+            for blob in sub.iterdir():
+                digest = sub.name + blob.name
+                if digest in keep:
+                    continue
+                with contextlib.suppress(OSError):
+                    size = blob.stat().st_size
+                    blob.unlink()
+                    freed += size
+        return freed
+
+    def total_bytes(self) -> int:
+        """The bytes every stored blob takes."""
+        total = 0
+        if not self.folder.is_dir():
+            return 0
+        for sub in self.folder.iterdir():
+            if sub.is_dir():
+                for blob in sub.iterdir():
+                    with contextlib.suppress(OSError):
+                        total += blob.stat().st_size
+        return total
+
+
+def _sync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

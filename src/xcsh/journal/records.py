@@ -1,0 +1,311 @@
+"""The journal's records on disk: intent records, their outcome, and the index.
+
+An entry ``<seq>`` is two files in ``entries/``:
+
+- ``000007.json``, the **intent record**, written (fsynced) before the first
+  byte reaches the workspace::
+
+    {"version": 2, "seq": 7, "kind": "apply", "undoes": null,
+     "created": "2026-11-29T23:10:00Z", "root": "/abs/folder", "pid": 4242,
+     "label": "AST Edit: 1 replacement in 1 file", "source_tool_name": "ast_edit",
+     "after_known": true,
+     "files": [{"path": "src/a.py", "before": "<sha256>", "after": "<sha256>", "mode": 420}]}
+
+  ``before``/``after`` are ``null`` for a file that did not exist on that
+  side; the contents are in the blob store under those hashes. ``kind`` is
+  ``"undo"`` for an undo, with ``undoes`` naming the entry it undid.
+  ``after_known`` is false for a custom tool's apply, whose result is only
+  known once it ran; its ``after`` hashes are then in the outcome record.
+- ``000007.state``, the **outcome record** (its presence is the commit
+  point): ``{"state": "committed"}`` or ``{"state": "rolled back"}``, plus
+  ``"after": {path: sha256}`` when ``after_known`` was false. An intent
+  record without an outcome record is an incomplete entry: the process
+  died (or is still running, which its lock on the intent record shows).
+
+``index.json`` summarises every entry (one small object each) so that
+listing never reads the intent records; it is rebuilt from them when it is
+missing or behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+SCHEMA_VERSION = 2
+COMMITTED = "committed"
+ROLLED_BACK = "rolled back"
+
+Kind = Literal["apply", "undo"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class FileRecord:
+    """One file of an entry.
+
+    Args:
+        path: relative to the entry's root, ``/`` separators, no symlink on the way.
+        before: sha256 of its content before, ``None`` when it did not exist.
+        after: sha256 after, ``None`` when removed (or not known yet, see ``after_known``).
+        mode: its permission bits before (to re-create it), ``None`` when it did not exist.
+    """
+
+    path: str
+    before: str | None
+    after: str | None
+    mode: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class EntryRecord:
+    """An intent record, with its outcome once known.
+
+    Args:
+        seq: its number (1-based, increasing, never reused).
+        kind: ``"apply"`` or ``"undo"``.
+        undoes: for an undo, the entry it undid.
+        root: the absolute folder the paths are relative to.
+        label: the pending action's label (or ``"Undo: <label>"``).
+        source_tool_name: the tool that produced it (``"ast_edit"``, ``"write"``...).
+        created: UTC time, ISO 8601.
+        pid: the process that wrote it.
+        after_known: the ``after`` hashes were known before the writes.
+        files: the files, in apply order.
+        state: ``"committed"``, ``"rolled back"``, or ``None`` while incomplete.
+    """
+
+    seq: int
+    kind: Kind
+    undoes: int | None
+    root: Path
+    label: str
+    source_tool_name: str
+    created: str
+    pid: int
+    after_known: bool
+    files: tuple[FileRecord, ...]
+    state: str | None = None
+
+    @property
+    def name(self) -> str:
+        """``000007``: the file name stem of its records."""
+        return f"{self.seq:06d}"
+
+    def intent_json(self) -> dict[str, Any]:
+        """The intent record as written."""
+        return {
+            "version": SCHEMA_VERSION,
+            "seq": self.seq,
+            "kind": self.kind,
+            "undoes": self.undoes,
+            "created": self.created,
+            "root": str(self.root),
+            "pid": self.pid,
+            "label": self.label,
+            "source_tool_name": self.source_tool_name,
+            "after_known": self.after_known,
+            "files": [
+                {"path": f.path, "before": f.before, "after": f.after, "mode": f.mode}
+                for f in self.files
+            ],
+        }
+
+    def with_outcome(self, state: str, after: Mapping[str, str | None] | None) -> EntryRecord:
+        """This entry with its outcome (and, for a custom apply, the after hashes)."""
+        files = self.files
+        if after is not None:
+            files = tuple(replace(f, after=after.get(f.path, f.after)) for f in files)
+        return replace(self, state=state, files=files)
+
+
+def parse_intent(data: Any) -> EntryRecord | None:
+    """An intent record from its JSON, ``None`` when it is not one this version reads."""
+    if not isinstance(data, Mapping) or data.get("version") != SCHEMA_VERSION:
+        return None
+    try:
+        kind = str(data["kind"])
+        if kind not in ("apply", "undo"):
+            return None
+        undoes = data.get("undoes")
+        return EntryRecord(
+            seq=int(data["seq"]),
+            kind="apply" if kind == "apply" else "undo",
+            undoes=int(undoes) if undoes is not None else None,
+            root=Path(str(data["root"])),
+            label=str(data["label"]),
+            source_tool_name=str(data.get("source_tool_name", "")),
+            created=str(data.get("created", "")),
+            pid=int(data.get("pid", 0)),
+            after_known=bool(data.get("after_known", True)),
+            files=tuple(
+                FileRecord(
+                    path=str(f["path"]),
+                    before=_digest(f.get("before")),
+                    after=_digest(f.get("after")),
+                    mode=int(f["mode"]) if f.get("mode") is not None else None,
+                )
+                for f in data["files"]
+            ),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def parse_outcome(data: Any) -> tuple[str, dict[str, str | None] | None] | None:
+    """``(state, after hashes or None)`` from an outcome record's JSON."""
+    if not isinstance(data, Mapping) or data.get("state") not in (COMMITTED, ROLLED_BACK):
+        return None
+    after = data.get("after")
+    if isinstance(after, Mapping):
+        return str(data["state"]), {str(k): _digest(v) for k, v in after.items()}
+    return str(data["state"]), None
+
+
+def _digest(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = str(value)
+    if len(text) != 64 or any(c not in "0123456789abcdef" for c in text):
+        raise ValueError(f"not a sha256: {text!r}")
+    return text
+
+
+@dataclass(frozen=True, kw_only=True)
+class EntrySummary:
+    """One line of the index: what listing and choosing an entry need.
+
+    Args:
+        seq, kind, undoes, label, source_tool_name, created, state: as the entry.
+        paths: the first few file paths (``count`` says how many there are).
+        count: how many files the entry names.
+        bytes: bytes of journal storage this entry added (new blobs).
+    """
+
+    seq: int
+    kind: Kind
+    undoes: int | None
+    label: str
+    source_tool_name: str
+    created: str
+    state: str | None
+    paths: tuple[str, ...]
+    count: int
+    bytes: int
+
+    @classmethod
+    def of(cls, entry: EntryRecord, added_bytes: int) -> EntrySummary:
+        """The summary of ``entry``."""
+        return cls(
+            seq=entry.seq,
+            kind=entry.kind,
+            undoes=entry.undoes,
+            label=entry.label,
+            source_tool_name=entry.source_tool_name,
+            created=entry.created,
+            state=entry.state,
+            paths=tuple(f.path for f in entry.files[:INDEX_PATHS]),
+            count=len(entry.files),
+            bytes=added_bytes,
+        )
+
+
+INDEX_PATHS = 5
+"""How many paths of each entry the index keeps (for listings)."""
+
+
+def dump_index(summaries: Sequence[EntrySummary]) -> bytes:
+    """The index file's bytes."""
+    items = [
+        {
+            "seq": s.seq,
+            "kind": s.kind,
+            "undoes": s.undoes,
+            "label": s.label,
+            "source_tool_name": s.source_tool_name,
+            "created": s.created,
+            "state": s.state,
+            "paths": list(s.paths),
+            "count": s.count,
+            "bytes": s.bytes,
+        }
+        for s in summaries
+    ]
+    return (json.dumps({"version": SCHEMA_VERSION, "entries": items}) + "\n").encode("utf-8")
+
+
+def load_index(path: Path) -> list[EntrySummary] | None:
+    """The index, ``None`` when it is missing, unreadable or of another version."""
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, Mapping) or data.get("version") != SCHEMA_VERSION:
+        return None
+    out = []
+    try:
+        for item in data["entries"]:
+            kind = str(item["kind"])
+            out.append(
+                EntrySummary(
+                    seq=int(item["seq"]),
+                    kind="undo" if kind == "undo" else "apply",
+                    undoes=int(item["undoes"]) if item.get("undoes") is not None else None,
+                    label=str(item["label"]),
+                    source_tool_name=str(item.get("source_tool_name", "")),
+                    created=str(item.get("created", "")),
+                    state=str(item["state"]) if item.get("state") is not None else None,
+                    paths=tuple(str(p) for p in item.get("paths", [])),
+                    count=int(item.get("count", 0)),
+                    bytes=int(item.get("bytes", 0)),
+                )
+            )
+    except (KeyError, TypeError, ValueError):
+        return None
+    return out
+
+
+def write_durably(
+    path: Path, data: bytes, *, exclusive: bool = False, durable: bool = True
+) -> None:
+    """Write ``path`` through a fsynced temporary file, then fsync its folder.
+
+    Args:
+        exclusive: fail with :class:`FileExistsError` when ``path`` exists
+            (published with ``link``, which never replaces a file).
+        durable: fsync at all (the index, a cache rebuilt when behind, skips it).
+
+    Raises:
+        OSError: the write failed; ``path`` is unchanged.
+    """
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        if exclusive:
+            os.link(temp, path)
+            os.unlink(temp)
+        else:
+            os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    if not durable:
+        return
+    dirfd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(dirfd)
+    finally:
+        os.close(dirfd)

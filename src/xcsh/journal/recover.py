@@ -1,0 +1,178 @@
+"""Settling entries a crash left incomplete (intent record, no outcome record).
+
+:func:`recover` runs whenever an xcsh command opens a workspace (the agent,
+``xcsh -p``, ``xcsh mcp``, ``xcsh ast-edit``, ``xcsh undo``) and as
+``xcsh recover``. For each incomplete entry whose process is gone:
+
+- if every file already holds its *after* content, the apply had finished
+  writing and only its outcome record was missing: it is **completed**
+  (recorded as committed, so it can be undone);
+- otherwise it is **rolled back**: each file holding its after content gets
+  its before content again (the kept old file is renamed back when the crash
+  left it, else the copy in the blob store is written); files holding their
+  before content are left alone; a file holding neither (edited since the
+  crash) is left as it is and named.
+
+Either way the tree is never left mixed by xcsh, and the temporary and kept
+names the apply made (``.<name>.xcsh-<seq>.tmp`` / ``.orig``) are removed.
+A custom tool's apply, whose after content was not known in advance, is
+rolled back: every file that differs from its before content gets it back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+
+from xcsh.fs.confined import ChangedError, ConfinedError, Expect, RootDir, sha256_hex
+from xcsh.journal.records import COMMITTED, ROLLED_BACK, EntryRecord, FileRecord
+from xcsh.journal.store import Journal
+
+
+@dataclass(kw_only=True)
+class Recovered:
+    """What recovery did with one entry.
+
+    Attributes:
+        seq, label: the entry.
+        outcome: ``"completed"`` or ``"rolled back"``; ``"unfinished"`` when
+            some files could not be put back (``still_new`` names them).
+        restored: files given their before content again.
+        conflicts: files holding neither side, left as they are.
+        still_new: files still holding new content (putting them back failed).
+        temps: temporary and kept names removed.
+    """
+
+    seq: int
+    label: str
+    outcome: str
+    restored: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+    still_new: list[str] = field(default_factory=list)
+    temps: int = 0
+
+    @property
+    def message(self) -> str:
+        """One paragraph for people, naming the files."""
+        if self.outcome == "completed":
+            text = (
+                f"Recovered an interrupted apply '{self.label}': it had finished writing; "
+                "recorded it (undo can revert it)."
+            )
+        elif self.outcome == "rolled back":
+            names = ", ".join(self.restored) if self.restored else "no file had changed"
+            text = f"Recovered an interrupted apply '{self.label}': rolled back ({names})."
+        else:
+            text = (
+                f"Could not finish rolling back the interrupted apply '{self.label}': these "
+                f"files still hold its new content: {', '.join(self.still_new)}. Run "
+                "`xcsh recover` again once they can be written."
+            )
+        if self.conflicts:
+            text += f" Left as they are (changed since): {', '.join(self.conflicts)}."
+        return text
+
+
+def recover(journal: Journal) -> list[Recovered]:
+    """Settle every incomplete entry of ``journal`` whose process is gone.
+
+    Cheap when there is nothing to do (one folder listing, no lock).
+
+    Raises:
+        JournalError: the journal's lock cannot be taken.
+    """
+    if not journal.incomplete():
+        return []
+    done: list[Recovered] = []
+    with journal.locked():
+        for seq in journal.incomplete():
+            if journal.is_live(seq):
+                continue
+            record = journal.entry(seq)
+            if record is None:
+                continue
+            done.append(_settle_one(journal, record))
+    return done
+
+
+def _settle_one(journal: Journal, record: EntryRecord) -> Recovered:
+    tag = f"xcsh-{record.name}"
+    report = Recovered(seq=record.seq, label=record.label, outcome="rolled back")
+    with RootDir(record.root) as rd:
+        current = {f.path: _current(rd, f.path) for f in record.files}
+        if record.after_known and all(
+            current[f.path] == ("-" if f.after is None else f.after) for f in record.files
+        ):
+            report.outcome = "completed"
+        else:
+            for f in record.files:
+                _put_back(journal, rd, record, f, current[f.path], tag, report)
+        for f in record.files:
+            for suffix in (f"{tag}.tmp", f"{tag}.orig"):
+                if rd.remove_sibling(f.path, suffix):
+                    report.temps += 1
+    if report.still_new:
+        report.outcome = "unfinished"
+        return report
+    state = COMMITTED if report.outcome == "completed" else ROLLED_BACK
+    with contextlib.suppress(OSError):
+        journal.settle(record, state)
+    return report
+
+
+def _current(rd: RootDir, path: str) -> str | None:
+    """``"-"`` for a missing file, its sha256, or ``None`` when it cannot be read safely."""
+    try:
+        found = rd.read(path)
+    except (ConfinedError, OSError):
+        return None
+    return "-" if found is None else sha256_hex(found[0])
+
+
+def _put_back(
+    journal: Journal,
+    rd: RootDir,
+    record: EntryRecord,
+    f: FileRecord,
+    now: str | None,
+    tag: str,
+    report: Recovered,
+) -> None:
+    before = "-" if f.before is None else f.before
+    if now == before:
+        return
+    if now is None:
+        report.conflicts.append(f.path)
+        return
+    after = "-" if f.after is None else f.after
+    if record.after_known and now != after:
+        report.conflicts.append(f.path)
+        return
+    expect = Expect(sha256=None if now == "-" else now)
+    try:
+        if f.before is None:
+            rd.remove(f.path, expect=expect)
+        elif _kept_is_before(rd, f, tag):
+            rd.restore_sibling(f.path, f"{tag}.orig")
+        else:
+            rd.replace(f.path, journal.blobs.get(f.before), expect=expect, tag=tag, mode=f.mode)
+    except ChangedError:
+        report.conflicts.append(f.path)
+        return
+    except (OSError, ConfinedError, ValueError):
+        report.still_new.append(f.path)
+        return
+    report.restored.append(f.path)
+
+
+def _kept_is_before(rd: RootDir, f: FileRecord, tag: str) -> bool:
+    """True when the apply's kept old file is there and holds the before content."""
+    if not rd.sibling(f.path, f"{tag}.orig"):
+        return False
+    parent, _, name = f.path.rpartition("/")
+    kept = f"{parent}/.{name}.{tag}.orig" if parent else f".{name}.{tag}.orig"
+    try:
+        found = rd.read(kept)
+    except (ConfinedError, OSError):
+        return False
+    return found is not None and sha256_hex(found[0]) == f.before

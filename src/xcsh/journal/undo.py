@@ -1,0 +1,190 @@
+"""Undoing a recorded change, through the same journaled, confined writes as an apply.
+
+Undo picks an applied entry (the newest not undone yet, or a given number),
+checks every file (it must hold exactly what the apply wrote, or already
+hold what was there before), and writes the before contents back with
+:func:`~xcsh.journal.apply.apply_changes`, recorded as an entry of kind
+``"undo"``. A refused undo changes nothing. An entry whose files all hold
+their before content already (restored by ``git checkout``, say) is marked
+undone instead of blocking every later undo.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xcsh.core import XcshError
+from xcsh.fs.confined import ConfinedError, RootDir, sha256_hex
+from xcsh.journal.apply import ApplyError, Change, apply_changes
+from xcsh.journal.records import COMMITTED, EntryRecord, EntrySummary
+from xcsh.journal.store import Journal, JournalError
+
+
+class UndoError(XcshError):
+    """Undo could not run; nothing was restored. The message says why."""
+
+
+class NothingToUndo(UndoError):
+    """The journal holds no applied change that is not undone yet."""
+
+
+class UndoRefused(UndoError):
+    """A file changed since the apply wrote it (or cannot be reached safely).
+
+    Attributes:
+        files: the paths (relative to the workspace) that block the undo.
+    """
+
+    def __init__(self, message: str, *, files: list[str]) -> None:
+        super().__init__(message)
+        self.files = files
+
+
+@dataclass(frozen=True, kw_only=True)
+class UndoOutcome:
+    """What an undo did.
+
+    Args:
+        entry: the entry undone.
+        restored: the paths given their previous content back (or removed).
+        already: every file held its previous content already; only the mark changed.
+        warning: the files were restored but the journal could not record it.
+    """
+
+    entry: EntryRecord
+    restored: list[str]
+    already: bool = False
+    warning: str | None = None
+
+    @property
+    def message(self) -> str:
+        """``Undid '<label>': restored a.py, b.py.`` (or the already-undone wording)."""
+        if self.already:
+            return (
+                f"'{self.entry.label}' was undone already: its files hold their content from "
+                "before it. Marked it as undone."
+            )
+        text = f"Undid '{self.entry.label}': restored {_names(self.restored)}."
+        return text if self.warning is None else f"{text} {self.warning}"
+
+
+def undoable(journal: Journal) -> list[EntrySummary]:
+    """Applied entries not undone yet, oldest first."""
+    summaries = journal.summaries()
+    undone = {s.undoes for s in summaries if s.kind == "undo" and s.state == COMMITTED and s.undoes}
+    return [
+        s for s in summaries if s.kind == "apply" and s.state == COMMITTED and s.seq not in undone
+    ]
+
+
+def undo(journal: Journal, seq: int | None = None) -> UndoOutcome:
+    """Undo entry ``seq`` (default: the newest applied entry not undone yet).
+
+    Raises:
+        NothingToUndo: nothing left to undo.
+        UndoError: ``seq`` is unknown, not applied, or undone already; the
+            journal's copy is missing; the writes failed (rolled back).
+        UndoRefused: a file changed since the apply; nothing was restored.
+    """
+    live = undoable(journal)
+    if seq is None:
+        if not live:
+            raise NothingToUndo(
+                f"Nothing to undo: no applied change is recorded for {journal.root}."
+            )
+        chosen = live[-1].seq
+    else:
+        chosen = seq
+        if not any(s.seq == seq for s in live):
+            raise UndoError(_why_not(journal, seq))
+    record = journal.entry(chosen)
+    if record is None:
+        raise UndoError(f"Cannot read entry {chosen} of the undo journal {journal.folder}.")
+    restore, changed, already = _classify(journal, record)
+    if changed:
+        raise UndoRefused(
+            f"Cannot undo '{record.label}': these files changed since it was applied: "
+            f"{_names(changed)}. Nothing was restored.",
+            files=changed,
+        )
+    label = f"Undo: {record.label}"
+    try:
+        if not restore:
+            with journal.locked():
+                entry = journal.begin(
+                    kind="undo", label=label, source_tool_name="undo", files=[], undoes=chosen
+                )
+                journal.finish(entry, COMMITTED)
+            return UndoOutcome(entry=record, restored=[], already=True)
+        applied = apply_changes(
+            journal.root,
+            restore,
+            journal=journal,
+            label=label,
+            source_tool_name="undo",
+            kind="undo",
+            undoes=chosen,
+        )
+    except (ApplyError, JournalError, OSError) as exc:
+        raise UndoError(f"Cannot undo '{record.label}': {exc}") from exc
+    return UndoOutcome(
+        entry=record,
+        restored=[c.path for c in restore] + already,
+        warning=applied.warning,
+    )
+
+
+def _classify(journal: Journal, record: EntryRecord) -> tuple[list[Change], list[str], list[str]]:
+    """``(changes to write, files changed since, files already holding their before content)``."""
+    restore: list[Change] = []
+    changed: list[str] = []
+    already: list[str] = []
+    try:
+        rd = RootDir(record.root)
+    except ConfinedError as exc:
+        raise UndoError(f"Cannot undo '{record.label}': {exc}") from exc
+    with rd:
+        for f in record.files:
+            try:
+                found = rd.read(f.path)
+            except (ConfinedError, OSError):
+                changed.append(f.path)
+                continue
+            now = None if found is None else sha256_hex(found[0])
+            if now == f.before:
+                already.append(f.path)
+                continue
+            if now != f.after:
+                changed.append(f.path)
+                continue
+            try:
+                before = None if f.before is None else journal.blobs.get(f.before)
+            except (OSError, ValueError) as exc:
+                raise UndoError(
+                    f"Cannot undo '{record.label}': the journal's copy of {f.path} is missing "
+                    f"or damaged ({exc}). Nothing was restored."
+                ) from exc
+            restore.append(
+                Change(path=f.path, shown=f.path, before=found[0] if found else None, after=before)
+            )
+    return restore, changed, already
+
+
+def _why_not(journal: Journal, seq: int) -> str:
+    for s in journal.summaries():
+        if s.seq != seq:
+            continue
+        if s.kind != "apply":
+            return (
+                f"Entry {seq} is an undo, not an applied change; "
+                "`xcsh undo --list` shows the applies."
+            )
+        if s.state != COMMITTED:
+            return f"Entry {seq} ('{s.label}') was rolled back; there is nothing to undo."
+        return f"Entry {seq} ('{s.label}') was undone already."
+    return f"No entry {seq} in the undo journal for {journal.root}; `xcsh undo --list` shows them."
+
+
+def _names(names: list[str], shown: int = 20) -> str:
+    head = ", ".join(names[:shown])
+    return head if len(names) <= shown else f"{head} and {len(names) - shown} more"
