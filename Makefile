@@ -42,3 +42,7 @@ clean:
 .PHONY: bench-loop
 bench-loop: $(STAMP)
 	$(BIN)/python bench/loop_bench.py
+
+.PHONY: bench-startup
+bench-startup: $(STAMP)
+	$(BIN)/python bench/startup.py

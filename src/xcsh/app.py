@@ -40,7 +40,7 @@ from xcsh.agent import (
     sessions_dir,
 )
 from xcsh.core import AgentTool, UsageError
-from xcsh.fs import xcsh_home as fs_home
+from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, JournalError, Recovered, Retention, record_applies, recover
 from xcsh.pending import PendingActionStore
 from xcsh.plugins import LoadError, aload_custom_tools
@@ -50,12 +50,6 @@ from xcsh.tools.registry import create_builtin_tools
 
 ToolsFactory = Callable[[Path, PendingActionStore], list[AgentTool[Any]]]
 """``factory(cwd, store) -> tools``: the tools of a new session."""
-
-
-def xcsh_home(env: Mapping[str, str] | None = None) -> Path:
-    """``$XCSH_HOME``, or ``~/.xcsh`` when it is unset or empty (SPEC §5a); see
-    :func:`xcsh.fs.xcsh_home`."""
-    return fs_home(env=env)
 
 
 KNOWN_SETTINGS = (*SETTING_KEYS, "max_forced_turns", "journal_max_entries", "journal_max_bytes")
@@ -137,14 +131,6 @@ def build_provider(
     """
     resolved = resolve_provider_settings(flags, os.environ if env is None else env, settings)
     return create_provider(resolved)
-
-
-def builtin_tools(
-    cwd: Path, store: PendingActionStore, journal: Journal | None = None
-) -> list[AgentTool[Any]]:
-    """The built-in tools (coding, ``ast_grep``, ``ast_edit``, ``resolve``) for ``cwd``,
-    writing through ``journal``."""
-    return create_builtin_tools(cwd, store, journal=journal)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -262,7 +248,7 @@ async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None
     """
     if options.continue_latest and options.session_id:
         raise UsageError("--continue and --session cannot be used together")
-    home = options.home or xcsh_home(options.env)
+    home = options.home or xcsh_home(env=options.env)
     settings = load_settings(home)
     flags = {"provider": options.provider, "model": options.model, "base_url": options.base_url}
     provider = build_provider(flags, settings, options.env)
@@ -288,7 +274,11 @@ async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None
     custom = await aload_custom_tools(
         cwd, store=store, home=home, trust_project=options.trust_project
     )
-    built = tools(cwd, store) if tools is not None else builtin_tools(cwd, store, journal)
+    built = (
+        tools(cwd, store)
+        if tools is not None
+        else create_builtin_tools(cwd, store, journal=journal)
+    )
     session_tools = [*built, *custom.tools]
     header: dict[str, Any] | None = None
     if path is None:

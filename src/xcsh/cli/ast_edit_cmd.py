@@ -45,6 +45,7 @@ import contextlib
 import json
 import os
 import select
+import shlex
 import signal
 import sys
 from collections.abc import Callable
@@ -67,6 +68,7 @@ from xcsh.cli.common import (
     error,
     is_interactive,
     stderr_is_terminal,
+    workspace_for,
 )
 from xcsh.cli.pager import page, pager_command
 from xcsh.core import AgentToolResult, ToolError, UsageError
@@ -226,8 +228,9 @@ def main(argv: list[str]) -> int:
     out = _Stdout(None if args.json else make_console(sys.stdout, _style()))
     try:
         check_limit(args.limit)
-        journal = _open_journal()
-        preview = _with_spinner(lambda: _merged_preview(args))
+        root, given = workspace_for(args.paths or [os.curdir])
+        journal = _open_journal(Path(root))
+        preview = _with_spinner(lambda: _merged_preview(args, root, given))
     except (ToolError, UsageError) as exc:
         error(str(exc))
         return EXIT_BAD_INPUT
@@ -238,6 +241,9 @@ def main(argv: list[str]) -> int:
     if preview.files_scanned == 0:
         error(empty_scope_message(args.lang, list(args.paths or [os.curdir])))
         return EXIT_BAD_INPUT
+    elsewhere = root != os.path.realpath(os.getcwd())
+    if elsewhere:
+        error(f"workspace {root}: the files below are named relative to it")
     store = PendingActionStore()
     # the apply is recorded in the folder's undo journal, so `xcsh undo` can put the files back
     result = push_edit_preview(store, preview, _arguments(args), journal=journal)
@@ -258,7 +264,8 @@ def main(argv: list[str]) -> int:
     # are held by the journal until the apply committed or rolled back, then end the process.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        resolved = asyncio.run(_resolve(store, decision, out))
+        undo = f"cd {shlex.quote(root)} && xcsh undo" if elsewhere else "xcsh undo"
+        resolved = asyncio.run(_resolve(store, decision, out, undo=undo))
     finally:
         signal.signal(signal.SIGINT, previous)
     if code != EXIT_OK:
@@ -268,14 +275,15 @@ def main(argv: list[str]) -> int:
     return resolved
 
 
-def _open_journal() -> Journal:
-    """This folder's undo journal, after settling any apply a crash interrupted.
+def _open_journal(root: Path) -> Journal:
+    """The undo journal of the workspace ``root``, after settling any apply a crash
+    interrupted.
 
     Raises:
         UsageError: a retention setting in settings.toml is invalid.
     """
     home = xcsh_home()
-    journal = Journal.for_root(home, Path.cwd(), retention=Retention.of_home(home))
+    journal = Journal.for_root(home, root, retention=Retention.of_home(home))
     try:
         for recovered in recover(journal):
             error(recovered.message)
@@ -352,15 +360,13 @@ def _arguments(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _merged_preview(args: argparse.Namespace) -> EditPreview:
+def _merged_preview(args: argparse.Namespace, root: str, paths: list[str]) -> EditPreview:
     """One preview across every PATH, each file read once (by real path).
 
     Each file is rewritten in its own language (as ``ast-grep run`` infers one
     per file) unless ``-l`` names one; ``--limit`` counts across PATHs, in the
     order given.
     """
-    root = os.getcwd()
-    paths = args.paths or [os.curdir]
     covered: set[str] = set()
     merged: EditPreview | None = None
     remaining = args.limit
@@ -482,7 +488,9 @@ class _Stdout:
             os.close(devnull)
 
 
-async def _resolve(store: PendingActionStore, decision: Decision, out: _Stdout) -> int:
+async def _resolve(
+    store: PendingActionStore, decision: Decision, out: _Stdout, *, undo: str = "xcsh undo"
+) -> int:
     """Resolve the pending edit through the ``resolve`` tool and show the outcome."""
     resolve = create_resolve_tool(store)
     style = _style() if out.console is not None and not out.broken else detect_style(sys.stderr)
@@ -493,7 +501,7 @@ async def _resolve(store: PendingActionStore, decision: Decision, out: _Stdout) 
         out.print(render_resolution(result.details, style=style))
         if decision.action == "apply":
             out.print(result.text)
-            out.print("Undo it with: xcsh undo")
+            out.print(f"Undo it with: {undo}")
         return EXIT_OK
     # apply failed and the action went back on the stack: nothing of it was written.
     store.pop()

@@ -21,14 +21,13 @@ file left to search, with or without ``-l``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import json
 import os
 import sys
 from collections.abc import Iterator
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from xcsh.cli.common import (
     EXIT_BAD_INPUT,
@@ -39,11 +38,15 @@ from xcsh.cli.common import (
     empty_scope_message,
     error,
     scan_progress,
+    shown_path,
+    workspace_for,
 )
 from xcsh.core import ToolError, UsageError
 from xcsh.structural import Match, SkippedFile, explain_nothing_found, iter_matches, skipped_note
-from xcsh.structural.tools import error_pattern_note
-from xcsh.ui import detect_style, make_console
+from xcsh.ui import detect_style
+
+if TYPE_CHECKING:  # rich loads only when the output is coloured
+    from rich.console import Console
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -125,10 +128,16 @@ def _search(args: argparse.Namespace) -> int:
     style = detect_style(sys.stdout)
     # file=None: the console writes to whatever sys.stdout is when it prints, so a
     # progress bar on the same terminal can put matches above itself.
-    console = make_console(None, style) if style.color and not args.json else None
+    console = None
+    if style.color and not args.json:
+        from xcsh.ui import make_console
+
+        console = make_console(None, style)
     skipped: list[SkippedFile] = []
     found = 0
     paths: list[str] = args.paths or [os.curdir]
+    root, given = workspace_for(paths)
+    elsewhere = root != os.path.realpath(os.getcwd())
     remaining: int | None = args.limit
     more = False
     scanned = 0
@@ -139,11 +148,11 @@ def _search(args: argparse.Namespace) -> int:
             scanned = max(scanned, total)
             bar.callback(done, total)
 
-        for path in paths:
-            matches = iter_matches(
+        for path, engine_path in zip(paths, given, strict=True):
+            source = iter_matches(
                 [args.pattern],
-                root=os.getcwd(),
-                path=path,
+                root=root,
+                path=engine_path,
                 glob=tuple(args.globs),
                 lang=args.lang,
                 selector=args.selector,
@@ -151,6 +160,11 @@ def _search(args: argparse.Namespace) -> int:
                 progress=progress,
                 skipped=skipped,
             )
+            matches: Iterator[Match] = source
+            if elsewhere:  # printed relative to the current folder, as ast-grep does
+                matches = (
+                    dataclasses.replace(m, file=shown_path(m.file, root, path)) for m in source
+                )
             try:
                 if remaining is None:
                     for match in matches:
@@ -166,7 +180,7 @@ def _search(args: argparse.Namespace) -> int:
                     found += len(kept)
                     remaining -= len(kept)
             finally:
-                close = getattr(matches, "close", None)
+                close = getattr(source, "close", None)
                 if close is not None:
                     close()
             if remaining == 0:
@@ -181,11 +195,11 @@ def _search(args: argparse.Namespace) -> int:
         error(empty_scope_message(args.lang, paths))
         return EXIT_BAD_INPUT
     if not found:
-        return _explain_nothing_found(args, paths[0])
+        return _explain_nothing_found(args, root, given[0])
     return EXIT_OK
 
 
-def _explain_nothing_found(args: argparse.Namespace, path: str) -> int:
+def _explain_nothing_found(args: argparse.Namespace, root: str, path: str) -> int:
     """Say why nothing was found when the pattern is suspect (SPEC §4); the exit code.
 
     A pattern that probably matches nothing (it does not match its own code, or
@@ -194,7 +208,7 @@ def _explain_nothing_found(args: argparse.Namespace, path: str) -> int:
     """
     doubt, unparsable = explain_nothing_found(
         [args.pattern],
-        root=os.getcwd(),
+        root=root,
         path=path,
         glob=tuple(args.globs),
         lang=args.lang,
@@ -204,6 +218,8 @@ def _explain_nothing_found(args: argparse.Namespace, path: str) -> int:
     if doubt is not None:
         error(doubt)
         return EXIT_BAD_INPUT
+    from xcsh.structural.tools import error_pattern_note
+
     for pattern in unparsable:
         error(error_pattern_note(pattern, selector_flag="--selector"))
     return EXIT_NO_MATCH
@@ -220,6 +236,8 @@ def _emit(match: Match, as_json: bool, console: Console | None) -> None:
         sys.stdout.write("".join(f"{match.file}{pos}{line}\n" for pos, line, _, _ in lines))
         return
     for position, line, lo, hi in lines:
+        from rich.text import Text
+
         styled = Text()
         styled.append(match.file, style="magenta")
         styled.append(position, style="green")

@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TextIO
-
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from xcsh.core import UsageError
+from xcsh.fs.walk import repository_top
 from xcsh.ui import detect_style
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 EXIT_OK = 0
 """Done: matches printed, or an edit previewed, applied or discarded."""
@@ -80,7 +76,8 @@ def add_scope_arguments(parser: argparse.ArgumentParser, *, counted: str = "matc
         nargs="*",
         metavar="PATH",
         default=[],
-        help="files, folders or globs inside the current folder (default: the current folder)",
+        help="files, folders or globs (default: the current folder); a PATH outside the "
+        "current folder makes its repository, or its folder, the workspace",
     )
 
 
@@ -108,6 +105,54 @@ def empty_scope_message(lang: str | None, paths: list[str]) -> str:
         f"No {lang} file to search in {where}. Check PATH and --globs "
         "(a glob starting with ! leaves files out)."
     )
+
+
+def workspace_for(paths: Sequence[str], cwd: str | None = None) -> tuple[str, list[str]]:
+    """The workspace of one run and the PATHs to give the engine.
+
+    A person running ``xcsh ast-grep``/``ast-edit`` decides what may be read, as
+    with the ``ast-grep`` CLI: PATHs inside the current folder are searched with
+    the current folder as the workspace; PATHs outside it make their
+    repository (the nearest folder above holding ``.git``), or else their own
+    folder, the workspace. A glob or a missing PATH stays relative to the
+    current folder (the engine then says what is wrong). Confinement to the
+    workspace still holds for what a model asks through the tools.
+
+    Returns:
+        ``(root, paths)``: the workspace folder, and each PATH as given when it
+        is inside the current folder, else as an absolute path.
+
+    Raises:
+        UsageError: PATHs outside the current folder lie in different workspaces.
+    """
+    here = os.path.realpath(cwd if cwd is not None else os.getcwd())
+    roots: dict[str, list[str]] = {}
+    given: list[str] = []
+    for path in paths:
+        real = os.path.realpath(os.path.expanduser(path))
+        inside = real == here or real.startswith(here + os.sep)
+        if inside or not os.path.exists(real):
+            roots.setdefault(here, []).append(path)
+            given.append(path)
+            continue
+        folder = Path(real if os.path.isdir(real) else os.path.dirname(real))
+        root = str(repository_top(folder) or folder)
+        roots.setdefault(root, []).append(path)
+        given.append(real)
+    if len(roots) > 1:
+        listed = "; ".join(f"{root} ({', '.join(ps)})" for root, ps in roots.items())
+        raise UsageError(
+            f"the PATHs lie in different workspaces: {listed}",
+            hint="run the command once per workspace",
+        )
+    return (next(iter(roots)) if roots else here), given
+
+
+def shown_path(file: str, root: str, given: str) -> str:
+    """How a matched ``file`` (relative to ``root``) is printed: relative to the current
+    folder, or absolute when its PATH was given as an absolute path (as ``ast-grep``)."""
+    full = os.path.join(root, file)
+    return full if os.path.isabs(given) and not os.path.isabs(file) else os.path.relpath(full)
 
 
 # The engine's messages name the model-facing parameters; the command names its flags.
@@ -170,6 +215,15 @@ class ScanProgress:
         if not self._enabled or total < PROGRESS_MIN_FILES:
             return
         if self._progress is None:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
             style = detect_style(sys.stderr)
             console = Console(file=sys.stderr, no_color=not style.color)
             self._progress = Progress(

@@ -39,6 +39,8 @@ Tools: :func:`create_ast_grep_tool` (read-only) and
 labelled ``AST Edit: <R> replacement(s) in <F> file(s)`` applies it).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from xcsh.structural.engine import (
     PARALLEL_MIN_BYTES,
     PARALLEL_MIN_FILES,
@@ -76,13 +78,30 @@ from xcsh.structural.results import (
     Span,
     skipped_note,
 )
-from xcsh.structural.tools import (
-    AstEditParams,
-    AstGrepParams,
-    create_ast_edit_tool,
-    create_ast_grep_tool,
-    edit_label,
+
+if TYPE_CHECKING:
+    from xcsh.structural.tools import (
+        AstEditParams,
+        AstGrepParams,
+        create_ast_edit_tool,
+        create_ast_grep_tool,
+        edit_label,
+    )
+
+_TOOL_NAMES = frozenset(
+    {"AstEditParams", "AstGrepParams", "create_ast_edit_tool", "create_ast_grep_tool", "edit_label"}
 )
+
+
+def __getattr__(name: str) -> Any:
+    # The tools (pydantic models, the tool interface) load only when asked for, so
+    # `xcsh ast-grep` runs on the engine alone.
+    if name in _TOOL_NAMES:
+        import xcsh.structural.tools as tools
+
+        return getattr(tools, name)
+    raise AttributeError(f"module 'xcsh.structural' has no attribute {name!r}")
+
 
 __all__ = [
     "LANGUAGES",

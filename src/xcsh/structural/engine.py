@@ -10,22 +10,19 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-import multiprocessing
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from xcsh.core import ToolError
 from xcsh.fs import Workspace, iter_files
 from xcsh.fs.confined import FileId
-from xcsh.journal import Change, Journal, apply_changes
+from xcsh.fs.walk import gitignore_spec
 from xcsh.structural.languages import Language, language_for_path, resolve_language
 from xcsh.structural.pattern import CompiledPattern, bound_metavariables, compile_pattern
-from xcsh.structural.pool import plan_chunks, run_chunks
 from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
 from xcsh.structural.rewrite import Template, parse_template
 from xcsh.structural.scan import (
@@ -37,6 +34,13 @@ from xcsh.structural.scan import (
     scan_file_safely,
     splice,
 )
+
+if TYPE_CHECKING:
+    import multiprocessing.context
+
+    import pathspec
+
+    from xcsh.journal import Journal
 
 ProgressCallback = Callable[[int, int], None]
 """``progress(files_done, files_total)``: called on the calling thread after
@@ -170,7 +174,7 @@ def _start_of(ws: Workspace, given: str) -> tuple[Path, pathspec.GitIgnoreSpec |
     candidate = Path(os.path.expanduser(given))
     absolute = candidate if candidate.is_absolute() else ws.root / candidate
     if _GLOB_CHARS & set(given) and not os.path.lexists(absolute):
-        return ws.root, pathspec.GitIgnoreSpec.from_lines([given]), False
+        return ws.root, gitignore_spec([given]), False
     start = ws.resolve(given)
     if not os.path.exists(start):
         raise ToolError(
@@ -233,6 +237,8 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     # fork: workers start in milliseconds with ast-grep-py already loaded, and, unlike
     # spawn/forkserver, never re-run the caller's __main__ module. Workers only run
     # scan_chunk, which imports nothing new, so threads of the parent cannot deadlock them.
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
@@ -256,6 +262,8 @@ def _run(
             yield outcome
         return
     sizes = scope.sizes if len(scope.sizes) == total else [1] * total
+    from xcsh.structural.pool import plan_chunks, run_chunks  # only scans big enough to share
+
     ends = plan_chunks(sizes, count, min_bytes=_MIN_CHUNK_BYTES, max_items=_MAX_CHUNK_FILES)
     chunks = [files[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
     done = 0
@@ -735,6 +743,8 @@ def apply_preview(
     """
     ws = Workspace(preview.root)
     outside: list[str] = []
+    from xcsh.journal import Change, apply_changes  # a search never loads the writer
+
     changes: list[Change] = []
     for edit in preview.files:
         located = ws.locate(edit.path)

@@ -29,7 +29,6 @@ What happens here, and why:
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -179,6 +178,8 @@ def _unknown_kind_message(selector: str, language: Language, probe: SgNode) -> s
     """`sel` names no node kind of the language: say so, with the close kinds of the pattern."""
     kinds: list[str] = []
     _named_kinds(probe, kinds)
+    import difflib
+
     close = difflib.get_close_matches(selector, kinds, n=3, cutoff=0.5)
     text = f"`{selector}` is not a {language.name} node kind, so `sel` cannot pick it."
     if close:

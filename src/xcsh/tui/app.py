@@ -101,7 +101,7 @@ class InteractiveApp:
         console: Console | None = None,
         style: TerminalStyle | None = None,
     ) -> None:
-        from xcsh.app import xcsh_home
+        from xcsh.fs import xcsh_home
 
         self.options = options
         self.style = style or detect_style(sys.stdout)

@@ -4,15 +4,34 @@ It knows plain data only (labels, diffs, resolve details), never the agent,
 the tools or the providers.
 """
 
-from xcsh.ui.render import (
-    TerminalStyle,
-    detect_style,
-    make_console,
-    render_diff,
-    render_preview,
-    render_resolution,
-    split_label,
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from xcsh.ui.style import TerminalStyle, detect_style
+
+if TYPE_CHECKING:
+    from xcsh.ui.render import (
+        make_console,
+        render_diff,
+        render_preview,
+        render_resolution,
+        split_label,
+    )
+
+_RENDER_NAMES = frozenset(
+    {"make_console", "render_diff", "render_preview", "render_resolution", "split_label"}
 )
+
+
+def __getattr__(name: str) -> Any:
+    # rich loads with the first thing drawn, not with the style check.
+    if name in _RENDER_NAMES:
+        import xcsh.ui.render as render
+
+        return getattr(render, name)
+    raise AttributeError(f"module 'xcsh.ui' has no attribute {name!r}")
+
 
 __all__ = [
     "TerminalStyle",
