@@ -25,7 +25,7 @@ from xcsh.fs.confined import FileId
 from xcsh.journal import Change, Journal, apply_changes
 from xcsh.structural.languages import Language, language_for_path, resolve_language
 from xcsh.structural.pattern import CompiledPattern, bound_metavariables, compile_pattern
-from xcsh.structural.pool import plan_chunks, run_chunks
+from xcsh.structural.pool import WorkerDied, plan_chunks, run_chunks
 from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
 from xcsh.structural.rewrite import Template, parse_template
 from xcsh.structural.scan import (
@@ -275,6 +275,13 @@ def _run(
                 if outcome is not None and outcome.edit is not None:
                     outcome = restore_edit(query, outcome, path, display, language)
                 yield outcome
+    except WorkerDied as exc:
+        names = [item[1] for item in chunks[exc.chunk]] if exc.chunk is not None else []
+        where = f" while scanning {name_list(names)}" if names else ""
+        raise ToolError(
+            f"A scan worker process died ({exc.cause}){where}; the scan was stopped and "
+            "nothing was returned. Leave these files out with `path` or `glob` and try again."
+        ) from exc
     finally:
         results.close()
 
