@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import multiprocessing
 import os
 import signal
+import socket
+import subprocess
+import sys
 import time
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
 
-from xcsh.structural import EditOp, preview_edit, search
+from xcsh.core import ToolError
+from xcsh.structural import EditOp, engine, preview_edit, search
 from xcsh.structural.languages import resolve_language
 from xcsh.structural.pattern import compile_pattern
-from xcsh.structural.pool import plan_chunks, run_chunks
+from xcsh.structural.pool import WorkerDied, plan_chunks, run_chunks
 from xcsh.structural.rewrite import parse_template
 from xcsh.structural.scan import LanguageQuery, Outcome, Query, restore_edit, scan_chunk
 
@@ -64,6 +69,165 @@ def _die_on_five(items: list[int]) -> list[int]:
 def test_a_killed_worker_breaks_the_pool_instead_of_hanging() -> None:
     with pytest.raises(BrokenProcessPool):
         list(run_chunks(_die_on_five, [[i] for i in range(20)], workers=2, context=CTX))
+
+
+def test_a_killed_worker_names_its_chunk_and_how_it_died() -> None:
+    with pytest.raises(WorkerDied) as info:
+        list(run_chunks(_die_on_five, [[i] for i in range(20)], workers=2, context=CTX))
+    assert info.value.chunk == 5
+    assert info.value.exitcode == -signal.SIGKILL
+    assert info.value.cause == "killed by signal 9 (SIGKILL)"
+    assert multiprocessing.active_children() == []
+
+
+def _signal_state(items: list[int]) -> list[object]:
+    previous_fd = signal.set_wakeup_fd(-1)
+    return [previous_fd, signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)]
+
+
+def test_workers_drop_the_parents_signal_handlers_and_wakeup_fd() -> None:
+    read_end, write_end = socket.socketpair()
+    write_end.setblocking(False)
+    calls: list[int] = []
+    old_fd = signal.set_wakeup_fd(write_end.fileno())
+    old_term = signal.signal(signal.SIGTERM, lambda sig, frame: calls.append(sig))
+    try:
+        out = list(run_chunks(_signal_state, [[i] for i in range(6)], workers=2, context=CTX))
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
+        signal.set_wakeup_fd(old_fd)
+        read_end.close()
+        write_end.close()
+    assert out == [[-1, signal.SIG_DFL, signal.SIG_IGN]] * 6
+    assert calls == []
+
+
+def _watch_sigterm(items: list[int]) -> list[int]:
+    # Runs after the worker's reset: records any SIGTERM the pool would send it.
+    marker = os.environ["POOL_SIGNAL_LOG"]
+
+    def record(sig: int, frame: object) -> None:
+        with open(marker, "a") as log:
+            log.write(f"{os.getpid()} got signal {sig}\n")
+
+    signal.signal(signal.SIGTERM, record)
+    return items
+
+
+def test_a_consumer_stopping_at_the_last_result_never_signals_a_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "signals.log"
+    log.write_text("")
+    monkeypatch.setenv("POOL_SIGNAL_LOG", str(log))
+    chunks = [[i] for i in range(30)]
+    for _ in range(5):
+        results = run_chunks(_watch_sigterm, chunks, workers=2, context=CTX)
+        # zip() stops after the last chunk without asking for more: the generator
+        # is closed at its last yield, the way the engine consumes it.
+        got = [out for _, out in zip(chunks, results, strict=False)]
+        results.close()
+        assert got == chunks
+    assert log.read_text() == ""
+    assert multiprocessing.active_children() == []
+
+
+def test_a_scan_under_asyncio_signal_handlers_never_cancels_the_caller(ws: Path) -> None:
+    # ~70 KB per file, so the pool is used; one match per file keeps it quick.
+    body = "print(0)\n" + "".join(f"x{j} = {j}\n" for j in range(6000))
+    for i in range(20):
+        (ws / f"m{i:02}.py").write_text(body)
+
+    async def main() -> list[str]:
+        got: list[str] = []
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, got.append, "SIGTERM")
+        loop.add_signal_handler(signal.SIGINT, got.append, "SIGINT")
+        try:
+            for _ in range(5):
+                result = await asyncio.to_thread(search, ["print($A)"], root=ws, limit=3)
+                assert result.total == 20
+                preview = await asyncio.to_thread(
+                    preview_edit, [EditOp(pat="print($A)", out="log($A)")], root=ws, limit=3
+                )
+                assert preview.total == 3
+            await asyncio.sleep(0.2)  # a signal written to the wake-up fd would run by now
+        finally:
+            loop.remove_signal_handler(signal.SIGTERM)
+            loop.remove_signal_handler(signal.SIGINT)
+        return got
+
+    assert asyncio.run(main()) == []
+    assert multiprocessing.active_children() == []
+
+
+def _die_on_m07(items: list[tuple[Path, str, str]]) -> None:
+    if any(item[1] == "m07.py" for item in items):
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def test_a_worker_that_dies_is_a_tool_error_naming_its_files(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = "".join(f"print({j})\n" for j in range(7000))
+    for i in range(20):
+        (ws / f"m{i:02}.py").write_text(body)
+    real_scan_chunk = engine.scan_chunk
+
+    def dying(query: Query, items: list[tuple[Path, str, str]]) -> list[Outcome | None]:
+        _die_on_m07(items)
+        return real_scan_chunk(query, items)
+
+    monkeypatch.setattr(engine, "scan_chunk", dying)
+    with pytest.raises(ToolError) as info:
+        search(["print($A)"], root=ws, workers=2)
+    message = str(info.value)
+    assert "A scan worker process died (killed by signal 11 (SIGSEGV)) while scanning" in message
+    assert "m07.py" in message and "m19.py" not in message
+    assert multiprocessing.active_children() == []
+
+
+ORPHAN_SCRIPT = """
+import multiprocessing, os, sys, time
+from xcsh.structural.pool import run_chunks
+
+def pid(items):
+    return os.getpid()
+
+if __name__ == "__main__":
+    results = run_chunks(pid, [[i] for i in range(100)], workers=2,
+                         context=multiprocessing.get_context("fork"), window_per_worker=1)
+    next(results)
+    print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+    time.sleep(60)
+"""
+
+
+def test_workers_of_a_killed_parent_exit_on_their_own(tmp_path: Path) -> None:
+    script = tmp_path / "orphan.py"
+    script.write_text(ORPHAN_SCRIPT)
+    parent = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=tmp_path
+    )
+    assert parent.stdout is not None
+    pids = [int(p) for p in parent.stdout.readline().split()]
+    assert len(pids) == 2
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 10
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        alive = [p for p in pids if _running(p)]
+        time.sleep(0.1)
+    assert alive == []
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat_file:
+            return stat_file.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 def _pid(items: list[int]) -> list[int]:

@@ -262,7 +262,8 @@ def _run(
             yield outcome
         return
     sizes = scope.sizes if len(scope.sizes) == total else [1] * total
-    from xcsh.structural.pool import plan_chunks, run_chunks  # only scans big enough to share
+    # the pool (multiprocessing) loads only for scans big enough to share
+    from xcsh.structural.pool import WorkerDied, plan_chunks, run_chunks
 
     ends = plan_chunks(sizes, count, min_bytes=_MIN_CHUNK_BYTES, max_items=_MAX_CHUNK_FILES)
     chunks = [files[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
@@ -283,6 +284,13 @@ def _run(
                 if outcome is not None and outcome.edit is not None:
                     outcome = restore_edit(query, outcome, path, display, language)
                 yield outcome
+    except WorkerDied as exc:
+        names = [item[1] for item in chunks[exc.chunk]] if exc.chunk is not None else []
+        where = f" while scanning {name_list(names)}" if names else ""
+        raise ToolError(
+            f"A scan worker process died ({exc.cause}){where}; the scan was stopped and "
+            "nothing was returned. Leave these files out with `path` or `glob` and try again."
+        ) from exc
     finally:
         results.close()
 

@@ -11,11 +11,27 @@ read by the calling thread itself.
 
 Memory stays flat: a worker may only run ``window`` chunks ahead of the
 chunk the caller is consuming (a semaphore the caller releases per chunk).
+
+Signals: a forked worker starts with the parent's signal handlers and, under
+asyncio, the parent's signal wake-up fd, so a signal sent to the worker would
+run the parent's handler (cancelling the parent's run). Workers are forked
+with SIGINT/SIGTERM blocked, then drop every Python handler and the wake-up
+fd (SIGTERM and the others back to their default action; SIGINT ignored, so a
+Ctrl-C sent to the terminal's process group reaches only the parent, which
+decides). Workers end by protocol: the caller sets a stop flag and opens the
+window; each worker sends ``done`` and exits, and the caller reads every pipe
+to its end and joins. Only when the caller stops early (a limit, an error, a
+cancellation) and a worker is still busy after a grace period is it
+terminated. A worker that exits because its parent died notices it within a
+second.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
+import time
 from collections.abc import Callable, Generator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import Connection, wait
@@ -27,6 +43,38 @@ R = TypeVar("R")
 
 _DONE = -1
 _FAILED = -2
+_IDLE = -1
+_PARENT_POLL_SECONDS = 1.0
+_STOP_GRACE_SECONDS = 2.0
+_BLOCKED = frozenset({signal.SIGINT, signal.SIGTERM})
+
+
+class WorkerDied(BrokenProcessPool):
+    """A scan worker process ended without reporting (killed, crashed).
+
+    Attributes:
+        chunk: index of the chunk it was working on, or ``None`` when it died between chunks.
+        exitcode: the process exit code (negative: killed by that signal), ``None`` if unknown.
+    """
+
+    def __init__(self, chunk: int | None, exitcode: int | None) -> None:
+        self.chunk = chunk
+        self.exitcode = exitcode
+        super().__init__(f"A scan worker process died unexpectedly ({self.cause}).")
+
+    @property
+    def cause(self) -> str:
+        """``killed by signal 11 (SIGSEGV)``, ``exit code 1`` or ``killed or crashed``."""
+        code = self.exitcode
+        if code is None:
+            return "killed or crashed"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = "unknown signal"
+            return f"killed by signal {-code} ({name})"
+        return f"exit code {code}"
 
 
 def plan_chunks(sizes: Sequence[int], workers: int, *, min_bytes: int, max_items: int) -> list[int]:
@@ -62,22 +110,57 @@ def plan_chunks(sizes: Sequence[int], workers: int, *, min_bytes: int, max_items
     return ends
 
 
+def reset_signals_after_fork() -> None:
+    """In a forked child: no inherited wake-up fd, no inherited Python handler.
+
+    Every signal with a Python-level handler gets its default action back,
+    except SIGINT, which is ignored (the parent owns Ctrl-C). Then SIGINT and
+    SIGTERM, blocked by the parent around the fork, are unblocked.
+    """
+    with contextlib.suppress(ValueError):  # not the main thread: nothing was inherited
+        signal.set_wakeup_fd(-1)
+    for sig in signal.valid_signals():
+        if sig in (signal.SIGKILL, signal.SIGSTOP):
+            continue
+        try:
+            handler = signal.getsignal(sig)
+        except (ValueError, OSError):
+            continue
+        if sig == signal.SIGINT:
+            signal.signal(sig, signal.SIG_IGN)
+        elif callable(handler):
+            signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _BLOCKED)
+
+
 def _worker(
     func: Callable[[list[T]], R],
     chunks: list[list[T]],
     counter: Any,
     window: Any,
+    stop: Any,
+    current: Any,
+    slot: int,
     conn: Connection,
 ) -> None:
+    reset_signals_after_fork()
+    parent = os.getppid()
     try:
         while True:
-            window.acquire()
+            while not window.acquire(timeout=_PARENT_POLL_SECONDS):
+                if os.getppid() != parent:  # orphaned: nobody will read the results
+                    return
+            if stop.value:
+                break
             with counter.get_lock():
                 index = counter.value
                 counter.value = index + 1
             if index >= len(chunks):
                 break
-            conn.send((index, func(chunks[index])))
+            current[slot] = index
+            result = func(chunks[index])
+            current[slot] = _IDLE
+            conn.send((index, result))
         conn.send((_DONE, None))
     except BaseException as exc:  # reported to the caller, which re-raises it
         with contextlib.suppress(BaseException):
@@ -104,26 +187,36 @@ def run_chunks(
         window_per_worker: chunks each worker may complete ahead of the caller.
 
     Raises:
-        BrokenProcessPool: a worker died without reporting (killed, crashed).
+        WorkerDied: a worker died without reporting (killed, crashed); it
+            names the chunk it was working on.
         BaseException: whatever ``func`` raised in a worker, re-raised here.
 
-    Closing the generator early (or an exception in the caller) terminates
-    the workers; they are always joined before the generator finishes.
+    The workers are always ended and joined before the generator finishes,
+    also when it is closed early; once every result has been received they
+    end by protocol, without a signal.
     """
     if not chunks:
         return
     counter = context.Value("q", 0)
+    stop = context.Value("b", 0, lock=False)
+    current = context.Array("q", [_IDLE] * workers, lock=False)
     window = context.Semaphore(max(1, workers * window_per_worker))
     readers: list[Connection] = []
     procs: list[Any] = []
-    finished = False
+    received_all = False
     try:
-        for _ in range(workers):
+        for slot in range(workers):
             reader, writer = context.Pipe(duplex=False)
             proc = context.Process(  # type: ignore[attr-defined]
-                target=_worker, args=(func, chunks, counter, window, writer), daemon=True
+                target=_worker,
+                args=(func, chunks, counter, window, stop, current, slot, writer),
+                daemon=True,
             )
-            proc.start()
+            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _BLOCKED)
+            try:
+                proc.start()
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
             writer.close()  # later workers must not inherit it, or EOF never comes
             readers.append(reader)
             procs.append(proc)
@@ -137,9 +230,12 @@ def run_chunks(
                     assert isinstance(conn, Connection)
                     try:
                         index, value = conn.recv()
-                    except EOFError:
-                        raise BrokenProcessPool(
-                            "A scan worker process died unexpectedly (killed or crashed)."
+                    except (EOFError, OSError):  # died, maybe in the middle of a message
+                        slot = readers.index(conn)
+                        procs[slot].join(_STOP_GRACE_SECONDS)
+                        chunk = current[slot]
+                        raise WorkerDied(
+                            chunk if chunk != _IDLE else None, procs[slot].exitcode
                         ) from None
                     if index == _FAILED:
                         raise value
@@ -147,15 +243,46 @@ def run_chunks(
                         live.remove(conn)
                     else:
                         ready[index] = value
+            if expected == len(chunks) - 1:
+                received_all = True
             value = ready.pop(expected)
             window.release()
             yield value
-        finished = True
     finally:
-        for proc in procs:
-            if not finished and proc.is_alive():
-                proc.terminate()
-        for proc in procs:
-            proc.join()
-        for conn in readers:
-            conn.close()
+        _stop(procs, readers, window, stop, graceful=received_all)
+
+
+def _stop(
+    procs: list[Any], readers: list[Connection], window: Any, stop: Any, *, graceful: bool
+) -> None:
+    """End the workers by protocol, reading their pipes to the end, then join them.
+
+    ``graceful``: every result was received, so the workers are idle and end
+    at once; nothing is ever signalled. Otherwise a worker still busy after
+    a grace period is terminated.
+    """
+    stop.value = 1
+    for _ in procs:
+        window.release()  # a worker waiting for a slot wakes up and sees the flag
+    deadline = None if graceful else time.monotonic() + _STOP_GRACE_SECONDS
+    live = [conn for conn in readers if not conn.closed]
+    while live:
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        ready = wait(live, timeout)
+        if not ready:
+            break
+        for conn in ready:
+            assert isinstance(conn, Connection)
+            try:
+                conn.recv()  # a late result (or done): read so the worker never blocks on send
+            except (EOFError, OSError):
+                live.remove(conn)
+            except Exception:  # an unpicklable late result: the worker still ends
+                live.remove(conn)
+    for proc, conn in zip(procs, readers, strict=True):
+        if conn in live and proc.is_alive():  # still busy after the grace period
+            proc.terminate()
+    for proc in procs:
+        proc.join()
+    for conn in readers:
+        conn.close()
