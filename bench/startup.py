@@ -17,6 +17,9 @@ import tempfile
 from pathlib import Path
 
 
+PATTERN = "isinstance($A, $B)"
+
+
 def cpu_seconds(command: list[str], cwd: Path) -> float:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -34,8 +37,8 @@ def main() -> int:
         cases = {
             "python -c pass": [sys.executable, "-c", "pass"],
             "xcsh --help": [*xcsh, "--help"],
-            "xcsh ast-grep (1 file)": [*xcsh, "ast-grep", "-p", "isinstance($A, $B)", "."],
-            "ast-grep CLI (1 file)": [str(bin_dir / "ast-grep"), "run", "-p", "isinstance($A, $B)", "."],
+            "xcsh ast-grep (1 file)": [*xcsh, "ast-grep", "-p", PATTERN, "."],
+            "ast-grep CLI (1 file)": [str(bin_dir / "ast-grep"), "run", "-p", PATTERN, "."],
         }
         times: dict[str, list[float]] = {name: [] for name in cases}
         for _ in range(runs):
