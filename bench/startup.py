@@ -16,7 +16,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-
 PATTERN = "isinstance($A, $B)"
 
 
