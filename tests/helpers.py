@@ -25,9 +25,10 @@ def xcsh_env(home: Path, *, inherit: bool = False, **extra: str) -> dict[str, st
 
 
 def run_xcsh(
-    args: Sequence[str], *, cwd: Path, home: Path, inherit: bool = False
+    args: Sequence[str], *, cwd: Path, home: Path, inherit: bool = False, input: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``xcsh ARGS`` to the end (60 s at most) and capture its text output."""
+    """Run ``xcsh ARGS`` to the end (60 s at most) and capture its text output;
+    ``input`` is written to its standard input (else it reads ``/dev/null``)."""
     return subprocess.run(
         [*XCSH, *args],
         cwd=cwd,
@@ -35,7 +36,8 @@ def run_xcsh(
         capture_output=True,
         text=True,
         timeout=60,
-        stdin=subprocess.DEVNULL,
+        input=input,
+        stdin=subprocess.DEVNULL if input is None else None,
     )
 
 

@@ -6,9 +6,13 @@ from command-line flags, then the environment, then
 ``$XCSH_HOME/settings.toml`` (SPEC §5a; ``$XCSH_HOME`` defaults to
 ``~/.xcsh``). Besides the provider keys (see
 :mod:`xcsh.providers.config`), ``settings.toml`` may set
-``max_forced_turns`` (default 5, SPEC §3) and the undo journal's retention,
-``journal_max_entries`` (default 200) and ``journal_max_bytes`` (default
-512 MiB); any other key is refused (:data:`KNOWN_SETTINGS`).
+``max_forced_turns`` (default 5), ``steering`` (``"forced"``, the default,
+or ``"soft"``: remind first, force only when the model ignores the
+reminder), ``context_window`` (tokens, for models the built-in table does
+not know; older turns are compacted before a request passes 80% of it) and
+the undo journal's retention, ``journal_max_entries`` (default 200) and
+``journal_max_bytes`` (default 512 MiB); any other key is refused
+(:data:`KNOWN_SETTINGS`).
 
 The session is composed here with the workspace's undo journal
 (:func:`open_journal`): interrupted applies are settled first, the built-in
@@ -22,7 +26,7 @@ import difflib
 import os
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +34,12 @@ from xcsh.agent import (
     DEFAULT_MAX_FORCED_TURNS,
     AgentSession,
     ApprovalHook,
+    Instructions,
     ResumeReport,
     SavedSession,
     SessionRecorder,
     latest_session_for,
+    load_instructions,
     load_session,
     new_session_id,
     session_path,
@@ -48,11 +54,18 @@ from xcsh.providers import Provider
 from xcsh.providers.config import SETTING_KEYS, create_provider, resolve_provider_settings
 from xcsh.tools.registry import create_builtin_tools
 
-ToolsFactory = Callable[[Path, PendingActionStore], list[AgentTool[Any]]]
+SessionToolsFactory = Callable[[Path, PendingActionStore], list[AgentTool[Any]]]
 """``factory(cwd, store) -> tools``: the tools of a new session."""
 
 
-KNOWN_SETTINGS = (*SETTING_KEYS, "max_forced_turns", "journal_max_entries", "journal_max_bytes")
+KNOWN_SETTINGS = (
+    *SETTING_KEYS,
+    "max_forced_turns",
+    "steering",
+    "context_window",
+    "journal_max_entries",
+    "journal_max_bytes",
+)
 """The keys ``settings.toml`` may set; any other key is refused (a typo such as
 ``modle`` would otherwise silently fall back to another model)."""
 
@@ -133,6 +146,58 @@ def build_provider(
     return create_provider(resolved)
 
 
+def switch_provider(
+    spec: str,
+    current: Provider,
+    *,
+    home: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Provider:
+    """The provider for ``/model SPEC`` (SDK imported now).
+
+    ``SPEC`` is ``MODEL`` or ``PROVIDER MODEL`` (``anthropic claude-haiku-4-5``).
+    Without a provider: a ``claude-*`` model goes to Anthropic; a ``gpt-*``
+    or ``o<digit>*`` model leaves Anthropic for OpenAI; any other model stays
+    with the current provider, and on the same ``--base-url`` server when
+    the current one is a local server.
+
+    Raises:
+        UsageError: an empty spec, an unknown provider, or no key for it.
+    """
+    from xcsh.providers.config import PROVIDER_NAMES
+
+    words = spec.split()
+    if not words or len(words) > 2:
+        raise UsageError(
+            "give a model: /model NAME, or /model PROVIDER NAME",
+            hint=f"providers: {', '.join(PROVIDER_NAMES)}",
+        )
+    provider: str | None = words[0] if len(words) == 2 else None
+    model = words[-1]
+    if provider is not None and provider not in PROVIDER_NAMES:
+        raise UsageError(
+            f"unknown provider {provider!r}", hint=f"Use one of: {', '.join(PROVIDER_NAMES)}."
+        )
+    base_url = getattr(current, "base_url", None)
+    if provider is None:
+        if model.startswith("claude"):
+            provider, base_url = "anthropic", None
+        elif current.name == "anthropic" and (
+            model.startswith("gpt-") or (model[:1] == "o" and model[1:2].isdigit())
+        ):
+            provider, base_url = "openai", None
+        else:
+            provider = current.name
+    elif provider != current.name:
+        base_url = None
+    settings = load_settings(home or xcsh_home(env=env))
+    kept = {k: v for k, v in settings.items() if k not in ("provider", "model", "base_url")}
+    if base_url is not None:
+        kept["base_url"] = base_url
+    flags = {"provider": provider, "model": model}
+    return build_provider(flags, kept, env)
+
+
 @dataclass(frozen=True, kw_only=True)
 class OpenedJournal:
     """A workspace's journal, after recovery ran.
@@ -180,6 +245,8 @@ class AppOptions:
         session_id: resume this session (``--session ID``).
         approval: asked before each model apply (``--approve ask``).
         trust_project: load project-local custom tools without asking (``--trust-project``).
+        instructions: read ``AGENTS.md`` files into the system prompt (off with
+            ``--no-instructions``).
         home: overrides ``$XCSH_HOME``.
         env: overrides ``os.environ`` (tests).
     """
@@ -192,6 +259,7 @@ class AppOptions:
     session_id: str | None = None
     approval: ApprovalHook | None = None
     trust_project: bool = False
+    instructions: bool = True
     home: Path | None = None
     env: Mapping[str, str] | None = None
 
@@ -206,6 +274,8 @@ class OpenedSession:
         resumed: for a resumed session, what happened to its pending actions.
         load_errors: custom tools that failed to load, or a notice that an
             untrusted project's tools were skipped (SPEC §5); show them to the user.
+        instructions: the ``AGENTS.md`` files read into the system prompt
+            (empty with ``--no-instructions``).
         journal: the workspace's undo journal and what its recovery did (show
             each recovered entry's message and any problem).
         elsewhere: for a session resumed from another folder, the folder xcsh was
@@ -218,6 +288,7 @@ class OpenedSession:
     resumed: ResumeReport | None
     load_errors: list[LoadError]
     journal: OpenedJournal
+    instructions: Instructions = field(default_factory=Instructions)
     elsewhere: Path | None = None
 
     def elsewhere_notice(self) -> str | None:
@@ -230,7 +301,9 @@ class OpenedSession:
         )
 
 
-async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None) -> OpenedSession:
+async def open_session(
+    options: AppOptions, *, tools: SessionToolsFactory | None = None
+) -> OpenedSession:
     """Build the provider, the tools and a new or resumed session.
 
     The session offers the built-in tools, then the custom tools found for
@@ -258,6 +331,19 @@ async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None
             f"max_forced_turns in {home / 'settings.toml'} must be a whole number of at "
             f"least 1, not {max_forced!r}"
         )
+    steering = settings.get("steering", "forced")
+    if steering not in ("forced", "soft"):
+        raise UsageError(
+            f'steering in {home / "settings.toml"} must be "forced" or "soft", not {steering!r}'
+        )
+    window = settings.get("context_window")
+    if window is not None and (
+        not isinstance(window, int) or isinstance(window, bool) or window < 1000
+    ):
+        raise UsageError(
+            f"context_window in {home / 'settings.toml'} must be a whole number of tokens, "
+            f"at least 1000, not {window!r}"
+        )
     cwd = options.cwd.resolve()
     path = _resume_path(home, cwd, options)
     saved = load_session(path) if path is not None else None
@@ -280,6 +366,7 @@ async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None
         else create_builtin_tools(cwd, store, journal=journal)
     )
     session_tools = [*built, *custom.tools]
+    instructions = load_instructions(cwd, home) if options.instructions else Instructions()
     header: dict[str, Any] | None = None
     if path is None:
         session_id = new_session_id()
@@ -302,10 +389,13 @@ async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None
         tools=session_tools,
         cwd=cwd,
         store=store,
+        instructions=instructions.text,
         messages=saved.messages if saved else (),
         approval=options.approval,
         recorder=recorder,
         max_forced_turns=max_forced,
+        steering=steering,
+        context_window=window,
     )
     record_applies(store, journal)  # custom tools' applies (and any not journaled) are recorded
     report = await session.restore_pending(saved.pending) if saved else None
@@ -315,6 +405,7 @@ async def open_session(options: AppOptions, *, tools: ToolsFactory | None = None
         resumed=report,
         load_errors=custom.errors,
         journal=opened_journal,
+        instructions=instructions,
         elsewhere=elsewhere,
     )
 

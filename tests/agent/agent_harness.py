@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel
@@ -157,6 +157,7 @@ def make_harness(tmp_path: Path) -> MakeHarness:
         extra_tools: list[AgentTool[Any]] | None = None,
         approval: ApprovalHook | None = None,
         max_forced_turns: int = 5,
+        steering: Literal["forced", "soft"] = "forced",
     ) -> Harness:
         root = tmp_path / "project"
         root.mkdir(exist_ok=True)
@@ -173,6 +174,7 @@ def make_harness(tmp_path: Path) -> MakeHarness:
             approval=approval,
             max_forced_turns=max_forced_turns,
             rebuildable_tools=("preview_write",),
+            steering=steering,
         )
         events: list[AgentEvent] = []
         session.subscribe(events.append)

@@ -17,7 +17,7 @@ from xcsh.agent import REMINDER_TEXT, AgentSession, RunEnd, TurnStart
 from xcsh.cli.agent_cmd import terminal_approval
 from xcsh.core import ForcedTool, ModelRequest, TextContent, UsageError, UserMessage
 from xcsh.pending import PendingAction, PendingActionStore
-from xcsh.providers.base import ResponseDone, TextDelta, ToolCallStart
+from xcsh.providers.base import ResponseDone, TextChunk
 from xcsh.providers.scripted import ScriptedProvider, requests_log_path
 
 
@@ -54,13 +54,13 @@ async def test_playback_ids_log_and_running_out(tmp_path: Path) -> None:
         tool_choice=ForcedTool(name="resolve"),
     )
     first = [event async for event in provider.stream(request)]
-    assert isinstance(first[0], TextDelta) and first[0].text == "hi"
-    starts = [e for e in first if isinstance(e, ToolCallStart)]
+    assert isinstance(first[0], TextChunk) and first[0].text == "hi"
+    assert [type(e) for e in first] == [TextChunk, ResponseDone]
     done = first[-1]
     assert isinstance(done, ResponseDone)
     calls = done.message.tool_calls
     assert [c.name for c in calls] == ["a", "b"] and calls[0].arguments == {"x": 1}
-    assert [s.id for s in starts] == [c.id for c in calls] and len({c.id for c in calls}) == 2
+    assert len({c.id for c in calls}) == 2
     assert done.message.stop_reason == "tool_use" and done.message.text == "hi"
 
     second = [event async for event in provider.stream(request)]
@@ -79,7 +79,9 @@ class NoForcing(ScriptedProvider):
     supports_forced_tool_choice = False
 
 
-async def test_provider_without_forced_choice_gets_stronger_reminder(tmp_path: Path) -> None:
+async def test_provider_without_named_choice_is_forced_with_required_and_only_resolve(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "steps.json"
     path.write_text(json.dumps([{"tool_calls": [call("preview_write", path="a", content="x")]}]))
     store = PendingActionStore()
@@ -94,11 +96,11 @@ async def test_provider_without_forced_choice_gets_stronger_reminder(tmp_path: P
     session.subscribe(events.append)
     await session.prompt("go")
     log = [json.loads(x) for x in (tmp_path / "steps.requests.jsonl").read_text().splitlines()]
-    # the forced choice is still passed (the adapter maps it) ...
-    assert log[1]["tool_choice"] == {"name": "resolve"}
-    # ... and the reminder says that other calls are refused
+    # the strongest mode such a server has: "required", with resolve the only tool offered
+    assert log[0]["tool_choice"] == "auto" and log[0]["tools"] == ["preview_write", "resolve"]
+    assert log[1]["tool_choice"] == "required" and log[1]["tools"] == ["resolve"]
     blocks = [b["text"] for b in log[1]["messages"][-1]["content"]]
-    assert blocks[0] == REMINDER_TEXT and "other tool calls are refused" in blocks[1]
+    assert blocks == [REMINDER_TEXT]
     assert [e.forced for e in events if isinstance(e, TurnStart)] == [False, True]
     assert isinstance(events[-1], RunEnd)
 

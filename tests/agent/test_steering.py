@@ -251,3 +251,41 @@ async def test_apply_failure_keeps_forcing_and_action(make_harness: MakeHarness)
     assert second.action == "discard" and not second.is_error
     assert h.choices() == ["auto", RESOLVE, RESOLVE, "auto"]
     assert end.reason == "stop" and end.pending == 0
+
+
+async def test_soft_steering_reminds_first_and_forces_only_when_ignored(
+    make_harness: MakeHarness,
+) -> None:
+    h = make_harness(
+        [
+            {"tool_calls": [call("preview_write", path="a.txt", content="new\n")]},
+            {"tool_calls": [call("read", path="a.txt")]},  # ignores the reminder: gated
+            {"tool_calls": [apply()]},
+            {"tool_calls": [call("preview_write", path="b.txt", content="b\n")]},
+            {"tool_calls": [apply()]},  # heeds the reminder: never forced
+            {"text": "done"},
+        ],
+        steering="soft",
+    )
+    (h.root / "a.txt").write_text("old\n")
+    end = await h.session.prompt("write")
+    assert end.reason == "stop"
+    assert h.choices() == ["auto", "auto", RESOLVE, "auto", "auto", "auto"]
+    gated = [r for r in results_of(h.events) if r.tool_name == "read"]
+    assert gated[0].is_error and "must be resolved first" in gated[0].content[0].text
+    assert (h.root / "a.txt").read_text() == "new\n" and (h.root / "b.txt").read_text() == "b\n"
+    # the reminder sent without forcing says that other calls are refused
+    reminder = h.requests()[1]["messages"][-1]
+    assert reminder["hidden"] and reminder["content"][0]["text"] == REMINDER_TEXT
+    assert "other tool calls are refused" in reminder["content"][1]["text"]
+
+
+async def test_soft_steering_still_stops_at_the_cap(make_harness: MakeHarness) -> None:
+    h = make_harness(
+        [{"tool_calls": [call("preview_write", path="a.txt", content="x")]}] + [{"text": "no"}] * 5,
+        steering="soft",
+        max_forced_turns=3,
+    )
+    end = await h.session.prompt("write")
+    assert end.reason == "forced_cap" and end.pending == 1
+    assert h.choices() == ["auto", "auto", RESOLVE, RESOLVE]

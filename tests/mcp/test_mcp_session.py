@@ -195,3 +195,30 @@ async def test_huge_results_are_capped(tmp_path: Path) -> None:
 def test_max_pending_message_counts_one_action() -> None:
     assert "because 1 pending action waits for resolve" in max_pending_message("w", 1, 1)
     assert "because 3 pending actions wait for resolve" in max_pending_message("w", 3, 3)
+
+
+async def test_a_single_pattern_string_and_a_single_op_object_are_accepted(
+    tmp_path: Path,
+) -> None:
+    """MCP clients such as the Inspector send one pattern as a string, one op as an object."""
+    from xcsh.tools import create_ast_edit_tool, create_ast_grep_tool
+
+    (tmp_path / "a.py").write_text("print(1)\nprint(2)\n")
+
+    def factory(store: PendingActionStore) -> list[AgentTool[Any]]:
+        return [
+            create_ast_grep_tool(str(tmp_path)),
+            create_ast_edit_tool(str(tmp_path), store),
+            create_resolve_tool(store),
+        ]
+
+    session = McpSession.create(factory, max_pending=3)
+    found = await session.call("ast_grep", {"pat": "print($A)", "lang": "python"})
+    assert not found.is_error
+    assert "a.py:1:1" in texts(found)[0] and "a.py:2:1" in texts(found)[0]
+    edited = await session.call("ast_edit", {"ops": {"pat": "print($A)", "out": "log($A)"}})
+    assert not edited.is_error, texts(edited)
+    await session.call("resolve", {"action": "apply", "reason": "ok"})
+    assert (tmp_path / "a.py").read_text() == "log(1)\nlog(2)\n"
+    wrong = await session.call("ast_grep", {"pat": 3})
+    assert wrong.is_error and "pat" in texts(wrong)[0]

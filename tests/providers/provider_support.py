@@ -173,3 +173,47 @@ def conversation_request(**overrides: Any) -> ModelRequest:
     }
     values.update(overrides)
     return ModelRequest(**values)
+
+
+def llama_chat_sse(
+    *,
+    text: str = "",
+    calls: list[tuple[str, str, dict[str, Any]]] = (),  # type: ignore[assignment]
+    model: str = "qwen2.5-coder-1.5b-instruct",
+) -> httpx2.Response:
+    """A 200 Chat Completions stream shaped as llama.cpp's ``llama-server`` sends it.
+
+    The chunk layout follows the server's streaming output: a role chunk,
+    content pieces, one chunk per tool call carrying its whole arguments
+    string, a finish chunk with ``finish_reason`` and ``usage``, then
+    ``[DONE]``. ``calls`` are ``(id, name, arguments)``.
+    """
+    base = {
+        "id": "chatcmpl-llama",
+        "object": "chat.completion.chunk",
+        "created": 1764449001,
+        "model": model,
+        "system_fingerprint": "b6500-2f1a3c4",
+    }
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return "data: " + json.dumps({**base, "choices": [choice], **extra}) + "\n\n"
+
+    parts = [chunk({"role": "assistant", "content": None})]
+    for piece in [text[i : i + 16] for i in range(0, len(text), 16)]:
+        parts.append(chunk({"content": piece}))
+    for index, (call_id, name, arguments) in enumerate(calls):
+        function = {"name": name, "arguments": json.dumps(arguments)}
+        delta = {
+            "tool_calls": [
+                {"index": index, "id": call_id, "type": "function", "function": function}
+            ]
+        }
+        parts.append(chunk(delta))
+    usage = {"completion_tokens": 20, "prompt_tokens": 300, "total_tokens": 320}
+    parts.append(chunk({}, "tool_calls" if calls else "stop", usage=usage))
+    parts.append("data: [DONE]\n\n")
+    return httpx2.Response(
+        200, headers={"content-type": "text/event-stream"}, content="".join(parts).encode()
+    )

@@ -9,14 +9,20 @@ import httpx2
 import pytest
 from provider_support import FIXTURES, Exchange, simple_request, sse
 
-from xcsh.core import ProviderError, TextContent, ThinkingContent, ToolCall, Usage
+from xcsh.core import (
+    ProviderError,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+)
 from xcsh.providers import (
     ProviderSettings,
     ResponseDone,
     StreamEvent,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallStart,
+    TextChunk,
+    ThinkingChunk,
     create_provider,
 )
 
@@ -46,10 +52,9 @@ def done(events: list[StreamEvent]) -> Any:
 async def test_anthropic_thinking_text_and_tool_call(exchange: Any) -> None:
     events = await collect(make("anthropic", exchange(sse("anthropic_tool_use.sse"))))
     assert [type(e) for e in events] == [
-        ThinkingDelta,
-        TextDelta,
-        TextDelta,
-        ToolCallStart,
+        ThinkingChunk,
+        TextChunk,
+        TextChunk,
         ResponseDone,
     ]
     message = done(events)
@@ -85,11 +90,6 @@ async def test_anthropic_plain_text(exchange: Any) -> None:
 
 async def test_openai_chat_text_and_two_tool_calls(exchange: Any) -> None:
     events = await collect(make("openai", exchange(sse("openai_chat_tool_use.sse"))))
-    starts = [e for e in events if isinstance(e, ToolCallStart)]
-    assert [(s.id, s.name) for s in starts] == [
-        ("call_Q0k2nXr3fT8yVb1LmZ4aPcDe", "ast_edit"),
-        ("call_7HsWq2eRt9UyIo0PaSdFgHjK", "read"),
-    ]
     message = done(events)
     assert message.text == "Previewing the rename."
     assert message.tool_calls == [
@@ -115,7 +115,7 @@ async def test_openai_chat_local_server_reasoning(exchange: Any) -> None:
         model="qwen3-coder",
     )
     events = await collect(provider)
-    assert [e.text for e in events if isinstance(e, ThinkingDelta)] == [
+    assert [e.text for e in events if isinstance(e, ThinkingChunk)] == [
         "The user says hi.",
         " Answer briefly.",
     ]
@@ -155,15 +155,14 @@ async def test_malformed_arguments_become_a_marked_tool_call(
 async def test_openai_responses_reasoning_text_and_tool_call(exchange: Any) -> None:
     events = await collect(make("openai-responses", exchange(sse("openai_responses_tool_use.sse"))))
     assert [type(e) for e in events] == [
-        ThinkingDelta,
-        TextDelta,
-        TextDelta,
-        ToolCallStart,
+        ThinkingChunk,
+        TextChunk,
+        TextChunk,
         ResponseDone,
     ]
     message = done(events)
     assert message.content == [
-        ThinkingContent(thinking="Use ast_edit."),
+        ThinkingContent(thinking="Use ast_edit.", id="rs_68f0c1d2bb"),
         TextContent("Previewing the rename."),
         ToolCall(
             id="call_Zx81mQ2vB7nN4kLp0oIu3yT6",
@@ -174,6 +173,36 @@ async def test_openai_responses_reasoning_text_and_tool_call(exchange: Any) -> N
     assert message.stop_reason == "tool_use"
     assert (message.usage.input_tokens, message.usage.cache_read_tokens) == (500, 1000)
     assert message.usage.output_tokens == 80
+
+
+async def test_openai_responses_round_trips_reasoning_between_tool_turns(exchange: Any) -> None:
+    """With store false, reasoning survives a tool turn only if the encrypted
+    reasoning items are asked for and sent back before the calls they led to."""
+    ex = exchange(
+        sse("openai_responses_reasoning_encrypted.sse"), sse("openai_responses_incomplete.sse")
+    )
+    provider = make("openai-responses", ex, thinking=True)
+    first = simple_request(thinking=True)
+    message = done([e async for e in provider.stream(first)])
+    (reasoning,) = [b for b in message.content if isinstance(b, ThinkingContent)]
+    assert reasoning == ThinkingContent(
+        thinking="Use ast_edit.", signature="gAAAAABo8MHS-enc-Use-ast-edit==", id="rs_68f0c1d2bb"
+    )
+    result = ToolResultMessage(
+        tool_call_id=message.tool_calls[0].id, tool_name="ast_edit", content=[TextContent("ok")]
+    )
+    second = simple_request(thinking=True, messages=[*first.messages, message, result])
+    [e async for e in provider.stream(second)]
+    sent = ex.bodies()
+    assert sent[0]["include"] == ["reasoning.encrypted_content"] and sent[0]["store"] is False
+    kinds = [item.get("type", item.get("role")) for item in sent[1]["input"]]
+    assert kinds == ["user", "reasoning", "assistant", "function_call", "function_call_output"]
+    assert sent[1]["input"][1] == {
+        "type": "reasoning",
+        "id": "rs_68f0c1d2bb",
+        "summary": [{"type": "summary_text", "text": "Use ast_edit."}],
+        "encrypted_content": "gAAAAABo8MHS-enc-Use-ast-edit==",
+    }
 
 
 async def test_openai_responses_incomplete_is_length(exchange: Any) -> None:
@@ -229,7 +258,7 @@ async def test_cancel_mid_stream_returns_aborted(
     async def consume() -> None:
         async for event in adapter.stream(simple_request(), cancel=cancel):
             events.append(event)
-            if isinstance(event, TextDelta) and "rename" in event.text:
+            if isinstance(event, TextChunk) and "rename" in event.text:
                 cancel.set()
 
     await asyncio.wait_for(consume(), timeout=5)

@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
 from xcsh.core import ToolError
 from xcsh.tools.coding import create_grep_tool
+from xcsh.tools.coding.grep import find_rg
 
 from .conftest import Tools
 
-BACKENDS = [
-    "python",
-    pytest.param(
-        "ripgrep",
-        marks=pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep is not installed"),
-    ),
-]
+BACKENDS = ["python", "ripgrep"]
 
 
 def make_tree(ws: Path) -> None:
@@ -116,7 +111,6 @@ async def test_grep_crlf_and_bad_regex(ws: Path, backend: str) -> None:
         await grep(ws, backend, pattern="(unclosed")
 
 
-@pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep is not installed")
 async def test_backends_agree_on_a_mixed_tree(ws: Path) -> None:
     make_tree(ws)
     for params in (
@@ -125,6 +119,16 @@ async def test_backends_agree_on_a_mixed_tree(ws: Path) -> None:
         {"pattern": "x", "limit": 2},
     ):
         assert await grep(ws, "python", **params) == await grep(ws, "ripgrep", **params)
+
+
+def test_ripgrep_comes_with_xcsh_and_is_found_without_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The ripgrep dependency puts rg beside the interpreter; grep finds it even
+    when the virtual environment's bin folder is not on PATH."""
+    monkeypatch.setenv("PATH", "/nonexistent")
+    rg = find_rg()
+    assert rg is not None and Path(rg).parent == Path(sys.executable).parent
 
 
 async def test_find(ws: Path, tools: Tools) -> None:

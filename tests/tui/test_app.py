@@ -211,3 +211,40 @@ async def test_pending_lists_each_action_with_its_files_and_tool(project: Path) 
         "  2. AST Edit: 1 replacement in 1 file  [ast_edit]\n"
         "     files: a.py (1 replacement)\n"
     )
+
+
+async def test_instructions_command_lists_the_files_read(project: Path, xcsh_home: Path) -> None:
+    (project / "AGENTS.md").write_text("Keep functions short.\n")
+    app, out, _ = make_app(project, [])
+    await app.open()
+    await app.command("instructions", "")
+    assert f"  1. {project / 'AGENTS.md'}  (21 characters)" in out.getvalue()
+    off, out_off, _ = make_app(project, [], instructions=False)
+    await off.open()
+    await off.command("instructions", "")
+    assert "No AGENTS.md instructions were read (--no-instructions)." in out_off.getvalue()
+
+
+async def test_model_command_switches_the_model_for_the_next_turn(project: Path) -> None:
+    app, out, steps = make_app(project, [{"text": "first model"}])
+    await app.open()
+    await app.run_prompt("one")
+    other = project.parent / "other.json"
+    other.write_text(json.dumps([{"text": "second model"}]))
+    await app.command("model", f"scripted {other}")
+    await app.run_prompt("two")
+    text = out.getvalue()
+    assert f"note: Now using scripted: {other}." in text and "second model" in text
+    assert app.session is not None and app.session.provider.model == str(other)
+    # the new model got the whole history
+    log = other.with_name("other.requests.jsonl").read_text().splitlines()
+    (request,) = [json.loads(line) for line in log]
+    said = [m["content"][0]["text"] for m in request["messages"]]
+    assert said == ["one", "first model", "two"]
+    assert len(requests(steps)) == 1
+    session_file = app.opened.path if app.opened else None
+    assert session_file is not None
+    records = [json.loads(line) for line in session_file.read_text().splitlines()]
+    assert {"type": "model", "provider": "scripted", "model": str(other)} in records
+    await app.command("model", "nosuch provider name")
+    assert "xcsh: give a model: /model NAME, or /model PROVIDER NAME" in out.getvalue()

@@ -8,6 +8,8 @@ from xcsh.agent.events import (
     EVENT_TYPES,
     AgentError,
     AgentEvent,
+    Notice,
+    NoticeKind,
     PendingPushed,
     Resolved,
     RunEnd,
@@ -21,6 +23,12 @@ from xcsh.agent.events import (
     event_to_dict,
 )
 from xcsh.agent.history import CANCELLED_TEXT, repair_tool_pairs
+from xcsh.agent.instructions import (
+    INSTRUCTIONS_FILE,
+    InstructionFile,
+    Instructions,
+    load_instructions,
+)
 from xcsh.agent.persistence import (
     SCHEMA_VERSION,
     PendingRecord,
@@ -51,6 +59,7 @@ __all__ = [
     "DECLINED_TEXT",
     "DEFAULT_MAX_FORCED_TURNS",
     "EVENT_TYPES",
+    "INSTRUCTIONS_FILE",
     "REMINDER_TEXT",
     "SCHEMA_VERSION",
     "AgentError",
@@ -59,6 +68,10 @@ __all__ = [
     "Approval",
     "ApprovalHook",
     "EventListener",
+    "InstructionFile",
+    "Instructions",
+    "Notice",
+    "NoticeKind",
     "PendingPushed",
     "PendingRecord",
     "RebuiltPreview",
@@ -80,6 +93,7 @@ __all__ = [
     "build_system_prompt",
     "event_to_dict",
     "latest_session_for",
+    "load_instructions",
     "load_session",
     "new_session_id",
     "plural",

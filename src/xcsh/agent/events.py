@@ -9,7 +9,9 @@ A run (one prompt) produces, in order::
     ... more turns ...
     RunEnd                                 always last, exactly once per run
 
-``AgentError`` may appear before ``RunEnd`` when the provider fails. Every
+``AgentError`` may appear before ``RunEnd`` when the provider fails;
+``Notice`` whenever the session changes how it works (steering adapted to the
+provider, the history compacted, a tool call read from the model's text). Every
 event is a frozen, keyword-only dataclass with a ``type`` tag; front ends
 match on the class (``match event: case TextDelta(text=t): ...``) or on
 ``event.type``. :func:`event_to_dict` gives the JSON shape that
@@ -161,6 +163,26 @@ class AgentError:
     type: Literal["error"] = "error"
 
 
+NoticeKind = Literal["steering", "text_tool_call", "compaction", "model"]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Notice:
+    """The session changed how it works; tell the user once.
+
+    Args:
+        kind: ``"steering"`` (how a forced turn is sent changed for this
+            provider), ``"text_tool_call"`` (a tool call the model wrote as
+            text was run as a call), ``"compaction"`` (older turns were
+            replaced by a summary), ``"model"`` (the model was switched).
+        message: one or two sentences for the user.
+    """
+
+    kind: NoticeKind
+    message: str
+    type: Literal["notice"] = "notice"
+
+
 RunEndReason = Literal["stop", "cancelled", "forced_cap", "error"]
 
 
@@ -194,6 +216,7 @@ AgentEvent = (
     | Resolved
     | TurnEnd
     | AgentError
+    | Notice
     | RunEnd
 )
 """Every event a session emits; the set is closed."""
@@ -208,6 +231,7 @@ EVENT_TYPES: tuple[type[AgentEvent], ...] = (
     Resolved,
     TurnEnd,
     AgentError,
+    Notice,
     RunEnd,
 )
 

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from xcsh.agent.events import (
     AgentError,
     AgentEvent,
+    Notice,
     PendingPushed,
     Resolved,
     RunEnd,
@@ -51,10 +52,7 @@ from xcsh.core import (
     cap_text,
 )
 from xcsh.pending import RESOLVE_TOOL_NAME
-from xcsh.providers import Provider
-from xcsh.providers import ResponseDone as _Done
-from xcsh.providers import TextDelta as _Text
-from xcsh.providers import ThinkingDelta as _Thinking
+from xcsh.providers import Provider, ResponseDone, TextChunk, ThinkingChunk
 
 
 @dataclass(kw_only=True)
@@ -72,6 +70,8 @@ class LoopContext:
         cancel: set when the user cancels; passed to the provider and tools.
         thinking: ask for extended reasoning (adapters switch it off when forced).
         max_tokens: output cap per request, or ``None``.
+        before_request: awaited before each request; may shorten the history
+            (compaction) and returns how many messages it removed.
     """
 
     provider: Provider
@@ -84,6 +84,7 @@ class LoopContext:
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     thinking: bool = False
     max_tokens: int | None = None
+    before_request: Callable[[], Awaitable[int]] | None = None
 
 
 async def run(ctx: LoopContext) -> RunEnd:
@@ -97,16 +98,27 @@ async def run(ctx: LoopContext) -> RunEnd:
     if changes:
         ctx.history[:] = repaired
     start = len(ctx.history)
-    specs = [_spec(t) for t in ctx.tools.values()]
+    specs = [tool_spec(t) for t in ctx.tools.values()]
     turn = 0
     while True:
         turn += 1
+        if ctx.before_request is not None:
+            start = max(0, start - await ctx.before_request())
         forced = ctx.steering.forced()
         try:
             message = await query(ctx, turn, forced, specs)
         except ProviderError as exc:
-            ctx.emit(AgentError(message=str(exc), kind="provider"))
-            return _end(ctx, "error", start, str(exc))
+            notice = ctx.steering.fall_back(exc, ctx.provider.name)
+            if notice is None:
+                ctx.emit(AgentError(message=str(exc), kind="provider"))
+                return _end(ctx, "error", start, str(exc))
+            ctx.emit(Notice(kind="steering", message=notice))
+            turn -= 1  # the same turn again, steered by reminder
+            continue
+        notice = ctx.steering.check_answer(message, ctx.provider.name)
+        if notice is not None:
+            ctx.emit(Notice(kind="steering", message=notice))
+        _notice_text_calls(ctx, message)
         results = await execute(ctx, message.tool_calls, turn_began_pending=forced)
         ctx.emit(TurnEnd(turn=turn, message=message, results=results))
         progressed = any(_resolved_something(r) for r in results)
@@ -129,11 +141,12 @@ async def query(
     """
     for reminder in ctx.steering.take_reminders():
         ctx.append(reminder)
+    plan = ctx.steering.next_request()
     request = ModelRequest(
         system=ctx.system_prompt,
         messages=list(ctx.history),
-        tools=specs,
-        tool_choice=ctx.steering.tool_choice(),
+        tools=plan.offered(specs),
+        tool_choice=plan.tool_choice,
         thinking=ctx.thinking,
         max_tokens=ctx.max_tokens,
     )
@@ -143,12 +156,12 @@ async def query(
     message: AssistantMessage | None = None
     try:
         async for event in ctx.provider.stream(request, cancel=ctx.cancel):
-            if isinstance(event, _Text):
+            if isinstance(event, TextChunk):
                 partial.append(event.text)
                 ctx.emit(TextDelta(text=event.text))
-            elif isinstance(event, _Thinking):
+            elif isinstance(event, ThinkingChunk):
                 ctx.emit(ThinkingDelta(text=event.text))
-            elif isinstance(event, _Done):
+            elif isinstance(event, ResponseDone):
                 message = event.message
     except asyncio.CancelledError:
         if "".join(partial):  # keep what the user already saw
@@ -326,6 +339,20 @@ def _emit_resolved(ctx: LoopContext, result: ToolResultMessage) -> None:
     )
 
 
+def _notice_text_calls(ctx: LoopContext, message: AssistantMessage) -> None:
+    for call in message.tool_calls:
+        if call.from_text:
+            ctx.emit(
+                Notice(
+                    kind="text_tool_call",
+                    message=(
+                        f"{ctx.provider.name}: the model wrote a call of '{call.name}' as "
+                        "text; it was run as a tool call."
+                    ),
+                )
+            )
+
+
 def _resolved_something(result: ToolResultMessage) -> bool:
     """An action left the stack: applied, or discarded (an apply failure puts it back)."""
     details = result.details
@@ -336,7 +363,8 @@ def _resolved_something(result: ToolResultMessage) -> bool:
     return not (result.is_error and details.get("action") == "apply")
 
 
-def _spec(tool: AgentTool[Any]) -> ToolSpec:
+def tool_spec(tool: AgentTool[Any]) -> ToolSpec:
+    """The tool as offered to a model: name, description, parameter schema."""
     return ToolSpec(name=tool.name, description=tool.description, parameters=tool.json_schema())
 
 

@@ -18,7 +18,12 @@ then one record per line, in order:
   first; the last one wins on load (``files`` and ``digest`` describe the
   preview, so a resumed session can tell whether its rebuild differs; both
   may be missing or ``null``);
-- ``{"type": "run_end", "reason", "message"}``.
+- ``{"type": "run_end", "reason", "message"}``;
+- ``{"type": "notice", "kind", "message"}``: the session changed how it works;
+- ``{"type": "model", "provider", "model"}``: the model was switched (``/model``);
+- ``{"type": "compaction", "summary", "messages": [...]}``: older turns were
+  replaced by a summary; ``messages`` is the whole history from then on
+  (messages recorded after it follow it).
 
 Unknown record types and unknown fields of a pending record are skipped, so
 older readers survive additions; a header with a newer ``version`` is refused.
@@ -124,7 +129,11 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
                 blocks.append(TextContent(block["text"]))
             elif kind == "thinking":
                 blocks.append(
-                    ThinkingContent(thinking=block["thinking"], signature=block.get("signature"))
+                    ThinkingContent(
+                        thinking=block["thinking"],
+                        signature=block.get("signature"),
+                        id=block.get("id"),
+                    )
                 )
             elif kind == "tool_call":
                 blocks.append(
@@ -134,6 +143,7 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
                         arguments=dict(block["arguments"]),
                         invalid_arguments=block.get("invalid_arguments"),
                         arguments_error=block.get("arguments_error"),
+                        from_text=bool(block.get("from_text", False)),
                     )
                 )
             else:
@@ -305,6 +315,8 @@ def load_session(path: Path) -> SavedSession:
         try:
             if kind == "message":
                 messages.append(message_from_dict(record["message"]))
+            elif kind == "compaction":
+                messages = [message_from_dict(m) for m in record["messages"]]
             elif kind == "pending":
                 pending = [_pending_record(r) for r in record.get("stack", [])]
         except (KeyError, TypeError, ValueError) as exc:

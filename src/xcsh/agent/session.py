@@ -23,16 +23,18 @@ from pathlib import Path
 from typing import Any, Literal
 
 from xcsh.agent import loop
+from xcsh.agent.compaction import compact_history
 from xcsh.agent.events import (
     AgentError,
     AgentEvent,
+    Notice,
     PendingPushed,
     Resolved,
     RunEnd,
     ToolCallStart,
     TurnEnd,
 )
-from xcsh.agent.persistence import PendingRecord, SessionRecorder
+from xcsh.agent.persistence import PendingRecord, SessionRecorder, message_to_dict
 from xcsh.agent.previews import (
     RebuiltPreview,
     action_files,
@@ -41,7 +43,12 @@ from xcsh.agent.previews import (
     preview_text,
 )
 from xcsh.agent.prompt import build_system_prompt
-from xcsh.agent.steering import DEFAULT_MAX_FORCED_TURNS, Steering, current_tool_call
+from xcsh.agent.steering import (
+    DEFAULT_MAX_FORCED_TURNS,
+    Steering,
+    SteeringStyle,
+    current_tool_call,
+)
 from xcsh.core import (
     AgentTool,
     AgentToolResult,
@@ -63,6 +70,7 @@ from xcsh.pending import (
     create_resolve_tool,
 )
 from xcsh.providers import Provider
+from xcsh.providers.windows import DEFAULT_CONTEXT_WINDOW, context_window_of
 
 log = logging.getLogger(__name__)
 
@@ -166,6 +174,8 @@ class AgentSession:
         store: the pending-action store the tools push onto; ``None`` for a
             session without previews (then no ``resolve`` and no steering).
         system_prompt: overrides the default built from ``cwd`` and the tools.
+        instructions: project and user instructions (``AGENTS.md``) added to
+            the default system prompt.
         messages: history to continue from (a resumed session).
         approval: asked before each model ``apply`` (``--approve ask``, the TUI).
         recorder: where the session is saved; ``None`` keeps it in memory.
@@ -176,6 +186,12 @@ class AgentSession:
         max_tokens: output cap per request.
         rebuildable_tools: tools whose pending actions :meth:`restore_pending`
             rebuilds by re-running the tool with the recorded arguments.
+        steering: ``"forced"`` (default) or ``"soft"``: remind first, force
+            only when the model ignores the reminder.
+        context_window: the model's context window in tokens (default: the
+            known window of ``provider.model``, else 128,000); older turns
+            are compacted into a summary before a request would pass 80% of
+            it (:mod:`xcsh.agent.compaction`).
 
     Raises:
         ValueError: two tools share a name, or ``max_forced_turns < 1``.
@@ -189,6 +205,7 @@ class AgentSession:
         cwd: Path,
         store: PendingActionStore | None,
         system_prompt: str | None = None,
+        instructions: str = "",
         messages: Sequence[Message] = (),
         approval: ApprovalHook | None = None,
         recorder: SessionRecorder | None = None,
@@ -197,6 +214,8 @@ class AgentSession:
         thinking: bool = False,
         max_tokens: int | None = None,
         rebuildable_tools: Iterable[str] = ("ast_edit",),
+        steering: SteeringStyle = "forced",
+        context_window: int | None = None,
     ) -> None:
         self.provider = provider
         self.cwd = cwd
@@ -206,6 +225,10 @@ class AgentSession:
         self.thinking = thinking
         self.max_tokens = max_tokens
         self.rebuildable_tools = frozenset(rebuildable_tools)
+        self._window_given = context_window is not None
+        self.context_window = (
+            context_window or context_window_of(provider.model) or DEFAULT_CONTEXT_WINDOW
+        )
         self._tools: dict[str, AgentTool[Any]] = {}
         for tool in tools:
             if tool.name == RESOLVE_TOOL_NAME:
@@ -215,11 +238,15 @@ class AgentSession:
             self._tools[tool.name] = tool
         if store is not None:
             self._tools[RESOLVE_TOOL_NAME] = approval_resolve_tool(store, approval)
-        self.system_prompt = system_prompt or build_system_prompt(cwd, self._tools.values())
+        self.system_prompt = system_prompt or build_system_prompt(
+            cwd, self._tools.values(), instructions
+        )
         self._steering = Steering(
             store,
             max_forced_turns=max_forced_turns,
             supports_forced_tool_choice=getattr(provider, "supports_forced_tool_choice", True),
+            style=steering,
+            learn_tool_choice=getattr(provider, "compatible_server", False),
         )
         self._messages: list[Message] = list(messages)
         self._listeners: list[EventListener] = []
@@ -292,6 +319,7 @@ class AgentSession:
             cancel=self._cancel,
             thinking=self.thinking,
             max_tokens=self.max_tokens,
+            before_request=self._compact_if_due,
         )
         self._task = asyncio.create_task(loop.run(ctx))
         try:
@@ -311,6 +339,80 @@ class AgentSession:
             self._task = None
         self._emit(end)
         return end
+
+    async def compact(self) -> bool:
+        """Compact the history now (``/compact``): all but the newest turn become a summary.
+
+        Pending previews keep their tool call and result. Emits a
+        :class:`~xcsh.agent.events.Notice` either way.
+
+        Returns:
+            True when the history was compacted; False when there was nothing
+            older to summarise or the summary request failed.
+
+        Raises:
+            UsageError: a run is in progress.
+        """
+        if self._task is not None:
+            raise UsageError("cannot compact while the model is running", hint="wait for it")
+        return await self._compact(on_demand=True) > 0
+
+    async def _compact_if_due(self) -> int:
+        return await self._compact(on_demand=False)
+
+    async def _compact(self, *, on_demand: bool) -> int:
+        """Replace older turns by a summary; returns how many messages went away."""
+        live = {id(a) for a in self.store.snapshot()} if self.store else set()
+        outcome = await compact_history(
+            self.provider,
+            system=self.system_prompt,
+            messages=self._messages,
+            tools=[loop.tool_spec(t) for t in self._tools.values()],
+            pending_calls={c for key, (_, c) in self._origins.items() if key in live and c},
+            window=self.context_window,
+            on_demand=on_demand,
+            cancel=self._cancel,
+        )
+        before = len(self._messages)
+        if outcome.history is not None:
+            self._messages[:] = outcome.history
+            if self.recorder is not None:
+                self.recorder.write(
+                    {
+                        "type": "compaction",
+                        "summary": outcome.summary,
+                        "messages": [message_to_dict(m) for m in outcome.history],
+                    }
+                )
+        if outcome.notice:
+            self._emit(Notice(kind="compaction", message=outcome.notice))
+        return before - len(self._messages)
+
+    def set_provider(self, provider: Provider) -> None:
+        """Use ``provider`` (another model, or another API) from the next request on.
+
+        The history stays; steering starts afresh for the new provider (how it
+        takes a forced tool choice is learnt again); the context window
+        becomes the new model's unless one was given. Emits a ``Notice`` and
+        records the switch in the session file.
+
+        Raises:
+            UsageError: a run is in progress.
+        """
+        if self._task is not None:
+            raise UsageError("cannot switch models while the model is running")
+        self.provider = provider
+        self._steering.adapt_to(
+            supports_forced_tool_choice=getattr(provider, "supports_forced_tool_choice", True),
+            learn_tool_choice=getattr(provider, "compatible_server", False),
+        )
+        if not self._window_given:
+            self.context_window = context_window_of(provider.model) or DEFAULT_CONTEXT_WINDOW
+        if self.recorder is not None:
+            self.recorder.write(
+                {"type": "model", "provider": provider.name, "model": provider.model}
+            )
+        self._emit(Notice(kind="model", message=f"Now using {provider.name}: {provider.model}."))
 
     def cancel(self) -> None:
         """Cancel the current run, if any (call it on the event loop's thread).
@@ -517,6 +619,8 @@ class AgentSession:
         elif isinstance(event, TurnEnd):
             self._record_pending()
             self._forget_resolved()
+        elif isinstance(event, Notice):
+            self.recorder.write({"type": "notice", "kind": event.kind, "message": event.message})
         elif isinstance(event, RunEnd):
             self.recorder.write(
                 {"type": "run_end", "reason": event.reason, "message": event.message}

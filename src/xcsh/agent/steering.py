@@ -1,22 +1,62 @@
-"""Steering the model toward ``resolve`` while previews are pending (SPEC §3).
+"""Steering the model toward ``resolve`` while previews are pending.
 
 Everything here derives from the store's state at the moment it is asked:
-the forced tool choice, the reminders actually sent, and the gate. Nothing is
-remembered across turns except the count of consecutive forced turns without
-progress, so a session can never demand ``resolve`` while the store is empty
-(CASES R1).
+the forced tool choice, the reminders actually sent, and the gate. Across
+turns only three things are remembered: the count of consecutive forced
+turns without progress (the cap), how this provider takes a forced tool
+choice (:data:`SteeringMode`, learnt from what it does), and, with soft
+steering, whether the model already ignored a reminder. A session can never
+demand ``resolve`` while the store is empty.
+
+How a forced turn is sent depends on the mode:
+
+- ``"named"``: tool choice names ``resolve`` (the default);
+- ``"required"``: tool choice ``"required"`` with ``resolve`` the only tool
+  offered, for servers that ignore a named choice (llama.cpp's
+  ``llama-server`` honours only ``"required"``);
+- ``"auto"``: no forcing, the reminder says other calls are refused; for a
+  provider that rejected a forced tool choice with HTTP 400.
+
+Each change of mode is one-way for the session and comes with a notice for
+the user, so the same rejected request is never sent twice. The gate refuses
+other tools in every mode.
 """
 
 from __future__ import annotations
 
 import contextvars
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from xcsh.agent.wording import plural
-from xcsh.core import ForcedTool, Message, TextContent, ToolChoice, UserMessage
+from xcsh.core import (
+    AssistantMessage,
+    ForcedTool,
+    Message,
+    ProviderError,
+    TextContent,
+    ToolChoice,
+    ToolSpec,
+    UserMessage,
+)
 from xcsh.pending import RESOLVE_TOOL_NAME, PendingAction, PendingActionStore
+
+SteeringMode = Literal["named", "required", "auto"]
+"""How a forced turn is sent: a named tool choice, ``"required"`` with only
+``resolve`` offered, or ``"auto"`` plus the reminder."""
+
+SteeringStyle = Literal["forced", "soft"]
+"""``"forced"``: every turn with a pending preview forces ``resolve``.
+``"soft"``: the first such turn only reminds (tool choice ``auto``, which keeps
+the request identical for prompt caching); forcing starts when the model
+ignores the reminder."""
+
+_FORCED_CHOICE_REJECTED = re.compile(
+    r"tool[ _-]?choice|forc(?:ed|es|ing)[ _-]tool|tool[ _-]use", re.IGNORECASE
+)
 
 REMINDER_TEXT = "This is a preview. Call the `resolve` tool to apply or discard these changes."
 """The hidden user-role reminder queued on each push (SPEC §3, exact text)."""
@@ -34,6 +74,38 @@ current_tool_call: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 )
 """The id of the tool call running in this task (set by the loop), so pushes
 can be attributed to the call that made them."""
+
+
+def rejects_forced_choice(error: ProviderError) -> bool:
+    """True when ``error`` is an HTTP 400 refusing a forced tool choice.
+
+    Seen as "tool_choice ... is not supported" from OpenAI-compatible servers
+    and "Thinking may not be enabled when tool_choice forces tool use" from
+    Anthropic; the provider's own text is matched, whatever its wording of
+    tool choice or forced tool use.
+    """
+    if error.status != 400:
+        return False
+    return bool(_FORCED_CHOICE_REJECTED.search(f"{error} {error.body or ''}"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class RequestPlan:
+    """How the next request steers: its tool choice and whether it offers only ``resolve``."""
+
+    tool_choice: ToolChoice
+    only_resolve: bool = False
+
+    @property
+    def forces(self) -> bool:
+        """The request forces a tool (named or ``"required"``)."""
+        return self.tool_choice != "auto"
+
+    def offered(self, specs: Sequence[ToolSpec]) -> list[ToolSpec]:
+        """The tools to send: all of ``specs``, or only ``resolve``."""
+        if not self.only_resolve:
+            return list(specs)
+        return [s for s in specs if s.name == RESOLVE_TOOL_NAME]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -105,8 +177,15 @@ class Steering:
         store: the session's store, or ``None`` (then nothing is ever forced).
         max_forced_turns: consecutive forced turns without progress before the
             run stops (SPEC §3 "a bounded number"); at least 1.
-        supports_forced_tool_choice: from the provider; when False the reminder
-            carries :data:`NO_FORCING_NOTE` as a second block.
+        supports_forced_tool_choice: from the provider; when False forced turns
+            start in ``"required"`` mode.
+        style: ``"forced"`` (default) or ``"soft"`` (:data:`SteeringStyle`).
+        learn_tool_choice: watch whether the provider honours a named tool
+            choice (``--base-url`` servers); when a forced turn comes back
+            without a ``resolve`` call, switch to ``"required"`` mode.
+
+    A reminder sent with a turn that does not force carries
+    :data:`NO_FORCING_NOTE` as a second block.
 
     The store's push listener may run on a worker thread; it only appends to
     lists under a lock. Call :meth:`close` to unsubscribe.
@@ -118,12 +197,18 @@ class Steering:
         *,
         max_forced_turns: int = DEFAULT_MAX_FORCED_TURNS,
         supports_forced_tool_choice: bool = True,
+        style: SteeringStyle = "forced",
+        learn_tool_choice: bool = False,
     ) -> None:
         if max_forced_turns < 1:
             raise ValueError(f"max_forced_turns must be at least 1, got {max_forced_turns}")
         self.store = store
         self.max_forced_turns = max_forced_turns
-        self.supports_forced_tool_choice = supports_forced_tool_choice
+        self.mode: SteeringMode = "named" if supports_forced_tool_choice else "required"
+        self.style: SteeringStyle = style
+        self.learn_tool_choice = learn_tool_choice
+        self._ignored = False  # soft steering: the model ignored a reminder
+        self._last = RequestPlan(tool_choice="auto")
         self._lock = threading.Lock()
         self._pushes: list[Push] = []
         self._reminders = 0
@@ -131,6 +216,11 @@ class Steering:
         self._failed = 0
         self._last_failure = ""
         self._unsubscribe = store.subscribe_push(self._on_push) if store is not None else None
+
+    def adapt_to(self, *, supports_forced_tool_choice: bool, learn_tool_choice: bool) -> None:
+        """Start afresh for another provider (``/model``): its mode is learnt again."""
+        self.mode = "named" if supports_forced_tool_choice else "required"
+        self.learn_tool_choice = learn_tool_choice
 
     def close(self) -> None:
         """Stop listening to the store."""
@@ -168,7 +258,7 @@ class Steering:
         if not queued or not self.forced():
             return []
         blocks = [TextContent(REMINDER_TEXT)]
-        if not self.supports_forced_tool_choice:
+        if not self._plan().forces:
             blocks.append(TextContent(NO_FORCING_NOTE))
         return [UserMessage(content=list(blocks), hidden=True)]
 
@@ -177,8 +267,79 @@ class Steering:
         return self.store is not None and self.store.has_pending
 
     def tool_choice(self) -> ToolChoice:
-        """``ForcedTool("resolve")`` while actions are pending, else ``"auto"``."""
-        return ForcedTool(name=RESOLVE_TOOL_NAME) if self.forced() else "auto"
+        """The tool choice of the next request (see :meth:`next_request`)."""
+        return self._plan().tool_choice
+
+    def _plan(self) -> RequestPlan:
+        if not self.forced() or self.mode == "auto":
+            return RequestPlan(tool_choice="auto")
+        if self.style == "soft" and not self._ignored:
+            return RequestPlan(tool_choice="auto")
+        if self.mode == "required":
+            return RequestPlan(tool_choice="required", only_resolve=True)
+        return RequestPlan(tool_choice=ForcedTool(name=RESOLVE_TOOL_NAME))
+
+    def next_request(self) -> RequestPlan:
+        """How the request about to be sent steers; remembered for :meth:`fall_back`
+        and :meth:`check_answer`. Forces only while actions are pending."""
+        self._last = self._plan()
+        return self._last
+
+    def fall_back(self, error: ProviderError, provider: str) -> str | None:
+        """After a failed request: switch to ``"auto"`` when it was a forced
+        request the provider refused (:func:`rejects_forced_choice`).
+
+        Returns:
+            The notice for the user when steering changed (the caller sends the
+            turn again), else ``None`` (the error stands). A request that did
+            not force never falls back, so the same 400 is never sent twice.
+        """
+        if not self._last.forces or not rejects_forced_choice(error):
+            return None
+        self.mode = "auto"
+        self.remind()  # the turn sent again says that other calls are refused
+        detail = (str(error).splitlines() or [""])[0]
+        return (
+            f"{provider} rejected a forced tool choice ({detail}). For the rest of this "
+            "session a pending preview is asked for by reminder (tool choice auto); other "
+            "tools are still refused until it is resolved."
+        )
+
+    def check_answer(self, message: AssistantMessage, provider: str) -> str | None:
+        """Learn from an answer to the last request: soft steering moves to forcing
+        when a reminder was ignored; a server that answered a forced turn without
+        calling ``resolve`` does not honour that kind of forcing.
+
+        Returns:
+            The notice for the user when the mode changed, else ``None``.
+        """
+        plan = self._last
+        if not self.forced() and plan.tool_choice == "auto":
+            return None
+        called = any(c.name == RESOLVE_TOOL_NAME for c in message.tool_calls)
+        if called or message.stop_reason not in ("stop", "tool_use"):
+            return None
+        if not plan.forces:
+            self._ignored = self.style == "soft" and self.forced()
+            return None
+        if not self.learn_tool_choice:
+            return None
+        if self.mode == "named":
+            self.mode = "required"
+            return (
+                f"{provider}: the server answered a forced turn without calling `resolve`, "
+                "so it ignores a named tool choice. From now on a turn with a pending "
+                'preview offers only `resolve`, with tool choice "required".'
+            )
+        if self.mode == "required":
+            self.mode = "auto"
+            self.remind()
+            return (
+                f'{provider}: the server ignores tool choice "required" too. From now on a '
+                "pending preview is asked for by reminder (tool choice auto); other tools "
+                "are still refused until it is resolved."
+            )
+        return None
 
     def gate(self, tool_name: str, *, turn_began_pending: bool) -> str | None:
         """The refusal text for a call the gate stops, or ``None`` to run it."""
@@ -187,7 +348,9 @@ class Steering:
         return gate_message(self.store.peek() if self.store else None, tool_name)
 
     def start_run(self) -> None:
-        """Reset the forced-turn counter: each run gets the full cap."""
+        """Reset the forced-turn counter: each run gets the full cap (and, with
+        soft steering, starts with a reminder again)."""
+        self._ignored = False
         self._streak = 0
         self._failed = 0
         self._last_failure = ""
@@ -201,6 +364,7 @@ class Steering:
             failures: the texts of the turn's failed ``resolve`` calls.
         """
         if not forced or progressed:
+            self._ignored = False
             self._streak = 0
             self._failed = 0
             self._last_failure = ""

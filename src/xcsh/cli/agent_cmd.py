@@ -1,6 +1,7 @@
 """``xcsh`` without a subcommand: the agent itself.
 
-``xcsh -p "TASK"`` (print mode) runs one task to completion. In ``--mode
+``xcsh -p "TASK"`` (print mode) runs one task to completion; ``xcsh -p -``
+reads the task from standard input, and an empty task is refused. In ``--mode
 text`` the final answer goes to stdout and progress (tool calls, previews,
 resolutions, SPEC §6) to stderr; in ``--mode json`` stdout carries one JSON
 object per line: first ``{"type": "session", "id", "path", "cwd", "resumed",
@@ -26,9 +27,10 @@ from typing import TYPE_CHECKING, Any, TextIO
 from xcsh.cli import stdout_to_devnull, subcommand_help
 
 if TYPE_CHECKING:  # the agent stack is imported only when a task runs
-    from xcsh.agent import AgentEvent, Approval, ApprovalHook
-    from xcsh.app import ToolsFactory
+    from xcsh.agent import AgentEvent, Approval, ApprovalHook, Instructions
+    from xcsh.app import SessionToolsFactory
     from xcsh.pending import PendingAction
+    from xcsh.tui.status import UsageTotals
 
 NO_TUI_MESSAGE = (
     "xcsh: the interactive session needs a terminal on stdin and stdout.\n"
@@ -44,7 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "-p", "--print", dest="prompt", metavar="TASK", help="run one task and print the answer"
+        "-p",
+        "--print",
+        dest="prompt",
+        metavar="TASK",
+        help="run one task and print the answer; - reads the task from standard input",
     )
     parser.add_argument(
         "--provider",
@@ -81,6 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="load this project's custom tools (.xcsh/tools/) without asking",
     )
+    parser.add_argument(
+        "--no-instructions",
+        dest="instructions",
+        action="store_false",
+        help="do not read AGENTS.md files (project and $XCSH_HOME) into the system prompt",
+    )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     return parser
 
@@ -104,6 +116,7 @@ def main(argv: list[str]) -> int:
     from xcsh.core import UsageError, XcshError
 
     try:
+        args.prompt = task_text(args.prompt, sys.stdin)
         return asyncio.run(run_print_until_signal(args))
     except KeyboardInterrupt:
         print("xcsh: cancelled", file=sys.stderr)
@@ -119,6 +132,30 @@ def main(argv: list[str]) -> int:
     except OSError as exc:  # a file or folder xcsh needs is unusable
         print(f"xcsh: {exc}", file=sys.stderr)
         return 1
+
+
+EMPTY_TASK_HINT = 'give the task as text: xcsh -p "TASK", or pipe it in: echo TASK | xcsh -p -'
+
+
+def task_text(prompt: str, stdin: TextIO) -> str:
+    """The task of ``-p TASK``: ``TASK`` itself, or standard input when it is ``-``.
+
+    Raises:
+        UsageError: the task is empty or only whitespace (a model asked nothing
+            would improvise), or standard input cannot be read as text.
+    """
+    from xcsh.core import UsageError
+
+    where = "the task"
+    if prompt == "-":
+        where = "the task read from standard input"
+        try:
+            prompt = stdin.read()
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise UsageError(f"cannot read the task from standard input: {exc}") from exc
+    if not prompt.strip():
+        raise UsageError(f"{where} is empty", hint=EMPTY_TASK_HINT)
+    return prompt
 
 
 CANCEL_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -167,7 +204,10 @@ async def run_print_until_signal(args: argparse.Namespace) -> int:
 
 
 async def run_print(
-    args: argparse.Namespace, *, stdout: TextIO | None = None, tools: ToolsFactory | None = None
+    args: argparse.Namespace,
+    *,
+    stdout: TextIO | None = None,
+    tools: SessionToolsFactory | None = None,
 ) -> int:
     """Run ``args.prompt`` in a new or resumed session; returns the exit code.
 
@@ -198,6 +238,7 @@ async def run_print(
             session_id=args.session,
             approval=approval,
             trust_project=args.trust_project,
+            instructions=args.instructions,
         ),
         tools=tools,
     )
@@ -226,11 +267,14 @@ async def run_print(
                 "rebuilt": [dataclasses.asdict(r) for r in report.rebuilt],
             },
             "load_errors": [e.to_dict() for e in opened.load_errors],
+            "instructions": [str(f.path) for f in opened.instructions.files],
         }
         print(json.dumps(header, ensure_ascii=False), file=out, flush=True)
         json_printer = JsonPrinter(out, on_broken_pipe=session.cancel)
         session.subscribe(json_printer)
     else:
+        for line, style in instructions_lines(opened.instructions):
+            err_console.print(line, style=style, markup=False)
         for problem in opened.load_errors:
             style = "yellow" if problem.kind == "untrusted" else "red"
             text = f"custom tools: {problem.path}: {problem.error}"
@@ -251,6 +295,16 @@ async def run_print(
                 err_console.print(f"resumed: dropped {label}", style="yellow", markup=False)
         printer = TextPrinter(err_console)
         session.subscribe(printer)
+    from xcsh.agent import TurnEnd
+    from xcsh.tui.status import UsageTotals
+
+    totals = [UsageTotals()]
+
+    def count(event: AgentEvent) -> None:
+        if isinstance(event, TurnEnd):
+            totals[0] = totals[0].add(event.message.usage)
+
+    session.subscribe(count)
     try:
         end = await session.prompt(args.prompt)
     finally:
@@ -265,9 +319,36 @@ async def run_print(
         if end.reason != "stop" and end.message and end.message not in shown:
             err_console.print(f"xcsh: {end.message}", style="yellow", markup=False)
         err_console.print(
-            f"session {session.id} (resume with --continue)", style="dim", markup=False
+            f"session {session.id} (resume with --continue)"
+            + usage_text(totals[0], unicode=detect_style(sys.stderr).unicode),
+            style="dim",
+            markup=False,
         )
     return {"stop": 0, "cancelled": 130}.get(end.reason, 1)
+
+
+def usage_text(totals: UsageTotals, *, unicode: bool = True) -> str:
+    """`` · 1.5k in / 64 out · $0.0012`` for a run whose provider reported usage
+    (`` - `` between the parts in plain ASCII), else ""."""
+    from xcsh.tui.status import separator, tokens
+
+    if not (totals.input_tokens or totals.output_tokens):
+        return ""
+    sep = separator(unicode)
+    counts = f"{tokens(totals.input_tokens)} in / {tokens(totals.output_tokens)} out"
+    return f"{sep}{counts}{sep}${totals.cost_usd:.4f}"
+
+
+def instructions_lines(instructions: Instructions) -> list[tuple[str, str]]:
+    """What print mode says about the ``AGENTS.md`` files read: ``(text, style)`` lines."""
+    lines: list[tuple[str, str]] = []
+    if instructions.files:
+        names = ", ".join(str(f.path) for f in instructions.files)
+        lines.append((f"instructions: {names}", "dim"))
+    if instructions.note:
+        lines.append((f"xcsh: {instructions.note}", "yellow"))
+    lines.extend((f"instructions: cannot read {u}", "yellow") for u in instructions.unreadable)
+    return lines
 
 
 class JsonPrinter:
@@ -326,6 +407,7 @@ class TextPrinter:
     def __call__(self, event: AgentEvent) -> None:
         from xcsh.agent import (
             AgentError,
+            Notice,
             PendingPushed,
             Resolved,
             TextDelta,
@@ -362,6 +444,9 @@ class TextPrinter:
                 details, is_error=event.is_error, message=event.text, style=self.style
             )
             self.console.print(block)
+        elif isinstance(event, Notice):
+            self._flush_text()
+            self.console.print(f"note: {event.message}", style="yellow", markup=False)
         elif isinstance(event, AgentError):
             self.shown_errors.add(event.message)
             self.console.print(f"error: {event.message}", style="bold red", markup=False)

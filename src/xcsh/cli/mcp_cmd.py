@@ -20,7 +20,7 @@ from xcsh.mcp import (
     serve_http,
     serve_stdio,
 )
-from xcsh.mcp.session import ToolFactory
+from xcsh.mcp.session import McpToolsFactory
 from xcsh.plugins import LoadError
 
 DEFAULT_PORT = 8765
@@ -84,7 +84,7 @@ def _check(args: argparse.Namespace) -> Path:
     return cwd.resolve()
 
 
-def tool_factory(cwd: Path, *, trust_project: bool) -> ToolFactory:
+def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
     """The tools every session of ``xcsh mcp`` gets for the workspace ``cwd``.
 
     ``ast_grep``, ``ast_edit`` and ``resolve``, then the custom tools. Load

@@ -29,6 +29,9 @@ class ToolCall:
             ``is_error`` result that quotes the text and asks for valid JSON.
         arguments_error: why ``invalid_arguments`` did not parse (the JSON
             parser's message), else ``None``.
+        from_text: the model wrote this call as its answer text (a JSON
+            object naming an offered tool), as small local models do, and the
+            provider adapter read it as a call.
     """
 
     id: str
@@ -36,6 +39,7 @@ class ToolCall:
     arguments: dict[str, Any]
     invalid_arguments: str | None = None
     arguments_error: str | None = None
+    from_text: bool = False
     type: Literal["tool_call"] = "tool_call"
 
 
@@ -44,12 +48,15 @@ class ThinkingContent:
     """Reasoning text a provider returned (kept so it can be sent back when required).
 
     Args:
-        thinking: the text.
-        signature: provider-specific opaque token (Anthropic), if any.
+        thinking: the text (a summary for OpenAI reasoning models; may be empty).
+        signature: provider-specific opaque token, if any: Anthropic's
+            signature, or the OpenAI Responses reasoning item's encrypted content.
+        id: the provider's id of the reasoning item (OpenAI Responses), if any.
     """
 
     thinking: str
     signature: str | None = None
+    id: str | None = None
     type: Literal["thinking"] = "thinking"
 
 

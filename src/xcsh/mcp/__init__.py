@@ -19,7 +19,7 @@ from xcsh.mcp.session import (
     IDLE_REASON,
     STOP_REASON,
     McpSession,
-    ToolFactory,
+    McpToolsFactory,
     max_pending_message,
     pending_notice,
 )
@@ -40,7 +40,7 @@ __all__ = [
     "STOP_REASON",
     "HttpSessions",
     "McpSession",
-    "ToolFactory",
+    "McpToolsFactory",
     "builtin_tool_factory",
     "combine_factories",
     "create_http_app",

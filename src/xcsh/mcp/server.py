@@ -42,7 +42,7 @@ from xcsh.mcp.session import (
     IDLE_REASON,
     STOP_REASON,
     McpSession,
-    ToolFactory,
+    McpToolsFactory,
 )
 from xcsh.mcp.tools import mcp_content, mcp_tool
 
@@ -100,7 +100,7 @@ class HttpSessions:
             closes a session (the HTTP transport forgets it after the same time).
     """
 
-    factory: ToolFactory
+    factory: McpToolsFactory
     max_pending: int = DEFAULT_MAX_PENDING
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT
     _sessions: dict[str, McpSession] = field(default_factory=dict)
@@ -214,7 +214,7 @@ async def _discard(session: McpSession, reason: str) -> None:
 
 
 async def serve_stdio(
-    factory: ToolFactory,
+    factory: McpToolsFactory,
     *,
     max_pending: int = DEFAULT_MAX_PENDING,
     stop_signals: tuple[signal.Signals, ...] = (signal.SIGTERM, signal.SIGINT),
@@ -269,7 +269,7 @@ ASGIApp = Callable[
 
 
 def create_http_app(
-    factory: ToolFactory,
+    factory: McpToolsFactory,
     *,
     max_pending: int = DEFAULT_MAX_PENDING,
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
@@ -352,7 +352,7 @@ async def _reap_forever(sessions: HttpSessions) -> None:
 
 
 async def serve_http(
-    factory: ToolFactory,
+    factory: McpToolsFactory,
     *,
     port: int,
     max_pending: int = DEFAULT_MAX_PENDING,

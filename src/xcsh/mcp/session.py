@@ -43,7 +43,7 @@ STOP_REASON = "The xcsh MCP server stopped before this preview was resolved."
 IDLE_REASON = "The MCP session was idle too long and was closed before this preview was resolved."
 """The ``reason`` handed to ``reject`` when an idle HTTP session is closed."""
 
-ToolFactory = Callable[[PendingActionStore], Sequence[AgentTool[Any]]]
+McpToolsFactory = Callable[[PendingActionStore], Sequence[AgentTool[Any]]]
 """Builds one session's tools around that session's store. Called once per session."""
 
 
@@ -120,7 +120,9 @@ class McpSession:
         self._lock = asyncio.Lock()
 
     @classmethod
-    def create(cls, factory: ToolFactory, *, max_pending: int = DEFAULT_MAX_PENDING) -> McpSession:
+    def create(
+        cls, factory: McpToolsFactory, *, max_pending: int = DEFAULT_MAX_PENDING
+    ) -> McpSession:
         """A new session with a fresh store and the tools ``factory`` builds around it."""
         store = PendingActionStore()
         return cls(tools=list(factory(store)), store=store, max_pending=max_pending)

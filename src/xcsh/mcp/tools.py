@@ -11,7 +11,7 @@ import mcp_types as types
 from xcsh import tools as builtin
 from xcsh.core import AgentTool, Content, ImageContent, TextContent
 from xcsh.journal import Journal, record_applies
-from xcsh.mcp.session import ToolFactory
+from xcsh.mcp.session import McpToolsFactory
 from xcsh.pending import RESOLVE_TOOL_NAME, PendingActionStore
 from xcsh.plugins import LoadError, load_custom_tools
 
@@ -31,7 +31,7 @@ _ANNOTATIONS: dict[str, types.ToolAnnotations] = {
 }
 
 
-def builtin_tool_factory(cwd: str | Path, *, journal: Journal | None = None) -> ToolFactory:
+def builtin_tool_factory(cwd: str | Path, *, journal: Journal | None = None) -> McpToolsFactory:
     """The built-in MCP tools for a workspace: ``ast_grep``, ``ast_edit`` and ``resolve``.
 
     Args:
@@ -54,7 +54,7 @@ def builtin_tool_factory(cwd: str | Path, *, journal: Journal | None = None) -> 
     return build
 
 
-def journaled_factory(factory: ToolFactory, journal: Journal) -> ToolFactory:
+def journaled_factory(factory: McpToolsFactory, journal: Journal) -> McpToolsFactory:
     """``factory``, with the apply of every pending action pushed on a session's store
     recorded in ``journal`` (custom tools' applies; built-in ones record themselves)."""
 
@@ -70,7 +70,7 @@ def custom_tool_factory(
     *,
     trust_project: bool = False,
     on_errors: Callable[[list[LoadError]], None] | None = None,
-) -> ToolFactory:
+) -> McpToolsFactory:
     """The folder's custom tools (SPEC §5), loaded afresh for each session.
 
     User tools (``$XCSH_HOME/tools/``) and installed ``xcsh.tools`` entry
@@ -96,7 +96,7 @@ def custom_tool_factory(
     return build
 
 
-def combine_factories(*factories: ToolFactory) -> ToolFactory:
+def combine_factories(*factories: McpToolsFactory) -> McpToolsFactory:
     """One factory whose tools are those of ``factories``, in order."""
 
     def build(store: PendingActionStore) -> list[AgentTool[Any]]:

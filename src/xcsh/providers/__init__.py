@@ -9,9 +9,8 @@ from xcsh.providers.base import (
     Provider,
     ResponseDone,
     StreamEvent,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallStart,
+    TextChunk,
+    ThinkingChunk,
 )
 from xcsh.providers.config import (
     PROVIDER_NAMES,
@@ -28,9 +27,8 @@ __all__ = [
     "ProviderSettings",
     "ResponseDone",
     "StreamEvent",
-    "TextDelta",
-    "ThinkingDelta",
-    "ToolCallStart",
+    "TextChunk",
+    "ThinkingChunk",
     "create_provider",
     "resolve_provider_settings",
 ]

@@ -20,7 +20,7 @@ from xcsh.core import AssistantMessage, ModelRequest, ProviderError
 from xcsh.providers._cancel import Cancelled
 from xcsh.providers._common import aborted
 from xcsh.providers._errors import ErrorContext, malformed_stream_error
-from xcsh.providers.base import ResponseDone, StreamEvent, TextDelta, ThinkingDelta
+from xcsh.providers.base import ResponseDone, StreamEvent, TextChunk, ThinkingChunk
 
 
 class Received:
@@ -40,15 +40,15 @@ class Received:
         self.started = False
         self.message: AssistantMessage | None = None
 
-    def text_delta(self, piece: str) -> TextDelta:
+    def text_delta(self, piece: str) -> TextChunk:
         """Record an answer text piece and return its event."""
         self.text.append(piece)
-        return TextDelta(text=piece)
+        return TextChunk(text=piece)
 
-    def thinking_delta(self, piece: str) -> ThinkingDelta:
+    def thinking_delta(self, piece: str) -> ThinkingChunk:
         """Record a reasoning text piece and return its event."""
         self.thinking.append(piece)
-        return ThinkingDelta(text=piece)
+        return ThinkingChunk(text=piece)
 
 
 class StreamingAdapter:
@@ -65,6 +65,7 @@ class StreamingAdapter:
 
     name: str
     supports_forced_tool_choice: bool = True
+    compatible_server: bool = False
 
     def __init__(
         self,

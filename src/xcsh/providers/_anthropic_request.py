@@ -132,8 +132,9 @@ def _assistant(message: AssistantMessage) -> list[dict[str, Any]]:
             if part.text:
                 blocks.append({"type": "text", "text": part.text})
         elif isinstance(part, ThinkingContent):
-            # Unsigned reasoning (another provider's, or an aborted stream) cannot be sent back.
-            if part.signature:
+            # Unsigned reasoning (an aborted stream) cannot be sent back, nor an
+            # OpenAI reasoning item (it has an id; its signature is encrypted content).
+            if part.signature and part.id is None:
                 blocks.append(
                     {"type": "thinking", "thinking": part.thinking, "signature": part.signature}
                 )

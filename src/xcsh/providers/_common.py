@@ -4,7 +4,8 @@ content mapping both OpenAI APIs use (data URLs, text, tool-result images)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Collection
 from typing import Any
 
 from xcsh.core import (
@@ -44,6 +45,46 @@ def parse_tool_call(call_id: str, name: str, raw: str | None) -> ToolCall:
     if not isinstance(value, dict):
         return _malformed(call_id, name, raw, f"expected an object, got {type(value).__name__}")
     return ToolCall(id=call_id, name=name, arguments=value)
+
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL)
+_CALL_KEYS = {"name", "arguments", "parameters"}
+
+
+def text_tool_call(text: str, offered: Collection[str], call_id: str) -> ToolCall | None:
+    """The tool call a model wrote as its answer text, or ``None``.
+
+    Small local models often answer ``{"name": "resolve", "arguments": {...}}``
+    as text instead of a structured call. The text counts as a call only when
+    it is exactly one JSON object (a ```json fence around it is allowed) with
+    ``name`` naming one of the ``offered`` tools and ``arguments`` (or
+    ``parameters``) an object, or a string holding one; no other key. The call
+    is marked ``from_text``.
+    """
+    stripped = text.strip()
+    fenced = _FENCE.fullmatch(stripped)
+    if fenced:
+        stripped = fenced.group(1)
+    if not stripped.startswith("{"):
+        return None
+    try:
+        value = json.loads(stripped)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(value, dict) or not set(value) <= _CALL_KEYS or "name" not in value:
+        return None
+    if "arguments" in value and "parameters" in value:
+        return None
+    name = value["name"]
+    arguments = value.get("arguments", value.get("parameters", {}))
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError:
+            return None
+    if not isinstance(name, str) or name not in offered or not isinstance(arguments, dict):
+        return None
+    return ToolCall(id=call_id, name=name, arguments=arguments, from_text=True)
 
 
 def _malformed(call_id: str, name: str, raw: str, error: str) -> ToolCall:

@@ -86,8 +86,34 @@ def map_tool_choice(choice: ToolChoice, forced_supported: bool) -> Any:
 
 
 def map_messages(messages: list[Message]) -> list[dict[str, Any]]:
-    """Messages in Chat Completions shape."""
-    return openai_messages(messages, _items, _part)
+    """Messages in Chat Completions shape; consecutive user messages are merged.
+
+    Chat templates of local models (llama.cpp, vLLM) often require user and
+    assistant turns to alternate, so user messages in a row (a resumed
+    session whose assistant turns were empty, a hidden reminder after the
+    user's own text) become one: their texts joined by a blank line, or their
+    parts concatenated when one holds images.
+    """
+    out: list[dict[str, Any]] = []
+    for item in openai_messages(messages, _items, _part):
+        previous = out[-1] if out else None
+        if previous is not None and previous["role"] == "user" and item["role"] == "user":
+            out[-1] = {"role": "user", "content": _merged(previous["content"], item["content"])}
+        else:
+            out.append(item)
+    return out
+
+
+def _merged(first: Any, second: Any) -> Any:
+    if isinstance(first, str) and isinstance(second, str):
+        return "\n\n".join(t for t in (first, second) if t)
+    return _parts(first) + _parts(second)
+
+
+def _parts(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    return list(content)
 
 
 def _items(message: ToolResultMessage | AssistantMessage) -> list[dict[str, Any]]:

@@ -3,7 +3,10 @@
 Wire format: https://platform.openai.com/docs/api-reference/responses/create.
 Requests are stateless (``store: false``): the whole conversation is sent each
 time as input items; tool calls are ``function_call`` items paired with
-``function_call_output`` items by ``call_id``.
+``function_call_output`` items by ``call_id``. With reasoning on, the request
+asks for ``reasoning.encrypted_content`` and each earlier answer's reasoning
+items are sent back (id, summary, encrypted content) before its calls, so the
+model keeps its reasoning across tool turns.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from xcsh.core import (
     Message,
     ModelRequest,
     TextContent,
+    ThinkingContent,
     ToolChoice,
     ToolResultMessage,
 )
@@ -59,6 +63,7 @@ def build_params(
         params["max_output_tokens"] = cap
     if thinking:
         params["reasoning"] = {"effort": "medium", "summary": "auto"}
+        params["include"] = ["reasoning.encrypted_content"]
     return params
 
 
@@ -84,6 +89,7 @@ def _items(message: ToolResultMessage | AssistantMessage) -> list[dict[str, Any]
             }
         ]
     items: list[dict[str, Any]] = []
+    items.extend(_reasoning(b) for b in message.content if _returnable(b))
     if message.text:
         items.append({"role": "assistant", "content": message.text})
     items.extend(
@@ -96,6 +102,21 @@ def _items(message: ToolResultMessage | AssistantMessage) -> list[dict[str, Any]
         for call in message.tool_calls
     )
     return items
+
+
+def _returnable(block: object) -> bool:
+    return isinstance(block, ThinkingContent) and bool(block.id) and bool(block.signature)
+
+
+def _reasoning(block: object) -> dict[str, Any]:
+    assert isinstance(block, ThinkingContent)
+    summary = [{"type": "summary_text", "text": block.thinking}] if block.thinking else []
+    return {
+        "type": "reasoning",
+        "id": block.id,
+        "summary": summary,
+        "encrypted_content": block.signature,
+    }
 
 
 def _part(block: TextContent | ImageContent) -> dict[str, Any]:

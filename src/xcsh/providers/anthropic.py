@@ -30,7 +30,7 @@ from xcsh.providers._adapter import Received, StreamingAdapter
 from xcsh.providers._anthropic_request import build_params
 from xcsh.providers._cancel import race, until_cancelled
 from xcsh.providers._errors import connection_error, status_error
-from xcsh.providers.base import StreamEvent, ToolCallStart
+from xcsh.providers.base import StreamEvent
 from xcsh.providers.pricing import with_cost
 
 DEFAULT_MAX_TOKENS = 8192
@@ -118,9 +118,6 @@ class AnthropicProvider(StreamingAdapter):
                     yield received.text_delta(event.text)
                 elif event.type == "thinking":
                     yield received.thinking_delta(event.thinking)
-                elif event.type == "content_block_start" and event.content_block.type == "tool_use":
-                    block = event.content_block
-                    yield ToolCallStart(id=block.id, name=block.name)
             final = stream.current_message_snapshot
         received.message = self._message(final)
 

@@ -11,25 +11,18 @@ from xcsh.core import AssistantMessage, ModelRequest
 
 
 @dataclass(frozen=True, kw_only=True)
-class TextDelta:
-    """A piece of answer text as it streams in."""
+class TextChunk:
+    """A piece of answer text as it streams in (the agent emits it as its own
+    ``TextDelta`` event)."""
 
     text: str
 
 
 @dataclass(frozen=True, kw_only=True)
-class ThinkingDelta:
+class ThinkingChunk:
     """A piece of reasoning text as it streams in."""
 
     text: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class ToolCallStart:
-    """The model began a tool call (its arguments arrive with :class:`ResponseDone`)."""
-
-    id: str
-    name: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,7 +32,9 @@ class ResponseDone:
     message: AssistantMessage
 
 
-StreamEvent = TextDelta | ThinkingDelta | ToolCallStart | ResponseDone
+StreamEvent = TextChunk | ThinkingChunk | ResponseDone
+"""What a provider's stream yields: text and reasoning as they arrive, then the
+whole answer (tool calls arrive complete, in :class:`ResponseDone`)."""
 
 
 class Provider(Protocol):
@@ -48,13 +43,17 @@ class Provider(Protocol):
     Attributes:
         name: provider name for display and sessions (``"anthropic"``).
         model: model id.
-        supports_forced_tool_choice: False for servers without named tool
-            choice; the loop then relies on the reminder (SPEC §3).
+        supports_forced_tool_choice: False for servers known to reject a
+            named tool choice; the session then forces with ``"required"``.
+        compatible_server: a ``--base-url`` server whose handling of tool
+            choice is not known in advance; the session watches whether it
+            honours a forced tool choice and adapts.
     """
 
     name: str
     model: str
     supports_forced_tool_choice: bool
+    compatible_server: bool
 
     def stream(
         self, request: ModelRequest, *, cancel: asyncio.Event | None = None

@@ -28,6 +28,10 @@ DEFAULT_MODELS: dict[str, str] = {
 }
 """The model used when none is configured (not for ``--base-url`` servers or ``scripted``)."""
 
+DEFAULT_SERVER_MAX_TOKENS = 4096
+"""Output cap sent to ``--base-url`` servers when none is configured: a local
+model that never ends a turn would otherwise write until its context is full."""
+
 KEY_ENV: dict[str, str] = {
     "anthropic": "ANTHROPIC_API_KEY",
     "openai": "OPENAI_API_KEY",
@@ -42,6 +46,7 @@ SETTING_KEYS = (
     "thinking",
     "max_tokens",
     "forced_tool_choice",
+    "text_tool_calls",
     "max_retries",
 )
 """The keys read from flags and from settings.toml (others are ignored)."""
@@ -71,6 +76,9 @@ class ProviderSettings(BaseModel):
         max_tokens: output cap per response; None for the adapter's default.
         forced_tool_choice: the server accepts a named tool choice; set False
             for local servers that reject it (a forced tool becomes ``"required"``).
+        text_tool_calls: for ``--base-url`` servers, read an answer that is
+            exactly one JSON call of an offered tool as that call (small
+            models write calls as text); set False to turn it off.
         max_retries: SDK retries on rate limits, overloads and 5xx answers.
     """
 
@@ -83,6 +91,7 @@ class ProviderSettings(BaseModel):
     thinking: bool = False
     max_tokens: PositiveInt | None = None
     forced_tool_choice: bool = True
+    text_tool_calls: bool = True
     max_retries: int = Field(default=3, ge=0, le=10)
 
 
@@ -224,6 +233,9 @@ def create_provider(settings: ProviderSettings, *, http_client: Any = None) -> P
             f"no API key for provider {settings.provider!r}",
             hint="Set OPENAI_API_KEY, or pass --base-url for a local OpenAI-compatible server.",
         )
+    max_tokens = settings.max_tokens
+    if max_tokens is None and settings.base_url:
+        max_tokens = DEFAULT_SERVER_MAX_TOKENS
     if settings.provider == "openai-responses":
         from xcsh.providers.openai_responses import OpenAIResponsesProvider
 
@@ -231,7 +243,7 @@ def create_provider(settings: ProviderSettings, *, http_client: Any = None) -> P
             model=settings.model,
             api_key=settings.api_key,
             base_url=settings.base_url,
-            max_tokens=settings.max_tokens,
+            max_tokens=max_tokens,
             thinking=settings.thinking,
             max_retries=settings.max_retries,
             http_client=http_client,
@@ -242,9 +254,10 @@ def create_provider(settings: ProviderSettings, *, http_client: Any = None) -> P
         model=settings.model,
         api_key=settings.api_key,
         base_url=settings.base_url,
-        max_tokens=settings.max_tokens,
+        max_tokens=max_tokens,
         thinking=settings.thinking,
         supports_forced_tool_choice=settings.forced_tool_choice,
+        text_tool_calls=settings.text_tool_calls,
         max_retries=settings.max_retries,
         http_client=http_client,
     )

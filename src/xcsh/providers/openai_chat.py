@@ -4,6 +4,10 @@ Works with any OpenAI-compatible server through ``base_url`` (llama.cpp's
 ``llama-server``, vLLM, Ollama). Import this module only when the provider is
 used: it loads the SDK. Retries on 408/409/429/5xx are the SDK's own.
 
+Against a ``--base-url`` server (``compatible_server``), an answer whose
+whole text is one JSON call of an offered tool is read as that call
+(``text_tool_calls``; see :func:`~xcsh.providers._common.text_tool_call`).
+
 Malformed tool-call arguments (not a JSON object, as small local models
 often send) do not fail the answer: the call carries the text in
 ``ToolCall.invalid_arguments`` and the agent loop answers it with an error
@@ -32,10 +36,10 @@ from xcsh.core import (
 )
 from xcsh.providers._adapter import Received
 from xcsh.providers._cancel import race, until_cancelled
-from xcsh.providers._common import parse_tool_call
+from xcsh.providers._common import parse_tool_call, text_tool_call
 from xcsh.providers._openai_chat_request import build_params
 from xcsh.providers._openai_common import OpenAIAdapter
-from xcsh.providers.base import StreamEvent, ToolCallStart
+from xcsh.providers.base import StreamEvent
 from xcsh.providers.pricing import with_cost
 
 if TYPE_CHECKING:
@@ -61,6 +65,8 @@ class OpenAIChatProvider(OpenAIAdapter):
         thinking: ask for reasoning (``reasoning_effort``) on every request.
         supports_forced_tool_choice: False for servers that reject a named
             tool choice; a forced tool is then sent as ``"required"``.
+        text_tool_calls: with ``base_url``, read an answer that is exactly
+            one JSON call of an offered tool as that call.
         max_retries: SDK retries on rate limits and 5xx.
         http_client: an ``httpx2.AsyncClient`` to send through (tests inject a
             mock transport here).
@@ -80,11 +86,14 @@ class OpenAIChatProvider(OpenAIAdapter):
         max_tokens: int | None = None,
         thinking: bool = False,
         supports_forced_tool_choice: bool = True,
+        text_tool_calls: bool = True,
         max_retries: int = 3,
         http_client: httpx2.AsyncClient | None = None,
     ) -> None:
         self.base_url = base_url
         self.supports_forced_tool_choice = supports_forced_tool_choice
+        self.compatible_server = base_url is not None
+        self.text_tool_calls = text_tool_calls and self.compatible_server
         super().__init__(
             model=model,
             api_key=api_key,
@@ -123,14 +132,12 @@ class OpenAIChatProvider(OpenAIAdapter):
                     yield received.thinking_delta(reasoning)
                 if delta.content:
                     yield received.text_delta(delta.content)
-                for piece in delta.tool_calls or []:
-                    if piece.id and piece.function and piece.function.name:
-                        yield ToolCallStart(id=piece.id, name=piece.function.name)
             snapshot = stream.current_completion_snapshot
-        received.message = self._message(snapshot, received.thinking)
+        offered = [t.name for t in request.tools] if self.text_tool_calls else []
+        received.message = self._message(snapshot, received.thinking, offered)
 
     def _message(
-        self, snapshot: ParsedChatCompletionSnapshot, thinking: list[str]
+        self, snapshot: ParsedChatCompletionSnapshot, thinking: list[str], offered: list[str]
     ) -> AssistantMessage:
         content: list[TextContent | ThinkingContent | ToolCall] = []
         if thinking:
@@ -147,6 +154,12 @@ class OpenAIChatProvider(OpenAIAdapter):
                 content.append(
                     parse_tool_call(call_id, call.function.name, call.function.arguments)
                 )
+        calls = [b for b in content if isinstance(b, ToolCall)]
+        texts = [b for b in content if isinstance(b, TextContent)]
+        if offered and not calls and len(texts) == 1:
+            read = text_tool_call(texts[0].text, offered, "call_text_0")
+            if read is not None:
+                content = [b for b in content if b is not texts[0]] + [read]
         stop = _STOP.get(finish or "stop", "stop")
         if stop == "stop" and any(isinstance(b, ToolCall) for b in content):
             stop = "tool_use"  # some local servers finish tool calls with "stop"

@@ -29,7 +29,7 @@ from xcsh.providers._cancel import race, until_cancelled
 from xcsh.providers._common import parse_tool_call
 from xcsh.providers._openai_common import OpenAIAdapter
 from xcsh.providers._openai_responses_request import build_params
-from xcsh.providers.base import StreamEvent, ToolCallStart
+from xcsh.providers.base import StreamEvent
 from xcsh.providers.pricing import with_cost
 
 
@@ -75,11 +75,6 @@ class OpenAIResponsesProvider(OpenAIAdapter):
                     yield received.text_delta(event.delta)
                 elif event.type == "response.reasoning_summary_text.delta":
                     yield received.thinking_delta(event.delta)
-                elif (
-                    event.type == "response.output_item.added"
-                    and event.item.type == "function_call"
-                ):
-                    yield ToolCallStart(id=event.item.call_id, name=event.item.name)
                 elif event.type in ("response.completed", "response.incomplete"):
                     final = event.response
                 elif event.type == "response.failed":
@@ -101,8 +96,11 @@ class OpenAIResponsesProvider(OpenAIAdapter):
         for item in response.output:
             if item.type == "reasoning":
                 summary = "".join(part.text for part in item.summary)
-                if summary:
-                    content.append(ThinkingContent(thinking=summary))
+                encrypted = item.encrypted_content
+                if summary or encrypted:
+                    content.append(
+                        ThinkingContent(thinking=summary, signature=encrypted, id=item.id)
+                    )
             elif item.type == "message":
                 for part in item.content:
                     if part.type == "output_text":

@@ -49,7 +49,7 @@ from xcsh.core import (
     ToolChoice,
     UsageError,
 )
-from xcsh.providers.base import ResponseDone, StreamEvent, TextDelta, ToolCallStart
+from xcsh.providers.base import ResponseDone, StreamEvent, TextChunk
 
 _STEP_KEYS = {"text", "tool_calls", "error"}
 
@@ -143,6 +143,7 @@ class ScriptedProvider:
         name: ``"scripted"``.
         model: the steps file's path.
         supports_forced_tool_choice: True (it records the forced choice).
+        compatible_server: False.
         requests_path: where requests are logged.
         position: how many steps were played so far.
 
@@ -151,6 +152,7 @@ class ScriptedProvider:
     """
 
     supports_forced_tool_choice = True
+    compatible_server = False
 
     def __init__(self, steps_path: Path | str, *, log_requests: bool = True) -> None:
         self.steps_path = Path(steps_path)
@@ -214,11 +216,10 @@ class ScriptedProvider:
             step = ScriptedStep()
         content: list[TextContent | ToolCall] = []
         if step.text:
-            yield TextDelta(text=step.text)
+            yield TextChunk(text=step.text)
             content.append(TextContent(step.text))
         for j, (name, arguments) in enumerate(step.tool_calls, start=1):
             call_id = f"call_{self._id_prefix}_{self.position}_{j}"
-            yield ToolCallStart(id=call_id, name=name)
             content.append(ToolCall(id=call_id, name=name, arguments=dict(arguments)))
         stop: StopReason = "tool_use" if step.tool_calls else "stop"
         yield ResponseDone(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
 from xcsh.journal import Journal
@@ -32,6 +32,15 @@ _EDIT_DESCRIPTION = (
     "with 'apply' (or 'discard'). Files with syntax errors, binary and non-UTF-8 files are "
     "skipped and listed. Use sel to target a node kind inside a pattern that needs context."
 )
+
+
+def _one_as_list(value: Any) -> Any:
+    """A single value where a list is expected becomes a one-element list.
+
+    MCP clients (the Inspector among them) and small models send one pattern
+    as a plain string, or one op as a plain object.
+    """
+    return [value] if isinstance(value, str | dict) else value
 
 
 class _ScopeParams(BaseModel):
@@ -62,7 +71,9 @@ class _ScopeParams(BaseModel):
 class AstGrepParams(_ScopeParams):
     """Arguments of ``ast_grep`` (SPEC §4)."""
 
-    pat: list[str] = Field(min_length=1, description="One or more ast-grep patterns.")
+    pat: Annotated[list[str], BeforeValidator(_one_as_list)] = Field(
+        min_length=1, description="One or more ast-grep patterns."
+    )
     limit: int = Field(default=50, gt=0, description="Maximum matches to show (default 50).")
     offset: int = Field(default=0, ge=0, description="Matches to skip before showing (paging).")
 
@@ -79,7 +90,9 @@ class AstEditOp(BaseModel):
 class AstEditParams(_ScopeParams):
     """Arguments of ``ast_edit`` (SPEC §4)."""
 
-    ops: list[AstEditOp] = Field(min_length=1, description="Rewrites to apply, {pat, out} each.")
+    ops: Annotated[list[AstEditOp], BeforeValidator(_one_as_list)] = Field(
+        min_length=1, description="Rewrites to apply, {pat, out} each."
+    )
     limit: int | None = Field(
         default=None, gt=0, description="Maximum number of replacements (default: all)."
     )

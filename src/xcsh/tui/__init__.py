@@ -23,7 +23,7 @@ def main(args: Any) -> int:
     Args:
         args: the ``argparse`` namespace of :mod:`xcsh.cli.agent_cmd` (``provider``,
             ``model``, ``base_url``, ``continue_latest``, ``session``, ``approve``,
-            ``trust_project``).
+            ``trust_project``, ``instructions``).
     """
     from xcsh.tui.app import InteractiveOptions, run
 
@@ -37,6 +37,7 @@ def main(args: Any) -> int:
             session_id=args.session,
             approve_ask=args.approve == "ask",
             trust_project=args.trust_project,
+            instructions=args.instructions,
         )
     )
 

@@ -24,8 +24,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(name="apply", args="[reason]", help="apply the top pending preview"),
     SlashCommand(name="discard", args="[reason]", help="discard the top pending preview"),
     SlashCommand(name="undo", args="", help="restore the files of the last applied change"),
-    SlashCommand(name="model", args="", help="show the provider and model"),
+    SlashCommand(name="model", args="[PROVIDER] [NAME]", help="show the model, or switch to NAME"),
     SlashCommand(name="session", args="", help="show the session id and files"),
+    SlashCommand(name="compact", args="", help="summarise older turns to free the context"),
+    SlashCommand(
+        name="instructions", args="", help="list the AGENTS.md files read into the prompt"
+    ),
     SlashCommand(name="tools", args="", help="list the tools the model can call"),
     SlashCommand(name="exit", args="", help="leave (the session is saved; --continue resumes)"),
 )

@@ -19,6 +19,7 @@ from rich.text import Text
 from xcsh.agent import (
     AgentError,
     AgentEvent,
+    Notice,
     PendingPushed,
     Resolved,
     RunEnd,
@@ -110,6 +111,9 @@ class EventRenderer:
             self._end_stream()
             self.console.print(Text(f"error: {event.message}", style="bold red"))
             self._errors.add(event.message)
+        elif isinstance(event, Notice):
+            self._end_stream()
+            self.console.print(Text(f"note: {event.message}", style="yellow"))
         elif isinstance(event, RunEnd):
             self._end_stream()
             if event.reason == "cancelled":

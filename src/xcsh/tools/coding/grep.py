@@ -3,7 +3,8 @@
 Two backends give the same output (``path:line: text`` for matches,
 ``path-line- text`` for context lines, ``--`` between groups):
 
-- ripgrep (``rg``) when it is installed, run with ``--json`` and flags that
+- ripgrep (``rg``, from the ``ripgrep`` dependency installed beside xcsh's
+  interpreter, else from ``PATH``; see :func:`find_rg`), run with ``--json`` and flags that
   make it walk like :func:`xcsh.fs.iter_files`: ``.gitignore`` counts outside
   git repositories (``--no-require-git``), dot-files are searched, dot-folders
   and ``node_modules`` are skipped, results are sorted by path. Ignore files
@@ -31,6 +32,8 @@ import os
 import re
 import shutil
 import signal
+import sys
+import sysconfig
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -114,6 +117,18 @@ class _Collector:
         return True
 
 
+def find_rg() -> str | None:
+    """The ripgrep executable: the one the ``ripgrep`` package installed in this
+    interpreter's scripts folder (so it is found when the virtual environment is
+    not activated), else ``rg`` on ``PATH``, else ``None``."""
+    name = "rg.exe" if sys.platform == "win32" else "rg"
+    for folder in (sysconfig.get_path("scripts"), str(Path(sys.executable).parent)):
+        candidate = Path(folder) / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return shutil.which("rg")
+
+
 def create_grep_tool(
     cwd: str | Path,
     *,
@@ -125,7 +140,7 @@ def create_grep_tool(
     Args:
         cwd: the workspace folder.
         allow_outside: extra folders the user allowed searching.
-        backend: ``"auto"`` (ripgrep when ``rg`` is on ``PATH`` at call time,
+        backend: ``"auto"`` (ripgrep when :func:`find_rg` finds it at call time,
             else Python), ``"ripgrep"`` (an error when it is missing) or
             ``"python"``.
 
@@ -142,7 +157,7 @@ def create_grep_tool(
             raise ToolError(f"Path not found: {shown}. Use find or ls to locate it.")
         glob = GlobFilter(params.glob) if params.glob is not None else None
         collector = _Collector(params.limit, params.context)
-        rg = shutil.which("rg") if backend != "python" else None
+        rg = find_rg() if backend != "python" else None
         if backend == "ripgrep" and rg is None:
             raise ToolError("ripgrep (rg) is not installed; install it or use the Python backend.")
         if rg is not None:
