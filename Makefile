@@ -46,3 +46,19 @@ bench-loop: $(STAMP)
 .PHONY: bench-startup
 bench-startup: $(STAMP)
 	$(BIN)/python bench/startup.py
+
+# The official MCP conformance suite against `xcsh mcp --http` (pinned in
+# tools/conformance/package.json; npm ci installs it and the Bun runtime it runs on).
+CONFORMANCE := tools/conformance
+.PHONY: conformance
+$(CONFORMANCE)/node_modules/.installed: $(CONFORMANCE)/package.json $(CONFORMANCE)/package-lock.json
+	cd $(CONFORMANCE) && npm ci --no-audit --no-fund
+	@touch $@
+
+conformance: $(STAMP) $(CONFORMANCE)/node_modules/.installed
+	$(BIN)/python $(CONFORMANCE)/run.py
+
+# 1,000 MCP sessions opened and closed against one server: memory stays flat.
+.PHONY: stress-mcp
+stress-mcp: $(STAMP)
+	XCSH_STRESS_SESSIONS=1000 $(BIN)/pytest -q -s tests/mcp/test_mcp_guarded.py -k many_sessions

@@ -11,6 +11,21 @@ sees it), which keeps ``xcsh --help`` and ``xcsh ast-grep`` quick.
 
 from __future__ import annotations
 
+import os as _os
+import sys as _sys
+
+# ``python -m xcsh`` puts the current folder first on sys.path, so a repository's
+# own ``rich.py`` (or a ``*.dist-info`` entry point) would be imported instead of
+# the real one. While ``-m`` locates this package, sys.argv[0] is "-m": drop that
+# entry before anything else is imported (``python -P`` never adds it).
+if (
+    _sys.argv[:1] == ["-m"]
+    and not _sys.flags.safe_path
+    and _sys.path
+    and _os.path.realpath(_sys.path[0] or ".") == _os.path.realpath(_os.getcwd())
+):
+    del _sys.path[0]
+
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:

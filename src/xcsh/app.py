@@ -28,7 +28,7 @@ import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from xcsh.agent import (
     DEFAULT_MAX_FORCED_TURNS,
@@ -38,6 +38,7 @@ from xcsh.agent import (
     ResumeReport,
     SavedSession,
     SessionRecorder,
+    SteeringMode,
     latest_session_for,
     load_instructions,
     load_session,
@@ -396,6 +397,7 @@ async def open_session(
         max_forced_turns=max_forced,
         steering=steering,
         context_window=window,
+        steering_mode=learnt_mode(saved, provider),
     )
     record_applies(store, journal)  # custom tools' applies (and any not journaled) are recorded
     report = await session.restore_pending(saved.pending) if saved else None
@@ -430,6 +432,20 @@ def session_folder(saved: SavedSession) -> Path:
             hint="restore that folder to resume the session there, or start a new session",
         )
     return folder.resolve()
+
+
+def learnt_mode(saved: SavedSession | None, provider: Provider) -> SteeringMode | None:
+    """The steering mode a resumed session learnt for this same provider and model."""
+    if saved is None or saved.steering is None:
+        return None
+    name, model, mode = saved.steering
+    if (name, model) != (provider.name, provider.model) or mode not in (
+        "named",
+        "required",
+        "auto",
+    ):
+        return None
+    return cast(SteeringMode, mode)
 
 
 def _resume_path(home: Path, cwd: Path, options: AppOptions) -> Path | None:

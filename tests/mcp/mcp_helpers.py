@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 NOTE_TOOL = """
@@ -64,3 +65,22 @@ def xcsh_mcp(workspace: Path, *extra: str) -> StdioServerParameters:
 
 def texts(result: Any) -> list[str]:
     return [block.text for block in result.content]
+
+
+def read_http_banner(stderr: Any) -> tuple[str, str]:
+    """``(url, token)`` from the two lines ``xcsh mcp --http`` prints when it is ready."""
+    line = stderr.readline()
+    assert line.startswith("xcsh mcp: serving http://127.0.0.1:"), line
+    url = line.split("serving ", 1)[1].strip()
+    token_line = stderr.readline()
+    assert token_line.startswith("xcsh mcp: token "), token_line
+    return url, token_line.split()[3]
+
+
+def http_client(url: str, token: str) -> Client:
+    """An MCP client for ``url`` that sends the server's bearer token."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    return Client(streamable_http_client(url, http_client=http))

@@ -14,8 +14,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client
-from mcp_helpers import texts
+from mcp_helpers import http_client, read_http_banner, texts
 
 from xcsh.mcp import (
     DISCONNECT_REASON,
@@ -32,7 +31,7 @@ XCSH_MCP = [sys.executable, "-m", "xcsh", "mcp"]
 
 
 @pytest.fixture
-def http_server(workspace: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+def http_server(workspace: Path) -> Iterator[tuple[str, str, subprocess.Popen[str]]]:
     proc = subprocess.Popen(
         [*XCSH_MCP, "--cwd", str(workspace), "--trust-project", "--http", "--port", "0"],
         stdin=subprocess.DEVNULL,
@@ -43,9 +42,8 @@ def http_server(workspace: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     )
     try:
         assert proc.stderr is not None
-        line = proc.stderr.readline()
-        assert line.startswith("xcsh mcp: serving http://127.0.0.1:"), line
-        yield line.split("serving ", 1)[1].strip(), proc
+        url, token = read_http_banner(proc.stderr)
+        yield url, token, proc
     finally:
         if proc.poll() is None:
             proc.terminate()
@@ -57,11 +55,11 @@ def http_server(workspace: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
 
 
 async def test_two_http_sessions_are_isolated_and_a_closed_one_is_discarded(
-    workspace: Path, http_server: tuple[str, subprocess.Popen[str]]
+    workspace: Path, http_server: tuple[str, str, subprocess.Popen[str]]
 ) -> None:
-    url, proc = http_server
+    url, token, proc = http_server
     log = workspace / "rejected.log"
-    async with Client(url) as first, Client(url) as second:
+    async with http_client(url, token) as first, http_client(url, token) as second:
         names = {tool.name for tool in (await first.list_tools()).tools}
         assert names == {"ast_grep", "ast_edit", "resolve", "write_note"}
 
@@ -76,7 +74,7 @@ async def test_two_http_sessions_are_isolated_and_a_closed_one_is_discarded(
         assert (workspace / "a.txt").read_text() == "A"
         assert not (workspace / "b.txt").exists()
 
-        async with Client(url) as third:
+        async with http_client(url, token) as third:
             await third.call_tool("write_note", {"path": "c.txt", "text": "C"})
         # The third client deleted its session on the way out: discarded, not applied.
         assert log.read_text() == f"c.txt: {DISCONNECT_REASON}\n"

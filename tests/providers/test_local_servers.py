@@ -27,7 +27,12 @@ APPLY = {"action": "apply", "reason": "the rename is right"}
 
 
 def session_for(
-    ws: Path, ex: Exchange, *, recorder: SessionRecorder | None = None, **settings: Any
+    ws: Path,
+    ex: Exchange,
+    *,
+    recorder: SessionRecorder | None = None,
+    steering_mode: Any = None,
+    **settings: Any,
 ) -> tuple[AgentSession, list[Any]]:
     values = {"provider": "openai", "model": "qwen", "base_url": SERVER, **settings}
     provider = create_provider(ProviderSettings(**values), http_client=ex.client())
@@ -38,6 +43,7 @@ def session_for(
         cwd=ws,
         store=store,
         recorder=recorder,
+        steering_mode=steering_mode,
     )
     events: list[Any] = []
     session.subscribe(events.append)
@@ -248,3 +254,40 @@ async def test_token_and_cost_counts_come_from_the_usage_fields(ws: Path, exchan
     assert usage_text(totals) == " · 600 in / 40 out · $0.0000"  # a local model costs nothing
     assert usage_text(totals, unicode=False) == " - 600 in / 40 out - $0.0000"
     assert usage_text(UsageTotals()) == ""  # no usage reported: nothing said
+
+
+async def test_a_resumed_session_remembers_the_refused_forced_choice(
+    ws: Path, exchange: Any, tmp_path: Path
+) -> None:
+    from xcsh.app import learnt_mode
+
+    refusal = {"error": {"message": "tool_choice of type 'function' is not supported"}}
+    ex = exchange(
+        llama_chat_sse(calls=[EDIT]),
+        error(400, refusal),
+        llama_chat_sse(calls=[("call_3", "resolve", APPLY)]),
+        llama_chat_sse(text="Done."),
+    )
+    path = tmp_path / "s.jsonl"
+    session, _ = session_for(
+        ws, ex, recorder=SessionRecorder(path, header={"id": "s", "cwd": str(ws)})
+    )
+    await session.prompt("rename hello to greet")
+    session.close()
+    saved = load_session(path)
+    assert saved.steering == ("openai", "qwen", "auto")
+    assert learnt_mode(saved, session.provider) == "auto"
+    (ws / "app.py").write_text("hello(3)\n")
+    again = exchange(
+        llama_chat_sse(calls=[("call_1", "ast_edit", EDIT[2])]),
+        llama_chat_sse(calls=[("call_2", "resolve", APPLY)]),
+        llama_chat_sse(text="Done."),
+    )
+    resumed, events = session_for(ws, again, steering_mode=learnt_mode(saved, session.provider))
+    await resumed.prompt("once more")
+    assert [b["tool_choice"] for b in again.bodies()] == ["auto", "auto", "auto"]
+    assert not any(isinstance(e, Notice) for e in events)  # no second 400, nothing to say
+    other = create_provider(
+        ProviderSettings(provider="openai", model="other", base_url=SERVER), http_client=None
+    )
+    assert learnt_mode(saved, other) is None  # learnt for that model only

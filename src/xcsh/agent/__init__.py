@@ -51,7 +51,13 @@ from xcsh.agent.session import (
     ResumeReport,
     approval_resolve_tool,
 )
-from xcsh.agent.steering import DEFAULT_MAX_FORCED_TURNS, REMINDER_TEXT, Steering
+from xcsh.agent.steering import (
+    DEFAULT_MAX_FORCED_TURNS,
+    REMINDER_TEXT,
+    Steering,
+    SteeringMode,
+    SteeringStyle,
+)
 from xcsh.agent.wording import plural
 
 __all__ = [
@@ -82,6 +88,8 @@ __all__ = [
     "SavedSession",
     "SessionRecorder",
     "Steering",
+    "SteeringMode",
+    "SteeringStyle",
     "TextDelta",
     "ThinkingDelta",
     "ToolCallStart",

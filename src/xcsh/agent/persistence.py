@@ -21,6 +21,8 @@ then one record per line, in order:
 - ``{"type": "run_end", "reason", "message"}``;
 - ``{"type": "notice", "kind", "message"}``: the session changed how it works;
 - ``{"type": "model", "provider", "model"}``: the model was switched (``/model``);
+- ``{"type": "steering", "provider", "model", "mode"}``: how that model takes a
+  forced tool choice (``named``, ``required`` or ``auto``), learnt this session;
 - ``{"type": "compaction", "summary", "messages": [...]}``: older turns were
   replaced by a summary; ``messages`` is the whole history from then on
   (messages recorded after it follow it).
@@ -85,6 +87,10 @@ class SavedSession:
         cwd: the working folder it ran in.
         messages: the history, in order (not yet repaired; the loop repairs).
         pending: the pending actions at the last snapshot, bottom first.
+        steering: the last steering mode learnt, as ``(provider, model,
+            mode)``, or ``None``; a resumed session with the same model starts
+            in it, so a provider that refused a forced tool choice is not sent
+            one again.
     """
 
     id: str
@@ -92,6 +98,7 @@ class SavedSession:
     cwd: str
     messages: list[Message]
     pending: list[PendingRecord]
+    steering: tuple[str, str, str] | None = None
 
 
 def sessions_dir(home: Path) -> Path:
@@ -302,6 +309,7 @@ def load_session(path: Path) -> SavedSession:
         )
     messages: list[Message] = []
     pending: list[PendingRecord] = []
+    steering: tuple[str, str, str] | None = None
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
@@ -317,6 +325,8 @@ def load_session(path: Path) -> SavedSession:
                 messages.append(message_from_dict(record["message"]))
             elif kind == "compaction":
                 messages = [message_from_dict(m) for m in record["messages"]]
+            elif kind == "steering":
+                steering = (str(record["provider"]), str(record["model"]), str(record["mode"]))
             elif kind == "pending":
                 pending = [_pending_record(r) for r in record.get("stack", [])]
         except (KeyError, TypeError, ValueError) as exc:
@@ -327,6 +337,7 @@ def load_session(path: Path) -> SavedSession:
         cwd=str(header.get("cwd", "")),
         messages=messages,
         pending=pending,
+        steering=steering,
     )
 
 

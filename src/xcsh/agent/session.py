@@ -46,6 +46,7 @@ from xcsh.agent.prompt import build_system_prompt
 from xcsh.agent.steering import (
     DEFAULT_MAX_FORCED_TURNS,
     Steering,
+    SteeringMode,
     SteeringStyle,
     current_tool_call,
 )
@@ -192,6 +193,8 @@ class AgentSession:
             known window of ``provider.model``, else 128,000); older turns
             are compacted into a summary before a request would pass 80% of
             it (:mod:`xcsh.agent.compaction`).
+        steering_mode: how ``provider`` takes a forced tool choice, when a
+            resumed session already learnt it (:class:`SavedSession.steering`).
 
     Raises:
         ValueError: two tools share a name, or ``max_forced_turns < 1``.
@@ -216,6 +219,7 @@ class AgentSession:
         rebuildable_tools: Iterable[str] = ("ast_edit",),
         steering: SteeringStyle = "forced",
         context_window: int | None = None,
+        steering_mode: SteeringMode | None = None,
     ) -> None:
         self.provider = provider
         self.cwd = cwd
@@ -248,6 +252,8 @@ class AgentSession:
             style=steering,
             learn_tool_choice=getattr(provider, "compatible_server", False),
         )
+        if steering_mode is not None:
+            self._steering.mode = steering_mode
         self._messages: list[Message] = list(messages)
         self._listeners: list[EventListener] = []
         self._calls: dict[str, ToolCall] = {}
@@ -621,6 +627,15 @@ class AgentSession:
             self._forget_resolved()
         elif isinstance(event, Notice):
             self.recorder.write({"type": "notice", "kind": event.kind, "message": event.message})
+            if event.kind == "steering":
+                self.recorder.write(
+                    {
+                        "type": "steering",
+                        "provider": self.provider.name,
+                        "model": self.provider.model,
+                        "mode": self._steering.mode,
+                    }
+                )
         elif isinstance(event, RunEnd):
             self.recorder.write(
                 {"type": "run_end", "reason": event.reason, "message": event.message}

@@ -314,7 +314,9 @@ async def run_print(
         raise BrokenPipeError(errno.EPIPE, "standard output was closed")
     if args.mode == "text":
         if end.final_text:
-            print(end.final_text, file=out, flush=True)
+            from xcsh.ui import visible
+
+            print(visible(end.final_text), file=out, flush=True)
         shown = printer.shown_errors if printer is not None else set()
         if end.reason != "stop" and end.message and end.message not in shown:
             err_console.print(f"xcsh: {end.message}", style="yellow", markup=False)
@@ -527,7 +529,10 @@ def terminal_approval(stdin: TextIO, prompt_out: TextIO) -> ApprovalHook:
     """
 
     async def ask(action: PendingAction, reason: str) -> Approval:
-        prompt_out.write(f"Apply {action.label}? (model's reason: {reason}) [y / n REASON] ")
+        from xcsh.ui import visible_line
+
+        label, why = visible_line(action.label), visible_line(reason)
+        prompt_out.write(f"Apply {label}? (model's reason: {why}) [y / n REASON] ")
         prompt_out.flush()
         answer = await read_line(stdin)
         return parse_answer(answer)

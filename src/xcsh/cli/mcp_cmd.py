@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
+import os
+import secrets
 import sys
 from functools import partial
 from pathlib import Path
@@ -11,8 +14,10 @@ from pathlib import Path
 import anyio
 
 from xcsh.core import UsageError
+from xcsh.fs import xcsh_home
 from xcsh.mcp import (
     DEFAULT_MAX_PENDING,
+    DEFAULT_MAX_SESSIONS,
     builtin_tool_factory,
     combine_factories,
     custom_tool_factory,
@@ -62,6 +67,27 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"HTTP port on 127.0.0.1 (default {DEFAULT_PORT}; 0 picks a free one)",
     )
+    parser.add_argument(
+        "--socket",
+        metavar="PATH",
+        default=None,
+        help="serve HTTP on this Unix socket (mode 0600: only you can connect) instead of TCP",
+    )
+    parser.add_argument(
+        "--max-sessions",
+        metavar="N",
+        type=int,
+        default=DEFAULT_MAX_SESSIONS,
+        help=f"HTTP sessions open at once; more get 503 (default {DEFAULT_MAX_SESSIONS})",
+    )
+    parser.add_argument(
+        "--no-auth",
+        action="store_true",
+        help=(
+            "serve HTTP without the bearer token (for tests only: any local process "
+            "could then drive the tools)"
+        ),
+    )
     return parser
 
 
@@ -79,6 +105,18 @@ def _check(args: argparse.Namespace) -> Path:
         )
     if args.port is not None and not args.http:
         raise UsageError("--port needs --http.", hint="add --http, or drop --port to serve stdio")
+    for flag, value in (("--socket", args.socket), ("--no-auth", args.no_auth)):
+        if value and not args.http:
+            raise UsageError(f"{flag} needs --http.", hint=f"add --http, or drop {flag}")
+    if args.socket is not None and args.port is not None:
+        raise UsageError(
+            "--socket and --port exclude each other.", hint="serve on a Unix socket or a port"
+        )
+    if args.max_sessions < 1:
+        raise UsageError(
+            f"--max-sessions must be at least 1, got {args.max_sessions}.",
+            hint=f"use the default ({DEFAULT_MAX_SESSIONS})",
+        )
     if args.port is not None and not 0 <= args.port <= 65535:
         raise UsageError(f"--port {args.port} is not a TCP port.", hint="use 0..65535")
     return cwd.resolve()
@@ -133,20 +171,80 @@ def main(argv: list[str]) -> int:
         return 2
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="xcsh mcp: %(message)s")
     if args.http:
-        port = DEFAULT_PORT if args.port is None else args.port
+        return _serve_http(args, factory)
+    anyio.run(partial(serve_stdio, factory, max_pending=args.max_pending))
+    return 0
 
-        def ready(bound: int) -> None:
-            url = f"http://127.0.0.1:{bound}/mcp"
-            print(f"xcsh mcp: serving {url}", file=sys.stderr, flush=True)
 
-        serve = partial(
-            serve_http, factory, port=port, max_pending=args.max_pending, on_ready=ready
+def token_path(port: int, *, socket_path: str | None = None) -> Path:
+    """Where the token of the HTTP server on ``port`` is written: ``$XCSH_HOME/mcp/``."""
+    name = f"http-{port}.token" if socket_path is None else f"socket-{os.getpid()}.token"
+    return xcsh_home() / "mcp" / name
+
+
+def _write_token(path: Path, token: str) -> None:
+    """Write ``token`` to ``path`` readable by this user only (folder 0700, file 0600)."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path.parent, 0o700)
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write(token + "\n")
+
+
+def _serve_http(args: argparse.Namespace, factory: McpToolsFactory) -> int:
+    # On a Unix socket the file's mode (0600) is the check: only this user can connect.
+    token = None if args.no_auth or args.socket else secrets.token_urlsafe(32)
+    port = DEFAULT_PORT if args.port is None else args.port
+    written: list[Path] = []
+
+    def ready(bound: int) -> None:
+        where = f"unix:{args.socket}" if args.socket else f"http://127.0.0.1:{bound}/mcp"
+        print(f"xcsh mcp: serving {where}", file=sys.stderr, flush=True)
+        if token is None:
+            why = (
+                "the socket is private to you (mode 0600)"
+                if args.socket
+                else "--no-auth: any local process can use this server"
+            )
+            print(f"xcsh mcp: no token needed: {why}", file=sys.stderr, flush=True)
+            return
+        path = token_path(bound, socket_path=args.socket)
+        try:
+            _write_token(path, token)
+            written.append(path)
+            saved = f" (also in {path}, readable by you only)"
+        except OSError as exc:
+            saved = f" (could not write {path}: {exc.strerror})"
+        print(
+            f'xcsh mcp: token {token}{saved}; clients send "Authorization: Bearer <token>"',
+            file=sys.stderr,
+            flush=True,
         )
-    else:
-        serve = partial(serve_stdio, factory, max_pending=args.max_pending)
+
+    def forget_token() -> None:
+        while written:
+            with contextlib.suppress(OSError):
+                written.pop().unlink()
+
     try:
-        anyio.run(serve)
+        anyio.run(
+            partial(
+                serve_http,
+                factory,
+                port=port,
+                token=token,
+                socket_path=args.socket,
+                max_pending=args.max_pending,
+                max_sessions=args.max_sessions,
+                on_ready=ready,
+                on_stop=forget_token,
+            )
+        )
     except UsageError as exc:  # the port is taken, for one
         print(f"xcsh mcp: {exc}", file=sys.stderr)
         return 2
+    finally:
+        forget_token()
     return 0

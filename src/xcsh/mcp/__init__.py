@@ -7,6 +7,7 @@ pending; a session that leaves has its previews discarded, never applied.
 
 from xcsh.mcp.server import (
     DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_MAX_SESSIONS,
     HttpSessions,
     create_http_app,
     create_server,
@@ -18,6 +19,8 @@ from xcsh.mcp.session import (
     DISCONNECT_REASON,
     IDLE_REASON,
     STOP_REASON,
+    UNDELIVERED_REASON,
+    Delivery,
     McpSession,
     McpToolsFactory,
     max_pending_message,
@@ -35,9 +38,12 @@ from xcsh.mcp.tools import (
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
     "DEFAULT_MAX_PENDING",
+    "DEFAULT_MAX_SESSIONS",
     "DISCONNECT_REASON",
     "IDLE_REASON",
     "STOP_REASON",
+    "UNDELIVERED_REASON",
+    "Delivery",
     "HttpSessions",
     "McpSession",
     "McpToolsFactory",

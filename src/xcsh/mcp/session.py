@@ -16,18 +16,32 @@ MCP has no way to force a client's next tool choice (SPEC §3 forces
 
 When the client goes away, :meth:`McpSession.close` discards every pending
 action, running each ``reject(reason)``; nothing is ever applied on disconnect.
+
+A preview the client never saw is never left pending: when the call that
+pushed it is cancelled (the client cancelled it, the session or the server is
+ending) or its result could not be delivered (:class:`Delivery` reports the
+connection dropped), the previews that call pushed are discarded with
+:data:`UNDELIVERED_REASON`, so a later ``resolve`` can only apply a preview
+whose result reached the client.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
+
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolError, cap_result
-from xcsh.pending import RESOLVE_TOOL_NAME, PendingActionStore, call_maybe_async
+from xcsh.pending import (
+    RESOLVE_TOOL_NAME,
+    PendingAction,
+    PendingActionStore,
+    call_maybe_async,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +56,48 @@ STOP_REASON = "The xcsh MCP server stopped before this preview was resolved."
 
 IDLE_REASON = "The MCP session was idle too long and was closed before this preview was resolved."
 """The ``reason`` handed to ``reject`` when an idle HTTP session is closed."""
+
+UNDELIVERED_REASON = (
+    "The result of the tool call that made this preview never reached the MCP client "
+    "(the call was cancelled or the connection dropped), so the preview was discarded unseen."
+)
+"""The ``reason`` handed to ``reject`` for a preview whose tool result was not delivered."""
+
+STOP_GRACE = 1.0
+"""Seconds :meth:`McpSession.shutdown` lets a call in progress finish before cancelling it."""
+
+
+class Delivery:
+    """Whether one tool call's result reached the client (set by the transport).
+
+    The HTTP front end creates one per request and calls :meth:`lost` when the
+    response could not be completed (the connection dropped first). Callbacks
+    registered with :meth:`on_lost` run then, or at once if it is already lost.
+    """
+
+    def __init__(self) -> None:
+        self._lost = False
+        self._callbacks: list[Callable[[], Awaitable[None]]] = []
+
+    @property
+    def is_lost(self) -> bool:
+        """True once :meth:`lost` was called."""
+        return self._lost
+
+    async def on_lost(self, callback: Callable[[], Awaitable[None]]) -> None:
+        """Run ``callback`` when the result is known undelivered (now, if it already is)."""
+        if self._lost:
+            await callback()
+        else:
+            self._callbacks.append(callback)
+
+    async def lost(self) -> None:
+        """The response did not reach the client: run every registered callback once."""
+        self._lost = True
+        callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            await callback()
+
 
 McpToolsFactory = Callable[[PendingActionStore], Sequence[AgentTool[Any]]]
 """Builds one session's tools around that session's store. Called once per session."""
@@ -108,6 +164,7 @@ class McpSession:
     _lock: asyncio.Lock = field(init=False, repr=False)
     _closed: bool = field(init=False, default=False, repr=False)
     _calls: int = field(init=False, default=0, repr=False)
+    _running: asyncio.Task[Any] | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.max_pending < 1:
@@ -136,15 +193,24 @@ class McpSession:
         """Whether a call to ``tool`` may push pending actions (neither read-only nor resolve)."""
         return not tool.read_only and tool.name != RESOLVE_TOOL_NAME
 
-    async def call(self, name: str, arguments: Mapping[str, Any] | None) -> AgentToolResult:
+    async def call(
+        self, name: str, arguments: Mapping[str, Any] | None, *, delivery: Delivery | None = None
+    ) -> AgentToolResult:
         """Run one tool call and return its result with the steering line.
 
         Calls in one session run one at a time, so the stack limit and the
         LIFO order hold even when a client sends calls concurrently.
 
+        Previews the call pushes are discarded (``reject`` runs with
+        :data:`UNDELIVERED_REASON`) when the call is cancelled, when the
+        session was closed while it ran, or later when ``delivery`` reports
+        that the result did not reach the client.
+
         Args:
             name: the tool's name.
             arguments: the call's arguments (validated by the tool).
+            delivery: tells whether the result reached the client (HTTP); ``None``
+                when the transport cannot lose it without ending the session (stdio).
 
         Returns:
             The tool's result; a :class:`ToolError` (unknown tool, bad
@@ -155,17 +221,38 @@ class McpSession:
             (:func:`~xcsh.core.cap_result`), whatever the tool returned.
         """
         async with self._lock:
-            result = cap_result(await self._call_locked(name, arguments))
+            before = {id(action) for action in self.store.snapshot()}
+            self._running = asyncio.current_task()
+            cancel = asyncio.Event()
+            try:
+                result = cap_result(await self._call_locked(name, arguments, cancel))
+            except BaseException:
+                cancel.set()  # a tool working on a thread checks it and stops early
+                await self._discard_new(before)
+                raise
+            finally:
+                self._running = None
+            pushed = [a for a in self.store.snapshot() if id(a) not in before]
+            if self._closed:
+                await self._discard(pushed)
+                pushed = []
+            elif delivery is not None and pushed:
+                await delivery.on_lost(lambda: self._discard(pushed))
+        notes = [TextContent(line) for line in _preview_ids(pushed)]
         count = self.store.count
         if count:
+            notes.append(TextContent(pending_notice(count)))
+        if notes:
             result = AgentToolResult(
-                content=[*result.content, TextContent(pending_notice(count))],
+                content=[*result.content, *notes],
                 details=result.details,
                 is_error=result.is_error,
             )
         return result
 
-    async def _call_locked(self, name: str, arguments: Mapping[str, Any] | None) -> AgentToolResult:
+    async def _call_locked(
+        self, name: str, arguments: Mapping[str, Any] | None, cancel: asyncio.Event
+    ) -> AgentToolResult:
         if self._closed:
             return _error("This MCP session is closed; reconnect to start a new one.")
         tool = self._by_name.get(name)
@@ -177,14 +264,32 @@ class McpSession:
             return _error(max_pending_message(name, count, self.max_pending))
         self._calls += 1
         try:
-            return await tool.execute(f"mcp-{self._calls}", arguments)
+            return await tool.execute(f"mcp-{self._calls}", arguments, cancel=cancel)
         except ToolError as exc:
             return _error(str(exc), details=exc.details)
 
-    async def shutdown(self, reason: str = DISCONNECT_REASON) -> int:
-        """Wait for the call in progress (if any), then :meth:`close`; returns the count."""
-        async with self._lock:
-            return await self.close(reason)
+    async def _discard_new(self, before: set[int]) -> None:
+        await self._discard([a for a in self.store.snapshot() if id(a) not in before])
+
+    async def _discard(self, actions: Sequence[PendingAction]) -> None:
+        """Take ``actions`` off the stack (those still there) and run their ``reject``."""
+        with anyio_shield():
+            for action in actions:
+                if self.store.remove(action):
+                    await _reject(action, UNDELIVERED_REASON)
+
+    async def shutdown(self, reason: str = DISCONNECT_REASON, *, grace: float = STOP_GRACE) -> int:
+        """End the session promptly: let a call in progress finish for ``grace``
+        seconds, cancel it if it has not (its previews are discarded), then
+        :meth:`close`. Returns how many actions :meth:`close` discarded.
+        """
+        running = self._running
+        if running is not None and not running.done():
+            await asyncio.wait({running}, timeout=grace)
+            if not running.done():
+                running.cancel()
+                await asyncio.wait({running}, timeout=grace)
+        return await self.close(reason)
 
     async def close(self, reason: str = DISCONNECT_REASON) -> int:
         """Discard every pending action, newest first, running each ``reject(reason)``.
@@ -200,14 +305,34 @@ class McpSession:
         """
         self._closed = True
         discarded = self.store.clear()
-        for action in discarded:
-            if action.reject is None:
-                continue
-            try:
-                await call_maybe_async(action.reject, reason)
-            except Exception:  # user clean-up code: report it, keep discarding the rest
-                logger.exception("reject of pending action %r failed", action.label)
+        with anyio_shield():
+            for action in discarded:
+                await _reject(action, reason)
         return len(discarded)
+
+
+async def _reject(action: PendingAction, reason: str) -> None:
+    if action.reject is None:
+        return
+    try:
+        await call_maybe_async(action.reject, reason)
+    except Exception:  # user clean-up code: report it, keep discarding the rest
+        logger.exception("reject of pending action %r failed", action.label)
+
+
+def anyio_shield() -> anyio.CancelScope:
+    """A scope in which the rejects run to the end even while the caller is cancelled."""
+    return anyio.CancelScope(shield=True)
+
+
+def _preview_ids(pushed: Sequence[PendingAction]) -> list[str]:
+    """``Preview p3 is pending (resolve id "p3").`` for each pushed action that has an id."""
+    lines = []
+    for action in reversed(pushed):  # oldest first
+        preview_id = str(getattr(action, "id", "") or "")
+        if preview_id:
+            lines.append(f'Preview {preview_id} is pending (resolve id "{preview_id}").')
+    return lines
 
 
 def _error(text: str, *, details: Any = None) -> AgentToolResult:

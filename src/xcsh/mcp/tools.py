@@ -13,7 +13,7 @@ from xcsh.core import AgentTool, Content, ImageContent, TextContent
 from xcsh.journal import Journal, record_applies
 from xcsh.mcp.session import McpToolsFactory
 from xcsh.pending import RESOLVE_TOOL_NAME, PendingActionStore
-from xcsh.plugins import LoadError, load_custom_tools
+from xcsh.plugins import CustomToolSet, LoadError, prepare_custom_tools
 
 _ANNOTATIONS: dict[str, types.ToolAnnotations] = {
     # Searching changes nothing; the same query gives the same answer.
@@ -71,13 +71,16 @@ def custom_tool_factory(
     trust_project: bool = False,
     on_errors: Callable[[list[LoadError]], None] | None = None,
 ) -> McpToolsFactory:
-    """The folder's custom tools (SPEC §5), loaded afresh for each session.
+    """The folder's custom tools, built for each session from modules imported once.
 
     User tools (``$XCSH_HOME/tools/``) and installed ``xcsh.tools`` entry
     points always load; the project's ``.xcsh/tools/`` only when the folder is
     trusted (``xcsh trust``) or ``trust_project`` is set: over MCP there is no
-    terminal to ask. Each session gets its own instances, wired to its own
-    store, so ``api.push_pending_action`` lands on the calling client's stack.
+    terminal to ask. The modules are imported on the first session and kept
+    for the server's life (their top level runs once per process); each
+    session then gets its own instances from each ``factory(api)``, wired to
+    its own store, so ``api.push_pending_action`` lands on the calling
+    client's stack.
 
     Args:
         cwd: the workspace folder.
@@ -86,9 +89,12 @@ def custom_tool_factory(
             of every load; loading itself never raises because of a tool module.
     """
     folder = Path(cwd)
+    prepared: list[CustomToolSet] = []
 
     def build(store: PendingActionStore) -> list[AgentTool[Any]]:
-        result = load_custom_tools(folder, store=store, trust_project=trust_project)
+        if not prepared:
+            prepared.append(prepare_custom_tools(folder, trust_project=trust_project))
+        result = prepared[0].build(store=store)
         if result.errors and on_errors is not None:
             on_errors(list(result.errors))
         return result.tools

@@ -59,6 +59,19 @@ class PendingActionStore:
             self._stack.clear()
         return removed
 
+    def remove(self, action: PendingAction) -> bool:
+        """Take ``action`` (by identity) off the stack wherever it is; True when it was there.
+
+        Used when a preview must not stay pending although it is not on top, e.g.
+        a preview whose tool result never reached the client.
+        """
+        with self._lock:
+            for index, queued in enumerate(self._stack):
+                if queued is action:
+                    del self._stack[index]
+                    return True
+        return False
+
     def snapshot(self) -> list[PendingAction]:
         """A copy of the stack, top first."""
         with self._lock:

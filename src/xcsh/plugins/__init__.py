@@ -26,18 +26,23 @@ from xcsh.plugins.discovery import (
     user_tools_dir,
 )
 from xcsh.plugins.loader import (
+    CustomToolSet,
     LoadedTool,
     LoadError,
     LoadResult,
     aload_custom_tools,
+    aprepare_custom_tools,
     load_custom_tools,
+    prepare_custom_tools,
 )
 from xcsh.plugins.process import ExecResult
 from xcsh.plugins.trust import (
     aask_trust,
     ask_trust,
     is_trusted,
+    tools_fingerprint,
     trust_folder,
+    trust_state,
     trusted_folders,
     untrust_folder,
 )
@@ -49,6 +54,7 @@ __all__ = [
     "CustomTool",
     "CustomToolAPI",
     "CustomToolPendingAction",
+    "CustomToolSet",
     "ExecResult",
     "HeadlessUI",
     "LoadError",
@@ -59,12 +65,16 @@ __all__ = [
     "ToolUI",
     "aask_trust",
     "aload_custom_tools",
+    "aprepare_custom_tools",
     "ask_trust",
     "is_trusted",
     "load_custom_tools",
+    "prepare_custom_tools",
     "project_tool_candidates",
     "project_tools_dir",
+    "tools_fingerprint",
     "trust_folder",
+    "trust_state",
     "trusted_folders",
     "untrust_folder",
     "user_tools_dir",

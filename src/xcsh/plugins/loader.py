@@ -17,26 +17,18 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import importlib.metadata
-import importlib.util
 import inspect
-import itertools
 import logging
-import re
-import sys
-import traceback
 import types
-from collections.abc import Generator, Iterable
+from collections.abc import Coroutine, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, TypeVar
 
 from xcsh.core import AgentTool, UsageError, describe_value_type
 from xcsh.pending import PendingActionStore
 from xcsh.plugins.api import TOOL_NAME_PATTERN, CustomTool, CustomToolAPI, ToolUI
 from xcsh.plugins.discovery import (
-    ENTRY_POINT_GROUP,
-    ToolCandidate,
     ToolSource,
     folder_problem,
     project_tool_candidates,
@@ -45,84 +37,120 @@ from xcsh.plugins.discovery import (
     scan_folder,
     user_tools_dir,
 )
+from xcsh.plugins.importer import Imported, Importer, describe, installed_inside
+from xcsh.plugins.importer import entry_points as installed_entry_points
+from xcsh.plugins.results import LoadedTool, LoadError, LoadResult
 from xcsh.plugins.trust import is_trusted, trust_file, untrusted_message
 from xcsh.tools.registry import BUILTIN_TOOL_NAMES
 
 _log = logging.getLogger("xcsh.plugins")
-_module_counter = itertools.count(1)
 
-
-@dataclass(frozen=True, kw_only=True)
-class LoadError:
-    """A tool module (or entry point) that did not yield tools.
-
-    Args:
-        path: the file or package folder; for an entry point,
-            ``"<module:attr> (entry point <name> of <distribution>)"``.
-        error: what went wrong and, where it helps, how to fix it.
-        source: ``"project"``, ``"user"`` or ``"entry_point"``.
-        kind: ``"error"`` for a broken module, ``"untrusted"`` for the notice that
-            a project's tools were skipped because the folder is not trusted.
-    """
-
-    path: str
-    error: str
-    source: ToolSource
-    kind: Literal["error", "untrusted"] = "error"
-
-    def to_dict(self) -> dict[str, str]:
-        """``{path, error, source, kind}`` for JSON output."""
-        return {"path": self.path, "error": self.error, "source": self.source, "kind": self.kind}
-
-
-@dataclass(frozen=True, kw_only=True)
-class LoadedTool:
-    """A tool that loaded, with where it came from.
-
-    Args:
-        tool: the core tool; ``await tool.execute(tool_call_id, params)`` runs it.
-        source: ``"project"``, ``"user"`` or ``"entry_point"``.
-        path: the module file or package folder (entry points: as in :class:`LoadError`).
-    """
-
-    tool: AgentTool[Any]
-    source: ToolSource
-    path: str
+__all__ = [
+    "CustomToolSet",
+    "LoadError",
+    "LoadResult",
+    "LoadedTool",
+    "aload_custom_tools",
+    "aprepare_custom_tools",
+    "load_custom_tools",
+    "prepare_custom_tools",
+]
 
 
 @dataclass(kw_only=True)
-class LoadResult:
-    """What :func:`load_custom_tools` found.
+class CustomToolSet:
+    """Custom tool modules imported once, ready to build tools for any number of sessions.
+
+    :func:`aprepare_custom_tools` imports every module (and entry point) one
+    time; :meth:`abuild` then calls each module's ``factory(api)`` with an
+    ``api`` wired to the given store, so a server with many sessions runs each
+    module's top level once and gives every session its own tool instances.
 
     Args:
-        loaded: the tools with their origin, in load order.
-        errors: every problem, in the order met; shown to the user.
-
-    The result is also awaitable (it resolves to itself), so
-    ``await load_custom_tools(...)`` works as with an async loader.
+        cwd: the workspace the tools work in.
+        steps: imported modules and import errors, in load order.
     """
 
-    loaded: list[LoadedTool] = field(default_factory=list)
-    errors: list[LoadError] = field(default_factory=list)
+    cwd: Path
+    steps: list[Imported | LoadError] = field(default_factory=list)
 
-    @property
-    def tools(self) -> list[AgentTool[Any]]:
-        """The loaded tools, ready to hand to a session."""
-        return [entry.tool for entry in self.loaded]
+    async def abuild(
+        self,
+        *,
+        store: PendingActionStore | None = None,
+        builtin_names: Iterable[str] = BUILTIN_TOOL_NAMES,
+        ui: ToolUI | None = None,
+    ) -> LoadResult:
+        """Call every factory for one session; arguments as :func:`load_custom_tools`."""
+        loader = _Loader(cwd=self.cwd, store=store, ui=ui, builtin_names=builtin_names)
+        for step in self.steps:
+            if isinstance(step, LoadError):
+                loader.result.errors.append(step)
+            else:
+                await loader.run_factory(step)
+        return loader.result
 
-    @property
-    def failures(self) -> list[LoadError]:
-        """The errors that are real failures (not the untrusted-folder notice)."""
-        return [error for error in self.errors if error.kind == "error"]
+    def build(
+        self,
+        *,
+        store: PendingActionStore | None = None,
+        builtin_names: Iterable[str] = BUILTIN_TOOL_NAMES,
+        ui: ToolUI | None = None,
+    ) -> LoadResult:
+        """:meth:`abuild` from sync code (inside a running loop, on a worker thread)."""
+        return _run_sync(self.abuild(store=store, builtin_names=builtin_names, ui=ui))
 
-    @property
-    def untrusted(self) -> bool:
-        """True when project tools were skipped because the folder is not trusted."""
-        return any(error.kind == "untrusted" for error in self.errors)
 
-    def __await__(self) -> Generator[Any, None, LoadResult]:
-        return self
-        yield  # pragma: no cover - makes this a generator
+async def aprepare_custom_tools(
+    cwd: str | Path,
+    *,
+    home: str | Path | None = None,
+    trust_project: bool = False,
+    entry_points: bool = True,
+) -> CustomToolSet:
+    """Discover and import the custom tool modules for ``cwd``, once.
+
+    Discovery, order and trust as :func:`load_custom_tools`; import problems
+    become :class:`LoadError` steps of the result (never raised).
+    """
+    importer = Importer(cwd=Path(cwd))
+    user_dir = user_tools_dir(home)
+    user_candidates, problem = scan_folder(user_dir, "user")
+    if problem is not None:
+        importer.error(str(user_dir), problem, "user")
+    for candidate in user_candidates:
+        importer.import_module_file(candidate)
+    project = project_tool_candidates(cwd, home=home)
+    project_dir = project_tools_dir(cwd)
+    trusted = bool(trust_project)
+    trust_problem: str | None = None
+    if not trusted and project:
+        try:
+            trusted = is_trusted(cwd, home)
+        except UsageError as exc:
+            trust_problem = str(exc)
+    if entry_points:
+        for entry_point in installed_entry_points():
+            inside = installed_inside(entry_point, Path(cwd))
+            if inside is not None and not trusted:
+                importer.untrusted_entry_point(entry_point, inside, Path(cwd))
+                continue
+            importer.import_entry_point(entry_point)
+    problem = None if same_folder(project_dir, user_dir) else folder_problem(project_dir)
+    if problem is not None:
+        importer.error(str(project_dir), problem, "project")
+    if trust_problem is not None:
+        importer.error(str(trust_file(home)), trust_problem, "project")
+    if project:
+        if trusted:
+            for candidate in project:
+                importer.import_module_file(candidate)
+        else:
+            message = untrusted_message(Path(cwd).resolve(), project_dir, home=home)
+            importer.steps.append(
+                LoadError(path=str(project_dir), error=message, source="project", kind="untrusted")
+            )
+    return CustomToolSet(cwd=Path(cwd), steps=importer.steps)
 
 
 async def aload_custom_tools(
@@ -140,36 +168,10 @@ async def aload_custom_tools(
     Async factories are awaited on the running event loop. Arguments and
     result as :func:`load_custom_tools`.
     """
-    loader = _Loader(cwd=Path(cwd), store=store, ui=ui, builtin_names=builtin_names)
-    user_dir = user_tools_dir(home)
-    user_candidates, problem = scan_folder(user_dir, "user")
-    if problem is not None:
-        loader.error(str(user_dir), problem, "user")
-    for candidate in user_candidates:
-        await loader.load_module_file(candidate)
-    if entry_points:
-        for entry_point in _entry_points():
-            await loader.load_entry_point(entry_point)
-    project = project_tool_candidates(cwd, home=home)
-    project_dir = project_tools_dir(cwd)
-    problem = None if same_folder(project_dir, user_dir) else folder_problem(project_dir)
-    if problem is not None:
-        loader.error(str(project_dir), problem, "project")
-    if project:
-        try:
-            trusted = trust_project or is_trusted(cwd, home)
-        except UsageError as exc:
-            loader.error(str(trust_file(home)), str(exc), "project")
-            trusted = False
-        if trusted:
-            for candidate in project:
-                await loader.load_module_file(candidate)
-        else:
-            message = untrusted_message(Path(cwd).resolve(), project_dir)
-            loader.result.errors.append(
-                LoadError(path=str(project_dir), error=message, source="project", kind="untrusted")
-            )
-    return loader.result
+    prepared = await aprepare_custom_tools(
+        cwd, home=home, trust_project=trust_project, entry_points=entry_points
+    )
+    return await prepared.abuild(store=store, builtin_names=builtin_names, ui=ui)
 
 
 def load_custom_tools(
@@ -213,17 +215,34 @@ def load_custom_tools(
         entry_points=entry_points,
         ui=ui,
     )
+    return _run_sync(coro)
+
+
+def prepare_custom_tools(
+    cwd: str | Path,
+    *,
+    home: str | Path | None = None,
+    trust_project: bool = False,
+    entry_points: bool = True,
+) -> CustomToolSet:
+    """:func:`aprepare_custom_tools` from sync code."""
+    return _run_sync(
+        aprepare_custom_tools(
+            cwd, home=home, trust_project=trust_project, entry_points=entry_points
+        )
+    )
+
+
+_T = TypeVar("_T")
+
+
+def _run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coro)
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, coro).result()
-
-
-def _entry_points() -> list[importlib.metadata.EntryPoint]:
-    found = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
-    return sorted(found, key=lambda ep: (ep.name, ep.value))
 
 
 class _Loader:
@@ -245,49 +264,8 @@ class _Loader:
         _log.info("custom tool %s (%s): %s", path, source, message)
         self.result.errors.append(LoadError(path=path, error=message, source=source))
 
-    async def load_module_file(self, candidate: ToolCandidate) -> None:
-        path = str(candidate.path)
-        stem = re.sub(r"\W", "_", candidate.path.stem)
-        module_name = f"_xcsh_tool_{candidate.source}_{next(_module_counter)}_{stem}"
-        spec = importlib.util.spec_from_file_location(
-            module_name,
-            candidate.entry_file,
-            submodule_search_locations=[path] if candidate.is_package else None,
-        )
-        if spec is None or spec.loader is None:
-            self.error(path, "cannot be imported as a Python module.", candidate.source)
-            return
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        keep_bytecode = sys.dont_write_bytecode
-        sys.dont_write_bytecode = True  # never leave __pycache__ in the user's folders
-        try:
-            spec.loader.exec_module(module)
-        except SyntaxError as exc:
-            sys.modules.pop(module_name, None)
-            where = f"{exc.filename or path}, line {exc.lineno}"
-            self.error(path, f"SyntaxError: {exc.msg} ({where})", candidate.source)
-            return
-        except (Exception, SystemExit) as exc:
-            sys.modules.pop(module_name, None)
-            message = f"import failed: {_describe(exc, candidate.path)}"
-            self.error(path, message, candidate.source)
-            return
-        finally:
-            sys.dont_write_bytecode = keep_bytecode
-        logger_name = f"xcsh.custom_tools.{candidate.source}.{stem}"
-        await self._run_factory(module, path, candidate.source, logger_name, candidate.path)
-
-    async def load_entry_point(self, entry_point: importlib.metadata.EntryPoint) -> None:
-        dist = entry_point.dist.name if entry_point.dist is not None else "unknown distribution"
-        path = f"{entry_point.value} (entry point {entry_point.name} of {dist})"
-        try:
-            target = entry_point.load()
-        except (Exception, SystemExit) as exc:
-            self.error(path, f"import failed: {_describe(exc, None)}", "entry_point")
-            return
-        logger_name = f"xcsh.custom_tools.entry_point.{entry_point.name}"
-        await self._run_factory(target, path, "entry_point", logger_name, None)
+    async def run_factory(self, step: Imported) -> None:
+        await self._run_factory(step.target, step.path, step.source, step.logger_name, step.file)
 
     async def _run_factory(
         self, target: object, path: str, source: ToolSource, logger_name: str, file: Path | None
@@ -313,7 +291,7 @@ class _Loader:
             if inspect.isawaitable(outcome):
                 outcome = await outcome
         except (Exception, SystemExit) as exc:
-            self.error(path, f"factory raised {_describe(exc, file)}", source)
+            self.error(path, f"factory raised {describe(exc, file)}", source)
             return
         items = list(outcome) if isinstance(outcome, list | tuple) else [outcome]
         for item in items:
@@ -349,19 +327,3 @@ class _Loader:
             return
         self.taken[tool.name] = f"the {source} tool at {path}"
         self.result.loaded.append(LoadedTool(tool=tool, source=source, path=path))
-
-
-def _describe(exc: BaseException, file: Path | None) -> str:
-    """``Type: message``, plus the innermost line of the tool's own code when known."""
-    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    if file is None:
-        return text
-    root = str(file)
-    frames = [
-        frame
-        for frame in traceback.extract_tb(exc.__traceback__)
-        if frame.filename == root or frame.filename.startswith(root.rstrip("/") + "/")
-    ]
-    if frames:
-        text += f" (at {frames[-1].filename}, line {frames[-1].lineno})"
-    return text

@@ -3,10 +3,18 @@
 Project-local tools (``<project>/.xcsh/tools/``) are code from the repository
 being edited, so they load only for a folder the user trusts. Trust is
 recorded per folder (its real path, symlinks resolved; a trusted folder does
-not make its sub-folders trusted) in ``$XCSH_HOME/trusted.json``::
+not make its sub-folders trusted) *and* the fingerprint of what its
+``.xcsh/tools/`` held when it was trusted (:func:`tools_fingerprint`), in
+``$XCSH_HOME/trusted.json``::
 
     {"version": 1,
-     "folders": [{"path": "/home/me/repo", "trusted_at": "2026-11-29T22:50:00+00:00"}]}
+     "folders": [{"path": "/home/me/repo", "trusted_at": "2026-11-29T22:50:00+00:00",
+                  "fingerprint": "sha256:..."}]}
+
+When the tools change (a pull, a different checkout at the same path), the
+fingerprint no longer matches and the folder counts as untrusted until the
+user trusts it again, as ``direnv`` does for ``.envrc``. A record without a
+fingerprint (written before fingerprints existed) is asked about again too.
 
 Three ways to trust: ``xcsh trust [PATH]`` (recorded), ``--trust-project``
 (this run only: the loader's ``trust_project=True``), or answering the
@@ -15,6 +23,7 @@ question an interactive front end asks through :func:`ask_trust`.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import json
 import os
@@ -50,10 +59,37 @@ class TrustRecord:
     Args:
         path: the folder's real path.
         trusted_at: when it was trusted, ISO 8601 in UTC.
+        fingerprint: :func:`tools_fingerprint` of its tools then (``""`` when unknown).
     """
 
     path: str
     trusted_at: str
+    fingerprint: str = ""
+
+
+def tools_fingerprint(folder: str | Path) -> str:
+    """``sha256:<hex>`` of every file under ``folder``'s ``.xcsh/tools/`` (names and bytes).
+
+    Files are taken in sorted order of their relative paths; ``__pycache__``
+    folders are left out (Python may write them). A folder without tools
+    has the fingerprint of nothing.
+    """
+    root = project_tools_dir(folder)
+    digest = hashlib.sha256()
+    files: list[tuple[str, Path]] = []
+    for current, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in names:
+            path = Path(current) / name
+            files.append((path.relative_to(root).as_posix(), path))
+    for relative, path in sorted(files):
+        digest.update(relative.encode("utf-8", "surrogateescape") + b"\0")
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b"\0unreadable"
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return f"sha256:{digest.hexdigest()}"
 
 
 def trusted_folders(home: str | Path | None = None) -> list[TrustRecord]:
@@ -84,7 +120,11 @@ def trusted_folders(home: str | Path | None = None) -> list[TrustRecord]:
     for entry in data.get("folders", []):
         if isinstance(entry, dict) and isinstance(entry.get("path"), str):
             records.append(
-                TrustRecord(path=entry["path"], trusted_at=str(entry.get("trusted_at", "")))
+                TrustRecord(
+                    path=entry["path"],
+                    trusted_at=str(entry.get("trusted_at", "")),
+                    fingerprint=str(entry.get("fingerprint", "")),
+                )
             )
     return records
 
@@ -94,7 +134,10 @@ def _write(records: list[TrustRecord], home: str | Path | None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {
         "version": TRUST_SCHEMA_VERSION,
-        "folders": [{"path": r.path, "trusted_at": r.trusted_at} for r in records],
+        "folders": [
+            {"path": r.path, "trusted_at": r.trusted_at, "fingerprint": r.fingerprint}
+            for r in records
+        ],
     }
     fd, tmp = tempfile.mkstemp(prefix=".trusted-", suffix=".json", dir=path.parent)
     try:
@@ -107,18 +150,34 @@ def _write(records: list[TrustRecord], home: str | Path | None) -> None:
         raise
 
 
-def is_trusted(folder: str | Path, home: str | Path | None = None) -> bool:
-    """True when ``folder`` (by real path) has been trusted with :func:`trust_folder`.
+def trust_state(folder: str | Path, home: str | Path | None = None) -> str:
+    """``"trusted"``, ``"changed"`` (trusted, but its tools changed since) or ``"untrusted"``.
 
     Raises:
         UsageError: the trust file is unreadable or malformed.
     """
     real = _real(folder)
-    return any(record.path == real for record in trusted_folders(home))
+    records = [record for record in trusted_folders(home) if record.path == real]
+    if not records:
+        return "untrusted"
+    current = tools_fingerprint(real)
+    return "trusted" if any(r.fingerprint == current for r in records) else "changed"
+
+
+def is_trusted(folder: str | Path, home: str | Path | None = None) -> bool:
+    """True when ``folder`` (by real path) was trusted with :func:`trust_folder` and
+    its ``.xcsh/tools/`` still holds what it held then (:func:`tools_fingerprint`).
+
+    Raises:
+        UsageError: the trust file is unreadable or malformed.
+    """
+    return trust_state(folder, home) == "trusted"
 
 
 def trust_folder(folder: str | Path, home: str | Path | None = None) -> Path:
-    """Record ``folder`` as trusted; trusting it again is harmless.
+    """Record ``folder`` as trusted with the current fingerprint of its tools.
+
+    Trusting it again is harmless; after its tools changed, it records the new fingerprint.
 
     Returns:
         The folder's real path as recorded.
@@ -130,10 +189,12 @@ def trust_folder(folder: str | Path, home: str | Path | None = None) -> Path:
     if not real.is_dir():
         raise UsageError(f"Cannot trust {folder}: not a folder.", hint="pass an existing folder")
     records = trusted_folders(home)
-    if not any(record.path == str(real) for record in records):
+    fingerprint = tools_fingerprint(real)
+    if not any(r.path == str(real) and r.fingerprint == fingerprint for r in records):
         stamp = datetime.now(UTC).isoformat(timespec="seconds")
-        records.append(TrustRecord(path=str(real), trusted_at=stamp))
-        _write(records, home)
+        kept = [record for record in records if record.path != str(real)]
+        kept.append(TrustRecord(path=str(real), trusted_at=stamp, fingerprint=fingerprint))
+        _write(kept, home)
     return real
 
 
@@ -163,8 +224,21 @@ def how_to_trust(folder: str | Path) -> str:
     )
 
 
-def untrusted_message(folder: str | Path, tools_dir: str | Path) -> str:
-    """The notice shown when a project's tools were skipped because it is not trusted."""
+def untrusted_message(
+    folder: str | Path, tools_dir: str | Path, *, home: str | Path | None = None
+) -> str:
+    """The notice shown when a project's tools were skipped because it is not trusted
+    (or its tools changed since it was)."""
+    try:
+        changed = trust_state(folder, home) == "changed"
+    except UsageError:
+        changed = False
+    if changed:
+        return (
+            f"Project tools in {tools_dir} were not loaded: they changed since you trusted "
+            f"{folder} (custom tools are code from the repository, so changed tools need "
+            f"trust again). {how_to_trust(folder)}"
+        )
     return (
         f"Project tools in {tools_dir} were not loaded: the folder {folder} is not trusted "
         f"(custom tools are code from the repository). {how_to_trust(folder)}"
@@ -180,12 +254,22 @@ AsyncPromptFunction = Callable[[str], Awaitable[bool | str] | bool | str]
 ``PromptSession.prompt_async``)."""
 
 
-def trust_question(folder: str | Path, tools_dir: str | Path) -> str:
+def trust_question(folder: str | Path, tools_dir: str | Path, *, changed: bool = False) -> str:
     """The question an interactive front end shows before loading project tools."""
+    what = (
+        "changed since you trusted it: its custom tools are"
+        if changed
+        else "contains custom tools:"
+    )
     return (
-        f"{tools_dir} contains custom tools: Python code from this repository that "
+        f"{tools_dir} {what} Python code from this repository that "
         f"xcsh would run.\nTrust {folder}? [y]es, always / [o]nce, this run only / [N]o"
     )
+
+
+def _question(folder: str | Path, home: str | Path | None) -> str:
+    changed = trust_state(folder, home) == "changed"
+    return trust_question(_real(folder), project_tools_dir(folder), changed=changed)
 
 
 def _needs_asking(folder: str | Path, home: str | Path | None) -> bool | None:
@@ -221,7 +305,8 @@ def ask_trust(
     Front ends call it before :func:`xcsh.plugins.load_custom_tools` and pass the
     answer as ``trust_project``. The user is asked only when the folder has
     project tools (:func:`xcsh.plugins.discovery.project_tool_candidates`) and is
-    not trusted yet; "yes" is recorded (never asked again), "once" is not.
+    not trusted at their current fingerprint; "yes" is recorded (not asked again
+    until the tools change), "once" is not.
 
     Args:
         folder: the project folder (the session's working folder).
@@ -239,7 +324,7 @@ def ask_trust(
     if decided is not None:
         return decided
     try:
-        answer = prompt(trust_question(_real(folder), project_tools_dir(folder)))
+        answer = prompt(_question(folder, home))
     except (EOFError, KeyboardInterrupt):
         return False
     return _decide(folder, answer, home)
@@ -256,7 +341,7 @@ async def aask_trust(
     if decided is not None:
         return decided
     try:
-        answer = prompt(trust_question(_real(folder), project_tools_dir(folder)))
+        answer = prompt(_question(folder, home))
         if inspect.isawaitable(answer):
             answer = await answer
     except (EOFError, KeyboardInterrupt):

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xcsh.ui.safe import visible
+
 CONTEXT = 3
 
 
@@ -43,7 +45,9 @@ def unified_diff(file: str, old: bytes, spans: Sequence[tuple[int, int, int, int
     """The unified diff of replacing ``spans`` in ``old``.
 
     Args:
-        file: display path (``a/<file>`` and ``b/<file>`` in the header).
+        file: display path (``a/<file>`` and ``b/<file>`` in the header). Control
+            characters in it (a newline, an escape) are shown in caret notation
+            (:func:`xcsh.ui.safe.visible`), so a file name cannot forge a header line.
         old: the file's bytes.
         spans: ``(start_line, end_line, start_byte, end_byte, new_bytes)`` per
             replacement, sorted and non-overlapping; lines are 0-based rows.
@@ -79,7 +83,8 @@ def unified_diff(file: str, old: bytes, spans: Sequence[tuple[int, int, int, int
             group = []
         group.append(span)
     close()
-    out = [f"--- a/{file}\n", f"+++ b/{file}\n"]
+    shown = visible(file, keep="")
+    out = [f"--- a/{shown}\n", f"+++ b/{shown}\n"]
     delta = 0
     index = 0
     while index < len(blocks):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import io
 import signal
 import sys
@@ -252,13 +253,17 @@ class InteractiveApp:
                 Text(f"Resumed session {session.id} ({plural(shown, 'message')}).", style=dim)
             )
             for line in recap(session.messages):
-                self.console.print(Text(line, style=dim))
+                self.console.print(line, style=dim, markup=False)
             for rebuilt in opened.resumed.rebuilt:
                 self.show_rebuilt(rebuilt)
             for label in opened.resumed.dropped:
-                self.console.print(Text(f"dropped: {label}", style="yellow"))
-        for problem in getattr(opened, "load_errors", []) or []:
-            self.console.print(Text(f"custom tools: {problem}", style="yellow"))
+                self.console.print(f"dropped: {label}", style="yellow", markup=False)
+        for problem in opened.load_errors:
+            self.console.print(
+                f"custom tools: {problem.path}: {problem.error}",
+                style="yellow" if problem.kind == "untrusted" else "red",
+                markup=False,
+            )
         journal = getattr(opened, "journal", None)
         for recovered in journal.recovered if journal is not None else []:
             self.console.print(Text(recovered.message, style="yellow"))
@@ -283,8 +288,37 @@ class InteractiveApp:
 
     # -- the loop ------------------------------------------------------------
 
+    async def ask_trust(self) -> None:
+        """Ask once whether this run loads the project's custom tools.
+
+        Asked only when ``.xcsh/tools/`` holds tools and the folder is not
+        trusted at their current fingerprint (never trusted, or the tools
+        changed since); "yes" is remembered for that fingerprint, "once" is
+        for this run only. The answer becomes this run's ``trust_project``.
+        """
+        from xcsh.core import UsageError
+        from xcsh.plugins import aask_trust
+        from xcsh.ui import visible
+
+        if self.options.trust_project:
+            return
+        question: PromptSession[str] = PromptSession()
+
+        async def prompt(text: str) -> str:
+            self.console.print(visible(text), style="bold yellow", markup=False)
+            return await question.prompt_async("> ")
+
+        try:
+            trusted = await aask_trust(self.options.cwd, prompt, home=self.home)
+        except UsageError as exc:
+            self.console.print(f"xcsh: {exc}", style="red", markup=False)
+            return
+        if trusted:
+            self.options = dataclasses.replace(self.options, trust_project=True)
+
     async def run(self) -> int:
         """Prompt, run, repeat until the user leaves; returns the exit code."""
+        await self.ask_trust()
         self._prompt = self._make_prompt()
         self.console.print(
             Text(f"xcsh in {self.options.cwd}  (/help for commands, Ctrl-D to leave)", style="dim")

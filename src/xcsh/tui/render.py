@@ -30,7 +30,7 @@ from xcsh.agent import (
     TurnEnd,
     plural,
 )
-from xcsh.ui import TerminalStyle, render_preview, render_resolution
+from xcsh.ui import TerminalStyle, render_preview, render_resolution, visible, visible_line
 
 RESULT_LINES = 4
 """How many lines of a tool result are shown (the rest is counted, not shown)."""
@@ -109,7 +109,7 @@ class EventRenderer:
                 self.on_usage(event)
         elif isinstance(event, AgentError):
             self._end_stream()
-            self.console.print(Text(f"error: {event.message}", style="bold red"))
+            self.console.print(Text(f"error: {visible(event.message)}", style="bold red"))
             self._errors.add(event.message)
         elif isinstance(event, Notice):
             self._end_stream()
@@ -119,7 +119,7 @@ class EventRenderer:
             if event.reason == "cancelled":
                 self.console.print(Text("Cancelled.", style="yellow"))
             elif event.reason != "stop" and event.message and event.message not in self._errors:
-                self.console.print(Text(event.message, style="yellow"))
+                self.console.print(Text(visible(event.message), style="yellow"))
             self._errors.clear()
 
     def _stream(self, text: str, kind: str) -> None:
@@ -127,7 +127,7 @@ class EventRenderer:
             self._end_stream()
             self._streaming = kind
         style = "dim italic" if kind == "thinking" else ""
-        self.console.print(Text(text, style=style), end="")
+        self.console.print(Text(visible(text), style=style), end="")
         self._open_line = not text.endswith("\n")
 
     def _end_stream(self) -> None:
@@ -149,6 +149,6 @@ class EventRenderer:
             # several calls of a batch may fail or be cancelled together: name each one
             shown[0] = f"{message.tool_name}: {shown[0]}"
         for line in shown:
-            self.console.print(Text(f"  {bar} {line}", style=colour))
+            self.console.print(Text(f"  {bar} {visible_line(line)}", style=colour))
         if more:
             self.console.print(Text(f"  {bar} ... {plural(more, 'more line')}", style="dim"))

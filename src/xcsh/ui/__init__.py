@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from xcsh.ui.safe import has_control, visible, visible_line
 from xcsh.ui.style import TerminalStyle, detect_style
 
 if TYPE_CHECKING:
     from xcsh.ui.render import (
+        SafeConsole,
         make_console,
         render_diff,
         render_preview,
@@ -20,7 +22,14 @@ if TYPE_CHECKING:
     )
 
 _RENDER_NAMES = frozenset(
-    {"make_console", "render_diff", "render_preview", "render_resolution", "split_label"}
+    {
+        "SafeConsole",
+        "make_console",
+        "render_diff",
+        "render_preview",
+        "render_resolution",
+        "split_label",
+    }
 )
 
 
@@ -34,11 +43,15 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "SafeConsole",
     "TerminalStyle",
     "detect_style",
+    "has_control",
     "make_console",
     "render_diff",
     "render_preview",
     "render_resolution",
     "split_label",
+    "visible",
+    "visible_line",
 ]

@@ -8,19 +8,42 @@ carry Unicode.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
 from rich.console import Console, Group, RenderableType
+from rich.segment import Segment
 from rich.text import Text
 
+from xcsh.ui.safe import visible
 from xcsh.ui.style import TerminalStyle, detect_style
 
 
+class SafeConsole(Console):
+    """A rich console that never writes a control character it did not make itself.
+
+    Text handed to :meth:`print` as a string is made :func:`~xcsh.ui.safe.visible`
+    before rich parses it (rich would silently drop a carriage return), and
+    every segment of text is made visible again just before it is written, so
+    a renderable built anywhere (a ``Text``, a table cell) cannot carry an
+    escape sequence to the terminal. Rich's own styling and cursor control
+    are added after that step and are unaffected.
+    """
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return super().render_str(visible(text), **kwargs)
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        return super()._render_buffer(
+            segment if segment.control else Segment(visible(segment.text), segment.style)
+            for segment in buffer
+        )
+
+
 def make_console(stream: TextIO | None = None, style: TerminalStyle | None = None) -> Console:
-    """A rich console for ``stream`` that honours :func:`detect_style`."""
+    """A :class:`SafeConsole` for ``stream`` that honours :func:`detect_style`."""
     chosen = style if style is not None else detect_style(stream)
-    return Console(
+    return SafeConsole(
         file=stream,
         no_color=not chosen.color,
         color_system="auto" if chosen.color else None,
@@ -72,7 +95,7 @@ def render_resolution(
     """
     action = str(details.get("action", ""))
     badge, summary = split_label(
-        str(details.get("label", "")), str(details.get("source_tool_name", ""))
+        visible(str(details.get("label", ""))), visible(str(details.get("source_tool_name", "")))
     )
     symbols = _SYMBOLS[style.unicode]
     verb = "Accept" if action == "apply" else "Discard"
@@ -83,18 +106,28 @@ def render_resolution(
     header.append("  ")
     header.append(f"[{badge}]", style="reverse" if style.color else "")
     lines: list[RenderableType] = [header]
-    reason = str(details.get("reason", ""))
+    reason = visible(str(details.get("reason", "")))
     if reason:
         lines.append(Text(f"  reason: {reason}", style="dim"))
     if is_error and message:
-        lines.append(Text(f"  {message}", style="red"))
+        lines.append(Text(f"  {visible(message)}", style="red"))
     return Group(*lines)
 
 
 def render_diff(diff_text: str) -> Text:
-    """Colour a unified diff: additions green, removals red, hunk headers cyan."""
+    """Colour a unified diff: additions green, removals red, hunk headers cyan.
+
+    Lines are split on ``\\n`` only; any other control character in a line
+    (a carriage return, an escape sequence) is shown in visible notation, so
+    file contents cannot move the cursor or redraw another line of the diff.
+    """
     out = Text()
-    for line in diff_text.splitlines(keepends=True):
+    rows = diff_text.split("\n")
+    for index, raw in enumerate(rows):
+        last = index == len(rows) - 1
+        if last and not raw:
+            break
+        line = visible(raw, keep="\t") + ("" if last else "\n")
         if line.startswith(("+++", "---")):
             out.append(line, style="bold")
         elif line.startswith("+"):
@@ -156,7 +189,7 @@ def render_preview(
     that nothing waits on (``xcsh ast-edit --dry-run``, or without a terminal).
     """
     symbol = _SYMBOLS[style.unicode]["pending"]
-    header = Text(f"{symbol} Preview: {label}", style="bold magenta")
+    header = Text(f"{symbol} Preview: {visible(label, keep='')}", style="bold magenta")
     diff = render_diff(bound_preview(diff_text, max_lines, max_line_chars))
     if not pending:
         return Group(header, diff)
