@@ -62,3 +62,7 @@ conformance: $(STAMP) $(CONFORMANCE)/node_modules/.installed
 .PHONY: stress-mcp
 stress-mcp: $(STAMP)
 	XCSH_STRESS_SESSIONS=1000 $(BIN)/pytest -q -s tests/mcp/test_mcp_guarded.py -k many_sessions
+
+.PHONY: bench-sandbox
+bench-sandbox: $(STAMP)
+	$(BIN)/python bench/sandbox_bench.py

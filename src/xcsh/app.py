@@ -9,10 +9,11 @@ from command-line flags, then the environment, then
 ``max_forced_turns`` (default 5), ``steering`` (``"forced"``, the default,
 or ``"soft"``: remind first, force only when the model ignores the
 reminder), ``context_window`` (tokens, for models the built-in table does
-not know; older turns are compacted before a request passes 80% of it) and
+not know; older turns are compacted before a request passes 80% of it),
 the undo journal's retention, ``journal_max_entries`` (default 200) and
-``journal_max_bytes`` (default 512 MiB); any other key is refused
-(:data:`KNOWN_SETTINGS`).
+``journal_max_bytes`` (default 512 MiB), the sandbox keys of
+:mod:`xcsh.sandbox.policy` and the ``[approval]`` table of
+:mod:`xcsh.agent.tool_policy`; any other key is refused (:data:`KNOWN_SETTINGS`).
 
 The session is composed here with the workspace's undo journal
 (:func:`open_journal`): interrupted applies are settled first, the built-in
@@ -39,10 +40,13 @@ from xcsh.agent import (
     SavedSession,
     SessionRecorder,
     SteeringMode,
+    ToolApprovalHook,
+    enforce_policy,
     latest_session_for,
     load_instructions,
     load_session,
     new_session_id,
+    parse_tool_policy,
     session_path,
     sessions_dir,
 )
@@ -53,6 +57,8 @@ from xcsh.pending import PendingActionStore
 from xcsh.plugins import LoadError, aload_custom_tools
 from xcsh.providers import Provider
 from xcsh.providers.config import SETTING_KEYS, create_provider, resolve_provider_settings
+from xcsh.sandbox import SETTING_KEYS as SANDBOX_KEYS
+from xcsh.sandbox import SandboxPlan, parse_sandbox_settings, prepare_sandbox
 from xcsh.tools.registry import create_builtin_tools
 
 SessionToolsFactory = Callable[[Path, PendingActionStore], list[AgentTool[Any]]]
@@ -66,6 +72,8 @@ KNOWN_SETTINGS = (
     "context_window",
     "journal_max_entries",
     "journal_max_bytes",
+    *SANDBOX_KEYS,
+    "approval",
 )
 """The keys ``settings.toml`` may set; any other key is refused (a typo such as
 ``modle`` would otherwise silently fall back to another model)."""
@@ -245,6 +253,8 @@ class AppOptions:
         continue_latest: resume the latest session saved for ``cwd`` (``--continue``).
         session_id: resume this session (``--session ID``).
         approval: asked before each model apply (``--approve ask``).
+        ask_tool: asked before a tool call an ``ask`` approval rule covers
+            (None: no terminal to ask on; settings with such rules are then refused).
         trust_project: load project-local custom tools without asking (``--trust-project``).
         instructions: read ``AGENTS.md`` files into the system prompt (off with
             ``--no-instructions``).
@@ -259,6 +269,7 @@ class AppOptions:
     continue_latest: bool = False
     session_id: str | None = None
     approval: ApprovalHook | None = None
+    ask_tool: ToolApprovalHook | None = None
     trust_project: bool = False
     instructions: bool = True
     home: Path | None = None
@@ -279,6 +290,8 @@ class OpenedSession:
             (empty with ``--no-instructions``).
         journal: the workspace's undo journal and what its recovery did (show
             each recovered entry's message and any problem).
+        notices: one-line notices for the user at start (bash running
+            unconfined, or refusing to run); show them.
         elsewhere: for a session resumed from another folder, the folder xcsh was
             started in (the session works in its own folder, ``session.cwd``);
             ``None`` otherwise. Front ends say so (:meth:`elsewhere_notice`).
@@ -290,6 +303,7 @@ class OpenedSession:
     load_errors: list[LoadError]
     journal: OpenedJournal
     instructions: Instructions = field(default_factory=Instructions)
+    notices: tuple[str, ...] = ()
     elsewhere: Path | None = None
 
     def elsewhere_notice(self) -> str | None:
@@ -314,11 +328,16 @@ async def open_session(
     Args:
         options: the front end's choices.
         tools: builds the tools for ``(cwd, store)``; by default the built-in
-            tools, writing through the workspace's journal.
+            tools, writing through the workspace's journal, with ``bash``
+            confined as the sandbox settings say.
+
+    Every tool (custom ones included) is wrapped by the user's approval
+    policy (``[approval]``), which decides before anything runs.
 
     Raises:
         UsageError: bad settings, no provider configured, an unknown session
-            id, no session to continue, or both ``--continue`` and ``--session``.
+            id, no session to continue, both ``--continue`` and ``--session``,
+            or approval rules that ask with no ``ask_tool`` to ask on.
     """
     if options.continue_latest and options.session_id:
         raise UsageError("--continue and --session cannot be used together")
@@ -346,6 +365,9 @@ async def open_session(
             f"at least 1000, not {window!r}"
         )
     cwd = options.cwd.resolve()
+    source = str(home / "settings.toml")
+    policy = parse_tool_policy(settings, source=source)
+    sandbox_settings = parse_sandbox_settings(settings, source=source)
     path = _resume_path(home, cwd, options)
     saved = load_session(path) if path is not None else None
     elsewhere: Path | None = None
@@ -355,19 +377,23 @@ async def open_session(
         own = session_folder(saved)
         if own != cwd:
             elsewhere, cwd = cwd, own
+    sandbox = SandboxPlan()
+    if tools is None:
+        sandbox = prepare_sandbox(sandbox_settings, workspace=cwd, home=home)
     opened_journal = open_journal(home, cwd, settings)
     journal = opened_journal.journal
     store = PendingActionStore()
     custom = await aload_custom_tools(
         cwd, store=store, home=home, trust_project=options.trust_project
     )
-    built = (
-        tools(cwd, store)
-        if tools is not None
-        else create_builtin_tools(cwd, store, journal=journal)
-    )
+    if tools is not None:
+        built = tools(cwd, store)
+    else:
+        built = create_builtin_tools(cwd, store, journal=journal, sandbox=sandbox)
     session_tools = [*built, *custom.tools]
     instructions = load_instructions(cwd, home) if options.instructions else Instructions()
+    policy.check_tool_names([t.name for t in session_tools])
+    session_tools = enforce_policy(session_tools, policy, options.ask_tool)
     header: dict[str, Any] | None = None
     if path is None:
         session_id = new_session_id()
@@ -401,11 +427,13 @@ async def open_session(
     )
     record_applies(store, journal)  # custom tools' applies (and any not journaled) are recorded
     report = await session.restore_pending(saved.pending) if saved else None
+    notices = tuple(n for n in (sandbox.notice, sandbox.refusal) if n)
     return OpenedSession(
         session=session,
         path=path,
         resumed=report,
         load_errors=custom.errors,
+        notices=notices,
         journal=opened_journal,
         instructions=instructions,
         elsewhere=elsewhere,

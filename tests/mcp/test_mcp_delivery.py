@@ -54,3 +54,24 @@ async def test_a_result_lost_before_or_after_the_call_ends_discards_its_preview(
     assert session.store.count == 1
     result = await session.call("resolve", {"action": "apply", "reason": "seen"})
     assert [block.text for block in result.content] == ["applied"]  # type: ignore[union-attr]
+
+
+class _NumberedAction(PendingAction):
+    @property
+    def id(self) -> str:  # as the store numbers previews: p1, p2, ...
+        return "p7"
+
+
+async def test_a_result_that_pushed_a_preview_names_its_id() -> None:
+    def factory(store: PendingActionStore) -> list[AgentTool[Any]]:
+        def preview(params: dict[str, Any], ctx: ToolCallContext) -> Any:
+            store.push(_NumberedAction("Preview", "preview", lambda r: "applied"))
+            return text_result("preview")
+
+        tool = AgentTool(name="preview", label="P", description="d", parameters=SCHEMA, run=preview)
+        return [tool, create_resolve_tool(store)]
+
+    session = McpSession.create(factory)
+    result = await session.call("preview", {})
+    texts = [block.text for block in result.content]  # type: ignore[union-attr]
+    assert texts[:2] == ["preview", 'Preview p7 is pending (resolve id "p7").']

@@ -135,7 +135,7 @@ def test_a_dropped_connection_during_a_preview_leaves_nothing_pending(guarded: P
         assert "Preview: slow" in texts(session.call("slow_preview", {"delay": 0}))
 
 
-SESSIONS = int(os.environ.get("XCSH_STRESS_SESSIONS", "300"))
+SESSIONS = int(os.environ.get("XCSH_STRESS_SESSIONS", "200"))
 """Sessions opened and closed by the memory test (``make stress-mcp`` runs 1,000)."""
 
 

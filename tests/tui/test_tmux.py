@@ -255,6 +255,16 @@ def running(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has exited
 
 
+def xcsh_ancestor(pid: int) -> int:
+    """The xcsh process above ``pid`` (bash runs under xcsh's process supervisor)."""
+    while pid > 1:
+        if b"--provider" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            return pid
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        pid = int(stat.rsplit(")", 1)[1].split()[1])
+    raise AssertionError("no xcsh process above the command")
+
+
 @pytest.mark.parametrize("sig", ["TERM", "HUP"])
 def test_terminate_signal_during_a_run_cancels_it_then_exits(
     term: TmuxXcsh, project: Path, xcsh_home: Path, sig: str
@@ -263,8 +273,8 @@ def test_terminate_signal_during_a_run_cancels_it_then_exits(
     import signal
     import time
 
-    pids = project.parent / "pids"
-    command = f"sleep 20 & echo $PPID $! > {pids}; wait"
+    pids = project / "pids"  # inside the workspace: the sandbox lets bash write only there
+    command = f"sleep 20 & echo $! > {pids}; wait"
     slow = {"name": "bash", "arguments": {"command": command}}
     script = steps(project.parent, "slow", [{"tool_calls": [slow]}, {"text": "never sent"}])
     term.start(
@@ -273,10 +283,11 @@ def test_terminate_signal_during_a_run_cancels_it_then_exits(
     term.wait_for("no pending")
     term.type("run the slow thing")
     deadline = time.monotonic() + 10
-    while not (pids.is_file() and len(pids.read_text().split()) == 2):
+    while not (pids.is_file() and pids.read_text().strip()):
         assert time.monotonic() < deadline, "the command never started"
         time.sleep(0.05)
-    xcsh_pid, sleep_pid = (int(x) for x in pids.read_text().split())
+    sleep_pid = int(pids.read_text())
+    xcsh_pid = xcsh_ancestor(sleep_pid)
     time.sleep(0.5)  # let the bash tool reach its supervised wait (see tests/agent/test_signals.py)
     os.kill(xcsh_pid, getattr(signal, f"SIG{sig}"))
     code = 128 + int(getattr(signal, f"SIG{sig}"))

@@ -58,6 +58,13 @@ from xcsh.agent.steering import (
     SteeringMode,
     SteeringStyle,
 )
+from xcsh.agent.tool_policy import (
+    ToolApprovalHook,
+    ToolPolicy,
+    ToolQuestion,
+    enforce_policy,
+    parse_tool_policy,
+)
 from xcsh.agent.wording import plural
 
 __all__ = [
@@ -92,18 +99,23 @@ __all__ = [
     "SteeringStyle",
     "TextDelta",
     "ThinkingDelta",
+    "ToolApprovalHook",
     "ToolCallStart",
+    "ToolPolicy",
+    "ToolQuestion",
     "ToolResult",
     "TurnEnd",
     "TurnStart",
     "action_files",
     "approval_resolve_tool",
     "build_system_prompt",
+    "enforce_policy",
     "event_to_dict",
     "latest_session_for",
     "load_instructions",
     "load_session",
     "new_session_id",
+    "parse_tool_policy",
     "plural",
     "preview_digest",
     "preview_text",

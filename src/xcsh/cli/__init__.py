@@ -32,6 +32,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "xcsh.cli.recover_cmd",
         "settle applies a crash interrupted (roll back or complete)",
     ),
+    "sandbox": ("xcsh.cli.sandbox_cmd", "show how bash commands are confined here (check)"),
 }
 AGENT_MODULE = "xcsh.cli.agent_cmd"
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE

@@ -27,7 +27,14 @@ from typing import TYPE_CHECKING, Any, TextIO
 from xcsh.cli import stdout_to_devnull, subcommand_help
 
 if TYPE_CHECKING:  # the agent stack is imported only when a task runs
-    from xcsh.agent import AgentEvent, Approval, ApprovalHook, Instructions
+    from xcsh.agent import (
+        AgentEvent,
+        Approval,
+        ApprovalHook,
+        Instructions,
+        ToolApprovalHook,
+        ToolQuestion,
+    )
     from xcsh.app import SessionToolsFactory
     from xcsh.pending import PendingAction
     from xcsh.tui.status import UsageTotals
@@ -237,6 +244,9 @@ async def run_print(
             continue_latest=args.continue_latest,
             session_id=args.session,
             approval=approval,
+            ask_tool=terminal_tool_approval(sys.stdin, sys.stderr)
+            if _is_terminal(sys.stdin)
+            else None,
             trust_project=args.trust_project,
             instructions=args.instructions,
         ),
@@ -251,6 +261,8 @@ async def run_print(
     notice = opened.elsewhere_notice()
     if notice is not None:
         err_console.print(f"xcsh: {notice}", style="yellow", markup=False, highlight=False)
+    for line in opened.notices:  # also in the JSON header
+        err_console.print(f"xcsh: {line}", style="yellow", markup=False, highlight=False)
     printer: TextPrinter | None = None
     json_printer: JsonPrinter | None = None
     if args.mode == "json":
@@ -268,6 +280,7 @@ async def run_print(
             },
             "load_errors": [e.to_dict() for e in opened.load_errors],
             "instructions": [str(f.path) for f in opened.instructions.files],
+            "notices": list(opened.notices),
         }
         print(json.dumps(header, ensure_ascii=False), file=out, flush=True)
         json_printer = JsonPrinter(out, on_broken_pipe=session.cancel)
@@ -536,6 +549,20 @@ def terminal_approval(stdin: TextIO, prompt_out: TextIO) -> ApprovalHook:
         prompt_out.flush()
         answer = await read_line(stdin)
         return parse_answer(answer)
+
+    return ask
+
+
+def terminal_tool_approval(stdin: TextIO, prompt_out: TextIO) -> ToolApprovalHook:
+    """A hook that asks on the terminal before a call an ``ask`` approval rule covers.
+
+    The same ``[y / n REASON]`` question and answers as ``--approve ask``.
+    """
+
+    async def ask(question: ToolQuestion) -> Approval:
+        prompt_out.write(question.prompt())
+        prompt_out.flush()
+        return parse_answer(await read_line(stdin))
 
     return ask
 

@@ -31,6 +31,7 @@ from xcsh.core import (
 )
 from xcsh.pending import PendingAction, PendingActionStore
 from xcsh.plugins.process import ExecResult, run_command
+from xcsh.sandbox import ProcessSupervisor
 
 STORE_UNAVAILABLE_MESSAGE = "Pending action store unavailable for custom tools in this runtime."
 """What :meth:`CustomToolAPI.push_pending_action` raises without a store (SPEC §5)."""
@@ -173,6 +174,7 @@ class CustomToolAPI:
         self.ui: ToolUI = ui if ui is not None else HeadlessUI(self.logger)
         self.source = source
         self._store = store
+        self._supervisor = ProcessSupervisor()
 
     @property
     def has_pending_store(self) -> bool:
@@ -248,7 +250,14 @@ class CustomToolAPI:
         """
         where = self.cwd if cwd is None else self.cwd / cwd
         return await run_command(
-            command, args, cwd=where, timeout=timeout, cancel=cancel, env=env, stdin=stdin
+            command,
+            args,
+            cwd=where,
+            timeout=timeout,
+            cancel=cancel,
+            env=env,
+            stdin=stdin,
+            supervisor=self._supervisor,
         )
 
 

@@ -1,8 +1,10 @@
 """Running a subprocess for a custom tool: ``CustomToolAPI.exec`` (SPEC §5).
 
-The child runs in its own process group (its own session on POSIX), so a
-timeout or a cancellation kills the command *and* everything it started
-(``sh -c 'a | b'``, a test runner's workers), not just the direct child.
+The child runs under a :class:`~xcsh.sandbox.ProcessSupervisor` (the same one
+home as the ``bash`` tool's commands), so a timeout or a cancellation kills the
+command *and* everything it started (``sh -c 'a | b'``, a test runner's
+workers, even ``setsid`` daemons), not just the direct child. Custom tools get
+SIGKILL at once (no grace period); they are never confined by the sandbox.
 """
 
 from __future__ import annotations
@@ -10,15 +12,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from xcsh.core import ToolError
+from xcsh.sandbox import ProcessSupervisor, SupervisorError
 
-_POSIX = os.name == "posix"
 _PIPE_GRACE_SECONDS = 5.0
 
 
@@ -47,18 +48,29 @@ class ExecResult:
         return self.code == 0 and not self.killed
 
 
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    # Kill even when the direct child has exited: the group id outlives its
-    # leader while grandchildren (a background job holding the pipes) remain.
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        if _POSIX:
-            os.killpg(proc.pid, signal.SIGKILL)
-        else:  # pragma: no cover - Windows has no process groups of this kind
-            proc.kill()
+async def _read_all(fd: int) -> bytes:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    pipe = os.fdopen(fd, "rb", buffering=0)
+    transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
+    try:
+        return await reader.read()
+    finally:
+        transport.close()
 
 
-def _returncode(proc: asyncio.subprocess.Process) -> int:
-    return proc.returncode if proc.returncode is not None else -1
+async def _write_all(fd: int, data: bytes) -> None:
+    loop = asyncio.get_running_loop()
+    pipe = os.fdopen(fd, "wb", buffering=0)
+    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, pipe)
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    try:
+        writer.write(data)
+        await writer.drain()
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the child did not read all of it: as with subprocess.communicate
+    finally:
+        transport.close()
 
 
 async def run_command(
@@ -70,6 +82,7 @@ async def run_command(
     cancel: asyncio.Event | None = None,
     env: Mapping[str, str] | None = None,
     stdin: str | bytes | None = None,
+    supervisor: ProcessSupervisor | None = None,
 ) -> ExecResult:
     """Run ``command`` with ``args`` (no shell) and collect its output.
 
@@ -78,13 +91,15 @@ async def run_command(
             Pass ``"sh", ["-c", "..."]`` for shell syntax.
         args: its arguments.
         cwd: the working folder of the child.
-        timeout: seconds before the whole process group is killed; ``None``
-            waits for ever.
-        cancel: when set, the whole process group is killed and the result
-            has ``killed=True``.
+        timeout: seconds before the command and all it started are killed;
+            ``None`` waits for ever.
+        cancel: when set, the command and all it started are killed and the
+            result has ``killed=True``.
         env: extra environment variables, layered over xcsh's environment.
         stdin: text or bytes written to the child's standard input (which is
             otherwise closed).
+        supervisor: the supervisor to start it with (the caller's, so its
+            helper process is reused); a private one, closed at the end, when None.
 
     Returns:
         An :class:`ExecResult`. A non-zero exit is *not* an error; check ``code``.
@@ -92,28 +107,63 @@ async def run_command(
     Raises:
         ToolError: the program cannot be started (not found, not executable,
             ``cwd`` missing); the message names the program and the reason.
-        asyncio.CancelledError: the awaiting task was cancelled; the process
-            group is killed before the cancellation propagates.
+        asyncio.CancelledError: the awaiting task was cancelled; the command
+            and all it started are killed before the cancellation propagates.
     """
-    child_env = None if env is None else {**os.environ, **env}
+    own = supervisor is None
+    sup = ProcessSupervisor() if supervisor is None else supervisor
     try:
-        proc = await asyncio.create_subprocess_exec(
-            command,
-            *args,
-            cwd=str(cwd),
-            env=child_env,
-            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=_POSIX,
-        )
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise ToolError(f"Cannot run '{command}' in {cwd}: {reason}.") from exc
+        return await _run(command, args, cwd, timeout, cancel, env, stdin, sup)
+    finally:
+        if own:
+            sup.close()
 
+
+async def _run(
+    command: str,
+    args: Sequence[str],
+    cwd: str | Path,
+    timeout: float | None,
+    cancel: asyncio.Event | None,
+    env: Mapping[str, str] | None,
+    stdin: str | bytes | None,
+    supervisor: ProcessSupervisor,
+) -> ExecResult:
+    child_env = {**os.environ, **(env or {})}
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    in_r, in_w = os.pipe() if stdin is not None else (os.open(os.devnull, os.O_RDONLY), -1)
+    try:
+        proc = await supervisor.start(
+            [command, *args],
+            cwd=cwd,
+            env=child_env,
+            stdin=in_r,
+            stdout=out_w,
+            stderr=err_w,
+            grace=0.0,
+        )
+    except BaseException as exc:
+        for fd in (out_r, err_r, in_w):
+            if fd >= 0:
+                os.close(fd)
+        if isinstance(exc, SupervisorError):
+            reason = exc.strerror or str(exc)
+            raise ToolError(f"Cannot run '{command}' in {cwd}: {reason}.") from exc
+        raise
+    finally:
+        for fd in (out_w, err_w, in_r):
+            os.close(fd)
     data = stdin.encode() if isinstance(stdin, str) else stdin
-    communicate = asyncio.ensure_future(proc.communicate(data))
-    waiters: set[asyncio.Future[Any]] = {communicate}
+    readers: list[asyncio.Future[Any]] = [
+        asyncio.ensure_future(_read_all(out_r)),
+        asyncio.ensure_future(_read_all(err_r)),
+    ]
+    if data is not None:
+        readers.append(asyncio.ensure_future(_write_all(in_w, data)))
+    outputs = asyncio.ensure_future(asyncio.gather(*readers))
+    finished = asyncio.ensure_future(_both(proc.wait(), outputs))
+    waiters: set[asyncio.Future[Any]] = {finished}
     cancel_wait: asyncio.Future[Any] | None = None
     if cancel is not None:
         cancel_wait = asyncio.ensure_future(cancel.wait())
@@ -121,40 +171,37 @@ async def run_command(
     killed = timed_out = False
     try:
         done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        if communicate not in done:
+        if finished not in done:
             killed = True
             timed_out = not done  # nothing finished: the timeout expired
-            _kill_group(proc)
-            # A process that left the group (setsid) may still hold the pipes.
-            finished, _ = await asyncio.wait({communicate}, timeout=_PIPE_GRACE_SECONDS)
-            if not finished:
-                communicate.cancel()
-                with contextlib.suppress(BaseException):
-                    await proc.wait()
-                # Drop our ends of the pipes now rather than at garbage collection,
-                # which may come after the event loop has closed.
-                transport = getattr(proc, "_transport", None)
-                if transport is not None:
-                    transport.close()
-                return ExecResult(
-                    stdout="", stderr="", code=_returncode(proc), killed=True, timed_out=timed_out
-                )
-        out, err = await communicate
+            await proc.kill()
+            # Every process that could hold the pipes is dead now; the grace only
+            # covers one the kernel refused to kill.
+            drained, _ = await asyncio.wait({finished}, timeout=_PIPE_GRACE_SECONDS)
+            if not drained:
+                finished.cancel()
+                return ExecResult(stdout="", stderr="", code=-9, killed=True, timed_out=timed_out)
+        out, err = (await outputs)[:2]
     except asyncio.CancelledError:
-        _kill_group(proc)
-        communicate.cancel()
-        with contextlib.suppress(BaseException):
-            await proc.wait()
+        killer = asyncio.ensure_future(proc.kill())
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(killer)
+        finished.cancel()
         raise
     finally:
+        proc.close()
         if cancel_wait is not None:
             cancel_wait.cancel()
-    # The direct child is gone; grandchildren that kept its pipes open are
-    # already dead too, since the kill went to the whole group.
+    code = proc.returncode if proc.returncode is not None else -9
     return ExecResult(
         stdout=out.decode("utf-8", errors="replace"),
         stderr=err.decode("utf-8", errors="replace"),
-        code=_returncode(proc),
+        code=code,
         killed=killed,
         timed_out=timed_out,
     )
+
+
+async def _both(exit_code: Any, outputs: asyncio.Future[Any]) -> None:
+    await exit_code
+    await outputs

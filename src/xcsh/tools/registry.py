@@ -8,6 +8,7 @@ from typing import Any
 from xcsh.core import AgentTool
 from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore, create_resolve_tool
+from xcsh.sandbox import SandboxPlan
 from xcsh.tools.coding import create_coding_tools
 
 CODING_TOOL_NAMES = ("read", "write", "edit", "bash", "grep", "find", "ls")
@@ -17,7 +18,11 @@ BUILTIN_TOOL_NAMES: tuple[str, ...] = (*CODING_TOOL_NAMES, *STRUCTURAL_TOOL_NAME
 
 
 def create_builtin_tools(
-    cwd: str | Path, store: PendingActionStore, *, journal: Journal | None = None
+    cwd: str | Path,
+    store: PendingActionStore,
+    *,
+    journal: Journal | None = None,
+    sandbox: SandboxPlan | None = None,
 ) -> list[AgentTool[Any]]:
     """Build every built-in tool for one session.
 
@@ -27,13 +32,14 @@ def create_builtin_tools(
             ``resolve`` pops from it).
         journal: the workspace's undo journal: ``ast_edit`` applies, ``write`` and
             ``edit`` record into it.
+        sandbox: how ``bash`` confines its commands (None: unconfined).
 
     Returns:
         The coding tools, ``ast_grep``, ``ast_edit`` and the hidden ``resolve``.
     """
     import xcsh.structural as structural  # ast-grep is loaded with the first tools
 
-    tools: list[AgentTool[Any]] = create_coding_tools(cwd, journal=journal)
+    tools: list[AgentTool[Any]] = create_coding_tools(cwd, journal=journal, sandbox=sandbox)
     tools.append(structural.create_ast_grep_tool(str(cwd)))
     tools.append(structural.create_ast_edit_tool(str(cwd), store, journal=journal))
     tools.append(create_resolve_tool(store))

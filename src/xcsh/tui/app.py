@@ -37,7 +37,7 @@ from xcsh.tui.status import UsageTotals, short_model, status_line
 from xcsh.ui import TerminalStyle, detect_style, make_console
 
 if TYPE_CHECKING:
-    from xcsh.agent import AgentSession, Approval, RebuiltPreview, TurnEnd
+    from xcsh.agent import AgentSession, Approval, RebuiltPreview, ToolQuestion, TurnEnd
     from xcsh.app import OpenedSession
     from xcsh.journal import Journal
     from xcsh.pending import PendingAction
@@ -208,6 +208,7 @@ class InteractiveApp:
                     continue_latest=options.continue_latest,
                     session_id=options.session_id,
                     approval=self.ask_approval if options.approve_ask else None,
+                    ask_tool=self.ask_tool,
                     trust_project=options.trust_project,
                     instructions=options.instructions,
                     home=self.home,
@@ -271,6 +272,8 @@ class InteractiveApp:
             self.console.print(Text(f"undo journal: {journal.problem}", style="yellow"))
         if opened.instructions.note:
             self.console.print(Text(opened.instructions.note, style="yellow"))
+        for notice in getattr(opened, "notices", ()) or ():
+            self.console.print(Text(notice, style="yellow"))
 
     def show_rebuilt(self, rebuilt: RebuiltPreview) -> None:
         """A preview rebuilt on resume: its label and diff (SPEC §6), and whether it changed."""
@@ -427,11 +430,17 @@ class InteractiveApp:
 
     async def ask_approval(self, action: PendingAction, reason: str) -> Approval:
         """The ``--approve ask`` hook: ask y / n / n REASON on the terminal."""
+        return await self._ask(f"Apply {action.label}? (model's reason: {reason}) [y / n REASON] ")
+
+    async def ask_tool(self, question: ToolQuestion) -> Approval:
+        """Asked before a tool call an ``ask`` approval rule covers (same answers)."""
+        return await self._ask(question.prompt())
+
+    async def _ask(self, question: str) -> Approval:
         if self._question is None:
             self._question = PromptSession(
                 color_depth=None if self.style.color else ColorDepth.MONOCHROME
             )
-        question = f"Apply {action.label}? (model's reason: {reason}) [y / n REASON] "
         try:
             answer = await self._question.prompt_async(question, handle_sigint=False)
         except (KeyboardInterrupt, EOFError):

@@ -15,6 +15,7 @@ from typing import Any
 
 from xcsh.core import AgentTool
 from xcsh.journal import Journal
+from xcsh.sandbox import SandboxPlan
 from xcsh.tools.coding.bash import BashParams, create_bash_tool
 from xcsh.tools.coding.edit import EditParams, create_edit_tool
 from xcsh.tools.coding.find import FindParams, create_find_tool
@@ -29,15 +30,17 @@ def create_coding_tools(
     *,
     allow_outside: Sequence[str | Path] = (),
     journal: Journal | None = None,
+    sandbox: SandboxPlan | None = None,
 ) -> list[AgentTool[Any]]:
     """Build the coding tools for one workspace.
 
     Args:
         cwd: the workspace folder.
-        allow_outside: extra folders the user allowed the file tools to use
-            (``bash`` is never confined: a shell reaches whatever the user can).
+        allow_outside: extra folders the user allowed the file tools to use.
         journal: the workspace's undo journal; ``write`` and ``edit`` record
             each change there (``bash`` is not recorded).
+        sandbox: how ``bash`` confines its commands (None: unconfined); see
+            :func:`xcsh.sandbox.prepare_sandbox`.
 
     Returns:
         ``read``, ``write``, ``edit``, ``bash``, ``grep``, ``find``, ``ls``, in that order.
@@ -46,7 +49,7 @@ def create_coding_tools(
         create_read_tool(cwd, allow_outside=allow_outside),
         create_write_tool(cwd, allow_outside=allow_outside, journal=journal),
         create_edit_tool(cwd, allow_outside=allow_outside, journal=journal),
-        create_bash_tool(cwd),
+        create_bash_tool(cwd, sandbox=sandbox),
         create_grep_tool(cwd, allow_outside=allow_outside),
         create_find_tool(cwd, allow_outside=allow_outside),
         create_ls_tool(cwd, allow_outside=allow_outside),

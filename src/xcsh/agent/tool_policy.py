@@ -1,0 +1,323 @@
+"""The user's approval policy: which tool calls run, which ask first, which are refused.
+
+Rules live in the user's ``$XCSH_HOME/settings.toml`` only (a repository can
+never loosen them)::
+
+    [approval]
+    bash = "allow"        # per tool: "allow" (default), "ask" or "deny"
+    write = "ask"
+    my_custom_tool = "deny"
+
+    [[approval.rules]]    # command-prefix rules for bash
+    prefix = "git status"
+    decision = "allow"
+    match = ["git status --short"]      # examples checked when settings load
+    not_match = ["git stash"]
+
+A bash command is split into its simple commands (at ``;``, ``&&``, ``||``,
+``|``, ``&``, parentheses, ``$(...)`` and backticks). For each one, the
+strictest rule whose prefix matches its first words decides (deny > ask >
+allow); a simple command no rule matches gets the ``bash`` setting. The whole
+command gets the strictest decision of its parts. The policy is enforced
+where tools execute (:func:`enforce_policy`), not in the prompt.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import os
+import re
+import shlex
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from xcsh.agent.session import Approval
+from xcsh.core import AgentTool, AgentToolResult, ToolCallContext, ToolError, UsageError
+
+Decision = Literal["allow", "ask", "deny"]
+DECISIONS: tuple[Decision, ...] = ("allow", "ask", "deny")
+_RANK = {"allow": 0, "ask": 1, "deny": 2}
+_SEPARATORS = {";", "&", "&&", "||", "|", "|&", "(", ")", ";;", "$(", "`"}
+_REDIRECTS = re.compile(r"^\d*(<|>|>>|<<|<<<|>&|<&|&>|&>>|>\|)$")
+_FD_NUMBER = re.compile(r"(?<![\w$])\d+(?=[<>])")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolQuestion:
+    """What the user is asked before a tool call an ``ask`` rule covers.
+
+    Args:
+        tool_name: the tool.
+        summary: the call in one line (``bash: rm -rf build``).
+        rule: the rule that asks (``rm`` in settings.toml).
+    """
+
+    tool_name: str
+    summary: str
+    rule: str
+
+    def prompt(self) -> str:
+        """The question, in the same ``[y / n REASON]`` form as ``--approve ask``."""
+        return f"Run {self.summary}? (your rule: {self.rule}) [y / n REASON] "
+
+
+ToolApprovalHook = Callable[[ToolQuestion], Awaitable[Approval]]
+"""``await hook(question)`` before a call that an ``ask`` rule covers."""
+
+
+@dataclass(frozen=True)
+class PrefixRule:
+    """A bash command-prefix rule: ``words`` decide ``decision``."""
+
+    words: tuple[str, ...]
+    decision: Decision
+
+    @property
+    def text(self) -> str:
+        """The prefix as written."""
+        return shlex.join(self.words)
+
+    def matches(self, simple: Sequence[str]) -> bool:
+        """True when the simple command's first words are the prefix (the program
+        may be given by path: ``/bin/rm`` matches ``rm``)."""
+        n = len(self.words)
+        if len(simple) < n or n == 0:
+            return False
+        head = [os.path.basename(simple[0]), *simple[1:n]]
+        return tuple(head) == self.words
+
+
+@dataclass(frozen=True, kw_only=True)
+class Verdict:
+    """The policy's decision for one call, and why (names the rule)."""
+
+    decision: Decision
+    why: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolPolicy:
+    """Per-tool decisions and bash prefix rules (see the module's docstring).
+
+    Args:
+        tools: tool name -> decision; tools not named are allowed.
+        rules: bash command-prefix rules.
+        source: where the rules were read (for messages).
+    """
+
+    tools: Mapping[str, Decision]
+    rules: tuple[PrefixRule, ...] = ()
+    source: str = "settings.toml"
+
+    @property
+    def asks(self) -> bool:
+        """True when some call may need the user's answer."""
+        return "ask" in self.tools.values() or any(r.decision == "ask" for r in self.rules)
+
+    @property
+    def empty(self) -> bool:
+        """True when every call is allowed."""
+        return not self.rules and all(d == "allow" for d in self.tools.values())
+
+    def decide(self, tool_name: str, params: Mapping[str, Any]) -> Verdict:
+        """The decision for calling ``tool_name`` with ``params``."""
+        default = self.tools.get(tool_name, "allow")
+        base = Verdict(decision=default, why=f"{tool_name} = {default!r}")
+        if tool_name != "bash" or not self.rules:
+            return base
+        command = params.get("command")
+        if not isinstance(command, str):
+            return base
+        try:
+            parts = simple_commands(command)
+        except ValueError:
+            return Verdict(decision="deny", why="a command that cannot be split into words")
+        verdicts = [self._decide_simple(part, base) for part in parts] or [base]
+        return max(verdicts, key=lambda v: _RANK[v.decision])
+
+    def _decide_simple(self, simple: Sequence[str], base: Verdict) -> Verdict:
+        matching = [r for r in self.rules if r.matches(simple)]
+        if not matching:
+            return base
+        rule = max(matching, key=lambda r: (_RANK[r.decision], len(r.words)))
+        return Verdict(decision=rule.decision, why=f"prefix {rule.text!r} = {rule.decision!r}")
+
+    def check_tool_names(self, names: Collection[str]) -> None:
+        """Refuse a rule for a tool this session does not have (a typo would never apply).
+
+        Raises:
+            UsageError: names the unknown tool and the closest known one.
+        """
+        for name in self.tools:
+            if name not in names:
+                close = difflib.get_close_matches(name, list(names), n=1)
+                maybe = f" (did you mean {close[0]!r}?)" if close else ""
+                raise UsageError(
+                    f"{self.source}: [approval] names the tool {name!r}, which this session "
+                    f"does not have{maybe}",
+                    hint="the tools are " + ", ".join(sorted(names)),
+                )
+
+
+def simple_commands(command: str) -> list[list[str]]:
+    """Split a shell command into its simple commands' words (redirections and
+    leading ``NAME=value`` assignments left out).
+
+    Raises:
+        ValueError: unbalanced quotes.
+    """
+    text = command.replace("\n", " ; ").replace("`", " ` ").replace("$(", " $( ")
+    text = _FD_NUMBER.sub(" ", text)  # the 2 of 2>&1
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|()<>")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    parts: list[list[str]] = [[]]
+    skip_next = False
+    for token in lexer:
+        if token in _SEPARATORS:
+            parts.append([])
+            continue
+        if skip_next:
+            skip_next = False
+            continue
+        if _REDIRECTS.match(token) or set(token) <= set("<>&|"):
+            skip_next = True
+            continue
+        if not parts[-1] and _ASSIGNMENT.match(token):
+            continue
+        parts[-1].append(token)
+    return [p for p in parts if p]
+
+
+def parse_tool_policy(settings: Mapping[str, Any], *, source: str) -> ToolPolicy:
+    """Read ``[approval]`` from settings.toml and check its examples.
+
+    Raises:
+        UsageError: a decision other than allow/ask/deny, a malformed rule, or
+            an example that contradicts its rule; the message names the rule.
+    """
+    table = settings.get("approval", {})
+    if not isinstance(table, Mapping):
+        raise UsageError(f"{source}: approval must be a table ([approval]), not {table!r}")
+    tools: dict[str, Decision] = {}
+    for name, value in table.items():
+        if name == "rules":
+            continue
+        tools[name] = _decision(value, f"{source}: approval.{name}")
+    raw_rules = table.get("rules", [])
+    if not isinstance(raw_rules, list):
+        raise UsageError(f"{source}: approval.rules must be a list of [[approval.rules]] tables")
+    rules = tuple(_rule(raw, f"{source}: approval rule {i + 1}") for i, raw in enumerate(raw_rules))
+    policy = ToolPolicy(tools=tools, rules=rules, source=source)
+    for i, raw in enumerate(raw_rules):
+        _check_examples(rules[i], raw, f"{source}: approval rule {i + 1} ({rules[i].text!r})")
+    return policy
+
+
+def _decision(value: Any, where: str) -> Decision:
+    if value not in DECISIONS:
+        raise UsageError(
+            f'{where} must be "allow", "ask" or "deny", not {value!r}',
+            hint='for example bash = "ask"',
+        )
+    decision: Decision = value
+    return decision
+
+
+def _rule(raw: Any, where: str) -> PrefixRule:
+    if not isinstance(raw, Mapping):
+        raise UsageError(f"{where} must be a table with prefix and decision")
+    unknown = set(raw) - {"prefix", "decision", "match", "not_match"}
+    if unknown:
+        raise UsageError(
+            f"{where}: unknown key {sorted(unknown)[0]!r}",
+            hint="a rule has prefix, decision, and optional match and not_match examples",
+        )
+    prefix = raw.get("prefix")
+    if not isinstance(prefix, str) or not prefix.strip():
+        raise UsageError(f'{where}: prefix must be a non-empty command prefix such as "git status"')
+    try:
+        words = tuple(shlex.split(prefix))
+    except ValueError as exc:
+        raise UsageError(f"{where}: prefix {prefix!r} cannot be split into words: {exc}") from exc
+    return PrefixRule(words=words, decision=_decision(raw.get("decision"), f"{where}: decision"))
+
+
+def _check_examples(rule: PrefixRule, raw: Mapping[str, Any], where: str) -> None:
+    for key, expected in (("match", True), ("not_match", False)):
+        examples = raw.get(key, [])
+        if not isinstance(examples, list) or not all(isinstance(e, str) for e in examples):
+            raise UsageError(f"{where}: {key} must be a list of example commands")
+        for example in examples:
+            try:
+                matched = any(rule.matches(part) for part in simple_commands(example))
+            except ValueError as exc:
+                raise UsageError(f"{where}: example {example!r} cannot be parsed: {exc}") from exc
+            if matched != expected:
+                verb = "does not match" if expected else "matches"
+                raise UsageError(
+                    f"{where}: the example {example!r} {verb} the rule, but is listed in {key}",
+                    hint="fix the prefix or the example",
+                )
+
+
+def _summary(tool_name: str, params: Mapping[str, Any]) -> str:
+    command = params.get("command")
+    if tool_name == "bash" and isinstance(command, str):
+        first = command.strip().splitlines()[0] if command.strip() else command
+        return f"bash: {first[:200]}"
+    path = params.get("path")
+    return f"{tool_name}: {path}" if isinstance(path, str) else tool_name
+
+
+def enforce_policy(
+    tools: Sequence[AgentTool[Any]], policy: ToolPolicy, ask: ToolApprovalHook | None
+) -> list[AgentTool[Any]]:
+    """Wrap ``tools`` so each call is checked against ``policy`` before it runs.
+
+    A denied call fails with a :class:`ToolError` naming the rule; an ``ask``
+    call asks ``ask`` first (declined: a ``ToolError`` with the user's reason).
+    Nothing runs before the decision.
+
+    Raises:
+        UsageError: the policy asks but ``ask`` is None (nobody to ask).
+    """
+    if policy.empty:
+        return list(tools)
+    if policy.asks and ask is None:
+        raise UsageError(
+            f"{policy.source}: approval rules ask before some tool calls, and there is no "
+            "terminal on stdin to ask on",
+            hint="run xcsh from a terminal, or change those rules to allow or deny",
+        )
+    return [_wrap(tool, policy, ask) for tool in tools]
+
+
+def _wrap(tool: AgentTool[Any], policy: ToolPolicy, ask: ToolApprovalHook | None) -> AgentTool[Any]:
+    inner = tool.run
+
+    async def run(params: Any, ctx: ToolCallContext) -> AgentToolResult:
+        values = params.model_dump() if hasattr(params, "model_dump") else dict(params)
+        verdict = policy.decide(tool.name, values)
+        if verdict.decision == "deny":
+            raise ToolError(
+                f"Denied by the user's approval rules ({verdict.why} in {policy.source}); "
+                "nothing was run. Do not retry it; find another way or ask the user."
+            )
+        if verdict.decision == "ask" and ask is not None:
+            question = ToolQuestion(
+                tool_name=tool.name, summary=_summary(tool.name, values), rule=verdict.why
+            )
+            answer = await ask(question)
+            if not answer.approved:
+                why = answer.reason.strip() or "no reason given"
+                raise ToolError(f"The user declined this call: {why}. Nothing was run.")
+        outcome = inner(params, ctx)
+        if inspect.isawaitable(outcome):
+            return await outcome
+        return outcome
+
+    return replace(tool, run=run)

@@ -1,0 +1,278 @@
+"""The process host: a small helper process that starts and supervises commands.
+
+Run as a script (``python -I _host.py FD``), never imported by xcsh: it uses
+the standard library only, plus ``landlockpy`` when a command is to be
+confined, so it starts quickly and stays single-threaded (forking it is safe).
+
+xcsh starts one host per :class:`~xcsh.sandbox.supervisor.ProcessSupervisor`
+and talks to it over a ``SOCK_SEQPACKET`` control socket (file descriptor
+``FD``). Each request is one message carrying four file descriptors: the
+command's own stream socket, and its stdin, stdout and stderr. The host forks a
+*supervisor* for the request and goes back to waiting. The supervisor:
+
+- marks itself a child subreaper (``PR_SET_CHILD_SUBREAPER``), so every
+  descendant of the command that loses its parent (double fork, ``setsid``,
+  daemons) becomes the supervisor's child instead of escaping to init;
+- reads the request (one JSON line) from the command socket, forks the
+  command in a new session, applies the Landlock ruleset in the child when
+  asked, and execs it;
+- answers ``{"pid": N}`` or ``{"error": TEXT}``, later ``{"exit": CODE}``
+  (negative: killed by that signal) when the command itself ends, and
+  ``{"done": true}`` once no descendant is left;
+- on ``kill`` from xcsh, or end of file (xcsh closed the socket or died,
+  even by SIGKILL), ends every descendant: SIGTERM, then SIGKILL after the
+  grace period, repeated until none is left; answers
+  ``{"killed": N, "left": 0}`` and exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import selectors
+import signal
+import socket
+import sys
+import time
+from typing import Any
+
+PR_SET_CHILD_SUBREAPER = 36
+_MAX_FDS = 4
+
+
+def main(argv: list[str]) -> int:
+    control = socket.socket(fileno=int(argv[1]))
+    # Loaded once here, not in each forked command: the import and the binding's
+    # first call (it looks libc up with ldconfig) take tens of milliseconds.
+    with contextlib.suppress(ImportError, OSError):
+        import landlockpy
+
+        landlockpy.abi_version()
+    # Supervisors are reaped by the kernel: the host never waits for them.
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is xcsh's to handle
+    while True:
+        try:
+            msg, fds, _flags, _addr = socket.recv_fds(control, 64, _MAX_FDS)
+        except OSError:
+            return 0
+        if not msg:
+            return 0
+        if len(fds) != _MAX_FDS:
+            for fd in fds:
+                os.close(fd)
+            continue
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                control.close()
+                code = _supervise(*fds)
+            finally:
+                os._exit(code)
+        for fd in fds:
+            os.close(fd)
+
+
+def _send(sock: socket.socket, value: dict[str, Any]) -> None:
+    with contextlib.suppress(OSError):
+        sock.sendall(json.dumps(value).encode() + b"\n")
+
+
+def _supervise(cmd_fd: int, stdin_fd: int, stdout_fd: int, stderr_fd: int) -> int:
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    sock = socket.socket(fileno=cmd_fd)
+    reader = sock.makefile("rb")
+    line = reader.readline()
+    if not line:
+        return 0
+    request = json.loads(line)
+    grace = float(request.get("grace", 0.0))
+    err_r, err_w = os.pipe2(os.O_CLOEXEC)
+    wake_r, wake_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    child = os.fork()
+    if child == 0:
+        os.close(err_r)
+        _exec_command(request, sock.fileno(), stdin_fd, stdout_fd, stderr_fd, err_w)
+    os.close(err_w)
+    for fd in (stdin_fd, stdout_fd, stderr_fd):
+        os.close(fd)
+    failure = b""
+    while chunk := os.read(err_r, 65536):
+        failure += chunk
+    os.close(err_r)
+    if failure:
+        _reap_all(block=True)
+        _send(sock, json.loads(failure))
+        return 0
+    _send(sock, {"pid": child})
+    return _watch(sock, reader, child, grace, wake_r)
+
+
+def _exec_command(
+    request: dict[str, Any], cmd_fd: int, stdin_fd: int, stdout_fd: int, stderr_fd: int, err_w: int
+) -> None:
+    """In the forked child: new session, fds, confinement, exec. Never returns."""
+    try:
+        os.setsid()
+        signal.set_wakeup_fd(-1)
+        for sig in (signal.SIGCHLD, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
+            signal.signal(sig, signal.SIG_DFL)
+        os.dup2(stdin_fd, 0)
+        os.dup2(stdout_fd, 1)
+        os.dup2(stderr_fd, 2)
+        for fd in {cmd_fd, stdin_fd, stdout_fd, stderr_fd} - {0, 1, 2}:
+            os.close(fd)
+        os.chdir(request["cwd"])
+        confine = request.get("confine")
+        if confine is not None:
+            _restrict(confine)
+        argv = request["argv"]
+        os.execvpe(argv[0], argv, request["env"])
+    except BaseException as exc:  # report anything to the supervisor, then die
+        if isinstance(exc, OSError) and exc.strerror:
+            report = {"errno": exc.errno or 0, "error": exc.strerror}
+        else:
+            report = {"errno": 0, "error": repr(exc)}
+        try:
+            os.write(err_w, json.dumps(report).encode())
+        finally:
+            os._exit(127)
+
+
+def _restrict(confine: dict[str, Any]) -> None:
+    """Apply the Landlock ruleset: read everywhere, write only under ``write``."""
+    import landlockpy
+    from landlockpy import AccessFS, AccessNet, Scope
+
+    abi = landlockpy.abi_version()
+    if abi < 1:
+        raise OSError(0, "the kernel has no Landlock")
+    handled_fs = landlockpy.fs_for_abi(abi)
+    no_network = not confine.get("network", True)
+    handled_net = landlockpy.net_for_abi(abi) if no_network else AccessNet.NONE
+    scoped = Scope.ABSTRACT_UNIX_SOCKET if no_network else Scope.NONE
+    read = AccessFS.READ_FILE | AccessFS.READ_DIR | AccessFS.EXECUTE | AccessFS.IOCTL_DEV
+    file_rights = read & ~AccessFS.READ_DIR | AccessFS.WRITE_FILE | AccessFS.TRUNCATE
+    with landlockpy.Ruleset(handled_fs=handled_fs, handled_net=handled_net, scoped=scoped) as rs:
+        rs.allow_path("/", read)
+        for path in confine.get("write", []):
+            rs.allow_path(path, handled_fs if os.path.isdir(path) else file_rights)
+        for path in confine.get("devices", []):
+            if os.path.exists(path):
+                rs.allow_path(path, file_rights)
+        rs.restrict()
+
+
+def _watch(sock: socket.socket, reader: Any, child: int, grace: float, wake_r: int) -> int:
+    sel = selectors.DefaultSelector()
+    sel.register(sock, selectors.EVENT_READ)
+    sel.register(wake_r, selectors.EVENT_READ)
+    exited = False
+    while True:
+        for pid, status in _reap_all(block=False):
+            if pid == child:
+                exited = True
+                _send(sock, {"exit": os.waitstatus_to_exitcode(status)})
+        if exited and not _has_children():
+            _send(sock, {"done": True})
+            return 0
+        for key, _ in sel.select(timeout=1.0):
+            if key.fileobj is sock:
+                line = reader.readline()
+                # "kill" from xcsh, or end of file: xcsh closed the socket or died
+                if not line or line.strip() == b"kill":
+                    killed = _kill_tree(grace)
+                    _send(sock, {"killed": killed, "left": len(_descendants())})
+                    return 0
+            else:
+                try:
+                    while os.read(wake_r, 512):
+                        pass
+                except BlockingIOError:
+                    pass
+
+
+def _reap_all(*, block: bool) -> list[tuple[int, int]]:
+    reaped: list[tuple[int, int]] = []
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            return reaped
+        if pid == 0:
+            return reaped
+        reaped.append((pid, status))
+
+
+def _has_children() -> bool:
+    try:
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    return True
+
+
+def _descendants() -> set[int]:
+    """Every live descendant of this process, from ``/proc``."""
+    me = os.getpid()
+    parents: dict[int, int] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if fields and fields[0] not in (b"Z", b"X"):
+            parents[int(name)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {me}
+    while frontier:
+        frontier = {pid for pid, ppid in parents.items() if ppid in frontier} - found
+        found |= frontier
+    return found
+
+
+def _signal_all(pids: set[int], sig: signal.Signals) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+
+
+def _kill_tree(grace: float) -> int:
+    """End every descendant; returns how many distinct processes were signalled."""
+    seen: set[int] = set()
+    if grace > 0:
+        pids = _descendants()
+        seen |= pids
+        _signal_all(pids, signal.SIGTERM)
+        _signal_all(pids, signal.SIGCONT)  # a stopped process must run to die of SIGTERM
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            _reap_all(block=False)
+            if not _descendants():
+                break
+            time.sleep(0.02)
+    while True:
+        pids = _descendants()
+        seen |= pids
+        if not pids:
+            _reap_all(block=False)
+            if not _has_children():
+                return len(seen)
+        _signal_all(pids, signal.SIGKILL)
+        _reap_all(block=False)
+        time.sleep(0.005)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

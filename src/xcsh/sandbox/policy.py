@@ -1,0 +1,253 @@
+"""The sandbox settings, what the kernel supports, and the plan for ``bash``.
+
+Settings (top level of ``$XCSH_HOME/settings.toml``)::
+
+    sandbox = "auto"            # "auto" (default), "require" or "off"
+    sandbox_network = false     # default true: commands may use the network
+    sandbox_write = ["~/.cache"]  # more paths commands may write (folders or files)
+
+Confinement is Landlock (Linux 5.13+); the ABI the kernel offers decides what
+can be denied: writes everywhere but the listed paths (ABI 1; truncation from
+ABI 3), TCP bind and connect (ABI 4), abstract Unix sockets (ABI 6).
+``XCSH_SANDBOX_ABI`` in the environment caps the ABI xcsh uses (``0``:
+behave as on a kernel without Landlock), so users and tests can see what
+xcsh does elsewhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import platform
+import re
+import secrets
+import shutil
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from xcsh.core import UsageError
+from xcsh.sandbox.supervisor import Confinement
+
+SandboxMode = Literal["auto", "require", "off"]
+SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "require", "off")
+SETTING_KEYS = ("sandbox", "sandbox_network", "sandbox_write")
+"""The settings.toml keys this module reads."""
+NETWORK_ABI = 4
+"""The first Landlock ABI that can deny TCP bind and connect."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SandboxSettings:
+    """The user's choices for confining ``bash``.
+
+    Args:
+        mode: ``"auto"`` confines when the kernel allows and otherwise runs
+            unconfined with a notice; ``"require"`` refuses to run commands
+            it cannot confine; ``"off"`` never confines.
+        network: False denies network access to confined commands.
+        write: absolute paths, besides the workspace and the private
+            temporary folder, that confined commands may write.
+    """
+
+    mode: SandboxMode = "auto"
+    network: bool = True
+    write: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class KernelSupport:
+    """What this kernel offers for confinement.
+
+    Args:
+        abi: the Landlock ABI version, 0 when there is none.
+        reason: why confinement is impossible (empty when ``abi >= 1``).
+    """
+
+    abi: int
+    reason: str = ""
+
+    @property
+    def confines(self) -> bool:
+        """True when writes can be confined."""
+        return self.abi >= 1
+
+    @property
+    def network(self) -> bool:
+        """True when network access can be denied."""
+        return self.abi >= NETWORK_ABI
+
+
+@dataclass(frozen=True, kw_only=True)
+class SandboxPlan:
+    """How ``bash`` runs its commands in a session.
+
+    Args:
+        confinement: the ruleset for each command, or None to run unconfined.
+        refusal: when set, ``bash`` refuses every call with this reason
+            (``sandbox = "require"`` without the kernel's support).
+        notice: one line for the user at start (running unconfined in
+            ``"auto"`` mode, or the network left on because the kernel cannot
+            deny it); empty when there is nothing to say.
+        temp_dir: the private temporary folder (``TMPDIR`` of confined commands).
+    """
+
+    confinement: Confinement | None = None
+    refusal: str = ""
+    notice: str = ""
+    temp_dir: Path | None = None
+
+
+def parse_sandbox_settings(settings: Mapping[str, Any], *, source: str) -> SandboxSettings:
+    """Read and check the sandbox keys of settings.toml.
+
+    Args:
+        settings: the parsed top level of settings.toml.
+        source: the file's path, for messages.
+
+    Raises:
+        UsageError: a value of the wrong kind, an unknown mode, or a
+            ``sandbox_write`` path that is relative or does not exist; the
+            message names the key and the fix.
+    """
+    mode = settings.get("sandbox", "auto")
+    if mode not in SANDBOX_MODES:
+        raise UsageError(
+            f"{source}: sandbox must be one of {', '.join(map(repr, SANDBOX_MODES))}, not {mode!r}",
+            hint='sandbox = "auto" confines bash when the kernel allows it',
+        )
+    network = settings.get("sandbox_network", True)
+    if not isinstance(network, bool):
+        raise UsageError(f"{source}: sandbox_network must be true or false, not {network!r}")
+    raw = settings.get("sandbox_write", [])
+    if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
+        raise UsageError(
+            f"{source}: sandbox_write must be a list of paths, not {raw!r}",
+            hint='for example sandbox_write = ["~/.cache"]',
+        )
+    paths: list[Path] = []
+    for text in raw:
+        path = Path(text).expanduser()
+        if not path.is_absolute():
+            raise UsageError(
+                f"{source}: sandbox_write path {text!r} is relative",
+                hint="give an absolute path or one starting with ~",
+            )
+        if not path.exists():
+            raise UsageError(
+                f"{source}: sandbox_write path {text!r} does not exist",
+                hint=f"create it (mkdir -p {path}) or remove it from sandbox_write",
+            )
+        paths.append(Path(os.path.realpath(path)))
+    return SandboxSettings(mode=mode, network=network, write=tuple(paths))
+
+
+def kernel_support(env: Mapping[str, str] | None = None) -> KernelSupport:
+    """Ask the kernel which Landlock ABI it offers (``XCSH_SANDBOX_ABI`` caps it)."""
+    environ = os.environ if env is None else env
+    if platform.system() != "Linux":
+        return KernelSupport(
+            abi=0, reason=f"Landlock is a Linux feature; this is {platform.system()}"
+        )
+    import landlockpy
+
+    try:
+        abi = landlockpy.abi_version()
+    except OSError as exc:
+        return KernelSupport(abi=0, reason=f"the Landlock probe failed: {exc}")
+    reason = "" if abi >= 1 else "this kernel has no Landlock (Linux 5.13+ with landlock in lsm=)"
+    cap = environ.get("XCSH_SANDBOX_ABI", "")
+    if re.fullmatch(r"\d+", cap) and int(cap) < abi:
+        abi = int(cap)
+        if abi < 1:
+            reason = "XCSH_SANDBOX_ABI=0 in the environment turns Landlock off"
+    return KernelSupport(abi=abi, reason=reason)
+
+
+def plan_sandbox(
+    settings: SandboxSettings, support: KernelSupport, *, workspace: Path, temp_dir: Path
+) -> SandboxPlan:
+    """Decide how ``bash`` runs, from the settings and the kernel's support.
+
+    Args:
+        settings: the user's choices.
+        support: the kernel's offer (:func:`kernel_support`).
+        workspace: the session's folder (writable).
+        temp_dir: the private temporary folder (writable; created by the caller).
+    """
+    if settings.mode == "off":
+        return SandboxPlan()
+    if not support.confines:
+        if settings.mode == "require":
+            return SandboxPlan(
+                refusal=f'sandbox = "require" in settings.toml, but {support.reason}; '
+                "bash commands cannot be confined, so none is run"
+            )
+        return SandboxPlan(
+            notice=f"bash runs unconfined: {support.reason} "
+            '(sandbox = "auto"; set sandbox = "require" to refuse instead)'
+        )
+    notice = ""
+    network = settings.network
+    if not network and not support.network:
+        if settings.mode == "require":
+            return SandboxPlan(
+                refusal=f"sandbox_network = false, but this kernel's Landlock (ABI {support.abi}) "
+                f"cannot deny network access (ABI {NETWORK_ABI} needed)"
+            )
+        notice = (
+            f"bash commands keep network access: this kernel's Landlock (ABI {support.abi}) "
+            f"cannot deny it (ABI {NETWORK_ABI} needed)"
+        )
+        network = True
+    writable = [str(workspace), str(temp_dir), *(str(p) for p in settings.write)]
+    confinement = Confinement(write=tuple(dict.fromkeys(writable)), network=network)
+    return SandboxPlan(confinement=confinement, notice=notice, temp_dir=temp_dir)
+
+
+TEMP_MAX_AGE = 24 * 3600.0
+"""Seconds after which a left-over private temporary folder is removed."""
+
+
+def prepare_sandbox(
+    settings: SandboxSettings,
+    *,
+    workspace: Path,
+    home: Path,
+    support: KernelSupport | None = None,
+    env: Mapping[str, str] | None = None,
+) -> SandboxPlan:
+    """Probe the kernel and plan ``bash``'s sandbox for one session.
+
+    The private temporary folder is ``home/tmp/bash-XXXXXXXX`` (nothing goes to
+    the system's temporary folder); folders there older than a day are
+    removed. It is created on the first confined command.
+
+    Args:
+        settings: the user's choices (:func:`parse_sandbox_settings`).
+        workspace: the session's folder.
+        home: ``$XCSH_HOME``.
+        support: the kernel's offer; probed now when None.
+        env: the environment for the probe (``os.environ`` when None).
+    """
+    if settings.mode == "off":
+        return SandboxPlan()
+    if support is None:
+        support = kernel_support(env)
+    parent = home / "tmp"
+    _prune_temp(parent)
+    temp_dir = parent / f"bash-{secrets.token_hex(4)}"
+    return plan_sandbox(
+        settings, support, workspace=Path(os.path.realpath(workspace)), temp_dir=temp_dir
+    )
+
+
+def _prune_temp(parent: Path) -> None:
+    now = time.time()
+    with contextlib.suppress(OSError):
+        for entry in parent.iterdir():
+            with contextlib.suppress(OSError):
+                if entry.name.startswith("bash-") and now - entry.stat().st_mtime > TEMP_MAX_AGE:
+                    shutil.rmtree(entry, ignore_errors=True)

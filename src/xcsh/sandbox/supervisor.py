@@ -1,0 +1,309 @@
+"""Start commands whose whole process tree can be ended, optionally confined.
+
+One home for running child processes of tools: the ``bash`` tool and
+``CustomToolAPI.exec`` both start commands through a :class:`ProcessSupervisor`.
+The supervisor keeps one small helper process (the *host*, ``_host.py``) that
+forks a supervising process per command; that process is a child subreaper,
+so every descendant of the command (double forks and ``setsid`` included)
+stays its child and can be killed, and it kills them all when xcsh asks, when
+xcsh closes the command's socket, or when xcsh dies (even by SIGKILL: the
+kernel closes the socket). Confinement (:class:`Confinement`) is a Landlock
+ruleset the host applies in the command's process just before ``exec``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import select
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_HOST = Path(__file__).with_name("_host.py")
+
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx")
+"""Device files a confined command may open for writing (``> /dev/null`` etc.)."""
+
+
+class SupervisorError(OSError):
+    """The command could not be started (the message says why)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Confinement:
+    """What a confined command may do: read everywhere, write only under ``write``.
+
+    Args:
+        write: absolute real paths (folders or files) the command may change.
+        network: False denies TCP bind and connect (and UDP where the kernel
+            handles it) and connections to abstract Unix sockets.
+        devices: device files it may open for writing.
+    """
+
+    write: tuple[str, ...]
+    network: bool = True
+    devices: tuple[str, ...] = DEVICES
+
+
+@dataclass(frozen=True)
+class KillReport:
+    """How a kill went: ``killed`` distinct processes were signalled, ``left`` still alive."""
+
+    killed: int
+    left: int
+
+
+class SupervisedProcess:
+    """A running command started by :meth:`ProcessSupervisor.start`.
+
+    Attributes:
+        pid: the command's process id (also its session and group id).
+        returncode: its exit code once :meth:`wait` returned (negative ``-N``:
+            killed by signal ``N``), else None.
+    """
+
+    def __init__(
+        self,
+        pid: int,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        keep_fd: int,
+        owner: ProcessSupervisor,
+    ) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+        self._writer = writer
+        self._keep_fd = keep_fd
+        self._owner = owner
+        loop = asyncio.get_running_loop()
+        self._exited: asyncio.Future[int] = loop.create_future()
+        self._killed: asyncio.Future[KillReport] = loop.create_future()
+        self._done = asyncio.Event()
+        self._closed = False
+        self._task = asyncio.ensure_future(self._read(reader))
+
+    async def _read(self, reader: asyncio.StreamReader) -> None:
+        try:
+            while line := await reader.readline():
+                message: dict[str, Any] = json.loads(line)
+                if "exit" in message and not self._exited.done():
+                    self.returncode = int(message["exit"])
+                    self._exited.set_result(self.returncode)
+                if message.get("done"):
+                    self._done.set()
+                if "killed" in message and not self._killed.done():
+                    report = KillReport(int(message["killed"]), int(message["left"]))
+                    self._killed.set_result(report)
+        except (OSError, ValueError):
+            pass
+        # The supervisor is gone: whatever it did not report cannot be known any more.
+        if not self._exited.done():
+            self._exited.set_result(-9)
+            self.returncode = -9
+        if not self._killed.done():
+            self._killed.set_result(KillReport(0, 0))
+        self._done.set()
+
+    async def wait(self) -> int:
+        """Wait until the command itself (not its background children) exits.
+
+        Returns:
+            Its exit code, negative ``-N`` when signal ``N`` killed it.
+        """
+        return await asyncio.shield(self._exited)
+
+    @property
+    def finished(self) -> bool:
+        """True once the command and every descendant have ended."""
+        return self._done.is_set()
+
+    async def kill(self) -> KillReport:
+        """End the command and every descendant (SIGTERM, SIGKILL after the grace).
+
+        Returns:
+            How many processes were signalled and how many are left (0 unless
+            the kernel refused a signal).
+        """
+        if self._done.is_set() and not self._killed.done():
+            return KillReport(0, 0)
+        if not self._killed.done():
+            with contextlib.suppress(OSError):
+                self._writer.write(b"kill\n")
+                await self._writer.drain()
+        return await asyncio.shield(self._killed)
+
+    def close(self, *, keep_background: bool = False) -> None:
+        """Stop watching. Unless ``keep_background``, what is still running is killed
+        now; otherwise it runs on until it ends or the supervisor is closed."""
+        if self._closed:
+            return
+        self._closed = True
+        self._task.cancel()
+        self._writer.close()
+        if keep_background and not self._done.is_set():
+            self._owner._linger(self._keep_fd)
+        else:
+            os.close(self._keep_fd)
+
+
+class ProcessSupervisor:
+    """Starts supervised commands through one helper process, created on first use.
+
+    Thread-safe. :meth:`close` (or the end of xcsh) kills every command still
+    running, background processes included.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._control: socket.socket | None = None
+        self._host: subprocess.Popen[bytes] | None = None
+        self._lingering: list[int] = []
+
+    def _ensure_host(self) -> socket.socket:
+        if self._control is not None and self._host is not None and self._host.poll() is None:
+            return self._control
+        self._stop_host()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self._host = subprocess.Popen(
+                [sys.executable, "-I", str(_HOST), str(theirs.fileno())],
+                pass_fds=[theirs.fileno()],
+                stdin=subprocess.DEVNULL,
+                close_fds=True,
+                # Its own session: a Ctrl-C on the terminal is xcsh's to handle, and
+                # must not kill the host (or the supervisors it forks) mid-request.
+                start_new_session=True,
+            )
+        except OSError as exc:
+            ours.close()
+            raise SupervisorError(exc.errno, f"cannot start the process host: {exc}") from exc
+        finally:
+            theirs.close()
+        self._control = ours
+        return ours
+
+    def _stop_host(self) -> None:
+        if self._control is not None:
+            self._control.close()
+            self._control = None
+        if self._host is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._host.wait(timeout=2)
+            self._host = None
+
+    def _linger(self, fd: int) -> None:
+        with self._lock:
+            self._lingering.append(fd)
+
+    def _prune(self) -> None:
+        """Forget lingering commands whose supervisors have finished."""
+        if not self._lingering:
+            return
+        readable, _, _ = select.select(self._lingering, [], [], 0)
+        for fd in readable:
+            try:
+                while os.read(fd, 65536):
+                    pass
+            except BlockingIOError:
+                continue
+            except OSError:
+                pass
+            self._lingering.remove(fd)
+            os.close(fd)
+
+    async def start(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | Path,
+        env: Mapping[str, str],
+        stdin: int,
+        stdout: int,
+        stderr: int,
+        confine: Confinement | None = None,
+        grace: float = 0.0,
+    ) -> SupervisedProcess:
+        """Start ``argv`` in a new session under a supervisor.
+
+        Args:
+            argv: the program (looked up on ``PATH`` of ``env``) and its arguments.
+            cwd: the working folder.
+            env: the whole environment of the command.
+            stdin, stdout, stderr: file descriptors the command gets as 0, 1, 2
+                (the caller keeps and closes its own copies).
+            confine: a Landlock ruleset to apply, or None to run unconfined.
+            grace: seconds between SIGTERM and SIGKILL when the tree is killed
+                (0: SIGKILL at once).
+
+        Raises:
+            SupervisorError: the host cannot be started, or the command cannot
+                be started (not found, ``cwd`` missing, confinement refused by
+                the kernel); the message says why.
+        """
+        request = {
+            "argv": list(argv),
+            "cwd": str(cwd),
+            "env": dict(env),
+            "grace": grace,
+            "confine": None
+            if confine is None
+            else {
+                "write": list(confine.write),
+                "network": confine.network,
+                "devices": list(confine.devices),
+            },
+        }
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            with self._lock:
+                self._prune()
+                for attempt in (1, 2):
+                    control = self._ensure_host()
+                    try:
+                        socket.send_fds(control, [b"run"], [theirs.fileno(), stdin, stdout, stderr])
+                        break
+                    except OSError:
+                        self._stop_host()
+                        if attempt == 2:
+                            raise
+        except OSError as exc:
+            mine.close()
+            raise SupervisorError(exc.errno, f"cannot reach the process host: {exc}") from exc
+        finally:
+            theirs.close()
+        keep = os.dup(mine.fileno())
+        os.set_blocking(keep, False)
+        reader, writer = await asyncio.open_unix_connection(sock=mine)
+        writer.write(json.dumps(request).encode() + b"\n")
+        try:
+            await writer.drain()
+            line = await reader.readline()
+        except BaseException as exc:
+            writer.close()
+            os.close(keep)
+            if isinstance(exc, OSError):
+                raise SupervisorError(exc.errno, f"the process host went away: {exc}") from exc
+            raise
+        answer: dict[str, Any] = json.loads(line) if line else {"error": "the host went away"}
+        if "pid" not in answer:
+            writer.close()
+            os.close(keep)
+            raise SupervisorError(int(answer.get("errno", 0)), str(answer.get("error", "failed")))
+        return SupervisedProcess(int(answer["pid"]), reader, writer, keep, self)
+
+    def close(self) -> None:
+        """Kill every command still running (background ones included) and stop the host."""
+        with self._lock:
+            for fd in self._lingering:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            self._lingering.clear()
+            self._stop_host()
