@@ -36,8 +36,8 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     assert args.action == "check"
     from xcsh.app import load_settings
-    from xcsh.fs import xcsh_home
     from xcsh.core import UsageError
+    from xcsh.fs import xcsh_home
     from xcsh.sandbox import (
         NETWORK_ABI,
         kernel_support,
