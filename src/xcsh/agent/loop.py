@@ -34,7 +34,7 @@ from xcsh.agent.events import (
     TurnEnd,
     TurnStart,
 )
-from xcsh.agent.history import cancelled_result, repair_tool_pairs
+from xcsh.agent.history import cancelled_result
 from xcsh.agent.steering import Steering, current_tool_call
 from xcsh.agent.wording import plural
 from xcsh.core import (
@@ -94,9 +94,6 @@ async def run(ctx: LoopContext) -> RunEnd:
         asyncio.CancelledError: the run was cancelled; the history is consistent.
     """
     ctx.steering.start_run()
-    repaired, changes = repair_tool_pairs(ctx.history)  # a resumed or interrupted history (R3)
-    if changes:
-        ctx.history[:] = repaired
     start = len(ctx.history)
     specs = [tool_spec(t) for t in ctx.tools.values()]
     turn = 0

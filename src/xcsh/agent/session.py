@@ -34,6 +34,7 @@ from xcsh.agent.events import (
     ToolCallStart,
     TurnEnd,
 )
+from xcsh.agent.history import repair_tool_pairs
 from xcsh.agent.persistence import PendingRecord, SessionRecorder, message_to_dict
 from xcsh.agent.previews import (
     RebuiltPreview,
@@ -312,6 +313,11 @@ class AgentSession:
                 "a run is already in progress", hint="wait for its RunEnd event or call cancel()"
             )
         self._cancel = asyncio.Event()
+        # A resumed or interrupted history: every tool call gets exactly one result
+        # before anything is sent (the loop never rewrites the history it is given).
+        repaired, changes = repair_tool_pairs(self._messages)
+        if changes:
+            self._messages[:] = repaired
         start = len(self._messages)
         self._append(UserMessage(content=[TextContent(text)]))
         ctx = loop.LoopContext(
