@@ -223,15 +223,20 @@ def bench_apply(base: Path, work: Path, runs: int) -> list[Row]:
             ours_times.append(data["seconds"])
             our_peak = max(our_peak, peak)
             if run == 0:
-                skipped = {s["file"] for s in data["skipped"] if s["reason"] == "parse errors"}
+                left_alone = ("parse errors", "the rewrite would not parse")
+                skipped = {s["file"] for s in data["skipped"] if s["reason"] in left_alone}
+                broken = sum(
+                    1 for s in data["skipped"] if s["reason"] == "the rewrite would not parse"
+                )
                 original, cli_tree, our_tree = _tree(base), _tree(theirs_dir), _tree(ours_dir)
-                for name in skipped:  # the CLI rewrites them; ast_edit leaves them alone
+                for name in skipped:  # the CLI rewrites them; ast_edit leaves them out
                     cli_tree[name] = original[name]
                 same = cli_tree == our_tree
                 changed = sum(1 for name in original if original[name] != our_tree[name])
                 note = (
                     f"{data['total']} replacements in {changed} files; "
-                    f"{len(skipped)} parse-error files left alone; preview "
+                    f"{len(skipped) - broken} parse-error files and {broken} files the "
+                    "rewrite would break left alone; preview "
                     f"{data['preview_seconds']:.2f}s + apply {data['apply_seconds']:.2f}s"
                 )
             shutil.rmtree(theirs_dir)

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from xcsh.agent import AgentEvent, AgentSession, ApprovalHook
 from xcsh.core import AgentTool, AgentToolResult, ToolCallContext, ToolError, text_result
-from xcsh.pending import PendingAction, PendingActionStore
+from xcsh.pending import PendingAction, PendingActionStore, Preview, PreviewFile
 from xcsh.providers.scripted import ScriptedProvider
 
 
@@ -56,7 +56,7 @@ def preview_write_tool(root: Path, store: PendingActionStore) -> AgentTool[Write
                 label=f"Write: {params.path}",
                 source_tool_name="preview_write",
                 apply=apply,
-                details={"diff": diff},
+                preview=Preview(files=(PreviewFile(path=params.path),), diff=diff),
             )
         )
         return text_result(f"Preview (nothing written yet):\n{diff}")

@@ -14,7 +14,7 @@ from agent_harness import apply, call, preview_write_tool, read_tool
 
 from helpers import run_xcsh
 from xcsh.app import AppOptions, open_session
-from xcsh.cli.agent_cmd import NO_TERMINAL_MESSAGE, build_parser, parse_answer, run_print
+from xcsh.cli.agent_cmd import NO_TERMINAL_MESSAGE, build_parser, run_print
 from xcsh.core import AgentTool, UsageError
 from xcsh.pending import PendingActionStore
 
@@ -174,22 +174,6 @@ async def test_approve_ask_without_terminal_is_refused_at_start_up(
     assert not (project / "a.txt").exists()
     assert not (project.parent / "steps.requests.jsonl").exists()  # no model request
     assert not (xcsh_home / "sessions").exists()  # no session recorded a fake decline
-
-
-@pytest.mark.parametrize(
-    ("answer", "approved", "reason"),
-    [
-        ("y", True, ""),
-        ("Yes\n", True, ""),
-        ("n", False, "the user said no"),
-        ("n use tabs", False, "use tabs"),
-        ("no: wrong file", False, "wrong file"),
-        ("not now, later", False, "not now, later"),
-    ],
-)
-def test_parse_answer(answer: str, approved: bool, reason: str) -> None:
-    decision = parse_answer(answer)
-    assert decision.approved is approved and decision.reason == reason
 
 
 def test_cli_usage_errors(project: Path, xcsh_home: Path) -> None:

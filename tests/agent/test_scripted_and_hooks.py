@@ -13,12 +13,13 @@ from typing import Any
 import pytest
 from agent_harness import call, preview_write_tool
 
-from xcsh.agent import REMINDER_TEXT, AgentSession, RunEnd, TurnStart
+from xcsh.agent import REMINDER_TEXT, AgentSession, Approval, Resolved, RunEnd, TurnStart
 from xcsh.cli.agent_cmd import terminal_approval
 from xcsh.core import ForcedTool, ModelRequest, TextContent, UsageError, UserMessage
-from xcsh.pending import PendingAction, PendingActionStore
+from xcsh.pending import PendingAction, PendingActionStore, Preview, PreviewChange, PreviewFile
 from xcsh.providers.base import ResponseDone, TextChunk
 from xcsh.providers.scripted import ScriptedProvider, requests_log_path
+from xcsh.tools import create_ast_edit_tool
 
 
 def test_requests_log_sits_beside_steps(tmp_path: Path) -> None:
@@ -135,3 +136,103 @@ def test_help_imports_no_provider_sdk() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+async def test_terminal_approval_asks_again_then_reviews_part_by_part() -> None:
+    asked = io.StringIO()
+    # an empty Enter and "sure" are not answers; then review: keep c1, skip c2
+    hook = terminal_approval(FakeTty("\nsure\nr\ny\nn\n"), asked)
+    changes = (
+        PreviewChange(id="c1", file="a.py", old="f(1)", new="g(1)"),
+        PreviewChange(id="c2", file="a.py", old="f(2)", new="g(2)"),
+    )
+    action = PendingAction(
+        label="AST Edit: 2 replacements in 1 file",
+        source_tool_name="ast_edit",
+        apply=print,
+        preview=Preview(
+            id="p1", files=(PreviewFile(path="a.py", changes=("c1", "c2")),), changes=changes
+        ),
+        apply_parts=lambda subset, reason: None,
+    )
+    decision = await asyncio.wait_for(hook(action, "rename"), timeout=10)
+    assert decision == Approval(approved=True, only=("c1",))
+    shown = asked.getvalue()
+    assert shown.count("Please answer a to apply, d to discard") == 2
+    assert (
+        "Apply p1 AST Edit: 2 replacements in 1 file? (model's reason: rename) "
+        "[a]pply / [d]iscard / [r]eview: " in shown
+    )
+    assert "c2 (2/2) a.py" in shown
+
+
+async def test_input_closed_at_the_question_declines() -> None:
+    hook = terminal_approval(FakeTty(""), io.StringIO())
+    action = PendingAction(label="L", source_tool_name="t", apply=print)
+    decision = await asyncio.wait_for(hook(action, "why"), timeout=10)
+    assert not decision.approved and decision.reason == "input closed before an answer"
+
+
+async def test_an_approval_that_keeps_some_changes_applies_just_those(tmp_path: Path) -> None:
+    async def review(action: PendingAction, reason: str) -> Approval:
+        return Approval(approved=True, only=("c2",))
+
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "a.py").write_text("print(1)\nprint(2)\n")
+    steps = tmp_path / "steps.json"
+    edit = {"name": "ast_edit", "arguments": {"ops": [{"pat": "print($A)", "out": "log($A)"}]}}
+    resolve = {"name": "resolve", "arguments": {"action": "apply", "reason": "both"}}
+    steps.write_text(
+        json.dumps([{"tool_calls": [edit]}, {"tool_calls": [resolve]}, {"text": "ok"}])
+    )
+    store = PendingActionStore()
+    session = AgentSession(
+        provider=ScriptedProvider(steps),
+        tools=[create_ast_edit_tool(str(root), store)],
+        cwd=root,
+        store=store,
+        approval=review,
+    )
+    events: list[Any] = []
+    session.subscribe(events.append)
+    await session.prompt("go")
+    assert (root / "a.py").read_text() == "print(1)\nlog(2)\n"
+    log = [json.loads(x) for x in (tmp_path / "steps.requests.jsonl").read_text().splitlines()]
+    told = log[2]["messages"][-1]["content"][0]["text"]
+    assert told.startswith(
+        "Applied 1 of 2 changes of p1 (AST Edit: 2 replacements in 1 file): c2 in a.py. "
+        "Discarded: c1 in a.py."
+    )
+    (resolved,) = [e for e in events if isinstance(e, Resolved)]
+    assert [c.id for c in resolved.outcome.applied] == ["c2"]
+
+
+async def test_a_rebuilt_preview_keeps_the_call_that_made_it(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "a.py").write_text("print(1)\nprint(2)\n")
+    steps = tmp_path / "steps.json"
+    first = {"name": "ast_edit", "arguments": {"ops": [{"pat": "print($A)", "out": "log($A)"}]}}
+    second = {"name": "ast_edit", "arguments": {"ops": [{"pat": "print(2)", "out": "out(2)"}]}}
+    apply = {"name": "resolve", "arguments": {"action": "apply", "reason": "ok"}}
+    steps.write_text(
+        json.dumps(
+            [{"tool_calls": [first, second]}, {"tool_calls": [apply]}, {"tool_calls": [apply]}]
+        )
+    )
+    store = PendingActionStore()
+    session = AgentSession(
+        provider=ScriptedProvider(steps),
+        tools=[create_ast_edit_tool(str(root), store)],
+        cwd=root,
+        store=store,
+        max_forced_turns=1,
+    )
+    await session.prompt("go")
+    top = store.peek()
+    assert store.count == 1 and top is not None
+    assert (top.id, top.preview.rebuilt_from) == ("p3", "p1")
+    (record,) = session.pending_records()
+    # a resumed session can preview it again with the arguments of the call that made p1
+    assert record.tool_name == "ast_edit" and record.arguments == first["arguments"]

@@ -238,3 +238,54 @@ def test_a_preview_with_stdout_closed_changes_nothing_and_exits_141(two: Path) -
     assert done.returncode == 141, done.stderr
     assert _texts(two) == before
     assert "Traceback" not in done.stderr
+
+
+# -i: change by change, written at the end
+
+
+@pytest.fixture
+def three(tmp_path: Path) -> Path:
+    root = tmp_path / "three"
+    root.mkdir()
+    (root / "a.py").write_text("x = foo(1)\ny = foo(2)\n", encoding="utf-8")
+    (root / "b.py").write_text("z = foo(3)\n", encoding="utf-8")
+    return root
+
+
+def test_interactive_writes_the_kept_changes_at_the_end(three: Path) -> None:
+    run = run_on_pty(
+        ["ast-edit", "-p", PATTERN, "-r", REWRITE, "-i"],
+        cwd=three,
+        answers=[
+            ("c1 (1/3) a.py:1:5", "sure"),  # not a key: the keys are listed, asked again
+            ("y - apply this change", "y"),
+            ("c2 (2/3) a.py:2:5", "n"),
+            ("c3 (3/3) b.py:1:5", "y"),
+            ("Reason", "two of three"),
+        ],
+        NO_COLOR="1",
+    )
+    assert run.returncode == 0, run.output
+    assert _texts(three) == {"a.py": "x = bar(1)\ny = foo(2)\n", "b.py": "z = bar(3)\n"}
+    assert (
+        "Applied 2 of 3 changes of p1 (AST Edit: 3 replacements in 2 files): c1 in a.py; c3 "
+        "in b.py. Discarded: c2 in a.py." in run.output
+    )
+
+
+def test_interactive_ctrl_c_writes_nothing(three: Path) -> None:
+    run = run_on_pty(
+        ["ast-edit", "-p", PATTERN, "-r", REWRITE, "-i"],
+        cwd=three,
+        answers=[("c1 (1/3)", "y"), ("c2 (2/3)", CTRL_C)],
+        NO_COLOR="1",
+    )
+    assert run.returncode == 130, run.output
+    assert _texts(three) == {"a.py": "x = foo(1)\ny = foo(2)\n", "b.py": "z = foo(3)\n"}
+
+
+def test_interactive_without_a_terminal_changes_nothing(three: Path) -> None:
+    done = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "-i", cwd=three)
+    assert done.returncode == 2
+    assert "-i asks about each change and needs a terminal: nothing changed." in done.stderr
+    assert _texts(three)["b.py"] == "z = foo(3)\n"

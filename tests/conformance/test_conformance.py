@@ -218,6 +218,7 @@ async def _xcsh_rewrite(case: Case, root: Path) -> dict[str, Any]:
         "ops": [{"pat": pat, "out": out} for pat, out in case.ops],
         "lang": case.lang,
         "path": case.folder,
+        "include_broken": True,  # compare with the CLI, which writes rewrites that break code
     }
     if case.sel:
         params["sel"] = case.sel

@@ -17,12 +17,17 @@ from xcsh.journal import (
     UndoError,
     UndoRefused,
     apply_changes,
-    files_of,
     record_applies,
     undo,
     undoable,
 )
-from xcsh.pending import PendingAction, PendingActionStore, create_resolve_tool
+from xcsh.pending import (
+    PendingAction,
+    PendingActionStore,
+    Preview,
+    PreviewFile,
+    create_resolve_tool,
+)
 from xcsh.structural import create_ast_edit_tool
 
 
@@ -275,11 +280,6 @@ def test_index_is_rebuilt_when_missing(journal: Journal) -> None:
     assert [s.label for s in journal.summaries()] == ["L"]
 
 
-def test_files_of_reads_paths_and_file_objects() -> None:
-    assert files_of({"files": [{"file": "a.py"}, "b.py", {"x": 1}, 3]}) == ["a.py", "b.py"]
-    assert files_of({"files": "a.py"}) == [] and files_of(None) == []
-
-
 async def test_ast_edit_apply_is_journaled_and_undone(journal: Journal) -> None:
     root = journal.root
     src = write(root, "pkg/mod.py", 'def f():\n    print("hi")\n')
@@ -313,7 +313,7 @@ async def test_custom_tool_apply_is_recorded_and_undone(journal: Journal) -> Non
             label="Rewrite notes",
             source_tool_name="custom_tool",
             apply=apply,
-            details={"files": ["notes.md", {"file": "new.md"}]},
+            preview=Preview(files=(PreviewFile(path="notes.md"), PreviewFile(path="new.md"))),
         )
     )
     result = await create_resolve_tool(store).execute("r", {"action": "apply", "reason": "ok"})
@@ -333,10 +333,34 @@ async def test_custom_apply_that_changes_nothing_is_not_undoable(journal: Journa
         raise RuntimeError("disk full")
 
     store.push(
-        PendingAction(label="L", source_tool_name="t", apply=broken, details={"files": ["a.txt"]})
+        PendingAction(
+            label="L",
+            source_tool_name="t",
+            apply=broken,
+            preview=Preview(files=(PreviewFile(path="a.txt"),)),
+        )
     )
     resolve = create_resolve_tool(store)
     failed = await resolve.execute("r", {"action": "apply", "reason": "go"})
     assert failed.is_error and store.count == 1
     await resolve.execute("r2", {"action": "discard", "reason": "no"})
     assert undoable(journal) == []
+
+
+async def test_a_partial_apply_is_journaled_as_one_entry_and_undone(journal: Journal) -> None:
+    root = journal.root
+    write(root, "a.py", "print(1)\nprint(2)\n")
+    write(root, "b.py", "print(3)\n")
+    store = PendingActionStore()
+    tool = create_ast_edit_tool(str(root), store, journal=journal)
+    await tool.execute("c1", {"ops": [{"pat": "print($A)", "out": "log($A)"}]})
+    result = await create_resolve_tool(store).execute(
+        "r1", {"action": "apply", "reason": "just one", "only": ["c2"]}
+    )
+    assert not result.is_error
+    assert (root / "a.py").read_text() == "print(1)\nlog(2)\n"
+    [entry] = journal.summaries()
+    assert entry.label == "AST Edit: 3 replacements in 2 files (only c2)"
+    assert entry.paths == ("a.py",)
+    undo(journal)
+    assert (root / "a.py").read_text() == "print(1)\nprint(2)\n"

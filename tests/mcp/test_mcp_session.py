@@ -57,7 +57,11 @@ def texts(result: Any) -> list[str]:
 async def test_preview_result_ends_with_the_pending_line_until_resolved(tmp_path: Path) -> None:
     session = make_session(tmp_path)
     first = await session.call("write_file", {"path": "a.txt", "content": "A"})
-    assert texts(first) == ["preview a.txt", pending_notice(1)]
+    assert texts(first) == [
+        "preview a.txt",
+        'Preview p1 is pending (resolve id "p1").',
+        pending_notice(1),
+    ]
     second = await session.call("write_file", {"path": "b.txt", "content": "B"})
     assert texts(second)[-1] == pending_notice(2)
     assert "2 actions wait" in pending_notice(2) and "1 action waits" in pending_notice(1)

@@ -17,6 +17,7 @@ from xcsh.tools import create_ast_edit_tool, create_ast_grep_tool, create_resolv
 
 
 def _preview_bytes(ws: Path, name: str, pat: str, out: str, **kw: object) -> bytes:
+    kw.setdefault("include_broken", True)  # the CLI's bytes, even where they would not parse
     preview = preview_edit([EditOp(pat=pat, out=out)], root=ws, path=name, **kw)  # type: ignore[arg-type]
     assert len(preview.files) == 1, "expected one changed file"
     return preview.files[0].new_bytes

@@ -268,15 +268,17 @@ async def test_preview_text_details_and_nothing_on_disk(ws: Path) -> None:
     assert (ws / "a.py").read_text() == "x = 1\nprint(x)\n"
     lines = result.text.splitlines()
     assert "a.py: 1 replacement" in lines
-    assert "  -2:1 print(x)" in lines
-    assert "  +2:1 log.info(x)" in lines
+    assert "  c1 -2:1 print(x)" in lines
+    assert "     +2:1 log.info(x)" in lines
     assert "Total: 1 replacement in 1 file." in lines
     details = result.details
     assert details["label"] == "AST Edit: 1 replacement in 1 file"
     assert "-print(x)\n+log.info(x)\n" in details["diff"]
     assert details["arguments"]["ops"] == [{"pat": "print($A)", "out": "log.info($A)"}]
     action = store.peek()
-    assert action is not None and action.details["diff"] == details["diff"]
+    assert action is not None and action.preview.diff == details["diff"]
+    assert action.id == "p1" and [c.id for c in action.preview.changes] == ["c1"]
+    assert lines[-1].startswith("This is preview p1: nothing has changed yet.")
     applied = await resolve(store)
     assert applied.text == "Applied 1 replacement in 1 file: a.py."
     assert (ws / "a.py").read_text() == "x = 1\nlog.info(x)\n"
@@ -341,7 +343,7 @@ async def test_edit_limit_caps_replacements(ws: Path) -> None:
 
 
 @pytest.mark.parametrize("same_size", [True, False])
-async def test_stale_preview_refused_nothing_written(ws: Path, same_size: bool) -> None:
+async def test_stale_preview_rebuilt_nothing_written(ws: Path, same_size: bool) -> None:
     (ws / "a.py").write_text("print(1)\n")
     (ws / "b.py").write_text("print(2)\n")
     store = PendingActionStore()
@@ -351,10 +353,19 @@ async def test_stale_preview_refused_nothing_written(ws: Path, same_size: bool) 
     if same_size:  # same size, same mtime: only a content hash can tell
         os.utime(ws / "b.py", ns=(stat_before.st_atime_ns, stat_before.st_mtime_ns))
     result = await resolve(store)
-    assert result.is_error
-    assert "b.py" in result.text and "changed since the preview" in result.text
+    assert result.is_error  # not applied
+    assert result.text.startswith(
+        "Not applied: the files of p1 changed since its preview (b.py). It was previewed "
+        "again against them as p2, which is now pending instead: the lines it replaces, or "
+        "what it puts in their place, are not the same. Check it, then resolve p2."
+    )
     assert (ws / "a.py").read_text() == "print(1)\n"
-    assert store.count == 1  # resolve put it back; the model can discard it
+    top = store.peek()
+    assert store.count == 1 and top is not None and top.id == "p2"
+    assert [(c.id, c.old) for c in top.preview.changes] == [
+        ("c1", "print(1)"),  # unchanged: keeps its id
+        ("c3", "print(3)" if same_size else "print(33)"),
+    ]
     discarded = await resolve(store, "discard")
     assert discarded.text.startswith("Discarded: AST Edit: 2 replacements in 2 files.")
 
@@ -382,8 +393,11 @@ async def test_lifo_same_file_second_preview_goes_stale(ws: Path) -> None:
     await resolve(store)
     assert (ws / "a.py").read_text() == "out(1)\n"
     refused = await resolve(store)
-    assert refused.is_error and "changed since the preview" in refused.text
-    assert (ws / "a.py").read_text() == "out(1)\n"
+    assert refused.is_error and refused.text == (
+        "Not applied: the files of p1 changed since its preview (a.py). Previewed again "
+        "against them, it finds nothing to change, so it was dropped; nothing changed."
+    )
+    assert (ws / "a.py").read_text() == "out(1)\n" and store.count == 0
 
 
 # ast_grep output.
@@ -507,3 +521,39 @@ def test_language_names_the_cli_accepts_as_extensions() -> None:
     assert resolve_language("cc").name == "cpp"
     assert resolve_language("rb").name == "ruby"
     assert resolve_language(".PY").name == "python"
+
+
+# Rewrites that would not parse.
+
+
+async def test_a_file_the_rewrite_would_break_is_left_out_and_counted(ws: Path) -> None:
+    (ws / "a.py").write_text("print(x)\n")  # -> x = 1: still Python
+    (ws / "b.py").write_text("y = [print(x)]\n")  # -> y = [x = 1]: not Python
+    store = PendingActionStore()
+    result = await edit(ws, store, ops=[op("print($A)", "$A = 1")])
+    top = store.peek()
+    assert top is not None
+    assert top.label == (
+        "AST Edit: 1 replacement in 1 file (1 file left out: the rewrite would not parse)"
+    )
+    assert top.preview.paths == ["a.py"]
+    assert (
+        "Left out 1 file whose rewrite would not parse (new parse errors, first at): "
+        "b.py (line 1, column 8). Check the rewrite; `include_broken` writes them anyway."
+    ) in result.text.splitlines()
+    assert [(o.file, o.error) for o in top.preview.left_out] == [("b.py", "line 1, column 8")]
+    await resolve(store, "discard")
+    kept = await edit(ws, store, ops=[op("print($A)", "$A = 1")], include_broken=True)
+    again = store.peek()
+    assert again is not None and again.label == "AST Edit: 2 replacements in 2 files"
+    assert "Included although the rewrite does not parse: b.py (line 1, column 8)." in kept.text
+
+
+async def test_files_with_parse_errors_are_rewritten_on_request(ws: Path) -> None:
+    (ws / "a.py").write_text("def f(:\n    pass\nprint(1)\n")
+    store = PendingActionStore()
+    skipped = await edit(ws, store, ops=[op("print($A)", "log($A)")])
+    assert "a.py (parse errors)" in skipped.text and not store.has_pending
+    await edit(ws, store, ops=[op("print($A)", "log($A)")], include_parse_errors=True)
+    await resolve(store)
+    assert (ws / "a.py").read_text() == "def f(:\n    pass\nlog(1)\n"

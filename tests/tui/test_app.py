@@ -63,7 +63,7 @@ async def test_preview_status_apply_undo(project: Path) -> None:
     assert (project / "a.py").read_text() == ORIGINAL
 
     await app.command("pending", "")
-    assert "1. AST Edit: 1 replacement in 1 file  [ast_edit]  <- top" in out.getvalue()
+    assert "1. p1  AST Edit: 1 replacement in 1 file  [ast_edit]  <- top" in out.getvalue()
     await app.command("apply", "looks right")
     assert (project / "a.py").read_text() == 'def f():\n    log("hi")\n'
     assert "✔ Accept: 1 replacement in 1 file  [AST Edit]\n  reason: looks right" in out.getvalue()
@@ -206,9 +206,9 @@ async def test_pending_lists_each_action_with_its_files_and_tool(project: Path) 
     await app.command("pending", "")
     listing = out.getvalue()[before:]
     assert listing == (
-        "  1. AST Edit: 2 replacements in 1 file  [ast_edit]  <- top\n"
+        "  1. p2  AST Edit: 2 replacements in 1 file  [ast_edit]  <- top\n"
         "     files: b.py (2 replacements)\n"
-        "  2. AST Edit: 1 replacement in 1 file  [ast_edit]\n"
+        "  2. p1  AST Edit: 1 replacement in 1 file  [ast_edit]\n"
         "     files: a.py (1 replacement)\n"
     )
 

@@ -12,10 +12,9 @@ from prompt_toolkit.document import Document
 from xcsh.agent import ToolCallStart, ToolResult
 from xcsh.core import TextContent, ToolResultMessage, Usage
 from xcsh.tui import commands
-from xcsh.tui.approval import NO_REASON, parse_answer
 from xcsh.tui.render import EventRenderer, collapse, format_arguments
 from xcsh.tui.status import UsageTotals, pending_text, short_model, status_line, tokens
-from xcsh.ui import TerminalStyle, make_console
+from xcsh.ui import TerminalStyle, make_console, parse_decision
 
 
 def test_pending_part_is_exact() -> None:
@@ -74,13 +73,19 @@ def test_completion_offers_matching_commands_only_before_a_space() -> None:
     assert complete("/apply x") == [] and complete("hello") == []
 
 
-def test_answers() -> None:
-    assert parse_answer("y").approved and parse_answer("YES").approved
-    declined = parse_answer("n keep print for now")
-    assert not declined.approved and declined.reason == "keep print for now"
-    assert parse_answer("no: use tabs").reason == "use tabs"
-    assert parse_answer("n").reason == NO_REASON
-    assert parse_answer("maybe later").reason == "maybe later"
+def test_answers_must_be_clear() -> None:
+    for text in ("y", "YES", "a", "Apply"):
+        answer = parse_decision(text)
+        assert answer is not None and answer.decision == "apply"
+    declined = parse_decision("d keep print for now")
+    assert declined is not None and declined.decision == "discard"
+    assert declined.reason == "keep print for now"
+    assert parse_decision("no: use tabs") == parse_decision("n - use tabs")
+    review = parse_decision("r")
+    assert review is not None and review.decision == "review"
+    assert parse_decision("r", review=False) is None
+    for unclear in ("", "   ", "sure", "ok", "maybe later", "applyy"):
+        assert parse_decision(unclear) is None
 
 
 def test_tool_call_and_collapsed_result() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -106,10 +107,13 @@ def test_approve_ask_answered_no(term: TmuxXcsh, project: Path, xcsh_home: Path)
     term.keys("M-Enter")  # Alt+Enter: a new line, not a submit
     term.type("instead of print")
     screen = term.wait_for(
-        "Apply AST Edit: 1 replacement in 1 file? (model's reason: renamed) [y / n REASON]"
+        "Apply p1 AST Edit: 1 replacement in 1 file? (model's reason: renamed) "
+        "[a]pply / [d]iscard / [r]eview:"
     )
     term.save("04-approve-ask", screen)
-    term.type("n keep print for now")
+    term.type("sure")  # not a clear answer: asked again
+    term.wait_for("Please answer a to apply, d to discard")
+    term.type("d keep print for now")
     screen = term.wait_for(
         "Discard: 1 replacement in 1 file", "Understood, left as is.", "no pending"
     )
@@ -239,7 +243,7 @@ def test_ctrl_c_at_the_approval_question_cancels_and_keeps_the_preview(
     term.start(project, env, "--approve", "ask", "--provider", "scripted", "--model", str(script))
     term.wait_for("no pending")
     term.type("use log instead of print")
-    term.wait_for("[y / n REASON]")
+    term.wait_for("[a]pply / [d]iscard / [r]eview:")
     term.keys("C-c")
     term.wait_for("Cancelled.", "1 pending · top: AST Edit: 1 replacement in 1 file")
     assert (project / "greet.py").read_text() == ORIGINAL
@@ -303,3 +307,44 @@ def test_terminate_signal_during_a_run_cancels_it_then_exits(
     assert isinstance(last, ToolResultMessage) and CANCELLED_TEXT in last.content[0].text  # type: ignore[union-attr]
     records = [json.loads(x) for x in session_file.read_text().splitlines()]
     assert [r["reason"] for r in records if r["type"] == "run_end"] == ["cancelled"]
+
+
+def test_review_applies_two_of_three_changes(
+    term: TmuxXcsh, project: Path, xcsh_home: Path
+) -> None:
+    (project / "greet.py").write_text('print("a")\nprint("b")\nprint("c")\n')
+    script = steps(project.parent, "review", [{"tool_calls": [EDIT]}, {"text": "Over to you."}])
+    env = {"XCSH_HOME": str(xcsh_home)}
+    term.start(project, env, "--provider", "scripted", "--model", str(script))
+    term.wait_for("no pending")
+    term.type("use log instead of print")
+    term.wait_for("1 pending · top: AST Edit: 3 replacements in 1 file")
+    term.type("/review")
+    term.wait_for("c1 (1/3) greet.py:1:1", '- print("a")', '+ log("a")', "[y,n,a,d,q,?]")
+    term.type("y")
+    term.wait_for("c2 (2/3) greet.py:2:1")
+    term.type("sure")  # not a key of the review: the keys are shown and it asks again
+    term.wait_for("n - skip this change")
+    term.type("n")
+    term.wait_for("c3 (3/3) greet.py:3:1")
+    term.type("y")
+    screen = term.wait_for(
+        "Accept: 3 replacements in 1 file",
+        "applied 2 of 3 changes: c1, c3; discarded: c2",
+        "no pending",
+    )
+    term.save("06-review", screen)
+    assert (project / "greet.py").read_text() == 'log("a")\nprint("b")\nlog("c")\n'
+    before = len(requests(script))
+    term.type("what landed?")
+    deadline = time.monotonic() + 10
+    while len(requests(script)) == before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    sent = requests(script)[-1]["messages"]
+    told = json.dumps(sent)
+    assert (
+        "Applied 2 of 3 changes of p1 (AST Edit: 3 replacements in 1 file): c1, c3 in "
+        "greet.py. Discarded: c2 in greet.py." in told
+    )
+    term.keys("C-d")
+    term.wait_for("[xcsh exited 0]")

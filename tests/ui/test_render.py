@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from xcsh.pending import PreviewChange, ResolveOutcome
 from xcsh.ui import (
     TerminalStyle,
     detect_style,
@@ -31,13 +32,28 @@ def draw(renderable: object, style: TerminalStyle) -> str:
     return buf.getvalue()
 
 
-def details(action: str) -> dict[str, str]:
-    return {
-        "action": action,
-        "reason": "tests pass",
-        "source_tool_name": "ast_edit",
-        "label": "AST Edit: 2 replacements in 1 file",
-    }
+def details(action: str) -> ResolveOutcome:
+    return ResolveOutcome(
+        action=action,
+        reason="tests pass",
+        source_tool_name="ast_edit",
+        label="AST Edit: 2 replacements in 1 file",
+        status="applied" if action == "apply" else "discarded",
+    )
+
+
+def test_partial_apply_names_the_changes_applied_and_discarded() -> None:
+    outcome = ResolveOutcome(
+        action="apply",
+        reason="tests pass",
+        source_tool_name="ast_edit",
+        label="AST Edit: 2 replacements in 1 file",
+        status="applied",
+        applied=(PreviewChange(id="c2", file="a.py"),),
+        dropped=(PreviewChange(id="c1", file="a.py"),),
+    )
+    out = draw(render_resolution(outcome, style=PLAIN), PLAIN)
+    assert "  applied 1 of 2 changes: c2; discarded: c1\n" in out
 
 
 def test_split_label() -> None:

@@ -40,7 +40,7 @@ from xcsh.agent.persistence import (
     session_path,
     sessions_dir,
 )
-from xcsh.agent.previews import RebuiltPreview, action_files, preview_digest, preview_text
+from xcsh.agent.previews import RebuiltPreview, preview_digest
 from xcsh.agent.prompt import build_system_prompt
 from xcsh.agent.session import (
     DECLINED_TEXT,
@@ -106,7 +106,6 @@ __all__ = [
     "ToolResult",
     "TurnEnd",
     "TurnStart",
-    "action_files",
     "approval_resolve_tool",
     "build_system_prompt",
     "enforce_policy",
@@ -118,7 +117,6 @@ __all__ = [
     "parse_tool_policy",
     "plural",
     "preview_digest",
-    "preview_text",
     "repair_tool_pairs",
     "session_path",
     "sessions_dir",

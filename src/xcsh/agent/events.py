@@ -24,6 +24,7 @@ import dataclasses
 from typing import Any, Literal
 
 from xcsh.core import AssistantMessage, ToolResultMessage
+from xcsh.pending import Preview, ResolveOutcome
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -98,10 +99,10 @@ class PendingPushed:
         label: the action's label (``"AST Edit: 2 replacements in 1 file"``).
         source_tool_name: the tool that produced it.
         count: pending actions right after the push.
-        preview: the preview text to show (the action's ``details["diff"]``
-            when it has one, else the pushing call's result text; filled when
-            the call finished).
-        details: the action's opaque details.
+        preview: the preview text to show (the typed preview's diff when it
+            has one, else the pushing call's result text; filled when the call
+            finished).
+        value: the action's typed preview (its id, files, changes with ids, diff).
     """
 
     tool_call_id: str | None
@@ -109,7 +110,7 @@ class PendingPushed:
     source_tool_name: str
     count: int
     preview: str
-    details: Any = None
+    value: Preview = dataclasses.field(default_factory=Preview)
     type: Literal["pending_pushed"] = "pending_pushed"
 
 
@@ -126,6 +127,7 @@ class Resolved:
         is_error: the apply failed (the action is pending again) or clean-up failed.
         text: the result text.
         pending: actions still pending afterwards.
+        outcome: the typed outcome (status, preview id, changes applied and dropped).
     """
 
     tool_call_id: str
@@ -136,6 +138,7 @@ class Resolved:
     is_error: bool
     text: str
     pending: int
+    outcome: ResolveOutcome
     type: Literal["resolved"] = "resolved"
 
 

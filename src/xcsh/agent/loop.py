@@ -51,7 +51,7 @@ from xcsh.core import (
     cap_content,
     cap_text,
 )
-from xcsh.pending import RESOLVE_TOOL_NAME
+from xcsh.pending import RESOLVE_TOOL_NAME, ResolveOutcome
 from xcsh.providers import Provider, ResponseDone, TextChunk, ThinkingChunk
 
 
@@ -295,45 +295,48 @@ def emit_pushes(
 ) -> None:
     """Emit :class:`PendingPushed` for the pushes seen since the last call.
 
-    The preview text is the action's ``details["diff"]`` when it is a string,
-    else the text of ``result`` when the push came from that call.
+    The preview text is the action's preview diff when it has one, else the
+    text of ``result`` when the push came from that call.
     """
     for push in steering.take_pushes():
-        details = push.action.details
-        diff = details.get("diff") if isinstance(details, Mapping) else None
+        preview = push.action.preview
         own = push.tool_call_id == result.tool_call_id
-        preview = cap_text(diff if isinstance(diff, str) else (_text(result) if own else ""))
+        text = cap_text(preview.diff or (_text(result) if own else ""))
         emit(
             PendingPushed(
                 tool_call_id=push.tool_call_id,
                 label=push.action.label,
                 source_tool_name=push.action.source_tool_name,
                 count=push.count,
-                preview=preview,
-                details=details,
+                preview=text,
+                value=preview,
             )
         )
 
 
-def _emit_resolved(ctx: LoopContext, result: ToolResultMessage) -> None:
-    details = result.details
-    if result.tool_name != RESOLVE_TOOL_NAME or not isinstance(details, Mapping):
-        return
-    if "action" not in details or "label" not in details:
-        return
-    store = ctx.steering.store
-    ctx.emit(
-        Resolved(
-            tool_call_id=result.tool_call_id,
-            action=str(details["action"]),
-            reason=str(details.get("reason", "")),
-            label=str(details["label"]),
-            source_tool_name=str(details.get("source_tool_name", "")),
-            is_error=result.is_error,
-            text=_text(result),
-            pending=store.count if store else 0,
-        )
+def resolved_event(result: ToolResultMessage, pending: int) -> Resolved | None:
+    """The :class:`Resolved` event for a ``resolve`` result that resolved something."""
+    outcome = result.details
+    if result.tool_name != RESOLVE_TOOL_NAME or not isinstance(outcome, ResolveOutcome):
+        return None
+    return Resolved(
+        tool_call_id=result.tool_call_id,
+        action=outcome.action,
+        reason=outcome.reason,
+        label=outcome.label,
+        source_tool_name=outcome.source_tool_name,
+        is_error=result.is_error,
+        text=_text(result),
+        pending=pending,
+        outcome=outcome,
     )
+
+
+def _emit_resolved(ctx: LoopContext, result: ToolResultMessage) -> None:
+    store = ctx.steering.store
+    event = resolved_event(result, store.count if store else 0)
+    if event is not None:
+        ctx.emit(event)
 
 
 def _notice_text_calls(ctx: LoopContext, message: AssistantMessage) -> None:
@@ -351,13 +354,11 @@ def _notice_text_calls(ctx: LoopContext, message: AssistantMessage) -> None:
 
 
 def _resolved_something(result: ToolResultMessage) -> bool:
-    """An action left the stack: applied, or discarded (an apply failure puts it back)."""
-    details = result.details
-    if result.tool_name != RESOLVE_TOOL_NAME or not isinstance(details, Mapping):
+    """The stack changed: applied, discarded, or rebuilt (a failed apply puts it back)."""
+    outcome = result.details
+    if result.tool_name != RESOLVE_TOOL_NAME or not isinstance(outcome, ResolveOutcome):
         return False
-    if "label" not in details:
-        return False
-    return not (result.is_error and details.get("action") == "apply")
+    return outcome.status != "failed"
 
 
 def tool_spec(tool: AgentTool[Any]) -> ToolSpec:

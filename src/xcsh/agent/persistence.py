@@ -54,6 +54,7 @@ from xcsh.core import (
     UserMessage,
     content_from_any,
 )
+from xcsh.pending import RESOLVE_TOOL_NAME, ResolveOutcome
 
 SCHEMA_VERSION = 1
 
@@ -165,11 +166,14 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
             error=data.get("error"),
         )
     if role == "tool_result":
+        details = data.get("details")
+        if data["tool_name"] == RESOLVE_TOOL_NAME and isinstance(details, Mapping):
+            details = ResolveOutcome.from_dict(details) or details
         return ToolResultMessage(
             tool_call_id=data["tool_call_id"],
             tool_name=data["tool_name"],
             content=[content_from_any(b) for b in data.get("content", [])],
-            details=data.get("details"),
+            details=details,
             is_error=bool(data.get("is_error", False)),
         )
     raise ValueError(f"unknown message role {role!r}")

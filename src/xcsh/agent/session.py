@@ -15,9 +15,10 @@ must not block or raise (an exception is logged and swallowed).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -36,13 +37,7 @@ from xcsh.agent.events import (
 )
 from xcsh.agent.history import repair_tool_pairs
 from xcsh.agent.persistence import PendingRecord, SessionRecorder, message_to_dict
-from xcsh.agent.previews import (
-    RebuiltPreview,
-    action_files,
-    compare_rebuilt,
-    preview_digest,
-    preview_text,
-)
+from xcsh.agent.previews import RebuiltPreview, compare_rebuilt, preview_digest
 from xcsh.agent.prompt import build_system_prompt
 from xcsh.agent.steering import (
     DEFAULT_MAX_FORCED_TURNS,
@@ -68,7 +63,9 @@ from xcsh.pending import (
     RESOLVE_TOOL_NAME,
     PendingAction,
     PendingActionStore,
+    ResolveOutcome,
     ResolveParams,
+    check_request,
     create_resolve_tool,
 )
 from xcsh.providers import Provider
@@ -86,10 +83,13 @@ class Approval:
     Args:
         approved: True to let the apply go ahead.
         reason: why not (shown to the model when declined).
+        only: when approved after a review part by part, the change ids the
+            person kept (the rest is discarded); ``None`` keeps what the model asked.
     """
 
     approved: bool
     reason: str = ""
+    only: tuple[str, ...] | None = None
 
 
 ApprovalHook = Callable[[PendingAction, str], Awaitable[Approval]]
@@ -98,14 +98,16 @@ ApprovalHook = Callable[[PendingAction, str], Awaitable[Approval]]
 Called on the event loop; it may await user input for as long as it likes
 (cancellation of the run cancels it). A declined apply discards the action
 (its ``reject`` runs), nothing changes, and the model's ``resolve`` result
-says the user declined, with the user's reason. Exceptions fail the
-``resolve`` call and leave the action pending.
+says the user declined, with the user's reason. An approval with ``only``
+applies just those changes. Exceptions fail the ``resolve`` call and leave
+the action pending.
 """
 
 DECLINED_TEXT = (
     "The user declined to apply '{label}'. Reason: {reason}. The preview was discarded "
     "and nothing changed."
 )
+SKIPPED_ALL_REASON = "the user skipped every change in review"
 
 
 def approval_resolve_tool(
@@ -114,18 +116,20 @@ def approval_resolve_tool(
     """The ``resolve`` tool, asking ``approval`` before each apply (when given).
 
     The same parameters, name and results as
-    :func:`xcsh.pending.create_resolve_tool` (SPEC §2); a declined apply
-    becomes a discard whose result text is :data:`DECLINED_TEXT` and whose
-    details add ``"declined": True``.
+    :func:`xcsh.pending.create_resolve_tool`; a declined apply becomes a
+    discard whose result text is :data:`DECLINED_TEXT` and whose outcome has
+    status ``declined``; an approval with ``only`` applies those changes.
     """
     inner = create_resolve_tool(store)
     if approval is None:
         return inner
 
     async def run(params: ResolveParams, ctx: ToolCallContext) -> AgentToolResult:
-        top = store.peek()
-        if params.action == "apply" and top is not None:
+        if params.action == "apply":
+            top = check_request(store, params)
             decision = await approval(top, params.reason)
+            if decision.approved and decision.only is not None and not decision.only:
+                decision = Approval(approved=False, reason=SKIPPED_ALL_REASON)
             if not decision.approved:
                 why = decision.reason.strip() or "no reason given"
                 discarded = await inner.execute(
@@ -133,10 +137,16 @@ def approval_resolve_tool(
                     {"action": "discard", "reason": f"declined by the user: {why}"},
                     cancel=ctx.cancel,
                 )
-                details = {**(discarded.details or {}), "declined": True}
+                outcome = discarded.details
+                if isinstance(outcome, ResolveOutcome):
+                    outcome = dataclasses.replace(outcome, status="declined")
                 text = DECLINED_TEXT.format(label=top.label, reason=why)
-                return AgentToolResult(content=[TextContent(text)], details=details)
-        return await inner.execute(ctx.tool_call_id, params.model_dump(), cancel=ctx.cancel)
+                return AgentToolResult(content=[TextContent(text)], details=outcome)
+            if decision.only is not None:
+                params = params.model_copy(update={"only": list(decision.only)})
+        return await inner.execute(
+            ctx.tool_call_id, params.model_dump(exclude_none=True), cancel=ctx.cancel
+        )
 
     return AgentTool(
         name=inner.name,
@@ -437,16 +447,27 @@ class AgentSession:
             self._task.cancel()
 
     async def resolve_top(
-        self, action: Literal["apply", "discard"], reason: str
+        self,
+        action: Literal["apply", "discard"],
+        reason: str,
+        *,
+        only: Sequence[str] | None = None,
     ) -> ToolResultMessage:
         """Apply or discard the top pending action on the user's behalf (``/apply``).
 
         Runs the same ``resolve`` tool the model uses (without the approval
-        hook: the user is the approver), emits :class:`Resolved`, and adds a
-        hidden user message with the outcome so the model sees it next turn.
+        hook: the user is the approver), emits :class:`Resolved` (and
+        :class:`PendingPushed` for a preview rebuilt because its files
+        changed), and adds a hidden user message with the outcome so the model
+        sees it next turn.
+
+        Args:
+            action: ``"apply"`` or ``"discard"``.
+            reason: why (not blank).
+            only: with ``"apply"``, the change ids or files to apply (``/review``).
 
         Returns:
-            The resolve result (``is_error`` with the SPEC §2 text when nothing
+            The resolve result (``is_error`` with the exact text when nothing
             is pending, or when the apply failed and the action is pending again).
 
         Raises:
@@ -460,8 +481,12 @@ class AgentSession:
             raise UsageError("this session has no pending actions to resolve")
         call_id = f"user_{secrets.token_hex(4)}"
         tool = create_resolve_tool(self.store)
+        arguments: dict[str, Any] = {"action": action, "reason": reason}
+        if only is not None:
+            arguments["only"] = list(only)
+        token = current_tool_call.set(call_id)
         try:
-            out = await tool.execute(call_id, {"action": action, "reason": reason})
+            out = await tool.execute(call_id, arguments)
             result = ToolResultMessage(
                 tool_call_id=call_id,
                 tool_name=RESOLVE_TOOL_NAME,
@@ -476,22 +501,15 @@ class AgentSession:
                 content=[TextContent(str(exc))],
                 is_error=True,
             )
+        finally:
+            current_tool_call.reset(token)
         text = cap_text("\n".join(b.text for b in result.content if isinstance(b, TextContent)))
         note = f"The user resolved the top pending preview themselves ({action}): {text}"
         self._append(UserMessage(content=[TextContent(note)], hidden=True))
-        details = result.details if isinstance(result.details, Mapping) else {}
-        self._emit(
-            Resolved(
-                tool_call_id=call_id,
-                action=action,
-                reason=reason,
-                label=str(details.get("label", "")),
-                source_tool_name=str(details.get("source_tool_name", "")),
-                is_error=result.is_error,
-                text=text,
-                pending=self.store.count,
-            )
-        )
+        loop.emit_pushes(self._emit, self._steering, result)
+        event = loop.resolved_event(result, self.store.count)
+        if event is not None:
+            self._emit(event)
         self._record_pending()
         return result
 
@@ -541,14 +559,14 @@ class AgentSession:
                     label=top.label,
                     previous_label=record.label,
                     source_tool_name=top.source_tool_name,
-                    preview=cap_text(preview_text(top.details, out.text)),
-                    files=action_files(top.details),
+                    preview=cap_text(top.preview.diff or out.text),
+                    files=top.preview.file_labels(),
                     changes=compare_rebuilt(
                         previous_label=record.label,
                         previous_files=record.files,
                         previous_digest=record.digest,
                         label=top.label,
-                        details=top.details,
+                        preview=top.preview,
                     ),
                 )
                 report.repreviewed.append(top.label)
@@ -588,7 +606,13 @@ class AgentSession:
             self.recorder.message(message)
 
     def _on_push(self, action: PendingAction, count: int) -> None:
-        self._origins[id(action)] = (action, current_tool_call.get())
+        origin = current_tool_call.get()
+        if action.preview.rebuilt_from:  # rebuilt by a resolve: it comes from the same call
+            for old, call_id in list(self._origins.values()):
+                if old.id == action.preview.rebuilt_from:
+                    origin = call_id
+                    break
+        self._origins[id(action)] = (action, origin)
 
     def _emit(self, event: AgentEvent) -> None:
         self._record(event)
@@ -662,8 +686,8 @@ class AgentSession:
                     arguments=call.arguments if call else None,
                     label=action.label,
                     source_tool_name=action.source_tool_name,
-                    files=action_files(action.details),
-                    digest=preview_digest(action.details),
+                    files=action.preview.file_labels(),
+                    digest=preview_digest(action.preview),
                 )
             )
         return records

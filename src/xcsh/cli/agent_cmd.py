@@ -449,14 +449,8 @@ class TextPrinter:
         elif isinstance(event, PendingPushed):
             self.console.print(render_preview(event.label, event.preview, style=self.style))
         elif isinstance(event, Resolved):
-            details = {
-                "action": event.action,
-                "reason": event.reason,
-                "label": event.label,
-                "source_tool_name": event.source_tool_name,
-            }
             block = render_resolution(
-                details, is_error=event.is_error, message=event.text, style=self.style
+                event.outcome, is_error=event.is_error, message=event.text, style=self.style
             )
             self.console.print(block)
         elif isinstance(event, Notice):
@@ -488,13 +482,9 @@ class TextPrinter:
 
 def _shown_as_resolution(message: Any) -> bool:
     """A ``resolve`` result that the :class:`Resolved` block already shows (with its error)."""
-    details = message.details
-    return (
-        message.tool_name == "resolve"
-        and isinstance(details, dict)
-        and "action" in details
-        and "label" in details
-    )
+    from xcsh.pending import ResolveOutcome
+
+    return message.tool_name == "resolve" and isinstance(message.details, ResolveOutcome)
 
 
 NO_TERMINAL_MESSAGE = (
@@ -514,22 +504,7 @@ def _is_terminal(stream: TextIO) -> bool:
         return False
 
 
-def parse_answer(answer: str) -> Approval:
-    """``y``/``yes`` approves; ``n``, ``no`` or anything else declines, with the rest as reason.
-
-    ``"n use tabs"``, ``"no: use tabs"`` and ``"n - use tabs"`` all give reason ``"use tabs"``.
-    """
-    from xcsh.agent import Approval
-
-    text = answer.strip()
-    word, _, rest = text.partition(" ")
-    if word.lower().rstrip(":,") in ("y", "yes"):
-        return Approval(approved=True)
-    if word.lower().rstrip(":,") in ("n", "no"):
-        reason = rest.strip().lstrip(":,-").strip()
-    else:
-        reason = text
-    return Approval(approved=False, reason=reason or "the user said no")
+INPUT_CLOSED_REASON = "input closed before an answer"
 
 
 def terminal_approval(stdin: TextIO, prompt_out: TextIO) -> ApprovalHook:
@@ -537,18 +512,30 @@ def terminal_approval(stdin: TextIO, prompt_out: TextIO) -> ApprovalHook:
 
     ``stdin`` must be a terminal (:func:`run_print` refuses ``--approve ask``
     without one, at start-up). The question goes to ``prompt_out`` (stderr),
-    so stdout keeps only the answer. The line is read on a daemon thread so
-    Ctrl-C is never stuck behind a blocked read.
+    so stdout keeps only the answer. Unclear answers are asked again
+    (:func:`xcsh.tui.approval.ask_approval`); input closed declines. The line
+    is read on a daemon thread so Ctrl-C is never stuck behind a blocked read.
     """
+    from xcsh.tui.approval import ask_approval
+    from xcsh.ui import make_console
+
+    console = make_console(prompt_out)
+
+    async def read(prompt: str) -> str:
+        prompt_out.write(prompt)
+        prompt_out.flush()
+        line = await read_line(stdin)
+        if not line:
+            raise EOFError
+        return line
 
     async def ask(action: PendingAction, reason: str) -> Approval:
-        from xcsh.ui import visible_line
+        from xcsh.agent import Approval
 
-        label, why = visible_line(action.label), visible_line(reason)
-        prompt_out.write(f"Apply {label}? (model's reason: {why}) [y / n REASON] ")
-        prompt_out.flush()
-        answer = await read_line(stdin)
-        return parse_answer(answer)
+        try:
+            return await ask_approval(action, reason, read, console.print)
+        except EOFError:
+            return Approval(approved=False, reason=INPUT_CLOSED_REASON)
 
     return ask
 
@@ -556,13 +543,29 @@ def terminal_approval(stdin: TextIO, prompt_out: TextIO) -> ApprovalHook:
 def terminal_tool_approval(stdin: TextIO, prompt_out: TextIO) -> ToolApprovalHook:
     """A hook that asks on the terminal before a call an ``ask`` approval rule covers.
 
-    The same ``[y / n REASON]`` question and answers as ``--approve ask``.
+    Clear answers only (``y``, ``n`` or ``n REASON``); others are asked again.
     """
 
-    async def ask(question: ToolQuestion) -> Approval:
-        prompt_out.write(question.prompt())
+    from xcsh.tui.approval import ask_plain
+    from xcsh.ui import make_console
+
+    console = make_console(prompt_out)
+
+    async def read(prompt: str) -> str:
+        prompt_out.write(prompt)
         prompt_out.flush()
-        return parse_answer(await read_line(stdin))
+        line = await read_line(stdin)
+        if not line:
+            raise EOFError
+        return line
+
+    async def ask(question: ToolQuestion) -> Approval:
+        from xcsh.agent import Approval
+
+        try:
+            return await ask_plain(question.prompt(), read, console.print)
+        except EOFError:
+            return Approval(approved=False, reason=INPUT_CLOSED_REASON)
 
     return ask
 

@@ -44,17 +44,16 @@ import asyncio
 import contextlib
 import json
 import os
-import select
 import shlex
 import signal
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
+from xcsh.cli.ast_edit_ask import Decision, ask, reviewed
 from xcsh.cli.common import (
     EXIT_APPLY_FAILED,
     EXIT_BAD_INPUT,
@@ -76,7 +75,7 @@ from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, JournalError, Retention, recover
 from xcsh.pending import PendingAction, PendingActionStore, create_resolve_tool
 from xcsh.structural import EditOp, EditPreview, check_one_language, preview_edit
-from xcsh.structural.tools import push_edit_preview
+from xcsh.structural.edit_action import push_edit_preview
 from xcsh.ui import TerminalStyle, detect_style, make_console, render_preview, render_resolution
 
 YES_REASON = "applied with --yes"
@@ -88,23 +87,16 @@ NOT_A_TERMINAL_NOTE = (
 DRY_RUN_NOTE = "dry run: previewed only, nothing changed."
 JSON_NOTE = "--json never asks: previewed only, nothing changed. Add --yes to apply."
 INTERRUPTED_NOTE = "interrupted: nothing changed."
+INTERACTIVE_NEEDS_TERMINAL = (
+    "-i asks about each change and needs a terminal: nothing changed. Run it in a "
+    "terminal, or use --yes / --dry-run."
+)
 INTERRUPTED_REASON = "interrupted at the prompt (Ctrl-C)"
 APPLY_FAILED_NOTE = (
     "Nothing was written and the edit was dropped. Run the same xcsh ast-edit command "
     "again to preview the files as they are now."
 )
 _AGENT_ADVICE = "; discard this preview and preview the edit again."
-
-_ANSWERS = {
-    "a": "apply",
-    "apply": "apply",
-    "y": "apply",
-    "yes": "apply",
-    "d": "discard",
-    "discard": "discard",
-    "n": "discard",
-    "no": "discard",
-}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -140,86 +132,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="never page a long preview (by default one taller than the terminal goes "
         "through $XCSH_PAGER, $PAGER or less)",
     )
+    decide.add_argument(
+        "-i",
+        "--interactive",
+        action="store_true",
+        help="go through the changes one by one (y/n/a/d/q as in git add -p); the kept ones "
+        "are written at the end, all or nothing; Ctrl-C writes nothing",
+    )
+    parser.add_argument(
+        "--include-broken",
+        action="store_true",
+        help="also rewrite files whose new text would not parse (left out by default)",
+    )
+    parser.add_argument(
+        "--include-parse-errors",
+        action="store_true",
+        help="also rewrite files that already have parse errors, as ast-grep does "
+        "(for valid files the parser gets wrong)",
+    )
     return parser
-
-
-@dataclass(frozen=True)
-class Decision:
-    """What to do with the previewed edit: ``action`` is ``apply`` or ``discard``."""
-
-    action: str
-    reason: str
-
-
-def read_line(prompt: str) -> str:
-    """:func:`input` for the prompt, without losing a Ctrl-C typed at any moment.
-
-    ``input()`` blocks in C: a SIGINT that lands after the prompt is written
-    but before the read starts is only noticed once a line is typed. Here the
-    wait is a :func:`select.select` on stdin and a :func:`signal.set_wakeup_fd`
-    pipe, so Ctrl-C always wakes it and raises KeyboardInterrupt. The terminal
-    stays in its usual line mode (typing, backspace and echo as with ``input()``).
-
-    Returns:
-        The line typed, without its line ending.
-
-    Raises:
-        EOFError: input ended (Ctrl-D) before a line.
-        KeyboardInterrupt: Ctrl-C.
-    """
-    sys.stdout.write(prompt)
-    sys.stdout.flush()
-    fd = sys.stdin.fileno()
-    wake_read, wake_write = os.pipe()
-    os.set_blocking(wake_write, False)
-    previous = signal.set_wakeup_fd(wake_write, warn_on_full_buffer=False)
-    data = b""
-    try:
-        while b"\n" not in data:
-            # a signal raises here, at the latest once the wake-up pipe is readable
-            ready, _, _ = select.select([fd, wake_read], [], [])
-            if wake_read in ready:
-                os.read(wake_read, 512)
-            if fd in ready:
-                chunk = os.read(fd, 4096)
-                if not chunk:
-                    if data:
-                        break
-                    raise EOFError
-                data += chunk
-    finally:
-        signal.set_wakeup_fd(previous)
-        os.close(wake_read)
-        os.close(wake_write)
-    return data.split(b"\n", 1)[0].decode("utf-8", errors="replace").rstrip("\r")
-
-
-def ask(read: Any = read_line, write: Any = None) -> Decision:
-    """Ask on the terminal whether to apply or discard, then why.
-
-    Args:
-        read: ``read(prompt) -> str``, :func:`read_line` by default.
-        write: ``write(text)`` for messages; stderr by default.
-
-    Returns:
-        The decision; an empty reason becomes ``applied at the prompt`` or
-        ``discarded at the prompt``.
-
-    Raises:
-        EOFError: input closed before an answer (the caller discards).
-        KeyboardInterrupt: Ctrl-C (the caller discards).
-    """
-    say = write if write is not None else (lambda text: print(text, file=sys.stderr))
-    while True:
-        answer = read("Apply this edit? [a]pply / [d]iscard: ").strip().lower()
-        action = _ANSWERS.get(answer)
-        if action is not None:
-            break
-        say("Please answer 'a' to apply or 'd' to discard.")
-    reason = read("Reason (optional): ").strip()
-    if not reason:
-        reason = "applied at the prompt" if action == "apply" else "discarded at the prompt"
-    return Decision(action, reason)
 
 
 def main(argv: list[str]) -> int:
@@ -246,7 +177,9 @@ def main(argv: list[str]) -> int:
         error(f"workspace {root}: the files below are named relative to it")
     store = PendingActionStore()
     # the apply is recorded in the folder's undo journal, so `xcsh undo` can put the files back
-    result = push_edit_preview(store, preview, _arguments(args), journal=journal)
+    result = push_edit_preview(
+        store, preview, _arguments(args), journal=journal, broken_flag="--include-broken"
+    )
     for note in _notes(result):
         error(note)
     action = store.peek()
@@ -254,7 +187,7 @@ def main(argv: list[str]) -> int:
         return EXIT_NO_MATCH
     try:
         _show(args, preview, action, out)
-        decision, code = _decide(args)
+        decision, code = _decide(args, action)
     except KeyboardInterrupt:  # Ctrl-C after the preview: discard, never apply
         print(file=sys.stderr)
         decision, code = Decision("discard", INTERRUPTED_REASON), EXIT_INTERRUPTED
@@ -299,16 +232,18 @@ def _show(
 
     The "apply or discard" footer is shown only when a question follows; a
     diff taller than the terminal goes through the pager (unless ``--no-pager``).
+    With ``-i`` only the label: each change is shown when it is asked about.
     """
     if args.json:
         out.write_json(preview)
         return
-    details = action.details if isinstance(action.details, dict) else {}
-    diff = str(details.get("diff", ""))
+    if args.interactive:
+        out.print(f"Preview {action.id}: {action.label}")
+        return
     will_ask = not (args.dry_run or args.yes) and is_interactive()
     rendered = render_preview(
         action.label,
-        diff,
+        action.preview.diff,
         style=_style(),
         max_lines=None,
         max_line_chars=None,
@@ -317,7 +252,7 @@ def _show(
     out.print(rendered, pager=None if args.no_pager else pager_command())
 
 
-def _decide(args: argparse.Namespace) -> tuple[Decision | None, int]:
+def _decide(args: argparse.Namespace, action: PendingAction) -> tuple[Decision | None, int]:
     """How to resolve the previewed edit, asked on the terminal when needed.
 
     Runs outside any event loop, so Ctrl-C at the prompt is a plain
@@ -338,10 +273,12 @@ def _decide(args: argparse.Namespace) -> tuple[Decision | None, int]:
         error(JSON_NOTE)
         return None, EXIT_OK
     if not is_interactive():
-        error(NOT_A_TERMINAL_NOTE)
-        return None, EXIT_OK
+        error(INTERACTIVE_NEEDS_TERMINAL if args.interactive else NOT_A_TERMINAL_NOTE)
+        return None, EXIT_BAD_INPUT if args.interactive else EXIT_OK
     try:
-        return ask(), EXIT_OK
+        if args.interactive:
+            return reviewed(action.preview.changes), EXIT_OK
+        return ask(changes=action.preview.changes), EXIT_OK
     except EOFError:
         print(file=sys.stderr)
         return Decision("discard", "no answer at the prompt"), EXIT_OK
@@ -357,6 +294,8 @@ def _arguments(args: argparse.Namespace) -> dict[str, Any]:
         "glob": list(args.globs),
         "strictness": args.strictness,
         "limit": args.limit,
+        "include_broken": args.include_broken,
+        "include_parse_errors": args.include_parse_errors,
     }
 
 
@@ -382,6 +321,8 @@ def _merged_preview(args: argparse.Namespace, root: str, paths: list[str]) -> Ed
             limit=remaining,
             captures=bool(args.json),
             covered=covered if len(paths) > 1 else None,
+            include_broken=args.include_broken,
+            include_parse_errors=args.include_parse_errors,
         )
         if merged is None:
             merged = preview
@@ -407,7 +348,7 @@ def _notes(result: AgentToolResult) -> list[str]:
     start = next((i + 1 for i, line in enumerate(lines) if line.startswith("Total: ")), None)
     if start is None:  # no replacement: the text is "No replacements made" plus notes
         return [line for line in lines if line]
-    return [line for line in lines[start:] if line and not line.startswith("This is a preview")]
+    return [line for line in lines[start:] if line and not line.startswith("This is preview")]
 
 
 def _with_spinner(job: Callable[[], EditPreview]) -> EditPreview:
@@ -494,9 +435,10 @@ async def _resolve(
     """Resolve the pending edit through the ``resolve`` tool and show the outcome."""
     resolve = create_resolve_tool(store)
     style = _style() if out.console is not None and not out.broken else detect_style(sys.stderr)
-    result = await resolve.execute(
-        "resolve-1", {"action": decision.action, "reason": decision.reason}
-    )
+    params: dict[str, Any] = {"action": decision.action, "reason": decision.reason}
+    if decision.only is not None:
+        params["only"] = list(decision.only)
+    result = await resolve.execute("resolve-1", params)
     if not result.is_error:
         out.print(render_resolution(result.details, style=style))
         if decision.action == "apply":

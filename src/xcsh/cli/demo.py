@@ -29,7 +29,6 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from rich.text import Text
 
@@ -146,21 +145,19 @@ async def run_demo(work: Path, pattern: str, rewrite: str, *, source: Path | Non
     action = store.peek()
     if action is None:
         say(preview.text)
-        say(Text("The codemod matched nothing; nothing to show.", style="red"))
+        say(Text("Nothing to apply: the codemod changes no file.", style="red"))
         return 1
-    details: dict[str, Any] = action.details if isinstance(action.details, dict) else {}
-    files: list[dict[str, Any]] = list(details.get("files", []))
+    files = action.preview.files
     say(f"Preview with ast_edit in {t_preview:.2f} s:")
     first = files[0]
-    say(render_preview(action.label, _excerpt(str(first["diff"]), _EXCERPT_LINES), style=style))
-    skipped: list[dict[str, str]] = list(details.get("skipped", []))
-    note = skipped_note(((entry["file"], entry["reason"]) for entry in skipped), shown=10)
+    say(render_preview(action.label, _excerpt(first.diff, _EXCERPT_LINES), style=style))
+    note = skipped_note(((entry.file, entry.reason) for entry in action.preview.left_out), shown=10)
     if note:
         say(note)
     unchanged = _hashes(tree.root) == hashes_before
     say(f"Disk untouched by the preview: {'yes' if unchanged else 'NO'}")
 
-    previewed = {str(f["file"]) for f in files}
+    previewed = {f.path for f in files}
     before = {name: (tree.root / name).read_bytes() for name in previewed}
     resolve = create_resolve_tool(store)
     t0 = time.perf_counter()
@@ -182,7 +179,7 @@ async def run_demo(work: Path, pattern: str, rewrite: str, *, source: Path | Non
     t0 = time.perf_counter()
     check = check_compiles(tree.root, before)
     t_check = time.perf_counter() - t0
-    total = int(details.get("total", 0))
+    total = len(action.preview.changes)
     say(
         f"Changed files: {len(changed):,} (previewed: {len(previewed):,}; "
         f"same set: {'yes' if changed == previewed else 'NO'}); replacements: {total:,}"

@@ -37,7 +37,7 @@ from xcsh.journal.undo import (
     undo,
     undoable,
 )
-from xcsh.journal.watch import files_of, journal_action, record_applies
+from xcsh.journal.watch import journal_action, record_applies
 
 __all__ = [
     "COMMITTED",
@@ -58,7 +58,6 @@ __all__ = [
     "UndoOutcome",
     "UndoRefused",
     "apply_changes",
-    "files_of",
     "held_signals",
     "journal_action",
     "journal_folder",

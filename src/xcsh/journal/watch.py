@@ -2,20 +2,21 @@
 
 The built-in producers (``ast_edit``, and ``write``/``edit``) write through
 :func:`~xcsh.journal.apply.apply_changes` and mark their actions
-``journaled``. A custom tool's ``apply`` writes files its own way, so
-:func:`record_applies` wraps it: before the apply runs, the files named in
-``details["files"]`` (paths, or ``{"file": path}`` objects, relative to the
-workspace) are read and an intent record with their before content is
-fsynced; after it returns (or raises), their new content is recorded as the
-outcome. A crash in between leaves an incomplete entry that recovery rolls
-back. The action's behaviour is otherwise unchanged (same result, same
-exceptions), so ``resolve`` works as before.
+``journaled``. A custom tool's ``apply`` (and ``apply_parts``) writes files
+its own way, so :func:`record_applies` wraps it: before the apply runs, the
+files its typed preview names (:attr:`xcsh.pending.Preview.paths`, relative
+to the workspace; for a partial apply, those of the subset applied) are read
+and an intent record with their before content is fsynced; after it returns
+(or raises), their new content is recorded as the outcome. A crash in between
+leaves an incomplete entry that recovery rolls back. The action's behaviour is
+otherwise unchanged (same result, same exceptions), so ``resolve`` works as
+before.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,25 +24,10 @@ from xcsh.fs import Workspace
 from xcsh.fs.confined import ConfinedError, RootDir, sha256_hex
 from xcsh.journal.records import COMMITTED, ROLLED_BACK, FileRecord
 from xcsh.journal.store import Journal, JournalError, OpenEntry
-from xcsh.pending import PendingAction, PendingActionStore
+from xcsh.pending import PendingAction, PendingActionStore, Preview
 from xcsh.pending.action import call_maybe_async
 
 log = logging.getLogger(__name__)
-
-
-def files_of(details: Any) -> list[str]:
-    """The relative paths an action's details name (``details["files"]``), in order."""
-    if not isinstance(details, Mapping):
-        return []
-    files = details.get("files")
-    if not isinstance(files, list):
-        return []
-    out: list[str] = []
-    for item in files:
-        name = item.get("file") if isinstance(item, Mapping) else item
-        if isinstance(name, str) and name:
-            out.append(name)
-    return out
 
 
 def journal_action(action: PendingAction, journal: Journal) -> bool:
@@ -52,28 +38,47 @@ def journal_action(action: PendingAction, journal: Journal) -> bool:
     """
     if action.journaled:
         return False
-    ws = Workspace(journal.root)
-    paths: list[str] = []
-    for name in files_of(action.details):
-        located = ws.locate(ws.root / name)
-        if located is not None and located[0] == ws.root and located[1] != ".":
-            paths.append(located[1])
-    paths = list(dict.fromkeys(paths))
+    paths = _paths(journal, action.preview.paths)
     if not paths:
         return False
     original = action.apply
+    original_parts = action.apply_parts
 
     async def apply(reason: str) -> Any:
-        entry = _begin(journal, action, paths)
-        try:
-            return await call_maybe_async(original, reason)
-        finally:
-            if entry is not None:
-                _finish(journal, entry, paths)
+        return await _journaled(journal, action, paths, lambda: original(reason))
 
     action.apply = apply
+    if original_parts is not None:
+
+        async def apply_parts(subset: Preview, reason: str) -> Any:
+            chosen = _paths(journal, subset.paths) or paths
+            return await _journaled(journal, action, chosen, lambda: original_parts(subset, reason))
+
+        action.apply_parts = apply_parts
     action.journaled = True
     return True
+
+
+def _paths(journal: Journal, names: list[str]) -> list[str]:
+    """``names`` as paths relative to the journal's workspace (those inside it, once each)."""
+    ws = Workspace(journal.root)
+    paths: list[str] = []
+    for name in names:
+        located = ws.locate(ws.root / name)
+        if located is not None and located[0] == ws.root and located[1] != ".":
+            paths.append(located[1])
+    return list(dict.fromkeys(paths))
+
+
+async def _journaled(
+    journal: Journal, action: PendingAction, paths: list[str], run: Callable[[], Any]
+) -> Any:
+    entry = _begin(journal, action, paths)
+    try:
+        return await call_maybe_async(run)
+    finally:
+        if entry is not None:
+            _finish(journal, entry, paths)
 
 
 def _read(root: Path, paths: list[str]) -> dict[str, tuple[bytes | None, int | None]]:

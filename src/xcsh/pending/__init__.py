@@ -1,21 +1,45 @@
-"""Pending actions: previews waiting for an explicit apply or discard (SPEC §1–§2)."""
+"""Pending actions: previews waiting for an explicit apply or discard.
 
-from xcsh.pending.action import PendingAction, call_maybe_async
+A :class:`PendingAction` carries a typed :class:`Preview` (id, files, changes
+with ids, diff); ``resolve`` returns a :class:`ResolveOutcome` as its details.
+The exact texts of ``resolve`` are in ``docs/resolve.md``.
+"""
+
+from xcsh.pending.action import PendingAction, StalePreviewError, call_maybe_async
+from xcsh.pending.outcome import ResolveOutcome, ResolveStatus
+from xcsh.pending.parts import describe_rebuild, grouped, select_parts
+from xcsh.pending.preview import LeftOut, Preview, PreviewChange, PreviewFile
 from xcsh.pending.resolve import (
+    BLANK_REASON_MESSAGE,
     NOTHING_PENDING_MESSAGE,
     RESOLVE_TOOL_NAME,
     ResolveParams,
+    check_request,
     create_resolve_tool,
+    resolve_top,
 )
 from xcsh.pending.store import PendingActionStore, PushListener
 
 __all__ = [
+    "BLANK_REASON_MESSAGE",
     "NOTHING_PENDING_MESSAGE",
     "RESOLVE_TOOL_NAME",
+    "LeftOut",
     "PendingAction",
     "PendingActionStore",
+    "Preview",
+    "PreviewChange",
+    "PreviewFile",
     "PushListener",
+    "ResolveOutcome",
     "ResolveParams",
+    "ResolveStatus",
+    "StalePreviewError",
     "call_maybe_async",
+    "check_request",
     "create_resolve_tool",
+    "describe_rebuild",
+    "grouped",
+    "resolve_top",
+    "select_parts",
 ]

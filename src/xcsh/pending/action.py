@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from xcsh.core import ToolError
+from xcsh.pending.preview import Preview
 
 ApplyCallback = Callable[[str], Any]
 """``apply(reason)``: returns (or resolves to) an AgentToolResult, a str, a result dict or None."""
 RejectCallback = Callable[[str], Any]
 """``reject(reason)``: like :data:`ApplyCallback`; ``None`` keeps the default discard text."""
+RebuildCallback = Callable[[], Any]
+"""``rebuild()``, sync or async: the action previewed again against the files as they are
+now, as ``(new_action, preview_text)``, or ``None`` when it would change nothing now.
+``resolve`` calls it when ``apply`` raised :class:`StalePreviewError`."""
+ApplyPartsCallback = Callable[[Preview, str], Any]
+"""``apply_parts(subset, reason)``: applies exactly the changes of ``subset`` (a
+:meth:`Preview.subset` of the action's preview), all or nothing; returns like
+:data:`ApplyCallback`."""
 
 
 @dataclass
@@ -26,10 +37,20 @@ class PendingAction:
             accepted too). Raising leaves the action pending (SPEC §2.7).
         reject: optional ``reject(reason)``, sync or async, for clean-up on
             discard; a returned result replaces the default discard message.
-        details: opaque data for front ends (a diff, the files touched).
-        journaled: its ``apply`` records what it writes in the undo journal itself
-            (the built-in producers do); otherwise the session's journal wraps
-            it when ``details`` names the files (see :mod:`xcsh.journal.watch`).
+        details: opaque data of the producing tool (front ends read ``preview``).
+        preview: what the action would do, typed (files, changes with ids,
+            diff). The store gives it its id on push (an action pushed without
+            one gets an empty preview with an id).
+        apply_parts: optional ``apply_parts(subset, reason)``, sync or async:
+            the action can apply a subset of its preview's changes (``resolve``
+            with ``only``, ``/review``). Without it ``only`` is refused.
+        rebuild: optional :data:`RebuildCallback`; lets ``resolve`` replace a
+            preview whose files changed since (its apply raised
+            :class:`StalePreviewError`) with one computed against them.
+        journaled: its ``apply`` (and ``apply_parts``) records what it writes in
+            the undo journal itself (the built-in producers do); otherwise the
+            session's journal wraps it when its preview names files (see
+            :mod:`xcsh.journal.watch`).
     """
 
     label: str
@@ -37,7 +58,28 @@ class PendingAction:
     apply: ApplyCallback
     reject: RejectCallback | None = None
     details: Any = None
+    preview: Preview = field(default_factory=Preview)
+    apply_parts: ApplyPartsCallback | None = None
+    rebuild: RebuildCallback | None = None
     journaled: bool = False
+
+    @property
+    def id(self) -> str:
+        """The preview id (``p3``) given on push; ``""`` before."""
+        return self.preview.id
+
+
+class StalePreviewError(ToolError):
+    """An apply refused, writing nothing, because files changed since the preview.
+
+    Args:
+        message: for the model and the user.
+        files: the files that changed (relative paths).
+    """
+
+    def __init__(self, message: str, *, files: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.files = files
 
 
 async def call_maybe_async(func: Callable[..., Any], *args: Any) -> Any:

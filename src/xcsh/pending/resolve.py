@@ -1,9 +1,12 @@
-"""The hidden ``resolve`` tool (SPEC §2)."""
+"""The hidden ``resolve`` tool: apply or discard the top pending action, whole or in part.
+
+The exact texts of its results are listed in ``docs/resolve.md``.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -15,22 +18,34 @@ from xcsh.core import (
     ToolError,
     coerce_result,
 )
-from xcsh.pending.action import PendingAction, call_maybe_async
+from xcsh.pending.action import PendingAction, StalePreviewError, call_maybe_async
+from xcsh.pending.outcome import ResolveOutcome, ResolveStatus
+from xcsh.pending.parts import (
+    describe_rebuild,
+    grouped,
+    select_parts,
+)
 from xcsh.pending.store import PendingActionStore
 
 RESOLVE_TOOL_NAME = "resolve"
 NOTHING_PENDING_MESSAGE = "No pending action to resolve. Nothing to apply or discard."
+BLANK_REASON_MESSAGE = (
+    "`reason` is blank. Say in a few words why you apply or discard this preview."
+)
 
 _DESCRIPTION = (
     "Apply or discard the most recent pending preview (the last one produced is resolved "
     "first). Call it after a tool such as ast_edit shows a preview: action 'apply' performs "
     "the previewed change, 'discard' drops it. Nothing changes on disk until you apply. "
-    "Give a short reason either way."
+    "Give a short reason either way. Optional: `id`, the preview id shown with the preview "
+    "(p3), to make sure you resolve the one you mean; `only`, with 'apply', a list of change "
+    "ids (c12) and/or file paths of that preview to apply just those parts (the rest is "
+    "discarded)."
 )
 
 
 class ResolveParams(BaseModel):
-    """Arguments of ``resolve``: both required, no others (SPEC §2)."""
+    """Arguments of ``resolve``: ``action`` and ``reason`` required, ``id`` and ``only`` not."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -38,28 +53,75 @@ class ResolveParams(BaseModel):
         description="'apply' to perform the previewed change, 'discard' to drop it."
     )
     reason: str = Field(description="Why you are applying or discarding.")
+    id: str | None = Field(
+        default=None,
+        description="The preview id shown with the preview (e.g. 'p3'); it must be the top one.",
+    )
+    only: list[str] | None = Field(
+        default=None,
+        description="With 'apply': change ids (e.g. 'c12') and/or file paths of the top preview; "
+        "exactly those parts are applied, all or nothing, and the rest is discarded.",
+    )
+
+
+def check_request(store: PendingActionStore, params: ResolveParams) -> PendingAction:
+    """The top action, after checking the arguments against it (nothing is popped).
+
+    Raises:
+        ToolError: nothing pending (exactly :data:`NOTHING_PENDING_MESSAGE`), a
+            blank reason, an ``id`` that is not the top's, or an ``only`` the top
+            cannot honour (see ``docs/resolve.md`` for each text).
+    """
+    top = store.peek()
+    if top is None:
+        raise ToolError(NOTHING_PENDING_MESSAGE)
+    if not params.reason.strip():
+        raise ToolError(BLANK_REASON_MESSAGE)
+    if params.id is not None and params.id.strip() != top.id:
+        given = params.id.strip()
+        known = any(a.id == given for a in store.snapshot())
+        where = "is not the top pending preview" if known else "is not a pending preview"
+        raise ToolError(
+            f"{given} {where}: the top is {top.id} ({top.label}). Previews are resolved last "
+            f"first: resolve {top.id} first, or leave out `id`."
+        )
+    if params.only is not None:
+        if params.action != "apply":
+            raise ToolError(
+                "`only` goes with action 'apply' (it names the parts to apply); to discard a "
+                "whole preview leave `only` out."
+            )
+        select_parts(top, params.only, store.snapshot())
+    return top
 
 
 def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams]:
-    """Build the ``resolve`` tool bound to one session's store (SPEC §2).
+    """Build the ``resolve`` tool bound to one session's store.
 
     Behaviour, in order:
 
     1. Empty store: raises :class:`ToolError` with exactly
-       ``No pending action to resolve. Nothing to apply or discard.``
+       ``No pending action to resolve. Nothing to apply or discard.``; a blank
+       reason, an ``id`` other than the top's, or an ``only`` the top cannot
+       honour also raise, popping nothing.
     2. Pops the top action (LIFO).
-    3. ``apply``: awaits ``apply(reason)``; the text is the non-empty text parts
-       of its result joined by newlines, or ``Applied: <label>.``. If ``apply``
-       raises, the action is put back on top and the result is an ``is_error``
-       result ``Apply failed: <message>`` saying it is still pending.
+    3. ``apply``: awaits ``apply(reason)`` (or, with ``only``, ``apply_parts``
+       with the chosen subset); the text is the non-empty text parts of its
+       result joined by newlines, or ``Applied: <label>.``, led for a partial
+       apply by a line naming what was applied and what was discarded. If the
+       apply raises, the action is put back on top and the result is an
+       ``is_error`` result ``Apply failed: <message>`` saying it is still
+       pending. If it raises :class:`StalePreviewError` and the action can be
+       rebuilt, the rebuilt preview is pushed instead and the result says how
+       it differs; nothing is applied.
     4. ``discard``: awaits ``reject(reason)`` when present and uses a returned
        result; otherwise ``Discarded: <label>. Reason: <reason>``. If ``reject``
        raises, the action stays discarded (nothing was applied) and the result
        is an ``is_error`` result naming the failed clean-up.
 
-    The result's ``details`` are always
-    ``{"action", "reason", "source_tool_name", "label"}``; ``reason`` never
-    changes behaviour.
+    The result's ``details`` are a :class:`ResolveOutcome`, which reads as the
+    mapping ``{"action", "reason", "source_tool_name", "label"}``; ``reason``
+    never changes behaviour.
 
     Args:
         store: the session's pending-action store.
@@ -69,18 +131,7 @@ def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams]:
     """
 
     async def run(params: ResolveParams, ctx: ToolCallContext) -> AgentToolResult:
-        action = store.pop()
-        if action is None:
-            raise ToolError(NOTHING_PENDING_MESSAGE)
-        details: dict[str, Any] = {
-            "action": params.action,
-            "reason": params.reason,
-            "source_tool_name": action.source_tool_name,
-            "label": action.label,
-        }
-        if params.action == "apply":
-            return await _apply(store, action, params.reason, details)
-        return await _discard(action, params.reason, details)
+        return await resolve_top(store, params)
 
     return AgentTool(
         name=RESOLVE_TOOL_NAME,
@@ -92,40 +143,154 @@ def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams]:
     )
 
 
+async def resolve_top(store: PendingActionStore, params: ResolveParams) -> AgentToolResult:
+    """What the ``resolve`` tool does (see :func:`create_resolve_tool`).
+
+    Raises:
+        ToolError: see :func:`check_request`.
+    """
+    check_request(store, params)
+    action = store.pop()
+    if action is None:  # resolved meanwhile by another caller
+        raise ToolError(NOTHING_PENDING_MESSAGE)
+    if params.action == "discard":
+        return await _discard(action, params.reason)
+    only = None
+    if params.only is not None:
+        chosen = select_parts(action, params.only, [])
+        if len(chosen) < len(action.preview.changes):
+            only = chosen
+    return await _apply(store, action, params.reason, only)
+
+
+def _outcome(
+    action: PendingAction, verb: str, reason: str, status: ResolveStatus, **extra: object
+) -> ResolveOutcome:
+    return ResolveOutcome(
+        action=verb,
+        reason=reason,
+        source_tool_name=action.source_tool_name,
+        label=action.label,
+        status=status,
+        preview_id=action.id,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def _result(text: str, outcome: ResolveOutcome, *, is_error: bool = False) -> AgentToolResult:
+    return AgentToolResult(content=[TextContent(text)], details=outcome, is_error=is_error)
+
+
 async def _apply(
-    store: PendingActionStore, action: PendingAction, reason: str, details: dict[str, Any]
+    store: PendingActionStore,
+    action: PendingAction,
+    reason: str,
+    only: list[str] | None,
 ) -> AgentToolResult:
     try:
-        result = coerce_result(await call_maybe_async(action.apply, reason))
+        if only is None:
+            outcome = await call_maybe_async(action.apply, reason)
+        else:
+            assert action.apply_parts is not None  # select_parts checked it
+            outcome = await call_maybe_async(
+                action.apply_parts, action.preview.subset(only), reason
+            )
+        result = coerce_result(outcome)
     except asyncio.CancelledError:
         store.restore(action)
         raise
+    except StalePreviewError as exc:
+        if action.rebuild is not None:
+            return await _rebuild(store, action, reason, exc)
+        return _failed(store, action, reason, exc)
     except Exception as exc:  # any failure of user code keeps the action pending
-        store.restore(action)
-        message = str(exc) or type(exc).__name__
-        text = (
-            f"Apply failed: {message}\n"
-            f"The action '{action.label}' is still pending: call resolve again with "
-            "'apply' to retry or 'discard' to drop it."
-        )
-        return AgentToolResult(content=[TextContent(text)], details=details, is_error=True)
+        return _failed(store, action, reason, exc)
     text = result.text if result is not None else ""
     if not text:
         text = f"Applied: {action.label}."
     is_error = result.is_error if result is not None else False
-    return AgentToolResult(content=[TextContent(text)], details=details, is_error=is_error)
+    if only is None:
+        return _result(text, _outcome(action, "apply", reason, "applied"), is_error=is_error)
+    keep = set(only)
+    applied = tuple(c for c in action.preview.changes if c.id in keep)
+    dropped = tuple(c for c in action.preview.changes if c.id not in keep)
+    head = (
+        f"Applied {len(applied)} of {len(action.preview.changes)} changes of {action.id} "
+        f"({action.label}): {grouped(applied)}. Discarded: {grouped(dropped)}."
+    )
+    details = _outcome(action, "apply", reason, "applied", applied=applied, dropped=dropped)
+    return _result(f"{head}\n{text}", details, is_error=is_error)
 
 
-async def _discard(action: PendingAction, reason: str, details: dict[str, Any]) -> AgentToolResult:
+def _failed(
+    store: PendingActionStore, action: PendingAction, reason: str, exc: Exception
+) -> AgentToolResult:
+    store.restore(action)
+    message = str(exc) or type(exc).__name__
+    text = (
+        f"Apply failed: {message}\n"
+        f"The action '{action.label}' is still pending: call resolve again with "
+        "'apply' to retry or 'discard' to drop it."
+    )
+    return _result(text, _outcome(action, "apply", reason, "failed"), is_error=True)
+
+
+async def _rebuild(
+    store: PendingActionStore, action: PendingAction, reason: str, stale: StalePreviewError
+) -> AgentToolResult:
+    """The files of ``action`` changed since its preview: preview again, leave that pending."""
+    assert action.rebuild is not None
+    files = ", ".join(stale.files) or "its files"
+    try:
+        rebuilt = await call_maybe_async(action.rebuild)
+    except Exception as exc:  # the old preview can never apply; keep it for a discard
+        store.restore(action)
+        text = (
+            f"Not applied: the files of {action.id} changed since its preview ({files}), and "
+            f"previewing it again failed: {str(exc) or type(exc).__name__}\n"
+            f"{action.id} is still pending; discard it."
+        )
+        return _result(text, _outcome(action, "apply", reason, "failed"), is_error=True)
+    if rebuilt is None:
+        text = (
+            f"Not applied: the files of {action.id} changed since its preview ({files}). "
+            "Previewed again against them, it finds nothing to change, so it was dropped; "
+            "nothing changed."
+        )
+        return _result(text, _outcome(action, "apply", reason, "rebuilt"), is_error=True)
+    new_action, preview_text = rebuilt
+    store.push(new_action)
+    changes = describe_rebuild(action, new_action)
+    text = (
+        f"Not applied: the files of {action.id} changed since its preview ({files}). "
+        f"It was previewed again against them as {new_action.id}, which is now pending "
+        f"instead: {changes}. Check it, then resolve {new_action.id}.\n{preview_text}"
+    )
+    details = _outcome(action, "apply", reason, "rebuilt", rebuilt=new_action.preview)
+    return _result(text, details, is_error=True)
+
+
+async def _discard(action: PendingAction, reason: str) -> AgentToolResult:
     default = f"Discarded: {action.label}. Reason: {reason}"
+    details = _outcome(action, "discard", reason, "discarded")
     if action.reject is None:
-        return AgentToolResult(content=[TextContent(default)], details=details)
+        return _result(default, details)
     try:
         result = coerce_result(await call_maybe_async(action.reject, reason))
     except Exception as exc:  # the discard stands; only its clean-up failed
         message = str(exc) or type(exc).__name__
-        text = f"{default}\nDiscard clean-up failed: {message}"
-        return AgentToolResult(content=[TextContent(text)], details=details, is_error=True)
+        return _result(f"{default}\nDiscard clean-up failed: {message}", details, is_error=True)
     if result is None:
-        return AgentToolResult(content=[TextContent(default)], details=details)
+        return _result(default, details)
     return AgentToolResult(content=result.content, details=details, is_error=result.is_error)
+
+
+__all__ = [
+    "BLANK_REASON_MESSAGE",
+    "NOTHING_PENDING_MESSAGE",
+    "RESOLVE_TOOL_NAME",
+    "ResolveParams",
+    "check_request",
+    "create_resolve_tool",
+    "resolve_top",
+]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import threading
 from collections.abc import Callable
 
@@ -23,9 +25,27 @@ class PendingActionStore:
         self._lock = threading.Lock()
         self._stack: list[PendingAction] = []
         self._listeners: list[PushListener] = []
+        self._preview_ids = itertools.count(1)
+        self._change_ids = itertools.count(1)
+
+    def new_preview_id(self) -> str:
+        """A preview id never given before by this store: ``p1``, ``p2``, ..."""
+        with self._lock:
+            return f"p{next(self._preview_ids)}"
+
+    def new_change_ids(self, count: int) -> list[str]:
+        """``count`` change ids never given before by this store: ``["c1", "c2", ...]``."""
+        with self._lock:
+            return [f"c{next(self._change_ids)}" for _ in range(count)]
 
     def push(self, action: PendingAction) -> None:
-        """Put ``action`` on top and notify push listeners with ``(action, count)``."""
+        """Put ``action`` on top and notify push listeners with ``(action, count)``.
+
+        An action whose preview has no id gets the next one (``p1``, ``p2``, ...);
+        an id already set (from :meth:`new_preview_id`) is kept.
+        """
+        if not action.preview.id:
+            action.preview = dataclasses.replace(action.preview, id=self.new_preview_id())
         with self._lock:
             self._stack.append(action)
             count = len(self._stack)

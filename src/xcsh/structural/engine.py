@@ -545,6 +545,8 @@ def preview_edit(
     workers: int | None = None,
     captures: bool = False,
     covered: set[str] | None = None,
+    include_broken: bool = False,
+    include_parse_errors: bool = False,
 ) -> EditPreview:
     """Compute a structural rewrite without touching disk (SPEC §4).
 
@@ -561,6 +563,12 @@ def preview_edit(
         covered: real paths (``os.path.realpath``) of files already covered; files
             in it are left out and this call's files are added to it, so a front end
             previewing several overlapping paths reads each file once.
+        include_broken: keep files whose rewritten text has parse errors the
+            old text did not have (each rewritten file is parsed again; by
+            default such files are left out and listed with the first error).
+        include_parse_errors: rewrite files that already have parse errors
+            (tree-sitter may mis-parse valid code; the ast-grep CLI rewrites
+            them); by default they are skipped.
 
     Returns:
         Each changed file's new bytes (exactly what :func:`apply_preview`
@@ -585,8 +593,9 @@ def preview_edit(
         selector,
         strictness,
         templates=[op.out for op in ops],
-        skip_parse_errors=True,
+        skip_parse_errors=not include_parse_errors,
         captures=captures,
+        keep_broken=include_broken,
     )
     preview = EditPreview(
         root=scope.root, files=[], skipped=list(scope.skipped), files_scanned=len(scope.files)
@@ -640,7 +649,8 @@ _FAMILIES = {"JavaScript": "JavaScript", "TypeScript": "JavaScript", "Tsx": "Jav
 def check_one_language(preview: EditPreview) -> None:
     """One rewrite is written for one language (SPEC §4): without ``lang``, refuse a
     preview that would change files of several (JavaScript, TypeScript and TSX count
-    as one), so a rewrite meant for one never lands in another.
+    as one), so a rewrite meant for one never lands in another. Files left out
+    because the rewrite would break them count too: the rewrite matched there.
 
     Raises:
         ToolError: naming each language with its changed files, and the fix.
@@ -648,6 +658,9 @@ def check_one_language(preview: EditPreview) -> None:
     by_language: dict[str, list[str]] = {}
     for edit in preview.files:
         by_language.setdefault(edit.language, []).append(edit.file)
+    for skipped in preview.skipped:
+        if skipped.language:
+            by_language.setdefault(skipped.language, []).append(skipped.file)
     if len({_FAMILIES.get(name, name) for name in by_language}) <= 1:
         return
     listed = "; ".join(
@@ -694,6 +707,44 @@ def _truncate(edit: FileEdit, keep: int) -> FileEdit:
         )
         if reps
         else (),
+    )
+
+
+def select_replacements(preview: EditPreview, keep: set[tuple[int, int]]) -> EditPreview:
+    """A preview of only some replacements of ``preview``, for a partial apply.
+
+    Args:
+        preview: the whole preview.
+        keep: ``(file index, replacement index)`` pairs to keep (indexes into
+            ``preview.files`` and each file's ``replacements``).
+
+    Returns:
+        A preview whose files hold exactly the kept replacements, spliced
+        into the bytes read at preview time (files without one are left out),
+        applied by :func:`apply_preview` like any other.
+    """
+    files = []
+    for f_index, edit in enumerate(preview.files):
+        reps = tuple(r for r_index, r in enumerate(edit.replacements) if (f_index, r_index) in keep)
+        if not reps:
+            continue
+        if len(reps) == len(edit.replacements):
+            files.append(edit)
+            continue
+        files.append(
+            FileEdit(
+                path=edit.path,
+                file=edit.file,
+                language=edit.language,
+                old_sha256=edit.old_sha256,
+                old_bytes=edit.old_bytes,
+                new_bytes=splice(edit.old_bytes, reps),
+                replacements=reps,
+                ident=edit.ident,
+            )
+        )
+    return EditPreview(
+        root=preview.root, files=files, skipped=list(preview.skipped), files_scanned=0
     )
 
 
@@ -745,6 +796,8 @@ def apply_preview(
         any warning to show beside the success.
 
     Raises:
+        StalePreviewError: a file's content changed since the preview (naming
+            the files; nothing written), so the caller may preview it again.
         ToolError: a file left the workspace, changed since the preview, or
             a write failed (:class:`xcsh.journal.ApplyError`: the message says
             what was restored and names any file left holding new content).
@@ -771,6 +824,15 @@ def apply_preview(
     if outside:
         raise ToolError(
             f"Refusing to write outside the workspace: {name_list(outside)}. Nothing was written."
+        )
+    stale = stale_files(preview)
+    if stale:
+        from xcsh.pending import StalePreviewError  # only an apply needs it
+
+        raise StalePreviewError(
+            f"These files changed since the preview: {name_list(stale)}. Nothing was written; "
+            "discard this preview and preview the edit again.",
+            files=tuple(stale),
         )
     files = len(preview.files)
     applied = apply_changes(

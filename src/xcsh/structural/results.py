@@ -128,12 +128,16 @@ class SkippedFile:
     ``reason`` is one of ``"binary"``, ``"not UTF-8"``, ``"parse errors"``,
     ``"outside the workspace"``, ``"unreadable"``, ``"hard-linked"`` (an apply
     replaces a file by a rename, which would split it from its other names),
-    or ``"ast-grep failed: ..."``.
+    ``"the rewrite would not parse"`` (then ``error`` says where the first new
+    parse error is: ``"line 3, column 7"``), or ``"ast-grep failed: ..."``.
     """
 
     path: Path
     file: str
     reason: str
+    error: str = ""
+    language: str = ""
+    """For a file the rewrite would break: the CLI's name of its language."""
 
 
 def skipped_note(skipped: Iterable[tuple[str, str]], *, shown: int = 20) -> str | None:
@@ -171,6 +175,8 @@ class FileEdit:
         nested: those nested matches with the replacement each would get on its own
             (only when the preview records captures, for output that mirrors
             ``ast-grep run -r --json``, which lists them); never written.
+        new_error: where the new text has a parse error the old one did not
+            (``"line 3, column 7"``), for an edit kept on request; else ``""``.
     """
 
     path: Path
@@ -183,6 +189,7 @@ class FileEdit:
     nested_skipped: int = 0
     nested: tuple[Replacement, ...] = ()
     ident: FileId | None = None
+    new_error: str = ""
 
     def listed(self) -> list[Replacement]:
         """Every match of the file as the CLI's ``--json`` lists them: the replacements and

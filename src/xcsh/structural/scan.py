@@ -57,12 +57,16 @@ class Query:
         skip_parse_errors: edits leave files whose tree has ERROR nodes alone (SPEC §4).
         captures: record metavariable captures on the matches of an edit (searches always
             do), and the nested matches an edit leaves alone.
+        keep_broken: an edit keeps a file whose new text has parse errors its
+            old text did not have (noted on the edit); by default it is left
+            out, with the first new error's position.
     """
 
     languages: dict[str, LanguageQuery]
     templates: tuple[Template, ...] = ()
     skip_parse_errors: bool = False
     captures: bool = True
+    keep_broken: bool = False
 
     @property
     def is_edit(self) -> bool:
@@ -79,6 +83,10 @@ class Outcome:
     skipped: SkippedFile | None = None
     identical: int = 0
     conflict: str | None = None
+
+
+BROKEN_REASON = "the rewrite would not parse"
+"""Why a file whose rewritten text has new parse errors was left out of an edit."""
 
 
 class _Offsets:
@@ -175,12 +183,34 @@ def _captures(node: SgNode, template: Template) -> dict[str, tuple[int, int] | N
     return out
 
 
+def _error_rule(root: SgNode) -> dict[str, Any]:
+    # ERROR nodes, and MISSING nodes (tree-sitter inserts them with empty text).
+    return {"any": [{"kind": "ERROR"}, {"regex": "^$", "not": {"kind": root.kind()}}]}
+
+
 def _has_error(root: SgNode) -> bool:
-    # ERROR nodes, and MISSING nodes (tree-sitter inserts them with empty text); one traversal.
-    rule: dict[str, Any] = {
-        "any": [{"kind": "ERROR"}, {"regex": "^$", "not": {"kind": root.kind()}}]
-    }
-    return root.find(**rule) is not None
+    return root.find(**_error_rule(root)) is not None
+
+
+def _new_error(old_root: SgNode, old_has_error: bool, new_bytes: bytes, language: str) -> str:
+    """Where the rewritten text has a parse error the old text did not have, or ``""``.
+
+    Returns:
+        ``"line L, column C"`` (1-based) of the first error node of the new
+        tree; for an old text that already had errors, only when the new one
+        has more of them.
+    """
+    new_root = SgRoot(new_bytes.decode("utf-8", errors="replace"), language).root()
+    rule = _error_rule(new_root)
+    first = new_root.find(**rule)
+    if first is None:
+        return ""
+    if old_has_error and len(new_root.find_all(**rule)) <= len(
+        old_root.find_all(**_error_rule(old_root))
+    ):
+        return ""
+    pos = first.range().start
+    return f"line {pos.line + 1}, column {pos.column + 1}"
 
 
 # Languages ast-grep searches inside HTML, and the default of each host element.
@@ -307,7 +337,7 @@ def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | N
         if len(matches) > 1 and (len(found) > 1 or len(found[0][2]) > 1):
             matches.sort(key=lambda m: (m.span.start_byte, -m.span.end_byte, m.pattern_index))
         return Outcome(matches=matches) if matches else None
-    return _edit(query, found, text, raw, offsets, path, file)
+    return _edit(query, found, text, raw, offsets, path, file, language)
 
 
 def _active(unit: LanguageQuery, raw: bytes) -> list[int]:
@@ -327,6 +357,7 @@ def _edit(
     offsets: _Offsets,
     path: Path,
     file: str,
+    language: str,
 ) -> Outcome | None:
     newline = detect_newline(text)
     # start, end, op, node, new text, the language's patterns
@@ -369,7 +400,8 @@ def _edit(
                     f"{second.source if second else ''}`)"
                 )
             )
-    if query.skip_parse_errors and any(_has_error(root) for _, root, _ in found):
+    errors = [_has_error(root) for _, root, _ in found]
+    if query.skip_parse_errors and any(errors):
         return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
 
     def replacement(cand: tuple[int, int, int, SgNode, str, LanguageQuery]) -> Replacement:
@@ -383,6 +415,24 @@ def _edit(
 
     replacements = tuple(replacement(cand) for cand in kept)
     inner = tuple(replacement(cand) for cand in nested) if query.captures else ()
+    new_bytes = splice(raw, replacements)
+    # The file is parsed again in its own language (code embedded in HTML is not re-checked).
+    mine = query.languages.get(language)
+    own = next((i for i, (unit, _, _) in enumerate(found) if unit is mine), None)
+    error = ""
+    if own is not None:
+        error = _new_error(found[own][1], errors[own], new_bytes, found[own][0].name)
+    if error and not query.keep_broken:
+        return Outcome(
+            skipped=SkippedFile(
+                path=path,
+                file=file,
+                reason=BROKEN_REASON,
+                error=error,
+                language=kept[0][5].display,
+            ),
+            identical=identical,
+        )
     return Outcome(
         edit=FileEdit(
             path=path,
@@ -390,10 +440,11 @@ def _edit(
             language=kept[0][5].display,
             old_sha256=hashlib.sha256(raw).hexdigest(),
             old_bytes=raw,
-            new_bytes=splice(raw, replacements),
+            new_bytes=new_bytes,
             replacements=replacements,
             nested_skipped=len(nested),
             nested=inner,
+            new_error=error,
         ),
         identical=identical,
     )

@@ -10,9 +10,19 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
 from xcsh.journal import Journal
-from xcsh.pending import PendingAction, PendingActionStore
-from xcsh.structural.engine import EditOp, apply_preview, name_list, preview_edit, search
-from xcsh.structural.results import EditPreview, Match, SkippedFile, skipped_note
+from xcsh.pending import PendingActionStore
+from xcsh.structural.edit_action import (
+    EditAction,
+    block,
+    build_edit_action,
+    edit_label,
+    line_indent,
+    plural,
+    push_edit_preview,
+    skipped_text,
+)
+from xcsh.structural.engine import EditOp, preview_edit, search
+from xcsh.structural.results import EditPreview, Match
 
 Strictness = Literal["cst", "smart", "ast", "relaxed", "signature", "template"]
 
@@ -96,6 +106,16 @@ class AstEditParams(_ScopeParams):
     limit: int | None = Field(
         default=None, gt=0, description="Maximum number of replacements (default: all)."
     )
+    include_broken: bool = Field(
+        default=False,
+        description="Also rewrite files whose new text would have parse errors the old text "
+        "did not have (left out and listed by default).",
+    )
+    include_parse_errors: bool = Field(
+        default=False,
+        description="Also rewrite files that already have parse errors (skipped by default; "
+        "use it for valid files the parser gets wrong).",
+    )
 
 
 def _globs(value: list[str] | str | None) -> tuple[str, ...]:
@@ -104,39 +124,12 @@ def _globs(value: list[str] | str | None) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value)
 
 
-def _plural(count: int, word: str, plural: str | None = None) -> str:
-    return f"{count} {word if count == 1 else (plural or word + 's')}"
-
-
-def edit_label(replacements: int, files: int) -> str:
-    """``AST Edit: <R> replacement(s) in <F> file(s)`` with English singular/plural."""
-    return f"AST Edit: {_plural(replacements, 'replacement')} in {_plural(files, 'file')}"
-
-
-def _line_indent(match: Match) -> str:
-    line = match.lines
-    return line[: len(line) - len(line.lstrip(" \t"))]
-
-
-def _block(head: str, text: str, base: str, indent: str) -> list[str]:
-    """``head text`` for one line; otherwise ``head`` then the lines, re-based from ``base``."""
-    lines = text.split("\n")
-    if len(lines) == 1:
-        return [f"{head} {text}" if text else head]
-    body = [lines[0]] + [line[len(base) :] if line.startswith(base) else line for line in lines[1:]]
-    return [head] + [indent + line for line in body]
-
-
-def _skipped_text(skipped: list[SkippedFile]) -> str | None:
-    return skipped_note((s.file, s.reason) for s in skipped)
-
-
 def _format_match(match: Match) -> list[str]:
     where = f"{match.file}:{match.span.start.line + 1}:{match.span.start.column + 1}:"
-    base = _line_indent(match)
-    lines = _block(where, match.text, base, "    ")
+    base = line_indent(match)
+    lines = block(where, match.text, base, "    ")
     for name, cap in match.single.items():
-        lines += _block(f"  ${name} =", cap.text, base, "      ")
+        lines += block(f"  ${name} =", cap.text, base, "      ")
     raw = match.text.encode("utf-8")
     for name, caps in match.multi.items():
         text = ""
@@ -144,7 +137,7 @@ def _format_match(match: Match) -> list[str]:
             first = caps[0].span.start_byte - match.span.start_byte
             last = caps[-1].span.end_byte - match.span.start_byte
             text = raw[first:last].decode("utf-8", errors="replace")
-        lines += _block(f"  $$${name} =", text, base, "      ")
+        lines += block(f"  $$${name} =", text, base, "      ")
     return lines
 
 
@@ -152,7 +145,7 @@ def _cancel_check(ctx: ToolCallContext) -> Callable[[int, int], None]:
     def progress(done: int, total: int) -> None:
         if ctx.cancel.is_set():
             raise ToolError(
-                f"Cancelled after {done} of {_plural(total, 'file')}; nothing was changed."
+                f"Cancelled after {done} of {plural(total, 'file')}; nothing was changed."
             )
 
     return progress
@@ -190,12 +183,12 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
             lines += _format_match(match)
         pats = ", ".join(f"`{p}`" for p in params.pat)
         if result.total == 0:
-            lines.append(f"No matches for {pats} in {_plural(result.files_scanned, 'file')}.")
+            lines.append(f"No matches for {pats} in {plural(result.files_scanned, 'file')}.")
             lines.extend(error_pattern_note(pat) for pat in result.error_patterns)
         else:
             lines.append(
-                f"{_plural(result.total, 'match', 'matches')} in "
-                f"{_plural(result.files_with_matches, 'file')}."
+                f"{plural(result.total, 'match', 'matches')} in "
+                f"{plural(result.files_with_matches, 'file')}."
             )
             shown_end = params.offset + len(result.matches)
             if params.offset or shown_end < result.total:
@@ -210,7 +203,7 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
                     )
                 else:
                     lines.append(f"No matches at offset {params.offset} (total {result.total}).")
-        skipped = _skipped_text(result.skipped)
+        skipped = skipped_text(result.skipped)
         if skipped:
             lines.append(skipped)
         details = {
@@ -233,39 +226,6 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
     )
 
 
-def _preview_text(preview: EditPreview) -> list[str]:
-    lines: list[str] = []
-    for edit in preview.files:
-        lines.append(f"{edit.file}: {_plural(len(edit.replacements), 'replacement')}")
-        for rep in edit.replacements:
-            pos = f"{rep.match.span.start.line + 1}:{rep.match.span.start.column + 1}"
-            base = _line_indent(rep.match)
-            lines += _block(f"  -{pos}", rep.old_text, base, "      ")
-            lines += _block(f"  +{pos}", rep.new_text, base, "      ")
-    return lines
-
-
-def _notes(preview: EditPreview) -> list[str]:
-    notes: list[str] = []
-    if preview.nested_skipped:
-        notes.append(
-            f"{_plural(preview.nested_skipped, 'nested match', 'nested matches')} inside other "
-            "matches will not be rewritten (only the outermost match is); preview again after "
-            "applying to rewrite them."
-        )
-    if preview.identical:
-        notes.append(
-            f"{_plural(preview.identical, 'match', 'matches')} already read as the rewrite "
-            "(no change)."
-        )
-    if preview.limit_reached:
-        notes.append("The limit was reached; more matches may remain.")
-    skipped = _skipped_text(preview.skipped)
-    if skipped:
-        notes.append(skipped)
-    return notes
-
-
 def error_pattern_note(pattern: str, *, selector_flag: str = "`sel`") -> str:
     """Why a pattern whose tree holds an ERROR node may have found nothing, and the fix."""
     return (
@@ -273,82 +233,6 @@ def error_pattern_note(pattern: str, *, selector_flag: str = "`sel`") -> str:
         "node), so it may not say what it seems to: write the surrounding code "
         f"and pick the node to match with {selector_flag}."
     )
-
-
-def push_edit_preview(
-    store: PendingActionStore,
-    preview: EditPreview,
-    arguments: dict[str, Any],
-    *,
-    journal: Journal | None = None,
-) -> AgentToolResult:
-    """Turn a computed preview into the ``ast_edit`` result and pending action.
-
-    This is what the ``ast_edit`` tool does after :func:`preview_edit`; front
-    ends that build one preview from several scopes (``xcsh ast-edit PATH...``)
-    call it so their edit is the same pending action, applied by ``resolve``.
-
-    Args:
-        store: where the pending action is pushed (only when there is a replacement).
-        preview: the preview to offer; its apply writes exactly these bytes.
-        arguments: recorded as ``details["arguments"]`` (what produced the preview).
-        journal: the workspace's undo journal the apply records into (``None``: unrecorded).
-
-    Returns:
-        The tool result described in :func:`create_ast_edit_tool`.
-    """
-    notes = _notes(preview)
-    skipped = [{"file": s.file, "reason": s.reason} for s in preview.skipped]
-    if preview.total == 0:
-        text = "\n".join(["No replacements made", *notes])
-        return AgentToolResult(
-            content=[TextContent(text)],
-            details={"total": 0, "files": [], "diff": "", "skipped": skipped},
-        )
-    label = edit_label(preview.total, len(preview.files))
-    diffs = [f.diff() for f in preview.files]
-    files = [
-        {"file": f.file, "replacements": len(f.replacements), "diff": diff}
-        for f, diff in zip(preview.files, diffs, strict=True)
-    ]
-    details: dict[str, Any] = {
-        "arguments": arguments,
-        "label": label,
-        "total": preview.total,
-        "files": files,
-        "diff": "".join(diffs),
-        "skipped": skipped,
-    }
-    lines = _preview_text(preview)
-    lines.append(
-        f"Total: {_plural(preview.total, 'replacement')} in {_plural(len(preview.files), 'file')}."
-    )
-    lines += notes
-    lines.append("This is a preview: nothing has changed yet.")
-
-    def apply(reason: str) -> AgentToolResult:
-        applied = apply_preview(preview, journal=journal, label=label)
-        text = (
-            f"Applied {_plural(applied.replacements, 'replacement')} in "
-            f"{_plural(len(applied.files), 'file')}: {name_list(applied.files)}."
-        )
-        if applied.warning:
-            text += "\n" + applied.warning
-        return AgentToolResult(
-            content=[TextContent(text)],
-            details={"files": list(applied.files), "total": applied.replacements},
-        )
-
-    store.push(
-        PendingAction(
-            label=label,
-            source_tool_name="ast_edit",
-            apply=apply,
-            details=details,
-            journaled=journal is not None,
-        )
-    )
-    return AgentToolResult(content=[TextContent("\n".join(lines))], details=details)
 
 
 def create_ast_edit_tool(
@@ -371,19 +255,23 @@ def create_ast_edit_tool(
     """
 
     async def run(params: AstEditParams, ctx: ToolCallContext) -> AgentToolResult:
-        preview = await asyncio.to_thread(
-            preview_edit,
-            [EditOp(pat=op.pat, out=op.out) for op in params.ops],
-            root=cwd,
-            path=params.path,
-            glob=_globs(params.glob),
-            lang=params.lang,
-            selector=params.sel,
-            strictness=params.strictness,
-            limit=params.limit,
-            progress=_cancel_check(ctx),
-        )
-        return push_edit_preview(store, preview, params.model_dump(), journal=journal)
+        def compute(progress: Callable[[int, int], None] | None = None) -> EditPreview:
+            return preview_edit(
+                [EditOp(pat=op.pat, out=op.out) for op in params.ops],
+                root=cwd,
+                path=params.path,
+                glob=_globs(params.glob),
+                lang=params.lang,
+                selector=params.sel,
+                strictness=params.strictness,
+                limit=params.limit,
+                progress=progress,
+                include_broken=params.include_broken,
+                include_parse_errors=params.include_parse_errors,
+            )
+
+        preview = await asyncio.to_thread(compute, _cancel_check(ctx))
+        return push_edit_preview(store, preview, params.model_dump(), compute, journal=journal)
 
     return AgentTool(
         name="ast_edit",
@@ -398,6 +286,8 @@ __all__ = [
     "AstEditOp",
     "AstEditParams",
     "AstGrepParams",
+    "EditAction",
+    "build_edit_action",
     "create_ast_edit_tool",
     "create_ast_grep_tool",
     "edit_label",

@@ -32,7 +32,7 @@ from rich.text import Text
 
 from xcsh.core import XcshError
 from xcsh.tui import commands
-from xcsh.tui.approval import parse_answer
+from xcsh.tui.approval import ask_approval, ask_plain
 from xcsh.tui.status import UsageTotals, short_model, status_line
 from xcsh.ui import TerminalStyle, detect_style, make_console
 
@@ -46,6 +46,7 @@ HISTORY_FILE = "prompt-history"
 """Prompt history across sessions: ``$XCSH_HOME/prompt-history``."""
 DEFAULT_APPLY_REASON = "applied by the user"
 DEFAULT_DISCARD_REASON = "discarded by the user"
+DEFAULT_REVIEW_REASON = "the changes the user kept in /review"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -429,27 +430,38 @@ class InteractiveApp:
             self._armed = True
 
     async def ask_approval(self, action: PendingAction, reason: str) -> Approval:
-        """The ``--approve ask`` hook: ask y / n / n REASON on the terminal."""
-        return await self._ask(f"Apply {action.label}? (model's reason: {reason}) [y / n REASON] ")
+        """The ``--approve ask`` hook: ``[a]pply / [d]iscard / [r]eview``, clear answers only."""
+        from xcsh.agent import Approval
 
-    async def ask_tool(self, question: ToolQuestion) -> Approval:
-        """Asked before a tool call an ``ask`` approval rule covers (same answers)."""
-        return await self._ask(question.prompt())
-
-    async def _ask(self, question: str) -> Approval:
-        if self._question is None:
-            self._question = PromptSession(
-                color_depth=None if self.style.color else ColorDepth.MONOCHROME
-            )
         try:
-            answer = await self._question.prompt_async(question, handle_sigint=False)
+            return await ask_approval(action, reason, self._ask_line, self.console.print)
         except (KeyboardInterrupt, EOFError):
             if self.session is not None:
                 self._armed = True
                 self.session.cancel()
             await asyncio.sleep(0)  # the cancellation lands here
-            answer = "n the user pressed Ctrl-C"
-        return parse_answer(answer)
+            return Approval(approved=False, reason="the user pressed Ctrl-C")
+
+    async def _ask_line(self, prompt: str) -> str:
+        """One line from a plain second prompt (approval questions, ``/review`` keys)."""
+        if self._question is None:
+            self._question = PromptSession(
+                color_depth=None if self.style.color else ColorDepth.MONOCHROME
+            )
+        return await self._question.prompt_async(prompt, handle_sigint=False)
+
+    async def ask_tool(self, question: ToolQuestion) -> Approval:
+        """Asked before a tool call an ``ask`` approval rule covers (clear answers only)."""
+        from xcsh.agent import Approval
+
+        try:
+            return await ask_plain(question.prompt(), self._ask_line, self.console.print)
+        except (KeyboardInterrupt, EOFError):
+            if self.session is not None:
+                self._armed = True
+                self.session.cancel()
+            await asyncio.sleep(0)  # the cancellation lands here
+            return Approval(approved=False, reason="the user pressed Ctrl-C")
 
     # -- slash commands ------------------------------------------------------
 
@@ -472,6 +484,8 @@ class InteractiveApp:
             return None  # self.error says why; run() reports it
         if name in ("apply", "discard"):
             await self.resolve("apply" if name == "apply" else "discard", rest)
+        elif name == "review":
+            await self.review(session, rest)
         elif name == "pending":
             self.show_pending(session)
         elif name == "undo":
@@ -508,10 +522,23 @@ class InteractiveApp:
         except XcshError as exc:
             self.console.print(Text(f"xcsh: {exc}", style="bold red"))
             return
-        details = result.details if isinstance(result.details, dict) else {}
-        if result.is_error and "label" not in details:  # nothing pending: no Resolved event
+        from xcsh.pending import ResolveOutcome
+
+        resolved = isinstance(result.details, ResolveOutcome)
+        if result.is_error and not resolved:  # nothing pending, or refused: no Resolved event
             text = "\n".join(getattr(b, "text", "") for b in result.content)
             self.console.print(Text(text, style="yellow"))
+
+    async def review(self, session: AgentSession, reason: str) -> None:
+        """``/review``: walk the top preview change by change, then apply the kept ones at once."""
+        from xcsh.tui.approval import review_top
+
+        try:
+            await review_top(
+                session, reason or DEFAULT_REVIEW_REASON, self._ask_line, self.console.print
+            )
+        except XcshError as exc:
+            self.console.print(Text(f"xcsh: {exc}", style="bold red"))
 
     async def switch_model(self, session: AgentSession, spec: str) -> None:
         """``/model NAME``: the next turn goes to another model (and provider)."""
@@ -545,14 +572,13 @@ class InteractiveApp:
         if not actions:
             self.console.print(Text("No pending previews.", style="dim"))
             return
-        from xcsh.agent import action_files
-
         for number, action in enumerate(actions, start=1):
             mark = "  <- top" if number == 1 else ""
             self.console.print(
-                f"  {number}. {action.label}  [{action.source_tool_name}]{mark}", markup=False
+                f"  {number}. {action.id}  {action.label}  [{action.source_tool_name}]{mark}",
+                markup=False,
             )
-            files = action_files(action.details)
+            files = action.preview.file_labels()
             if files:
                 self.console.print(f"     files: {', '.join(files)}", markup=False)
 

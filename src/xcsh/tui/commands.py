@@ -23,6 +23,11 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(name="pending", args="", help="list the pending previews, top first"),
     SlashCommand(name="apply", args="[reason]", help="apply the top pending preview"),
     SlashCommand(name="discard", args="[reason]", help="discard the top pending preview"),
+    SlashCommand(
+        name="review",
+        args="[reason]",
+        help="go through the top preview change by change; apply the ones you keep",
+    ),
     SlashCommand(name="undo", args="", help="restore the files of the last applied change"),
     SlashCommand(name="model", args="[PROVIDER] [NAME]", help="show the model, or switch to NAME"),
     SlashCommand(name="session", args="", help="show the session id and files"),

@@ -30,6 +30,7 @@ from xcsh.agent import (
     TurnEnd,
     plural,
 )
+from xcsh.pending import ResolveOutcome
 from xcsh.ui import TerminalStyle, render_preview, render_resolution, visible, visible_line
 
 RESULT_LINES = 4
@@ -52,13 +53,9 @@ def format_arguments(arguments: dict[str, Any], width: int = ARGUMENTS_WIDTH) ->
 
 def resolution_block(event: Resolved, style: TerminalStyle) -> Any:
     """The SPEC §6 block for a :class:`Resolved` event."""
-    details = {
-        "action": event.action,
-        "reason": event.reason,
-        "label": event.label,
-        "source_tool_name": event.source_tool_name,
-    }
-    return render_resolution(details, is_error=event.is_error, message=event.text, style=style)
+    return render_resolution(
+        event.outcome, is_error=event.is_error, message=event.text, style=style
+    )
 
 
 class EventRenderer:
@@ -139,8 +136,7 @@ class EventRenderer:
     def _result(self, event: ToolResult) -> None:
         self._end_stream()
         message = event.message
-        details = message.details if isinstance(message.details, dict) else {}
-        if message.tool_name == "resolve" and "label" in details:
+        if message.tool_name == "resolve" and isinstance(message.details, ResolveOutcome):
             return  # the Resolved block that follows says it all
         shown, more = collapse(event.text or ("(error)" if message.is_error else "(no output)"))
         colour = "red" if message.is_error else "dim"

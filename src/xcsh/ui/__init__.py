@@ -1,7 +1,9 @@
 """Terminal rendering shared by every front end (SPEC §6).
 
-It knows plain data only (labels, diffs, resolve details), never the agent,
-the tools or the providers.
+It knows plain data and the typed preview values of :mod:`xcsh.pending`
+(previews, resolve outcomes), never the agent, the tools or the providers.
+The style check and the safe-text helpers load at once; the renderer (rich)
+and the review walk load with the first name asked of them.
 """
 
 from __future__ import annotations
@@ -20,6 +22,15 @@ if TYPE_CHECKING:
         render_resolution,
         split_label,
     )
+    from xcsh.ui.review import (
+        REVIEW_HELP,
+        REVIEW_KEYS,
+        REVIEW_PROMPT,
+        Answer,
+        ReviewWalk,
+        parse_decision,
+        render_change,
+    )
 
 _RENDER_NAMES = frozenset(
     {
@@ -31,6 +42,17 @@ _RENDER_NAMES = frozenset(
         "split_label",
     }
 )
+_REVIEW_NAMES = frozenset(
+    {
+        "REVIEW_HELP",
+        "REVIEW_KEYS",
+        "REVIEW_PROMPT",
+        "Answer",
+        "ReviewWalk",
+        "parse_decision",
+        "render_change",
+    }
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -39,15 +61,26 @@ def __getattr__(name: str) -> Any:
         import xcsh.ui.render as render
 
         return getattr(render, name)
+    if name in _REVIEW_NAMES:
+        import xcsh.ui.review as review
+
+        return getattr(review, name)
     raise AttributeError(f"module 'xcsh.ui' has no attribute {name!r}")
 
 
 __all__ = [
+    "REVIEW_HELP",
+    "REVIEW_KEYS",
+    "REVIEW_PROMPT",
+    "Answer",
+    "ReviewWalk",
     "SafeConsole",
     "TerminalStyle",
     "detect_style",
     "has_control",
     "make_console",
+    "parse_decision",
+    "render_change",
     "render_diff",
     "render_preview",
     "render_resolution",

@@ -8,8 +8,8 @@ carry Unicode.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, TextIO
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console, Group, RenderableType
 from rich.segment import Segment
@@ -17,6 +17,9 @@ from rich.text import Text
 
 from xcsh.ui.safe import visible
 from xcsh.ui.style import TerminalStyle, detect_style
+
+if TYPE_CHECKING:
+    from xcsh.pending import ResolveOutcome
 
 
 class SafeConsole(Console):
@@ -74,7 +77,7 @@ _SYMBOLS = {
 
 
 def render_resolution(
-    details: Mapping[str, Any],
+    outcome: ResolveOutcome,
     *,
     is_error: bool = False,
     message: str | None = None,
@@ -83,8 +86,7 @@ def render_resolution(
     """The compact block for a resolved action (SPEC §6).
 
     Args:
-        details: the ``resolve`` result's details
-            (``action``, ``reason``, ``source_tool_name``, ``label``).
+        outcome: the ``resolve`` result's details.
         is_error: the resolution failed; drawn in red with ``message``.
         message: the result text, shown only for failures.
         style: what the terminal can show.
@@ -93,10 +95,8 @@ def render_resolution(
         A rich renderable: header ``Accept: <summary>`` (green) or
         ``Discard: <summary>`` (yellow) with the source badge, then the reason.
     """
-    action = str(details.get("action", ""))
-    badge, summary = split_label(
-        visible(str(details.get("label", ""))), visible(str(details.get("source_tool_name", "")))
-    )
+    action = outcome.action
+    badge, summary = split_label(visible(outcome.label), visible(outcome.source_tool_name))
     symbols = _SYMBOLS[style.unicode]
     verb = "Accept" if action == "apply" else "Discard"
     color = "red" if is_error else ("green" if action == "apply" else "yellow")
@@ -106,7 +106,17 @@ def render_resolution(
     header.append("  ")
     header.append(f"[{badge}]", style="reverse" if style.color else "")
     lines: list[RenderableType] = [header]
-    reason = visible(str(details.get("reason", "")))
+    reason = visible(outcome.reason)
+    if outcome.dropped:
+        applied = ", ".join(visible(c.id) for c in outcome.applied)
+        dropped = ", ".join(visible(c.id) for c in outcome.dropped)
+        lines.append(
+            Text(
+                f"  applied {len(outcome.applied)} of "
+                f"{len(outcome.applied) + len(outcome.dropped)} changes: {applied}; "
+                f"discarded: {dropped}",
+            )
+        )
     if reason:
         lines.append(Text(f"  reason: {reason}", style="dim"))
     if is_error and message:

@@ -1,0 +1,359 @@
+"""The ``ast_edit`` preview as the model reads it and as the pending action it pushes.
+
+:func:`build_edit_action` turns an engine :class:`EditPreview` into the
+tool's result text (every change with its id, notes on files left out) and
+a :class:`~xcsh.pending.PendingAction` carrying the typed
+:class:`~xcsh.pending.Preview`, whose ``apply`` and ``apply_parts`` both
+write through :func:`~xcsh.structural.engine.apply_preview`, and whose
+``rebuild`` previews the same edit again when its files changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from xcsh.core import AgentToolResult, TextContent
+from xcsh.journal import Journal
+from xcsh.pending import (
+    LeftOut,
+    PendingAction,
+    PendingActionStore,
+    Preview,
+    PreviewChange,
+    PreviewFile,
+)
+from xcsh.structural.engine import AppliedEdit, apply_preview, name_list, select_replacements
+from xcsh.structural.results import EditPreview, Match, SkippedFile, skipped_note
+from xcsh.structural.scan import BROKEN_REASON
+
+
+def plural(count: int, word: str, plural: str | None = None) -> str:
+    return f"{count} {word if count == 1 else (plural or word + 's')}"
+
+
+def edit_label(replacements: int, files: int, broken: int = 0) -> str:
+    """``AST Edit: <R> replacement(s) in <F> file(s)`` with English singular/plural.
+
+    With ``broken`` files left out because their rewrite would not parse, it
+    ends with `` (<B> file(s) left out: the rewrite would not parse)``.
+    """
+    label = f"AST Edit: {plural(replacements, 'replacement')} in {plural(files, 'file')}"
+    if broken:
+        label += f" ({plural(broken, 'file')} left out: {BROKEN_REASON})"
+    return label
+
+
+def line_indent(match: Match) -> str:
+    line = match.lines
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def block(head: str, text: str, base: str, indent: str) -> list[str]:
+    """``head text`` for one line; otherwise ``head`` then the lines, re-based from ``base``."""
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return [f"{head} {text}" if text else head]
+    body = [lines[0]] + [line[len(base) :] if line.startswith(base) else line for line in lines[1:]]
+    return [head] + [indent + line for line in body]
+
+
+def skipped_text(skipped: list[SkippedFile]) -> str | None:
+    return skipped_note((s.file, s.reason) for s in skipped)
+
+
+def _preview_text(preview: EditPreview, ids: list[str]) -> list[str]:
+    lines: list[str] = []
+    numbered = iter(ids)
+    for edit in preview.files:
+        lines.append(f"{edit.file}: {plural(len(edit.replacements), 'replacement')}")
+        for rep in edit.replacements:
+            change_id = next(numbered)
+            pos = f"{rep.match.span.start.line + 1}:{rep.match.span.start.column + 1}"
+            base = line_indent(rep.match)
+            pad = " " * (len(change_id) + 1)
+            lines += block(f"  {change_id} -{pos}", rep.old_text, base, "      " + pad)
+            lines += block(f"  {pad}+{pos}", rep.new_text, base, "      " + pad)
+    return lines
+
+
+def _broken_notes(preview: EditPreview, flag: str) -> list[str]:
+    notes = []
+    broken = [s for s in preview.skipped if s.reason == BROKEN_REASON]
+    if broken:
+        names = name_list([f"{s.file} ({s.error})" for s in broken])
+        notes.append(
+            f"Left out {plural(len(broken), 'file')} whose rewrite would not parse (new "
+            f"parse errors, first at): {names}. Check the rewrite; {flag} writes them anyway."
+        )
+    kept = [f for f in preview.files if f.new_error]
+    if kept:
+        names = name_list([f"{f.file} ({f.new_error})" for f in kept])
+        notes.append(f"Included although the rewrite does not parse: {names}.")
+    return notes
+
+
+def _notes(preview: EditPreview, broken_flag: str = "`include_broken`") -> list[str]:
+    notes: list[str] = _broken_notes(preview, broken_flag)
+    if preview.nested_skipped:
+        notes.append(
+            f"{plural(preview.nested_skipped, 'nested match', 'nested matches')} inside other "
+            "matches will not be rewritten (only the outermost match is); preview again after "
+            "applying to rewrite them."
+        )
+    if preview.identical:
+        notes.append(
+            f"{plural(preview.identical, 'match', 'matches')} already read as the rewrite "
+            "(no change)."
+        )
+    if preview.limit_reached:
+        notes.append("The limit was reached; more matches may remain.")
+    skipped = skipped_text([s for s in preview.skipped if s.reason != BROKEN_REASON])
+    if skipped:
+        notes.append(skipped)
+    return notes
+
+
+@dataclass(frozen=True, kw_only=True)
+class EditAction:
+    """A previewed ``ast_edit`` ready to push: the action, the result for the model.
+
+    Args:
+        action: the pending action (``None`` when the preview changes nothing).
+        result: the tool result (its text lists every change with its id).
+    """
+
+    action: PendingAction | None
+    result: AgentToolResult
+
+
+Recompute = Callable[[], EditPreview]
+"""``recompute()``: the same edit previewed again against the files as they are now."""
+
+
+def _typed_preview(
+    preview: EditPreview, preview_id: str, ids: list[str], rebuilt_from: str
+) -> Preview:
+    numbered = iter(ids)
+    changes: list[PreviewChange] = []
+    files: list[PreviewFile] = []
+    for edit in preview.files:
+        mine = []
+        for rep in edit.replacements:
+            change = PreviewChange(
+                id=next(numbered),
+                file=edit.file,
+                line=rep.match.span.start.line + 1,
+                column=rep.match.span.start.column + 1,
+                old=rep.old_text,
+                new=rep.new_text,
+            )
+            changes.append(change)
+            mine.append(change.id)
+        files.append(PreviewFile(path=edit.file, diff=edit.diff(), changes=tuple(mine)))
+    return Preview(
+        id=preview_id,
+        files=tuple(files),
+        changes=tuple(changes),
+        diff="".join(f.diff for f in files),
+        left_out=tuple(
+            LeftOut(file=s.file, reason=s.reason, error=s.error) for s in preview.skipped
+        ),
+        rebuilt_from=rebuilt_from,
+    )
+
+
+def _change_ids(
+    store: PendingActionStore, preview: EditPreview, previous: Preview | None
+) -> list[str]:
+    """One id per replacement; one that a rebuilt preview still makes keeps its old id."""
+    free: dict[tuple[str, str, str], list[str]] = {}
+    for change in previous.changes if previous is not None else ():
+        free.setdefault((change.file, change.old, change.new), []).append(change.id)
+    ids: list[str | None] = []
+    for edit in preview.files:
+        for rep in edit.replacements:
+            same = free.get((edit.file, rep.old_text, rep.new_text))
+            ids.append(same.pop(0) if same else None)
+    fresh = iter(store.new_change_ids(sum(1 for i in ids if i is None)))
+    return [i if i is not None else next(fresh) for i in ids]
+
+
+def _overlap_note(store: PendingActionStore, files: list[str]) -> str | None:
+    """Which pending previews also touch these files (they would be rebuilt when resolved)."""
+    mine = set(files)
+    shared = []
+    for action in reversed(store.snapshot()):
+        common = [p for p in action.preview.paths if p in mine]
+        if common:
+            shared.append(f"{action.id} ({name_list(common, 5)})")
+    if not shared:
+        return None
+    return (
+        f"Pending previews below this one touch the same files: {'; '.join(shared)}. "
+        "Applying this one first changes those files, so they will be previewed again "
+        "against them when resolved."
+    )
+
+
+def build_edit_action(
+    store: PendingActionStore,
+    preview: EditPreview,
+    arguments: dict[str, Any],
+    recompute: Recompute | None = None,
+    previous: Preview | None = None,
+    broken_flag: str = "`include_broken`",
+    journal: Journal | None = None,
+) -> EditAction:
+    """The ``ast_edit`` result and pending action for a computed preview, not pushed yet.
+
+    Ids come from ``store``: the preview's (``p3``) and one per replacement
+    (``c12``, in file order). The action applies all of it (``apply``) or a
+    subset of its changes (``apply_parts``), both through
+    :func:`~xcsh.structural.engine.apply_preview`; with ``recompute`` it can
+    be rebuilt when its files changed since (``rebuild``).
+
+    Args:
+        store: gives the ids; notes name the pending previews touching the same files.
+        preview: the preview to offer; its apply writes exactly these bytes.
+        arguments: recorded as ``details["arguments"]`` (what produced the preview).
+        recompute: previews the same edit again (for ``rebuild``).
+        previous: the stale preview this one rebuilds; a change that is the same
+            (file, old text, new text) keeps its id, so ids stay stable.
+        broken_flag: how the notes name the way to include files whose rewrite
+            would not parse (``--include-broken`` on the command line).
+        journal: the workspace's undo journal the apply records into (``None``:
+            unrecorded); the action is then marked ``journaled``.
+    """
+    notes = _notes(preview, broken_flag)
+    skipped = [{"file": s.file, "reason": s.reason} for s in preview.skipped]
+    if preview.total == 0:
+        text = "\n".join(["No replacements made", *notes])
+        return EditAction(
+            action=None,
+            result=AgentToolResult(
+                content=[TextContent(text)],
+                details={"total": 0, "files": [], "diff": "", "skipped": skipped},
+            ),
+        )
+    broken = sum(1 for s in preview.skipped if s.reason == BROKEN_REASON)
+    label = edit_label(preview.total, len(preview.files), broken)
+    preview_id = store.new_preview_id()
+    ids = _change_ids(store, preview, previous)
+    typed = _typed_preview(preview, preview_id, ids, previous.id if previous else "")
+    index = {
+        change_id: (f_index, r_index)
+        for change_id, (f_index, r_index) in zip(
+            ids,
+            ((f, r) for f, e in enumerate(preview.files) for r in range(len(e.replacements))),
+            strict=True,
+        )
+    }
+    details: dict[str, Any] = {
+        "arguments": arguments,
+        "id": preview_id,
+        "label": label,
+        "total": preview.total,
+        "files": [
+            {"file": f.path, "replacements": len(f.changes), "diff": f.diff, "changes": f.changes}
+            for f in typed.files
+        ],
+        "diff": typed.diff,
+        "skipped": skipped,
+    }
+    lines = _preview_text(preview, ids)
+    lines.append(
+        f"Total: {plural(preview.total, 'replacement')} in {plural(len(preview.files), 'file')}."
+    )
+    lines += notes
+    overlap = _overlap_note(store, typed.paths)
+    if overlap:
+        lines.append(overlap)
+    lines.append(
+        f"This is preview {preview_id}: nothing has changed yet. To apply only some changes, "
+        f"give resolve `only` with their ids (such as {ids[0]}) or files."
+    )
+    text = "\n".join(lines)
+
+    def applied_result(done: AppliedEdit) -> AgentToolResult:
+        text = (
+            f"Applied {plural(done.replacements, 'replacement')} in "
+            f"{plural(len(done.files), 'file')}: {name_list(done.files)}."
+        )
+        if done.warning:
+            text += "\n" + done.warning
+        return AgentToolResult(
+            content=[TextContent(text)],
+            details={"files": list(done.files), "total": done.replacements},
+        )
+
+    def apply(reason: str) -> AgentToolResult:
+        return applied_result(apply_preview(preview, journal=journal, label=label))
+
+    def apply_parts(subset: Preview, reason: str) -> AgentToolResult:
+        keep = {index[c.id] for c in subset.changes if c.id in index}
+        chosen = select_replacements(preview, keep)
+        part_label = f"{label} (only {', '.join(c.id for c in subset.changes)})"
+        return applied_result(apply_preview(chosen, journal=journal, label=part_label))
+
+    async def rebuild() -> tuple[PendingAction, str] | None:
+        assert recompute is not None
+        fresh = await asyncio.to_thread(recompute)
+        built = build_edit_action(store, fresh, arguments, recompute, typed, broken_flag, journal)
+        if built.action is None:
+            return None
+        return built.action, built.result.text
+
+    action = PendingAction(
+        label=label,
+        source_tool_name="ast_edit",
+        apply=apply,
+        details=details,
+        preview=typed,
+        apply_parts=apply_parts,
+        rebuild=rebuild if recompute is not None else None,
+        journaled=journal is not None,
+    )
+    return EditAction(
+        action=action, result=AgentToolResult(content=[TextContent(text)], details=details)
+    )
+
+
+def push_edit_preview(
+    store: PendingActionStore,
+    preview: EditPreview,
+    arguments: dict[str, Any],
+    recompute: Recompute | None = None,
+    broken_flag: str = "`include_broken`",
+    *,
+    journal: Journal | None = None,
+) -> AgentToolResult:
+    """Turn a computed preview into the ``ast_edit`` result and push its pending action.
+
+    This is what the ``ast_edit`` tool does after :func:`preview_edit`; front
+    ends that build one preview from several scopes (``xcsh ast-edit PATH...``)
+    call it so their edit is the same pending action, applied by ``resolve``.
+    See :func:`build_edit_action` for the arguments.
+
+    Returns:
+        The tool result described in :func:`create_ast_edit_tool`.
+    """
+    built = build_edit_action(store, preview, arguments, recompute, None, broken_flag, journal)
+    if built.action is not None:
+        store.push(built.action)
+    return built.result
+
+
+__all__ = [
+    "EditAction",
+    "Recompute",
+    "block",
+    "build_edit_action",
+    "edit_label",
+    "line_indent",
+    "plural",
+    "push_edit_preview",
+    "skipped_text",
+]
