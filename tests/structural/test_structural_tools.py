@@ -557,3 +557,15 @@ async def test_files_with_parse_errors_are_rewritten_on_request(ws: Path) -> Non
     await edit(ws, store, ops=[op("print($A)", "log($A)")], include_parse_errors=True)
     await resolve(store)
     assert (ws / "a.py").read_text() == "def f(:\n    pass\nlog(1)\n"
+
+
+async def test_statements_for_a_statement_are_kept_but_not_inside_an_expression(ws: Path) -> None:
+    (ws / "a.py").write_text("def f(x):\n    print(x)\n")
+    (ws / "b.py").write_text("y = [print(x)]\n")
+    store = PendingActionStore()
+    result = await edit(ws, store, ops=[op("print($A)", "log($A)\nflush()")])
+    top = store.peek()
+    assert top is not None and top.preview.paths == ["a.py"]
+    assert "whose rewrite would not parse" in result.text and "b.py (line " in result.text
+    await resolve(store)
+    assert (ws / "a.py").read_text() == "def f(x):\n    log(x)\n    flush()\n"

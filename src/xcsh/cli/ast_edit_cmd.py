@@ -156,6 +156,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     """Run ``xcsh ast-edit``; returns the exit code (see the module docstring)."""
     args = build_parser().parse_args(argv)
+    # -i asks about each change: refuse before the (possibly long) preview when it cannot ask
+    if args.interactive and args.json:
+        error("-i asks about each change and --json never asks: use one of them.")
+        return EXIT_BAD_INPUT
+    if args.interactive and not is_interactive():
+        error(INTERACTIVE_NEEDS_TERMINAL)
+        return EXIT_BAD_INPUT
     out = _Stdout(None if args.json else make_console(sys.stdout, _style()))
     try:
         check_limit(args.limit)

@@ -32,6 +32,7 @@ import logging
 import os
 import signal
 import socket
+import stat
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -527,11 +528,15 @@ async def serve_http(
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
     )
 
+    ours = _file_id(socket_path) if socket_path else None
+
     def _remove_socket() -> None:
         if socket_path is not None:
             sock.close()
-            with contextlib.suppress(OSError):
-                os.unlink(socket_path)
+            # only the socket this server made, not one a later server put there
+            if ours is not None and _file_id(socket_path) == ours:
+                with contextlib.suppress(OSError):
+                    os.unlink(socket_path)
 
     class _Server(uvicorn.Server):
         async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
@@ -565,14 +570,58 @@ def _unix_listener(path: str) -> socket.socket:
     """A listening Unix socket at ``path`` that only this user may connect to (mode 0600).
 
     The mode is set before ``listen``, so there is no moment when others could connect.
+    Only a stale socket (one nobody listens on any more) is replaced; any other file
+    at ``path`` is left alone.
+
+    Raises:
+        UsageError: ``path`` is a file that is not a socket, a socket another server
+            still listens on, or cannot be bound (its folder is missing, for one).
     """
-    if os.path.exists(path):
+    with contextlib.suppress(FileNotFoundError):
+        if not stat.S_ISSOCK(os.lstat(path).st_mode):
+            raise UsageError(
+                f"--socket {path!r} exists and is not a socket; it was left as it is.",
+                hint="pick a path that does not exist yet",
+            )
+        if _socket_in_use(path):
+            raise UsageError(
+                f"--socket {path!r}: another server is listening on it.",
+                hint="stop that server, or pick another path",
+            )
         os.unlink(path)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.bind(path)
-    os.chmod(path, 0o600)
-    sock.listen(128)
+    try:
+        sock.bind(path)
+        os.chmod(path, 0o600)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise UsageError(
+            f"cannot listen on --socket {path!r}: {exc.strerror or exc}",
+            hint="pick a path in an existing folder you can write",
+        ) from exc
     return sock
+
+
+def _file_id(path: str) -> tuple[int, int] | None:
+    """``(device, inode)`` of ``path`` itself, ``None`` when it is gone."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _socket_in_use(path: str) -> bool:
+    """True when a server accepts connections on the Unix socket ``path``."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(path)
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
 
 
 def bind_loopback(port: int) -> socket.socket:

@@ -192,6 +192,69 @@ def _has_error(root: SgNode) -> bool:
     return root.find(**_error_rule(root)) is not None
 
 
+_STATEMENT_LISTS = frozenset(
+    {
+        "module",
+        "block",
+        "program",
+        "statement_block",
+        "source_file",
+        "compound_statement",
+        "translation_unit",
+    }
+)
+
+
+def _fits(node: SgNode, new: str, text: str, language: str) -> bool:
+    """Whether a replacement surely keeps a file that parsed cleanly free of parse errors.
+
+    True when ``new``, parsed on its own, has no error and is a node of the
+    same kind as the matched one (or a list of statements standing where a
+    statement stood): putting a well-formed node of a kind where one of that
+    kind was keeps the grammar's derivation valid. Otherwise the caller parses
+    the whole new text, so this only saves time, never decides a doubtful case.
+    """
+    if not new.strip():
+        return False
+    start = node.range().start
+    line = text[text.rfind("\n", 0, start.index) + 1 : start.index]
+    base = line[: len(line) - len(line.lstrip(" \t"))]
+    lines = new.split("\n")
+    snippet = "\n".join(
+        [lines[0]] + [ln[len(base) :] if ln.startswith(base) else ln for ln in lines[1:]]
+    )
+    root = SgRoot(snippet, language).root()
+    if _has_error(root):
+        return False
+    kinds: set[str] = set()
+    target: SgNode | None = node
+    outer = node
+    span = (node.range().start.index, node.range().end.index)
+    while target is not None:
+        rng = target.range()
+        if (rng.start.index, rng.end.index) != span:
+            break
+        kinds.add(target.kind())
+        outer = target
+        target = target.parent()
+    whole = len(snippet.rstrip())
+    lead = len(snippet) - len(snippet.lstrip())
+    current: SgNode | None = root
+    while current is not None:
+        rng = current.range()
+        spans = (rng.start.index, rng.end.index) == (lead, whole)
+        if current is not root and spans and current.kind() in kinds:
+            return True
+        children = [c for c in current.children() if c.range().end.index > lead]
+        current = children[0] if len(children) == 1 else None
+    parent = outer.parent()
+    return (
+        parent is not None
+        and parent.kind() in _STATEMENT_LISTS
+        and root.kind() in (_STATEMENT_LISTS)
+    )
+
+
 def _new_error(old_root: SgNode, old_has_error: bool, new_bytes: bytes, language: str) -> str:
     """Where the rewritten text has a parse error the old text did not have, or ``""``.
 
@@ -420,7 +483,14 @@ def _edit(
     mine = query.languages.get(language)
     own = next((i for i, (unit, _, _) in enumerate(found) if unit is mine), None)
     error = ""
-    if own is not None:
+    if own is not None and not (
+        not errors[own]
+        and all(
+            _fits(node, new, text, found[own][0].name)
+            for _, _, _, node, new, unit in kept
+            if unit is mine
+        )
+    ):
         error = _new_error(found[own][1], errors[own], new_bytes, found[own][0].name)
     if error and not query.keep_broken:
         return Outcome(
