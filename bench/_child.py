@@ -5,6 +5,11 @@ Usage::
     python bench/_child.py search  ROOT PATTERN [PATH]
     python bench/_child.py preview ROOT PATTERN REWRITE
     python bench/_child.py apply   ROOT PATTERN REWRITE    # preview, then apply through resolve
+    python bench/_child.py rule    ROOT RULE_FILE          # search with a YAML rule
+    python bench/_child.py apply-unjournaled ROOT PATTERN REWRITE   # the same, no undo journal
+
+``apply`` records into an undo journal (in a temporary ``XCSH_HOME``), as every
+xcsh front end does; ``apply-unjournaled`` measures what the journal costs.
 
 The timed part starts after the imports (an agent process has them loaded),
 so it compares the engine with the ``ast-grep`` process. Peak memory is the
@@ -17,12 +22,16 @@ from __future__ import annotations
 import asyncio
 import json
 import resource
+import shutil
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
+from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore, create_resolve_tool
-from xcsh.structural import EditOp, create_ast_edit_tool, preview_edit, search
+from xcsh.structural import EditOp, create_ast_edit_tool, load_rule_file, preview_edit, search
 
 
 def _peak() -> dict[str, int]:
@@ -52,6 +61,14 @@ def _search(root: str, pattern: str, path: str | None) -> dict[str, Any]:
     }
 
 
+def _rule(root: str, rule_file: str) -> dict[str, Any]:
+    start = time.perf_counter()
+    result = search([], root=root, rules=load_rule_file(Path(rule_file)))
+    seconds = time.perf_counter() - start
+    keys = [[m.file, m.span.start_byte, m.span.end_byte, m.text] for m in result.matches]
+    return {"seconds": seconds, "keys": keys, "files_scanned": result.files_scanned}
+
+
 def _preview(root: str, pattern: str, rewrite: str) -> dict[str, Any]:
     start = time.perf_counter()
     preview = preview_edit([EditOp(pat=pattern, out=rewrite)], root=root, lang="python")
@@ -71,9 +88,11 @@ def _preview(root: str, pattern: str, rewrite: str) -> dict[str, Any]:
     }
 
 
-async def _apply(root: str, pattern: str, rewrite: str) -> dict[str, Any]:
+async def _apply(root: str, pattern: str, rewrite: str, *, journaled: bool) -> dict[str, Any]:
     store = PendingActionStore()
-    tool = create_ast_edit_tool(root, store)
+    home = Path(tempfile.mkdtemp(prefix="xcsh-bench-home-"))
+    journal = Journal.for_root(home, Path(root)) if journaled else None
+    tool = create_ast_edit_tool(root, store, journal=journal)
     start = time.perf_counter()
     result = await tool.execute(
         "bench", {"ops": [{"pat": pattern, "out": rewrite}], "lang": "python"}
@@ -83,6 +102,7 @@ async def _apply(root: str, pattern: str, rewrite: str) -> dict[str, Any]:
         "bench-apply", {"action": "apply", "reason": "benchmark"}
     )
     end = time.perf_counter()
+    shutil.rmtree(home, ignore_errors=True)
     if resolved.is_error:
         raise SystemExit(f"apply failed: {resolved.text}")
     return {
@@ -100,8 +120,10 @@ def main(argv: list[str]) -> int:
         out = _search(root, pattern, rest[0] if rest else None)
     elif mode == "preview":
         out = _preview(root, pattern, rest[0])
-    elif mode == "apply":
-        out = asyncio.run(_apply(root, pattern, rest[0]))
+    elif mode in ("apply", "apply-unjournaled"):
+        out = asyncio.run(_apply(root, pattern, rest[0], journaled=mode == "apply"))
+    elif mode == "rule":
+        out = _rule(root, pattern)
     else:
         raise SystemExit(f"unknown mode {mode!r}")
     out["peak"] = _peak()

@@ -7,8 +7,9 @@ Run with ``make stress-journal`` (not part of ``make test``; a few minutes)::
 For each of SIGKILL, SIGTERM and SIGHUP, ``--runs`` times: a fresh copy of a
 300-file Python tree and a fresh ``XCSH_HOME``; ``xcsh ast-edit -p
 'print($$$A)' -r 'log($$$A)' --yes .`` is started and sent the signal after a
-random delay (half of the runs anywhere in the command's usual duration,
-half in its last part, where the apply runs). Then ``xcsh undo --list``, a
+random delay: a third of the runs anywhere in the command's usual duration,
+the others at a random moment of the apply itself (after its intent record
+appeared, within the apply's usual duration). Then ``xcsh undo --list``, a
 command that opens the workspace and so recovers it, runs, and the script
 counts:
 
@@ -101,7 +102,25 @@ def incomplete(home: Path) -> int:
     return count
 
 
-def one_run(base: Path, work: Path, sig: signal.Signals, delay: float, tally: Tally) -> None:
+def wait_for_intent(home: Path, proc: subprocess.Popen[bytes], limit: float) -> bool:
+    """Poll until the apply wrote its intent record (or the process ended); True if seen."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and proc.poll() is None:
+        if any((home / "journal").glob("*/entries/*.json")):
+            return True
+        time.sleep(0.002)
+    return False
+
+
+def one_run(
+    base: Path,
+    work: Path,
+    sig: signal.Signals,
+    delay: float,
+    tally: Tally,
+    *,
+    after_intent: bool = False,
+) -> None:
     root = work / "tree"
     home = work / "home"
     shutil.rmtree(work, ignore_errors=True)
@@ -118,6 +137,8 @@ def one_run(base: Path, work: Path, sig: signal.Signals, delay: float, tally: Ta
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    if after_intent:
+        wait_for_intent(home, proc, 120.0)
     time.sleep(delay)
     if proc.poll() is None:
         proc.send_signal(sig)
@@ -145,6 +166,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=30, help="runs per signal (default 30)")
     parser.add_argument("--files", type=int, default=300, help="files in the tree (default 300)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--signals",
+        default="KILL,TERM,HUP",
+        help="signals to send, comma-separated (default KILL,TERM,HUP)",
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory(prefix="xcsh-stress-") as tmp:
@@ -166,14 +192,31 @@ def main() -> int:
         )
         duration = time.monotonic() - start
         print(f"an undisturbed run takes {duration:.2f} s ({args.files} files)")
+        # and how long its apply takes, from the intent record to the end of the process
+        shutil.rmtree(work)
+        shutil.copytree(base, work / "tree")
+        (work / "home").mkdir()
+        proc = subprocess.Popen(
+            [*XCSH, "ast-edit", "-p", "print($$$A)", "-r", "log($$$A)", "--yes", "."],
+            cwd=work / "tree",
+            env=env_for(work / "home"),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for_intent(work / "home", proc, 120.0)
+        seen = time.monotonic()
+        proc.wait()
+        window = max(time.monotonic() - seen, 0.05)
+        print(f"its apply (intent record to exit) takes {window:.2f} s")
         results = {}
-        for sig in (signal.SIGKILL, signal.SIGTERM, signal.SIGHUP):
+        for sig in [signal.Signals["SIG" + name.strip()] for name in args.signals.split(",")]:
             tally = Tally()
             for i in range(args.runs):
-                late = i % 2 == 1
-                low = 0.6 * duration if late else 0.0
-                delay = rng.uniform(low, 1.05 * duration)
-                one_run(base, work, sig, delay, tally)
+                if i % 3 == 0:  # anywhere in the command's life
+                    one_run(base, work, sig, rng.uniform(0.0, 1.05 * duration), tally)
+                else:  # inside the apply: after the intent record, before the end
+                    delay = rng.uniform(0.0, window)
+                    one_run(base, work, sig, delay, tally, after_intent=True)
             results[sig.name] = tally
             print(
                 f"{sig.name:<8} runs {tally.runs:>3}  mixed {tally.mixed}  lost entries "

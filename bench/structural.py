@@ -10,7 +10,12 @@ without ``site-packages``) it runs, for the same patterns:
 - search: ``ast-grep run -p P --json=stream`` vs the engine's ``search``;
 - preview: ``ast-grep run -p P -r R --json=stream`` vs ``preview_edit``;
 - preview + apply: ``ast-grep run -p P -r R -U`` vs the ``ast_edit`` tool
-  followed by ``resolve`` (apply), each on a fresh copy;
+  followed by ``resolve`` (apply) with the undo journal on, each on a fresh
+  copy; the apply alone is also timed without the journal, to show its cost;
+- a relational YAML rule: ``ast-grep scan --rule R --json=stream`` vs
+  ``search(rules=...)`` (and the ``xcsh ast-grep --rule --json`` process);
+- one 5 MB file with 100,000 matches: ``ast-grep run --json=stream`` vs the
+  ``xcsh ast-grep --json`` process;
 
 checks that the results are identical (same files, byte ranges, text or
 replacement; after apply, byte-identical trees), and prints the median
@@ -209,6 +214,8 @@ def bench_apply(base: Path, work: Path, runs: int) -> list[Row]:
     rows = []
     for label, pattern, rewrite in REWRITES:
         cli_times, cli_peak, ours_times, our_peak = [], 0, [], 0
+        bare_apply: list[float] = []
+        journal_apply: list[float] = []
         same = True
         note = ""
         for run in range(runs):
@@ -221,6 +228,12 @@ def bench_apply(base: Path, work: Path, runs: int) -> list[Row]:
             cli_peak = max(cli_peak, timed.max_rss_kib)
             data, peak = _child("apply", str(ours_dir), pattern, rewrite)
             ours_times.append(data["seconds"])
+            bare_dir = work / f"bare-{run}"
+            shutil.copytree(base, bare_dir)
+            bare, _ = _child("apply-unjournaled", str(bare_dir), pattern, rewrite)
+            shutil.rmtree(bare_dir)
+            bare_apply.append(bare["apply_seconds"])
+            journal_apply.append(data["apply_seconds"])
             our_peak = max(our_peak, peak)
             if run == 0:
                 left_alone = ("parse errors", "the rewrite would not parse")
@@ -241,6 +254,10 @@ def bench_apply(base: Path, work: Path, runs: int) -> list[Row]:
                 )
             shutil.rmtree(theirs_dir)
             shutil.rmtree(ours_dir)
+        note += (
+            f"; apply with the journal {statistics.median(journal_apply):.2f}s vs "
+            f"{statistics.median(bare_apply):.2f}s without (medians)"
+        )
         rows.append(
             Row(
                 f"preview+apply vs -U, {label}",
@@ -272,6 +289,108 @@ def bench_memory(work: Path, base: Path) -> str:
     )
 
 
+RULE = """\
+id: return-in-loop
+language: python
+rule:
+  pattern: return $A
+  inside:
+    kind: for_statement
+    stopBy: end
+"""
+RULE_GOAL = 1.0
+HUGE_PATTERN = "compute($$$A)"
+HUGE_GOAL = 1.5
+
+
+def bench_rule(root: Path, work: Path, runs: int) -> list[Row]:
+    """A relational YAML rule over the library: ``ast-grep scan --rule`` vs the engine
+    (in-process) and vs the ``xcsh ast-grep --rule --json`` process."""
+    rule_file = work / "return-in-loop.yml"
+    rule_file.write_text(RULE)
+    cli_times, cli_peak, ours_times, our_peak, e2e_times = [], 0, [], 0, []
+    theirs: set[tuple[str, int, int, str]] = set()
+    ours: set[Any] = set()
+    for _ in range(runs):
+        timed = run_with_rusage(
+            [ast_grep_binary(), "scan", "--rule", str(rule_file), "--json=stream", "."], cwd=root
+        )
+        cli_times.append(timed.seconds)
+        cli_peak = max(cli_peak, timed.max_rss_kib)
+        theirs = match_keys(parse_stream(timed.stdout))
+        data, peak = _child("rule", str(root), str(rule_file))
+        ours_times.append(data["seconds"])
+        our_peak = max(our_peak, peak)
+        ours = {tuple(k) for k in data["keys"]}
+        e2e = run_with_rusage(
+            [sys.executable, "-m", "xcsh", "ast-grep", "--rule", str(rule_file), "--json"],
+            cwd=root,
+        )
+        e2e_times.append(e2e.seconds)
+    return [
+        Row(
+            "rule: return inside a for loop",
+            "return $A inside for_statement",
+            ours_times,
+            cli_times,
+            our_peak,
+            cli_peak,
+            ours == theirs,
+            RULE_GOAL,
+            f"{len(theirs)} matches; `xcsh ast-grep --rule --json` process: "
+            f"{_median([e / c for e, c in zip(e2e_times, cli_times, strict=True)]):.2f}x",
+        )
+    ]
+
+
+def bench_huge(work: Path, runs: int) -> list[Row]:
+    """One 5 MB file holding 100,000 matches: the ``xcsh ast-grep --json`` process vs
+    ``ast-grep run --json=stream`` (printing every match is the work here)."""
+    folder = work / "huge"
+    folder.mkdir(exist_ok=True)
+    lines = "".join(f"    v{i} = compute(a{i}, b, c)  # padding\n" for i in range(100_000))
+    (folder / "big.py").write_text("def f():\n" + lines)
+    size = (folder / "big.py").stat().st_size
+    cli_times, cli_peak, ours_times, our_peak = [], 0, [], 0
+    theirs: set[tuple[str, int, int, str]] = set()
+    ours: set[tuple[str, int, int, str]] = set()
+    for _ in range(runs):
+        timed = run_with_rusage(run_args(HUGE_PATTERN, lang="python"), cwd=folder)
+        cli_times.append(timed.seconds)
+        cli_peak = max(cli_peak, timed.max_rss_kib)
+        theirs = match_keys(parse_stream(timed.stdout))
+        e2e = run_with_rusage(
+            [
+                sys.executable,
+                "-m",
+                "xcsh",
+                "ast-grep",
+                "-p",
+                HUGE_PATTERN,
+                "-l",
+                "python",
+                "--json",
+            ],
+            cwd=folder,
+        )
+        ours_times.append(e2e.seconds)
+        our_peak = max(our_peak, e2e.max_rss_kib)
+        ours = match_keys(parse_stream(e2e.stdout))
+    return [
+        Row(
+            "huge file, 100,000 matches (process)",
+            HUGE_PATTERN,
+            ours_times,
+            cli_times,
+            our_peak,
+            cli_peak,
+            ours == theirs,
+            HUGE_GOAL,
+            f"{size / 1e6:.1f} MB, {len(theirs)} matches, --json",
+        )
+    ]
+
+
 def _print(rows: list[Row]) -> None:
     head = f"{'case':<42} {'ratio':>6} {'goal':>6} {'ok':>4} {'same':>5} {'MiB xcsh/cli':>13}  note"
     print(head)
@@ -290,9 +409,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per search/preview case")
     parser.add_argument("--apply-runs", type=int, default=3, help="runs per apply case")
-    parser.add_argument("--only", choices=["search", "preview", "apply", "memory"], action="append")
+    parser.add_argument(
+        "--only",
+        choices=["search", "preview", "apply", "memory", "rule", "huge"],
+        action="append",
+    )
     args = parser.parse_args(argv)
-    only = set(args.only or ["search", "preview", "apply", "memory"])
+    only = set(args.only or ["search", "preview", "apply", "memory", "rule", "huge"])
     print(
         f"ast-grep: {subprocess.check_output([ast_grep_binary(), '--version'], text=True).strip()}"
     )
@@ -308,6 +431,10 @@ def main(argv: list[str] | None = None) -> int:
             rows += bench_preview(tree.root, args.runs)
         if "apply" in only:
             rows += bench_apply(tree.root, work, args.apply_runs)
+        if "rule" in only:
+            rows += bench_rule(tree.root, work, args.runs)
+        if "huge" in only:
+            rows += bench_huge(work, args.apply_runs)
         print()
         _print(rows)
         if "memory" in only:

@@ -98,7 +98,7 @@ def test_no_match_exits_1(project: Path) -> None:
         (["-p", "foo($A", "-l", "python"], "--selector"),
         (["-p", "x", "--limit", "0"], "--limit must be a positive number"),
         (["-p", "x", "missing.py"], "does not exist"),
-        (["--lang", "python"], "required: -p/--pattern"),
+        (["--lang", "python"], "give one of -p/--pattern or --rule FILE"),
     ],
 )
 def test_bad_input_exits_2_with_a_message(project: Path, args: list[str], needle: str) -> None:

@@ -19,28 +19,16 @@ def ast_edit(cwd: Path, home: Path, *paths: str) -> subprocess.CompletedProcess[
     )
 
 
-def test_undo_restores_lists_and_then_has_nothing_left(tmp_path: Path, xcsh_home: Path) -> None:
+def test_undo_lists_refuses_a_changed_file_then_restores(tmp_path: Path, xcsh_home: Path) -> None:
     src = tmp_path / "m.py"
     src.write_text(ORIGINAL)
     applied = ast_edit(tmp_path, xcsh_home)
     assert applied.returncode == 0, applied.stderr
-    assert src.read_text() == 'log("a")\nlog("b")\n'
+    new = 'log("a")\nlog("b")\n'
+    assert src.read_text() == new
 
     listed = run_xcsh(["undo", "--list"], cwd=tmp_path, home=xcsh_home)
     assert "applied  AST Edit: 2 replacements in 1 file: m.py" in listed.stdout
-    done = run_xcsh(["undo"], cwd=tmp_path, home=xcsh_home)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "Undid 'AST Edit: 2 replacements in 1 file': restored m.py.\n"
-    assert src.read_text() == ORIGINAL
-    assert "undone   AST Edit" in run_xcsh(["undo", "--list"], cwd=tmp_path, home=xcsh_home).stdout
-    again = run_xcsh(["undo"], cwd=tmp_path, home=xcsh_home)
-    assert again.returncode == 1 and "Nothing to undo" in again.stderr
-
-
-def test_undo_refuses_when_the_file_changed(tmp_path: Path, xcsh_home: Path) -> None:
-    src = tmp_path / "m.py"
-    src.write_text(ORIGINAL)
-    ast_edit(tmp_path, xcsh_home)
     src.write_text("hand edit\n")
     refused = run_xcsh(["undo"], cwd=tmp_path, home=xcsh_home)
     assert refused.returncode == 1
@@ -48,9 +36,13 @@ def test_undo_refuses_when_the_file_changed(tmp_path: Path, xcsh_home: Path) -> 
         refused.stderr
     )
     assert src.read_text() == "hand edit\n"
-    elsewhere = tmp_path / "other"
-    elsewhere.mkdir()
-    assert "Nothing to undo" in run_xcsh(["undo"], cwd=elsewhere, home=xcsh_home).stderr
+    src.write_text(new)
+    done = run_xcsh(["undo"], cwd=tmp_path, home=xcsh_home)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Undid 'AST Edit: 2 replacements in 1 file': restored m.py.\n"
+    assert src.read_text() == ORIGINAL
+    again = run_xcsh(["undo"], cwd=tmp_path, home=xcsh_home)
+    assert again.returncode == 1 and "Nothing to undo" in again.stderr
 
 
 def test_print_mode_write_edit_and_ast_edit_are_all_undoable(

@@ -201,6 +201,45 @@ def test_max_pending_message_counts_one_action() -> None:
     assert "because 3 pending actions wait for resolve" in max_pending_message("w", 3, 3)
 
 
+async def test_mcp_sessions_record_applies_in_the_workspace_journal(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    """``xcsh mcp`` composes its sessions with the folder's journal: ``xcsh undo`` sees MCP
+    clients' applies (built-in and custom) like the terminal's."""
+    from xcsh.cli.mcp_cmd import tool_factory
+    from xcsh.journal import Journal, undo, undoable
+    from xcsh.pending import Preview, PreviewFile
+
+    (tmp_path / "a.py").write_text("print(1)\n")
+    (tmp_path / "notes.md").write_text("one\n")
+    session = McpSession.create(tool_factory(tmp_path, trust_project=False), max_pending=3)
+    await session.call("ast_edit", {"ops": [{"pat": "print($A)", "out": "log($A)"}]})
+    await session.call("resolve", {"action": "apply", "reason": "ok"})
+
+    def apply(reason: str) -> str:
+        (tmp_path / "notes.md").write_text("two\n")
+        return "wrote notes.md"
+
+    session.store.push(
+        PendingAction(
+            "Write: notes.md",
+            "custom_tool",
+            apply,
+            preview=Preview(files=(PreviewFile(path="notes.md"),)),
+        )
+    )
+    await session.call("resolve", {"action": "apply", "reason": "ok"})
+    journal = Journal.for_root(xcsh_home, tmp_path)
+    assert [s.label for s in undoable(journal)] == [
+        "AST Edit: 1 replacement in 1 file",
+        "Write: notes.md",
+    ]
+    undo(journal)
+    undo(journal)
+    assert (tmp_path / "a.py").read_text() == "print(1)\n"
+    assert (tmp_path / "notes.md").read_text() == "one\n"
+
+
 async def test_a_single_pattern_string_and_a_single_op_object_are_accepted(
     tmp_path: Path,
 ) -> None:

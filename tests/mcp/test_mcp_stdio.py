@@ -33,8 +33,11 @@ async def test_tools_preview_apply_discard_and_the_empty_store_error(workspace: 
         assert hints["ast_edit"].destructive_hint is False
         assert hints["resolve"] is not None and hints["resolve"].destructive_hint is True
         assert listed["resolve"].input_schema["required"] == ["action", "reason"]
-        assert listed["ast_grep"].input_schema["required"] == ["pat"]
-        assert listed["ast_edit"].input_schema["required"] == ["ops"]
+        # a pattern list or a YAML rule: one of the two, checked when called
+        assert {"pat", "rule"} <= set(listed["ast_grep"].input_schema["properties"])
+        assert {"ops", "rule"} <= set(listed["ast_edit"].input_schema["properties"])
+        neither = await client.call_tool("ast_grep", {"path": "app.py"})
+        assert neither.is_error and "Give `pat` or `rule`" in texts(neither)[0]
         assert listed["write_note"].input_schema["required"] == ["path", "text"]
 
         empty = await client.call_tool("resolve", {"action": "apply", "reason": "nothing yet"})

@@ -24,6 +24,7 @@ import sys
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "ast-grep": ("xcsh.cli.ast_grep_cmd", "structural search (ast-grep patterns)"),
     "ast-edit": ("xcsh.cli.ast_edit_cmd", "structural rewrite with preview, then apply or discard"),
+    "scan": ("xcsh.cli.scan_cmd", "run a project's YAML rules (sgconfig.yml), fixes previewed"),
     "tools": ("xcsh.cli.tools_cmd", "list the tools available here and any load errors"),
     "trust": ("xcsh.cli.trust_cmd", "trust a project folder's custom tools"),
     "mcp": ("xcsh.cli.mcp_cmd", "serve xcsh's preview/apply tools over MCP"),

@@ -61,11 +61,13 @@ from xcsh.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_NO_MATCH,
     EXIT_OK,
+    add_rule_argument,
     add_scope_arguments,
     check_limit,
     empty_scope_message,
     error,
     is_interactive,
+    load_rules,
     stderr_is_terminal,
     workspace_for,
 )
@@ -113,13 +115,13 @@ def build_parser() -> argparse.ArgumentParser:
             "141 output closed early and nothing applied"
         ),
     )
-    parser.add_argument("-p", "--pattern", required=True, help="the ast-grep pattern to match")
+    parser.add_argument("-p", "--pattern", help="the ast-grep pattern to match")
     parser.add_argument(
         "-r",
         "--rewrite",
-        required=True,
         help="the replacement; may use the pattern's metavariables; empty deletes the match",
     )
+    add_rule_argument(parser)
     add_scope_arguments(parser, counted="replacements")
     decide = parser.add_mutually_exclusive_group()
     decide.add_argument("--yes", "-y", action="store_true", help="apply without asking")
@@ -155,7 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     """Run ``xcsh ast-edit``; returns the exit code (see the module docstring)."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.rule is None and (args.pattern is None or args.rewrite is None):
+        parser.error("give -p/--pattern and -r/--rewrite, or --rule FILE (rules with a fix)")
+    if args.rule is not None and (args.pattern is not None or args.rewrite is not None):
+        parser.error("--rule replaces -p/--pattern and -r/--rewrite; give one or the other")
     # -i asks about each change: refuse before the (possibly long) preview when it cannot ask
     if args.interactive and args.json:
         error("-i asks about each change and --json never asks: use one of them.")
@@ -163,6 +170,12 @@ def main(argv: list[str]) -> int:
     if args.interactive and not is_interactive():
         error(INTERACTIVE_NEEDS_TERMINAL)
         return EXIT_BAD_INPUT
+    return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Preview, decide and resolve as ``args`` say (a pattern and rewrite, or rules
+    with fixes: ``--rule`` or ``xcsh scan --fix``); the exit code."""
     out = _Stdout(None if args.json else make_console(sys.stdout, _style()))
     try:
         check_limit(args.limit)
@@ -293,6 +306,15 @@ def _decide(args: argparse.Namespace, action: PendingAction) -> tuple[Decision |
 
 def _arguments(args: argparse.Namespace) -> dict[str, Any]:
     """What produced the preview, recorded in the pending action's details."""
+    rules = getattr(args, "rules", None)
+    if args.pattern is None:
+        return {
+            "rule": args.rule,
+            "rules": [rule.id for rule in rules or []],
+            "paths": list(args.paths or [os.curdir]),
+            "glob": list(args.globs),
+            "limit": args.limit,
+        }
     return {
         "ops": [{"pat": args.pattern, "out": args.rewrite}],
         "paths": list(args.paths or [os.curdir]),
@@ -316,9 +338,11 @@ def _merged_preview(args: argparse.Namespace, root: str, paths: list[str]) -> Ed
     covered: set[str] = set()
     merged: EditPreview | None = None
     remaining = args.limit
+    rules = load_rules(args)
     for path in paths:
         preview = preview_edit(
-            [EditOp(pat=args.pattern, out=args.rewrite)],
+            [] if rules else [EditOp(pat=args.pattern, out=args.rewrite)],
+            rules=rules,
             root=root,
             path=path,
             glob=tuple(args.globs),

@@ -33,10 +33,12 @@ from xcsh.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_NO_MATCH,
     EXIT_OK,
+    add_rule_argument,
     add_scope_arguments,
     check_limit,
     empty_scope_message,
     error,
+    load_rules,
     scan_progress,
     shown_path,
     workspace_for,
@@ -56,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Structural search with ast-grep patterns ($A one node, $$$A many, $_ any).",
         epilog="exit codes: 0 matches found, 1 no match, 2 bad input",
     )
-    parser.add_argument("-p", "--pattern", required=True, help="the ast-grep pattern")
+    parser.add_argument("-p", "--pattern", help="the ast-grep pattern")
+    add_rule_argument(parser)
     add_scope_arguments(parser)
     return parser
 
@@ -114,6 +117,13 @@ def main(argv: list[str]) -> int:
         )
         return EXIT_BAD_INPUT
     args = parser.parse_args(argv)
+    if (args.pattern is None) == (args.rule is None):
+        parser.error("give one of -p/--pattern or --rule FILE")
+    return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Search as ``args`` say (a pattern, or rules: ``--rule`` or ``xcsh scan``'s)."""
     try:
         check_limit(args.limit)
         return _search(args)
@@ -140,6 +150,7 @@ def _search(args: argparse.Namespace) -> int:
     elsewhere = root != os.path.realpath(os.getcwd())
     remaining: int | None = args.limit
     more = False
+    rules = load_rules(args)
     scanned = 0
     with scan_progress("searching") as bar:
 
@@ -150,7 +161,8 @@ def _search(args: argparse.Namespace) -> int:
 
         for path, engine_path in zip(paths, given, strict=True):
             source = iter_matches(
-                [args.pattern],
+                [] if rules else [args.pattern],
+                rules=rules,
                 root=root,
                 path=engine_path,
                 glob=tuple(args.globs),
@@ -195,7 +207,7 @@ def _search(args: argparse.Namespace) -> int:
         error(empty_scope_message(args.lang, paths))
         return EXIT_BAD_INPUT
     if not found:
-        return _explain_nothing_found(args, root, given[0])
+        return EXIT_NO_MATCH if rules else _explain_nothing_found(args, root, given[0])
     return EXIT_OK
 
 
@@ -232,12 +244,23 @@ def _emit(match: Match, as_json: bool, console: Console | None) -> None:
         )
         return
     lines = format_match_lines(match)
+    if console is not None:
+        from rich.text import Text
+    if match.rule is not None:  # a YAML rule's match: what the rule says first
+        head = f"{match.rule.severity}[{match.rule.id}]"
+        if console is None:
+            sys.stdout.write(
+                f"{head}: {match.rule.message}\n" if match.rule.message else f"{head}\n"
+            )
+        else:
+            styled = Text(head, style="bold yellow")
+            if match.rule.message:
+                styled.append(f": {match.rule.message}")
+            console.print(styled)
     if console is None:
         sys.stdout.write("".join(f"{match.file}{pos}{line}\n" for pos, line, _, _ in lines))
         return
     for position, line, lo, hi in lines:
-        from rich.text import Text
-
         styled = Text()
         styled.append(match.file, style="magenta")
         styled.append(position, style="green")

@@ -17,6 +17,8 @@ from xcsh.ui import detect_style
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
+    from xcsh.structural.rules import CompiledRule
+
 EXIT_OK = 0
 """Done: matches printed, or an edit previewed, applied or discarded."""
 EXIT_NO_MATCH = 1
@@ -79,6 +81,31 @@ def add_scope_arguments(parser: argparse.ArgumentParser, *, counted: str = "matc
         help="files, folders or globs (default: the current folder); a PATH outside the "
         "current folder makes its repository, or its folder, the workspace",
     )
+
+
+def add_rule_argument(parser: argparse.ArgumentParser) -> None:
+    """``--rule FILE``: YAML rules instead of a pattern, as ``ast-grep scan --rule``."""
+    parser.add_argument(
+        "--rule",
+        metavar="FILE",
+        help="a YAML rule file (one or more rules, as ast-grep scan --rule) instead of -p",
+    )
+
+
+def load_rules(args: argparse.Namespace) -> list[CompiledRule]:
+    """The rules ``args`` names (``--rule FILE``, or set by ``xcsh scan``); empty for none.
+
+    Raises:
+        ToolError: the file cannot be read or holds a bad rule (naming its YAML path).
+    """
+    given = getattr(args, "rules", None)
+    if given is not None:
+        return list(given)
+    if getattr(args, "rule", None):
+        from xcsh.structural.rules import load_rule_file
+
+        return load_rule_file(Path(args.rule), display=args.rule)
+    return []
 
 
 def check_limit(limit: int | None) -> None:

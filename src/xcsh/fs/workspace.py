@@ -79,9 +79,13 @@ class Workspace:
 
         Returns:
             ``(root, relative)`` with ``/`` separators (``"."`` for a root
-            itself), or ``None`` when the real path is outside every root.
+            itself), or ``None`` when the real path is outside every root (or
+            cannot be resolved: a link on the way changed while it was read).
         """
-        real = Path(os.path.realpath(path))
+        try:
+            real = Path(os.path.realpath(path))
+        except OSError:  # a symlink replaced between lstat and readlink
+            return None
         for root in self.roots:
             if real == root:
                 return root, "."

@@ -27,8 +27,9 @@ from xcsh.journal.records import (
     FileRecord,
 )
 from xcsh.journal.recover import Recovered, recover
+from xcsh.journal.retention import Retention
 from xcsh.journal.signals import held_signals
-from xcsh.journal.store import Journal, JournalError, Retention, journal_folder
+from xcsh.journal.store import Journal, JournalError, journal_folder
 from xcsh.journal.undo import (
     NothingToUndo,
     UndoError,

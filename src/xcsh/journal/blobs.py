@@ -1,7 +1,8 @@
 """The journal's content-addressed store: each distinct content once, named by its sha256.
 
-``blobs/<first 2 hex>/<remaining 62 hex>`` holds the bytes; however many
-entries refer to a content, it is stored once. A blob is written to a
+``blobs/<sha256 hex>`` holds the bytes (one flat folder, so making a set of
+blobs durable costs one folder fsync); however many entries refer to a
+content, it is stored once. A blob is written to a
 temporary file, fsynced and renamed into place, so a present blob is always
 complete. Unreferenced blobs are removed by :meth:`BlobStore.prune`.
 """
@@ -31,7 +32,7 @@ class BlobStore:
 
     def path(self, digest: str) -> Path:
         """Where the blob of ``digest`` lives."""
-        return self.folder / digest[:2] / digest[2:]
+        return self.folder / digest
 
     def has(self, digest: str) -> bool:
         """True when the blob is stored."""
@@ -64,9 +65,8 @@ class BlobStore:
         for data in contents:
             wanted.setdefault(sha256_hex(data), data)
         missing = {d: data for d, data in wanted.items() if not self.has(d)}
-        folders = {self.path(d).parent for d in missing}
-        for folder in folders:
-            folder.mkdir(parents=True, exist_ok=True)
+        if missing:
+            self.folder.mkdir(parents=True, exist_ok=True)
         items = list(missing.items())
         if len(items) <= 2:
             for digest, data in items:
@@ -74,9 +74,7 @@ class BlobStore:
         else:
             with ThreadPoolExecutor(max_workers=_THREADS) as pool:
                 list(pool.map(lambda item: self._write(*item), items))
-        for folder in folders:
-            _sync_folder(folder)
-        if folders:
+        if missing:
             _sync_folder(self.folder)
         return {d: len(data) for d, data in wanted.items()}, sum(len(v) for v in missing.values())
 
@@ -103,17 +101,13 @@ class BlobStore:
         freed = 0
         if not self.folder.is_dir():
             return 0
-        for sub in self.folder.iterdir():
-            if not sub.is_dir():
+        for blob in self.folder.iterdir():
+            if blob.name in keep or blob.name.startswith("."):
                 continue
-            for blob in sub.iterdir():
-                digest = sub.name + blob.name
-                if digest in keep:
-                    continue
-                with contextlib.suppress(OSError):
-                    size = blob.stat().st_size
-                    blob.unlink()
-                    freed += size
+            with contextlib.suppress(OSError):
+                size = blob.stat().st_size
+                blob.unlink()
+                freed += size
         return freed
 
     def total_bytes(self) -> int:
@@ -121,11 +115,9 @@ class BlobStore:
         total = 0
         if not self.folder.is_dir():
             return 0
-        for sub in self.folder.iterdir():
-            if sub.is_dir():
-                for blob in sub.iterdir():
-                    with contextlib.suppress(OSError):
-                        total += blob.stat().st_size
+        for blob in self.folder.iterdir():
+            with contextlib.suppress(OSError):
+                total += blob.stat().st_size
         return total
 
 

@@ -12,7 +12,8 @@ An entry ``<seq>`` is two files in ``entries/``:
      "files": [{"path": "src/a.py", "before": "<sha256>", "after": "<sha256>", "mode": 420}]}
 
   ``before``/``after`` are ``null`` for a file that did not exist on that
-  side; the contents are in the blob store under those hashes. ``kind`` is
+  side; the before contents are in the blob store under their hashes (the
+  after content is recognised by its hash: it is in the files themselves). ``kind`` is
   ``"undo"`` for an undo, with ``undoes`` naming the entry it undid.
   ``after_known`` is false for a custom tool's apply, whose result is only
   known once it ran; its ``after`` hashes are then in the outcome record.

@@ -17,19 +17,16 @@ which tells recovery that its process is alive.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import errno
 import fcntl
 import json
 import os
 import time
-import tomllib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from xcsh.core import UsageError, XcshError
+from xcsh.core import XcshError
 from xcsh.fs.confined import sha256_hex
 from xcsh.journal.blobs import BlobStore
 from xcsh.journal.records import (
@@ -44,6 +41,7 @@ from xcsh.journal.records import (
     parse_outcome,
     write_durably,
 )
+from xcsh.journal.retention import Retention, plan_prune
 
 LOCK_TIMEOUT = 60.0
 """Seconds to wait for another xcsh process to finish writing to the same workspace."""
@@ -51,56 +49,6 @@ LOCK_TIMEOUT = 60.0
 
 class JournalError(XcshError):
     """The journal could not be read or written; the message names the folder and the cause."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Retention:
-    """How much history a journal keeps (settings ``journal_max_entries`` / ``journal_max_bytes``).
-
-    Args:
-        max_entries: entries kept (oldest pruned first; at least 1).
-        max_bytes: bytes of stored copies kept (oldest entries pruned first;
-            the newest entry is kept whatever its size).
-    """
-
-    max_entries: int = 200
-    max_bytes: int = 512 * 1024 * 1024
-
-    @classmethod
-    def from_settings(cls, settings: Mapping[str, Any], where: Path) -> Retention:
-        """The retention ``settings`` (``settings.toml``'s values) ask for; defaults when missing.
-
-        Raises:
-            UsageError: a value is not a whole number of at least 1 (naming ``where``).
-        """
-        values = {}
-        for key, fallback in (
-            ("journal_max_entries", cls.max_entries),
-            ("journal_max_bytes", cls.max_bytes),
-        ):
-            value = settings.get(key, fallback)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise UsageError(
-                    f"{key} in {where} must be a whole number of at least 1, not {value!r}"
-                )
-            values[key] = value
-        return cls(max_entries=values["journal_max_entries"], max_bytes=values["journal_max_bytes"])
-
-    @classmethod
-    def of_home(cls, home: Path) -> Retention:
-        """The retention set in ``home/settings.toml`` (defaults when it is missing or unreadable;
-        the commands that own the settings file report its errors).
-
-        Raises:
-            UsageError: a retention value is invalid.
-        """
-        path = home / "settings.toml"
-        try:
-            with path.open("rb") as handle:
-                values = tomllib.load(handle)
-        except (OSError, tomllib.TOMLDecodeError):
-            return cls()
-        return cls.from_settings(values, path)
 
 
 @dataclass
@@ -211,7 +159,11 @@ class Journal:
         undoes: int | None = None,
         after_known: bool = True,
     ) -> OpenEntry:
-        """Store the contents, then write and fsync the intent record (the lock must be held).
+        """Store the before contents, then write and fsync the intent record (lock held).
+
+        Only the before contents are stored: undo and roll back write them;
+        the after content is recognised by its hash in the record (it is in
+        the files themselves, and is the next change's before content).
 
         Args:
             files: each file's record with its before and after contents
@@ -221,7 +173,7 @@ class Journal:
             OSError: a blob or the record could not be written (nothing
                 refers to what was stored; the workspace is untouched).
         """
-        contents = [data for _, b, a in files for data in (b, a) if data is not None]
+        contents = [before for _, before, _ in files if before is not None]
         _, added = self.blobs.put_many(contents)
         seq = self._next_seq()
         while True:
@@ -398,15 +350,10 @@ class Journal:
         return max(seqs, default=0) + 1
 
     def _prune(self, ordered: list[EntrySummary]) -> list[EntrySummary]:
-        """Drop the oldest settled entries past the limits (to 90 % of them, so that
-        pruning, which reads the kept entries, runs once in a while); returns the rest,
-        each charged with the size of the blobs it is the oldest kept entry to use."""
+        """Drop the oldest settled entries past the retention limits; returns the rest."""
         limit = self.retention
-        total = sum(s.bytes for s in ordered)
-        if len(ordered) <= limit.max_entries and total <= limit.max_bytes:
+        if len(ordered) <= limit.max_entries and sum(s.bytes for s in ordered) <= limit.max_bytes:
             return ordered
-        goal_entries = max(1, int(limit.max_entries * 0.9))
-        goal_bytes = int(limit.max_bytes * 0.9)
         digests = {s.seq: self._digests(s.seq) for s in ordered}
         sizes: dict[str, int] = {}
         for found in digests.values():
@@ -414,41 +361,22 @@ class Journal:
                 if digest not in sizes:
                     with contextlib.suppress(OSError):
                         sizes[digest] = self.blobs.path(digest).stat().st_size
-        kept = list(ordered)
-        while True:
-            charged = _charge(kept, digests, sizes)
-            total = sum(s.bytes for s in charged)
-            over = len(charged) > goal_entries or total > goal_bytes
-            if not over or len(kept) <= 1 or kept[0].state is None:
-                break
-            kept.pop(0)  # the oldest settled entry goes first
-        dropped = [s for s in ordered if s not in kept]
+        kept = plan_prune(ordered, limit, digests, sizes)
+        seqs = {s.seq for s in kept}
+        dropped = [s for s in ordered if s.seq not in seqs]
         for summary in dropped:
             for suffix in (".state", ".json"):
                 with contextlib.suppress(OSError):
                     (self.entries_dir / f"{summary.seq:06d}{suffix}").unlink()
         if dropped:
             self.blobs.prune({d for s in kept for d in digests[s.seq]})
-        return charged
+        return kept
 
     def _digests(self, seq: int) -> list[str]:
         record = self.entry(seq)
         if record is None:
             return []
-        return [d for f in record.files for d in (f.before, f.after) if d is not None]
-
-
-def _charge(
-    kept: list[EntrySummary], digests: dict[int, list[str]], sizes: dict[str, int]
-) -> list[EntrySummary]:
-    """``kept`` with each blob's size charged to the oldest entry that uses it."""
-    seen: set[str] = set()
-    out = []
-    for summary in kept:
-        fresh = [d for d in dict.fromkeys(digests[summary.seq]) if d not in seen]
-        seen.update(fresh)
-        out.append(dataclasses.replace(summary, bytes=sum(sizes.get(d, 0) for d in fresh)))
-    return out
+        return [f.before for f in record.files if f.before is not None]
 
 
 def _json(data: object) -> bytes:

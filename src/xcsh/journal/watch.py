@@ -124,8 +124,6 @@ def _finish(journal: Journal, entry: OpenEntry, paths: list[str]) -> None:
         hashes = {p: (None if data is None else sha256_hex(data)) for p, (data, _) in after.items()}
         changed = any(hashes[f.path] != f.before for f in entry.record.files)
         with journal.locked():
-            if changed:
-                journal.blobs.put_many(data for data, _ in after.values() if data is not None)
             journal.finish(entry, COMMITTED if changed else ROLLED_BACK, after=hashes)
     except (OSError, ConfinedError, JournalError):
         journal.release(entry)

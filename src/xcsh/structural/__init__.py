@@ -78,8 +78,16 @@ from xcsh.structural.results import (
     Span,
     skipped_note,
 )
+from xcsh.structural.rule_schema import RuleError
 
 if TYPE_CHECKING:
+    from xcsh.structural.project import Project, find_config, load_project
+    from xcsh.structural.rules import (
+        CompiledRule,
+        load_rule_file,
+        parse_rules,
+        rule_from_parameter,
+    )
     from xcsh.structural.tools import (
         AstEditParams,
         AstGrepParams,
@@ -92,6 +100,9 @@ _TOOL_NAMES = frozenset(
     {"AstEditParams", "AstGrepParams", "create_ast_edit_tool", "create_ast_grep_tool", "edit_label"}
 )
 
+_RULE_NAMES = frozenset({"CompiledRule", "load_rule_file", "parse_rules", "rule_from_parameter"})
+_PROJECT_NAMES = frozenset({"Project", "find_config", "load_project"})
+
 
 def __getattr__(name: str) -> Any:
     # The tools (pydantic models, the tool interface) load only when asked for, so
@@ -100,6 +111,14 @@ def __getattr__(name: str) -> Any:
         import xcsh.structural.tools as tools
 
         return getattr(tools, name)
+    if name in _RULE_NAMES:
+        import xcsh.structural.rules as rules
+
+        return getattr(rules, name)
+    if name in _PROJECT_NAMES:
+        import xcsh.structural.project as project
+
+        return getattr(project, name)
     raise AttributeError(f"module 'xcsh.structural' has no attribute {name!r}")
 
 
@@ -113,6 +132,7 @@ __all__ = [
     "AstGrepParams",
     "Capture",
     "CompiledPattern",
+    "CompiledRule",
     "EditOp",
     "EditPreview",
     "FileEdit",
@@ -120,7 +140,9 @@ __all__ = [
     "Match",
     "Position",
     "ProgressCallback",
+    "Project",
     "Replacement",
+    "RuleError",
     "Scope",
     "SearchResult",
     "SkippedFile",
@@ -133,11 +155,16 @@ __all__ = [
     "edit_label",
     "error_patterns",
     "explain_nothing_found",
+    "find_config",
     "iter_matches",
     "language_for_path",
+    "load_project",
+    "load_rule_file",
+    "parse_rules",
     "preview_edit",
     "resolve_language",
     "resolve_scope",
+    "rule_from_parameter",
     "search",
     "skipped_note",
     "stale_files",

@@ -1,4 +1,4 @@
-"""The structural engine: scope resolution, parallel scans, previews and apply.
+"""The structural engine: compiled queries, parallel scans, previews.
 
 Front ends (the tools, ``xcsh ast-grep``/``xcsh ast-edit``, benchmarks) call
 :func:`search`, :func:`iter_matches`, :func:`preview_edit` and
@@ -7,26 +7,18 @@ Front ends (the tools, ``xcsh ast-grep``/``xcsh ast-edit``, benchmarks) call
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import hashlib
 import os
-import stat
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xcsh.core import ToolError
-from xcsh.fs import Workspace, iter_files
-from xcsh.fs.confined import FileId
-from xcsh.fs.walk import gitignore_spec
-from xcsh.structural.languages import Language, language_for_path, resolve_language
-from xcsh.structural.pattern import CompiledPattern, bound_metavariables, compile_pattern
+from xcsh.structural.apply import AppliedEdit, apply_preview, identify, name_list, stale_files
+from xcsh.structural.query import check_one_language, compile_query, doubt_of, error_patterns_of
 from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
-from xcsh.structural.rewrite import Template, parse_template
 from xcsh.structural.scan import (
-    LanguageQuery,
     Outcome,
     Query,
     restore_edit,
@@ -34,13 +26,29 @@ from xcsh.structural.scan import (
     scan_file_safely,
     splice,
 )
+from xcsh.structural.scope import Scope, resolve_scope
 
 if TYPE_CHECKING:
     import multiprocessing.context
 
-    import pathspec
+    from xcsh.structural.rules import CompiledRule
 
-    from xcsh.journal import Journal
+__all__ = [
+    "AppliedEdit",
+    "EditOp",
+    "ProgressCallback",
+    "Scope",
+    "apply_preview",
+    "check_one_language",
+    "error_patterns",
+    "explain_nothing_found",
+    "iter_matches",
+    "name_list",
+    "preview_edit",
+    "resolve_scope",
+    "search",
+    "stale_files",
+]
 
 ProgressCallback = Callable[[int, int], None]
 """``progress(files_done, files_total)``: called on the calling thread after
@@ -55,9 +63,6 @@ PARALLEL_MIN_BYTES = 1024 * 1024
 _MIN_CHUNK_BYTES = 64 * 1024
 _MAX_CHUNK_FILES = 64
 _WINDOW_PER_WORKER = 4
-_GLOB_CHARS = frozenset("*?[")
-_HOSTED_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "css"})
-"""Languages ast-grep also searches inside HTML files (``<script>``, ``<style>``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,171 +71,6 @@ class EditOp:
 
     pat: str
     out: str
-
-
-@dataclass(kw_only=True)
-class Scope:
-    """The files a call covers, each with its language.
-
-    Attributes:
-        root: the workspace folder (real path).
-        files: ``(path, display path, language name)`` in walk order.
-        languages: the languages of ``files`` by name.
-        language: the language asked for (``lang``), or ``None`` when each file is
-            searched in its own language.
-        given: the path as given, for messages.
-        skipped: files left out (outside the workspace).
-        total_bytes: the size of ``files`` together.
-        sizes: size in bytes of each of ``files`` (0 when unknown), to share work evenly.
-    """
-
-    root: Path
-    files: list[tuple[Path, str, str]]
-    languages: dict[str, Language] = field(default_factory=dict)
-    language: Language | None = None
-    given: str = "."
-    skipped: list[SkippedFile] = field(default_factory=list)
-    total_bytes: int = 0
-    sizes: list[int] = field(default_factory=list)
-
-    def counts(self) -> dict[str, int]:
-        """How many files of each language, most first."""
-        counts: dict[str, int] = {}
-        for _, _, name in self.files:
-            counts[name] = counts.get(name, 0) + 1
-        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
-
-
-@dataclass(frozen=True, kw_only=True)
-class AppliedEdit:
-    """What :func:`apply_preview` wrote: files and replacement counts."""
-
-    files: tuple[str, ...]
-    replacements: int
-    seq: int | None = None
-    """The undo journal's entry, ``None`` when not journaled."""
-    warning: str | None = None
-    """Set when the files landed but something after (the journal) failed; show it."""
-
-
-def _workspace(root: str | Path) -> Workspace:
-    return Workspace(root)
-
-
-def resolve_scope(
-    root: str | Path,
-    *,
-    path: str | None = None,
-    glob: Sequence[str] = (),
-    lang: str | None = None,
-) -> Scope:
-    """Find the files a search or edit covers, as ``ast-grep run`` does (SPEC §4).
-
-    Without ``lang`` every file of a known language is in scope, in its own
-    language. With ``lang`` only files of that language are, plus HTML files,
-    whose ``<script>``/``<style>`` code is searched when ``lang`` is JavaScript,
-    TypeScript or CSS; a file named explicitly is read as ``lang`` whatever its
-    extension.
-
-    Args:
-        root: the workspace folder; nothing outside its real path is read.
-        path: a file, a folder or a glob (relative to ``root``); default ``root``.
-        glob: extra gitwildmatch filters, relative to ``root`` (any may match).
-        lang: language name or alias; inferred per file when ``None``.
-
-    Returns:
-        The files in walk order with their display paths and languages, and the
-        ones skipped because their real path is outside the workspace (symlinks).
-
-    Raises:
-        ToolError: unknown language (listing the supported ones), a path outside
-            the workspace or missing, or no source file in scope.
-    """
-    ws = _workspace(root)
-    language = resolve_language(lang) if lang else None
-    given = (path or ".").strip() or "."
-    start, path_filter, explicit_file = _start_of(ws, given)
-    scope = Scope(root=ws.root, files=[], language=language, given=given)
-    for file, display, info in _walk_scope(ws, start, tuple(glob), path_filter, scope.skipped):
-        found = _file_language(file, language, explicit_file)
-        if found is None:
-            continue
-        scope.languages[found.name] = found
-        scope.files.append((file, display, found.name))
-        size = info.st_size if info is not None else 0
-        scope.sizes.append(size)
-        scope.total_bytes += size
-    if not scope.files and language is None:
-        raise ToolError(
-            f"No source file of a supported language in '{given}'. "
-            "Check `path` and `glob`, or pass `lang` for files with unusual extensions."
-        )
-    return scope
-
-
-def _start_of(ws: Workspace, given: str) -> tuple[Path, pathspec.GitIgnoreSpec | None, bool]:
-    """Where the walk starts, the glob ``given`` stands for (if it is one), and whether
-    ``given`` names one file."""
-    candidate = Path(os.path.expanduser(given))
-    absolute = candidate if candidate.is_absolute() else ws.root / candidate
-    if _GLOB_CHARS & set(given) and not os.path.lexists(absolute):
-        return ws.root, gitignore_spec([given]), False
-    start = ws.resolve(given)
-    if not os.path.exists(start):
-        raise ToolError(
-            f"Path '{given}' does not exist in the workspace {ws.root}. "
-            "Give an existing file, folder or a glob such as 'src/**/*.py'."
-        )
-    return start, None, not start.is_dir()
-
-
-def _walk_scope(
-    ws: Workspace,
-    start: Path,
-    globs: tuple[str, ...],
-    path_filter: pathspec.GitIgnoreSpec | None,
-    skipped: list[SkippedFile],
-) -> Iterator[tuple[Path, str, os.stat_result | None]]:
-    """The files under ``start`` with their display paths and stat, confined to ``ws``.
-
-    A symlinked file whose real path leaves the workspace is added to ``skipped``.
-    """
-    prefix = os.path.join(str(ws.root), "")
-    for file in iter_files(start, globs=globs, root=ws.root, hidden_files=False):
-        name = str(file)
-        # The common case, a walked file under the root, without pathlib's relative_to.
-        display = (
-            name[len(prefix) :].replace(os.sep, "/")
-            if name.startswith(prefix) and os.sep + ".." + os.sep not in name
-            else ws.relative(file)
-        )
-        if path_filter is not None and not path_filter.match_file(display):
-            continue
-        try:
-            info: os.stat_result | None = os.lstat(name)
-        except OSError:
-            info = None
-        # Walked folders are real folders under a confined start, so only a symlinked
-        # file can lead outside; checking just those keeps the walk fast.
-        if info is not None and stat.S_ISLNK(info.st_mode):
-            if not ws.contains(file):
-                skipped.append(SkippedFile(path=file, file=display, reason="outside the workspace"))
-                continue
-            try:
-                info = os.stat(name)
-            except OSError:
-                info = None
-        yield file, display, info
-
-
-def _file_language(file: Path, language: Language | None, explicit_file: bool) -> Language | None:
-    """The language a file is searched in, or ``None`` to leave it out."""
-    found = language_for_path(file)
-    if language is None or found == language:
-        return found
-    if found is not None and found.name == "html" and language.name in _HOSTED_LANGUAGES:
-        return found  # searched for the code embedded in it
-    return language if explicit_file else None
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
@@ -304,6 +144,7 @@ def explain_nothing_found(
     lang: str | None = None,
     selector: str | None = None,
     strictness: str = "smart",
+    rules: Sequence[CompiledRule] = (),
 ) -> tuple[str | None, tuple[str, ...]]:
     """Why a search found nothing: ``(doubt, error_patterns)``.
 
@@ -316,8 +157,8 @@ def explain_nothing_found(
         ToolError: as :func:`search`.
     """
     scope = resolve_scope(root, path=path, glob=glob, lang=lang)
-    query = _compile_query(patterns, scope, selector, strictness)
-    return _doubt(query, scope), _error_patterns(query)
+    query = compile_query(patterns, scope, selector, strictness, rules=rules)
+    return doubt_of(query, scope), error_patterns_of(query)
 
 
 def error_patterns(
@@ -346,80 +187,6 @@ def error_patterns(
     )[1]
 
 
-def _error_patterns(query: Query) -> tuple[str, ...]:
-    out: list[str] = []
-    for unit in query.languages.values():
-        for pattern in unit.patterns:
-            if pattern is not None and pattern.has_error and pattern.source not in out:
-                out.append(pattern.source)
-    return tuple(out)
-
-
-def _doubt(query: Query, scope: Scope) -> str | None:
-    """The doubt to raise when nothing was found: a pattern doubtful in every language
-    it compiled in (the language with the most files speaks), else ``None``."""
-    order = {name: i for i, name in enumerate(scope.counts())}
-    units = sorted(query.languages.values(), key=lambda u: order.get(u.name, len(order)))
-    count = max((len(u.patterns) for u in units), default=0)
-    for index in range(count):
-        compiled = [u.patterns[index] for u in units if u.patterns[index] is not None]
-        if compiled and all(c.doubt for c in compiled if c is not None):
-            return compiled[0].doubt if compiled[0] is not None else None
-    return None
-
-
-def _compile_query(
-    patterns: Sequence[str],
-    scope: Scope,
-    selector: str | None,
-    strictness: str,
-    templates: Sequence[str] | None = None,
-    **flags: bool,
-) -> Query:
-    """Compile every pattern for every language of ``scope`` (and the languages HTML
-    files embed). A pattern that does not compile in a language is left out there,
-    as the CLI leaves it out; when ``lang`` was given, or no language accepts a
-    pattern, its error is raised.
-    """
-    if not patterns:
-        raise ToolError("`pat` is empty. Give at least one ast-grep pattern.")
-    names = list(scope.counts())
-    if scope.language is not None:
-        names = [scope.language.name]
-    elif "html" in names:
-        names += [name for name in ("javascript", "typescript", "css") if name not in names]
-    languages: dict[str, LanguageQuery] = {}
-    errors: dict[int, ToolError] = {}
-    for name in names:
-        language = scope.languages.get(name) or resolve_language(name)
-        compiled: list[CompiledPattern | None] = []
-        for index, pattern in enumerate(patterns):
-            try:
-                compiled.append(
-                    compile_pattern(pattern, language, selector=selector, strictness=strictness)
-                )
-            except ToolError as exc:
-                if scope.language is not None:
-                    raise
-                errors.setdefault(index, exc)
-                compiled.append(None)
-        if any(c is not None for c in compiled):
-            languages[name] = LanguageQuery(
-                name=name, display=language.display, patterns=tuple(compiled)
-            )
-    for index in range(len(patterns)):
-        if index in errors and not any(u.patterns[index] is not None for u in languages.values()):
-            raise errors[index]
-    parsed: tuple[Template, ...] = ()
-    if templates is not None:
-        parsed = tuple(
-            parse_template(out, single=single, multi=multi, pattern=pattern)
-            for pattern, out in zip(patterns, templates, strict=True)
-            for single, multi in [bound_metavariables(pattern)]
-        )
-    return Query(languages=languages, templates=parsed, **flags)
-
-
 def iter_matches(
     patterns: Sequence[str],
     *,
@@ -432,6 +199,7 @@ def iter_matches(
     progress: ProgressCallback | None = None,
     workers: int | None = None,
     skipped: list[SkippedFile] | None = None,
+    rules: Sequence[CompiledRule] = (),
 ) -> Iterator[Match]:
     """Stream every match, file by file in walk order (for ``--json`` output).
 
@@ -443,7 +211,7 @@ def iter_matches(
         ToolError: as :func:`search`, before the first match is yielded.
     """
     scope = resolve_scope(root, path=path, glob=glob, lang=lang)
-    query = _compile_query(patterns, scope, selector, strictness)
+    query = compile_query(patterns, scope, selector, strictness, rules=rules)
     if skipped is not None:
         skipped.extend(scope.skipped)
     return _iter_matches(query, scope, progress, workers, skipped)
@@ -477,6 +245,7 @@ def search(
     offset: int = 0,
     progress: ProgressCallback | None = None,
     workers: int | None = None,
+    rules: Sequence[CompiledRule] = (),
 ) -> SearchResult:
     """Search files structurally, as ``ast-grep run -p`` does.
 
@@ -492,6 +261,8 @@ def search(
         offset: skip this many matches before keeping any.
         progress: optional ``progress(files_done, files_total)``.
         workers: processes to use (default: up to 2); ``1`` forces in-process.
+        rules: YAML rules (:mod:`xcsh.structural.rules`) to run instead of ``patterns``
+            (which must then be empty); each rule runs on the files of its language.
 
     Returns:
         The kept matches, the total, and the files skipped (binary, not
@@ -506,7 +277,7 @@ def search(
     if offset < 0:
         raise ToolError(f"`offset` must be 0 or more; got {offset}.")
     scope = resolve_scope(root, path=path, glob=glob, lang=lang)
-    query = _compile_query(patterns, scope, selector, strictness)
+    query = compile_query(patterns, scope, selector, strictness, rules=rules)
     skipped = list(scope.skipped)
     kept: list[Match] = []
     total = 0
@@ -519,7 +290,7 @@ def search(
         if total >= offset and (limit is None or len(kept) < limit):
             kept.append(match)
         total += 1
-    if total == 0 and (doubt := _doubt(query, scope)) is not None:
+    if total == 0 and (doubt := doubt_of(query, scope)) is not None:
         raise ToolError(doubt)
     return SearchResult(
         matches=kept,
@@ -527,7 +298,7 @@ def search(
         files_scanned=len(scope.files),
         files_with_matches=files_with_matches,
         skipped=skipped,
-        error_patterns=_error_patterns(query),
+        error_patterns=error_patterns_of(query),
     )
 
 
@@ -545,6 +316,7 @@ def preview_edit(
     workers: int | None = None,
     captures: bool = False,
     covered: set[str] | None = None,
+    rules: Sequence[CompiledRule] = (),
     include_broken: bool = False,
     include_parse_errors: bool = False,
 ) -> EditPreview:
@@ -580,19 +352,20 @@ def preview_edit(
             metavariable its pattern does not bind, overlapping ops, or any
             error of :func:`resolve_scope` / ``compile_pattern``.
     """
-    if not ops:
+    if not ops and not rules:
         raise ToolError("`ops` is empty. Give at least one {pat, out} rewrite.")
     if limit is not None and limit <= 0:
         raise ToolError(f"`limit` must be a positive number of replacements; got {limit}.")
     scope = resolve_scope(root, path=path, glob=glob, lang=lang)
     if covered is not None:
         _leave_out_covered(scope, covered)
-    query = _compile_query(
+    query = compile_query(
         [op.pat for op in ops],
         scope,
         selector,
         strictness,
         templates=[op.out for op in ops],
+        rules=rules,
         skip_parse_errors=not include_parse_errors,
         captures=captures,
         keep_broken=include_broken,
@@ -635,7 +408,7 @@ def preview_edit(
         close = getattr(outcomes, "close", None)
         if close is not None:
             close()
-    if not preview.files and not preview.identical and (doubt := _doubt(query, scope)):
+    if not preview.files and not preview.identical and (doubt := doubt_of(query, scope)):
         raise ToolError(doubt)
     if scope.language is None:
         check_one_language(preview)
@@ -643,35 +416,6 @@ def preview_edit(
 
 
 # Languages one rewrite may serve together: their expressions are written the same way.
-_FAMILIES = {"JavaScript": "JavaScript", "TypeScript": "JavaScript", "Tsx": "JavaScript"}
-
-
-def check_one_language(preview: EditPreview) -> None:
-    """One rewrite is written for one language (SPEC §4): without ``lang``, refuse a
-    preview that would change files of several (JavaScript, TypeScript and TSX count
-    as one), so a rewrite meant for one never lands in another. Files left out
-    because the rewrite would break them count too: the rewrite matched there.
-
-    Raises:
-        ToolError: naming each language with its changed files, and the fix.
-    """
-    by_language: dict[str, list[str]] = {}
-    for edit in preview.files:
-        by_language.setdefault(edit.language, []).append(edit.file)
-    for skipped in preview.skipped:
-        if skipped.language:
-            by_language.setdefault(skipped.language, []).append(skipped.file)
-    if len({_FAMILIES.get(name, name) for name in by_language}) <= 1:
-        return
-    listed = "; ".join(
-        f"{name.lower()}: {name_list(files, 3)}" for name, files in sorted(by_language.items())
-    )
-    raise ToolError(
-        f"The rewrite would change files of several languages ({listed}). A rewrite is "
-        "written for one language: pass `lang` to pick it, or narrow `path`/`glob`."
-    )
-
-
 def _leave_out_covered(scope: Scope, covered: set[str]) -> None:
     """Drop from ``scope`` the files whose real path is in ``covered``; add the rest."""
     kept: list[tuple[Path, str, str]] = []
@@ -746,122 +490,3 @@ def select_replacements(preview: EditPreview, keep: set[tuple[int, int]]) -> Edi
     return EditPreview(
         root=preview.root, files=files, skipped=list(preview.skipped), files_scanned=0
     )
-
-
-def name_list(names: Sequence[str], shown: int = 20) -> str:
-    """``a, b, c`` — at most ``shown`` names, then ``and N more``."""
-    head = ", ".join(names[:shown])
-    return head if len(names) <= shown else f"{head} and {len(names) - shown} more"
-
-
-def stale_files(preview: EditPreview) -> list[str]:
-    """Display paths of previewed files whose bytes changed since the preview (sha256)."""
-    stale: list[str] = []
-    for edit in preview.files:
-        try:
-            current = hashlib.sha256(edit.path.read_bytes()).hexdigest()
-        except OSError:
-            current = ""
-        if current != edit.old_sha256:
-            stale.append(edit.file)
-    return stale
-
-
-def apply_preview(
-    preview: EditPreview,
-    *,
-    journal: Journal | None = None,
-    label: str | None = None,
-    source_tool_name: str = "ast_edit",
-) -> AppliedEdit:
-    """Write exactly the bytes a preview showed: all or nothing, recorded in ``journal``.
-
-    The one apply entry point for previews (a partial apply passes a preview
-    holding the chosen files). Each file's real path must still be inside
-    the workspace; the write itself goes through
-    :func:`xcsh.journal.apply_changes`, which checks every file (same inode,
-    same content as previewed, not hard-linked) before writing any, reaches
-    it without following a symlink, re-checks it just before its rename, and
-    rolls back on failure. A symlinked file is written through: its target
-    (inside the workspace) is replaced and the link stays a link.
-
-    Args:
-        preview: the preview (or a subset of its files).
-        journal: the workspace's undo journal; ``None`` writes unrecorded.
-        label: the entry's label (default ``AST Edit: <R> replacement(s) in <F> file(s)``).
-        source_tool_name: recorded with the entry.
-
-    Returns:
-        The files written, the number of replacements, the journal entry and
-        any warning to show beside the success.
-
-    Raises:
-        StalePreviewError: a file's content changed since the preview (naming
-            the files; nothing written), so the caller may preview it again.
-        ToolError: a file left the workspace, changed since the preview, or
-            a write failed (:class:`xcsh.journal.ApplyError`: the message says
-            what was restored and names any file left holding new content).
-    """
-    ws = Workspace(preview.root)
-    outside: list[str] = []
-    from xcsh.journal import Change, apply_changes  # a search never loads the writer
-
-    changes: list[Change] = []
-    for edit in preview.files:
-        located = ws.locate(edit.path)
-        if located is None or located[0] != ws.root or located[1] == ".":
-            outside.append(edit.file)
-            continue
-        changes.append(
-            Change(
-                path=located[1],
-                shown=edit.file,
-                before=edit.old_bytes,
-                after=edit.new_bytes,
-                ident=edit.ident,
-            )
-        )
-    if outside:
-        raise ToolError(
-            f"Refusing to write outside the workspace: {name_list(outside)}. Nothing was written."
-        )
-    stale = stale_files(preview)
-    if stale:
-        from xcsh.pending import StalePreviewError  # only an apply needs it
-
-        raise StalePreviewError(
-            f"These files changed since the preview: {name_list(stale)}. Nothing was written; "
-            "discard this preview and preview the edit again.",
-            files=tuple(stale),
-        )
-    files = len(preview.files)
-    applied = apply_changes(
-        ws.root,
-        changes,
-        journal=journal,
-        label=label
-        or f"AST Edit: {_count(preview.total, 'replacement')} in {_count(files, 'file')}",
-        source_tool_name=source_tool_name,
-    )
-    return AppliedEdit(
-        files=tuple(e.file for e in preview.files),
-        replacements=preview.total,
-        seq=applied.seq,
-        warning=applied.warning,
-    )
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
-def identify(edit: FileEdit) -> FileEdit | None:
-    """``edit`` with the identity (device, inode) of the file it read, or ``None`` when the
-    file has other hard links (an apply would split them; such files are left out)."""
-    try:
-        info = os.stat(edit.path)
-    except OSError:
-        return edit
-    if info.st_nlink > 1:
-        return None
-    return dataclasses.replace(edit, ident=FileId.of(info))

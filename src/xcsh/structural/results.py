@@ -38,6 +38,16 @@ class Span:
 
 
 @dataclass(frozen=True, kw_only=True)
+class RuleReport:
+    """What a YAML rule says about its match: ``ruleId``, ``severity``, ``message``, ``note``."""
+
+    id: str
+    severity: str
+    message: str
+    note: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class Capture:
     """Text a metavariable captured, with its span."""
 
@@ -65,6 +75,8 @@ class Match:
         trailing: code points after the match on its last line.
         single: captures of ``$NAME`` metavariables that matched.
         multi: captures of ``$$$NAME`` metavariables (separators included, as the CLI).
+        transformed: the values of a rule's ``transform``, by name.
+        rule: the rule that matched (id, severity, message), for a YAML rule's match.
     """
 
     path: Path
@@ -78,6 +90,11 @@ class Match:
     trailing: int
     single: dict[str, Capture] = field(default_factory=dict)
     multi: dict[str, list[Capture]] = field(default_factory=dict)
+    transformed: dict[str, str] = field(default_factory=dict)
+    rule: RuleReport | None = None
+    fix: tuple[str, int, int] | None = None
+    """A YAML rule's fix for this match: ``(text, start byte, end byte)`` of the range it
+    replaces; reported as ``ast-grep scan --json`` reports it."""
 
     def to_cli_json(self, *, replacement: Replacement | None = None) -> dict[str, Any]:
         """This match as one object of ``ast-grep run --json`` (same keys, same order).
@@ -94,17 +111,27 @@ class Match:
             "charCount": {"leading": self.leading, "trailing": self.trailing},
         }
         if replacement is not None:
+            span = replacement.span
             out["replacement"] = replacement.new_text
-            out["replacementOffsets"] = {"start": self.span.start_byte, "end": self.span.end_byte}
+            out["replacementOffsets"] = {"start": span.start_byte, "end": span.end_byte}
+        elif self.fix is not None:
+            out["replacement"] = self.fix[0]
+            out["replacementOffsets"] = {"start": self.fix[1], "end": self.fix[2]}
         out["language"] = self.language
-        if self.single or self.multi:  # the CLI omits the key when nothing is bound
+        if self.single or self.multi or self.transformed:  # the CLI omits it when nothing is bound
             out["metaVariables"] = {
                 "single": {name: cap.to_json() for name, cap in self.single.items()},
                 "multi": {
                     name: [cap.to_json() for cap in caps] for name, caps in self.multi.items()
                 },
-                "transformed": {},
+                "transformed": dict(self.transformed),
             }
+        if self.rule is not None:
+            out["ruleId"] = self.rule.id
+            out["severity"] = self.rule.severity
+            out["note"] = self.rule.note
+            out["message"] = self.rule.message
+            out["labels"] = [{"text": self.text, "range": self.span.to_json(), "style": "primary"}]
         return out
 
 
@@ -114,6 +141,13 @@ class Replacement:
 
     match: Match
     new_text: str
+    expanded: Span | None = None
+    """The range replaced when a rule's fix widens it (``expandStart``/``expandEnd``)."""
+
+    @property
+    def span(self) -> Span:
+        """The range replaced: the match's, or the widened one."""
+        return self.expanded if self.expanded is not None else self.match.span
 
     @property
     def old_text(self) -> str:
@@ -208,10 +242,10 @@ class FileEdit:
         """
         spans = [
             (
-                rep.match.span.start.line,
-                rep.match.span.end.line,
-                rep.match.span.start_byte,
-                rep.match.span.end_byte,
+                rep.span.start.line,
+                rep.span.end.line,
+                rep.span.start_byte,
+                rep.span.end_byte,
                 rep.new_text.encode("utf-8"),
             )
             for rep in self.replacements

@@ -113,7 +113,12 @@ def _split_first_var(text: str) -> tuple[str, bool, int] | None:
 
 
 def parse_template(
-    rewrite: str, *, single: tuple[str, ...], multi: tuple[str, ...], pattern: str
+    rewrite: str,
+    *,
+    single: tuple[str, ...],
+    multi: tuple[str, ...],
+    pattern: str,
+    strict: bool = True,
 ) -> Template:
     """Split ``rewrite`` at its metavariables and check each is bound by the pattern.
 
@@ -122,6 +127,9 @@ def parse_template(
         single: names the pattern binds as ``$NAME``.
         multi: names the pattern binds as ``$$$NAME``.
         pattern: the pattern text, for error messages.
+        strict: refuse unbound names; a rule's ``fix`` is not strict (its metavariables
+            may be bound on one branch of an ``any`` only): unbound ones insert nothing,
+            as in the CLI.
 
     Raises:
         ToolError: the rewrite names a metavariable the pattern does not bind
@@ -140,7 +148,7 @@ def parse_template(
             continue
         name, is_multi, length = found
         bound = multi if is_multi else single
-        if name not in bound:
+        if strict and name not in bound:
             sigil = "$$$" if is_multi else "$"
             other = single if is_multi else multi
             if name in other:
@@ -210,7 +218,7 @@ def expand_template(
     template: Template,
     text: str,
     match_start: int,
-    captures: dict[str, tuple[int, int] | None],
+    captures: dict[str, tuple[int, int] | str | None],
     newline: str,
 ) -> str:
     """Build the replacement for one match, exactly as the CLI would (plus SPEC §4 differences).
@@ -220,7 +228,8 @@ def expand_template(
         text: the whole file text (code points).
         match_start: code-point index where the match starts.
         captures: for each template variable name, its ``(start, end)``
-            code-point range in ``text``, or ``None`` when it captured nothing.
+            code-point range in ``text``, a text to insert (a transformed value), or
+            ``None`` when it captured nothing.
         newline: the file's line ending; template line breaks become it.
 
     Returns:
@@ -247,7 +256,9 @@ def expand_template(
     parts = [fragments[0]]
     for var, indent, frag in zip(template.variables, var_indents, fragments[1:], strict=True):
         span = captures.get(var.name)
-        if span is not None:
+        if isinstance(span, str):  # a transformed value (a rule's `transform`)
+            parts.append(reindent(span, "", indent) if "\n" in span else span)
+        elif span is not None:
             start, end = span
             value = text[start:end]
             if "\n" in value:

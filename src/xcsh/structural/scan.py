@@ -11,11 +11,12 @@ import hashlib
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from ast_grep_py import Pos, SgNode, SgRoot
+from ast_grep_py import Config, Pos, SgNode, SgRoot
 
 from xcsh.fs import NotTextError, decode_text, detect_newline
+from xcsh.structural.embedded import HOSTED, embedded_sources, hosts
 from xcsh.structural.pattern import CompiledPattern
 from xcsh.structural.results import (
     Capture,
@@ -23,10 +24,22 @@ from xcsh.structural.results import (
     Match,
     Position,
     Replacement,
+    RuleReport,
     SkippedFile,
     Span,
 )
 from xcsh.structural.rewrite import Template, expand_template
+from xcsh.structural.rule_eval import (
+    capture_spans,
+    expanded_range,
+    interpolate,
+    rule_template,
+    transformed_values,
+)
+from xcsh.structural.rules import CompiledRule
+
+Matcher = CompiledPattern | CompiledRule
+"""A pattern (``-p``, ``pat``) or a YAML rule: what a query runs on each file."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,7 +55,7 @@ class LanguageQuery:
 
     name: str
     display: str
-    patterns: tuple[CompiledPattern | None, ...]
+    patterns: tuple[Matcher | None, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,7 +66,8 @@ class Query:
         languages: the compiled patterns per language name; a file is searched with
             the entry of its own language, and an HTML file also with the entries of
             the languages embedded in it (``<script>``, ``<style>``).
-        templates: the rewrites of an edit, parallel to the patterns; empty for a search.
+        templates: the rewrites of an edit, parallel to the patterns (``None`` for a rule
+            without ``fix``: it is not rewritten); empty for a search.
         skip_parse_errors: edits leave files whose tree has ERROR nodes alone (SPEC §4).
         captures: record metavariable captures on the matches of an edit (searches always
             do), and the nested matches an edit leaves alone.
@@ -63,7 +77,7 @@ class Query:
     """
 
     languages: dict[str, LanguageQuery]
-    templates: tuple[Template, ...] = ()
+    templates: tuple[Template | None, ...] = ()
     skip_parse_errors: bool = False
     captures: bool = True
     keep_broken: bool = False
@@ -121,11 +135,18 @@ class _Offsets:
         )
 
 
+def find_nodes(root: SgNode, matcher: Matcher) -> list[SgNode]:
+    """Every node under ``root`` (itself included) that ``matcher`` matches, in source order."""
+    if isinstance(matcher, CompiledRule):
+        return root.find_all(cast("Config", matcher.config))
+    return root.find_all(**matcher.rule)
+
+
 def _make_match(
     node: SgNode,
     text: str,
     offsets: _Offsets,
-    pattern: CompiledPattern,
+    pattern: Matcher,
     index: int,
     path: Path,
     file: str,
@@ -140,6 +161,7 @@ def _make_match(
         line_end = len(text)
     single: dict[str, Capture] = {}
     multi: dict[str, list[Capture]] = {}
+    transformed: dict[str, str] = {}
     if captures:
         for name in pattern.single:
             captured = node.get_match(name)
@@ -150,6 +172,25 @@ def _make_match(
             if not nodes and name in pattern.trailing_multi:
                 continue  # never reached by ast-grep's matcher: the CLI does not bind it
             multi[name] = [Capture(text=n.text(), span=offsets.span(n)) for n in nodes]
+    rule: RuleReport | None = None
+    fix: tuple[str, int, int] | None = None
+    if isinstance(pattern, CompiledRule):
+        transformed = transformed_values(node, pattern, text)
+        if pattern.fix is not None and captures:
+            first, last = expanded_range(node, pattern.fix)
+            fix_start = first.range().start.index
+            values = capture_spans(node, rule_template(pattern))
+            values.update(transformed)
+            new = expand_template(
+                rule_template(pattern), text, fix_start, values, detect_newline(text)
+            )
+            fix = (new, offsets.byte(first.range().start), offsets.byte(last.range().end))
+        rule = RuleReport(
+            id=pattern.id,
+            severity=pattern.severity,
+            message=interpolate(pattern.message, node, transformed),
+            note=pattern.note,
+        )
     return Match(
         path=path,
         file=file,
@@ -162,25 +203,10 @@ def _make_match(
         trailing=line_end - end,
         single=single,
         multi=multi,
+        transformed=transformed,
+        rule=rule,
+        fix=fix,
     )
-
-
-def _captures(node: SgNode, template: Template) -> dict[str, tuple[int, int] | None]:
-    out: dict[str, tuple[int, int] | None] = {}
-    for var in template.variables:
-        if var.multi:
-            nodes = node.get_multiple_matches(var.name)
-            out[var.name] = (
-                (nodes[0].range().start.index, nodes[-1].range().end.index) if nodes else None
-            )
-        else:
-            captured = node.get_match(var.name)
-            out[var.name] = (
-                None
-                if captured is None
-                else (captured.range().start.index, captured.range().end.index)
-            )
-    return out
 
 
 def _error_rule(root: SgNode) -> dict[str, Any]:
@@ -276,62 +302,6 @@ def _new_error(old_root: SgNode, old_has_error: bool, new_bytes: bytes, language
     return f"line {pos.line + 1}, column {pos.column + 1}"
 
 
-# Languages ast-grep searches inside HTML, and the default of each host element.
-_EMBEDDED = {"script_element": "javascript", "style_element": "css"}
-_LANG_ATTRIBUTE = {"js": "javascript", "javascript": "javascript", "ts": "typescript"}
-_LANG_ATTRIBUTE.update({"typescript": "typescript", "tsx": "tsx", "jsx": "javascript"})
-_LANG_ATTRIBUTE.update({"css": "css", "scss": "css"})
-
-
-def _element_language(element: SgNode) -> str | None:
-    """The language of a ``<script>``/``<style>`` element: its ``lang`` attribute or the default."""
-    start = element.child(0)
-    if start is not None:
-        for attribute in start.children():
-            if attribute.kind() != "attribute":
-                continue
-            name = attribute.child(0)
-            if name is None or name.text().lower() != "lang":
-                continue
-            value = attribute.find(kind="attribute_value")
-            return _LANG_ATTRIBUTE.get(value.text().strip().lower()) if value else None
-    return _EMBEDDED.get(element.kind())
-
-
-def embedded_sources(text: str, wanted: set[str]) -> dict[str, str]:
-    """The code of each embedded language of an HTML file, at its own positions.
-
-    ast-grep searches ``<script>`` (JavaScript, or the ``lang`` attribute's language)
-    and ``<style>`` (CSS) of HTML files. Each language gets the file's text with
-    everything outside its elements blanked (line breaks kept), so lines, columns and
-    offsets of a match are those of the HTML file.
-    """
-    html = SgRoot(text, "html").root()
-    spans: dict[str, list[tuple[int, int]]] = {}
-    for kind in _EMBEDDED:
-        for element in html.find_all(kind=kind):
-            language = _element_language(element)
-            raw = element.find(kind="raw_text")
-            if language in wanted and raw is not None:
-                rng = raw.range()
-                spans.setdefault(language, []).append((rng.start.index, rng.end.index))
-    out: dict[str, str] = {}
-    for language, ranges in spans.items():
-        parts: list[str] = []
-        cursor = 0
-        for start, end in sorted(ranges):
-            parts.append(_blank(text[cursor:start]))
-            parts.append(text[start:end])
-            cursor = end
-        parts.append(_blank(text[cursor:]))
-        out[language] = "".join(parts)
-    return out
-
-
-def _blank(text: str) -> str:
-    return "".join(ch if ch == "\n" else " " for ch in text)
-
-
 def _units(query: Query, language: str, text: str) -> list[tuple[LanguageQuery, str]]:
     """The (language, source) pairs to search in one file: its own, and embedded ones."""
     units: list[tuple[LanguageQuery, str]] = []
@@ -340,18 +310,10 @@ def _units(query: Query, language: str, text: str) -> list[tuple[LanguageQuery, 
         units.append((own, text))
     if language == "html":
         wanted = {name for name in query.languages if name != "html"}
-        if wanted & _HOSTED:
+        if wanted & HOSTED:
             for name, source in embedded_sources(text, wanted).items():
                 units.append((query.languages[name], source))
     return units
-
-
-_HOSTED = frozenset({"javascript", "typescript", "tsx", "css"})
-
-
-def hosts(language: str) -> bool:
-    """Whether files of ``language`` may embed code of other languages (HTML)."""
-    return language == "html"
 
 
 def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | None:
@@ -378,13 +340,13 @@ def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | N
     except NotTextError as exc:
         return Outcome(skipped=SkippedFile(path=path, file=file, reason=exc.reason))
     own = query.languages.get(language)
-    if own is not None and not hosts(language) and not _active(own, raw):
+    if own is not None and not hosts(language) and not _active(own, raw, file):
         return None
     text = "\ufeff" + body if bom else body  # offsets count the BOM, as the CLI's do
     offsets = _Offsets(text)
     found: list[tuple[LanguageQuery, SgNode, list[int]]] = []
     for unit, source in _units(query, language, text):
-        active = _active(unit, raw)
+        active = _active(unit, raw, file)
         if active:
             found.append((unit, SgRoot(source, unit.name).root(), active))
     if not found:
@@ -395,7 +357,7 @@ def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | N
             for unit, root, active in found
             for i in active
             if (pattern := unit.patterns[i]) is not None
-            for node in root.find_all(**pattern.rule)
+            for node in find_nodes(root, pattern)
         ]
         if len(matches) > 1 and (len(found) > 1 or len(found[0][2]) > 1):
             matches.sort(key=lambda m: (m.span.start_byte, -m.span.end_byte, m.pattern_index))
@@ -403,12 +365,15 @@ def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | N
     return _edit(query, found, text, raw, offsets, path, file, language)
 
 
-def _active(unit: LanguageQuery, raw: bytes) -> list[int]:
-    """The patterns of ``unit`` whose fixed tokens all occur in ``raw``."""
+def _active(unit: LanguageQuery, raw: bytes, file: str) -> list[int]:
+    """The patterns of ``unit`` whose fixed tokens all occur in ``raw`` (and, for rules,
+    whose ``files``/``ignores`` take ``file``)."""
     return [
         i
         for i, pat in enumerate(unit.patterns)
-        if pat is not None and all(tok in raw for tok in pat.tokens)
+        if pat is not None
+        and all(tok in raw for tok in pat.tokens)
+        and (not isinstance(pat, CompiledRule) or pat.applies_to(file))
     ]
 
 
@@ -430,12 +395,17 @@ def _edit(
     for unit, root, active in found:
         for i in active:
             pattern, template = unit.patterns[i], query.templates[i]
-            assert pattern is not None
+            if pattern is None or template is None:
+                continue  # a rule without a fix only reports
             candidates = []
-            for node in root.find_all(**pattern.rule):
-                rng = node.range()
-                start, end = rng.start.index, rng.end.index
-                new = expand_template(template, text, start, _captures(node, template), newline)
+            for node in find_nodes(root, pattern):
+                start, end = node.range().start.index, node.range().end.index
+                values = capture_spans(node, template)
+                if isinstance(pattern, CompiledRule):
+                    first, last = expanded_range(node, pattern.fix)
+                    start, end = first.range().start.index, last.range().end.index
+                    values.update(transformed_values(node, pattern, text))
+                new = expand_template(template, text, start, values, newline)
                 candidates.append((start, end, i, node, new, unit))
             candidates.sort(key=lambda c: (c[0], -c[1]))
             last_end = -1
@@ -451,16 +421,26 @@ def _edit(
     if not kept:
         return Outcome(identical=identical) if identical else None
     kept.sort(key=lambda c: (c[0], -c[1]))
+    if isinstance(kept[0][5].patterns[kept[0][2]], CompiledRule):
+        # Fixes of several rules: as `ast-grep scan -U`, a fix overlapping an earlier
+        # one is left out (reported as nested); scanning again applies it.
+        chosen: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
+        for cand in kept:
+            if chosen and cand[0] < chosen[-1][1]:
+                nested.append(cand)
+                continue
+            chosen.append(cand)
+        kept = chosen
     for before, after in itertools.pairwise(kept):
         if after[0] < before[1]:
             line = after[3].range().start
-            first = after[5].patterns[after[2]]
-            second = before[5].patterns[before[2]]
+            later = after[5].patterns[after[2]]
+            earlier = before[5].patterns[before[2]]
             return Outcome(
                 conflict=(
                     f"{file}:{line.line + 1}:{line.column + 1}: op {after[2] + 1} (`"
-                    f"{first.source if first else ''}`) overlaps op {before[2] + 1} (`"
-                    f"{second.source if second else ''}`)"
+                    f"{later.source if later else ''}`) overlaps op {before[2] + 1} (`"
+                    f"{earlier.source if earlier else ''}`)"
                 )
             )
     errors = [_has_error(root) for _, root, _ in found]
@@ -468,13 +448,20 @@ def _edit(
         return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
 
     def replacement(cand: tuple[int, int, int, SgNode, str, LanguageQuery]) -> Replacement:
-        _, _, op, node, new, unit = cand
+        start, end, op, node, new, unit = cand
         pattern = unit.patterns[op]
         assert pattern is not None
         match = _make_match(
             node, text, offsets, pattern, op, path, file, unit.display, query.captures
         )
-        return Replacement(match=match, new_text=new)
+        expanded = None
+        if (start, end) != (node.range().start.index, node.range().end.index):
+            first, last = expanded_range(node, getattr(pattern, "fix", None))
+            head, tail = offsets.span(first), offsets.span(last)
+            expanded = Span(
+                start_byte=head.start_byte, end_byte=tail.end_byte, start=head.start, end=tail.end
+            )
+        return Replacement(match=match, new_text=new, expanded=expanded)
 
     replacements = tuple(replacement(cand) for cand in kept)
     inner = tuple(replacement(cand) for cand in nested) if query.captures else ()
@@ -525,9 +512,9 @@ def splice(raw: bytes, replacements: tuple[Replacement, ...]) -> bytes:
     parts: list[bytes] = []
     cursor = 0
     for rep in replacements:
-        parts.append(raw[cursor : rep.match.span.start_byte])
+        parts.append(raw[cursor : rep.span.start_byte])
         parts.append(rep.new_text.encode("utf-8"))
-        cursor = rep.match.span.end_byte
+        cursor = rep.span.end_byte
     parts.append(raw[cursor:])
     return b"".join(parts)
 

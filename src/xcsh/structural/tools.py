@@ -23,6 +23,7 @@ from xcsh.structural.edit_action import (
 )
 from xcsh.structural.engine import EditOp, preview_edit, search
 from xcsh.structural.results import EditPreview, Match
+from xcsh.structural.rules import CompiledRule, rule_from_parameter
 
 Strictness = Literal["cst", "smart", "ast", "relaxed", "signature", "template"]
 
@@ -78,12 +79,21 @@ class _ScopeParams(BaseModel):
     )
 
 
+_RULE_DESCRIPTION = (
+    "A YAML rule instead of pat (as ast-grep scan reads it): an object or YAML text with "
+    "id, language, rule (pattern, kind, regex, inside, has, precedes, follows, all, any, "
+    "not, matches), and optionally constraints, utils, transform, fix, rewriters, "
+    "files/ignores. Several rules: YAML documents separated by ---."
+)
+
+
 class AstGrepParams(_ScopeParams):
     """Arguments of ``ast_grep`` (SPEC §4)."""
 
-    pat: Annotated[list[str], BeforeValidator(_one_as_list)] = Field(
-        min_length=1, description="One or more ast-grep patterns."
+    pat: Annotated[list[str] | None, BeforeValidator(_one_as_list)] = Field(
+        default=None, min_length=1, description="One or more ast-grep patterns."
     )
+    rule: dict[str, Any] | str | None = Field(default=None, description=_RULE_DESCRIPTION)
     limit: int = Field(default=50, gt=0, description="Maximum matches to show (default 50).")
     offset: int = Field(default=0, ge=0, description="Matches to skip before showing (paging).")
 
@@ -100,8 +110,11 @@ class AstEditOp(BaseModel):
 class AstEditParams(_ScopeParams):
     """Arguments of ``ast_edit`` (SPEC §4)."""
 
-    ops: Annotated[list[AstEditOp], BeforeValidator(_one_as_list)] = Field(
-        min_length=1, description="Rewrites to apply, {pat, out} each."
+    ops: Annotated[list[AstEditOp] | None, BeforeValidator(_one_as_list)] = Field(
+        default=None, min_length=1, description="Rewrites to apply, {pat, out} each."
+    )
+    rule: dict[str, Any] | str | None = Field(
+        default=None, description=_RULE_DESCRIPTION + " Its fix is the rewrite."
     )
     limit: int | None = Field(
         default=None, gt=0, description="Maximum number of replacements (default: all)."
@@ -118,6 +131,19 @@ class AstEditParams(_ScopeParams):
     )
 
 
+def _rules(
+    given: list[Any] | None, rule: dict[str, Any] | str | None, name: str
+) -> list[CompiledRule]:
+    """The rules of a ``rule`` argument; checks that exactly one of ``name`` and ``rule`` is given.
+
+    Raises:
+        ToolError: both or neither given, or a bad rule (naming its YAML path).
+    """
+    if (given is None) == (rule is None):
+        raise ToolError(f"Give `{name}` or `rule` (a YAML rule), exactly one of them.")
+    return [] if rule is None else rule_from_parameter(rule)
+
+
 def _globs(value: list[str] | str | None) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -127,7 +153,11 @@ def _globs(value: list[str] | str | None) -> tuple[str, ...]:
 def _format_match(match: Match) -> list[str]:
     where = f"{match.file}:{match.span.start.line + 1}:{match.span.start.column + 1}:"
     base = line_indent(match)
-    lines = block(where, match.text, base, "    ")
+    lines = []
+    if match.rule is not None:  # a YAML rule's match: what the rule says first
+        said = f": {match.rule.message}" if match.rule.message else ""
+        lines.append(f"{match.rule.severity}[{match.rule.id}]{said}")
+    lines += block(where, match.text, base, "    ")
     for name, cap in match.single.items():
         lines += block(f"  ${name} =", cap.text, base, "      ")
     raw = match.text.encode("utf-8")
@@ -165,9 +195,11 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
     """
 
     async def run(params: AstGrepParams, ctx: ToolCallContext) -> AgentToolResult:
+        rules = _rules(params.pat, params.rule, "pat")
         result = await asyncio.to_thread(
             search,
-            params.pat,
+            params.pat or [],
+            rules=rules,
             root=cwd,
             path=params.path,
             glob=_globs(params.glob),
@@ -181,7 +213,9 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
         lines: list[str] = []
         for match in result.matches:
             lines += _format_match(match)
-        pats = ", ".join(f"`{p}`" for p in params.pat)
+        pats = ", ".join(f"`{p}`" for p in params.pat or []) or ", ".join(
+            f"rule `{r.id}`" for r in rules
+        )
         if result.total == 0:
             lines.append(f"No matches for {pats} in {plural(result.files_scanned, 'file')}.")
             lines.extend(error_pattern_note(pat) for pat in result.error_patterns)
@@ -255,9 +289,12 @@ def create_ast_edit_tool(
     """
 
     async def run(params: AstEditParams, ctx: ToolCallContext) -> AgentToolResult:
+        rules = _rules(params.ops, params.rule, "ops")
+
         def compute(progress: Callable[[int, int], None] | None = None) -> EditPreview:
             return preview_edit(
-                [EditOp(pat=op.pat, out=op.out) for op in params.ops],
+                [EditOp(pat=op.pat, out=op.out) for op in params.ops or []],
+                rules=rules,
                 root=cwd,
                 path=params.path,
                 glob=_globs(params.glob),

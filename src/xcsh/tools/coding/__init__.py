@@ -1,8 +1,9 @@
 """The standard coding tools: ``read``, ``write``, ``edit``, ``bash``, ``grep``, ``find``, ``ls``.
 
 File tools refuse paths whose real path is outside the workspace unless the
-user allowed the folder (``allow_outside``); writes are atomic
-(:func:`xcsh.fs.atomic_write`). ``write`` and ``edit`` change files directly,
+user allowed the folder (``allow_outside``); writes are atomic, confined at
+the moment they happen and recorded in the undo journal
+(:func:`xcsh.journal.apply_changes`). ``write`` and ``edit`` change files directly,
 as the reference agents' tools do; sweeping structural changes belong to
 ``ast_edit``, which previews first, and every description says so.
 """

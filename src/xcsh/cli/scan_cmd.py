@@ -1,0 +1,108 @@
+"""``xcsh scan``: run a project's YAML rules, like ``ast-grep scan``.
+
+The rules come from the nearest ``sgconfig.yml`` at or above the current
+folder (its ``ruleDirs``, with the utility rules of its ``utilDirs``), from
+``-c CONFIG``, or from ``--rule FILE``. Without ``--fix`` every match is
+printed as ``xcsh ast-grep --rule`` prints it (``--json``: the objects of
+``ast-grep scan --json=stream``). With ``--fix`` the fixes of the rules are
+previewed as one edit and applied or discarded as ``xcsh ast-edit`` does
+(``--yes``, ``--dry-run``, the question on a terminal, ``xcsh undo``).
+
+Exit codes: those of ``xcsh ast-grep`` (0 matches, 1 none, 2 bad input), or
+with ``--fix`` those of ``xcsh ast-edit``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from xcsh.cli import ast_edit_cmd, ast_grep_cmd
+from xcsh.cli.common import EXIT_BAD_INPUT, error
+from xcsh.core import ToolError
+from xcsh.structural.project import find_config, load_project
+from xcsh.structural.rules import load_rule_file
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``xcsh scan`` argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="xcsh scan",
+        description="Run YAML rules (a project's sgconfig.yml, or --rule FILE) like ast-grep scan.",
+        epilog="exit codes: 0 matches found (or an edit done), 1 none, 2 bad input",
+    )
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument(
+        "-c", "--config", metavar="CONFIG", help="the project configuration (default: sgconfig.yml)"
+    )
+    source.add_argument("--rule", metavar="FILE", help="one YAML rule file instead of the project")
+    parser.add_argument(
+        "--globs",
+        metavar="GLOB",
+        action="append",
+        default=[],
+        help="only files matching this glob (gitignore syntax; repeatable)",
+    )
+    parser.add_argument("--limit", metavar="N", type=int, help="stop after N matches")
+    parser.add_argument("--json", action="store_true", help="print JSON lines (ast-grep scan)")
+    parser.add_argument(
+        "--fix", action="store_true", help="preview the rules' fixes as one edit, then decide"
+    )
+    decide = parser.add_mutually_exclusive_group()
+    decide.add_argument("--yes", "-y", action="store_true", help="with --fix: apply without asking")
+    decide.add_argument(
+        "--dry-run", action="store_true", help="with --fix: only preview; change nothing"
+    )
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH", default=[], help="files, folders or globs to scan"
+    )
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    """Run ``xcsh scan``; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if (args.yes or args.dry_run) and not args.fix:
+        parser.error("--yes and --dry-run go with --fix")
+    try:
+        if args.rule:
+            rules = load_rule_file(Path(args.rule), display=args.rule)
+        else:
+            config = Path(args.config) if args.config else find_config(Path.cwd())
+            if config is None:
+                raise ToolError(
+                    "No sgconfig.yml in this folder or above. Create one with "
+                    "`ruleDirs: [rules]`, pass -c CONFIG, or give --rule FILE."
+                )
+            rules = load_project(config).rules
+    except ToolError as exc:
+        error(str(exc))
+        return EXIT_BAD_INPUT
+    rules = [rule for rule in rules if rule.severity != "off"]
+    if not rules:
+        error("No rule to run (every rule is `severity: off`, or the rule folders are empty).")
+        return EXIT_BAD_INPUT
+    common = argparse.Namespace(
+        pattern=None,
+        rewrite=None,
+        rule=args.rule,
+        rules=rules,
+        lang=None,
+        selector=None,
+        strictness="smart",
+        globs=args.globs,
+        limit=args.limit,
+        json=args.json,
+        paths=args.paths or [os.curdir],
+    )
+    if not args.fix:
+        return ast_grep_cmd.run(common)
+    common.yes = args.yes
+    common.dry_run = args.dry_run
+    common.interactive = False
+    common.include_broken = False
+    common.include_parse_errors = False
+    common.no_pager = False  # a long preview on a terminal is paged, as ast-edit's
+    return ast_edit_cmd.run(common)

@@ -1,0 +1,110 @@
+"""How much history a journal keeps, and which entries pruning drops.
+
+Pruning drops the oldest settled entries until both limits hold with room
+to spare (90 % of each, so that pruning, which reads the kept entries, runs
+once in a while); the newest entry is always kept, and an incomplete entry
+stops pruning (recovery still needs it). Each stored content is charged to
+the oldest kept entry that uses it, so the bytes the index adds up are the
+bytes the store holds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from xcsh.core import UsageError
+from xcsh.journal.records import EntrySummary
+
+
+@dataclass(frozen=True, kw_only=True)
+class Retention:
+    """How much history a journal keeps (settings ``journal_max_entries`` / ``journal_max_bytes``).
+
+    Args:
+        max_entries: entries kept (oldest pruned first; at least 1).
+        max_bytes: bytes of stored copies kept (oldest entries pruned first;
+            the newest entry is kept whatever its size).
+    """
+
+    max_entries: int = 200
+    max_bytes: int = 512 * 1024 * 1024
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any], where: Path) -> Retention:
+        """The retention ``settings`` (``settings.toml``'s values) ask for; defaults when missing.
+
+        Raises:
+            UsageError: a value is not a whole number of at least 1 (naming ``where``).
+        """
+        values = {}
+        for key, fallback in (
+            ("journal_max_entries", cls.max_entries),
+            ("journal_max_bytes", cls.max_bytes),
+        ):
+            value = settings.get(key, fallback)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise UsageError(
+                    f"{key} in {where} must be a whole number of at least 1, not {value!r}"
+                )
+            values[key] = value
+        return cls(max_entries=values["journal_max_entries"], max_bytes=values["journal_max_bytes"])
+
+    @classmethod
+    def of_home(cls, home: Path) -> Retention:
+        """The retention set in ``home/settings.toml`` (defaults when it is missing or unreadable;
+        the commands that own the settings file report its errors).
+
+        Raises:
+            UsageError: a retention value is invalid.
+        """
+        path = home / "settings.toml"
+        try:
+            with path.open("rb") as handle:
+                values = tomllib.load(handle)
+        except (OSError, tomllib.TOMLDecodeError):
+            return cls()
+        return cls.from_settings(values, path)
+
+
+def plan_prune(
+    ordered: list[EntrySummary],
+    limit: Retention,
+    digests: dict[int, list[str]],
+    sizes: dict[str, int],
+) -> list[EntrySummary]:
+    """The entries to keep, oldest first, each charged with the bytes it is the first to use.
+
+    Args:
+        ordered: every entry's summary, oldest first.
+        limit: the retention.
+        digests: each entry's stored contents (sha256), by entry number.
+        sizes: each stored content's size in bytes.
+    """
+    goal_entries = max(1, int(limit.max_entries * 0.9))
+    goal_bytes = int(limit.max_bytes * 0.9)
+    kept = list(ordered)
+    while True:
+        charged = _charge(kept, digests, sizes)
+        total = sum(s.bytes for s in charged)
+        over = len(charged) > goal_entries or total > goal_bytes
+        if not over or len(kept) <= 1 or kept[0].state is None:
+            return charged
+        kept.pop(0)
+
+
+def _charge(
+    kept: list[EntrySummary], digests: dict[int, list[str]], sizes: dict[str, int]
+) -> list[EntrySummary]:
+    """``kept`` with each blob's size charged to the oldest entry that uses it."""
+    seen: set[str] = set()
+    out = []
+    for summary in kept:
+        fresh = [d for d in dict.fromkeys(digests[summary.seq]) if d not in seen]
+        seen.update(fresh)
+        out.append(dataclasses.replace(summary, bytes=sum(sizes.get(d, 0) for d in fresh)))
+    return out

@@ -1,0 +1,152 @@
+"""Writing a previewed structural edit: exactly its bytes, all or nothing, journaled."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from xcsh.core import ToolError
+from xcsh.fs import Workspace
+from xcsh.fs.confined import FileId
+from xcsh.structural.results import EditPreview, FileEdit
+
+if TYPE_CHECKING:
+    from xcsh.journal import Change, Journal
+
+
+@dataclass(frozen=True, kw_only=True)
+class AppliedEdit:
+    """What :func:`apply_preview` wrote: files and replacement counts."""
+
+    files: tuple[str, ...]
+    replacements: int
+    seq: int | None = None
+    """The undo journal's entry, ``None`` when not journaled."""
+    warning: str | None = None
+    """Set when the files landed but something after (the journal) failed; show it."""
+
+
+def name_list(names: Sequence[str], shown: int = 20) -> str:
+    """``a, b, c`` — at most ``shown`` names, then ``and N more``."""
+    head = ", ".join(names[:shown])
+    return head if len(names) <= shown else f"{head} and {len(names) - shown} more"
+
+
+def stale_files(preview: EditPreview) -> list[str]:
+    """Display paths of previewed files whose bytes changed since the preview (sha256)."""
+    stale: list[str] = []
+    for edit in preview.files:
+        try:
+            current = hashlib.sha256(edit.path.read_bytes()).hexdigest()
+        except OSError:
+            current = ""
+        if current != edit.old_sha256:
+            stale.append(edit.file)
+    return stale
+
+
+def apply_preview(
+    preview: EditPreview,
+    *,
+    journal: Journal | None = None,
+    label: str | None = None,
+    source_tool_name: str = "ast_edit",
+) -> AppliedEdit:
+    """Write exactly the bytes a preview showed: all or nothing, recorded in ``journal``.
+
+    The one apply entry point for previews (a partial apply passes a preview
+    holding the chosen files). Each file's real path must still be inside
+    the workspace; the write itself goes through
+    :func:`xcsh.journal.apply_changes`, which checks every file (same inode,
+    same content as previewed, not hard-linked) before writing any, reaches
+    it without following a symlink, re-checks it just before its rename, and
+    rolls back on failure. A symlinked file is written through: its target
+    (inside the workspace) is replaced and the link stays a link.
+
+    Args:
+        preview: the preview (or a subset of its files).
+        journal: the workspace's undo journal; ``None`` writes unrecorded.
+        label: the entry's label (default ``AST Edit: <R> replacement(s) in <F> file(s)``).
+        source_tool_name: recorded with the entry.
+
+    Returns:
+        The files written, the number of replacements, the journal entry and
+        any warning to show beside the success.
+
+    Raises:
+        StalePreviewError: a file's content changed since the preview (naming
+            the files; nothing written), so the caller may preview it again.
+        ToolError: a file left the workspace, changed since the preview, or
+            a write failed (:class:`xcsh.journal.ApplyError`: the message says
+            what was restored and names any file left holding new content).
+    """
+    ws = Workspace(preview.root)
+    outside: list[str] = []
+    from xcsh.journal import Change, apply_changes  # a search never loads the writer
+
+    changes: list[Change] = []
+    for edit in preview.files:
+        try:
+            located = ws.locate(edit.path)
+        except OSError:  # a folder on the way vanished (swapped meanwhile): not writable here
+            located = None
+        if located is None or located[0] != ws.root or located[1] == ".":
+            outside.append(edit.file)
+            continue
+        changes.append(
+            Change(
+                path=located[1],
+                shown=edit.file,
+                before=edit.old_bytes,
+                after=edit.new_bytes,
+                ident=edit.ident,
+            )
+        )
+    if outside:
+        raise ToolError(
+            f"Refusing to write outside the workspace: {name_list(outside)}. Nothing was written."
+        )
+    stale = stale_files(preview)
+    if stale:
+        from xcsh.pending import StalePreviewError  # only an apply needs it
+
+        raise StalePreviewError(
+            f"These files changed since the preview: {name_list(stale)}. Nothing was written; "
+            "discard this preview and preview the edit again.",
+            files=tuple(stale),
+        )
+    files = len(preview.files)
+    applied = apply_changes(
+        ws.root,
+        changes,
+        journal=journal,
+        label=label
+        or f"AST Edit: {_count(preview.total, 'replacement')} in {_count(files, 'file')}",
+        source_tool_name=source_tool_name,
+    )
+    return AppliedEdit(
+        files=tuple(e.file for e in preview.files),
+        replacements=preview.total,
+        seq=applied.seq,
+        warning=applied.warning,
+    )
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def identify(edit: FileEdit) -> FileEdit | None:
+    """``edit`` with the identity (device, inode) of the file it read, or ``None`` when the
+    file has other hard links (an apply would split them; such files are left out)."""
+    try:
+        info = os.stat(edit.path)
+    except OSError:
+        return edit
+    if info.st_nlink > 1:
+        return None
+    return dataclasses.replace(edit, ident=FileId.of(info))

@@ -1,0 +1,101 @@
+"""A project's ``sgconfig.yml``: the rule files of its ``ruleDirs``, with the shared
+utility rules of its ``utilDirs``, as ``ast-grep scan`` reads them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from xcsh.structural.languages import resolve_language
+from xcsh.structural.rule_schema import RuleError, strings_of, yaml_path
+from xcsh.structural.rules import CompiledRule, parse_rules
+
+
+@dataclass(frozen=True, kw_only=True)
+class Project:
+    """A project's ``sgconfig.yml``: its folder and its rules."""
+
+    root: Path
+    config: Path
+    rules: list[CompiledRule]
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest ``sgconfig.yml`` (or ``.yaml``) at or above ``start``."""
+    for folder in (start, *start.parents):
+        for name in ("sgconfig.yml", "sgconfig.yaml"):
+            candidate = folder / name
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def load_project(config: Path) -> Project:
+    """Load ``sgconfig.yml``: the rules of ``ruleDirs``, with the utilities of ``utilDirs``.
+
+    Raises:
+        RuleError: a bad configuration, a missing folder, or a bad rule (named).
+    """
+    origin = config.name
+    try:
+        data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise RuleError(origin, "", f"cannot read the project configuration: {exc}.") from None
+    if not isinstance(data, dict):
+        raise RuleError(origin, "", "the configuration must be a mapping with `ruleDirs`.")
+    root = config.parent
+    known = (
+        "ruleDirs",
+        "utilDirs",
+        "testConfigs",
+        "languageGlobs",
+        "customLanguages",
+        "languageInjections",
+    )
+    for key in data:
+        if key not in known:
+            raise RuleError(
+                origin, str(key), f"unknown key. sgconfig.yml takes: {', '.join(known)}."
+            )
+    if data.get("customLanguages"):
+        raise RuleError(
+            origin,
+            "customLanguages",
+            "custom languages (native libraries) are not supported by xcsh; remove them "
+            "or run the ast-grep CLI for those rules.",
+        )
+    rule_dirs = strings_of(data.get("ruleDirs"), "ruleDirs", origin)
+    if not rule_dirs:
+        raise RuleError(origin, "ruleDirs", "missing: list the folders holding rule files.")
+    utils: dict[str, dict[str, Any]] = {}
+    for index, folder in enumerate(strings_of(data.get("utilDirs"), "utilDirs", origin)):
+        for file in _yaml_files(root / folder, origin, yaml_path("utilDirs", index)):
+            shown = file.relative_to(root).as_posix()
+            try:
+                documents = [d for d in yaml.safe_load_all(file.read_text(encoding="utf-8")) if d]
+            except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+                raise RuleError(shown, "", f"cannot read the utility rule: {exc}.") from None
+            for document in documents:
+                if not isinstance(document, dict) or "id" not in document or "rule" not in document:
+                    raise RuleError(shown, "", "a utility rule needs `id`, `language` and `rule`.")
+                language = resolve_language(str(document.get("language", ""))).name
+                utils.setdefault(language, {})[str(document["id"])] = document["rule"]
+    rules: list[CompiledRule] = []
+    for index, folder in enumerate(rule_dirs):
+        for file in _yaml_files(root / folder, origin, yaml_path("ruleDirs", index)):
+            shown = file.relative_to(root).as_posix()
+            try:
+                text = file.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise RuleError(shown, "", f"cannot read the rule file: {exc}.") from None
+            rules += parse_rules(text, origin=shown, global_utils=utils)
+    return Project(root=root, config=config, rules=rules)
+
+
+def _yaml_files(folder: Path, origin: str, where: str) -> list[Path]:
+    if not folder.is_dir():
+        raise RuleError(origin, where, f"the folder '{folder}' does not exist.")
+    return sorted(p for p in folder.rglob("*") if p.suffix in (".yml", ".yaml") and p.is_file())

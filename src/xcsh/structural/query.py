@@ -1,0 +1,156 @@
+"""Compiling what a call matches (patterns, or YAML rules) for the languages of its scope."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xcsh.core import ToolError
+from xcsh.structural.apply import name_list
+from xcsh.structural.languages import resolve_language
+from xcsh.structural.pattern import bound_metavariables, compile_pattern
+from xcsh.structural.results import EditPreview
+from xcsh.structural.rewrite import Template, parse_template
+from xcsh.structural.rules import CompiledRule
+from xcsh.structural.scan import LanguageQuery, Matcher, Query
+from xcsh.structural.scope import HOSTED_LANGUAGES, Scope
+
+
+def error_patterns_of(query: Query) -> tuple[str, ...]:
+    out: list[str] = []
+    for unit in query.languages.values():
+        for pattern in unit.patterns:
+            if pattern is not None and pattern.has_error and pattern.source not in out:
+                out.append(pattern.source)
+    return tuple(out)
+
+
+def doubt_of(query: Query, scope: Scope) -> str | None:
+    """The doubt to raise when nothing was found: a pattern doubtful in every language
+    it compiled in (the language with the most files speaks), else ``None``."""
+    order = {name: i for i, name in enumerate(scope.counts())}
+    units = sorted(query.languages.values(), key=lambda u: order.get(u.name, len(order)))
+    count = max((len(u.patterns) for u in units), default=0)
+    for index in range(count):
+        compiled = [u.patterns[index] for u in units if u.patterns[index] is not None]
+        if compiled and all(c.doubt for c in compiled if c is not None):
+            return compiled[0].doubt if compiled[0] is not None else None
+    return None
+
+
+def rule_query(
+    rules: Sequence[CompiledRule], scope: Scope, *, edit: bool = False, **flags: bool
+) -> Query:
+    """A query running YAML rules: each on the files of its language (and, for
+    JavaScript, TypeScript and CSS rules, the code inside HTML files). Files of
+    other languages are left out of ``scope``."""
+    names = list(dict.fromkeys(rule.language for rule in rules))
+    languages = {
+        name: LanguageQuery(
+            name=name,
+            display=resolve_language(name).display,
+            patterns=tuple(rule if rule.language == name else None for rule in rules),
+        )
+        for name in names
+    }
+    wanted = set(names) | ({"html"} if set(names) & HOSTED_LANGUAGES else set())
+    keep = [i for i, (_, _, name) in enumerate(scope.files) if name in wanted]
+    if len(keep) != len(scope.files):
+        known = len(scope.sizes) == len(scope.files)
+        scope.files = [scope.files[i] for i in keep]
+        scope.sizes = [scope.sizes[i] for i in keep] if known else []
+        scope.total_bytes = sum(scope.sizes)
+    templates: tuple[Template | None, ...] = ()
+    if edit:
+        templates = tuple(rule.template for rule in rules)
+        if all(t is None for t in templates):
+            raise ToolError(
+                "None of the rules has a `fix`, so there is nothing to rewrite. Add "
+                "`fix: <template>` to a rule, or search with it instead."
+            )
+    return Query(languages=languages, templates=templates, **flags)
+
+
+def compile_query(
+    patterns: Sequence[str],
+    scope: Scope,
+    selector: str | None,
+    strictness: str,
+    templates: Sequence[str] | None = None,
+    rules: Sequence[CompiledRule] = (),
+    **flags: bool,
+) -> Query:
+    """Compile every pattern for every language of ``scope`` (and the languages HTML
+    files embed). A pattern that does not compile in a language is left out there,
+    as the CLI leaves it out; when ``lang`` was given, or no language accepts a
+    pattern, its error is raised. With ``rules``, they are the query instead.
+    """
+    if rules:
+        if patterns:
+            raise ToolError("Give patterns or rules, not both.")
+        return rule_query(rules, scope, edit=templates is not None, **flags)
+    if not patterns:
+        raise ToolError("`pat` is empty. Give at least one ast-grep pattern.")
+    names = list(scope.counts())
+    if scope.language is not None:
+        names = [scope.language.name]
+    elif "html" in names:
+        names += [name for name in ("javascript", "typescript", "css") if name not in names]
+    languages: dict[str, LanguageQuery] = {}
+    errors: dict[int, ToolError] = {}
+    for name in names:
+        language = scope.languages.get(name) or resolve_language(name)
+        compiled: list[Matcher | None] = []
+        for index, pattern in enumerate(patterns):
+            try:
+                compiled.append(
+                    compile_pattern(pattern, language, selector=selector, strictness=strictness)
+                )
+            except ToolError as exc:
+                if scope.language is not None:
+                    raise
+                errors.setdefault(index, exc)
+                compiled.append(None)
+        if any(c is not None for c in compiled):
+            languages[name] = LanguageQuery(
+                name=name, display=language.display, patterns=tuple(compiled)
+            )
+    for index in range(len(patterns)):
+        if index in errors and not any(u.patterns[index] is not None for u in languages.values()):
+            raise errors[index]
+    parsed: tuple[Template, ...] = ()
+    if templates is not None:
+        parsed = tuple(
+            parse_template(out, single=single, multi=multi, pattern=pattern)
+            for pattern, out in zip(patterns, templates, strict=True)
+            for single, multi in [bound_metavariables(pattern)]
+        )
+    return Query(languages=languages, templates=parsed, **flags)
+
+
+_FAMILIES = {"JavaScript": "JavaScript", "TypeScript": "JavaScript", "Tsx": "JavaScript"}
+
+
+def check_one_language(preview: EditPreview) -> None:
+    """One rewrite is written for one language (SPEC §4): without ``lang``, refuse a
+    preview that would change files of several (JavaScript, TypeScript and TSX count
+    as one), so a rewrite meant for one never lands in another. Files left out
+    because the rewrite would break them count too: the rewrite matched there.
+
+    Raises:
+        ToolError: naming each language with its changed files, and the fix.
+    """
+    by_language: dict[str, list[str]] = {}
+    for edit in preview.files:
+        by_language.setdefault(edit.language, []).append(edit.file)
+    for skipped in preview.skipped:
+        if skipped.language:
+            by_language.setdefault(skipped.language, []).append(skipped.file)
+    if len({_FAMILIES.get(name, name) for name in by_language}) <= 1:
+        return
+    listed = "; ".join(
+        f"{name.lower()}: {name_list(files, 3)}" for name, files in sorted(by_language.items())
+    )
+    raise ToolError(
+        f"The rewrite would change files of several languages ({listed}). A rewrite is "
+        "written for one language: pass `lang` to pick it, or narrow `path`/`glob`."
+    )

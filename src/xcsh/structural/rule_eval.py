@@ -1,0 +1,171 @@
+"""Evaluating a YAML rule's match: transforms, ``rewrite`` with rewriters, the fix range,
+the message. ast-grep-py evaluates the rule and its native transforms; the rest is here.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, cast
+
+from ast_grep_py import Config, SgNode
+
+from xcsh.fs import detect_newline
+from xcsh.structural.rewrite import Template, expand_template, indent_at, reindent
+from xcsh.structural.rule_schema import Fix
+from xcsh.structural.rules import CompiledRule, Rewriter
+
+_MESSAGE_META = re.compile(r"\$(\$\$)?([A-Z_][A-Z0-9_]*)")
+
+
+def interpolate(message: str, node: SgNode, transformed: dict[str, str]) -> str:
+    """A rule's ``message`` with its metavariables replaced by what they captured."""
+    if "$" not in message:
+        return message
+
+    def value(found: re.Match[str]) -> str:
+        name = found.group(2)
+        if name in transformed:
+            return transformed[name]
+        if found.group(1):
+            nodes = node.get_multiple_matches(name)
+            return "".join(n.text() for n in nodes) if nodes else found.group(0)
+        captured = node.get_match(name)
+        return captured.text() if captured is not None else found.group(0)
+
+    return _MESSAGE_META.sub(value, message)
+
+
+def rule_template(rule: CompiledRule) -> Template:
+    """The parsed ``fix`` template of ``rule`` (which must have one)."""
+    assert rule.template is not None
+    return rule.template
+
+
+def transformed_values(
+    node: SgNode,
+    rule: CompiledRule | Rewriter,
+    text: str,
+    rewriters: dict[str, Rewriter] | None = None,
+) -> dict[str, str]:
+    """The values of a rule's transforms for one match: ast-grep-py's, and the
+    ``rewrite`` transforms evaluated here with the rule's rewriters."""
+    out: dict[str, str] = {}
+    native = rule.config.get("transform", {})
+    rewrites = rule.rewrites
+    if rewriters is None:
+        rewriters = rule.rewriters if isinstance(rule, CompiledRule) else {}
+    for name in native:
+        value = node.get_transformed(name)
+        if value is not None:
+            out[name] = value
+    for name, spec in rewrites.items():
+        value = _rewrite(node, spec, rewriters, text)
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def _rewrite(
+    node: SgNode, spec: dict[str, Any], rewriters: dict[str, Rewriter], text: str
+) -> str | None:
+    """The ``rewrite`` transform: the source capture with every rewriter match replaced.
+
+    As ast-grep does: in each captured node, nodes are visited in source order
+    (outer first); the first rewriter (in the order listed) matching a node
+    replaces it with its fix, and what is inside is not visited again. A
+    ``$$$`` source is rewritten node by node and joined by ``joinBy`` (without
+    it, the text between the nodes is kept).
+    """
+    source = str(spec["source"])
+    name = source.lstrip("$")
+    if source.startswith("$$$"):
+        nodes = node.get_multiple_matches(name)
+    else:
+        one = node.get_match(name)
+        nodes = [one] if one is not None else []
+    if not nodes:
+        return None
+    chosen = [rewriters[rid] for rid in spec.get("rewriters", []) if rid in rewriters]
+    newline = detect_newline(text)
+    join_by = spec.get("joinBy")
+    if join_by is not None:  # node by node; separators (`,`) are not nodes to join
+        return str(join_by).join(
+            _rewrite_range([n], *_bounds(n), chosen, rewriters, text, newline)
+            for n in nodes
+            if n.is_named()
+        )
+    start = nodes[0].range().start.index
+    end = nodes[-1].range().end.index
+    # The result is source text: de-indented as a captured text is, before insertion.
+    rewritten = _rewrite_range(nodes, start, end, chosen, rewriters, text, newline)
+    return reindent(rewritten, indent_at(text, start), "")
+
+
+def _bounds(node: SgNode) -> tuple[int, int]:
+    rng = node.range()
+    return rng.start.index, rng.end.index
+
+
+def _rewrite_range(
+    nodes: list[SgNode],
+    start: int,
+    end: int,
+    rewriters: list[Rewriter],
+    every: dict[str, Rewriter],
+    text: str,
+    newline: str,
+) -> str:
+    found: list[tuple[int, int, int, SgNode]] = []
+    for order, rewriter in enumerate(rewriters):
+        for source in nodes:
+            for hit in source.find_all(cast("Config", rewriter.config)):
+                rng = hit.range()
+                found.append((rng.start.index, -rng.end.index, order, hit))
+    found.sort(key=lambda f: (f[0], f[1], f[2]))
+    parts: list[str] = []
+    cursor = start
+    for hit_start, neg_end, order, hit in found:
+        if hit_start < cursor:
+            continue  # inside a node already rewritten, or a later rewriter of the same node
+        rewriter = rewriters[order]
+        template = rewriter.template
+        values: dict[str, tuple[int, int] | str | None] = dict(capture_spans(hit, template))
+        values.update(transformed_values(hit, rewriter, text, every))
+        parts.append(text[cursor:hit_start])
+        parts.append(expand_template(template, text, hit_start, values, newline))
+        cursor = -neg_end
+    parts.append(text[cursor:end])
+    return "".join(parts)
+
+
+def expanded_range(node: SgNode, fix: Fix | None) -> tuple[SgNode, SgNode]:
+    """The first and last node a fix replaces: the match, widened over the siblings
+    before it that match ``expandStart`` and after it that match ``expandEnd``."""
+    first = last = node
+    if fix is None:
+        return first, last
+    if fix.expand_start:
+        while (prev := first.prev()) is not None and prev.matches(**fix.expand_start):
+            first = prev
+    if fix.expand_end:
+        while (nxt := last.next()) is not None and nxt.matches(**fix.expand_end):
+            last = nxt
+    return first, last
+
+
+def capture_spans(node: SgNode, template: Template) -> dict[str, tuple[int, int] | str | None]:
+    out: dict[str, tuple[int, int] | str | None] = {}
+    for var in template.variables:
+        if var.multi:
+            nodes = node.get_multiple_matches(var.name)
+            out[var.name] = (
+                (nodes[0].range().start.index, nodes[-1].range().end.index) if nodes else None
+            )
+        else:
+            captured = node.get_match(var.name)
+            out[var.name] = (
+                None
+                if captured is None
+                else (captured.range().start.index, captured.range().end.index)
+            )
+    return out

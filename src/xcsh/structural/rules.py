@@ -1,0 +1,406 @@
+"""YAML rules, as ``ast-grep scan`` reads them: loading, checking, compiling.
+
+A rule file holds one or more YAML documents (``---``), each a rule with an
+``id``, a ``language``, a ``rule`` (atomic, relational and composite keys),
+and optionally ``constraints``, ``utils``, ``transform``, ``fix`` (a string,
+or ``{template, expandStart, expandEnd}``), ``rewriters``, ``files`` /
+``ignores`` globs, ``severity``, ``message`` and ``note``. A project's
+``sgconfig.yml`` names folders of rule files (``ruleDirs``) and of shared
+utility rules (``utilDirs``).
+
+ast-grep-py evaluates the rule itself, with its constraints, utils and
+transforms (``SgNode.find_all(config)``, ``get_transformed``). What it lacks
+is done here: the ``fix`` (expanded by :mod:`xcsh.structural.rewrite`, with
+``expandStart``/``expandEnd``), ``rewriters`` and the ``rewrite``
+transform, file globs, severities and messages.
+
+Every problem in a rule file is a :class:`RuleError` naming the file, the
+document, the YAML path (``rule.inside.stopBy``) and the fix.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from ast_grep_py import Config, SgRoot
+
+from xcsh.core import ToolError
+from xcsh.structural.languages import Language, resolve_language
+from xcsh.structural.pattern import bound_metavariables, compile_pattern
+from xcsh.structural.rewrite import Template, parse_template
+from xcsh.structural.rule_schema import (
+    REWRITER_KEYS,
+    RULE_KEYS,
+    SEVERITIES,
+    TOP_KEYS,
+    Fix,
+    RuleError,
+    check_rule,
+    fix_of,
+    split_transforms,
+    strings_of,
+    yaml_path,
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rewriter:
+    """One of a rule's ``rewriters``: a rule with a fix, used by the ``rewrite`` transform."""
+
+    id: str
+    config: dict[str, Any]
+    fix: Fix
+    template: Template
+    rewrites: dict[str, dict[str, Any]] = field(default_factory=dict)
+    names: tuple[str, ...] = ()
+    multi: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompiledRule:
+    """A checked YAML rule, ready to run on files (picklable for worker processes).
+
+    Attributes:
+        id: the rule's ``id``.
+        source: where it came from (``rules/no-await.yml``), for messages.
+        language: the ast-grep-py language id.
+        config: the ``find_all`` configuration (``rule``, ``constraints``, ``utils``,
+            and the transforms ast-grep-py evaluates).
+        rewrites: ``rewrite`` transforms (evaluated by xcsh), by name.
+        rewriters: the rule's rewriters by id.
+        fix: the fix, or ``None`` (the rule only reports).
+        template: the fix's template, parsed (unbound metavariables insert nothing).
+        single: metavariable names of the rule's patterns (reported when bound).
+        multi: ``$$$`` names of the rule's patterns.
+        transforms: names of every transform, in order.
+        tokens: UTF-8 byte strings a file must contain to be searched (may be empty).
+        files: globs a file must match (relative to the workspace), or empty for all.
+        ignores: globs of files left out.
+        severity, message, note: reported with each match (``message`` may hold metavariables).
+    """
+
+    id: str
+    source: str
+    language: str
+    config: dict[str, Any]
+    rewrites: dict[str, dict[str, Any]] = field(default_factory=dict)
+    rewriters: dict[str, Rewriter] = field(default_factory=dict)
+    fix: Fix | None = None
+    template: Template | None = None
+    single: tuple[str, ...] = ()
+    multi: tuple[str, ...] = ()
+    transforms: tuple[str, ...] = ()
+    tokens: tuple[bytes, ...] = ()
+    files: tuple[str, ...] = ()
+    ignores: tuple[str, ...] = ()
+    severity: str = "hint"
+    message: str = ""
+    note: str | None = None
+    doubt: str | None = None
+    has_error: bool = False
+    trailing_multi: tuple[str, ...] = ()
+
+    @property
+    def selector(self) -> None:
+        """Rules have no ``sel``."""
+        return None
+
+    def applies_to(self, file: str) -> bool:
+        """Whether ``file`` (workspace-relative, ``/``-separated) passes ``files``/``ignores``."""
+        from xcsh.fs.walk import gitignore_spec  # pathspec loads only for rules with globs
+
+        if self.ignores and gitignore_spec(self.ignores).match_file(file):
+            return False
+        return not self.files or gitignore_spec(self.files).match_file(file)
+
+
+def _patterns(value: Any) -> list[str]:
+    """Every pattern text inside a rule, constraints or utils (for metavariable names)."""
+    out: list[str] = []
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            if key == "pattern":
+                out.append(sub if isinstance(sub, str) else str(sub.get("context", "")))
+            else:
+                out += _patterns(sub)
+    elif isinstance(value, list):
+        for item in value:
+            out += _patterns(item)
+    return out
+
+
+def _names(rule: Any, utils: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    single: list[str] = []
+    multi: list[str] = []
+    for text in _patterns(rule) + _patterns(dict(utils)):
+        s, m = bound_metavariables(text)
+        single += [n for n in s if n not in single]
+        multi += [n for n in m if n not in multi]
+    return tuple(single), tuple(multi)
+
+
+def _ast_grep_problem(exc: BaseException) -> str:
+    text = str(exc).split("Stack backtrace:")[0]
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    causes = [re.sub(r"^\d+:\s*", "", line) for line in lines if line != "Caused by:"]
+    causes = [c for c in causes if c != "cannot get matcher"]
+    return " ".join(causes) if causes else type(exc).__name__
+
+
+def _validate(config: dict[str, Any], language: str, origin: str, where: str) -> None:
+    """Let ast-grep-py check the configuration once, on an empty tree."""
+    try:
+        SgRoot("", language).root().find_all(cast("Config", config))
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:
+        problem = _ast_grep_problem(exc).rstrip(".")
+        raise RuleError(
+            origin, where, f"ast-grep refused it: {problem}. Fix the rule as the message says."
+        ) from None
+
+
+def _tokens(rule: dict[str, Any], language: Language) -> tuple[bytes, ...]:
+    """Byte strings every match contains: those of a top-level pattern (or one in ``all``)."""
+    candidates: list[Any] = [rule.get("pattern")]
+    candidates += [item.get("pattern") for item in rule.get("all", []) if isinstance(item, dict)]
+    tokens: list[bytes] = []
+    for pattern in candidates:
+        if isinstance(pattern, str):
+            try:
+                compiled = compile_pattern(pattern, language)
+            except ToolError:
+                continue
+            if compiled.doubt is None:
+                tokens += [t for t in compiled.tokens if t not in tokens]
+    return tuple(tokens)
+
+
+def _rewriter(
+    value: Any, where: str, origin: str, language: str, utils: dict[str, Any], ids: list[str]
+) -> Rewriter:
+    if not isinstance(value, dict):
+        raise RuleError(origin, where, "a rewriter is a mapping with `id`, `rule` and `fix`.")
+    for key in value:
+        if key not in REWRITER_KEYS:
+            raise RuleError(
+                origin,
+                yaml_path(where, str(key)),
+                f"unknown key. A rewriter takes: {', '.join(REWRITER_KEYS)}.",
+            )
+    rid = value.get("id")
+    if not isinstance(rid, str) or not rid:
+        raise RuleError(origin, yaml_path(where, "id"), "a rewriter needs an `id` string.")
+    check_rule(value.get("rule"), yaml_path(where, "rule"), origin)
+    fix = fix_of(value.get("fix"), yaml_path(where, "fix"), origin)
+    if fix is None:
+        raise RuleError(origin, yaml_path(where, "fix"), "a rewriter needs a `fix`.")
+    local_utils = {**utils, **(value.get("utils") or {})}
+    native, rewrites, _ = split_transforms(
+        value.get("transform"), yaml_path(where, "transform"), origin, ids
+    )
+    config: dict[str, Any] = {"rule": value["rule"]}
+    if value.get("constraints"):
+        config["constraints"] = value["constraints"]
+    if local_utils:
+        config["utils"] = local_utils
+    if native:
+        config["transform"] = native
+    _validate(config, language, origin, where)
+    single, multi = _names(value["rule"], local_utils)
+    names = single + tuple(native) + tuple(rewrites)
+    return Rewriter(
+        id=rid,
+        config=config,
+        fix=fix,
+        template=_template(fix, names, multi, rid),
+        rewrites=rewrites,
+        names=names,
+        multi=multi,
+    )
+
+
+def _template(fix: Fix, single: tuple[str, ...], multi: tuple[str, ...], rid: str) -> Template:
+    return parse_template(fix.template, single=single, multi=multi, pattern=rid, strict=False)
+
+
+def compile_rule(
+    document: Any,
+    *,
+    origin: str,
+    global_utils: Mapping[str, Mapping[str, Any]] | None = None,
+    index: int | None = None,
+) -> CompiledRule:
+    """Check one rule document and compile it.
+
+    Args:
+        document: the parsed YAML mapping.
+        origin: where it came from, for messages (``rules/a.yml``).
+        global_utils: utility rules of the project (``utilDirs``) by id, per language
+            ``{language: {id: rule}}`` flattened by the caller to this rule's language.
+        index: the document's position in its file (0-based), named in messages when
+            the file holds several.
+
+    Raises:
+        RuleError: naming the YAML path of the first problem and the fix.
+    """
+    where = origin if index is None else f"{origin} (document {index + 1})"
+    if not isinstance(document, dict):
+        raise RuleError(
+            where, "", "a rule document must be a mapping with `id`, `language` and `rule`."
+        )
+    for key in document:
+        if key not in TOP_KEYS:
+            hint = f" `{key}` belongs inside `rule`." if key in RULE_KEYS else ""
+            raise RuleError(
+                where, str(key), f"unknown key. A rule file takes: {', '.join(TOP_KEYS)}.{hint}"
+            )
+    rid = document.get("id")
+    if not isinstance(rid, str) or not rid.strip():
+        raise RuleError(where, "id", "every rule needs an `id` string (a name for its matches).")
+    where = f"{where} rule `{rid}`"
+    lang_name = document.get("language")
+    if not isinstance(lang_name, str):
+        raise RuleError(where, "language", "missing: name the language, e.g. `language: python`.")
+    try:
+        language = resolve_language(lang_name)
+    except ToolError as exc:
+        raise RuleError(where, "language", str(exc)) from None
+    if "rule" not in document:
+        raise RuleError(where, "rule", "missing: every rule needs a `rule` (e.g. `pattern: ...`).")
+    check_rule(document["rule"], "rule", where)
+    utils: dict[str, Any] = dict((global_utils or {}).items())
+    local = document.get("utils") or {}
+    if not isinstance(local, dict):
+        raise RuleError(where, "utils", "`utils` maps names to rules.")
+    for name, util in local.items():
+        check_rule(util, yaml_path("utils", str(name)), where)
+    utils.update(local)
+    constraints = document.get("constraints") or {}
+    if not isinstance(constraints, dict):
+        raise RuleError(where, "constraints", "`constraints` maps metavariable names to rules.")
+    for name, constraint in constraints.items():
+        check_rule(constraint, yaml_path("constraints", str(name)), where)
+    severity = document.get("severity", "hint")
+    if severity not in SEVERITIES:
+        raise RuleError(where, "severity", f"use one of: {', '.join(SEVERITIES)}.")
+    raw_rewriters = document.get("rewriters") or []
+    if not isinstance(raw_rewriters, list):
+        raise RuleError(where, "rewriters", "`rewriters` is a list of rules with `id` and `fix`.")
+    ids = [str(r.get("id")) for r in raw_rewriters if isinstance(r, dict)]
+    rewriters = {
+        r.id: r
+        for r in (
+            _rewriter(value, yaml_path("rewriters", i), where, language.name, utils, ids)
+            for i, value in enumerate(raw_rewriters)
+        )
+    }
+    native, rewrites, transforms = split_transforms(
+        document.get("transform"), "transform", where, ids
+    )
+    config: dict[str, Any] = {"rule": document["rule"]}
+    if constraints:
+        config["constraints"] = constraints
+    if utils:
+        config["utils"] = utils
+    if native:
+        config["transform"] = native
+    _validate(config, language.name, where, "rule")
+    single, multi = _names(document["rule"], utils)
+    message = document.get("message", "")
+    note = document.get("note")
+    fix = fix_of(document.get("fix"), "fix", where)
+    return CompiledRule(
+        id=rid,
+        source=origin,
+        language=language.name,
+        config=config,
+        rewrites=rewrites,
+        rewriters=rewriters,
+        fix=fix,
+        template=None if fix is None else _template(fix, single + transforms, multi, rid),
+        single=single,
+        multi=multi,
+        transforms=transforms,
+        tokens=_tokens(document["rule"], language),
+        files=strings_of(document.get("files"), "files", where),
+        ignores=strings_of(document.get("ignores"), "ignores", where),
+        severity=severity,
+        message=message if isinstance(message, str) else str(message),
+        note=note if isinstance(note, str) or note is None else str(note),
+    )
+
+
+def parse_rules(
+    text: str, *, origin: str, global_utils: Mapping[str, Mapping[str, Any]] | None = None
+) -> list[CompiledRule]:
+    """Every rule of a YAML text (documents separated by ``---``), compiled.
+
+    Raises:
+        RuleError: bad YAML (with its line and column) or a bad rule.
+    """
+    import yaml  # only a rule file needs the YAML parser
+
+    try:
+        documents = [d for d in yaml.safe_load_all(text) if d is not None]
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise RuleError(origin, "", f"not valid YAML: {at}{problem}.") from None
+    if not documents:
+        raise RuleError(origin, "", "holds no rule. Write `id`, `language` and `rule`.")
+    many = len(documents) > 1
+    rules = []
+    for index, document in enumerate(documents):
+        language = document.get("language") if isinstance(document, dict) else None
+        utils = _utils_for(global_utils, language)
+        rules.append(
+            compile_rule(document, origin=origin, global_utils=utils, index=index if many else None)
+        )
+    ids = [r.id for r in rules]
+    for rid in ids:
+        if ids.count(rid) > 1:
+            raise RuleError(origin, "id", f"two rules share the id `{rid}`; give each its own.")
+    return rules
+
+
+def _utils_for(
+    global_utils: Mapping[str, Mapping[str, Any]] | None, language: Any
+) -> dict[str, Any]:
+    if not global_utils or not isinstance(language, str):
+        return {}
+    try:
+        name = resolve_language(language).name
+    except ToolError:
+        return {}
+    return dict(global_utils.get(name, {}))
+
+
+def load_rule_file(path: Path, *, display: str | None = None) -> list[CompiledRule]:
+    """The rules of one ``.yml`` file.
+
+    Raises:
+        RuleError: the file cannot be read, or holds a bad rule.
+    """
+    origin = display or str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RuleError(origin, "", f"cannot read the rule file: {exc}.") from None
+    return parse_rules(text, origin=origin)
+
+
+def rule_from_parameter(value: Any, *, origin: str = "rule") -> list[CompiledRule]:
+    """The rules a tool's ``rule`` parameter gives: a mapping, or YAML text.
+
+    Raises:
+        RuleError: as :func:`parse_rules`.
+    """
+    if isinstance(value, str):
+        return parse_rules(value, origin=origin)
+    return [compile_rule(value, origin=origin)]

@@ -1,0 +1,181 @@
+"""Which files a structural search or edit covers, as ``ast-grep run`` decides it.
+
+:func:`resolve_scope` walks the workspace (``xcsh.fs``'s ignore-aware walk),
+keeps the files a symlink does not lead out of it, and gives each its
+language; the engine compiles the patterns for those languages.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from xcsh.core import ToolError
+from xcsh.fs import Workspace, iter_files
+from xcsh.fs.walk import gitignore_spec
+from xcsh.structural.languages import Language, language_for_path, resolve_language
+from xcsh.structural.results import SkippedFile
+
+if TYPE_CHECKING:
+    import pathspec
+
+_GLOB_CHARS = frozenset("*?[")
+HOSTED_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "css"})
+"""Languages ast-grep also searches inside HTML files (``<script>``, ``<style>``)."""
+
+
+@dataclass(kw_only=True)
+class Scope:
+    """The files a call covers, each with its language.
+
+    Attributes:
+        root: the workspace folder (real path).
+        files: ``(path, display path, language name)`` in walk order.
+        languages: the languages of ``files`` by name.
+        language: the language asked for (``lang``), or ``None`` when each file is
+            searched in its own language.
+        given: the path as given, for messages.
+        skipped: files left out (outside the workspace).
+        total_bytes: the size of ``files`` together.
+        sizes: size in bytes of each of ``files`` (0 when unknown), to share work evenly.
+    """
+
+    root: Path
+    files: list[tuple[Path, str, str]]
+    languages: dict[str, Language] = field(default_factory=dict)
+    language: Language | None = None
+    given: str = "."
+    skipped: list[SkippedFile] = field(default_factory=list)
+    total_bytes: int = 0
+    sizes: list[int] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        """How many files of each language, most first."""
+        counts: dict[str, int] = {}
+        for _, _, name in self.files:
+            counts[name] = counts.get(name, 0) + 1
+        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def _workspace(root: str | Path) -> Workspace:
+    return Workspace(root)
+
+
+def resolve_scope(
+    root: str | Path,
+    *,
+    path: str | None = None,
+    glob: Sequence[str] = (),
+    lang: str | None = None,
+) -> Scope:
+    """Find the files a search or edit covers, as ``ast-grep run`` does (SPEC §4).
+
+    Without ``lang`` every file of a known language is in scope, in its own
+    language. With ``lang`` only files of that language are, plus HTML files,
+    whose ``<script>``/``<style>`` code is searched when ``lang`` is JavaScript,
+    TypeScript or CSS; a file named explicitly is read as ``lang`` whatever its
+    extension.
+
+    Args:
+        root: the workspace folder; nothing outside its real path is read.
+        path: a file, a folder or a glob (relative to ``root``); default ``root``.
+        glob: extra gitwildmatch filters, relative to ``root`` (any may match).
+        lang: language name or alias; inferred per file when ``None``.
+
+    Returns:
+        The files in walk order with their display paths and languages, and the
+        ones skipped because their real path is outside the workspace (symlinks).
+
+    Raises:
+        ToolError: unknown language (listing the supported ones), a path outside
+            the workspace or missing, or no source file in scope.
+    """
+    ws = _workspace(root)
+    language = resolve_language(lang) if lang else None
+    given = (path or ".").strip() or "."
+    start, path_filter, explicit_file = _start_of(ws, given)
+    scope = Scope(root=ws.root, files=[], language=language, given=given)
+    for file, display, info in _walk_scope(ws, start, tuple(glob), path_filter, scope.skipped):
+        found = _file_language(file, language, explicit_file)
+        if found is None:
+            continue
+        scope.languages[found.name] = found
+        scope.files.append((file, display, found.name))
+        size = info.st_size if info is not None else 0
+        scope.sizes.append(size)
+        scope.total_bytes += size
+    if not scope.files and language is None:
+        raise ToolError(
+            f"No source file of a supported language in '{given}'. "
+            "Check `path` and `glob`, or pass `lang` for files with unusual extensions."
+        )
+    return scope
+
+
+def _start_of(ws: Workspace, given: str) -> tuple[Path, pathspec.GitIgnoreSpec | None, bool]:
+    """Where the walk starts, the glob ``given`` stands for (if it is one), and whether
+    ``given`` names one file."""
+    candidate = Path(os.path.expanduser(given))
+    absolute = candidate if candidate.is_absolute() else ws.root / candidate
+    if _GLOB_CHARS & set(given) and not os.path.lexists(absolute):
+        return ws.root, gitignore_spec([given]), False
+    start = ws.resolve(given)
+    if not os.path.exists(start):
+        raise ToolError(
+            f"Path '{given}' does not exist in the workspace {ws.root}. "
+            "Give an existing file, folder or a glob such as 'src/**/*.py'."
+        )
+    return start, None, not start.is_dir()
+
+
+def _walk_scope(
+    ws: Workspace,
+    start: Path,
+    globs: tuple[str, ...],
+    path_filter: pathspec.GitIgnoreSpec | None,
+    skipped: list[SkippedFile],
+) -> Iterator[tuple[Path, str, os.stat_result | None]]:
+    """The files under ``start`` with their display paths and stat, confined to ``ws``.
+
+    A symlinked file whose real path leaves the workspace is added to ``skipped``.
+    """
+    prefix = os.path.join(str(ws.root), "")
+    for file in iter_files(start, globs=globs, root=ws.root, hidden_files=False):
+        name = str(file)
+        # The common case, a walked file under the root, without pathlib's relative_to.
+        display = (
+            name[len(prefix) :].replace(os.sep, "/")
+            if name.startswith(prefix) and os.sep + ".." + os.sep not in name
+            else ws.relative(file)
+        )
+        if path_filter is not None and not path_filter.match_file(display):
+            continue
+        try:
+            info: os.stat_result | None = os.lstat(name)
+        except OSError:
+            info = None
+        # Walked folders are real folders under a confined start, so only a symlinked
+        # file can lead outside; checking just those keeps the walk fast.
+        if info is not None and stat.S_ISLNK(info.st_mode):
+            if not ws.contains(file):
+                skipped.append(SkippedFile(path=file, file=display, reason="outside the workspace"))
+                continue
+            try:
+                info = os.stat(name)
+            except OSError:
+                info = None
+        yield file, display, info
+
+
+def _file_language(file: Path, language: Language | None, explicit_file: bool) -> Language | None:
+    """The language a file is searched in, or ``None`` to leave it out."""
+    found = language_for_path(file)
+    if language is None or found == language:
+        return found
+    if found is not None and found.name == "html" and language.name in HOSTED_LANGUAGES:
+        return found  # searched for the code embedded in it
+    return language if explicit_file else None

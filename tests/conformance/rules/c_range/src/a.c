@@ -1,0 +1,4 @@
+int main() {
+    foo(1);
+    bar(2);
+}

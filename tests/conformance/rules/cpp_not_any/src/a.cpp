@@ -1,0 +1,4 @@
+int* f() {
+  int* a = new int;
+  return new int;
+}

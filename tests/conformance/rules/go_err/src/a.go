@@ -1,0 +1,9 @@
+package main
+
+func f() error {
+	err := g()
+	if err != nil {
+		return err
+	}
+	return nil
+}

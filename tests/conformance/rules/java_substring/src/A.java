@@ -1,0 +1,1 @@
+class A { void m() { xaby.getFoo(); k.getBar(); } }

@@ -1,0 +1,8 @@
+function f() {
+  const x = 1;
+  return 2;
+}
+function g() {
+  const y = 1;
+  y++;
+}

@@ -1,0 +1,2 @@
+make(a, b, c);
+make(x);

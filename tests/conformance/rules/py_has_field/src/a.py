@@ -1,0 +1,3 @@
+print(1)
+pprint(2)
+x.print(3)

@@ -1,0 +1,2 @@
+def f(a=[], b=1, c=[1]):
+    return [a]

@@ -1,0 +1,4 @@
+def f
+  puts 1
+  x = 2
+end

@@ -1,0 +1,4 @@
+fn main() {
+    let a = b.unwrap();
+    let c = d.unwrap().unwrap();
+}

@@ -1,0 +1,3 @@
+const maxCount = 10;
+const name = 'x';
+function f() { const inner = 2; }

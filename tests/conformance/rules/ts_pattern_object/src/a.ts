@@ -1,0 +1,5 @@
+class Foo {
+  bar() {
+    return 1;
+  }
+}

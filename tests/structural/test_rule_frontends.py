@@ -1,0 +1,186 @@
+"""YAML rules through every front end: the tools' ``rule``, ``--rule``, ``xcsh scan``.
+
+Results are compared with the real ``ast-grep scan`` on the same files; bad
+rules must name the YAML path of the problem and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sgcli import ast_grep_binary
+
+from xcsh import PendingActionStore, ToolError
+from xcsh.structural import RuleError, parse_rules
+from xcsh.tools import create_ast_edit_tool, create_ast_grep_tool, create_resolve_tool
+
+YODA = """\
+id: yoda
+language: python
+severity: warning
+message: write $A == $B
+rule:
+  pattern: $B == $A
+  inside: { kind: if_statement, field: condition, stopBy: neighbor }
+constraints:
+  B: { kind: integer }
+fix: $A == $B
+"""
+SOURCE = "if 1 == x:\n    pass\ny = 2 == x\n"
+UTIL = "id: is-int\nlanguage: python\nrule: { kind: integer }\n"
+USES_UTIL = """\
+id: int-compare
+language: python
+rule:
+  pattern: $A == $B
+  has: { matches: is-int }
+fix: ($A) == ($B)
+"""
+
+
+def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [ast_grep_binary(), *args], cwd=cwd, capture_output=True, text=True, check=False
+    )
+
+
+def _xcsh(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "xcsh", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def _normal(line: str) -> dict[str, Any]:
+    obj: dict[str, Any] = json.loads(line)
+    obj.pop("labels", None)
+    meta = obj.get("metaVariables")
+    if meta is not None:
+        meta["multi"].pop("secondary", None)
+    return obj
+
+
+async def test_the_tools_take_a_rule_object_or_yaml_text(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(SOURCE)
+    (tmp_path / "yoda.yml").write_text(YODA)
+    expected = [
+        _normal(line)
+        for line in _cli(tmp_path, "scan", "--rule", "yoda.yml", "--json=stream").stdout.split("\n")
+        if line
+    ]
+    grep = create_ast_grep_tool(str(tmp_path))
+    import yaml
+
+    found = await grep.execute("g", {"rule": yaml.safe_load(YODA), "path": "a.py"})
+    assert [_normal(json.dumps(m)) for m in found.details["matches"]] == expected
+    assert "yoda" in found.content[0].text  # type: ignore[union-attr]
+
+    store = PendingActionStore()
+    edit = create_ast_edit_tool(str(tmp_path), store)
+    previewed = await edit.execute("e", {"rule": YODA, "path": "a.py"})
+    assert previewed.details["total"] == 1
+    await create_resolve_tool(store).execute("r", {"action": "apply", "reason": "test"})
+    ours = (tmp_path / "a.py").read_text()
+    (tmp_path / "a.py").write_text(SOURCE)
+    _cli(tmp_path, "scan", "--rule", "yoda.yml", "-U")
+    assert ours == (tmp_path / "a.py").read_text() == "if x == 1:\n    pass\ny = 2 == x\n"
+
+    with pytest.raises(ToolError, match="Give `pat` or `rule`"):
+        await grep.execute("g", {"pat": ["x"], "rule": YODA})
+    with pytest.raises(ToolError, match="nothing to rewrite"):
+        await edit.execute("e", {"rule": "id: a\nlanguage: python\nrule: {kind: integer}\n"})
+
+
+@pytest.mark.parametrize(
+    ("text", "needles"),
+    [
+        ("id: a\nlanguage: python\nrule:\n  insde: {kind: call}\n", ["rule.insde", "inside"]),
+        (
+            "id: a\nlanguage: python\nrule:\n  pattern: f($A)\n  inside: {kind: x, stopBy: far}\n",
+            ["rule.inside.stopBy", "`neighbor`, `end` or a rule"],
+        ),
+        ("id: a\nlanguage: python\nrule:\n  any: []\n", ["rule.any", "non-empty list"]),
+        ("id: a\nlanguage: python\nrule: {kind: nosuch}\n", ["rule", "nosuch", "invalid"]),
+        ("id: a\nlanguage: klingon\nrule: {kind: call}\n", ["language", "Supported languages"]),
+        ("id: a\nlanguage: python\nrule: {kind: call\n", ["not valid YAML", "line"]),
+        ("id: a\nlanguage: python\nfix: x\n", ["rule", "missing"]),
+        (
+            "id: a\nlanguage: python\nrule: {pattern: f($A)}\n"
+            "transform:\n  B: {rewrite: {source: $A, rewriters: [nope]}}\n",
+            ["transform.B.rewrite.rewriters[0]", "no rewriter `nope`"],
+        ),
+        (
+            "id: a\nlanguage: python\nrule: {kind: call}\n---\nid: b\nlanguage: python\n"
+            "rule: {kind: call, stopBy: end}\n",
+            ["document 2", "rule `b`", "rule.stopBy", "relational rule"],
+        ),
+        ("id: a\nlanguage: python\nrule: {kind: call}\nfix: {templat: x}\n", ["fix.templat"]),
+    ],
+)
+def test_a_bad_rule_names_its_yaml_path_and_the_fix(text: str, needles: list[str]) -> None:
+    with pytest.raises(RuleError) as info:
+        parse_rules(text, origin="r.yml")
+    message = str(info.value)
+    assert message.startswith("r.yml")
+    for needle in needles:
+        assert needle in message, message
+
+
+def test_commands_run_rules_as_ast_grep_scan(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    (project / "rules").mkdir(parents=True)
+    (project / "utils").mkdir()
+    (project / "src").mkdir()
+    (project / "src" / "a.py").write_text(SOURCE)
+    (project / "rules" / "yoda.yml").write_text(YODA)
+    (project / "rules" / "int.yml").write_text(USES_UTIL)
+    (project / "utils" / "is-int.yml").write_text(UTIL)
+    (project / "sgconfig.yml").write_text("ruleDirs: [rules]\nutilDirs: [utils]\n")
+
+    def key(obj: dict[str, Any]) -> tuple[Any, ...]:
+        return (obj["file"], obj["range"]["byteOffset"]["start"], obj["ruleId"])
+
+    expected = sorted(
+        (
+            _normal(line)
+            for line in _cli(project, "scan", "--json=stream").stdout.split("\n")
+            if line
+        ),
+        key=key,
+    )
+    assert {o["ruleId"] for o in expected} == {"yoda", "int-compare"}
+    done = _xcsh(project, "scan", "--json")
+    assert done.returncode == 0, done.stderr
+    assert sorted((_normal(line) for line in done.stdout.splitlines()), key=key) == expected
+
+    one = _xcsh(project, "ast-grep", "--rule", "rules/yoda.yml")
+    assert one.returncode == 0, one.stderr
+    assert one.stdout.startswith("warning[yoda]: write x == 1\nsrc/a.py:1:4:if 1 == x:")
+
+    edited = _xcsh(project, "ast-edit", "--rule", "rules/yoda.yml", "--yes")
+    assert edited.returncode == 0, edited.stderr
+    assert (project / "src" / "a.py").read_text().startswith("if x == 1:")
+    assert _xcsh(project, "undo").returncode == 0
+    assert (project / "src" / "a.py").read_text() == SOURCE
+
+    fixed = _xcsh(project, "scan", "--fix", "--yes")
+    assert fixed.returncode == 0, fixed.stderr
+    ours = (project / "src" / "a.py").read_text()
+    (project / "src" / "a.py").write_text(SOURCE)
+    _cli(project, "scan", "-U")
+    assert ours == (project / "src" / "a.py").read_text()
+
+    bad = _xcsh(project, "ast-grep", "--rule", "missing.yml")
+    assert bad.returncode == 2 and "missing.yml" in bad.stderr and "Traceback" not in bad.stderr
