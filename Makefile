@@ -43,6 +43,10 @@ clean:
 bench-loop: $(STAMP)
 	$(BIN)/python bench/loop_bench.py
 
+.PHONY: bench-startup
+bench-startup: $(STAMP)
+	$(BIN)/python bench/startup.py
+
 # The official MCP conformance suite against `xcsh mcp --http` (pinned in
 # tools/conformance/package.json; npm ci installs it and the Bun runtime it runs on).
 CONFORMANCE := tools/conformance

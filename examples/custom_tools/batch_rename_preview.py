@@ -14,7 +14,8 @@ pending plans cannot move the same file), and pushes a pending action.
   since the preview; if a rename fails half-way, the ones already done are
   moved back (all or nothing). It is idempotent: a plan already carried out
   is reported as such.
-- ``resolve`` ``discard`` deletes the plan file and renames nothing.
+- ``resolve`` ``discard`` deletes the plan file (and the plan folder when it is
+  left empty) and renames nothing.
 
 Only regular files inside the workspace are renamed (not folders, not
 symlinks); a target must not exist, so chains and swaps (``a -> b``,
@@ -92,6 +93,9 @@ def _plan(root: Path, renames: list[Rename]) -> list[Move]:
         if not _inside(root, real_source) or not _inside(root, real_target):
             problems.append(f"{shown}: outside the workspace {root}")
             continue
+        if not os.path.lexists(source):
+            problems.append(f"{shown}: {item.source} does not exist")
+            continue
         if source.is_symlink() or not source.is_file():
             problems.append(f"{shown}: {item.source} is not a regular file")
             continue
@@ -144,13 +148,23 @@ def _move_no_clobber(source: Path, target: Path) -> None:
     os.unlink(source)
 
 
+def _remove_plan(plan_file: Path) -> None:
+    """Delete a plan file, then its folder and ``.xcsh`` when they are left empty."""
+    plan_file.unlink(missing_ok=True)
+    for folder in (plan_file.parent, plan_file.parent.parent):
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (another plan, the project's tools): keep it
+            return
+
+
 def factory(api: CustomToolAPI) -> CustomTool:
     root = Path(os.path.realpath(api.cwd))
     plan_dir = root / PLAN_DIR
 
     def apply_moves(moves: list[Move], plan_file: Path, reason: str) -> AgentToolResult:
         if all(not os.path.lexists(m.source) and m.target.is_file() for m in moves):
-            plan_file.unlink(missing_ok=True)
+            _remove_plan(plan_file)
             return AgentToolResult(
                 content=[TextContent(f"Batch rename was already applied. Reason: {reason}")]
             )
@@ -179,7 +193,7 @@ def factory(api: CustomToolAPI) -> CustomTool:
                 f"Rename failed at {move.shown} ({exc.strerror or exc}); "
                 "the renames already done were undone, nothing changed."
             ) from exc
-        plan_file.unlink(missing_ok=True)
+        _remove_plan(plan_file)
         api.logger.info("renamed %d files", len(moves))
         lines = [f"Renamed {_plural(len(moves))}. Reason: {reason}"]
         lines += [f"  {m.shown}" for m in moves]
@@ -207,7 +221,7 @@ def factory(api: CustomToolAPI) -> CustomTool:
             return apply_moves(moves, plan_file, reason)
 
         def reject(reason: str) -> AgentToolResult:
-            plan_file.unlink(missing_ok=True)
+            _remove_plan(plan_file)
             text = f"Discarded batch rename of {_plural(len(moves))}; nothing was renamed. "
             return AgentToolResult(content=[TextContent(text + f"Reason: {reason}")])
 

@@ -16,6 +16,7 @@ The parameters are a JSON Schema dict, so ``execute`` receives a plain dict.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 import tempfile
@@ -66,8 +67,24 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def _diff(path: Path, new: bytes) -> str:
+    """The unified diff of writing ``new`` over ``path``: this action's own preview."""
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.decode("utf-8").splitlines(keepends=True),
+        fromfile=f"a/{path.name}",
+        tofile=f"b/{path.name}",
+    )
+    return "".join(lines)
+
+
 def _stage(api: CustomToolAPI, path: Path, new: bytes, label: str) -> None:
-    """Push a pending write of ``new`` to ``path`` that refuses if ``path`` changed."""
+    """Push a pending write of ``new`` to ``path`` that refuses if ``path`` changed.
+
+    ``details["diff"]`` is what front ends show for this action alone (without
+    it they would show the call's whole result text under both previews).
+    """
     seen = _digest(path)
 
     def apply(reason: str) -> str:
@@ -78,7 +95,8 @@ def _stage(api: CustomToolAPI, path: Path, new: bytes, label: str) -> None:
         _write_atomic(path, new)
         return f"Wrote {path.name}. Reason: {reason}"
 
-    api.push_pending_action(CustomToolPendingAction(label=label, apply=apply))
+    details = {"path": path.name, "diff": _diff(path, new)}
+    api.push_pending_action(CustomToolPendingAction(label=label, apply=apply, details=details))
 
 
 def factory(api: CustomToolAPI) -> list[CustomTool]:

@@ -2,8 +2,11 @@
 
 A tool that would change something shows a preview and pushes a
 :class:`PendingAction`; nothing changes until the hidden ``resolve`` tool is
-called with ``apply`` or ``discard``. The public names below are stable
-(SPEC §8).
+called with ``apply`` or ``discard``. The public names below are stable.
+
+Importing ``xcsh`` loads nothing else: each public name is imported from its
+layer when first used (a function-level import, so the import-layer check
+sees it), which keeps ``xcsh --help`` and ``xcsh ast-grep`` quick.
 """
 
 from __future__ import annotations
@@ -23,29 +26,51 @@ if (
 ):
     del _sys.path[0]
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from xcsh.core import (
-    AgentTool,
-    AgentToolResult,
-    ImageContent,
-    TextContent,
-    ToolError,
-    UsageError,
-    XcshError,
-)
-from xcsh.pending import PendingAction, PendingActionStore
+if TYPE_CHECKING:
+    from xcsh.core import (
+        AgentTool,
+        AgentToolResult,
+        ImageContent,
+        TextContent,
+        ToolError,
+        UsageError,
+        XcshError,
+    )
+    from xcsh.pending import PendingAction, PendingActionStore
+    from xcsh.plugins import CustomTool, CustomToolAPI, CustomToolPendingAction, load_custom_tools
 
 __version__ = "0.1.0"
 
+_CORE_NAMES = {
+    "AgentTool",
+    "AgentToolResult",
+    "ImageContent",
+    "TextContent",
+    "ToolError",
+    "UsageError",
+    "XcshError",
+}
+_PENDING_NAMES = {"PendingAction", "PendingActionStore"}
 _PLUGIN_NAMES = {"CustomTool", "CustomToolAPI", "CustomToolPendingAction", "load_custom_tools"}
 
 
 def __getattr__(name: str) -> Any:
-    # The custom-tool layer sits above the core; import it only when asked for.
+    # The package root is the public facade over every layer; nothing below imports it
+    # for these names, so the imports wait until a name is asked for.
+    if name in _CORE_NAMES:
+        import xcsh.core
+
+        return getattr(xcsh.core, name)
+    if name in _PENDING_NAMES:
+        import xcsh.pending
+
+        return getattr(xcsh.pending, name)
     if name in _PLUGIN_NAMES:
-        return getattr(importlib.import_module("xcsh.plugins"), name)
+        import xcsh.plugins
+
+        return getattr(xcsh.plugins, name)
     raise AttributeError(f"module 'xcsh' has no attribute {name!r}")
 
 

@@ -51,7 +51,7 @@ from xcsh.agent import (
     sessions_dir,
 )
 from xcsh.core import AgentTool, UsageError
-from xcsh.fs import xcsh_home as fs_home
+from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, JournalError, Recovered, Retention, record_applies, recover
 from xcsh.pending import PendingActionStore
 from xcsh.plugins import LoadError, aload_custom_tools
@@ -63,12 +63,6 @@ from xcsh.tools.registry import create_builtin_tools
 
 SessionToolsFactory = Callable[[Path, PendingActionStore], list[AgentTool[Any]]]
 """``factory(cwd, store) -> tools``: the tools of a new session."""
-
-
-def xcsh_home(env: Mapping[str, str] | None = None) -> Path:
-    """``$XCSH_HOME``, or ``~/.xcsh`` when it is unset or empty (SPEC §5a); see
-    :func:`xcsh.fs.xcsh_home`."""
-    return fs_home(env=env)
 
 
 KNOWN_SETTINGS = (
@@ -205,20 +199,12 @@ def switch_provider(
             provider = current.name
     elif provider != current.name:
         base_url = None
-    settings = load_settings(home or xcsh_home(env))
+    settings = load_settings(home or xcsh_home(env=env))
     kept = {k: v for k, v in settings.items() if k not in ("provider", "model", "base_url")}
     if base_url is not None:
         kept["base_url"] = base_url
     flags = {"provider": provider, "model": model}
     return build_provider(flags, kept, env)
-
-
-def builtin_tools(
-    cwd: Path, store: PendingActionStore, journal: Journal | None = None
-) -> list[AgentTool[Any]]:
-    """The built-in tools (coding, ``ast_grep``, ``ast_edit``, ``resolve``) for ``cwd``,
-    writing through ``journal``."""
-    return create_builtin_tools(cwd, store, journal=journal)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -355,7 +341,7 @@ async def open_session(
     """
     if options.continue_latest and options.session_id:
         raise UsageError("--continue and --session cannot be used together")
-    home = options.home or xcsh_home(options.env)
+    home = options.home or xcsh_home(env=options.env)
     settings = load_settings(home)
     flags = {"provider": options.provider, "model": options.model, "base_url": options.base_url}
     provider = build_provider(flags, settings, options.env)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,32 @@ async def test_a_whole_run_on_a_small_tree(
     assert "all checks passed" in out
     assert (work / "stdlib" / "mod.py").read_text().count("log.info(x)") == 1
     assert "print(" in (work / "stdlib" / "broken.py").read_text()
+    # The README's transcript is a real run on the standard library: the same
+    # lines, in the same order, as this run prints (numbers, paths and the
+    # diff excerpt aside).
+    assert _line_shapes(out) == _line_shapes(_readme_transcript())
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def _readme_transcript() -> str:
+    section = README.read_text(encoding="utf-8").split("## The demo", 1)[1]
+    return section.split("```text\n", 1)[1].split("```", 1)[0]
+
+
+def _line_shapes(text: str) -> list[str]:
+    """Each line that is not part of the diff excerpt, with what varies between runs
+    (numbers, parenthesised paths and file lists, plural endings) taken out."""
+    shapes = []
+    for line in text.splitlines():
+        if not line.strip() or line.startswith((" ", "+", "-", "@", "...", "\\")):
+            continue
+        head = line.split(": ", 1)[0] if line.startswith("Skipped ") else line
+        head = re.sub(r"\([^)]*\)", "(...)", head)
+        head = re.sub(r"\d[\d,.]*", "N", head)
+        shapes.append(re.sub(r"(?<=\w)s\b", "", head))
+    return shapes
 
 
 async def test_a_codemod_that_breaks_code_is_left_out_and_fails_the_demo(

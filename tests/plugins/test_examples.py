@@ -93,6 +93,7 @@ async def test_batch_rename_discard_leaves_files_and_cleans_up(
     assert files(project) == before
     assert plan_files(project) == []
     assert not (project / "docs").exists()
+    assert not (project / ".xcsh").exists()  # no empty plan folder left in the repository
 
 
 @pytest.mark.parametrize(
@@ -100,7 +101,7 @@ async def test_batch_rename_discard_leaves_files_and_cleans_up(
     [
         ([{"from": "a.txt", "to": "keep.txt"}], "a.txt -> keep.txt: keep.txt already exists"),
         ([{"from": "a.txt", "to": "../out.txt"}], "a.txt -> ../out.txt: outside the workspace"),
-        ([{"from": "nope.txt", "to": "x.txt"}], "nope.txt is not a regular file"),
+        ([{"from": "nope.txt", "to": "x.txt"}], "nope.txt -> x.txt: nope.txt does not exist"),
         (
             [{"from": "a.txt", "to": "x.txt"}, {"from": "b.txt", "to": "x.txt"}],
             "two files would be renamed to x.txt",
@@ -189,6 +190,11 @@ async def test_two_previews_in_one_call_resolve_last_first(project: Path, user_t
         "Release: VERSION -> 1.1.0",
     ]
     assert all(a.source_tool_name == "custom_tool" for a in store.snapshot())
+    # Each action shows its own diff, not the call's combined text.
+    changelog_diff, version_diff = (a.details["diff"] for a in store.snapshot())
+    assert "+++ b/CHANGELOG.md" in changelog_diff and "+## 1.1.0" in changelog_diff
+    assert "VERSION" not in changelog_diff
+    assert version_diff.endswith("-1.0.0\n+1.1.0\n") and "CHANGELOG" not in version_diff
     # An ast_edit preview staged afterwards is resolved before both.
     (project / "app.js").write_text("log(1);\n")
     ast_edit = create_ast_edit_tool(str(project), store)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from xcsh.core import ToolError
-from xcsh.structural import EditOp, engine, preview_edit, search
+from xcsh.structural import EditOp, engine, pool, preview_edit, search
 from xcsh.structural.languages import resolve_language
 from xcsh.structural.pattern import compile_pattern
 from xcsh.structural.pool import WorkerDied, plan_chunks, run_chunks
@@ -222,6 +222,37 @@ def test_workers_of_a_killed_parent_exit_on_their_own(tmp_path: Path) -> None:
         alive = [p for p in pids if _running(p)]
         time.sleep(0.1)
     assert alive == []
+
+
+def test_a_worker_first_scheduled_after_its_parent_died_exits() -> None:
+    # Under load a forked worker may first run after the caller was killed; it must not
+    # take init for its parent and wait for work forever (seen as a leaked process).
+    window = CTX.Semaphore(0)  # no work will ever be released
+    reader, writer = CTX.Pipe(duplex=False)
+    gone = 1  # the caller's pid as recorded before the fork; the worker's parent differs
+    worker = CTX.Process(  # type: ignore[attr-defined]
+        target=pool._worker,
+        args=(
+            _pid,
+            [[1]],
+            CTX.Value("q", 0),
+            window,
+            CTX.Value("b", 0),
+            CTX.Array("q", [-1]),
+            0,
+            writer,
+            gone,
+        ),
+    )
+    worker.start()
+    writer.close()
+    worker.join(timeout=10)
+    alive = worker.is_alive()
+    if alive:
+        worker.kill()
+        worker.join()
+    reader.close()
+    assert not alive
 
 
 def _running(pid: int) -> bool:

@@ -121,7 +121,11 @@ async def test_informational_commands(project: Path) -> None:
     text = out.getvalue()
     assert "/apply [reason]" in text and "Unknown command /nope. Type /help" in text
     assert f"model: {steps}" in text and "provider: scripted" in text
-    assert "  ast_edit  AST Edit" in text and "resolve  Resolve  (hidden" in text
+    # names padded to one column, so the labels line up
+    width = max(len(name) for name in app.session.tools) if app.session else 0
+    assert f"  {'ast_edit'.ljust(width)}  AST Edit\n" in text
+    assert f"  {'read'.ljust(width)}  Read\n" in text
+    assert f"  {'resolve'.ljust(width)}  Resolve  (hidden" in text
     assert app.session is not None and f"session: {app.session.id}" in text
 
 

@@ -132,3 +132,20 @@ def test_a_provider_error_is_shown_once() -> None:
     assert out.getvalue() == "error: openai: the server said no\n"
     render(RunEnd(reason="forced_cap", final_text="", message="Stopped: capped", pending=1))
     assert out.getvalue().endswith("Stopped: capped\n")
+
+
+def test_failed_and_cancelled_results_name_their_tool() -> None:
+    from xcsh.agent.history import CANCELLED_TEXT
+
+    out = io.StringIO()
+    style = TerminalStyle(color=False, unicode=False)
+    render = EventRenderer(make_console(out, style), style)
+    for call_id, name in (("c1", "bash"), ("c2", "grep")):
+        message = ToolResultMessage(
+            tool_call_id=call_id,
+            tool_name=name,
+            content=[TextContent(CANCELLED_TEXT)],
+            is_error=True,
+        )
+        render(ToolResult(message=message, text=CANCELLED_TEXT))
+    assert out.getvalue() == f"  | bash: {CANCELLED_TEXT}\n  | grep: {CANCELLED_TEXT}\n"

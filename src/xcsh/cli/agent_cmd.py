@@ -17,15 +17,11 @@ closed early.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import dataclasses
 import errno
 import json
 import signal
 import sys
-import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from xcsh.cli import stdout_to_devnull, subcommand_help
@@ -122,6 +118,8 @@ def main(argv: list[str]) -> int:
         import xcsh.tui
 
         return xcsh.tui.main(args)
+    import asyncio  # the agent's imports wait until a task runs (xcsh --help stays quick)
+
     from xcsh.core import UsageError, XcshError
 
     try:
@@ -180,6 +178,8 @@ async def run_print_until_signal(args: argparse.Namespace) -> int:
     mode, and the exit code is 128 + the signal number (143 for SIGTERM,
     129 for SIGHUP), as a shell reports a process killed by that signal.
     """
+    import asyncio
+
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     assert task is not None
@@ -223,6 +223,9 @@ async def run_print(
         stdout: where the answer (text) or the events (json) go; default ``sys.stdout``.
         tools: the session's tools factory; default the built-in registry.
     """
+    import dataclasses
+    from pathlib import Path
+
     from xcsh.app import AppOptions, open_session
     from xcsh.core import UsageError
     from xcsh.ui import detect_style, make_console, render_preview
@@ -569,6 +572,8 @@ def terminal_tool_approval(stdin: TextIO, prompt_out: TextIO) -> ToolApprovalHoo
 
 async def read_line(stream: TextIO) -> str:
     """Read one line from ``stream`` without blocking the event loop."""
+    import asyncio
+
     loop = asyncio.get_running_loop()
     future: asyncio.Future[str] = loop.create_future()
 
@@ -578,6 +583,8 @@ async def read_line(stream: TextIO) -> str:
 
     def worker() -> None:
         loop.call_soon_threadsafe(deliver, stream.readline())
+
+    import threading
 
     threading.Thread(target=worker, name="xcsh-approval", daemon=True).start()
     return await future

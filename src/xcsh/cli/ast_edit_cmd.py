@@ -44,6 +44,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shlex
 import signal
 import sys
 from collections.abc import Callable
@@ -63,11 +64,14 @@ from xcsh.cli.common import (
     add_rule_argument,
     add_scope_arguments,
     check_limit,
+    empty_scope_message,
     error,
     is_interactive,
     load_rules,
     stderr_is_terminal,
+    workspace_for,
 )
+from xcsh.cli.pager import page, pager_command
 from xcsh.core import AgentToolResult, ToolError, UsageError
 from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, JournalError, Retention, recover
@@ -118,11 +122,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="the replacement; may use the pattern's metavariables; empty deletes the match",
     )
     add_rule_argument(parser)
-    add_scope_arguments(parser)
+    add_scope_arguments(parser, counted="replacements")
     decide = parser.add_mutually_exclusive_group()
     decide.add_argument("--yes", "-y", action="store_true", help="apply without asking")
     decide.add_argument(
         "--dry-run", action="store_true", help="only preview; change nothing and do not ask"
+    )
+    parser.add_argument(
+        "--no-pager",
+        action="store_true",
+        help="never page a long preview (by default one taller than the terminal goes "
+        "through $XCSH_PAGER, $PAGER or less)",
     )
     decide.add_argument(
         "-i",
@@ -169,8 +179,9 @@ def run(args: argparse.Namespace) -> int:
     out = _Stdout(None if args.json else make_console(sys.stdout, _style()))
     try:
         check_limit(args.limit)
-        journal = _open_journal()
-        preview = _with_spinner(lambda: _merged_preview(args))
+        root, given = workspace_for(args.paths or [os.curdir])
+        journal = _open_journal(Path(root))
+        preview = _with_spinner(lambda: _merged_preview(args, root, given))
     except (ToolError, UsageError) as exc:
         error(str(exc))
         return EXIT_BAD_INPUT
@@ -178,6 +189,12 @@ def run(args: argparse.Namespace) -> int:
         print(file=sys.stderr)
         error(INTERRUPTED_NOTE)
         return EXIT_INTERRUPTED
+    if preview.files_scanned == 0:
+        error(empty_scope_message(args.lang, list(args.paths or [os.curdir])))
+        return EXIT_BAD_INPUT
+    elsewhere = root != os.path.realpath(os.getcwd())
+    if elsewhere:
+        error(f"workspace {root}: the files below are named relative to it")
     store = PendingActionStore()
     # the apply is recorded in the folder's undo journal, so `xcsh undo` can put the files back
     result = push_edit_preview(
@@ -200,7 +217,8 @@ def run(args: argparse.Namespace) -> int:
     # are held by the journal until the apply committed or rolled back, then end the process.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        resolved = asyncio.run(_resolve(store, decision, out))
+        undo = f"cd {shlex.quote(root)} && xcsh undo" if elsewhere else "xcsh undo"
+        resolved = asyncio.run(_resolve(store, decision, out, undo=undo))
     finally:
         signal.signal(signal.SIGINT, previous)
     if code != EXIT_OK:
@@ -210,14 +228,15 @@ def run(args: argparse.Namespace) -> int:
     return resolved
 
 
-def _open_journal() -> Journal:
-    """This folder's undo journal, after settling any apply a crash interrupted.
+def _open_journal(root: Path) -> Journal:
+    """The undo journal of the workspace ``root``, after settling any apply a crash
+    interrupted.
 
     Raises:
         UsageError: a retention setting in settings.toml is invalid.
     """
     home = xcsh_home()
-    journal = Journal.for_root(home, Path.cwd(), retention=Retention.of_home(home))
+    journal = Journal.for_root(home, root, retention=Retention.of_home(home))
     try:
         for recovered in recover(journal):
             error(recovered.message)
@@ -231,6 +250,8 @@ def _show(
 ) -> None:
     """The preview on stdout: the whole diff (the user approves all of it) or JSON lines.
 
+    The "apply or discard" footer is shown only when a question follows; a
+    diff taller than the terminal goes through the pager (unless ``--no-pager``).
     With ``-i`` only the label: each change is shown when it is asked about.
     """
     if args.json:
@@ -239,11 +260,16 @@ def _show(
     if args.interactive:
         out.print(f"Preview {action.id}: {action.label}")
         return
-    out.print(
-        render_preview(
-            action.label, action.preview.diff, style=_style(), max_lines=None, max_line_chars=None
-        )
+    will_ask = not (args.dry_run or args.yes) and is_interactive()
+    rendered = render_preview(
+        action.label,
+        action.preview.diff,
+        style=_style(),
+        max_lines=None,
+        max_line_chars=None,
+        pending=will_ask,
     )
+    out.print(rendered, pager=None if args.no_pager else pager_command())
 
 
 def _decide(args: argparse.Namespace, action: PendingAction) -> tuple[Decision | None, int]:
@@ -302,15 +328,13 @@ def _arguments(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _merged_preview(args: argparse.Namespace) -> EditPreview:
+def _merged_preview(args: argparse.Namespace, root: str, paths: list[str]) -> EditPreview:
     """One preview across every PATH, each file read once (by real path).
 
     Each file is rewritten in its own language (as ``ast-grep run`` infers one
     per file) unless ``-l`` names one; ``--limit`` counts across PATHs, in the
     order given.
     """
-    root = os.getcwd()
-    paths = args.paths or [os.curdir]
     covered: set[str] = set()
     merged: EditPreview | None = None
     remaining = args.limit
@@ -383,11 +407,17 @@ class _Stdout:
         self.console = console
         self.broken = False
 
-    def print(self, renderable: Any) -> None:
-        """Print on stdout; on stderr with ``--json`` (no console) or once stdout is closed."""
+    def print(self, renderable: Any, *, pager: str | None = None) -> None:
+        """Print on stdout; on stderr with ``--json`` (no console) or once stdout is closed.
+
+        With a ``pager`` command, text taller than the terminal (stdout a
+        terminal only) is shown through it instead.
+        """
         console = self.console
         if console is not None and not self.broken:
             try:
+                if pager is not None and console.is_terminal and self._paged(renderable, pager):
+                    return
                 console.print(renderable)
                 return
             except BrokenPipeError:
@@ -398,6 +428,17 @@ class _Stdout:
                     raise
                 self.broken = True
         make_console(sys.stderr).print(renderable)
+
+    def _paged(self, renderable: Any, pager: str) -> bool:
+        assert self.console is not None
+        with self.console.capture() as captured:
+            self.console.print(renderable)
+        text = captured.get()
+        if text.count("\n") < self.console.size.height:
+            self.console.file.write(text)
+            self.console.file.flush()
+            return True
+        return page(text, pager)
 
     def write_json(self, preview: EditPreview) -> None:
         """One ``ast-grep run -r --json=stream`` object per replacement of the preview."""
@@ -419,7 +460,9 @@ class _Stdout:
             os.close(devnull)
 
 
-async def _resolve(store: PendingActionStore, decision: Decision, out: _Stdout) -> int:
+async def _resolve(
+    store: PendingActionStore, decision: Decision, out: _Stdout, *, undo: str = "xcsh undo"
+) -> int:
     """Resolve the pending edit through the ``resolve`` tool and show the outcome."""
     resolve = create_resolve_tool(store)
     style = _style() if out.console is not None and not out.broken else detect_style(sys.stderr)
@@ -431,7 +474,7 @@ async def _resolve(store: PendingActionStore, decision: Decision, out: _Stdout) 
         out.print(render_resolution(result.details, style=style))
         if decision.action == "apply":
             out.print(result.text)
-            out.print("Undo it with: xcsh undo")
+            out.print(f"Undo it with: {undo}")
         return EXIT_OK
     # apply failed and the action went back on the stack: nothing of it was written.
     store.pop()

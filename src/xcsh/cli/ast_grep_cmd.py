@@ -14,20 +14,20 @@ Output (stdout):
 
 Every match is printed unless ``--limit N`` is given. Files that could not be
 searched (binary, not UTF-8) are listed on stderr. Exit codes: 0 matches
-found, 1 no match, 2 bad input (message on stderr).
+found, 1 no match, 2 bad input (message on stderr), including a scope with no
+file left to search, with or without ``-l``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import json
 import os
 import sys
 from collections.abc import Iterator
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from xcsh.cli.common import (
     EXIT_BAD_INPUT,
@@ -36,14 +36,19 @@ from xcsh.cli.common import (
     add_rule_argument,
     add_scope_arguments,
     check_limit,
+    empty_scope_message,
     error,
     load_rules,
     scan_progress,
+    shown_path,
+    workspace_for,
 )
 from xcsh.core import ToolError, UsageError
 from xcsh.structural import Match, SkippedFile, explain_nothing_found, iter_matches, skipped_note
-from xcsh.structural.tools import error_pattern_note
-from xcsh.ui import detect_style, make_console
+from xcsh.ui import detect_style
+
+if TYPE_CHECKING:  # rich loads only when the output is coloured
+    from rich.console import Console
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -98,9 +103,19 @@ def _report_skipped(skipped: list[SkippedFile]) -> None:
         error(note)
 
 
+REWRITE_FLAGS = ("-r", "--rewrite")
+
+
 def main(argv: list[str]) -> int:
     """Run ``xcsh ast-grep``; returns the exit code (0 found, 1 none, 2 bad input)."""
     parser = build_parser()
+    if any(arg in REWRITE_FLAGS or arg.startswith("--rewrite=") for arg in argv):
+        # `ast-grep run -r` rewrites; here rewriting is its own command, previewed first.
+        error(
+            "xcsh ast-grep only searches; to rewrite, run the same command as "
+            "xcsh ast-edit -p PATTERN -r REWRITE [PATH...] (it previews the change first)"
+        )
+        return EXIT_BAD_INPUT
     args = parser.parse_args(argv)
     if (args.pattern is None) == (args.rule is None):
         parser.error("give one of -p/--pattern or --rule FILE")
@@ -123,41 +138,62 @@ def _search(args: argparse.Namespace) -> int:
     style = detect_style(sys.stdout)
     # file=None: the console writes to whatever sys.stdout is when it prints, so a
     # progress bar on the same terminal can put matches above itself.
-    console = make_console(None, style) if style.color and not args.json else None
+    console = None
+    if style.color and not args.json:
+        from xcsh.ui import make_console
+
+        console = make_console(None, style)
     skipped: list[SkippedFile] = []
     found = 0
     paths: list[str] = args.paths or [os.curdir]
+    root, given = workspace_for(paths)
+    elsewhere = root != os.path.realpath(os.getcwd())
     remaining: int | None = args.limit
     more = False
     rules = load_rules(args)
+    scanned = 0
     with scan_progress("searching") as bar:
-        for path in paths:
-            matches = iter_matches(
+
+        def progress(done: int, total: int) -> None:
+            nonlocal scanned
+            scanned = max(scanned, total)
+            bar.callback(done, total)
+
+        for path, engine_path in zip(paths, given, strict=True):
+            source = iter_matches(
                 [] if rules else [args.pattern],
                 rules=rules,
-                root=os.getcwd(),
-                path=path,
+                root=root,
+                path=engine_path,
                 glob=tuple(args.globs),
                 lang=args.lang,
                 selector=args.selector,
                 strictness=args.strictness,
-                progress=bar.callback,
+                progress=progress,
                 skipped=skipped,
                 max_per_file=None if remaining is None else remaining + 1,
             )
+            matches: Iterator[Match] = source
+            if elsewhere:  # printed relative to the current folder, as ast-grep does
+                matches = (
+                    dataclasses.replace(m, file=shown_path(m.file, root, path)) for m in source
+                )
             try:
                 if remaining is None:
                     for match in matches:
+                        bar.stop_for_output()
                         _emit(match, args.json, console)
                         found += 1
                 else:
                     kept, more = _limited(matches, remaining)
+                    if kept:
+                        bar.stop_for_output()
                     for match in kept:
                         _emit(match, args.json, console)
                     found += len(kept)
                     remaining -= len(kept)
             finally:
-                close = getattr(matches, "close", None)
+                close = getattr(source, "close", None)
                 if close is not None:
                     close()
             if remaining == 0:
@@ -168,12 +204,15 @@ def _search(args: argparse.Namespace) -> int:
     if more:
         noun = "match" if found == 1 else "matches"
         error(f"stopped after {found} {noun} (--limit {args.limit}); more remain")
+    if not found and not scanned:
+        error(empty_scope_message(args.lang, paths))
+        return EXIT_BAD_INPUT
     if not found:
-        return EXIT_NO_MATCH if rules else _explain_nothing_found(args, paths[0])
+        return EXIT_NO_MATCH if rules else _explain_nothing_found(args, root, given[0])
     return EXIT_OK
 
 
-def _explain_nothing_found(args: argparse.Namespace, path: str) -> int:
+def _explain_nothing_found(args: argparse.Namespace, root: str, path: str) -> int:
     """Say why nothing was found when the pattern is suspect (SPEC §4); the exit code.
 
     A pattern that probably matches nothing (it does not match its own code, or
@@ -182,7 +221,7 @@ def _explain_nothing_found(args: argparse.Namespace, path: str) -> int:
     """
     doubt, unparsable = explain_nothing_found(
         [args.pattern],
-        root=os.getcwd(),
+        root=root,
         path=path,
         glob=tuple(args.globs),
         lang=args.lang,
@@ -192,6 +231,8 @@ def _explain_nothing_found(args: argparse.Namespace, path: str) -> int:
     if doubt is not None:
         error(doubt)
         return EXIT_BAD_INPUT
+    from xcsh.structural.tools import error_pattern_note
+
     for pattern in unparsable:
         error(error_pattern_note(pattern, selector_flag="--selector"))
     return EXIT_NO_MATCH
@@ -204,6 +245,8 @@ def _emit(match: Match, as_json: bool, console: Console | None) -> None:
         )
         return
     lines = format_match_lines(match)
+    if console is not None:
+        from rich.text import Text
     if match.rule is not None:  # a YAML rule's match: what the rule says first
         head = f"{match.rule.severity}[{match.rule.id}]"
         if console is None:

@@ -3,32 +3,29 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
-
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
+from typing import TYPE_CHECKING, TextIO
 
 from xcsh.core import UsageError
-from xcsh.structural.rules import CompiledRule, load_rule_file
+from xcsh.fs.walk import repository_top
 from xcsh.ui import detect_style
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
+    from xcsh.structural.rules import CompiledRule
 
 EXIT_OK = 0
 """Done: matches printed, or an edit previewed, applied or discarded."""
 EXIT_NO_MATCH = 1
 """The pattern matched nothing (no replacement for ``ast-edit``)."""
 EXIT_BAD_INPUT = 2
-"""Bad input: a flag, pattern, language or path; the message is on stderr."""
+"""Bad input: a flag, pattern, language or path, including a scope with no file left
+to search (PATH, --globs and -l exclude everything); the message is on stderr."""
 EXIT_APPLY_FAILED = 3
 """``ast-edit`` only: applying failed (a file changed since the preview, a write
 failed); nothing was written, earlier files were restored."""
@@ -44,8 +41,11 @@ PROGRESS_MIN_FILES = 200
 STRICTNESS_CHOICES = ("cst", "smart", "ast", "relaxed", "signature", "template")
 
 
-def add_scope_arguments(parser: argparse.ArgumentParser) -> None:
-    """The flags both commands share, named as in ``ast-grep run``."""
+def add_scope_arguments(parser: argparse.ArgumentParser, *, counted: str = "matches") -> None:
+    """The flags both commands share, named as in ``ast-grep run``.
+
+    ``counted`` names what ``--limit`` counts (``replacements`` for ``ast-edit``).
+    """
     parser.add_argument(
         "-l", "--lang", metavar="LANG", help="language (inferred from file extensions if omitted)"
     )
@@ -67,7 +67,7 @@ def add_scope_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         help="only files matching this glob (gitignore syntax; repeatable)",
     )
-    parser.add_argument("--limit", metavar="N", type=int, help="stop after N matches")
+    parser.add_argument("--limit", metavar="N", type=int, help=f"stop after N {counted}")
     parser.add_argument(
         "--json",
         action="store_true",
@@ -78,7 +78,8 @@ def add_scope_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="*",
         metavar="PATH",
         default=[],
-        help="files, folders or globs inside the current folder (default: the current folder)",
+        help="files, folders or globs (default: the current folder); a PATH outside the "
+        "current folder makes its repository, or its folder, the workspace",
     )
 
 
@@ -101,6 +102,8 @@ def load_rules(args: argparse.Namespace) -> list[CompiledRule]:
     if given is not None:
         return list(given)
     if getattr(args, "rule", None):
+        from xcsh.structural.rules import load_rule_file
+
         return load_rule_file(Path(args.rule), display=args.rule)
     return []
 
@@ -118,6 +121,67 @@ def check_limit(limit: int | None) -> None:
         )
 
 
+def empty_scope_message(lang: str | None, paths: list[str]) -> str:
+    """Why nothing was searched: PATH, ``--globs`` and ``-l`` leave no file in scope.
+
+    Both commands exit :data:`EXIT_BAD_INPUT` with it, with or without ``-l``
+    (without ``-l`` the engine says the same in its own words).
+    """
+    where = ", ".join(f"'{path}'" for path in paths) or "'.'"
+    return (
+        f"No {lang} file to search in {where}. Check PATH and --globs "
+        "(a glob starting with ! leaves files out)."
+    )
+
+
+def workspace_for(paths: Sequence[str], cwd: str | None = None) -> tuple[str, list[str]]:
+    """The workspace of one run and the PATHs to give the engine.
+
+    A person running ``xcsh ast-grep``/``ast-edit`` decides what may be read, as
+    with the ``ast-grep`` CLI: PATHs inside the current folder are searched with
+    the current folder as the workspace; PATHs outside it make their
+    repository (the nearest folder above holding ``.git``), or else their own
+    folder, the workspace. A glob or a missing PATH stays relative to the
+    current folder (the engine then says what is wrong). Confinement to the
+    workspace still holds for what a model asks through the tools.
+
+    Returns:
+        ``(root, paths)``: the workspace folder, and each PATH as given when it
+        is inside the current folder, else as an absolute path.
+
+    Raises:
+        UsageError: PATHs outside the current folder lie in different workspaces.
+    """
+    here = os.path.realpath(cwd if cwd is not None else os.getcwd())
+    roots: dict[str, list[str]] = {}
+    given: list[str] = []
+    for path in paths:
+        real = os.path.realpath(os.path.expanduser(path))
+        inside = real == here or real.startswith(here + os.sep)
+        if inside or not os.path.exists(real):
+            roots.setdefault(here, []).append(path)
+            given.append(path)
+            continue
+        folder = Path(real if os.path.isdir(real) else os.path.dirname(real))
+        root = str(repository_top(folder) or folder)
+        roots.setdefault(root, []).append(path)
+        given.append(real)
+    if len(roots) > 1:
+        listed = "; ".join(f"{root} ({', '.join(ps)})" for root, ps in roots.items())
+        raise UsageError(
+            f"the PATHs lie in different workspaces: {listed}",
+            hint="run the command once per workspace",
+        )
+    return (next(iter(roots)) if roots else here), given
+
+
+def shown_path(file: str, root: str, given: str) -> str:
+    """How a matched ``file`` (relative to ``root``) is printed: relative to the current
+    folder, or absolute when its PATH was given as an absolute path (as ``ast-grep``)."""
+    full = os.path.join(root, file)
+    return full if os.path.isabs(given) and not os.path.isabs(file) else os.path.relpath(full)
+
+
 # The engine's messages name the model-facing parameters; the command names its flags.
 _FLAG_NAMES = {
     "`lang`": "-l/--lang",
@@ -128,6 +192,9 @@ _FLAG_NAMES = {
     "`limit`": "--limit",
     "`pat`": "-p/--pattern",
     "`strictness`": "--strictness",
+    # the context hint's example: "for example pat `X` with sel `Y`"
+    "for example pat `": "for example -p `",
+    "` with sel `": "` with --selector `",
 }
 
 
@@ -175,6 +242,15 @@ class ScanProgress:
         if not self._enabled or total < PROGRESS_MIN_FILES:
             return
         if self._progress is None:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
             style = detect_style(sys.stderr)
             console = Console(file=sys.stderr, no_color=not style.color)
             self._progress = Progress(
@@ -199,6 +275,15 @@ class ScanProgress:
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
+
+    def stop_for_output(self) -> None:
+        """Remove the bar for good before the first line of output.
+
+        The matches printed from then on show the scan's progress themselves;
+        a bar redrawn between them would be glued to, or overwrite, a line.
+        """
+        self.close()
+        self._enabled = False
 
 
 @contextmanager

@@ -35,8 +35,9 @@ def main(argv: list[str]) -> int:
     """Entry point of ``xcsh sandbox``; returns the exit code."""
     args = build_parser().parse_args(argv)
     assert args.action == "check"
-    from xcsh.app import load_settings, xcsh_home
+    from xcsh.app import load_settings
     from xcsh.core import UsageError
+    from xcsh.fs import xcsh_home
     from xcsh.sandbox import (
         NETWORK_ABI,
         kernel_support,

@@ -104,4 +104,5 @@ def main(argv: list[str]) -> int:
     common.interactive = False
     common.include_broken = False
     common.include_parse_errors = False
+    common.no_pager = False  # a long preview on a terminal is paged, as ast-edit's
     return ast_edit_cmd.run(common)

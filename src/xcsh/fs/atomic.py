@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from xcsh.core import ToolError
@@ -50,6 +49,8 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise FileWriteError(f"Cannot write {path}: {exc.strerror or exc}.") from exc
     tmp_name: str | None = None
     try:
+        import tempfile  # only writers need it
+
         fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

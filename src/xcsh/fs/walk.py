@@ -27,8 +27,10 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 ALWAYS_SKIPPED_DIRS = frozenset({".git", "node_modules"})
 IGNORE_FILES = (".gitignore", ".ignore")
@@ -45,6 +47,14 @@ class IgnoreRules:
 _Rules = IgnoreRules
 
 
+def gitignore_spec(lines: Sequence[str]) -> pathspec.GitIgnoreSpec:
+    """Compile gitignore-syntax ``lines`` (pathspec is loaded on first use: a walk of a
+    folder without ignore files or globs never needs it)."""
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
 def _load_rules(folder: Path) -> list[_Rules]:
     rules: list[_Rules] = []
     for name in IGNORE_FILES:
@@ -53,7 +63,7 @@ def _load_rules(folder: Path) -> list[_Rules]:
             lines = candidate.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             continue
-        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        spec = gitignore_spec(lines)
         if spec.patterns:
             rules.append(_Rules(folder, spec))
     return rules
@@ -81,7 +91,7 @@ def inherited_rules(start: Path, root: Path | None = None) -> list[IgnoreRules]:
     those rules ignore ``start`` itself: a folder the user names explicitly is
     searched, as ripgrep and the ``ast-grep`` CLI do.
     """
-    repo = _repo_top(start)
+    repo = repository_top(start)
     anchor = repo if repo is not None else root
     inherited: list[IgnoreRules] = _load_exclude(repo) if repo is not None else []
     if anchor is not None and anchor in start.parents:
@@ -121,8 +131,8 @@ def iter_files(
     # As ast-grep's --globs: plain globs select files, `!glob` leaves files out.
     included = [g for g in globs if not g.startswith("!")]
     excluded = [g[1:] for g in globs if g.startswith("!")]
-    include_spec = pathspec.GitIgnoreSpec.from_lines(included) if included else None
-    exclude_spec = pathspec.GitIgnoreSpec.from_lines(excluded) if excluded else None
+    include_spec = gitignore_spec(included) if included else None
+    exclude_spec = gitignore_spec(excluded) if excluded else None
 
     def wanted(path: Path) -> bool:
         if include_spec is None and exclude_spec is None:
@@ -153,7 +163,7 @@ def iter_files(
     yield from _walk(start, inherited, wanted)
 
 
-def _repo_top(folder: Path) -> Path | None:
+def repository_top(folder: Path) -> Path | None:
     """The nearest folder at or above ``folder`` holding a ``.git`` (folder or file)."""
     for candidate in (folder, *folder.parents):
         if os.path.lexists(candidate / ".git"):
@@ -171,7 +181,7 @@ def _load_exclude(repo: Path) -> list[_Rules]:
         )
     except OSError:
         return []
-    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    spec = gitignore_spec(lines)
     return [_Rules(repo, spec)] if spec.patterns else []
 
 

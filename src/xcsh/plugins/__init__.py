@@ -7,6 +7,7 @@ per session with the session's pending-action store; project tools load only
 for trusted folders (:func:`ask_trust`, ``xcsh trust``, ``--trust-project``).
 """
 
+from xcsh.fs import xcsh_home
 from xcsh.plugins.api import (
     DEFAULT_SOURCE_TOOL_NAME,
     STORE_UNAVAILABLE_MESSAGE,
@@ -24,7 +25,6 @@ from xcsh.plugins.discovery import (
     project_tools_dir,
     user_tools_dir,
 )
-from xcsh.plugins.home import xcsh_home
 from xcsh.plugins.loader import (
     CustomToolSet,
     LoadedTool,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from xcsh.plugins.home import xcsh_home
+from xcsh.fs import xcsh_home
 
 ToolSource = Literal["project", "user", "entry_point"]
 ENTRY_POINT_GROUP = "xcsh.tools"

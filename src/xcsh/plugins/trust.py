@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from xcsh.core import UsageError
+from xcsh.fs import xcsh_home
 from xcsh.plugins.discovery import project_tool_candidates, project_tools_dir
-from xcsh.plugins.home import xcsh_home
 
 TRUST_FILE_NAME = "trusted.json"
 TRUST_SCHEMA_VERSION = 1

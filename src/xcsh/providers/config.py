@@ -9,10 +9,9 @@ takes its contents as a dict, so it does no I/O and imports no SDK.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 
@@ -212,8 +211,9 @@ def create_provider(settings: ProviderSettings, *, http_client: Any = None) -> P
         ProviderError: the SDK refused the configuration.
     """
     if settings.provider == "scripted":
-        module = importlib.import_module("xcsh.providers.scripted")
-        return cast(Provider, module.ScriptedProvider(steps_path=Path(settings.model)))
+        from xcsh.providers.scripted import ScriptedProvider
+
+        return ScriptedProvider(steps_path=Path(settings.model))
     if settings.provider == "anthropic":
         if not settings.api_key:
             raise UsageError("no API key for provider 'anthropic'", hint="Set ANTHROPIC_API_KEY.")

@@ -39,6 +39,8 @@ Tools: :func:`create_ast_grep_tool` (read-only) and
 labelled ``AST Edit: <R> replacement(s) in <F> file(s)`` applies it).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from xcsh.structural.engine import (
     PARALLEL_MIN_BYTES,
     PARALLEL_MIN_FILES,
@@ -64,7 +66,6 @@ from xcsh.structural.languages import (
     supported_languages,
 )
 from xcsh.structural.pattern import STRICTNESS_LEVELS, CompiledPattern, compile_pattern
-from xcsh.structural.project import Project, find_config, load_project
 from xcsh.structural.results import (
     Capture,
     EditPreview,
@@ -78,14 +79,48 @@ from xcsh.structural.results import (
     skipped_note,
 )
 from xcsh.structural.rule_schema import RuleError
-from xcsh.structural.rules import CompiledRule, load_rule_file, parse_rules, rule_from_parameter
-from xcsh.structural.tools import (
-    AstEditParams,
-    AstGrepParams,
-    create_ast_edit_tool,
-    create_ast_grep_tool,
-    edit_label,
+
+if TYPE_CHECKING:
+    from xcsh.structural.project import Project, find_config, load_project
+    from xcsh.structural.rules import (
+        CompiledRule,
+        load_rule_file,
+        parse_rules,
+        rule_from_parameter,
+    )
+    from xcsh.structural.tools import (
+        AstEditParams,
+        AstGrepParams,
+        create_ast_edit_tool,
+        create_ast_grep_tool,
+        edit_label,
+    )
+
+_TOOL_NAMES = frozenset(
+    {"AstEditParams", "AstGrepParams", "create_ast_edit_tool", "create_ast_grep_tool", "edit_label"}
 )
+
+_RULE_NAMES = frozenset({"CompiledRule", "load_rule_file", "parse_rules", "rule_from_parameter"})
+_PROJECT_NAMES = frozenset({"Project", "find_config", "load_project"})
+
+
+def __getattr__(name: str) -> Any:
+    # The tools (pydantic models, the tool interface) load only when asked for, so
+    # `xcsh ast-grep` runs on the engine alone.
+    if name in _TOOL_NAMES:
+        import xcsh.structural.tools as tools
+
+        return getattr(tools, name)
+    if name in _RULE_NAMES:
+        import xcsh.structural.rules as rules
+
+        return getattr(rules, name)
+    if name in _PROJECT_NAMES:
+        import xcsh.structural.project as project
+
+        return getattr(project, name)
+    raise AttributeError(f"module 'xcsh.structural' has no attribute {name!r}")
+
 
 __all__ = [
     "LANGUAGES",

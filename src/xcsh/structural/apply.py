@@ -7,13 +7,15 @@ import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from xcsh.core import ToolError
 from xcsh.fs import Workspace, read_regular_bytes
 from xcsh.fs.confined import FileId
-from xcsh.journal import Change, Journal, apply_changes
-from xcsh.pending import StalePreviewError
 from xcsh.structural.results import EditPreview, FileEdit
+
+if TYPE_CHECKING:
+    from xcsh.journal import Change, Journal
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,6 +86,8 @@ def apply_preview(
     """
     ws = Workspace(preview.root)
     outside: list[str] = []
+    from xcsh.journal import Change, apply_changes  # a search never loads the writer
+
     changes: list[Change] = []
     for edit in preview.files:
         try:
@@ -108,6 +112,8 @@ def apply_preview(
         )
     stale = stale_files(preview)
     if stale:
+        from xcsh.pending import StalePreviewError  # only an apply needs it
+
         raise StalePreviewError(
             f"These files changed since the preview: {name_list(stale)}. Nothing was written; "
             "discard this preview and preview the edit again.",

@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xcsh.core import ToolError
 from xcsh.structural.apply import AppliedEdit, apply_preview, identify, name_list, stale_files
-from xcsh.structural.pool import WorkerDied, plan_chunks, run_chunks
 from xcsh.structural.query import check_one_language, compile_query, doubt_of, error_patterns_of
 from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
-from xcsh.structural.rules import CompiledRule
 from xcsh.structural.scan import (
     Outcome,
     Query,
@@ -30,6 +28,11 @@ from xcsh.structural.scan import (
     splice,
 )
 from xcsh.structural.scope import Scope, resolve_scope
+
+if TYPE_CHECKING:
+    import multiprocessing.context
+
+    from xcsh.structural.rules import CompiledRule
 
 __all__ = [
     "AppliedEdit",
@@ -75,6 +78,8 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     # fork: workers start in milliseconds with ast-grep-py already loaded, and, unlike
     # spawn/forkserver, never re-run the caller's __main__ module. Workers only run
     # scan_chunk, which imports nothing new, so threads of the parent cannot deadlock them.
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
@@ -98,6 +103,9 @@ def _run(
             yield outcome
         return
     sizes = scope.sizes if len(scope.sizes) == total else [1] * total
+    # the pool (multiprocessing) loads only for scans big enough to share
+    from xcsh.structural.pool import WorkerDied, plan_chunks, run_chunks
+
     ends = plan_chunks(sizes, count, min_bytes=_MIN_CHUNK_BYTES, max_items=_MAX_CHUNK_FILES)
     chunks = [files[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
     done = 0

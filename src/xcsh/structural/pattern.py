@@ -170,6 +170,31 @@ def _ast_grep_message(exc: BaseException) -> str:
     return causes[-1] if causes else (lines[0] if lines else type(exc).__name__)
 
 
+_INVALID_KIND = re.compile(r"Kind `[^`]*` is invalid")
+
+
+def _named_kinds(node: SgNode, out: list[str]) -> None:
+    if node.is_named() and node.kind() not in out and node.kind() != "ERROR":
+        out.append(node.kind())
+    for child in node.children():
+        _named_kinds(child, out)
+
+
+def _unknown_kind_message(selector: str, language: Language, probe: SgNode) -> str:
+    """`sel` names no node kind of the language: say so, with the close kinds of the pattern."""
+    kinds: list[str] = []
+    _named_kinds(probe, kinds)
+    import difflib
+
+    close = difflib.get_close_matches(selector, kinds, n=3, cutoff=0.5)
+    text = f"`{selector}` is not a {language.name} node kind, so `sel` cannot pick it."
+    if close:
+        text += " Did you mean " + " or ".join(f"`{kind}`" for kind in close) + "?"
+    if kinds:
+        text += " The node kinds in this pattern are: " + ", ".join(kinds) + "."
+    return text
+
+
 def _has_error(node: SgNode) -> bool:
     return node.kind() == "ERROR" or node.find(kind="ERROR") is not None
 
@@ -359,6 +384,8 @@ def compile_pattern(
             found = probe.find(**rule)
         except RuntimeError as exc:  # ast-grep refused the rule itself
             config_error = _ast_grep_message(exc)
+            if selector is not None and _INVALID_KIND.search(config_error):
+                raise ToolError(_unknown_kind_message(selector, language, probe)) from exc
             break
         if found is None:
             continue  # it cannot match its own source

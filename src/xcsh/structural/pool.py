@@ -142,9 +142,14 @@ def _worker(
     current: Any,
     slot: int,
     conn: Connection,
+    parent: int,
 ) -> None:
+    # `parent` is the caller's pid, taken before the fork: a worker first scheduled after
+    # its parent died would otherwise take init (or a subreaper) for its parent and wait
+    # for the window forever.
     reset_signals_after_fork()
-    parent = os.getppid()
+    if os.getppid() != parent:
+        return
     try:
         while True:
             while not window.acquire(timeout=_PARENT_POLL_SECONDS):
@@ -209,7 +214,7 @@ def run_chunks(
             reader, writer = context.Pipe(duplex=False)
             proc = context.Process(  # type: ignore[attr-defined]
                 target=_worker,
-                args=(func, chunks, counter, window, stop, current, slot, writer),
+                args=(func, chunks, counter, window, stop, current, slot, writer, os.getpid()),
                 daemon=True,
             )
             blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _BLOCKED)

@@ -26,8 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-import pathspec
-import yaml
 from ast_grep_py import Config, SgRoot
 
 from xcsh.core import ToolError
@@ -113,9 +111,11 @@ class CompiledRule:
 
     def applies_to(self, file: str) -> bool:
         """Whether ``file`` (workspace-relative, ``/``-separated) passes ``files``/``ignores``."""
-        if self.ignores and pathspec.GitIgnoreSpec.from_lines(self.ignores).match_file(file):
+        from xcsh.fs.walk import gitignore_spec  # pathspec loads only for rules with globs
+
+        if self.ignores and gitignore_spec(self.ignores).match_file(file):
             return False
-        return not self.files or pathspec.GitIgnoreSpec.from_lines(self.files).match_file(file)
+        return not self.files or gitignore_spec(self.files).match_file(file)
 
 
 def _patterns(value: Any) -> list[str]:
@@ -348,6 +348,8 @@ def parse_rules(
     Raises:
         RuleError: bad YAML (with its line and column) or a bad rule.
     """
+    import yaml  # only a rule file needs the YAML parser
+
     try:
         documents = [d for d in yaml.safe_load_all(text) if d is not None]
     except yaml.YAMLError as exc:

@@ -12,13 +12,16 @@ import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from xcsh.core import ToolError
 from xcsh.fs import Workspace, iter_files
+from xcsh.fs.walk import gitignore_spec
 from xcsh.structural.languages import Language, language_for_path, resolve_language
 from xcsh.structural.results import SkippedFile
+
+if TYPE_CHECKING:
+    import pathspec
 
 _GLOB_CHARS = frozenset("*?[")
 HOSTED_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "css"})
@@ -119,7 +122,7 @@ def _start_of(ws: Workspace, given: str) -> tuple[Path, pathspec.GitIgnoreSpec |
     candidate = Path(os.path.expanduser(given))
     absolute = candidate if candidate.is_absolute() else ws.root / candidate
     if _GLOB_CHARS & set(given) and not os.path.lexists(absolute):
-        return ws.root, pathspec.GitIgnoreSpec.from_lines([given]), False
+        return ws.root, gitignore_spec([given]), False
     start = ws.resolve(given)
     if not os.path.exists(start):
         raise ToolError(

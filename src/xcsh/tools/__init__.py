@@ -6,8 +6,7 @@ write ``from xcsh.tools import create_ast_edit_tool``.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xcsh.pending import create_resolve_tool
 from xcsh.tools.coding import (
@@ -21,13 +20,18 @@ from xcsh.tools.coding import (
     create_write_tool,
 )
 
+if TYPE_CHECKING:
+    from xcsh.structural import create_ast_edit_tool, create_ast_grep_tool
+
 _STRUCTURAL = {"create_ast_grep_tool", "create_ast_edit_tool"}
 
 
 def __getattr__(name: str) -> Any:
     # ast-grep is imported only when a structural tool is asked for.
     if name in _STRUCTURAL:
-        return getattr(importlib.import_module("xcsh.structural"), name)
+        import xcsh.structural
+
+        return getattr(xcsh.structural, name)
     raise AttributeError(f"module 'xcsh.tools' has no attribute {name!r}")
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +37,10 @@ def create_builtin_tools(
     Returns:
         The coding tools, ``ast_grep``, ``ast_edit`` and the hidden ``resolve``.
     """
-    structural = importlib.import_module("xcsh.structural")
+    import xcsh.structural as structural  # ast-grep is loaded with the first tools
+
     tools: list[AgentTool[Any]] = create_coding_tools(cwd, journal=journal, sandbox=sandbox)
-    tools.append(structural.create_ast_grep_tool(cwd))
-    tools.append(structural.create_ast_edit_tool(cwd, store, journal=journal))
+    tools.append(structural.create_ast_grep_tool(str(cwd)))
+    tools.append(structural.create_ast_edit_tool(str(cwd), store, journal=journal))
     tools.append(create_resolve_tool(store))
     return tools

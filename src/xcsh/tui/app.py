@@ -105,7 +105,7 @@ class InteractiveApp:
         console: Console | None = None,
         style: TerminalStyle | None = None,
     ) -> None:
-        from xcsh.app import xcsh_home
+        from xcsh.fs import xcsh_home
 
         self.options = options
         self.style = style or detect_style(sys.stdout)
@@ -505,9 +505,11 @@ class InteractiveApp:
         elif name == "compact":
             await session.compact()  # its Notice says what happened
         elif name == "tools":
+            width = max((len(tool.name) for tool in session.tools.values()), default=0)
             for tool in session.tools.values():
                 hidden = "  (hidden: resolves previews)" if tool.hidden else ""
-                self.console.print(f"  {tool.name}  {tool.label}{hidden}", markup=False)
+                line = f"  {tool.name.ljust(width)}  {tool.label}{hidden}"
+                self.console.print(line, markup=False)
         return None
 
     async def resolve(self, action: Literal["apply", "discard"], reason: str) -> None:

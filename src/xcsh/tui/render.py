@@ -141,6 +141,9 @@ class EventRenderer:
         shown, more = collapse(event.text or ("(error)" if message.is_error else "(no output)"))
         colour = "red" if message.is_error else "dim"
         bar = "│" if self.style.unicode else "|"
+        if message.is_error and shown:
+            # several calls of a batch may fail or be cancelled together: name each one
+            shown[0] = f"{message.tool_name}: {shown[0]}"
         for line in shown:
             self.console.print(Text(f"  {bar} {visible_line(line)}", style=colour))
         if more:

@@ -8,10 +8,7 @@ carry Unicode.
 
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console, Group, RenderableType
@@ -19,59 +16,10 @@ from rich.segment import Segment
 from rich.text import Text
 
 from xcsh.ui.safe import visible
+from xcsh.ui.style import TerminalStyle, detect_style
 
 if TYPE_CHECKING:
     from xcsh.pending import ResolveOutcome
-
-
-@dataclass(frozen=True)
-class TerminalStyle:
-    """What the output can show.
-
-    Args:
-        color: ANSI colour allowed.
-        unicode: non-ASCII symbols allowed.
-    """
-
-    color: bool
-    unicode: bool
-
-
-def detect_style(
-    stream: TextIO | None = None, env: Mapping[str, str] | None = None
-) -> TerminalStyle:
-    """Decide colour and Unicode for ``stream`` (default ``sys.stdout``).
-
-    Unicode needs both a UTF encoding on ``stream`` and a locale that is not
-    plainly ASCII-only: the first of ``LC_ALL``, ``LC_CTYPE``, ``LANG`` that is
-    set must name a UTF-8 codeset (``C.UTF-8``, ``en_US.UTF-8``); ``C``,
-    ``POSIX`` or another codeset gives plain ASCII (SPEC §6). The locale is
-    read from the environment because Python switches its standard streams
-    to UTF-8 in the C locale (PEP 538/540) while the terminal stays ASCII.
-    With none of the three set, the stream's encoding decides alone.
-
-    Args:
-        stream: the output (default ``sys.stdout``).
-        env: the environment (default ``os.environ``).
-    """
-    out = stream if stream is not None else sys.stdout
-    environ = os.environ if env is None else env
-    isatty = bool(getattr(out, "isatty", lambda: False)())
-    color = isatty and "NO_COLOR" not in environ and environ.get("TERM") != "dumb"
-    encoding = (getattr(out, "encoding", None) or "ascii").lower().replace("-", "")
-    unicode = encoding.startswith("utf") and _locale_allows_unicode(environ) is not False
-    return TerminalStyle(color=color, unicode=unicode)
-
-
-def _locale_allows_unicode(env: Mapping[str, str]) -> bool | None:
-    """What the locale says about UTF-8 output; ``None`` when no locale is set."""
-    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
-        value = env.get(name, "").strip()
-        if not value:
-            continue
-        codeset = value.partition(".")[2].partition("@")[0]
-        return codeset.lower().replace("-", "") == "utf8"
-    return None
 
 
 class SafeConsole(Console):
@@ -240,14 +188,20 @@ def render_preview(
     style: TerminalStyle,
     max_lines: int | None = PREVIEW_MAX_LINES,
     max_line_chars: int | None = PREVIEW_MAX_LINE_CHARS,
+    pending: bool = True,
 ) -> RenderableType:
-    """A pending preview: its label, then its diff, then how to resolve it.
+    """A preview: its label, then its diff, then (when ``pending``) how to resolve it.
 
     The diff is bounded by :func:`bound_preview` with ``max_lines`` and
     ``max_line_chars`` (the defaults suit the agent's screen); pass ``None``
     to show all of it, as ``xcsh ast-edit`` does before asking to apply it.
+    ``pending=False`` leaves out the "apply or discard" footer, for a preview
+    that nothing waits on (``xcsh ast-edit --dry-run``, or without a terminal).
     """
     symbol = _SYMBOLS[style.unicode]["pending"]
     header = Text(f"{symbol} Preview: {visible(label, keep='')}", style="bold magenta")
+    diff = render_diff(bound_preview(diff_text, max_lines, max_line_chars))
+    if not pending:
+        return Group(header, diff)
     footer = Text("  pending: apply or discard to continue", style="dim")
-    return Group(header, render_diff(bound_preview(diff_text, max_lines, max_line_chars)), footer)
+    return Group(header, diff, footer)

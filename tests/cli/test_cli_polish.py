@@ -1,0 +1,95 @@
+"""What a new user of ``xcsh ast-grep``/``ast-edit`` sees: output on a terminal,
+footers, hints in the command's own flags, empty scopes and long previews."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from clirun import run_on_pty, run_xcsh
+
+from xcsh.cli import ast_edit_cmd
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def _row_before(output: str, needle: str) -> str:
+    """What the terminal row holding ``needle`` shows before it (escapes removed)."""
+    at = output.index(needle)
+    start = max(output.rfind("\n", 0, at), output.rfind("\r", 0, at)) + 1
+    return ANSI.sub("", output[start:at])
+
+
+def test_the_progress_bar_is_cleared_before_the_first_match(tmp_path: Path) -> None:
+    for i in range(210):  # enough files for the bar
+        (tmp_path / f"m{i:03}.py").write_text(f"def f{i}(x):\n    return isinstance(x, int)\n")
+    run = run_on_pty(["ast-grep", "-p", "isinstance($A, $B)", "--limit", "2"], cwd=tmp_path)
+    assert run.returncode == 0, run.output
+    assert "searching" in run.output  # the bar was drawn...
+    assert _row_before(run.output, "m000.py") == ""  # ...and gone before the first match
+
+
+def test_dry_run_has_no_pending_footer_and_pipes_never_page(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("".join(f"print({i})\n" for i in range(60)))
+    paged = tmp_path / "paged.txt"
+    for args in (["--dry-run"], []):  # without a terminal nothing is asked either
+        done = run_xcsh(
+            "ast-edit", "-p", "print($A)", "-r", "log($A)", *args, "a.py",
+            cwd=tmp_path, XCSH_PAGER=f"cat > {paged}",
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "+log(59)" in done.stdout
+        assert "pending: apply or discard" not in done.stdout
+        assert not paged.exists()
+
+
+def test_a_long_preview_is_paged_on_a_terminal_unless_no_pager(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("".join(f"print({i})\n" for i in range(60)))
+    paged = tmp_path / "paged.txt"
+    command = ["ast-edit", "-p", "print($A)", "-r", "log($A)", "--dry-run", "a.py"]
+    run = run_on_pty(command, cwd=tmp_path, XCSH_PAGER=f"cat > {paged}", LINES="20")
+    assert run.returncode == 0, run.output
+    assert "+log(59)" in ANSI.sub("", paged.read_text())
+    assert "log(59)" not in run.output
+    paged.unlink()
+    run = run_on_pty([*command, "--no-pager"], cwd=tmp_path, XCSH_PAGER=f"cat > {paged}")
+    assert "+log(59)" in ANSI.sub("", run.output)
+    assert "pending: apply or discard" not in run.output
+    assert not paged.exists()
+
+
+def test_hints_name_the_flags_and_an_unknown_kind_is_named(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("isinstance(x, int)\n")
+    kind = run_xcsh("ast-grep", "-p", "isinstance($A, $B)", "--selector", "argument_lst", ".",
+                    cwd=tmp_path)  # fmt: skip
+    assert kind.returncode == 2
+    assert kind.stderr.startswith(
+        "xcsh: `argument_lst` is not a python node kind, so --selector cannot pick it. "
+        "Did you mean `argument_list`? The node kinds in this pattern are: "
+    )
+    assert "Add context" not in kind.stderr
+    context = run_xcsh("ast-grep", "-p", "a = 1\nb = 2", cwd=tmp_path)
+    assert context.returncode == 2
+    assert "for example -p `f(key=$V)` with --selector `keyword_argument`." in context.stderr
+    assert "pat `" not in context.stderr and "sel `" not in context.stderr
+
+
+def test_rewrite_flags_point_to_ast_edit_and_limit_counts_replacements(tmp_path: Path) -> None:
+    done = run_xcsh("ast-grep", "-p", "f($A)", "-r", "g($A)", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "xcsh ast-edit -p PATTERN -r REWRITE" in done.stderr
+    help_text = ast_edit_cmd.build_parser().format_help()
+    assert "stop after N replacements" in " ".join(help_text.split())
+
+
+def test_a_scope_with_no_file_left_is_exit_2_with_or_without_lang(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("print(1)\n")
+    for command, lang in (
+        (["ast-grep"], []),
+        (["ast-grep"], ["-l", "python"]),
+        (["ast-edit", "-r", "log($A)"], ["-l", "python"]),
+    ):
+        done = run_xcsh(*command, "-p", "print($A)", "--globs", "!*", *lang, cwd=tmp_path)
+        assert done.returncode == 2, (command, lang, done.stderr)
+        assert done.stderr.startswith("xcsh: No "), done.stderr
+        assert "Check PATH and --globs" in done.stderr

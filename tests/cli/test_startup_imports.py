@@ -1,0 +1,64 @@
+"""Start-up: ``xcsh --help`` and ``xcsh ast-grep`` import only what they use.
+
+Each command runs in a fresh interpreter; the test lists the modules it
+loaded. Speed itself is measured by ``bench/startup.py``, not here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+PROBE = """
+import json, sys
+from xcsh.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+sys.stdout.flush()
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+HEAVY = {"asyncio", "pydantic", "jsonschema", "rich", "anyio", "pathspec", "anthropic", "openai"}
+"""Packages neither command may load: the agent's, the renderer's, the walker's extras."""
+
+
+def loaded(args: list[str], cwd: Path) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return set(json.loads(done.stderr.strip().splitlines()[-1]))
+
+
+def outside_stdlib(modules: set[str]) -> set[str]:
+    return {m for m in modules if m.split(".")[0] not in sys.stdlib_module_names} - {
+        "__main__",
+        "_distutils_hack",
+    }
+
+
+def test_help_imports_the_dispatcher_and_the_parser_only(tmp_path: Path) -> None:
+    modules = loaded(["--help"], tmp_path)
+    assert outside_stdlib(modules) == {"xcsh", "xcsh.cli", "xcsh.cli.agent_cmd"}
+    assert not {m.split(".")[0] for m in modules} & HEAVY
+
+
+def test_ast_grep_imports_the_engine_and_ast_grep_only(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("def f(x):\n    return isinstance(x, int)\n")
+    modules = loaded(["ast-grep", "-p", "isinstance($A, $B)", "."], tmp_path)
+    third_party = {m.split(".")[0] for m in outside_stdlib(modules)} - {"xcsh"}
+    assert third_party == {"ast_grep_py"}
+    assert not {m.split(".")[0] for m in modules} & HEAVY
+    ours = {m for m in modules if m.startswith("xcsh.")}
+    # no tools, agent, pending actions, journal or renderer for a search
+    for layer in ("agent", "app", "pending", "journal", "tools", "providers", "plugins"):
+        assert not {m for m in ours if m.startswith(f"xcsh.{layer}")}, layer
+    assert "xcsh.structural.tools" not in ours and "xcsh.ui.render" not in ours
