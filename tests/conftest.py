@@ -1,4 +1,4 @@
-"""Shared fixtures: every test gets its own XCSH_HOME (SPEC §5a), and permission
+"""Shared fixtures: every test gets its own XCSH_HOME (contract §5a), and permission
 tests get a way to run as an ordinary user when the suite runs as root."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import stat
 import tempfile
 from collections.abc import Callable, Iterator
@@ -14,6 +15,19 @@ from pathlib import Path
 import pytest
 
 NOBODY_UID = 65534
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give the signals the tests send their default actions back.
+
+    A suite started as a background job (as CI runners and `nohup` do) inherits
+    SIGINT and SIGHUP ignored, and every `xcsh` the tests start would inherit that
+    too, so Ctrl-C and hang-up tests would see signals that do nothing.
+    """
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for sig in (signal.SIGHUP, signal.SIGTERM):
+        if signal.getsignal(sig) == signal.SIG_IGN:
+            signal.signal(sig, signal.SIG_DFL)
 
 
 @pytest.fixture(autouse=True)
