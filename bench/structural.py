@@ -21,7 +21,7 @@ checks that the results are identical (same files, byte ranges, text or
 replacement; after apply, byte-identical trees), and prints the median
 wall-time ratio xcsh / ast-grep and the peak resident memory of both.
 
-Differences that SPEC §4 makes on purpose are accounted for, never hidden:
+Differences that contract §4 makes on purpose are accounted for, never hidden:
 xcsh skips files with parse errors in edits, does not rewrite a match
 nested in another one (the CLI's JSON lists both, its ``-U`` writes the
 outer one only), and does not count an identity rewrite as a replacement.

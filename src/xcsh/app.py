@@ -3,7 +3,7 @@
 Front ends (``xcsh -p``, the terminal UI) call :func:`open_session` and then
 talk to the returned :class:`~xcsh.agent.AgentSession` only. Settings come
 from command-line flags, then the environment, then
-``$XCSH_HOME/settings.toml`` (SPEC §5a; ``$XCSH_HOME`` defaults to
+``$XCSH_HOME/settings.toml`` (contract §5a; ``$XCSH_HOME`` defaults to
 ``~/.xcsh``). Besides the provider keys (see
 :mod:`xcsh.providers.config`), ``settings.toml`` may set
 ``max_forced_turns`` (default 5), ``steering`` (``"forced"``, the default,
@@ -80,7 +80,7 @@ KNOWN_SETTINGS = (
 
 
 def check_home(home: Path) -> None:
-    """Refuse an ``$XCSH_HOME`` whose layout xcsh cannot use (SPEC §5a).
+    """Refuse an ``$XCSH_HOME`` whose layout xcsh cannot use (contract §5a).
 
     Missing folders are fine (they are created when first written).
 
@@ -285,7 +285,7 @@ class OpenedSession:
         path: its JSONL file.
         resumed: for a resumed session, what happened to its pending actions.
         load_errors: custom tools that failed to load, or a notice that an
-            untrusted project's tools were skipped (SPEC §5); show them to the user.
+            untrusted project's tools were skipped (contract §5); show them to the user.
         instructions: the ``AGENTS.md`` files read into the system prompt
             (empty with ``--no-instructions``).
         journal: the workspace's undo journal and what its recovery did (show
@@ -323,7 +323,7 @@ async def open_session(
 
     The session offers the built-in tools, then the custom tools found for
     ``cwd`` (user folder, entry points, and the project folder when it is
-    trusted or ``trust_project`` is set; SPEC §5).
+    trusted or ``trust_project`` is set; contract §5).
 
     Args:
         options: the front end's choices.

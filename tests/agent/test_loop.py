@@ -1,4 +1,4 @@
-"""The loop: events, tool errors, concurrency, cancellation and repair (CASES R3)."""
+"""The loop: events, tool errors, concurrency, cancellation and repair (contract case R3)."""
 
 from __future__ import annotations
 

@@ -87,7 +87,7 @@ async def test_user_resolves_top_between_runs(make_harness: MakeHarness) -> None
     note = h.session.messages[-1]
     assert isinstance(note, UserMessage) and note.hidden
     assert "apply" in note.text and "Wrote a.txt." in note.text
-    # nothing left: the same resolve tool answers with SPEC §2's text
+    # nothing left: the same resolve tool answers with contract §2's text
     again = await h.session.resolve_top("discard", "x")
     assert again.is_error
     assert again.content[0].text == "No pending action to resolve. Nothing to apply or discard."  # type: ignore[union-attr]

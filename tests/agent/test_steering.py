@@ -1,4 +1,4 @@
-"""SPEC §3 end to end: previews, forced resolve, the gate, the cap, R1."""
+"""contract §3 end to end: previews, forced resolve, the gate, the cap, R1."""
 
 from __future__ import annotations
 

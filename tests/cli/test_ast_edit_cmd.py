@@ -247,7 +247,7 @@ def test_a_discarded_or_previewed_edit_leaves_nothing_to_undo(project: Path) -> 
 
 
 def test_paths_of_different_languages_are_refused_without_lang(tmp_path: Path) -> None:
-    """SPEC §4: one edit, one language. A JS rewrite must never land in a C file."""
+    """contract §4: one edit, one language. A JS rewrite must never land in a C file."""
     (tmp_path / "js").mkdir()
     (tmp_path / "c").mkdir()
     (tmp_path / "js" / "a.js").write_text("return a == b;\n")

@@ -190,7 +190,7 @@ def test_globs_include_and_exclude_as_the_cli(tmp_path: Path, globs: list[str]) 
 
 
 def test_c_call_pattern_that_cannot_match_is_refused_with_a_hint(tmp_path: Path) -> None:
-    """SPEC §4 / CASES S3, in C: `free($A)` alone parses as a macro type, never a call."""
+    """Contract case S3, in C: `free($A)` alone parses as a macro type, never a call."""
     (tmp_path / "b.c").write_text("int main(void){ free(p); }\n")
     theirs = run_ast_grep("run", "-p", "free($A)", "--json=stream", cwd=tmp_path)
     assert theirs.stdout.strip() == ""  # the CLI silently finds nothing

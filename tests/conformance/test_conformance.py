@@ -8,7 +8,7 @@ the ``ast_edit`` tool and applies it through ``resolve``. The two trees must
 then be byte-identical. Searches compare every ``--json=stream`` object of
 the CLI with the ``ast_grep`` tool's matches (same ranges, text, captures).
 
-The last tests cover the deliberate differences of SPEC §4: there we assert
+The last tests cover the deliberate differences of contract §4: there we assert
 xcsh's documented behaviour and show what the CLI does instead.
 """
 
@@ -276,7 +276,7 @@ async def test_search_matches_equal_the_cli_json(case: Case, tmp_path: Path) -> 
     assert theirs, "the case should match something"
 
 
-# --- deliberate differences (SPEC §4): xcsh's documented behaviour is asserted ---------------
+# --- deliberate differences (contract §4): xcsh's documented behaviour is asserted ---------------
 
 
 async def test_crlf_file_gets_crlf_line_breaks_in_a_multiline_rewrite(tmp_path: Path) -> None:
@@ -362,7 +362,7 @@ async def test_unbound_metavariable_in_rewrite_is_an_error(tmp_path: Path) -> No
 
 async def test_error_node_pattern_is_an_error_that_suggests_a_selector(tmp_path: Path) -> None:
     """Deliberate difference: `fmt.Println($$$ARGS)` parses as an ERROR node in Go; the CLI
-    finds nothing, xcsh says so and suggests `sel` with more context (CASES S3)."""
+    finds nothing, xcsh says so and suggests `sel` with more context (contract case S3)."""
     cli = _ast_grep(
         "run", "-p", "fmt.Println($$$ARGS)", "-l", "go", "--json=stream", "go", cwd=CORPUS
     )

@@ -1,6 +1,6 @@
 """Which patterns xcsh accepts, and what it finds with them, against the real CLI.
 
-SPEC §4 lets xcsh refuse a pattern only when its tree is an ERROR node or it
+contract §4 lets xcsh refuse a pattern only when its tree is an ERROR node or it
 cannot match anything of its own kind. Every pattern here is one the
 ``ast-grep`` CLI matches although part of it does not parse on its own
 (``{ $$$B }`` is not a C statement, a TSX default-plus-named import with

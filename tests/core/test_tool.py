@@ -55,7 +55,7 @@ def test_pydantic_schema_exports_json_schema() -> None:
 
 
 class Documented(BaseModel):
-    """Developer notes that must not reach the model (SPEC §2)."""
+    """Developer notes that must not reach the model (contract §2)."""
 
     inner: Greet
 
@@ -65,7 +65,7 @@ def test_schema_leaves_out_class_docstrings() -> None:
         name="doc", label="Doc", description="d", parameters=Documented, run=lambda p, c: "x"
     )
     schema = tool.json_schema()
-    assert "SPEC" not in str(schema)
+    assert "Developer notes" not in str(schema)
     assert "title" not in schema and "description" not in schema
     assert schema["$defs"]["Greet"]["properties"]["name"]["description"] == "who"
 

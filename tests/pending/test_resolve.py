@@ -1,4 +1,4 @@
-"""The resolve tool: SPEC §2, sentence by sentence."""
+"""The resolve tool: contract §2, sentence by sentence."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""PendingActionStore: SPEC §1."""
+"""PendingActionStore: contract §1."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CustomTool construction: clear errors for bad definitions (SPEC §5)."""
+"""CustomTool construction: clear errors for bad definitions (contract §5)."""
 
 from __future__ import annotations
 

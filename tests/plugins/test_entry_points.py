@@ -1,4 +1,4 @@
-"""Tools from installed distributions: the entry-point group ``xcsh.tools`` (SPEC §5).
+"""Tools from installed distributions: the entry-point group ``xcsh.tools`` (contract §5).
 
 A real (tiny) distribution is laid out in a temporary folder put on
 ``sys.path``: a module plus ``<name>.dist-info/{METADATA,entry_points.txt}``,

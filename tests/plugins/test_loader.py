@@ -1,4 +1,4 @@
-"""load_custom_tools on real tool files: discovery, factories, errors, clashes (SPEC §5)."""
+"""load_custom_tools on real tool files: discovery, factories, errors, clashes (contract §5)."""
 
 from __future__ import annotations
 

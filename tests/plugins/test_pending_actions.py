@@ -1,6 +1,6 @@
 """push_pending_action from loaded tool files, resolved by the real resolve tool.
 
-SPEC §1, §2 and §5.
+contract §1, §2 and §5.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The public names of the custom-tool layer stay stable (SPEC §8)."""
+"""The public names of the custom-tool layer stay stable (contract §8)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Folder trust: records under $XCSH_HOME, ask_trust, malformed files (SPEC §5, §5a)."""
+"""Folder trust: records under $XCSH_HOME, ask_trust, malformed files (contract §5, §5a)."""
 
 from __future__ import annotations
 

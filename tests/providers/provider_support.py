@@ -128,7 +128,7 @@ def conversation_request(**overrides: Any) -> ModelRequest:
     """A conversation after a preview: two tool calls, their results, a hidden reminder.
 
     Forced to ``resolve`` with thinking asked for, as the loop sends it while
-    an action is pending (SPEC §3).
+    an action is pending (contract §3).
     """
     messages = [
         UserMessage(

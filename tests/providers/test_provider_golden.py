@@ -1,7 +1,7 @@
 """The exact request bodies each adapter sends, against committed golden JSON.
 
-Covers SPEC §3's mapping of a forced tool choice per provider (Anthropic:
-thinking switched off for that request, CASES.md R2), a conversation with
+Covers contract §3's mapping of a forced tool choice per provider (Anthropic:
+thinking switched off for that request, contract case R2), a conversation with
 tool calls, tool results and a hidden reminder, and plain ``auto``.
 """
 

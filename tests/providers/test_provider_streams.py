@@ -265,7 +265,7 @@ async def test_cancel_mid_stream_returns_aborted(
     message = done(events)
     assert message.stop_reason == "aborted"
     assert "rename" in message.text
-    assert message.tool_calls == []  # incomplete calls are dropped (CASES.md R3)
+    assert message.tool_calls == []  # incomplete calls are dropped (contract case R3)
     assert body.closed
 
 

@@ -1,4 +1,4 @@
-"""CASES.md S1–S6 and F1–F2, each on real files, compared with the real ast-grep CLI."""
+"""contract case S1–S6 and F1–F2, each on real files, compared with the real ast-grep CLI."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def test_s1_multiline_rewrite_reindented_like_cli(ws: Path, tmp_path: Path) -> N
 
 
 def test_s1_tab_indented_file_keeps_python_valid(ws: Path, tmp_path: Path) -> None:
-    # SPEC §4 difference: the CLI counts spaces only; we carry the tab indentation.
+    # contract §4 difference: the CLI counts spaces only; we carry the tab indentation.
     src = b"def inner():\n\tb = lambda: 123\n"
     (ws / "a.py").write_bytes(src)
     new = _preview_bytes(ws, "a.py", "$B = lambda: $R", "def $B():\n    return $R")
@@ -99,7 +99,7 @@ def test_tab_file_blank_template_lines_stay_blank(ws: Path) -> None:
 
 
 def test_s1_crlf_file_gets_crlf_line_breaks(ws: Path) -> None:
-    # SPEC §4 difference: inserted line breaks follow the file (the CLI inserts bare LF).
+    # contract §4 difference: inserted line breaks follow the file (the CLI inserts bare LF).
     (ws / "a.py").write_bytes(b"def inner():\r\n    b = lambda: 123\r\n")
     new = _preview_bytes(ws, "a.py", "$B = lambda: $R", "def $B():\n    return $R")
     assert new == b"def inner():\r\n    def b():\r\n        return 123\r\n"

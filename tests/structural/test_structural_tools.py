@@ -1,4 +1,7 @@
-"""The ast_grep and ast_edit tools: arguments, scope, skipped files, preview, apply (SPEC §4)."""
+"""The ast_grep and ast_edit tools: arguments, scope, skipped files, preview, apply.
+
+Contract §4.
+"""
 
 from __future__ import annotations
 

@@ -126,7 +126,7 @@ async def test_long_output_keeps_head_and_tail_and_saves_log(
     text = result.text
     log = result.details["full_output_path"]
     assert log is not None
-    assert Path(log).parent == xcsh_home / "logs" / "bash"  # SPEC §5a: user state stays home
+    assert Path(log).parent == xcsh_home / "logs" / "bash"  # contract §5a: user state stays home
     assert text.startswith("1\n2\n3\n")
     assert text.endswith(
         f"99999\n100000\n\n[Output truncated: 575.1 KiB in total. Full output saved to {log}]"

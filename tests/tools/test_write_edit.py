@@ -79,7 +79,7 @@ async def test_write_into_read_only_folder(
 
 async def test_edit_crlf_changes_only_the_edited_bytes(ws: Path, tools: Tools) -> None:
     path = ws / "f.txt"
-    path.write_bytes(b"a\r\nb\r\nc\r\n")  # CASES F1
+    path.write_bytes(b"a\r\nb\r\nc\r\n")  # contract case F1
     await tools("edit", path="f.txt", old_text="c", new_text="C")
     assert path.read_bytes() == b"a\r\nb\r\nC\r\n"
     await tools("edit", path="f.txt", old_text="a\nb\n", new_text="a\nx\ny\n")

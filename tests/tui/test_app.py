@@ -159,7 +159,7 @@ async def test_resumed_preview_applies_and_undoes(project: Path) -> None:
     again, out, _ = make_app(project, [], continue_latest=True)
     await again.open()
     screen = out.getvalue()
-    # SPEC §6: the rebuilt preview is shown with its label and diff before /apply.
+    # contract §6: the rebuilt preview is shown with its label and diff before /apply.
     assert "◆ Preview: AST Edit: 1 replacement in 1 file" in screen
     assert '-    print("hi")\n+    log("hi")' in screen
     assert "differs" not in screen

@@ -1,4 +1,4 @@
-"""Rendering of resolved actions and previews (SPEC §6)."""
+"""Rendering of resolved actions and previews (contract §6)."""
 
 from __future__ import annotations
 

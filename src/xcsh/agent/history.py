@@ -1,4 +1,4 @@
-"""History invariants: every tool call gets exactly one result (CASES R3).
+"""History invariants: every tool call gets exactly one result (contract case R3).
 
 Providers reject a request in which a tool call has no result right after
 it ("tool_use ids were found without tool_result blocks"), or a result

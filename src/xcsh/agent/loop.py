@@ -1,4 +1,4 @@
-"""The agent loop: ``run → turn → query → execute`` (SPEC §3).
+"""The agent loop: ``run → turn → query → execute`` (contract §3).
 
 ``run`` sends requests until the model answers without tool calls, the
 forced-turn cap trips, or the provider fails. Each turn builds the request
@@ -8,7 +8,7 @@ call order. The loop keeps no state of its own beyond one run: the history,
 the store and the steering counters live in the :class:`LoopContext` the
 session hands it. Cancellation is ordinary asyncio task cancellation; on the
 way out every tool call of the interrupted batch gets exactly one result
-(CASES R3).
+(contract case R3).
 """
 
 from __future__ import annotations

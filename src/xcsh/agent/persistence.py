@@ -1,4 +1,4 @@
-"""Sessions saved as JSON Lines under ``$XCSH_HOME/sessions/`` (SPEC §5a).
+"""Sessions saved as JSON Lines under ``$XCSH_HOME/sessions/`` (contract §5a).
 
 One file per session, ``<id>.jsonl``, appended to as the session runs. The
 first line is the header and carries the schema version::

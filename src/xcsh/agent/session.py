@@ -167,7 +167,7 @@ class ResumeReport:
         dropped: labels (with why) of actions that could not be rebuilt.
         rebuilt: the rebuilt actions with their diffs and how each differs
             from the one left pending, bottom of the stack first; front ends
-            show them before anything can apply them (SPEC §6).
+            show them before anything can apply them (contract §6).
     """
 
     repreviewed: list[str] = field(default_factory=list)
@@ -193,7 +193,7 @@ class AgentSession:
         recorder: where the session is saved; ``None`` keeps it in memory.
         session_id: the id shown to the user (default: the recorder's file name).
         max_forced_turns: consecutive forced turns without progress before a
-            run stops with ``RunEnd(reason="forced_cap")`` (SPEC §3).
+            run stops with ``RunEnd(reason="forced_cap")`` (contract §3).
         thinking: ask for extended reasoning where the provider supports it.
         max_tokens: output cap per request.
         rebuildable_tools: tools whose pending actions :meth:`restore_pending`

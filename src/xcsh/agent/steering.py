@@ -59,7 +59,7 @@ _FORCED_CHOICE_REJECTED = re.compile(
 )
 
 REMINDER_TEXT = "This is a preview. Call the `resolve` tool to apply or discard these changes."
-"""The hidden user-role reminder queued on each push (SPEC §3, exact text)."""
+"""The hidden user-role reminder queued on each push (contract §3, exact text)."""
 
 NO_FORCING_NOTE = (
     "Until it is resolved, other tool calls are refused: call `resolve` with action "
@@ -176,7 +176,7 @@ class Steering:
     Args:
         store: the session's store, or ``None`` (then nothing is ever forced).
         max_forced_turns: consecutive forced turns without progress before the
-            run stops (SPEC §3 "a bounded number"); at least 1.
+            run stops (contract §3 "a bounded number"); at least 1.
         supports_forced_tool_choice: from the provider; when False forced turns
             start in ``"required"`` mode.
         style: ``"forced"`` (default) or ``"soft"`` (:data:`SteeringStyle`).

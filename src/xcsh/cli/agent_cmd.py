@@ -3,7 +3,7 @@
 ``xcsh -p "TASK"`` (print mode) runs one task to completion; ``xcsh -p -``
 reads the task from standard input, and an empty task is refused. In ``--mode
 text`` the final answer goes to stdout and progress (tool calls, previews,
-resolutions, SPEC §6) to stderr; in ``--mode json`` stdout carries one JSON
+resolutions, contract §6) to stderr; in ``--mode json`` stdout carries one JSON
 object per line: first ``{"type": "session", "id", "path", "cwd", "resumed",
 "load_errors"}``, then
 every agent event (:func:`xcsh.agent.event_to_dict`), ending with
@@ -397,7 +397,7 @@ class JsonPrinter:
 
 
 class TextPrinter:
-    """Shows progress on the terminal (SPEC §6).
+    """Shows progress on the terminal (contract §6).
 
     Printed, in order: text the model writes alongside its tool calls, each
     tool call (``→ name {arguments}``), each failed call's whole error text

@@ -213,7 +213,7 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _explain_nothing_found(args: argparse.Namespace, root: str, path: str) -> int:
-    """Say why nothing was found when the pattern is suspect (SPEC §4); the exit code.
+    """Say why nothing was found when the pattern is suspect (contract §4); the exit code.
 
     A pattern that probably matches nothing (it does not match its own code, or
     parses as another kind inside a function) is bad input: exit 2 with the fix.

@@ -1,4 +1,4 @@
-"""``xcsh trust [PATH]``: let a project folder's custom tools load (SPEC §5).
+"""``xcsh trust [PATH]``: let a project folder's custom tools load (contract §5).
 
 ``xcsh trust`` trusts the current folder, ``xcsh trust PATH`` another one
 (its real path is recorded in ``$XCSH_HOME/trusted.json``). ``--list`` shows

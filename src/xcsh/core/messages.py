@@ -77,7 +77,7 @@ class UserMessage:
 
     Args:
         content: text and images.
-        hidden: True for runtime reminders the user did not type (SPEC §3);
+        hidden: True for runtime reminders the user did not type (contract §3);
             sent to the model, shown dimmed or not at all by front ends.
     """
 
@@ -157,7 +157,7 @@ class ToolSpec:
 
 @dataclass(frozen=True, kw_only=True)
 class ForcedTool:
-    """Tool choice that forces one named tool (SPEC §3)."""
+    """Tool choice that forces one named tool (contract §3)."""
 
     name: str
 

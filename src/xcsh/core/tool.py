@@ -67,7 +67,7 @@ def describe_value_type(value: object) -> str:
 
 
 def coerce_result(value: object) -> AgentToolResult | None:
-    """Accept what a pending action's ``apply``/``reject`` returns (SPEC §1).
+    """Accept what a pending action's ``apply``/``reject`` returns (contract §1).
 
     Accepts an ``AgentToolResult``, ``None`` (returned as ``None``: the caller
     uses its default text), a ``str`` (one text block), or a dict shaped like

@@ -1,4 +1,4 @@
-"""The user-state folder, ``$XCSH_HOME`` (SPEC §5a).
+"""The user-state folder, ``$XCSH_HOME`` (contract §5a).
 
 It lives in this low layer so that every layer that writes user state (the
 ``bash`` tool's logs, custom tools and trust records, sessions) finds the
@@ -25,7 +25,7 @@ def xcsh_home(home: str | Path | None = None, *, env: Mapping[str, str] | None =
 
     Everything xcsh writes for the user (settings, tools, sessions, trust
     records, logs) lives under this folder; nothing is written outside it or
-    the workspace (SPEC §5a).
+    the workspace (contract §5a).
     """
     if home is not None:
         return Path(home)

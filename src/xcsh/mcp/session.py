@@ -4,7 +4,7 @@ Every MCP session (a stdio process, or one ``Mcp-Session-Id`` over HTTP) gets
 an :class:`McpSession`. Nothing is shared between sessions, so one client can
 never apply or discard another client's preview.
 
-MCP has no way to force a client's next tool choice (SPEC §3 forces
+MCP has no way to force a client's next tool choice (contract §3 forces
 ``resolve`` inside xcsh's own loop), so the session steers in two other ways:
 
 - while actions are pending, every tool result ends with

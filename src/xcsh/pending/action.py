@@ -1,4 +1,4 @@
-"""The :class:`PendingAction` value (SPEC §1)."""
+"""The :class:`PendingAction` value (contract §1)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ ApplyPartsCallback = Callable[[Preview, str], Any]
 
 @dataclass
 class PendingAction:
-    """A previewed change waiting for ``resolve`` (SPEC §1).
+    """A previewed change waiting for ``resolve`` (contract §1).
 
     Args:
         label: short, human-readable summary, e.g. ``"AST Edit: 3 replacements in 2 files"``;
@@ -34,7 +34,7 @@ class PendingAction:
         source_tool_name: the tool that produced the preview (``"ast_edit"``).
         apply: ``apply(reason)``, sync or async; performs the change and returns
             an :class:`AgentToolResult` (a str or a ``{"content": [...]}`` dict is
-            accepted too). Raising leaves the action pending (SPEC §2.7).
+            accepted too). Raising leaves the action pending (contract §2.7).
         reject: optional ``reject(reason)``, sync or async, for clean-up on
             discard; a returned result replaces the default discard message.
         details: opaque data of the producing tool (front ends read ``preview``).

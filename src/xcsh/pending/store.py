@@ -1,4 +1,4 @@
-"""The per-session LIFO stack of pending actions (SPEC §1)."""
+"""The per-session LIFO stack of pending actions (contract §1)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ PushListener = Callable[[PendingAction, int], None]
 
 
 class PendingActionStore:
-    """A thread-safe LIFO stack of :class:`PendingAction` (SPEC §1).
+    """A thread-safe LIFO stack of :class:`PendingAction` (contract §1).
 
     One store belongs to one agent session; there is no global store. All
     methods may be called from asyncio code and from worker threads.

@@ -1,4 +1,4 @@
-"""Custom tools: the factory API, the loader and folder trust (SPEC §5, §5a).
+"""Custom tools: the factory API, the loader and folder trust (contract §5, §5a).
 
 A custom tool module defines ``factory(api: CustomToolAPI)`` returning a
 :class:`CustomTool` or a list of them. The runtime calls

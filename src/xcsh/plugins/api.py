@@ -1,4 +1,4 @@
-"""The custom-tool API: what a tool file's ``factory(api)`` receives and returns (SPEC §5).
+"""The custom-tool API: what a tool file's ``factory(api)`` receives and returns (contract §5).
 
 A tool file defines ``factory(api: CustomToolAPI) -> CustomTool | list[CustomTool]``
 (sync or async). :class:`CustomTool` mirrors the description's object literal;
@@ -34,7 +34,7 @@ from xcsh.plugins.process import ExecResult, run_command
 from xcsh.sandbox import ProcessSupervisor
 
 STORE_UNAVAILABLE_MESSAGE = "Pending action store unavailable for custom tools in this runtime."
-"""What :meth:`CustomToolAPI.push_pending_action` raises without a store (SPEC §5)."""
+"""What :meth:`CustomToolAPI.push_pending_action` raises without a store (contract §5)."""
 
 DEFAULT_SOURCE_TOOL_NAME = "custom_tool"
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -43,7 +43,7 @@ TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 @dataclass
 class CustomToolPendingAction:
-    """A preview a custom tool stages for ``resolve`` (SPEC §5, the description's shape).
+    """A preview a custom tool stages for ``resolve`` (contract §5, the description's shape).
 
     Args:
         label: short, specific summary shown by the resolve renderer
@@ -249,7 +249,7 @@ class HeadlessUI:
 
 
 class CustomToolAPI:
-    """What ``factory(api)`` receives (SPEC §5). One instance per tool module.
+    """What ``factory(api)`` receives (contract §5). One instance per tool module.
 
     Args:
         cwd: the workspace folder the session works in.

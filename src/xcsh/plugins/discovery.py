@@ -1,4 +1,4 @@
-"""Where custom tool modules are found (SPEC §5, §5a).
+"""Where custom tool modules are found (contract §5, §5a).
 
 Two folders, each scanned one level deep:
 

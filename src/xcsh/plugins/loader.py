@@ -1,4 +1,4 @@
-"""Loading custom tools: discovery, isolated import, ``factory(api)``, checks (SPEC §5).
+"""Loading custom tools: discovery, isolated import, ``factory(api)``, checks (contract §5).
 
 Order, which decides who wins a name clash (the later tool is refused):
 
@@ -184,7 +184,7 @@ def load_custom_tools(
     entry_points: bool = True,
     ui: ToolUI | None = None,
 ) -> LoadResult:
-    """Discover and load custom tools for a session working in ``cwd`` (SPEC §5).
+    """Discover and load custom tools for a session working in ``cwd`` (contract §5).
 
     Args:
         cwd: the session's working folder; its ``.xcsh/tools/`` holds project tools.

@@ -1,4 +1,4 @@
-"""Running a subprocess for a custom tool: ``CustomToolAPI.exec`` (SPEC §5).
+"""Running a subprocess for a custom tool: ``CustomToolAPI.exec`` (contract §5).
 
 The child runs under a :class:`~xcsh.sandbox.ProcessSupervisor` (the same one
 home as the ``bash`` tool's commands), so a timeout or a cancellation kills the

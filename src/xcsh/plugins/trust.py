@@ -1,4 +1,4 @@
-"""Which project folders may run their own custom tools (SPEC §5, §5a).
+"""Which project folders may run their own custom tools (contract §5, §5a).
 
 Project-local tools (``<project>/.xcsh/tools/``) are code from the repository
 being edited, so they load only for a folder the user trusts. Trust is

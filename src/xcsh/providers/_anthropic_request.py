@@ -51,7 +51,7 @@ def build_params(
 
     Thinking is switched off whenever the tool choice forces tool use
     (``ForcedTool`` or ``"required"``): the API rejects both together
-    (CASES.md R2, SPEC §3). It also stays off when the request answers
+    (contract case R2, contract §3). It also stays off when the request answers
     tool calls from an assistant message without a signed thinking block
     (e.g. the forced ``resolve`` call): with thinking on, the API requires
     the assistant message of a tool-use loop to start with one.

@@ -97,7 +97,7 @@ def aborted(provider: str, model: str, text: list[str], thinking: list[str]) -> 
     """The answer for a cancelled stream: the text and reasoning received so far.
 
     Tool calls are dropped, since their arguments may be incomplete: the
-    history stays valid (no tool call without a result, CASES.md R3).
+    history stays valid (no tool call without a result, contract case R3).
     """
     content: list[TextContent | ThinkingContent | ToolCall] = []
     if thinking:

@@ -40,7 +40,7 @@ def build_params(
         max_tokens: output cap when the request sets none (None: server default).
         thinking: send ``reasoning_effort="medium"`` (reasoning models only).
         forced_tool_choice: the server accepts a named tool choice; when False
-            a forced tool becomes ``"required"`` (SPEC §3: strongest mode plus
+            a forced tool becomes ``"required"`` (contract §3: strongest mode plus
             the reminder the loop adds).
         compatible_server: a ``--base-url`` server: the cap is sent as
             ``max_tokens``, which they understand, instead of OpenAI's

@@ -1,7 +1,7 @@
 """Structural search and rewrite on ast-grep: the engine and the ``ast_grep``/``ast_edit`` tools.
 
-Contract: SPEC §4. Matches and replacement text agree with the ``ast-grep``
-CLI 0.51 for the same pattern, rewrite and file, except where SPEC §4 says
+Contract: contract §4. Matches and replacement text agree with the ``ast-grep``
+CLI 0.51 for the same pattern, rewrite and file, except where contract §4 says
 we deliberately differ (line endings, tab indentation, unbound
 metavariables, unparsable patterns, nested matches reported).
 

@@ -335,7 +335,7 @@ def preview_edit(
     include_broken: bool = False,
     include_parse_errors: bool = False,
 ) -> EditPreview:
-    """Compute a structural rewrite without touching disk (SPEC §4).
+    """Compute a structural rewrite without touching disk (contract §4).
 
     All ops are matched against the file as it is on disk; within one op
     nested matches are left alone (only the outermost is rewritten, as the

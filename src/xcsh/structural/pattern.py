@@ -8,12 +8,13 @@ What happens here, and why:
   :class:`~xcsh.core.ToolError` with ast-grep's own explanation.
 - The pattern is parsed the way ast-grep parses it (``$`` replaced by the
   language's expando character) and the rule is run on that text. It is
-  refused (SPEC §4) only when ast-grep itself would find nothing in code
+  refused (contract §4) only when ast-grep itself would find nothing in code
   that parses: it does not match its own source; its root is an ERROR node
   and no completion of its text (a closing ``)``, ``}``, ``;``, ...) gives
   code it matches (at ``cst``/``smart``, without ``$$$``); or (Go, Rust, C,
   C++, C#, Java) the same code inside a function parses cleanly as another
-  kind that the pattern does not match (CASES S3). Any other pattern the CLI accepts is accepted,
+  kind that the pattern does not match (contract case S3). Any other pattern
+  the CLI accepts is accepted,
   ERROR nodes included: ast-grep matches an ERROR node in a pattern against
   a node of any kind with the same children (``kind_utils::are_kinds_matching``),
   so ``if ($C) { $$$B }`` in C matches although ``{ $$$B }`` alone is not C.
@@ -72,8 +73,8 @@ _EXPANDO = {
     "yaml": "$",
 }
 # Languages whose files cannot hold a bare statement at top level: a pattern is also parsed
-# inside a function body, where real code lives (CASES S3: Go's `fmt.Println($$$A)` alone is a
-# type conversion, inside a function a call, so the CLI silently finds nothing).
+# inside a function body, where real code lives (contract case S3: Go's `fmt.Println($$$A)`
+# alone is a type conversion, inside a function a call, so the CLI silently finds nothing).
 _BODY_WRAPPERS = {
     "go": "func µxcsh() {{\n{}\n}}",
     "rust": "fn xcsh() {{\n{}\n}}",
@@ -362,7 +363,7 @@ def compile_pattern(
         ToolError: empty pattern, unknown strictness, or an ast-grep configuration
             error (unknown ``sel`` kind, several nodes). A pattern that probably
             matches nothing is compiled with a :attr:`CompiledPattern.doubt`; the
-            engine raises it only when the scan finds nothing (SPEC §4).
+            engine raises it only when the scan finds nothing (contract §4).
     """
     if not pattern.strip():
         raise ToolError("The pattern is empty. Give an ast-grep pattern such as `print($$$A)`.")

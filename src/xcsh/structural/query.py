@@ -131,7 +131,7 @@ _FAMILIES = {"JavaScript": "JavaScript", "TypeScript": "JavaScript", "Tsx": "Jav
 
 
 def check_one_language(preview: EditPreview) -> None:
-    """One rewrite is written for one language (SPEC §4): without ``lang``, refuse a
+    """One rewrite is written for one language (contract §4): without ``lang``, refuse a
     preview that would change files of several (JavaScript, TypeScript and TSX count
     as one), so a rewrite meant for one never lands in another. Files left out
     because the rewrite would break them count too: the rewrite matched there.

@@ -15,7 +15,7 @@ reproduced here:
    the line where the match starts (S1). Indentation is only looked for in
    the 512 bytes before a position, as the CLI does.
 
-Deliberate differences (SPEC §4): inserted line breaks use the file's line
+Deliberate differences (contract §4): inserted line breaks use the file's line
 ending; indentation made of tabs (or mixed) is carried as the exact
 whitespace string instead of being counted as zero spaces, and where the
 match's line is tab-indented (or, for a match at column 0, the file's first
@@ -45,7 +45,7 @@ def file_uses_tabs(text: str) -> bool:
 
     Decides the indentation of a multi-line rewrite whose match starts at
     column 0 (a top-level statement), which has no indentation of its own to
-    go by (SPEC §4: re-indentation respects tab-indented files).
+    go by (contract §4: re-indentation respects tab-indented files).
     """
     global _tabs_cache
     if _tabs_cache[0] is text:
@@ -133,7 +133,7 @@ def parse_template(
 
     Raises:
         ToolError: the rewrite names a metavariable the pattern does not bind
-            (SPEC §4; the CLI would silently insert nothing), or binds it with
+            (contract §4; the CLI would silently insert nothing), or binds it with
             the other arity (``$A`` for a ``$$$A`` capture).
     """
     rewrite = rewrite.replace("\r\n", "\n")
@@ -221,7 +221,7 @@ def expand_template(
     captures: dict[str, tuple[int, int] | str | None],
     newline: str,
 ) -> str:
-    """Build the replacement for one match, exactly as the CLI would (plus SPEC §4 differences).
+    """Build the replacement for one match, exactly as the CLI would (plus contract §4 differences).
 
     Args:
         template: from :func:`parse_template`.
@@ -240,7 +240,7 @@ def expand_template(
     var_indents = [var.indent for var in template.variables]
     tabbed = "\t" in base or (base == "" and template.space_unit and file_uses_tabs(text))
     if tabbed and template.space_unit:
-        # A tab-indented file: the template's space indentation becomes tabs (SPEC §4).
+        # A tab-indented file: the template's space indentation becomes tabs (contract §4).
         unit = template.space_unit
 
         def tabify(spaces: str) -> str:

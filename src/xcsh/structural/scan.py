@@ -74,7 +74,7 @@ class Query:
             the languages embedded in it (``<script>``, ``<style>``).
         templates: the rewrites of an edit, parallel to the patterns (``None`` for a rule
             without ``fix``: it is not rewritten); empty for a search.
-        skip_parse_errors: edits leave files whose tree has ERROR nodes alone (SPEC §4).
+        skip_parse_errors: edits leave files whose tree has ERROR nodes alone (contract §4).
         captures: record metavariable captures on the matches of an edit (searches always
             do), and the nested matches an edit leaves alone.
         max_matches: a search builds at most this many matches per file (in source

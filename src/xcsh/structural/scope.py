@@ -72,7 +72,7 @@ def resolve_scope(
     glob: Sequence[str] = (),
     lang: str | None = None,
 ) -> Scope:
-    """Find the files a search or edit covers, as ``ast-grep run`` does (SPEC §4).
+    """Find the files a search or edit covers, as ``ast-grep run`` does (contract §4).
 
     Without ``lang`` every file of a known language is in scope, in its own
     language. With ``lang`` only files of that language are, plus HTML files,

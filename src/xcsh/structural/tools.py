@@ -1,4 +1,4 @@
-"""The model-facing ``ast_grep`` and ``ast_edit`` tools (SPEC §4)."""
+"""The model-facing ``ast_grep`` and ``ast_edit`` tools (contract §4)."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ _RULE_DESCRIPTION = (
 
 
 class AstGrepParams(_ScopeParams):
-    """Arguments of ``ast_grep`` (SPEC §4)."""
+    """Arguments of ``ast_grep`` (contract §4)."""
 
     pat: Annotated[list[str] | None, BeforeValidator(_one_as_list)] = Field(
         default=None, min_length=1, description="One or more ast-grep patterns."
@@ -110,7 +110,7 @@ class AstEditOp(BaseModel):
 
 
 class AstEditParams(_ScopeParams):
-    """Arguments of ``ast_edit`` (SPEC §4)."""
+    """Arguments of ``ast_edit`` (contract §4)."""
 
     ops: Annotated[list[AstEditOp] | None, BeforeValidator(_one_as_list)] = Field(
         default=None, min_length=1, description="Rewrites to apply, {pat, out} each."
@@ -199,7 +199,7 @@ async def _scan_in_thread(ctx: ToolCallContext, scan: Callable[..., T], **kwargs
 
 
 def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
-    """Build the read-only ``ast_grep`` tool for the workspace ``cwd`` (SPEC §4).
+    """Build the read-only ``ast_grep`` tool for the workspace ``cwd`` (contract §4).
 
     The text lists each match as ``path:line:col`` (1-based) with its text and
     captured metavariables, then the total, a note when ``limit`` cut the list,
@@ -289,7 +289,7 @@ def error_pattern_note(pattern: str, *, selector_flag: str = "`sel`") -> str:
 def create_ast_edit_tool(
     cwd: str, store: PendingActionStore, *, journal: Journal | None = None
 ) -> AgentTool[AstEditParams]:
-    """Build the ``ast_edit`` tool: every call previews; ``resolve`` applies (SPEC §4).
+    """Build the ``ast_edit`` tool: every call previews; ``resolve`` applies (contract §4).
 
     With at least one replacement the call pushes a :class:`PendingAction`
     labelled ``AST Edit: <R> replacement(s) in <F> file(s)``,

@@ -1,4 +1,4 @@
-"""Tool factories (SPEC §8) and the registry of built-in tools.
+"""Tool factories (contract §8) and the registry of built-in tools.
 
 Factories are re-exported here whatever package they live in, so callers
 write ``from xcsh.tools import create_ast_edit_tool``.

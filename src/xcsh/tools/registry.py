@@ -14,7 +14,7 @@ from xcsh.tools.coding import create_coding_tools
 CODING_TOOL_NAMES = ("read", "write", "edit", "bash", "grep", "find", "ls")
 STRUCTURAL_TOOL_NAMES = ("ast_grep", "ast_edit")
 BUILTIN_TOOL_NAMES: tuple[str, ...] = (*CODING_TOOL_NAMES, *STRUCTURAL_TOOL_NAMES, "resolve")
-"""Every built-in tool name; custom tools may not reuse them (SPEC §5)."""
+"""Every built-in tool name; custom tools may not reuse them (contract §5)."""
 
 
 def create_builtin_tools(

@@ -1,4 +1,4 @@
-"""The interactive terminal: ``xcsh`` with no task (SPEC §6, §3).
+"""The interactive terminal: ``xcsh`` with no task (contract §6, §3).
 
 A prompt_toolkit prompt (Enter sends, Alt+Enter adds a line, history in
 ``$XCSH_HOME/prompt-history``, slash-command completion) over a rich

@@ -277,7 +277,7 @@ class InteractiveApp:
             self.console.print(Text(notice, style="yellow"))
 
     def show_rebuilt(self, rebuilt: RebuiltPreview) -> None:
-        """A preview rebuilt on resume: its label and diff (SPEC §6), and whether it changed."""
+        """A preview rebuilt on resume: its label and diff (contract §6), and whether it changed."""
         from xcsh.ui import render_preview
 
         self.console.print(

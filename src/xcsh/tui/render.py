@@ -1,4 +1,4 @@
-"""Drawing agent events on the terminal with rich (SPEC §6).
+"""Drawing agent events on the terminal with rich (contract §6).
 
 :class:`EventRenderer` is a session listener: the model's text streams as it
 arrives, each tool call shows its name and arguments and then a collapsed
@@ -52,7 +52,7 @@ def format_arguments(arguments: dict[str, Any], width: int = ARGUMENTS_WIDTH) ->
 
 
 def resolution_block(event: Resolved, style: TerminalStyle) -> Any:
-    """The SPEC §6 block for a :class:`Resolved` event."""
+    """The contract §6 block for a :class:`Resolved` event."""
     return render_resolution(
         event.outcome, is_error=event.is_error, message=event.text, style=style
     )

@@ -2,7 +2,7 @@
 
 Pure functions over plain values, so they are tested without a terminal.
 The pending part reads exactly ``2 pending · top: AST Edit: 3 replacements in 2 files``
-(``2 pending - top: ...`` in plain ASCII), or ``no pending`` (SPEC §6).
+(``2 pending - top: ...`` in plain ASCII), or ``no pending`` (contract §6).
 """
 
 from __future__ import annotations

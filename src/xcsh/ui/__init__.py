@@ -1,4 +1,4 @@
-"""Terminal rendering shared by every front end (SPEC §6).
+"""Terminal rendering shared by every front end (contract §6).
 
 It knows plain data and the typed preview values of :mod:`xcsh.pending`
 (previews, resolve outcomes), never the agent, the tools or the providers.

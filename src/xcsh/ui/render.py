@@ -1,4 +1,4 @@
-"""Rendering of previews and resolved actions with rich (SPEC §6).
+"""Rendering of previews and resolved actions with rich (contract §6).
 
 Colour follows the terminal: none when the output is not a terminal or
 ``NO_COLOR`` is set (https://no-color.org); plain ASCII symbols when the
@@ -83,7 +83,7 @@ def render_resolution(
     message: str | None = None,
     style: TerminalStyle,
 ) -> RenderableType:
-    """The compact block for a resolved action (SPEC §6).
+    """The compact block for a resolved action (contract §6).
 
     Args:
         outcome: the ``resolve`` result's details.

@@ -30,7 +30,7 @@ def detect_style(
     Unicode needs both a UTF encoding on ``stream`` and a locale that is not
     plainly ASCII-only: the first of ``LC_ALL``, ``LC_CTYPE``, ``LANG`` that is
     set must name a UTF-8 codeset (``C.UTF-8``, ``en_US.UTF-8``); ``C``,
-    ``POSIX`` or another codeset gives plain ASCII (SPEC §6). The locale is
+    ``POSIX`` or another codeset gives plain ASCII (contract §6). The locale is
     read from the environment because Python switches its standard streams
     to UTF-8 in the C locale (PEP 538/540) while the terminal stays ASCII.
     With none of the three set, the stream's encoding decides alone.

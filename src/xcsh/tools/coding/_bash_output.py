@@ -167,7 +167,7 @@ class Output:
 
 
 def default_log_dir() -> Path:
-    """``$XCSH_HOME/logs/bash``: where long outputs are saved (SPEC §5a)."""
+    """``$XCSH_HOME/logs/bash``: where long outputs are saved (contract §5a)."""
     return xcsh_home() / "logs" / "bash"
 
 

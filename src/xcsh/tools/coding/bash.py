@@ -117,7 +117,7 @@ def create_bash_tool(
         kill_grace: seconds between SIGTERM and SIGKILL to the command's processes.
         log_dir: where the log of a long output is written (default
             :func:`default_log_dir`, ``$XCSH_HOME/logs/bash``, read when the
-            tool is built). Nothing is written outside it (SPEC §5a). When the
+            tool is built). Nothing is written outside it (contract §5a). When the
             folder cannot be created the result says so and no log is kept.
         log_head_bytes: bytes a log keeps from the start of the output.
         log_tail_bytes: bytes a log keeps from the end; the middle of a longer

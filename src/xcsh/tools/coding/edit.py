@@ -80,7 +80,7 @@ def create_edit_tool(
     Matching compares ``old_text`` with the file after both have CRLF turned
     into LF; the replacement is spliced into the original bytes, with its line
     breaks written in the file's own style, so every byte outside the match
-    stays as it was (CASES F1). The file is written atomically, keeping its
+    stays as it was (contract case F1). The file is written atomically, keeping its
     mode and BOM.
 
     Args:
