@@ -21,7 +21,7 @@ import errno
 import json
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from xcsh.cli import stdout_to_devnull, subcommand_help
@@ -521,13 +521,7 @@ def terminal_approval(stdin: TextIO, prompt_out: TextIO) -> ApprovalHook:
 
     console = make_console(prompt_out)
 
-    async def read(prompt: str) -> str:
-        prompt_out.write(prompt)
-        prompt_out.flush()
-        line = await read_line(stdin)
-        if not line:
-            raise EOFError
-        return line
+    read = _prompt_reader(stdin, prompt_out)
 
     async def ask(action: PendingAction, reason: str) -> Approval:
         from xcsh.agent import Approval
@@ -551,13 +545,7 @@ def terminal_tool_approval(stdin: TextIO, prompt_out: TextIO) -> ToolApprovalHoo
 
     console = make_console(prompt_out)
 
-    async def read(prompt: str) -> str:
-        prompt_out.write(prompt)
-        prompt_out.flush()
-        line = await read_line(stdin)
-        if not line:
-            raise EOFError
-        return line
+    read = _prompt_reader(stdin, prompt_out)
 
     async def ask(question: ToolQuestion) -> Approval:
         from xcsh.agent import Approval
@@ -568,6 +556,24 @@ def terminal_tool_approval(stdin: TextIO, prompt_out: TextIO) -> ToolApprovalHoo
             return Approval(approved=False, reason=INPUT_CLOSED_REASON)
 
     return ask
+
+
+def _prompt_reader(stdin: TextIO, prompt_out: TextIO) -> Callable[[str], Awaitable[str]]:
+    """``read(prompt)``: write ``prompt`` to ``prompt_out``, await one line of ``stdin``.
+
+    Raises:
+        EOFError: ``stdin`` was closed before a line came.
+    """
+
+    async def read(prompt: str) -> str:
+        prompt_out.write(prompt)
+        prompt_out.flush()
+        line = await read_line(stdin)
+        if not line:
+            raise EOFError
+        return line
+
+    return read
 
 
 async def read_line(stream: TextIO) -> str:
