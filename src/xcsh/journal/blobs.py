@@ -10,12 +10,12 @@ complete. Unreferenced blobs are removed by :meth:`BlobStore.prune`.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from xcsh.fs.confined import sha256_hex
+from xcsh.journal.records import sync_folder, write_file
 
 _THREADS = 8
 
@@ -75,26 +75,11 @@ class BlobStore:
             with ThreadPoolExecutor(max_workers=_THREADS) as pool:
                 list(pool.map(lambda item: self._write(*item), items))
         if missing:
-            _sync_folder(self.folder)
+            sync_folder(self.folder)
         return {d: len(data) for d, data in wanted.items()}, sum(len(v) for v in missing.values())
 
     def _write(self, digest: str, data: bytes) -> None:
-        final = self.path(digest)
-        temp = final.with_name(f".{final.name}.{os.getpid()}.tmp")
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-        try:
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(temp, final)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
+        write_file(self.path(digest), data)
 
     def prune(self, keep: set[str]) -> int:
         """Remove every blob whose digest is not in ``keep``; returns the bytes freed."""
@@ -119,11 +104,3 @@ class BlobStore:
             with contextlib.suppress(OSError):
                 total += blob.stat().st_size
         return total
-
-
-def _sync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -283,6 +283,17 @@ def write_durably(
     Raises:
         OSError: the write failed; ``path`` is unchanged.
     """
+    write_file(path, data, exclusive=exclusive, durable=durable)
+    if durable:
+        sync_folder(path.parent)
+
+
+def write_file(path: Path, data: bytes, *, exclusive: bool = False, durable: bool = True) -> None:
+    """Write ``path`` through a temporary file (fsynced when ``durable``) and a rename.
+
+    The folder is not fsynced: a caller writing many files syncs it once
+    (:func:`sync_folder`). Arguments and errors as :func:`write_durably`.
+    """
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
     try:
@@ -303,9 +314,11 @@ def write_durably(
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
-    if not durable:
-        return
-    dirfd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+
+
+def sync_folder(folder: Path) -> None:
+    """fsync ``folder``, so the names renamed or linked into it survive a crash."""
+    dirfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         os.fsync(dirfd)
     finally:
