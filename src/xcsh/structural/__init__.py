@@ -16,6 +16,8 @@ Engine API (for the tools, ``xcsh ast-grep``/``xcsh ast-edit`` and benchmarks)::
 
     for match in iter_matches(["print($$$A)"], root="."):   # streaming, flat memory
         print(json.dumps(match.to_cli_json()))
+    for record in iter_records(["print($$$A)"], RecordFormat(json=True), root="."):
+        sys.stdout.write(record)  # the same JSON line, rendered without a Match (fast)
 
     preview = preview_edit([EditOp(pat="print($$$A)", out="log.info($$$A)")], root=".")
     preview.files           # list[FileEdit]: .file, .replacements, .new_bytes, .old_sha256, .diff()
@@ -53,6 +55,7 @@ from xcsh.structural.engine import (
     error_patterns,
     explain_nothing_found,
     iter_matches,
+    iter_records,
     preview_edit,
     resolve_scope,
     search,
@@ -66,6 +69,7 @@ from xcsh.structural.languages import (
     supported_languages,
 )
 from xcsh.structural.pattern import STRICTNESS_LEVELS, CompiledPattern, compile_pattern
+from xcsh.structural.records import RecordFormat
 from xcsh.structural.results import (
     Capture,
     EditPreview,
@@ -141,6 +145,7 @@ __all__ = [
     "Position",
     "ProgressCallback",
     "Project",
+    "RecordFormat",
     "Replacement",
     "RuleError",
     "Scope",
@@ -157,6 +162,7 @@ __all__ = [
     "explain_nothing_found",
     "find_config",
     "iter_matches",
+    "iter_records",
     "language_for_path",
     "load_project",
     "load_rule_file",

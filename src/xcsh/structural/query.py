@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from xcsh.core import ToolError
 from xcsh.structural.apply import name_list
@@ -38,7 +39,7 @@ def doubt_of(query: Query, scope: Scope) -> str | None:
 
 
 def rule_query(
-    rules: Sequence[CompiledRule], scope: Scope, *, edit: bool = False, **flags: bool
+    rules: Sequence[CompiledRule], scope: Scope, *, edit: bool = False, **flags: Any
 ) -> Query:
     """A query running YAML rules: each on the files of its language (and, for
     JavaScript, TypeScript and CSS rules, the code inside HTML files). Files of
@@ -77,7 +78,7 @@ def compile_query(
     strictness: str,
     templates: Sequence[str] | None = None,
     rules: Sequence[CompiledRule] = (),
-    **flags: bool,
+    **flags: Any,
 ) -> Query:
     """Compile every pattern for every language of ``scope`` (and the languages HTML
     files embed). A pattern that does not compile in a language is left out there,
