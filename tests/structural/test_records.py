@@ -19,7 +19,9 @@ from sgcli import cli_json
 from xcsh.cli.ast_grep_cmd import format_match_lines
 from xcsh.structural import (
     Match,
+    MatchSpec,
     RecordFormat,
+    ScopeSpec,
     iter_matches,
     iter_records,
     load_rule_file,
@@ -60,11 +62,11 @@ def _both(
     path: str | None = None,
     rules: list[CompiledRule] | None = None,
 ) -> None:
-    rules = rules or []
-    matches = list(iter_matches(patterns, root=root, path=path, lang=lang, rules=rules, workers=1))
+    what = MatchSpec(patterns=tuple(patterns), rules=tuple(rules or ()))
+    where = ScopeSpec(root=root, path=path, lang=lang)
+    matches = list(iter_matches(what, where, workers=1))
     for as_json, expected in ((True, _json_line), (False, _text)):
-        form = RecordFormat(json=as_json)
-        records = iter_records(patterns, form, root=root, path=path, lang=lang, rules=rules)
+        records = iter_records(what, where, RecordFormat(json=as_json))
         assert list(records) == [expected(m) for m in matches]
 
 
@@ -92,7 +94,8 @@ def test_byte_offsets_of_non_ascii_bom_crlf_and_a_long_line_equal_the_cli(tmp_pa
     (tmp_path / "mixed.py").write_text("s = '日本'\nprint(s, '語', x)\n")
     _both(tmp_path, ["print($$$A)"], lang="python")
     _both(tmp_path, ["print($A, $$$B)"], lang="python")
-    records = list(iter_records(["print($$$A)"], RecordFormat(json=True), root=tmp_path))
+    what = MatchSpec(patterns=("print($$$A)",))
+    records = list(iter_records(what, ScopeSpec(root=tmp_path), RecordFormat(json=True)))
     key = lambda obj: (obj["file"], obj["range"]["byteOffset"]["start"])  # noqa: E731
     theirs = sorted(cli_json(tmp_path, "-p", "print($$$A)", "-l", "python", "."), key=key)
     assert len(theirs) == 303
@@ -112,9 +115,13 @@ def test_records_from_the_process_pool_equal_those_made_in_process(tmp_path: Pat
     body = "".join(f"x{j} = {j}\n" if j % 50 else f"print('é{j}', x)\n" for j in range(6000))
     for i in range(20):
         (tmp_path / f"m{i:02}.py").write_text(body)
-    form = RecordFormat(json=True)
-    pooled = list(iter_records(["print($$$A)"], form, root=tmp_path, workers=2))
-    alone = list(iter_records(["print($$$A)"], form, root=tmp_path, workers=1))
+    what, where, form = (
+        MatchSpec(patterns=("print($$$A)",)),
+        ScopeSpec(root=tmp_path),
+        RecordFormat(json=True),
+    )
+    pooled = list(iter_records(what, where, form, workers=2))
+    alone = list(iter_records(what, where, form, workers=1))
     assert len(pooled) == 20 * 120
     assert pooled == alone
-    assert alone == [_json_line(m) for m in iter_matches(["print($$$A)"], root=tmp_path)]
+    assert alone == [_json_line(m) for m in iter_matches(what, where)]

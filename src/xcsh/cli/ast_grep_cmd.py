@@ -44,7 +44,9 @@ from xcsh.cli.common import (
 from xcsh.core import ToolError, UsageError
 from xcsh.structural import (
     Match,
+    MatchSpec,
     RecordFormat,
+    ScopeSpec,
     SkippedFile,
     explain_nothing_found,
     iter_matches,
@@ -57,6 +59,7 @@ if TYPE_CHECKING:  # rich loads only when the output is coloured
     from rich.console import Console
 
     from xcsh.cli.common import ScanProgress
+    from xcsh.structural.rules import CompiledRule
 
 T = TypeVar("T")
 
@@ -153,6 +156,8 @@ def _search(args: argparse.Namespace) -> int:
     remaining: int | None = args.limit
     more = False
     rules = load_rules(args)
+    what = _what(args, rules)
+    globs = tuple(args.globs)
     scanned = 0
     with scan_progress("searching") as bar:
 
@@ -169,37 +174,16 @@ def _search(args: argparse.Namespace) -> int:
                 cwd=os.getcwd(),
                 absolute=os.path.isabs(path),
             )
-            patterns = [] if rules else [args.pattern]
+            where = ScopeSpec(root=root, path=engine_path, globs=globs, lang=args.lang)
             cap = None if remaining is None else remaining + 1
             if console is None:  # plain text or JSON: rendered as found, no Match built
                 records = iter_records(
-                    patterns,
-                    form,
-                    root=root,
-                    path=engine_path,
-                    glob=tuple(args.globs),
-                    lang=args.lang,
-                    selector=args.selector,
-                    strictness=args.strictness,
-                    progress=progress,
-                    skipped=skipped,
-                    max_per_file=cap,
-                    rules=rules,
+                    what, where, form, progress=progress, skipped=skipped, max_per_file=cap
                 )
                 count, more = _print_all(records, sys.stdout.write, remaining, bar)
             else:
                 matches = iter_matches(
-                    patterns,
-                    root=root,
-                    path=engine_path,
-                    glob=tuple(args.globs),
-                    lang=args.lang,
-                    selector=args.selector,
-                    strictness=args.strictness,
-                    progress=progress,
-                    skipped=skipped,
-                    max_per_file=cap,
-                    rules=rules,
+                    what, where, progress=progress, skipped=skipped, max_per_file=cap
                 )
                 count, more = _print_all(
                     (dataclasses.replace(m, file=form.name(m.file)) for m in matches),
@@ -251,6 +235,16 @@ def _print_all(
     return printed, more
 
 
+def _what(args: argparse.Namespace, rules: list[CompiledRule]) -> MatchSpec:
+    """What ``args`` match: the ``-p`` pattern, or the rules instead."""
+    return MatchSpec(
+        patterns=() if rules else (args.pattern,),
+        rules=tuple(rules),
+        selector=args.selector,
+        strictness=args.strictness,
+    )
+
+
 def _explain_nothing_found(args: argparse.Namespace, root: str, path: str) -> int:
     """Say why nothing was found when the pattern is suspect (contract §4); the exit code.
 
@@ -259,13 +253,8 @@ def _explain_nothing_found(args: argparse.Namespace, root: str, path: str) -> in
     One whose tree holds an ERROR node gets a hint, and exit 1.
     """
     doubt, unparsable = explain_nothing_found(
-        [args.pattern],
-        root=root,
-        path=path,
-        glob=tuple(args.globs),
-        lang=args.lang,
-        selector=args.selector,
-        strictness=args.strictness,
+        _what(args, []),
+        ScopeSpec(root=root, path=path, globs=tuple(args.globs), lang=args.lang),
     )
     if doubt is not None:
         error(doubt)
