@@ -29,14 +29,20 @@ from xcsh.core import (
     coerce_tool_result,
     describe_value_type,
 )
-from xcsh.pending import PendingAction, PendingActionStore, Preview, PreviewChange, PreviewFile
+from xcsh.pending import (
+    DEFAULT_SOURCE_TOOL_NAME,
+    PendingAction,
+    PendingActionStore,
+    Preview,
+    PreviewChange,
+    PreviewFile,
+)
 from xcsh.plugins.process import ExecResult, run_command
 from xcsh.sandbox import ProcessSupervisor
 
 STORE_UNAVAILABLE_MESSAGE = "Pending action store unavailable for custom tools in this runtime."
 """What :meth:`CustomToolAPI.push_pending_action` raises without a store (contract §5)."""
 
-DEFAULT_SOURCE_TOOL_NAME = "custom_tool"
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """Names providers accept for a tool: letters, digits, ``_`` and ``-``, 1 to 64 characters."""
 

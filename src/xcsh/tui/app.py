@@ -575,7 +575,7 @@ class InteractiveApp:
         for number, action in enumerate(actions, start=1):
             mark = "  <- top" if number == 1 else ""
             self.console.print(
-                f"  {number}. {action.id}  {action.label}  [{action.source_tool_name}]{mark}",
+                f"  {number}. {action.id}  {action.label}  [{action.source_label}]{mark}",
                 markup=False,
             )
             files = action.preview.file_labels()
