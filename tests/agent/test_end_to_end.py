@@ -206,7 +206,7 @@ def test_a_custom_tools_resolution_is_badged_with_the_tools_label(
     # the label names no source and the action keeps the generic source_tool_name:
     # the badge is the pushing tool's label, not "custom_tool"
     assert "Accept: Write stamp.txt  [Stamp File]" in done.stderr
-    assert "custom_tool" not in done.stderr
+    assert "[custom_tool]" not in done.stderr
 
 
 def test_ctrl_c_mid_tool_leaves_paired_history(project: Path, xcsh_home: Path) -> None:

@@ -24,7 +24,9 @@ def staging_tool(store: PendingActionStore, action: PendingAction) -> AgentTool[
         return "staged"
 
     schema = {"type": "object", "properties": {"x": {"type": "integer"}}}
-    return AgentTool(name="stage", label="Stage Things", description="d", parameters=schema, run=run)
+    return AgentTool(
+        name="stage", label="Stage Things", description="d", parameters=schema, run=run
+    )
 
 
 async def test_a_push_during_a_tool_call_is_stamped_with_that_call() -> None:
@@ -56,9 +58,7 @@ async def test_a_preview_rebuilt_by_resolve_keeps_the_origin_of_the_one_it_repla
     old = make("Stage: one", rebuild=lambda: (rebuilt, "preview text"))
     old.apply = stale
     await staging_tool(store, old).execute("call_7", {"x": 1})
-    result = await create_resolve_tool(store).execute(
-        "call_9", {"action": "apply", "reason": "go"}
-    )
+    result = await create_resolve_tool(store).execute("call_9", {"action": "apply", "reason": "go"})
     assert result.is_error and store.peek() is rebuilt
     assert rebuilt.origin is not None and rebuilt.origin.tool_call_id == "call_7"
 
