@@ -31,7 +31,16 @@ from typing import Any
 
 from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore, create_resolve_tool
-from xcsh.structural import EditOp, create_ast_edit_tool, load_rule_file, preview_edit, search
+from xcsh.structural import (
+    EditOp,
+    EditSpec,
+    MatchSpec,
+    ScopeSpec,
+    create_ast_edit_tool,
+    load_rule_file,
+    preview_edit,
+    search,
+)
 
 
 def _peak() -> dict[str, int]:
@@ -50,7 +59,7 @@ def _peak() -> dict[str, int]:
 
 def _search(root: str, pattern: str, path: str | None) -> dict[str, Any]:
     start = time.perf_counter()
-    result = search([pattern], root=root, path=path, lang="python")
+    result = search(MatchSpec(patterns=(pattern,)), ScopeSpec(root=root, path=path, lang="python"))
     seconds = time.perf_counter() - start
     keys = [[m.file, m.span.start_byte, m.span.end_byte, m.text] for m in result.matches]
     return {
@@ -63,7 +72,7 @@ def _search(root: str, pattern: str, path: str | None) -> dict[str, Any]:
 
 def _rule(root: str, rule_file: str) -> dict[str, Any]:
     start = time.perf_counter()
-    result = search([], root=root, rules=load_rule_file(Path(rule_file)))
+    result = search(MatchSpec(rules=tuple(load_rule_file(Path(rule_file)))), ScopeSpec(root=root))
     seconds = time.perf_counter() - start
     keys = [[m.file, m.span.start_byte, m.span.end_byte, m.text] for m in result.matches]
     return {"seconds": seconds, "keys": keys, "files_scanned": result.files_scanned}
@@ -71,7 +80,9 @@ def _rule(root: str, rule_file: str) -> dict[str, Any]:
 
 def _preview(root: str, pattern: str, rewrite: str) -> dict[str, Any]:
     start = time.perf_counter()
-    preview = preview_edit([EditOp(pat=pattern, out=rewrite)], root=root, lang="python")
+    preview = preview_edit(
+        EditSpec(ops=(EditOp(pat=pattern, out=rewrite),)), ScopeSpec(root=root, lang="python")
+    )
     seconds = time.perf_counter() - start
     keys = [
         [edit.file, rep.match.span.start_byte, rep.match.span.end_byte, rep.new_text]

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from xcsh import ToolError
-from xcsh.structural import search
+from xcsh.structural import MatchSpec, ScopeSpec, search
 from xcsh.structural.languages import resolve_language
 from xcsh.structural.pattern import CONTEXT_EXAMPLES, compile_pattern
 from xcsh.tools import create_ast_grep_tool
@@ -162,7 +162,9 @@ def test_patterns_the_cli_matches_are_accepted_and_find_the_same(
     (tmp_path / name).write_text(source)
     cli = cli_json(tmp_path, "-p", pattern, "-l", lang, name)
     assert len(cli) >= at_least  # the corpus really exercises the pattern
-    ours = search([pattern], root=tmp_path, path=name, lang=lang, workers=1)
+    ours = search(
+        MatchSpec(patterns=(pattern,)), ScopeSpec(root=tmp_path, path=name, lang=lang), workers=1
+    )
     assert _where([m.to_cli_json() for m in ours.matches]) == _where(cli)
 
 
@@ -188,7 +190,11 @@ def test_error_patterns_no_code_completes_are_refused_and_the_cli_finds_nothing(
     (tmp_path / name).write_text(source)
     assert cli_json(tmp_path, "-p", pattern, "-l", lang, name) == []
     with pytest.raises(ToolError) as info:
-        search([pattern], root=tmp_path, path=name, lang=lang, workers=1)
+        search(
+            MatchSpec(patterns=(pattern,)),
+            ScopeSpec(root=tmp_path, path=name, lang=lang),
+            workers=1,
+        )
     message = str(info.value)
     assert f"`{pattern}`" in message and "sel" in message and "ERROR" in message
     assert ".." not in message
@@ -219,7 +225,11 @@ def test_every_strictness_finds_what_the_cli_finds(
 ) -> None:
     (tmp_path / "m.py").write_text(source)
     cli = cli_json(tmp_path, "-p", pattern, "--strictness", strictness, "-l", "python", "m.py")
-    ours = search([pattern], root=tmp_path, lang="python", strictness=strictness, workers=1)
+    ours = search(
+        MatchSpec(patterns=(pattern,), strictness=strictness),
+        ScopeSpec(root=tmp_path, lang="python"),
+        workers=1,
+    )
     assert _where([m.to_cli_json() for m in ours.matches]) == _where(cli)
 
 
@@ -260,7 +270,10 @@ def test_refusals_name_the_language_as_typed_with_a_fitting_example(
     # the error comes only when nothing was found, here in a file without code.
     (tmp_path / "empty.txt").write_text("\n")
     with pytest.raises(ToolError) as info:
-        search([pattern], root=tmp_path, path="empty.txt", lang=lang, selector=selector)
+        search(
+            MatchSpec(patterns=(pattern,), selector=selector),
+            ScopeSpec(root=tmp_path, path="empty.txt", lang=lang),
+        )
     message = str(info.value)
     for needle in needles:
         assert needle in message, message

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from xcsh.structural import apply_preview, preview_edit, search
+from xcsh.structural import EditSpec, MatchSpec, ScopeSpec, apply_preview, preview_edit, search
 from xcsh.structural.rules import load_rule_file
 
 AST_GREP = Path(shutil.which("ast-grep") or "ast-grep")
@@ -127,7 +127,7 @@ def test_rule_matches_and_fixes_as_ast_grep_scan(name: str, tmp_path: Path) -> N
     assert proc.returncode in (0, 1), proc.stderr
     expected = sorted((_normal(json.loads(line)) for line in proc.stdout.splitlines()), key=_key)
     assert expected, f"the CLI finds something for {name}"
-    found = search([], root=ours, rules=rules, workers=1)
+    found = search(MatchSpec(rules=tuple(rules)), ScopeSpec(root=ours), workers=1)
     assert sorted((_normal(m.to_cli_json()) for m in found.matches), key=_key) == expected
 
     subprocess.run(
@@ -140,7 +140,9 @@ def test_rule_matches_and_fixes_as_ast_grep_scan(name: str, tmp_path: Path) -> N
         # As the CLI: also files with parse errors, and rewrites that would not parse
         # (xcsh leaves both out unless asked; the rest is the same).
         preview = preview_edit(
-            [], root=ours, rules=rules, workers=1, include_broken=True, include_parse_errors=True
+            EditSpec(ops=(), rules=tuple(rules), include_broken=True, include_parse_errors=True),
+            ScopeSpec(root=ours),
+            workers=1,
         )
         apply_preview(preview)
     assert _files(ours) == _files(theirs)

@@ -32,7 +32,7 @@ from xcsh.journal import (
     undoable,
 )
 from xcsh.journal.blobs import BlobStore
-from xcsh.structural import EditOp, preview_edit
+from xcsh.structural import EditOp, EditSpec, ScopeSpec, preview_edit
 from xcsh.structural.engine import apply_preview
 from xcsh.structural.results import EditPreview
 
@@ -60,7 +60,10 @@ def new_tree(old: dict[str, bytes]) -> dict[str, bytes]:
 
 
 def preview(root: Path) -> EditPreview:
-    return preview_edit([EditOp(pat="print($$$A)", out="log($$$A)")], root=root, lang="python")
+    return preview_edit(
+        EditSpec(ops=(EditOp(pat="print($$$A)", out="log($$$A)"),)),
+        ScopeSpec(root=root, lang="python"),
+    )
 
 
 @pytest.fixture
@@ -334,12 +337,14 @@ from pathlib import Path
 from xcsh.core import ToolError
 from xcsh.fs import confined
 from xcsh.journal import Journal
-from xcsh.structural import EditOp, preview_edit
+from xcsh.structural import EditOp, EditSpec, ScopeSpec, preview_edit
 from xcsh.structural.engine import apply_preview
 
 root, home, sig, k = Path.cwd(), Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 journal = Journal.for_root(home, root)
-edit = preview_edit([EditOp(pat="print($$$A)", out="log($$$A)")], root=root, lang="python")
+edit = preview_edit(
+    EditSpec(ops=(EditOp(pat="print($$$A)", out="log($$$A)"),)), ScopeSpec(root=root, lang="python")
+)
 real = confined._write_all
 count = 0
 def write(fd, data):

@@ -7,6 +7,7 @@ parallel) and, for rewrites, the same bytes after ``-U``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -17,7 +18,15 @@ import pytest
 from sgcli import ast_grep_binary, cli_json
 
 from xcsh import ToolError
-from xcsh.structural import EditOp, apply_preview, preview_edit, search
+from xcsh.structural import (
+    EditOp,
+    EditSpec,
+    MatchSpec,
+    ScopeSpec,
+    apply_preview,
+    preview_edit,
+    search,
+)
 
 
 def _sorted(objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -32,21 +41,21 @@ def _write(root: Path, files: dict[str, str]) -> None:
 
 
 def _ours(root: Path, pattern: str, *args: str) -> list[dict[str, Any]]:
-    options: dict[str, Any] = {}
+    lang: str | None = None
+    what = MatchSpec(patterns=(pattern,))
     paths = []
     items = iter(args)
     for arg in items:
         if arg == "-l":
-            options["lang"] = next(items)
+            lang = next(items)
         elif arg == "--strictness":
-            options["strictness"] = next(items)
+            what = dataclasses.replace(what, strictness=next(items))
         else:
             paths.append(arg)
     found: list[dict[str, Any]] = []
     for path in paths or ["."]:
-        found += [
-            m.to_cli_json() for m in search([pattern], root=root, path=path, **options).matches
-        ]
+        where = ScopeSpec(root=root, path=path, lang=lang)
+        found += [m.to_cli_json() for m in search(what, where).matches]
     return _sorted(found)
 
 
@@ -75,7 +84,9 @@ def test_html_rewrite_with_a_multi_capture_as_the_cli(tmp_path: Path) -> None:
     src = "<div class='foo'>bar</div>\n"
     _write(tmp_path, {"a.html": src})
     pattern, rewrite = "<$TAG class='foo'>$$$B</$TAG>", "<$TAG class='$$$B'>foo</$TAG>"
-    preview = preview_edit([EditOp(pat=pattern, out=rewrite)], root=tmp_path, lang="html")
+    preview = preview_edit(
+        EditSpec(ops=(EditOp(pat=pattern, out=rewrite),)), ScopeSpec(root=tmp_path, lang="html")
+    )
     apply_preview(preview)
     ours = (tmp_path / "a.html").read_text()
     (tmp_path / "a.html").write_text(src)
@@ -97,7 +108,7 @@ def test_a_pattern_that_cannot_match_there_is_still_refused_when_nothing_is_foun
     )
     assert cli_json(tmp_path, "-p", "fmt.Println($$$ARGS)", "a.go") == []
     with pytest.raises(ToolError, match="call_expression"):
-        search(["fmt.Println($$$ARGS)"], root=tmp_path)
+        search(MatchSpec(patterns=("fmt.Println($$$ARGS)",)), ScopeSpec(root=tmp_path))
 
 
 # Cause 2: code embedded in HTML.
@@ -122,7 +133,8 @@ def test_rewrites_land_inside_script_elements_as_with_the_cli(tmp_path: Path) ->
     _write(tmp_path / "ours", EMBEDDED)
     _write(tmp_path / "cli", EMBEDDED)
     preview = preview_edit(
-        [EditOp(pat="alert($A)", out="confirm($A)")], root=tmp_path / "ours", lang="js"
+        EditSpec(ops=(EditOp(pat="alert($A)", out="confirm($A)"),)),
+        ScopeSpec(root=tmp_path / "ours", lang="js"),
     )
     apply_preview(preview)
     subprocess.run(
@@ -161,8 +173,10 @@ def test_metavariables_reported_as_the_cli(
 def test_an_empty_file_has_no_match_and_is_never_written(tmp_path: Path) -> None:
     (tmp_path / "a.go").write_bytes(b"")
     assert cli_json(tmp_path, "-p", "$VAR", "a.go") == []
-    assert search(["$VAR"], root=tmp_path).total == 0
-    preview = preview_edit([EditOp(pat="$VAR", out="package main")], root=tmp_path)
+    assert search(MatchSpec(patterns=("$VAR",)), ScopeSpec(root=tmp_path)).total == 0
+    preview = preview_edit(
+        EditSpec(ops=(EditOp(pat="$VAR", out="package main"),)), ScopeSpec(root=tmp_path)
+    )
     assert preview.files == []
     assert (tmp_path / "a.go").read_bytes() == b""
 
@@ -178,7 +192,9 @@ def test_edit_json_lists_nested_matches_as_the_cli(tmp_path: Path) -> None:
         check=True,
     )
     expected = [json.loads(line) for line in proc.stdout.splitlines()]
-    preview = preview_edit([EditOp(pat="Some($A)", out="$A")], root=tmp_path, captures=True)
+    preview = preview_edit(
+        EditSpec(ops=(EditOp(pat="Some($A)", out="$A"),)), ScopeSpec(root=tmp_path), captures=True
+    )
     ours = [r.match.to_cli_json(replacement=r) for f in preview.files for r in f.listed()]
     assert len(expected) == 2 and ours == expected
     assert preview.total == 1  # the nested one is listed, never written

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from xcsh import AgentToolResult, PendingActionStore, ToolError
-from xcsh.structural import EditOp, preview_edit, search
+from xcsh.structural import EditOp, EditSpec, MatchSpec, ScopeSpec, preview_edit, search
 from xcsh.structural.languages import resolve_language
 from xcsh.structural.pattern import MAX_PATTERN_CHARS, MAX_PATTERN_DEPTH, compile_pattern
 from xcsh.structural.scan import LanguageQuery, Query, scan_file
@@ -43,7 +43,7 @@ def nested(terms: int) -> str:
 def test_a_pattern_too_long_is_refused_before_ast_grep_sees_it(ws: Path, terms: int) -> None:
     (ws / "a.py").write_text("print(1)\n")
     with pytest.raises(ToolError) as info:
-        search([nested(terms)], root=ws)
+        search(MatchSpec(patterns=(nested(terms),)), ScopeSpec(root=ws))
     assert f"The pattern is {len(nested(terms)):,} characters long; the limit is" in str(info.value)
     assert len(nested(terms)) > MAX_PATTERN_CHARS
 
@@ -53,9 +53,9 @@ def test_a_pattern_nested_too_deep_is_refused_for_search_and_edit(ws: Path, term
     (ws / "a.py").write_text("print(1)\n")
     expected = f"The pattern is nested more than {MAX_PATTERN_DEPTH} levels deep."
     with pytest.raises(ToolError, match=expected):
-        search([nested(terms)], root=ws)
+        search(MatchSpec(patterns=(nested(terms),)), ScopeSpec(root=ws))
     with pytest.raises(ToolError, match=expected):
-        preview_edit([EditOp(pat=nested(terms), out="x")], root=ws)
+        preview_edit(EditSpec(ops=(EditOp(pat=nested(terms), out="x"),)), ScopeSpec(root=ws))
 
 
 def test_a_deep_pattern_through_the_tool_is_an_error_result(ws: Path) -> None:
@@ -77,7 +77,7 @@ def test_a_deep_pattern_inside_a_yaml_rule_is_refused_naming_the_rule(ws: Path) 
 
 def test_an_ordinary_deep_pattern_still_works(ws: Path) -> None:
     (ws / "a.py").write_text(nested(100) + "\n")
-    assert search([nested(100)], root=ws).total == 1
+    assert search(MatchSpec(patterns=(nested(100),)), ScopeSpec(root=ws)).total == 1
 
 
 # --limit bounds the work.
@@ -85,7 +85,9 @@ def test_an_ordinary_deep_pattern_still_works(ws: Path) -> None:
 
 def test_limit_builds_few_matches_but_counts_them_all(ws: Path) -> None:
     (ws / "calls.py").write_text("".join(f"print({i});" for i in range(50_000)) + "\n")
-    result = search(["print($A)"], root=ws, limit=5, offset=3, workers=1)
+    result = search(
+        MatchSpec(patterns=("print($A)",)), ScopeSpec(root=ws), limit=5, offset=3, workers=1
+    )
     assert result.total == 50_000
     assert [m.single["A"].text for m in result.matches] == ["3", "4", "5", "6", "7"]
 
@@ -126,7 +128,7 @@ def test_cli_limit_returns_promptly_in_bounded_memory(
 def test_nul_in_a_path_is_a_tool_error(ws: Path) -> None:
     (ws / "a.py").write_text("print(1)\n")
     with pytest.raises(ToolError, match="contains a NUL character"):
-        search(["print($A)"], root=ws, path="a\0.py")
+        search(MatchSpec(patterns=("print($A)",)), ScopeSpec(root=ws, path="a\0.py"))
     read = create_read_tool(str(ws))
     with pytest.raises(ToolError, match="contains a NUL character"):
         asyncio.run(read.execute("r", {"path": "a.py\0"}))

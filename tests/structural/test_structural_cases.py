@@ -12,13 +12,24 @@ import pytest
 from sgcli import cli_json, cli_rewrite
 
 from xcsh import PendingActionStore, ToolError
-from xcsh.structural import EditOp, apply_preview, preview_edit, search
+from xcsh.structural import (
+    EditOp,
+    EditSpec,
+    MatchSpec,
+    ScopeSpec,
+    apply_preview,
+    preview_edit,
+    search,
+)
 from xcsh.tools import create_ast_edit_tool, create_ast_grep_tool, create_resolve_tool
 
 
-def _preview_bytes(ws: Path, name: str, pat: str, out: str, **kw: object) -> bytes:
-    kw.setdefault("include_broken", True)  # the CLI's bytes, even where they would not parse
-    preview = preview_edit([EditOp(pat=pat, out=out)], root=ws, path=name, **kw)  # type: ignore[arg-type]
+def _preview_bytes(
+    ws: Path, name: str, pat: str, out: str, *, selector: str | None = None
+) -> bytes:
+    # include_broken: the CLI's bytes, even where they would not parse
+    edit = EditSpec(ops=(EditOp(pat=pat, out=out),), selector=selector, include_broken=True)
+    preview = preview_edit(edit, ScopeSpec(root=ws, path=name))
     assert len(preview.files) == 1, "expected one changed file"
     return preview.files[0].new_bytes
 
@@ -176,10 +187,10 @@ def test_s4_multi_capture_leaves_stray_comma_like_cli(ws: Path, tmp_path: Path) 
 def test_s4_selector_rewrites_the_argument_everywhere(ws: Path, tmp_path: Path) -> None:
     (ws / "m.py").write_bytes(S4_SRC)
     preview = preview_edit(
-        [EditOp(pat="f(blank=True)", out="required=False")],
-        root=ws,
-        path="m.py",
-        selector="keyword_argument",
+        EditSpec(
+            ops=(EditOp(pat="f(blank=True)", out="required=False"),), selector="keyword_argument"
+        ),
+        ScopeSpec(root=ws, path="m.py"),
     )
     assert preview.total == 3
     new = preview.files[0].new_bytes
@@ -216,7 +227,10 @@ def test_s5_multi_capture_keeps_separators_like_cli(ws: Path, tmp_path: Path) ->
 
 def test_s6_json_offsets_and_columns_equal_cli(ws: Path) -> None:
     (ws / "u.js").write_text('const s = "Übergänge"; foo(1);\nconst e = "😀"; foo(2);\n', "utf-8")
-    ours = [m.to_cli_json() for m in search(["foo($A)"], root=ws, path="u.js").matches]
+    ours = [
+        m.to_cli_json()
+        for m in search(MatchSpec(patterns=("foo($A)",)), ScopeSpec(root=ws, path="u.js")).matches
+    ]
     assert [m["range"]["byteOffset"]["start"] for m in ours] == [25, 51]
     assert [m["range"]["start"]["column"] for m in ours] == [23, 15]
     assert ours == cli_json(ws, "-p", "foo($A)", "u.js")
@@ -224,9 +238,14 @@ def test_s6_json_offsets_and_columns_equal_cli(ws: Path) -> None:
 
 def test_s6_bom_file_json_equals_cli_and_bom_survives_apply(ws: Path) -> None:
     (ws / "b.js").write_bytes(b"\xef\xbb\xbffoo(1);\nfoo(2);\n")
-    ours = [m.to_cli_json() for m in search(["foo($A)"], root=ws, path="b.js").matches]
+    ours = [
+        m.to_cli_json()
+        for m in search(MatchSpec(patterns=("foo($A)",)), ScopeSpec(root=ws, path="b.js")).matches
+    ]
     assert ours == cli_json(ws, "-p", "foo($A)", "b.js")
-    preview = preview_edit([EditOp(pat="foo($A)", out="bar($A)")], root=ws, path="b.js")
+    preview = preview_edit(
+        EditSpec(ops=(EditOp(pat="foo($A)", out="bar($A)"),)), ScopeSpec(root=ws, path="b.js")
+    )
     apply_preview(preview)
     assert (ws / "b.js").read_bytes() == b"\xef\xbb\xbfbar(1);\nbar(2);\n"
 
@@ -237,7 +256,9 @@ def test_s6_bom_file_json_equals_cli_and_bom_survives_apply(ws: Path) -> None:
 def test_f1_crlf_only_changed_bytes_change(ws: Path, tmp_path: Path) -> None:
     src = b"a\r\nb\r\nc\r\n"
     (ws / "c.py").write_bytes(src)
-    preview = preview_edit([EditOp(pat="c", out="C")], root=ws, path="c.py")
+    preview = preview_edit(
+        EditSpec(ops=(EditOp(pat="c", out="C"),)), ScopeSpec(root=ws, path="c.py")
+    )
     assert preview.files[0].new_bytes == b"a\r\nb\r\nC\r\n"
     assert preview.files[0].new_bytes == _cli_bytes(tmp_path, "c.py", src, "-p", "c", "-r", "C")
     apply_preview(preview)

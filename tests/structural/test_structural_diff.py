@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from xcsh.structural import EditOp, preview_edit
+from xcsh.structural import EditOp, EditSpec, ScopeSpec, preview_edit
 
 CASES = {
     "single": (b"x = 1\nprint(x)\ny = 2\n", "print($A)", "log($A)"),
@@ -34,7 +34,7 @@ CASES = {
 def test_diff_applies_with_patch_to_the_new_bytes(ws: Path, tmp_path: Path, name: str) -> None:
     src, pat, out = CASES[name]
     (ws / "m.py").write_bytes(src)
-    preview = preview_edit([EditOp(pat=pat, out=out)], root=ws)
+    preview = preview_edit(EditSpec(ops=(EditOp(pat=pat, out=out),)), ScopeSpec(root=ws))
     (edit,) = preview.files
     copy = tmp_path / "copy"
     copy.mkdir()
@@ -53,7 +53,9 @@ def test_diff_applies_with_patch_to_the_new_bytes(ws: Path, tmp_path: Path, name
 def test_simple_change_reads_like_difflib(ws: Path) -> None:
     src = b"".join(b"line%d = %d\n" % (i, i) for i in range(20)) + b"print(1)\n"
     (ws / "m.py").write_bytes(src)
-    (edit,) = preview_edit([EditOp(pat="print($A)", out="log($A)")], root=ws).files
+    (edit,) = preview_edit(
+        EditSpec(ops=(EditOp(pat="print($A)", out="log($A)"),)), ScopeSpec(root=ws)
+    ).files
     expected = "".join(
         difflib.unified_diff(
             src.decode().splitlines(keepends=True),

@@ -17,7 +17,16 @@ from pathlib import Path
 import pytest
 
 from xcsh.core import ToolError
-from xcsh.structural import EditOp, engine, pool, preview_edit, search
+from xcsh.structural import (
+    EditOp,
+    EditSpec,
+    MatchSpec,
+    ScopeSpec,
+    pool,
+    preview_edit,
+    runner,
+    search,
+)
 from xcsh.structural.languages import resolve_language
 from xcsh.structural.pattern import compile_pattern
 from xcsh.structural.pool import WorkerDied, plan_chunks, run_chunks
@@ -146,11 +155,12 @@ def test_a_scan_under_asyncio_signal_handlers_never_cancels_the_caller(ws: Path)
         loop.add_signal_handler(signal.SIGINT, got.append, "SIGINT")
         try:
             for _ in range(5):
-                result = await asyncio.to_thread(search, ["print($A)"], root=ws, limit=3)
+                where = ScopeSpec(root=ws)
+                what = MatchSpec(patterns=("print($A)",))
+                result = await asyncio.to_thread(search, what, where, limit=3)
                 assert result.total == 20
-                preview = await asyncio.to_thread(
-                    preview_edit, [EditOp(pat="print($A)", out="log($A)")], root=ws, limit=3
-                )
+                edit = EditSpec(ops=(EditOp(pat="print($A)", out="log($A)"),), limit=3)
+                preview = await asyncio.to_thread(preview_edit, edit, where)
                 assert preview.total == 3
             await asyncio.sleep(0.2)  # a signal written to the wake-up fd would run by now
         finally:
@@ -174,15 +184,15 @@ def test_a_worker_that_dies_is_a_tool_error_naming_its_files(
     body = "".join(f"print({j})\n" for j in range(7000))
     for i in range(20):
         (ws / f"m{i:02}.py").write_text(body)
-    real_scan_chunk = engine.scan_chunk
+    real_scan_chunk = runner.scan_chunk
 
     def dying(query: Query, items: list[tuple[Path, str, str]]) -> list[Outcome | None]:
         _die_on_m07(items)
         return real_scan_chunk(query, items)
 
-    monkeypatch.setattr(engine, "scan_chunk", dying)
+    monkeypatch.setattr(runner, "scan_chunk", dying)
     with pytest.raises(ToolError) as info:
-        search(["print($A)"], root=ws, workers=2)
+        search(MatchSpec(patterns=("print($A)",)), ScopeSpec(root=ws), workers=2)
     message = str(info.value)
     assert "A scan worker process died (killed by signal 11 (SIGSEGV)) while scanning" in message
     assert "m07.py" in message and "m19.py" not in message
@@ -280,7 +290,9 @@ def test_pooled_edit_gets_its_bytes_back_and_a_changed_file_is_scanned_again(
 ) -> None:
     path = ws / "a.py"
     path.write_text("print(1)\nprint(2)\n")
-    preview = preview_edit([EditOp(pat="print($A)", out="log($A)")], root=ws, workers=1)
+    preview = preview_edit(
+        EditSpec(ops=(EditOp(pat="print($A)", out="log($A)"),)), ScopeSpec(root=ws), workers=1
+    )
     query_preview = preview.files[0]
     pat = compile_pattern("print($A)", resolve_language("python"))
     template = parse_template("log($A)", single=pat.single, multi=pat.multi, pattern="print($A)")
@@ -314,5 +326,5 @@ def test_progress_raising_in_a_pooled_scan_stops_the_workers(ws: Path) -> None:
         raise Stop(f"{done}/{total}")
 
     with pytest.raises(Stop):
-        search(["print($A)"], root=ws, workers=2, progress=progress)
+        search(MatchSpec(patterns=("print($A)",)), ScopeSpec(root=ws), workers=2, progress=progress)
     assert multiprocessing.active_children() == []

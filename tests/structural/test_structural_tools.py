@@ -14,7 +14,7 @@ import pytest
 from sgcli import cli_json
 
 from xcsh import AgentToolResult, PendingActionStore, ToolError
-from xcsh.structural import EditOp, edit_label, preview_edit, search
+from xcsh.structural import EditOp, EditSpec, MatchSpec, ScopeSpec, edit_label, preview_edit, search
 from xcsh.tools import create_ast_edit_tool, create_ast_grep_tool, create_resolve_tool
 
 
@@ -103,7 +103,7 @@ async def test_empty_ops_and_empty_pat_refused(ws: Path) -> None:
     with pytest.raises(ToolError, match="pat"):
         await grep(ws, pat=[])
     with pytest.raises(ToolError, match="ops"):
-        preview_edit([], root=ws)
+        preview_edit(EditSpec(ops=()), ScopeSpec(root=ws))
 
 
 @pytest.mark.parametrize("limit", [0, -3])
@@ -114,7 +114,9 @@ async def test_non_positive_limit_refused(ws: Path, limit: int) -> None:
     with pytest.raises(ToolError, match="limit"):
         await edit(ws, PendingActionStore(), ops=[op("print($A)", "x")], limit=limit)
     with pytest.raises(ToolError, match="limit"):
-        preview_edit([EditOp(pat="print($A)", out="x")], root=ws, limit=limit)
+        preview_edit(
+            EditSpec(ops=(EditOp(pat="print($A)", out="x"),), limit=limit), ScopeSpec(root=ws)
+        )
 
 
 async def test_rewrite_naming_unbound_metavariable_is_an_error(ws: Path) -> None:
@@ -440,13 +442,26 @@ def test_pool_and_in_process_agree_and_progress_reports(ws: Path) -> None:
         (ws / f"m{i:02}.py").write_text(body)
     (ws / "none.py").write_text("x = 1\n")
     seen: list[tuple[int, int]] = []
-    pooled = search(["$A == $A"], root=ws, workers=2, progress=lambda d, t: seen.append((d, t)))
-    single = search(["$A == $A"], root=ws, workers=1)
+    pooled = search(
+        MatchSpec(patterns=("$A == $A",)),
+        ScopeSpec(root=ws),
+        workers=2,
+        progress=lambda d, t: seen.append((d, t)),
+    )
+    single = search(MatchSpec(patterns=("$A == $A",)), ScopeSpec(root=ws), workers=1)
     assert pooled.total == single.total == 40 * 300
     assert [m.to_cli_json() for m in pooled.matches] == [m.to_cli_json() for m in single.matches]
     assert seen[-1] == (41, 41) and all(t == 41 for _, t in seen)
-    p1 = preview_edit([EditOp(pat="print($A, $B)", out="log($B, $A)")], root=ws, workers=2)
-    p2 = preview_edit([EditOp(pat="print($A, $B)", out="log($B, $A)")], root=ws, workers=1)
+    p1 = preview_edit(
+        EditSpec(ops=(EditOp(pat="print($A, $B)", out="log($B, $A)"),)),
+        ScopeSpec(root=ws),
+        workers=2,
+    )
+    p2 = preview_edit(
+        EditSpec(ops=(EditOp(pat="print($A, $B)", out="log($B, $A)"),)),
+        ScopeSpec(root=ws),
+        workers=1,
+    )
     assert [f.new_bytes for f in p1.files] == [f.new_bytes for f in p2.files]
     assert p1.total == 40 * 300
 
@@ -467,7 +482,12 @@ def test_strictness_levels_and_prefilter_agree_with_cli(ws: Path, strictness: st
     # The pre-filter must never drop a file the CLI matches: signature ignores text.
     (ws / "s.py").write_text("print(1)\nlog(2)\nx = \"a\"\ny = 'a'\n# print(3)\n")
     for pat in ("print($A)", 'x = "a"'):
-        ours = [m.to_cli_json() for m in search([pat], root=ws, strictness=strictness).matches]
+        ours = [
+            m.to_cli_json()
+            for m in search(
+                MatchSpec(patterns=(pat,), strictness=strictness), ScopeSpec(root=ws)
+            ).matches
+        ]
         assert ours == cli_json(ws, "-p", pat, "--strictness", strictness, "s.py")
 
 
@@ -489,7 +509,7 @@ def test_ast_grep_panic_on_one_file_skips_that_file(
         return real(query, path, file, language)
 
     monkeypatch.setattr(scan, "scan_file", fragile)
-    result = search(["print($A)"], root=ws, workers=1)
+    result = search(MatchSpec(patterns=("print($A)",)), ScopeSpec(root=ws), workers=1)
     assert [m.file for m in result.matches] == ["b.py"]
     assert [(s.file, s.reason.split(":")[0]) for s in result.skipped] == [
         ("a.py", "ast-grep failed")
@@ -512,7 +532,7 @@ LANG_SAMPLES = [
 @pytest.mark.parametrize(("name", "src", "pat"), LANG_SAMPLES)
 def test_search_in_more_languages_equals_cli(ws: Path, name: str, src: str, pat: str) -> None:
     (ws / name).write_text(src)
-    ours = [m.to_cli_json() for m in search([pat], root=ws).matches]
+    ours = [m.to_cli_json() for m in search(MatchSpec(patterns=(pat,)), ScopeSpec(root=ws)).matches]
     assert ours
     assert ours == cli_json(ws, "-p", pat, name)
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import shlex
@@ -76,7 +77,14 @@ from xcsh.core import AgentToolResult, ToolError, UsageError
 from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, JournalError, Retention, recover
 from xcsh.pending import PendingAction, PendingActionStore, create_resolve_tool
-from xcsh.structural import EditOp, EditPreview, check_one_language, preview_edit
+from xcsh.structural import (
+    EditOp,
+    EditPreview,
+    EditSpec,
+    ScopeSpec,
+    check_one_language,
+    preview_edit,
+)
 from xcsh.structural.edit_action import push_edit_preview
 from xcsh.ui import TerminalStyle, detect_style, make_console, render_preview, render_resolution
 
@@ -339,21 +347,20 @@ def _merged_preview(args: argparse.Namespace, root: str, paths: list[str]) -> Ed
     merged: EditPreview | None = None
     remaining = args.limit
     rules = load_rules(args)
+    edit = EditSpec(
+        ops=() if rules else (EditOp(pat=args.pattern, out=args.rewrite),),
+        rules=tuple(rules),
+        selector=args.selector,
+        strictness=args.strictness,
+        include_broken=args.include_broken,
+        include_parse_errors=args.include_parse_errors,
+    )
     for path in paths:
         preview = preview_edit(
-            [] if rules else [EditOp(pat=args.pattern, out=args.rewrite)],
-            rules=rules,
-            root=root,
-            path=path,
-            glob=tuple(args.globs),
-            lang=args.lang,
-            selector=args.selector,
-            strictness=args.strictness,
-            limit=remaining,
+            dataclasses.replace(edit, limit=remaining),
+            ScopeSpec(root=root, path=path, globs=tuple(args.globs), lang=args.lang),
             captures=bool(args.json),
             covered=covered if len(paths) > 1 else None,
-            include_broken=args.include_broken,
-            include_parse_errors=args.include_parse_errors,
         )
         if merged is None:
             merged = preview

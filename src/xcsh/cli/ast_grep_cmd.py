@@ -44,11 +44,21 @@ from xcsh.cli.common import (
     workspace_for,
 )
 from xcsh.core import ToolError, UsageError
-from xcsh.structural import Match, SkippedFile, explain_nothing_found, iter_matches, skipped_note
+from xcsh.structural import (
+    Match,
+    MatchSpec,
+    ScopeSpec,
+    SkippedFile,
+    explain_nothing_found,
+    iter_matches,
+    skipped_note,
+)
 from xcsh.ui import detect_style
 
 if TYPE_CHECKING:  # rich loads only when the output is coloured
     from rich.console import Console
+
+    from xcsh.structural.rules import CompiledRule
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -151,6 +161,8 @@ def _search(args: argparse.Namespace) -> int:
     remaining: int | None = args.limit
     more = False
     rules = load_rules(args)
+    what = _what(args, rules)
+    globs = tuple(args.globs)
     scanned = 0
     with scan_progress("searching") as bar:
 
@@ -161,14 +173,8 @@ def _search(args: argparse.Namespace) -> int:
 
         for path, engine_path in zip(paths, given, strict=True):
             source = iter_matches(
-                [] if rules else [args.pattern],
-                rules=rules,
-                root=root,
-                path=engine_path,
-                glob=tuple(args.globs),
-                lang=args.lang,
-                selector=args.selector,
-                strictness=args.strictness,
+                what,
+                ScopeSpec(root=root, path=engine_path, globs=globs, lang=args.lang),
                 progress=progress,
                 skipped=skipped,
                 max_per_file=None if remaining is None else remaining + 1,
@@ -212,6 +218,16 @@ def _search(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _what(args: argparse.Namespace, rules: list[CompiledRule]) -> MatchSpec:
+    """What ``args`` match: the ``-p`` pattern, or the rules instead."""
+    return MatchSpec(
+        patterns=() if rules else (args.pattern,),
+        rules=tuple(rules),
+        selector=args.selector,
+        strictness=args.strictness,
+    )
+
+
 def _explain_nothing_found(args: argparse.Namespace, root: str, path: str) -> int:
     """Say why nothing was found when the pattern is suspect (contract §4); the exit code.
 
@@ -220,13 +236,8 @@ def _explain_nothing_found(args: argparse.Namespace, root: str, path: str) -> in
     One whose tree holds an ERROR node gets a hint, and exit 1.
     """
     doubt, unparsable = explain_nothing_found(
-        [args.pattern],
-        root=root,
-        path=path,
-        glob=tuple(args.globs),
-        lang=args.lang,
-        selector=args.selector,
-        strictness=args.strictness,
+        _what(args, []),
+        ScopeSpec(root=root, path=path, globs=tuple(args.globs), lang=args.lang),
     )
     if doubt is not None:
         error(doubt)

@@ -7,27 +7,35 @@ metavariables, unparsable patterns, nested matches reported).
 
 Engine API (for the tools, ``xcsh ast-grep``/``xcsh ast-edit`` and benchmarks)::
 
-    from xcsh.structural import search, iter_matches, preview_edit, apply_preview, EditOp
+    from xcsh.structural import (
+        EditOp, EditSpec, MatchSpec, ScopeSpec, apply_preview, iter_matches, preview_edit, search,
+    )
 
-    result = search(["print($$$A)"], root=".", lang="python", limit=None,
-                    progress=lambda done, total: ...)
+    where = ScopeSpec(root=".", lang="python")       # path, globs, lang: where to look
+    what = MatchSpec(patterns=("print($$$A)",))       # patterns or rules, selector, strictness
+    result = search(what, where, limit=None, progress=lambda done, total: ...)
     result.matches          # list[Match]; Match.to_cli_json() == one `ast-grep run --json` object
     result.total, result.skipped
 
-    for match in iter_matches(["print($$$A)"], root="."):   # streaming, flat memory
+    for match in iter_matches(what, ScopeSpec(root=".")):   # streaming, flat memory
         print(json.dumps(match.to_cli_json()))
 
-    preview = preview_edit([EditOp(pat="print($$$A)", out="log.info($$$A)")], root=".")
+    edit = EditSpec(ops=(EditOp(pat="print($$$A)", out="log.info($$$A)"),))
+    preview = preview_edit(edit, ScopeSpec(root="."))
     preview.files           # list[FileEdit]: .file, .replacements, .new_bytes, .old_sha256, .diff()
     preview.total, preview.skipped, preview.diff()
     apply_preview(preview)  # writes exactly preview's bytes; refuses stale files; all-or-nothing
 
-Common keyword arguments: ``path`` (file, folder or glob; default ``root``),
-``glob`` (extra filters), ``lang`` (inferred from extensions if omitted; a
-scope mixing languages is an error), ``selector`` (``sel``), ``strictness``
-(default ``smart``), ``progress(files_done, files_total)``, ``workers``
-(processes; default up to 2, small scans run in-process). Every bad input
-raises :class:`xcsh.ToolError` with a message naming the problem and the fix.
+:class:`ScopeSpec` says where a call looks: ``root`` (the workspace),
+``path`` (file, folder or glob; default ``root``), ``globs`` (extra
+filters), ``lang`` (inferred from extensions if omitted; an edit changing
+files of several languages is an error). :class:`MatchSpec` says what it
+matches: ``patterns`` or ``rules``, ``selector`` (``sel``), ``strictness``
+(default ``smart``); :class:`EditSpec` adds the rewrites, ``limit`` and the
+``include_*`` flags. Keyword arguments: ``progress(files_done,
+files_total)``, ``workers`` (processes; default up to 2, small scans run
+in-process). Every bad input raises :class:`xcsh.ToolError` with a message
+naming the problem and the fix.
 
 How it is fast: a file whose bytes lack one of the pattern's fixed tokens
 (the text of its non-metavariable leaves) is never parsed; larger scans
@@ -46,8 +54,11 @@ from xcsh.structural.engine import (
     PARALLEL_MIN_FILES,
     AppliedEdit,
     EditOp,
+    EditSpec,
+    MatchSpec,
     ProgressCallback,
     Scope,
+    ScopeSpec,
     apply_preview,
     check_one_language,
     error_patterns,
@@ -135,15 +146,18 @@ __all__ = [
     "CompiledRule",
     "EditOp",
     "EditPreview",
+    "EditSpec",
     "FileEdit",
     "Language",
     "Match",
+    "MatchSpec",
     "Position",
     "ProgressCallback",
     "Project",
     "Replacement",
     "RuleError",
     "Scope",
+    "ScopeSpec",
     "SearchResult",
     "SkippedFile",
     "Span",

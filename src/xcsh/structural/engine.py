@@ -1,44 +1,44 @@
-"""The structural engine: compiled queries, parallel scans, previews.
+"""The structural engine's entry points: search, stream matches, preview edits.
 
-Front ends (the tools, ``xcsh ast-grep``/``xcsh ast-edit``, benchmarks) call
-:func:`search`, :func:`iter_matches`, :func:`preview_edit` and
-:func:`apply_preview`. See the package docstring for the whole picture.
+Front ends (the tools, ``xcsh ast-grep``/``ast-edit``/``scan``, benchmarks)
+say what a call matches (:class:`~xcsh.structural.spec.MatchSpec`, or an
+:class:`~xcsh.structural.spec.EditSpec` for a rewrite) and where
+(:class:`~xcsh.structural.spec.ScopeSpec`), and call :func:`search`,
+:func:`iter_matches`, :func:`preview_edit` and :func:`apply_preview`. See the
+package docstring for the whole picture.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from xcsh.core import ToolError
 from xcsh.structural.apply import AppliedEdit, apply_preview, identify, name_list, stale_files
 from xcsh.structural.query import check_one_language, compile_query, doubt_of, error_patterns_of
 from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
-from xcsh.structural.scan import (
-    Outcome,
-    Query,
-    restore_edit,
-    scan_chunk,
-    scan_file_safely,
-    splice,
+from xcsh.structural.runner import (
+    PARALLEL_MIN_BYTES,
+    PARALLEL_MIN_FILES,
+    ProgressCallback,
+    run_query,
 )
+from xcsh.structural.scan import Query, splice
 from xcsh.structural.scope import Scope, resolve_scope
-
-if TYPE_CHECKING:
-    import multiprocessing.context
-
-    from xcsh.structural.rules import CompiledRule
+from xcsh.structural.spec import EditOp, EditSpec, MatchSpec, ScopeSpec
 
 __all__ = [
+    "PARALLEL_MIN_BYTES",
+    "PARALLEL_MIN_FILES",
     "AppliedEdit",
     "EditOp",
+    "EditSpec",
+    "MatchSpec",
     "ProgressCallback",
     "Scope",
+    "ScopeSpec",
     "apply_preview",
     "check_one_language",
     "error_patterns",
@@ -51,102 +51,8 @@ __all__ = [
     "stale_files",
 ]
 
-ProgressCallback = Callable[[int, int], None]
-"""``progress(files_done, files_total)``: called on the calling thread after
-each file (in-process) or batch of files (process pool); ``files_total`` is
-fixed for one call. It may raise to cancel the scan: the exception
-propagates to the caller after the worker processes are stopped."""
 
-PARALLEL_MIN_FILES = 16
-"""Scans of fewer files run in-process (a pool costs more than it saves)."""
-PARALLEL_MIN_BYTES = 1024 * 1024
-"""Scans of fewer bytes than this run in-process too."""
-_MIN_CHUNK_BYTES = 64 * 1024
-_MAX_CHUNK_FILES = 64
-_WINDOW_PER_WORKER = 4
-
-
-@dataclass(frozen=True, kw_only=True)
-class EditOp:
-    """One rewrite: ``pat`` becomes ``out`` (empty ``out`` deletes the match)."""
-
-    pat: str
-    out: str
-
-
-def _pool_context() -> multiprocessing.context.BaseContext:
-    # fork: workers start in milliseconds with ast-grep-py already loaded, and, unlike
-    # spawn/forkserver, never re-run the caller's __main__ module. Workers only run
-    # scan_chunk, which imports nothing new, so threads of the parent cannot deadlock them.
-    import multiprocessing
-
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-
-
-def _run(
-    query: Query,
-    scope: Scope,
-    progress: ProgressCallback | None,
-    workers: int | None,
-) -> Iterator[Outcome | None]:
-    """Yield one outcome per file, in walk order; in-process or on a process pool."""
-    files = scope.files
-    total = len(files)
-    count = workers if workers is not None else min(2, os.cpu_count() or 1)
-    small = total < PARALLEL_MIN_FILES or scope.total_bytes < PARALLEL_MIN_BYTES
-    if count <= 1 or small:
-        for done, (path, display, language) in enumerate(files, 1):
-            outcome = scan_file_safely(query, path, display, language)
-            if progress is not None:
-                progress(done, total)
-            yield outcome
-        return
-    sizes = scope.sizes if len(scope.sizes) == total else [1] * total
-    # the pool (multiprocessing) loads only for scans big enough to share
-    from xcsh.structural.pool import WorkerDied, plan_chunks, run_chunks
-
-    ends = plan_chunks(sizes, count, min_bytes=_MIN_CHUNK_BYTES, max_items=_MAX_CHUNK_FILES)
-    chunks = [files[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
-    done = 0
-    results = run_chunks(
-        functools.partial(scan_chunk, query),
-        chunks,
-        workers=count,
-        context=_pool_context(),
-        window_per_worker=_WINDOW_PER_WORKER,
-    )
-    try:
-        for chunk, outcomes in zip(chunks, results, strict=False):
-            done += len(outcomes)
-            if progress is not None:
-                progress(done, total)
-            for (path, display, language), outcome in zip(chunk, outcomes, strict=True):
-                if outcome is not None and outcome.edit is not None:
-                    outcome = restore_edit(query, outcome, path, display, language)
-                yield outcome
-    except WorkerDied as exc:
-        names = [item[1] for item in chunks[exc.chunk]] if exc.chunk is not None else []
-        where = f" while scanning {name_list(names)}" if names else ""
-        raise ToolError(
-            f"A scan worker process died ({exc.cause}){where}; the scan was stopped and "
-            "nothing was returned. Leave these files out with `path` or `glob` and try again."
-        ) from exc
-    finally:
-        results.close()
-
-
-def explain_nothing_found(
-    patterns: Sequence[str],
-    *,
-    root: str | Path,
-    path: str | None = None,
-    glob: Sequence[str] = (),
-    lang: str | None = None,
-    selector: str | None = None,
-    strictness: str = "smart",
-    rules: Sequence[CompiledRule] = (),
-) -> tuple[str | None, tuple[str, ...]]:
+def explain_nothing_found(what: MatchSpec, where: ScopeSpec) -> tuple[str | None, tuple[str, ...]]:
     """Why a search found nothing: ``(doubt, error_patterns)``.
 
     ``doubt`` is the error to report when a pattern probably matches nothing
@@ -157,51 +63,28 @@ def explain_nothing_found(
     Raises:
         ToolError: as :func:`search`.
     """
-    scope = resolve_scope(root, path=path, glob=glob, lang=lang)
-    query = compile_query(patterns, scope, selector, strictness, rules=rules)
+    scope = resolve_scope(where)
+    query = compile_query(what, scope)
     return doubt_of(query, scope), error_patterns_of(query)
 
 
-def error_patterns(
-    patterns: Sequence[str],
-    *,
-    root: str | Path,
-    path: str | None = None,
-    glob: Sequence[str] = (),
-    lang: str | None = None,
-    selector: str | None = None,
-    strictness: str = "smart",
-) -> tuple[str, ...]:
+def error_patterns(what: MatchSpec, where: ScopeSpec) -> tuple[str, ...]:
     """The patterns whose tree holds an ERROR node, for a "found nothing" hint.
 
     Raises:
         ToolError: as :func:`search`.
     """
-    return explain_nothing_found(
-        patterns,
-        root=root,
-        path=path,
-        glob=glob,
-        lang=lang,
-        selector=selector,
-        strictness=strictness,
-    )[1]
+    return explain_nothing_found(what, where)[1]
 
 
 def iter_matches(
-    patterns: Sequence[str],
+    what: MatchSpec,
+    where: ScopeSpec,
     *,
-    root: str | Path,
-    path: str | None = None,
-    glob: Sequence[str] = (),
-    lang: str | None = None,
-    selector: str | None = None,
-    strictness: str = "smart",
     progress: ProgressCallback | None = None,
     workers: int | None = None,
     skipped: list[SkippedFile] | None = None,
     max_per_file: int | None = None,
-    rules: Sequence[CompiledRule] = (),
 ) -> Iterator[Match]:
     """Stream every match, file by file in walk order (for ``--json`` output).
 
@@ -215,8 +98,8 @@ def iter_matches(
     Raises:
         ToolError: as :func:`search`, before the first match is yielded.
     """
-    scope = resolve_scope(root, path=path, glob=glob, lang=lang)
-    query = compile_query(patterns, scope, selector, strictness, rules=rules)
+    scope = resolve_scope(where)
+    query = compile_query(what, scope)
     if max_per_file is not None:
         query = dataclasses.replace(query, max_matches=max_per_file)
     if skipped is not None:
@@ -231,7 +114,7 @@ def _iter_matches(
     workers: int | None,
     skipped: list[SkippedFile] | None,
 ) -> Iterator[Match]:
-    for outcome in _run(query, scope, progress, workers):
+    for outcome in run_query(query, scope, progress, workers):
         if outcome is None:
             continue
         if outcome.skipped is not None and skipped is not None:
@@ -240,36 +123,23 @@ def _iter_matches(
 
 
 def search(
-    patterns: Sequence[str],
+    what: MatchSpec,
+    where: ScopeSpec,
     *,
-    root: str | Path,
-    path: str | None = None,
-    glob: Sequence[str] = (),
-    lang: str | None = None,
-    selector: str | None = None,
-    strictness: str = "smart",
     limit: int | None = None,
     offset: int = 0,
     progress: ProgressCallback | None = None,
     workers: int | None = None,
-    rules: Sequence[CompiledRule] = (),
 ) -> SearchResult:
     """Search files structurally, as ``ast-grep run -p`` does.
 
     Args:
-        patterns: one or more ast-grep patterns; a file's matches are merged in source order.
-        root: the workspace folder.
-        path: file, folder or glob inside ``root`` (default: all of it).
-        glob: extra gitwildmatch filters.
-        lang: language; inferred from extensions when ``None``.
-        selector: node kind to match inside a pattern that needs context (``sel``).
-        strictness: ``cst``/``smart``/``ast``/``relaxed``/``signature``.
+        what: the patterns (or YAML rules), selector and strictness.
+        where: the workspace, the path or glob inside it, extra globs, the language.
         limit: keep at most this many matches (``None``: all); every match is still counted.
         offset: skip this many matches before keeping any.
         progress: optional ``progress(files_done, files_total)``.
         workers: processes to use (default: up to 2); ``1`` forces in-process.
-        rules: YAML rules (:mod:`xcsh.structural.rules`) to run instead of ``patterns``
-            (which must then be empty); each rule runs on the files of its language.
 
     Returns:
         The kept matches, the total, and the files skipped (binary, not
@@ -283,8 +153,8 @@ def search(
         raise ToolError(f"`limit` must be a positive number of matches; got {limit}.")
     if offset < 0:
         raise ToolError(f"`offset` must be 0 or more; got {offset}.")
-    scope = resolve_scope(root, path=path, glob=glob, lang=lang)
-    query = compile_query(patterns, scope, selector, strictness, rules=rules)
+    scope = resolve_scope(where)
+    query = compile_query(what, scope)
     skipped = list(scope.skipped)
     kept: list[Match] = []
     total = 0
@@ -292,7 +162,7 @@ def search(
     last_file: Path | None = None
     if limit is not None:  # later matches of a file are never kept: count them only
         query = dataclasses.replace(query, max_matches=offset + limit)
-    for outcome in _run(query, scope, progress, workers):
+    for outcome in run_query(query, scope, progress, workers):
         if outcome is None:
             continue
         if outcome.skipped is not None:
@@ -318,22 +188,13 @@ def search(
 
 
 def preview_edit(
-    ops: Sequence[EditOp],
+    edit: EditSpec,
+    where: ScopeSpec,
     *,
-    root: str | Path,
-    path: str | None = None,
-    glob: Sequence[str] = (),
-    lang: str | None = None,
-    selector: str | None = None,
-    strictness: str = "smart",
-    limit: int | None = None,
     progress: ProgressCallback | None = None,
     workers: int | None = None,
     captures: bool = False,
     covered: set[str] | None = None,
-    rules: Sequence[CompiledRule] = (),
-    include_broken: bool = False,
-    include_parse_errors: bool = False,
 ) -> EditPreview:
     """Compute a structural rewrite without touching disk (contract §4).
 
@@ -342,20 +203,14 @@ def preview_edit(
     CLI does); two ops whose replacements overlap make the preview fail.
 
     Args:
-        ops: ``EditOp(pat, out)`` list, non-empty.
-        root, path, glob, lang, selector, strictness, progress, workers: as :func:`search`.
-        limit: maximum number of replacements (positive); the scan stops there.
+        edit: the ops (or rules with a fix), selector, strictness, limit and
+            the ``include_*`` flags (see :class:`~xcsh.structural.spec.EditSpec`).
+        where, progress, workers: as :func:`search`.
         captures: also record each match's metavariable captures (for output that
             mirrors ``ast-grep run -r --json``); off by default, it costs time.
         covered: real paths (``os.path.realpath``) of files already covered; files
             in it are left out and this call's files are added to it, so a front end
             previewing several overlapping paths reads each file once.
-        include_broken: keep files whose rewritten text has parse errors the
-            old text did not have (each rewritten file is parsed again; by
-            default such files are left out and listed with the first error).
-        include_parse_errors: rewrite files that already have parse errors
-            (tree-sitter may mis-parse valid code; the ast-grep CLI rewrites
-            them); by default they are skipped.
 
     Returns:
         Each changed file's new bytes (exactly what :func:`apply_preview`
@@ -367,29 +222,27 @@ def preview_edit(
             metavariable its pattern does not bind, overlapping ops, or any
             error of :func:`resolve_scope` / ``compile_pattern``.
     """
-    if not ops and not rules:
+    limit = edit.limit
+    if not edit.ops and not edit.rules:
         raise ToolError("`ops` is empty. Give at least one {pat, out} rewrite.")
     if limit is not None and limit <= 0:
         raise ToolError(f"`limit` must be a positive number of replacements; got {limit}.")
-    scope = resolve_scope(root, path=path, glob=glob, lang=lang)
+    scope = resolve_scope(where)
     if covered is not None:
         _leave_out_covered(scope, covered)
     query = compile_query(
-        [op.pat for op in ops],
+        edit.match,
         scope,
-        selector,
-        strictness,
-        templates=[op.out for op in ops],
-        rules=rules,
-        skip_parse_errors=not include_parse_errors,
+        templates=[op.out for op in edit.ops],
+        skip_parse_errors=not edit.include_parse_errors,
         captures=captures,
-        keep_broken=include_broken,
+        keep_broken=edit.include_broken,
     )
     preview = EditPreview(
         root=scope.root, files=[], skipped=list(scope.skipped), files_scanned=len(scope.files)
     )
     count = 0
-    outcomes = _run(query, scope, progress, workers)
+    outcomes = run_query(query, scope, progress, workers)
     try:
         for outcome in outcomes:
             if outcome is None:
@@ -402,23 +255,23 @@ def preview_edit(
             preview.identical += outcome.identical
             if outcome.skipped is not None:
                 preview.skipped.append(outcome.skipped)
-            edit = outcome.edit
-            if edit is None:
+            changed = outcome.edit
+            if changed is None:
                 continue
-            identified = identify(edit)
+            identified = identify(changed)
             if identified is None:
                 preview.skipped.append(
-                    SkippedFile(path=edit.path, file=edit.file, reason="hard-linked")
+                    SkippedFile(path=changed.path, file=changed.file, reason="hard-linked")
                 )
                 continue
-            edit = identified
-            if limit is not None and count + len(edit.replacements) >= limit:
-                edit = _truncate(edit, limit - count)
-                preview.files.append(edit)
+            changed = identified
+            if limit is not None and count + len(changed.replacements) >= limit:
+                changed = _truncate(changed, limit - count)
+                preview.files.append(changed)
                 preview.limit_reached = True
                 break
-            preview.files.append(edit)
-            count += len(edit.replacements)
+            preview.files.append(changed)
+            count += len(changed.replacements)
     finally:
         close = getattr(outcomes, "close", None)
         if close is not None:
@@ -430,7 +283,6 @@ def preview_edit(
     return preview
 
 
-# Languages one rewrite may serve together: their expressions are written the same way.
 def _leave_out_covered(scope: Scope, covered: set[str]) -> None:
     """Drop from ``scope`` the files whose real path is in ``covered``; add the rest."""
     kept: list[tuple[Path, str, str]] = []

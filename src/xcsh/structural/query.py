@@ -13,6 +13,7 @@ from xcsh.structural.rewrite import Template, parse_template
 from xcsh.structural.rules import CompiledRule
 from xcsh.structural.scan import LanguageQuery, Matcher, Query
 from xcsh.structural.scope import HOSTED_LANGUAGES, Scope
+from xcsh.structural.spec import MatchSpec
 
 
 def error_patterns_of(query: Query) -> tuple[str, ...]:
@@ -71,12 +72,9 @@ def rule_query(
 
 
 def compile_query(
-    patterns: Sequence[str],
+    what: MatchSpec,
     scope: Scope,
-    selector: str | None,
-    strictness: str,
     templates: Sequence[str] | None = None,
-    rules: Sequence[CompiledRule] = (),
     **flags: bool,
 ) -> Query:
     """Compile every pattern for every language of ``scope`` (and the languages HTML
@@ -84,6 +82,8 @@ def compile_query(
     as the CLI leaves it out; when ``lang`` was given, or no language accepts a
     pattern, its error is raised. With ``rules``, they are the query instead.
     """
+    patterns, rules = what.patterns, what.rules
+    selector, strictness = what.selector, what.strictness
     if rules:
         if patterns:
             raise ToolError("Give patterns or rules, not both.")

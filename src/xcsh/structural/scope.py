@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +19,7 @@ from xcsh.fs import Workspace, iter_files
 from xcsh.fs.walk import gitignore_spec
 from xcsh.structural.languages import Language, language_for_path, resolve_language
 from xcsh.structural.results import SkippedFile
+from xcsh.structural.spec import ScopeSpec
 
 if TYPE_CHECKING:
     import pathspec
@@ -65,13 +66,7 @@ def _workspace(root: str | Path) -> Workspace:
     return Workspace(root)
 
 
-def resolve_scope(
-    root: str | Path,
-    *,
-    path: str | None = None,
-    glob: Sequence[str] = (),
-    lang: str | None = None,
-) -> Scope:
+def resolve_scope(where: ScopeSpec) -> Scope:
     """Find the files a search or edit covers, as ``ast-grep run`` does (contract §4).
 
     Without ``lang`` every file of a known language is in scope, in its own
@@ -81,10 +76,10 @@ def resolve_scope(
     extension.
 
     Args:
-        root: the workspace folder; nothing outside its real path is read.
-        path: a file, a folder or a glob (relative to ``root``); default ``root``.
-        glob: extra gitwildmatch filters, relative to ``root`` (any may match).
-        lang: language name or alias; inferred per file when ``None``.
+        where: the workspace folder (nothing outside its real path is read), a
+            file, folder or glob relative to it (default: all of it), extra
+            gitwildmatch filters (any may match), and the language name or
+            alias (inferred per file when ``None``).
 
     Returns:
         The files in walk order with their display paths and languages, and the
@@ -94,12 +89,12 @@ def resolve_scope(
         ToolError: unknown language (listing the supported ones), a path outside
             the workspace or missing, or no source file in scope.
     """
-    ws = _workspace(root)
-    language = resolve_language(lang) if lang else None
-    given = (path or ".").strip() or "."
+    ws = _workspace(where.root)
+    language = resolve_language(where.lang) if where.lang else None
+    given = (where.path or ".").strip() or "."
     start, path_filter, explicit_file = _start_of(ws, given)
     scope = Scope(root=ws.root, files=[], language=language, given=given)
-    for file, display, info in _walk_scope(ws, start, tuple(glob), path_filter, scope.skipped):
+    for file, display, info in _walk_scope(ws, start, where.globs, path_filter, scope.skipped):
         found = _file_language(file, language, explicit_file)
         if found is None:
             continue

@@ -22,9 +22,10 @@ from xcsh.structural.edit_action import (
     push_edit_preview,
     skipped_text,
 )
-from xcsh.structural.engine import EditOp, preview_edit, search
+from xcsh.structural.engine import preview_edit, search
 from xcsh.structural.results import EditPreview, Match
 from xcsh.structural.rules import CompiledRule, rule_from_parameter
+from xcsh.structural.spec import EditOp, EditSpec, MatchSpec, ScopeSpec
 
 T = TypeVar("T")
 Strictness = Literal["cst", "smart", "ast", "relaxed", "signature", "template"]
@@ -146,10 +147,15 @@ def _rules(
     return [] if rule is None else rule_from_parameter(rule)
 
 
-def _globs(value: list[str] | str | None) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    return (value,) if isinstance(value, str) else tuple(value)
+def _where(cwd: str, params: _ScopeParams) -> ScopeSpec:
+    """The scope a call's ``path``, ``glob`` and ``lang`` name, in the workspace ``cwd``."""
+    globs = params.glob
+    return ScopeSpec(
+        root=cwd,
+        path=params.path,
+        globs=() if globs is None else (globs,) if isinstance(globs, str) else tuple(globs),
+        lang=params.lang,
+    )
 
 
 def _format_match(match: Match) -> list[str]:
@@ -183,8 +189,11 @@ def _cancel_check(ctx: ToolCallContext, stopped: threading.Event) -> Callable[[i
     return progress
 
 
-async def _scan_in_thread(ctx: ToolCallContext, scan: Callable[..., T], **kwargs: Any) -> T:
-    """``scan(**kwargs, progress=...)`` on a worker thread, stopped when the call is cancelled.
+async def _scan_in_thread(
+    ctx: ToolCallContext, scan: Callable[..., T], *args: Any, **kwargs: Any
+) -> T:
+    """``scan(*args, **kwargs, progress=...)`` on a worker thread, stopped when the call
+    is cancelled.
 
     Cancelling the awaiting task (Ctrl-C, SIGTERM, a closed MCP session)
     cannot stop a thread; the progress callback sees the flag set here and
@@ -192,7 +201,7 @@ async def _scan_in_thread(ctx: ToolCallContext, scan: Callable[..., T], **kwargs
     """
     stopped = threading.Event()
     try:
-        return await asyncio.to_thread(scan, **kwargs, progress=_cancel_check(ctx, stopped))
+        return await asyncio.to_thread(scan, *args, **kwargs, progress=_cancel_check(ctx, stopped))
     except asyncio.CancelledError:
         stopped.set()
         raise
@@ -213,19 +222,14 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
 
     async def run(params: AstGrepParams, ctx: ToolCallContext) -> AgentToolResult:
         rules = _rules(params.pat, params.rule, "pat")
-        result = await _scan_in_thread(
-            ctx,
-            search,
-            patterns=params.pat or [],
-            rules=rules,
-            root=cwd,
-            path=params.path,
-            glob=_globs(params.glob),
-            lang=params.lang,
+        what = MatchSpec(
+            patterns=tuple(params.pat or ()),
+            rules=tuple(rules),
             selector=params.sel,
             strictness=params.strictness,
-            limit=params.limit,
-            offset=params.offset,
+        )
+        result = await _scan_in_thread(
+            ctx, search, what, _where(cwd, params), limit=params.limit, offset=params.offset
         )
         lines: list[str] = []
         for match in result.matches:
@@ -308,21 +312,19 @@ def create_ast_edit_tool(
     async def run(params: AstEditParams, ctx: ToolCallContext) -> AgentToolResult:
         rules = _rules(params.ops, params.rule, "ops")
 
+        edit = EditSpec(
+            ops=tuple(EditOp(pat=op.pat, out=op.out) for op in params.ops or ()),
+            rules=tuple(rules),
+            selector=params.sel,
+            strictness=params.strictness,
+            limit=params.limit,
+            include_broken=params.include_broken,
+            include_parse_errors=params.include_parse_errors,
+        )
+        where = _where(cwd, params)
+
         def compute(progress: Callable[[int, int], None] | None = None) -> EditPreview:
-            return preview_edit(
-                [EditOp(pat=op.pat, out=op.out) for op in params.ops or []],
-                rules=rules,
-                root=cwd,
-                path=params.path,
-                glob=_globs(params.glob),
-                lang=params.lang,
-                selector=params.sel,
-                strictness=params.strictness,
-                limit=params.limit,
-                progress=progress,
-                include_broken=params.include_broken,
-                include_parse_errors=params.include_parse_errors,
-            )
+            return preview_edit(edit, where, progress=progress)
 
         preview = await _scan_in_thread(ctx, compute)
         return push_edit_preview(store, preview, params.model_dump(), compute, journal=journal)
