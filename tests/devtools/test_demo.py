@@ -1,4 +1,5 @@
-"""The pieces of ``make demo``: the library copy, the compile check, a whole run."""
+"""The pieces of ``make demo`` (``devtools/demo.py``): the library copy, the compile
+check, a whole run."""
 
 from __future__ import annotations
 
@@ -6,9 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
-
-from xcsh.cli.demo import check_compiles, run_demo
-from xcsh.cli.stdlib_copy import copy_stdlib
+from demo import check_compiles, run_demo
+from stdlib_copy import copy_stdlib
 
 
 def _fake_stdlib(root: Path) -> Path:
