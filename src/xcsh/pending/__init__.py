@@ -5,7 +5,13 @@ with ids, diff); ``resolve`` returns a :class:`ResolveOutcome` as its details.
 The exact texts of ``resolve`` are in ``docs/resolve.md``.
 """
 
-from xcsh.pending.action import PendingAction, StalePreviewError, call_maybe_async
+from xcsh.pending.action import (
+    DEFAULT_SOURCE_TOOL_NAME,
+    PendingAction,
+    PushOrigin,
+    StalePreviewError,
+    call_maybe_async,
+)
 from xcsh.pending.outcome import ResolveOutcome, ResolveStatus
 from xcsh.pending.parts import describe_rebuild, grouped, select_parts
 from xcsh.pending.preview import LeftOut, Preview, PreviewChange, PreviewFile
@@ -22,6 +28,7 @@ from xcsh.pending.store import PendingActionStore, PushListener
 
 __all__ = [
     "BLANK_REASON_MESSAGE",
+    "DEFAULT_SOURCE_TOOL_NAME",
     "NOTHING_PENDING_MESSAGE",
     "RESOLVE_TOOL_NAME",
     "LeftOut",
@@ -31,6 +38,7 @@ __all__ = [
     "PreviewChange",
     "PreviewFile",
     "PushListener",
+    "PushOrigin",
     "ResolveOutcome",
     "ResolveParams",
     "ResolveStatus",

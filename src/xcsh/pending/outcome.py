@@ -41,6 +41,10 @@ class ResolveOutcome(Mapping[str, Any]):
         applied: for an apply with ``only``, the changes applied.
         dropped: for an apply with ``only``, the changes discarded.
         rebuilt: for ``status == "rebuilt"``, the new pending preview.
+        source_label: who made the action, as displays name it
+            (:attr:`~xcsh.pending.PendingAction.source_label`: a custom tool's
+            label rather than the generic ``custom_tool``); ``""`` falls back
+            to ``source_tool_name``. Display only: equality ignores it.
     """
 
     action: str
@@ -52,6 +56,12 @@ class ResolveOutcome(Mapping[str, Any]):
     applied: tuple[PreviewChange, ...] = ()
     dropped: tuple[PreviewChange, ...] = ()
     rebuilt: Preview | None = None
+    source_label: str = ""
+
+    @property
+    def badge(self) -> str:
+        """The source to show beside the label: :attr:`source_label`, else ``source_tool_name``."""
+        return self.source_label or self.source_tool_name
 
     @property
     def declined(self) -> bool:
@@ -114,6 +124,7 @@ class ResolveOutcome(Mapping[str, Any]):
             applied=tuple(change_from_dict(c) for c in data.get("applied", ())),
             dropped=tuple(change_from_dict(c) for c in data.get("dropped", ())),
             rebuilt=preview_from_dict(rebuilt) if isinstance(rebuilt, Mapping) else None,
+            source_label=str(data.get("source_label", "")),
         )
 
 
