@@ -376,8 +376,3 @@ class Steering:
         return cap_message(
             self._streak, self.store, failed=self._failed, last_error=self._last_failure
         )
-
-    @property
-    def forced_streak(self) -> int:
-        """Consecutive forced turns without progress so far."""
-        return self._streak
