@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from tmux_harness import TmuxXcsh, needs_tmux
 
 pytestmark = needs_tmux
