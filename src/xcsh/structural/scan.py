@@ -25,7 +25,14 @@ from xcsh.fs import (
 )
 from xcsh.structural.embedded import HOSTED, embedded_sources, hosts
 from xcsh.structural.pattern import CompiledPattern
-from xcsh.structural.records import Offsets, RecordFormat, line_bounds, render, rule_parts
+from xcsh.structural.records import (
+    Offsets,
+    RecordFormat,
+    line_bounds,
+    render,
+    rule_parts,
+    secondary_nodes,
+)
 from xcsh.structural.results import (
     Capture,
     FileEdit,
@@ -152,8 +159,13 @@ def _make_match(
             multi[name] = [Capture(text=n.text(), span=offsets.span(n)) for n in nodes]
     rule: RuleReport | None = None
     fix: tuple[str, int, int] | None = None
+    secondary: tuple[Capture, ...] = ()
     if isinstance(pattern, CompiledRule):
         transformed, fix, rule = rule_parts(node, pattern, text, offsets, fix=captures)
+        if captures:
+            secondary = tuple(
+                Capture(text=n.text(), span=offsets.span(n)) for n in secondary_nodes(node)
+            )
     return Match(
         path=path,
         file=file,
@@ -169,6 +181,7 @@ def _make_match(
         transformed=transformed,
         rule=rule,
         fix=fix,
+        secondary=secondary,
     )
 
 
