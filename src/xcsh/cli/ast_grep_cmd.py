@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from xcsh.cli.common import (
+    COMMAND_WORDING,
     EXIT_BAD_INPUT,
     EXIT_NO_MATCH,
     EXIT_OK,
@@ -53,6 +54,7 @@ from xcsh.structural import (
     iter_matches,
     skipped_note,
 )
+from xcsh.structural.errors import error_pattern_note
 from xcsh.ui import detect_style
 
 if TYPE_CHECKING:  # rich loads only when the output is coloured
@@ -138,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         check_limit(args.limit)
         return _search(args)
     except (ToolError, UsageError) as exc:
-        error(str(exc))
+        error(exc)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
@@ -240,12 +242,10 @@ def _explain_nothing_found(args: argparse.Namespace, root: str, path: str) -> in
         ScopeSpec(root=root, path=path, globs=tuple(args.globs), lang=args.lang),
     )
     if doubt is not None:
-        error(doubt)
+        error(doubt.worded(COMMAND_WORDING))
         return EXIT_BAD_INPUT
-    from xcsh.structural.tools import error_pattern_note
-
     for pattern in unparsable:
-        error(error_pattern_note(pattern, selector_flag="--selector"))
+        error(error_pattern_note(pattern, COMMAND_WORDING))
     return EXIT_NO_MATCH
 
 

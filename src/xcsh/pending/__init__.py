@@ -5,8 +5,13 @@ with ids, diff); ``resolve`` returns a :class:`ResolveOutcome` as its details.
 The exact texts of ``resolve`` are in ``docs/resolve.md``.
 """
 
-from xcsh.pending.action import PendingAction, StalePreviewError, call_maybe_async
-from xcsh.pending.outcome import ResolveOutcome, ResolveStatus
+from xcsh.pending.action import (
+    ApplyFailedError,
+    PendingAction,
+    StalePreviewError,
+    call_maybe_async,
+)
+from xcsh.pending.outcome import ApplyFailure, ResolveOutcome, ResolveStatus
 from xcsh.pending.parts import describe_rebuild, grouped, select_parts
 from xcsh.pending.preview import LeftOut, Preview, PreviewChange, PreviewFile
 from xcsh.pending.resolve import (
@@ -24,6 +29,8 @@ __all__ = [
     "BLANK_REASON_MESSAGE",
     "NOTHING_PENDING_MESSAGE",
     "RESOLVE_TOOL_NAME",
+    "ApplyFailedError",
+    "ApplyFailure",
     "LeftOut",
     "PendingAction",
     "PendingActionStore",
