@@ -14,7 +14,8 @@ from agent_harness import apply, call, preview_write_tool, read_tool
 
 from helpers import run_xcsh
 from xcsh.app import AppOptions, open_session
-from xcsh.cli.agent_cmd import NO_TERMINAL_MESSAGE, build_parser, run_print
+from xcsh.cli.agent_cmd import build_parser, run_print
+from xcsh.cli.terminal_ask import NO_TERMINAL_MESSAGE
 from xcsh.core import AgentTool, UsageError
 from xcsh.pending import PendingActionStore
 

@@ -2,7 +2,9 @@
 
 ``xcsh SUBCOMMAND ...`` imports only that subcommand's module, so
 ``xcsh ast-grep`` never imports a model SDK and ``xcsh --help`` stays quick.
-Each module exposes ``main(argv: list[str]) -> int``.
+Each module exposes ``main(argv: list[str]) -> int``; :func:`command_main`
+imports it with a plain function-level import, so the layer check sees every
+edge.
 
 Standard output closed early (``xcsh tools --json | head -3``) ends every
 subcommand the way Unix tools killed by SIGPIPE end: quietly, with exit code
@@ -14,28 +16,82 @@ Python documentation (``signal`` module, "Note on SIGPIPE").
 from __future__ import annotations
 
 import contextlib
-import importlib
 import io
 import os
 import signal
 import sys
+from collections.abc import Callable
 
-# subcommand -> (module, one-line help)
-SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "ast-grep": ("xcsh.cli.ast_grep_cmd", "structural search (ast-grep patterns)"),
-    "ast-edit": ("xcsh.cli.ast_edit_cmd", "structural rewrite with preview, then apply or discard"),
-    "scan": ("xcsh.cli.scan_cmd", "run a project's YAML rules (sgconfig.yml), fixes previewed"),
-    "tools": ("xcsh.cli.tools_cmd", "list the tools available here and any load errors"),
-    "trust": ("xcsh.cli.trust_cmd", "trust a project folder's custom tools"),
-    "mcp": ("xcsh.cli.mcp_cmd", "serve xcsh's preview/apply tools over MCP"),
-    "undo": ("xcsh.cli.undo_cmd", "undo the last change xcsh applied in this folder (or entry N)"),
-    "recover": (
-        "xcsh.cli.recover_cmd",
-        "settle applies a crash interrupted (roll back or complete)",
-    ),
-    "sandbox": ("xcsh.cli.sandbox_cmd", "show how bash commands are confined here (check)"),
+Command = Callable[[list[str]], int]
+"""A subcommand's ``main(argv) -> exit code``."""
+
+# subcommand -> one-line help
+SUBCOMMANDS: dict[str, str] = {
+    "ast-grep": "structural search (ast-grep patterns)",
+    "ast-edit": "structural rewrite with preview, then apply or discard",
+    "scan": "run a project's YAML rules (sgconfig.yml), fixes previewed",
+    "tools": "list the tools available here and any load errors",
+    "trust": "trust a project folder's custom tools",
+    "mcp": "serve xcsh's preview/apply tools over MCP",
+    "undo": "undo the last change xcsh applied in this folder (or entry N)",
+    "recover": "settle applies a crash interrupted (roll back or complete)",
+    "sandbox": "show how bash commands are confined here (check)",
 }
-AGENT_MODULE = "xcsh.cli.agent_cmd"
+
+
+def command_main(name: str | None) -> Command:
+    """The ``main`` of subcommand ``name``, or of the agent itself for ``None``.
+
+    Only that subcommand's module is imported (now), so start-up pays for
+    nothing else.
+
+    Raises:
+        KeyError: ``name`` is not one of :data:`SUBCOMMANDS`.
+    """
+    match name:
+        case None:
+            from xcsh.cli.agent_cmd import main as agent
+
+            return agent
+        case "ast-grep":
+            from xcsh.cli.ast_grep_cmd import main as ast_grep
+
+            return ast_grep
+        case "ast-edit":
+            from xcsh.cli.ast_edit_cmd import main as ast_edit
+
+            return ast_edit
+        case "scan":
+            from xcsh.cli.scan_cmd import main as scan
+
+            return scan
+        case "tools":
+            from xcsh.cli.tools_cmd import main as tools
+
+            return tools
+        case "trust":
+            from xcsh.cli.trust_cmd import main as trust
+
+            return trust
+        case "mcp":
+            from xcsh.cli.mcp_cmd import main as mcp
+
+            return mcp
+        case "undo":
+            from xcsh.cli.undo_cmd import main as undo
+
+            return undo
+        case "recover":
+            from xcsh.cli.recover_cmd import main as recover
+
+            return recover
+        case "sandbox":
+            from xcsh.cli.sandbox_cmd import main as sandbox
+
+            return sandbox
+    raise KeyError(name)
+
+
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 """Exit code when standard output was closed before xcsh finished writing (141)."""
 
@@ -51,16 +107,13 @@ def main(argv: list[str] | None = None) -> int:
         exits 0 as always.
     """
     args = list(sys.argv[1:] if argv is None else argv)
+    name: str | None = None
     if args and args[0] in SUBCOMMANDS:
-        module_name = SUBCOMMANDS[args[0]][0]
-        args = args[1:]
-    else:
-        module_name = AGENT_MODULE
+        name, args = args[0], args[1:]
     stdout_was = _stdout_identity()
     try:
         try:
-            module = importlib.import_module(module_name)
-            code: int = module.main(args)
+            code = command_main(name)(args)
         finally:
             # Flush here, inside the handler, rather than at interpreter exit,
             # where a broken pipe can only be reported as "Exception ignored".
@@ -110,5 +163,5 @@ def stdout_to_devnull() -> None:
 def subcommand_help() -> str:
     """The subcommand list for the agent command's ``--help``."""
     width = max(len(name) for name in SUBCOMMANDS)
-    lines = [f"  {name.ljust(width)}  {text}" for name, (_, text) in SUBCOMMANDS.items()]
+    lines = [f"  {name.ljust(width)}  {text}" for name, text in SUBCOMMANDS.items()]
     return "subcommands:\n" + "\n".join(lines)

@@ -21,23 +21,13 @@ import errno
 import json
 import signal
 import sys
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from xcsh.cli import stdout_to_devnull, subcommand_help
+from xcsh.cli import subcommand_help
 
 if TYPE_CHECKING:  # the agent stack is imported only when a task runs
-    from xcsh.agent import (
-        AgentEvent,
-        Approval,
-        ApprovalHook,
-        Instructions,
-        ToolApprovalHook,
-        ToolQuestion,
-    )
+    from xcsh.agent import AgentEvent
     from xcsh.app import SessionToolsFactory
-    from xcsh.pending import PendingAction
-    from xcsh.tui.status import UsageTotals
 
 NO_TUI_MESSAGE = (
     "xcsh: the interactive session needs a terminal on stdin and stdout.\n"
@@ -227,12 +217,20 @@ async def run_print(
     from pathlib import Path
 
     from xcsh.app import AppOptions, open_session
+    from xcsh.cli.print_output import JsonPrinter, TextPrinter, instructions_lines, usage_text
+    from xcsh.cli.terminal_ask import (
+        NO_TERMINAL_HINT,
+        NO_TERMINAL_MESSAGE,
+        is_terminal,
+        terminal_approval,
+        terminal_tool_approval,
+    )
     from xcsh.core import UsageError
     from xcsh.ui import detect_style, make_console, render_preview
 
     out = stdout if stdout is not None else sys.stdout
     err_console = make_console(sys.stderr)
-    if args.approve == "ask" and not _is_terminal(sys.stdin):
+    if args.approve == "ask" and not is_terminal(sys.stdin):
         raise UsageError(NO_TERMINAL_MESSAGE, hint=NO_TERMINAL_HINT)
     approval = terminal_approval(sys.stdin, sys.stderr) if args.approve == "ask" else None
     opened = await open_session(
@@ -245,7 +243,7 @@ async def run_print(
             session_id=args.session,
             approval=approval,
             ask_tool=terminal_tool_approval(sys.stdin, sys.stderr)
-            if _is_terminal(sys.stdin)
+            if is_terminal(sys.stdin)
             else None,
             trust_project=args.trust_project,
             instructions=args.instructions,
@@ -340,257 +338,3 @@ async def run_print(
             markup=False,
         )
     return {"stop": 0, "cancelled": 130}.get(end.reason, 1)
-
-
-def usage_text(totals: UsageTotals, *, unicode: bool = True) -> str:
-    """`` · 1.5k in / 64 out · $0.0012`` for a run whose provider reported usage
-    (`` - `` between the parts in plain ASCII), else ""."""
-    from xcsh.tui.status import separator, tokens
-
-    if not (totals.input_tokens or totals.output_tokens):
-        return ""
-    sep = separator(unicode)
-    counts = f"{tokens(totals.input_tokens)} in / {tokens(totals.output_tokens)} out"
-    return f"{sep}{counts}{sep}${totals.cost_usd:.4f}"
-
-
-def instructions_lines(instructions: Instructions) -> list[tuple[str, str]]:
-    """What print mode says about the ``AGENTS.md`` files read: ``(text, style)`` lines."""
-    lines: list[tuple[str, str]] = []
-    if instructions.files:
-        names = ", ".join(str(f.path) for f in instructions.files)
-        lines.append((f"instructions: {names}", "dim"))
-    if instructions.note:
-        lines.append((f"xcsh: {instructions.note}", "yellow"))
-    lines.extend((f"instructions: cannot read {u}", "yellow") for u in instructions.unreadable)
-    return lines
-
-
-class JsonPrinter:
-    """Prints every event as one JSON line (``--mode json``).
-
-    When the reader of ``out`` goes away (``| head``), the printer stops
-    printing, points standard output at /dev/null, sets :attr:`broken_pipe`
-    and calls ``on_broken_pipe`` (the session's ``cancel``): nobody is left
-    to read what the run would say.
-    """
-
-    def __init__(self, out: TextIO, *, on_broken_pipe: Callable[[], None] | None = None) -> None:
-        self.out = out
-        self.on_broken_pipe = on_broken_pipe
-        self.broken_pipe = False
-
-    def __call__(self, event: AgentEvent) -> None:
-        from xcsh.agent import event_to_dict
-
-        if self.broken_pipe:
-            return
-        line = json.dumps(event_to_dict(event), ensure_ascii=False, default=str)
-        try:
-            print(line, file=self.out, flush=True)
-        except BrokenPipeError:
-            self.broken_pipe = True
-            if self.out is sys.stdout:
-                stdout_to_devnull()
-            if self.on_broken_pipe is not None:
-                self.on_broken_pipe()
-
-
-class TextPrinter:
-    """Shows progress on the terminal (contract §6).
-
-    Printed, in order: text the model writes alongside its tool calls, each
-    tool call (``→ name {arguments}``), each failed call's whole error text
-    (headed by the call it belongs to, since read-only calls run
-    concurrently and their lines can interleave), previews, resolutions, and
-    agent errors. :attr:`shown_errors` lets the caller skip repeating an
-    error at the end of the run.
-    """
-
-    ARGUMENTS_WIDTH = 120
-
-    def __init__(self, console: Any) -> None:
-        from xcsh.ui import detect_style
-
-        self.console = console
-        self.style = detect_style(console.file)
-        self.shown_errors: set[str] = set()
-        self._text: list[str] = []
-        self._calls: dict[str, str] = {}
-        self._last_call: str | None = None
-
-    def __call__(self, event: AgentEvent) -> None:
-        from xcsh.agent import (
-            AgentError,
-            Notice,
-            PendingPushed,
-            Resolved,
-            TextDelta,
-            ToolCallStart,
-            ToolResult,
-            TurnStart,
-        )
-        from xcsh.ui import render_preview, render_resolution
-
-        if isinstance(event, TurnStart):
-            self._text.clear()
-        elif isinstance(event, TextDelta):
-            self._text.append(event.text)
-        elif isinstance(event, ToolCallStart):
-            self._flush_text()
-            call = f"{event.name} {self._arguments(event.arguments)}"
-            self._calls[event.id] = call
-            self._last_call = event.id
-            arrow = "→" if self.style.unicode else "->"
-            self.console.print(f"{arrow} {call}", style="dim", markup=False)
-        elif isinstance(event, ToolResult) and event.message.is_error:
-            if not _shown_as_resolution(event.message):
-                self._error(event.message.tool_call_id, event.message.tool_name, event.text)
-        elif isinstance(event, PendingPushed):
-            self.console.print(render_preview(event.label, event.preview, style=self.style))
-        elif isinstance(event, Resolved):
-            block = render_resolution(
-                event.outcome, is_error=event.is_error, message=event.text, style=self.style
-            )
-            self.console.print(block)
-        elif isinstance(event, Notice):
-            self._flush_text()
-            self.console.print(f"note: {event.message}", style="yellow", markup=False)
-        elif isinstance(event, AgentError):
-            self.shown_errors.add(event.message)
-            self.console.print(f"error: {event.message}", style="bold red", markup=False)
-
-    def _flush_text(self) -> None:
-        text = "".join(self._text).strip()
-        self._text.clear()
-        if text:
-            self.console.print(text, markup=False, highlight=False)
-
-    def _arguments(self, arguments: Any) -> str:
-        text = json.dumps(arguments, ensure_ascii=False)
-        width = self.ARGUMENTS_WIDTH
-        return text if len(text) <= width else text[: width - 3] + "..."
-
-    def _error(self, call_id: str, tool_name: str, text: str) -> None:
-        lines = text.splitlines() or ["failed"]
-        # Another call's lines may have come in between: then name the whole call.
-        where = tool_name if call_id == self._last_call else self._calls.get(call_id, tool_name)
-        rest = ["    " + line for line in lines[1:]]
-        body = "\n".join([f"  error in {where}: {lines[0]}", *rest])
-        self.console.print(body, style="red", markup=False, highlight=False)
-
-
-def _shown_as_resolution(message: Any) -> bool:
-    """A ``resolve`` result that the :class:`Resolved` block already shows (with its error)."""
-    from xcsh.pending import ResolveOutcome
-
-    return message.tool_name == "resolve" and isinstance(message.details, ResolveOutcome)
-
-
-NO_TERMINAL_MESSAGE = (
-    "--approve ask needs a terminal on stdin to ask on before each apply, and stdin is "
-    "not a terminal"
-)
-NO_TERMINAL_HINT = (
-    "run xcsh from a terminal, or leave out --approve ask (then the model's resolve "
-    "applies or discards as it says)"
-)
-
-
-def _is_terminal(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):  # closed or replaced by something odd
-        return False
-
-
-INPUT_CLOSED_REASON = "input closed before an answer"
-
-
-def terminal_approval(stdin: TextIO, prompt_out: TextIO) -> ApprovalHook:
-    """An approval hook that asks on the terminal (``--approve ask``).
-
-    ``stdin`` must be a terminal (:func:`run_print` refuses ``--approve ask``
-    without one, at start-up). The question goes to ``prompt_out`` (stderr),
-    so stdout keeps only the answer. Unclear answers are asked again
-    (:func:`xcsh.tui.approval.ask_approval`); input closed declines. The line
-    is read on a daemon thread so Ctrl-C is never stuck behind a blocked read.
-    """
-    from xcsh.tui.approval import ask_approval
-    from xcsh.ui import make_console
-
-    console = make_console(prompt_out)
-
-    read = _prompt_reader(stdin, prompt_out)
-
-    async def ask(action: PendingAction, reason: str) -> Approval:
-        from xcsh.agent import Approval
-
-        try:
-            return await ask_approval(action, reason, read, console.print)
-        except EOFError:
-            return Approval(approved=False, reason=INPUT_CLOSED_REASON)
-
-    return ask
-
-
-def terminal_tool_approval(stdin: TextIO, prompt_out: TextIO) -> ToolApprovalHook:
-    """A hook that asks on the terminal before a call an ``ask`` approval rule covers.
-
-    Clear answers only (``y``, ``n`` or ``n REASON``); others are asked again.
-    """
-
-    from xcsh.tui.approval import ask_plain
-    from xcsh.ui import make_console
-
-    console = make_console(prompt_out)
-
-    read = _prompt_reader(stdin, prompt_out)
-
-    async def ask(question: ToolQuestion) -> Approval:
-        from xcsh.agent import Approval
-
-        try:
-            return await ask_plain(question.prompt(), read, console.print)
-        except EOFError:
-            return Approval(approved=False, reason=INPUT_CLOSED_REASON)
-
-    return ask
-
-
-def _prompt_reader(stdin: TextIO, prompt_out: TextIO) -> Callable[[str], Awaitable[str]]:
-    """``read(prompt)``: write ``prompt`` to ``prompt_out``, await one line of ``stdin``.
-
-    Raises:
-        EOFError: ``stdin`` was closed before a line came.
-    """
-
-    async def read(prompt: str) -> str:
-        prompt_out.write(prompt)
-        prompt_out.flush()
-        line = await read_line(stdin)
-        if not line:
-            raise EOFError
-        return line
-
-    return read
-
-
-async def read_line(stream: TextIO) -> str:
-    """Read one line from ``stream`` without blocking the event loop."""
-    import asyncio
-
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[str] = loop.create_future()
-
-    def deliver(line: str) -> None:
-        if not future.done():
-            future.set_result(line)
-
-    def worker() -> None:
-        loop.call_soon_threadsafe(deliver, stream.readline())
-
-    import threading
-
-    threading.Thread(target=worker, name="xcsh-approval", daemon=True).start()
-    return await future

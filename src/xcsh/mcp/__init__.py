@@ -5,15 +5,14 @@ its own tool instances; results end with a steering line while previews are
 pending; a session that leaves has its previews discarded, never applied.
 """
 
-from xcsh.mcp.server import (
+from xcsh.mcp.http_server import (
     DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_SESSIONS,
     HttpSessions,
     create_http_app,
-    create_server,
     serve_http,
-    serve_stdio,
 )
+from xcsh.mcp.server import create_server, serve_stdio
 from xcsh.mcp.session import (
     DEFAULT_MAX_PENDING,
     DISCONNECT_REASON,

@@ -25,7 +25,8 @@ def main(args: Any) -> int:
             ``model``, ``base_url``, ``continue_latest``, ``session``, ``approve``,
             ``trust_project``, ``instructions``).
     """
-    from xcsh.tui.app import InteractiveOptions, run
+    from xcsh.tui.app import run
+    from xcsh.tui.options import InteractiveOptions
 
     return run(
         InteractiveOptions(

@@ -1,4 +1,4 @@
-"""The interactive session: a prompt, the agent's events, slash commands, undo.
+"""The interactive session: the prompt, the run, and the questions asked during it.
 
 The prompt is drawn first; the session (provider SDK, custom tools, a
 resumed session's previews) opens in the background, so start-up never waits
@@ -6,6 +6,8 @@ for a model SDK import or a workspace scan. While the model runs there is no
 prompt: events are drawn as they arrive and Ctrl-C (SIGINT) cancels the run
 (:meth:`xcsh.agent.AgentSession.cancel`; every tool call still gets a result).
 With ``--approve ask`` each model ``apply`` asks y / n / n REASON here.
+The slash commands are :mod:`xcsh.tui.slash`, the opening lines
+:mod:`xcsh.tui.greet`.
 """
 
 from __future__ import annotations
@@ -17,9 +19,8 @@ import io
 import signal
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
@@ -33,47 +34,20 @@ from rich.text import Text
 from xcsh.core import XcshError
 from xcsh.tui import commands
 from xcsh.tui.approval import ask_approval, ask_plain
+from xcsh.tui.greet import greet
+from xcsh.tui.options import InteractiveOptions
+from xcsh.tui.slash import SlashCommands
 from xcsh.tui.status import UsageTotals, short_model, status_line
 from xcsh.ui import TerminalStyle, detect_style, make_console
 
 if TYPE_CHECKING:
-    from xcsh.agent import AgentSession, Approval, RebuiltPreview, ToolQuestion, TurnEnd
+    from xcsh.agent import AgentSession, Approval, ToolQuestion, TurnEnd
     from xcsh.app import OpenedSession
     from xcsh.journal import Journal
     from xcsh.pending import PendingAction
 
 HISTORY_FILE = "prompt-history"
 """Prompt history across sessions: ``$XCSH_HOME/prompt-history``."""
-DEFAULT_APPLY_REASON = "applied by the user"
-DEFAULT_DISCARD_REASON = "discarded by the user"
-DEFAULT_REVIEW_REASON = "the changes the user kept in /review"
-
-
-@dataclass(frozen=True, kw_only=True)
-class InteractiveOptions:
-    """What ``xcsh`` (no ``-p``) was asked for.
-
-    Args:
-        cwd: the workspace folder.
-        provider, model, base_url: flags (``None`` = settings decide).
-        continue_latest: ``--continue``.
-        session_id: ``--session ID``.
-        approve_ask: ``--approve ask``: confirm each model apply.
-        trust_project: ``--trust-project``.
-        instructions: read ``AGENTS.md`` files (off with ``--no-instructions``).
-        home: ``$XCSH_HOME`` (default: from the environment).
-    """
-
-    cwd: Path
-    provider: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    continue_latest: bool = False
-    session_id: str | None = None
-    approve_ask: bool = False
-    trust_project: bool = False
-    instructions: bool = True
-    home: Path | None = None
 
 
 class _OpenFailed(Exception):
@@ -89,7 +63,7 @@ CANCEL_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 exits with 128 + the signal number."""
 
 
-class InteractiveApp:
+class InteractiveApp(SlashCommands):
     """One interactive run of ``xcsh``.
 
     Args:
@@ -222,10 +196,10 @@ class InteractiveApp:
             return
         self._attach(opened)
         if self._prompt is not None and self._prompt.app.is_running:
-            await run_in_terminal(lambda: self._greet(opened))
+            await run_in_terminal(lambda: greet(self.console, self.style, opened))
             self._prompt.app.invalidate()
         else:
-            self._greet(opened)
+            greet(self.console, self.style, opened)
 
     def _attach(self, opened: OpenedSession) -> None:
         from xcsh.tui.render import EventRenderer
@@ -240,55 +214,6 @@ class InteractiveApp:
 
     def _count(self, event: TurnEnd) -> None:
         self.usage = self.usage.add(event.message.usage)
-
-    def _greet(self, opened: OpenedSession) -> None:
-        from xcsh.agent import plural
-
-        session = opened.session
-        dim = "dim"
-        notice = opened.elsewhere_notice()
-        if notice is not None:
-            self.console.print(Text(notice[0].upper() + notice[1:] + ".", style="yellow"))
-        if opened.resumed is not None:
-            shown = sum(1 for m in session.messages if not getattr(m, "hidden", False))
-            self.console.print(
-                Text(f"Resumed session {session.id} ({plural(shown, 'message')}).", style=dim)
-            )
-            for line in recap(session.messages):
-                self.console.print(line, style=dim, markup=False)
-            for rebuilt in opened.resumed.rebuilt:
-                self.show_rebuilt(rebuilt)
-            for label in opened.resumed.dropped:
-                self.console.print(f"dropped: {label}", style="yellow", markup=False)
-        for problem in opened.load_errors:
-            self.console.print(
-                f"custom tools: {problem.path}: {problem.error}",
-                style="yellow" if problem.kind == "untrusted" else "red",
-                markup=False,
-            )
-        journal = getattr(opened, "journal", None)
-        for recovered in journal.recovered if journal is not None else []:
-            self.console.print(Text(recovered.message, style="yellow"))
-        if journal is not None and journal.problem:
-            self.console.print(Text(f"undo journal: {journal.problem}", style="yellow"))
-        if opened.instructions.note:
-            self.console.print(Text(opened.instructions.note, style="yellow"))
-        for notice in getattr(opened, "notices", ()) or ():
-            self.console.print(Text(notice, style="yellow"))
-
-    def show_rebuilt(self, rebuilt: RebuiltPreview) -> None:
-        """A preview rebuilt on resume: its label and diff (contract §6), and whether it changed."""
-        from xcsh.ui import render_preview
-
-        self.console.print(
-            Text(
-                f"re-previewed against the current files (was: {rebuilt.previous_label}):",
-                style="dim",
-            )
-        )
-        self.console.print(render_preview(rebuilt.label, rebuilt.preview, style=self.style))
-        if rebuilt.changed:
-            self.console.print(Text(rebuilt.note(), style="bold yellow"))
 
     # -- the loop ------------------------------------------------------------
 
@@ -462,173 +387,6 @@ class InteractiveApp:
                 self.session.cancel()
             await asyncio.sleep(0)  # the cancellation lands here
             return Approval(approved=False, reason="the user pressed Ctrl-C")
-
-    # -- slash commands ------------------------------------------------------
-
-    async def command(self, name: str, rest: str) -> str | None:
-        """Run ``/name rest``; returns ``"exit"`` when the user leaves."""
-        name = commands.complete_name(name) or name
-        if name == "exit":
-            return "exit"
-        if name == "help":
-            for line in commands.help_lines():
-                self.console.print(line, markup=False)
-            return None
-        if name not in commands.NAMES:
-            self.console.print(
-                Text(f"Unknown command /{name}. Type /help for the list.", style="yellow")
-            )
-            return None
-        session = await self._wait_open()
-        if session is None:
-            return None  # self.error says why; run() reports it
-        if name in ("apply", "discard"):
-            await self.resolve("apply" if name == "apply" else "discard", rest)
-        elif name == "review":
-            await self.review(session, rest)
-        elif name == "pending":
-            self.show_pending(session)
-        elif name == "undo":
-            self.undo()
-        elif name == "model":
-            if rest:
-                await self.switch_model(session, rest)
-                return None
-            provider = session.provider
-            self.console.print(f"provider: {provider.name}", markup=False)
-            self.console.print(f"model: {provider.model}", markup=False)
-            self.console.print(Text("(/model NAME switches to another model)", style="dim"))
-        elif name == "session":
-            self.show_session(session)
-        elif name == "instructions":
-            self.show_instructions()
-        elif name == "compact":
-            await session.compact()  # its Notice says what happened
-        elif name == "tools":
-            width = max((len(tool.name) for tool in session.tools.values()), default=0)
-            for tool in session.tools.values():
-                hidden = "  (hidden: resolves previews)" if tool.hidden else ""
-                line = f"  {tool.name.ljust(width)}  {tool.label}{hidden}"
-                self.console.print(line, markup=False)
-        return None
-
-    async def resolve(self, action: Literal["apply", "discard"], reason: str) -> None:
-        """``/apply`` and ``/discard``: the top action, through the session's ``resolve``."""
-        session = self.session
-        assert session is not None
-        why = reason or (DEFAULT_APPLY_REASON if action == "apply" else DEFAULT_DISCARD_REASON)
-        try:
-            result = await session.resolve_top(action, why)
-        except XcshError as exc:
-            self.console.print(Text(f"xcsh: {exc}", style="bold red"))
-            return
-        from xcsh.pending import ResolveOutcome
-
-        resolved = isinstance(result.details, ResolveOutcome)
-        if result.is_error and not resolved:  # nothing pending, or refused: no Resolved event
-            text = "\n".join(getattr(b, "text", "") for b in result.content)
-            self.console.print(Text(text, style="yellow"))
-
-    async def review(self, session: AgentSession, reason: str) -> None:
-        """``/review``: walk the top preview change by change, then apply the kept ones at once."""
-        from xcsh.tui.approval import review_top
-
-        try:
-            await review_top(
-                session, reason or DEFAULT_REVIEW_REASON, self._ask_line, self.console.print
-            )
-        except XcshError as exc:
-            self.console.print(Text(f"xcsh: {exc}", style="bold red"))
-
-    async def switch_model(self, session: AgentSession, spec: str) -> None:
-        """``/model NAME``: the next turn goes to another model (and provider)."""
-        from xcsh.app import switch_provider
-
-        try:
-            provider = await asyncio.to_thread(
-                switch_provider, spec, session.provider, home=self.home
-            )
-            session.set_provider(provider)  # its Notice says which model is in use
-        except XcshError as exc:
-            self.console.print(Text(f"xcsh: {exc}", style="bold red"))
-
-    def show_instructions(self) -> None:
-        """``/instructions``: the ``AGENTS.md`` files in the system prompt, in order."""
-        instructions = self.opened.instructions if self.opened is not None else None
-        if instructions is None or not instructions.files:
-            off = not self.options.instructions
-            why = " (--no-instructions)" if off else ""
-            self.console.print(Text(f"No AGENTS.md instructions were read{why}.", style="dim"))
-            return
-        for number, item in enumerate(instructions.files, start=1):
-            size = f"{item.chars:,} characters" + (f" of {item.total:,} (cut)" if item.cut else "")
-            self.console.print(f"  {number}. {item.path}  ({size})", markup=False)
-        for problem in instructions.unreadable:
-            self.console.print(Text(f"  cannot read {problem}", style="yellow"))
-
-    def show_pending(self, session: AgentSession) -> None:
-        """``/pending``: the stack, top first."""
-        actions = session.store.snapshot() if session.store is not None else []
-        if not actions:
-            self.console.print(Text("No pending previews.", style="dim"))
-            return
-        for number, action in enumerate(actions, start=1):
-            mark = "  <- top" if number == 1 else ""
-            self.console.print(
-                f"  {number}. {action.id}  {action.label}  [{action.source_tool_name}]{mark}",
-                markup=False,
-            )
-            files = action.preview.file_labels()
-            if files:
-                self.console.print(f"     files: {', '.join(files)}", markup=False)
-
-    def show_session(self, session: AgentSession) -> None:
-        """``/session``: id, file, folder, journal."""
-        path = self.opened.path if self.opened is not None else None
-        lines = [
-            f"session: {session.id}",
-            f"file: {path}",
-            f"folder: {session.cwd}",
-            f"messages: {len(session.messages)}",
-            f"undo journal: {self.journal.folder if self.journal else '-'}",
-        ]
-        for line in lines:
-            self.console.print(line, markup=False)
-
-    def undo(self) -> None:
-        """``/undo``: restore the last applied action's files if they are as it left them."""
-        from xcsh.journal import UndoError, undo
-
-        assert self.journal is not None
-        try:
-            outcome = undo(self.journal)
-        except UndoError as exc:
-            self.console.print(Text(str(exc), style="red"))
-            return
-        self.console.print(Text(outcome.message, style="green"))
-        self._notes.append(
-            f"[xcsh: the user ran /undo. {outcome.message} Those files hold their content "
-            "from before that apply again.]"
-        )
-
-
-def recap(messages: list[Any], count: int = 4) -> list[str]:
-    """The last ``count`` visible turns of a resumed history, one short line each."""
-    from xcsh.core import AssistantMessage, ToolResultMessage, UserMessage
-
-    lines: list[str] = []
-    for message in messages:
-        if isinstance(message, UserMessage) and not message.hidden:
-            lines.append(f"  you: {message.text}")
-        elif isinstance(message, AssistantMessage):
-            calls = ", ".join(c.name for c in message.tool_calls)
-            text = message.text or (f"(called {calls})" if calls else "")
-            if text:
-                lines.append(f"  model: {text}")
-        elif isinstance(message, ToolResultMessage) and message.is_error:
-            lines.append(f"  {message.tool_name}: failed or cancelled")
-    shown = [line if len(line) <= 100 else line[:97] + "..." for line in lines[-count:]]
-    return [line.splitlines()[0] if line else line for line in shown]
 
 
 @contextlib.contextmanager

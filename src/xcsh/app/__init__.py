@@ -1,0 +1,55 @@
+"""Composition root: settings → provider, tools, session.
+
+Front ends (``xcsh -p``, the terminal UI) call :func:`open_session` and then
+talk to the returned :class:`~xcsh.agent.AgentSession` only. Settings come
+from command-line flags, then the environment, then
+``$XCSH_HOME/settings.toml`` (contract §5a; ``$XCSH_HOME`` defaults to
+``~/.xcsh``). Besides the provider keys (see
+:mod:`xcsh.providers.config`), ``settings.toml`` may set
+``max_forced_turns`` (default 5), ``steering`` (``"forced"``, the default,
+or ``"soft"``: remind first, force only when the model ignores the
+reminder), ``context_window`` (tokens, for models the built-in table does
+not know; older turns are compacted before a request passes 80% of it),
+the undo journal's retention, ``journal_max_entries`` (default 200) and
+``journal_max_bytes`` (default 512 MiB), the sandbox keys of
+:mod:`xcsh.sandbox.policy` and the ``[approval]`` table of
+:mod:`xcsh.agent.tool_policy`; any other key is refused (:data:`KNOWN_SETTINGS`).
+
+The session is composed here with the workspace's undo journal
+(:func:`open_journal`): interrupted applies are settled first, the built-in
+tools write through it, and the apply of every other pending action pushed
+on the store (custom tools) is recorded too.
+"""
+
+from xcsh.app.journal import OpenedJournal, open_journal
+from xcsh.app.session import (
+    AppOptions,
+    OpenedSession,
+    SessionToolsFactory,
+    learnt_mode,
+    open_session,
+    session_folder,
+)
+from xcsh.app.settings import (
+    KNOWN_SETTINGS,
+    build_provider,
+    check_home,
+    load_settings,
+    switch_provider,
+)
+
+__all__ = [
+    "KNOWN_SETTINGS",
+    "AppOptions",
+    "OpenedJournal",
+    "OpenedSession",
+    "SessionToolsFactory",
+    "build_provider",
+    "check_home",
+    "learnt_mode",
+    "load_settings",
+    "open_journal",
+    "open_session",
+    "session_folder",
+    "switch_provider",
+]

@@ -1,0 +1,165 @@
+"""What print mode (``xcsh -p``) shows: progress on stderr, or every event as JSON.
+
+:class:`TextPrinter` draws the run's progress for ``--mode text`` (contract
+§6), :class:`JsonPrinter` writes one JSON object per event for ``--mode
+json``; :func:`usage_text` and :func:`instructions_lines` are the lines
+around them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TextIO
+
+from xcsh.cli import stdout_to_devnull
+
+if TYPE_CHECKING:
+    from xcsh.agent import AgentEvent, Instructions
+    from xcsh.tui.status import UsageTotals
+
+
+def usage_text(totals: UsageTotals, *, unicode: bool = True) -> str:
+    """`` · 1.5k in / 64 out · $0.0012`` for a run whose provider reported usage
+    (`` - `` between the parts in plain ASCII), else ""."""
+    from xcsh.tui.status import separator, tokens
+
+    if not (totals.input_tokens or totals.output_tokens):
+        return ""
+    sep = separator(unicode)
+    counts = f"{tokens(totals.input_tokens)} in / {tokens(totals.output_tokens)} out"
+    return f"{sep}{counts}{sep}${totals.cost_usd:.4f}"
+
+
+def instructions_lines(instructions: Instructions) -> list[tuple[str, str]]:
+    """What print mode says about the ``AGENTS.md`` files read: ``(text, style)`` lines."""
+    lines: list[tuple[str, str]] = []
+    if instructions.files:
+        names = ", ".join(str(f.path) for f in instructions.files)
+        lines.append((f"instructions: {names}", "dim"))
+    if instructions.note:
+        lines.append((f"xcsh: {instructions.note}", "yellow"))
+    lines.extend((f"instructions: cannot read {u}", "yellow") for u in instructions.unreadable)
+    return lines
+
+
+class JsonPrinter:
+    """Prints every event as one JSON line (``--mode json``).
+
+    When the reader of ``out`` goes away (``| head``), the printer stops
+    printing, points standard output at /dev/null, sets :attr:`broken_pipe`
+    and calls ``on_broken_pipe`` (the session's ``cancel``): nobody is left
+    to read what the run would say.
+    """
+
+    def __init__(self, out: TextIO, *, on_broken_pipe: Callable[[], None] | None = None) -> None:
+        self.out = out
+        self.on_broken_pipe = on_broken_pipe
+        self.broken_pipe = False
+
+    def __call__(self, event: AgentEvent) -> None:
+        from xcsh.agent import event_to_dict
+
+        if self.broken_pipe:
+            return
+        line = json.dumps(event_to_dict(event), ensure_ascii=False, default=str)
+        try:
+            print(line, file=self.out, flush=True)
+        except BrokenPipeError:
+            self.broken_pipe = True
+            if self.out is sys.stdout:
+                stdout_to_devnull()
+            if self.on_broken_pipe is not None:
+                self.on_broken_pipe()
+
+
+class TextPrinter:
+    """Shows progress on the terminal (contract §6).
+
+    Printed, in order: text the model writes alongside its tool calls, each
+    tool call (``→ name {arguments}``), each failed call's whole error text
+    (headed by the call it belongs to, since read-only calls run
+    concurrently and their lines can interleave), previews, resolutions, and
+    agent errors. :attr:`shown_errors` lets the caller skip repeating an
+    error at the end of the run.
+    """
+
+    ARGUMENTS_WIDTH = 120
+
+    def __init__(self, console: Any) -> None:
+        from xcsh.ui import detect_style
+
+        self.console = console
+        self.style = detect_style(console.file)
+        self.shown_errors: set[str] = set()
+        self._text: list[str] = []
+        self._calls: dict[str, str] = {}
+        self._last_call: str | None = None
+
+    def __call__(self, event: AgentEvent) -> None:
+        from xcsh.agent import (
+            AgentError,
+            Notice,
+            PendingPushed,
+            Resolved,
+            TextDelta,
+            ToolCallStart,
+            ToolResult,
+            TurnStart,
+        )
+        from xcsh.ui import render_preview, render_resolution
+
+        if isinstance(event, TurnStart):
+            self._text.clear()
+        elif isinstance(event, TextDelta):
+            self._text.append(event.text)
+        elif isinstance(event, ToolCallStart):
+            self._flush_text()
+            call = f"{event.name} {self._arguments(event.arguments)}"
+            self._calls[event.id] = call
+            self._last_call = event.id
+            arrow = "→" if self.style.unicode else "->"
+            self.console.print(f"{arrow} {call}", style="dim", markup=False)
+        elif isinstance(event, ToolResult) and event.message.is_error:
+            if not _shown_as_resolution(event.message):
+                self._error(event.message.tool_call_id, event.message.tool_name, event.text)
+        elif isinstance(event, PendingPushed):
+            self.console.print(render_preview(event.label, event.preview, style=self.style))
+        elif isinstance(event, Resolved):
+            block = render_resolution(
+                event.outcome, is_error=event.is_error, message=event.text, style=self.style
+            )
+            self.console.print(block)
+        elif isinstance(event, Notice):
+            self._flush_text()
+            self.console.print(f"note: {event.message}", style="yellow", markup=False)
+        elif isinstance(event, AgentError):
+            self.shown_errors.add(event.message)
+            self.console.print(f"error: {event.message}", style="bold red", markup=False)
+
+    def _flush_text(self) -> None:
+        text = "".join(self._text).strip()
+        self._text.clear()
+        if text:
+            self.console.print(text, markup=False, highlight=False)
+
+    def _arguments(self, arguments: Any) -> str:
+        text = json.dumps(arguments, ensure_ascii=False)
+        width = self.ARGUMENTS_WIDTH
+        return text if len(text) <= width else text[: width - 3] + "..."
+
+    def _error(self, call_id: str, tool_name: str, text: str) -> None:
+        lines = text.splitlines() or ["failed"]
+        # Another call's lines may have come in between: then name the whole call.
+        where = tool_name if call_id == self._last_call else self._calls.get(call_id, tool_name)
+        rest = ["    " + line for line in lines[1:]]
+        body = "\n".join([f"  error in {where}: {lines[0]}", *rest])
+        self.console.print(body, style="red", markup=False, highlight=False)
+
+
+def _shown_as_resolution(message: Any) -> bool:
+    """A ``resolve`` result that the :class:`Resolved` block already shows (with its error)."""
+    from xcsh.pending import ResolveOutcome
+
+    return message.tool_name == "resolve" and isinstance(message.details, ResolveOutcome)

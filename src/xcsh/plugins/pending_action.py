@@ -1,0 +1,184 @@
+"""What a custom tool pushes for ``resolve``: :class:`CustomToolPendingAction` (contract §5).
+
+A tool gives the action as this dataclass or as a mapping of the same fields
+(:func:`from_mapping`); :meth:`CustomToolPendingAction.to_pending_action`
+checks it and builds the core :class:`~xcsh.pending.PendingAction` with its
+typed preview.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from xcsh.core import ToolError
+from xcsh.pending import PendingAction, Preview, PreviewChange, PreviewFile
+
+DEFAULT_SOURCE_TOOL_NAME = "custom_tool"
+
+
+@dataclass
+class CustomToolPendingAction:
+    """A preview a custom tool stages for ``resolve`` (contract §5, the description's shape).
+
+    Args:
+        label: short, specific summary shown by the resolve renderer
+            (``"Batch rename: 3 files"``). Required, non-empty.
+        apply: ``apply(reason)``, sync or async; performs the change and returns an
+            ``AgentToolResult`` (a str or ``{"content": [...]}`` dict works too).
+            Raising keeps the action pending and reports ``Apply failed: ...``.
+        reject: optional ``reject(reason)``, sync or async, for clean-up on
+            discard; a returned result replaces the default ``Discarded: ...`` text.
+        details: opaque data of the tool. For tools written before previews
+            were typed, a mapping with ``files`` (paths or ``{"file": path}``),
+            ``path`` and ``diff`` still names the files and diff shown and journaled.
+        source_tool_name: the badge shown with the label; ``"custom_tool"`` by default.
+        files: the files the action changes, relative to the workspace (shown
+            by ``/pending``; recorded in the undo journal on apply).
+        diff: the text that shows the preview (a unified diff).
+        parts: to let ``resolve`` apply a subset (``only``, ``/review``): the
+            parts, each a :class:`~xcsh.pending.PreviewChange` (or a dict of its
+            fields) with an ``id`` unique in the action; requires ``apply_parts``.
+        apply_parts: ``apply_parts(ids, reason)``, sync or async: apply exactly
+            the parts whose ids are listed (all or nothing), returning like ``apply``.
+    """
+
+    label: str
+    apply: Callable[[str], Any]
+    reject: Callable[[str], Any] | None = None
+    details: Any = None
+    source_tool_name: str = DEFAULT_SOURCE_TOOL_NAME
+    files: Sequence[str] = ()
+    diff: str = ""
+    parts: Sequence[PreviewChange | Mapping[str, Any]] = ()
+    apply_parts: Callable[[list[str], str], Any] | None = None
+
+    def to_pending_action(self) -> PendingAction:
+        """The core :class:`~xcsh.pending.PendingAction` pushed on the session's store.
+
+        Raises:
+            ToolError: ``label`` is empty, ``apply``/``reject``/``apply_parts`` is
+                not callable, parts are malformed (no id, ids repeated), or parts
+                are given without ``apply_parts`` (or the reverse).
+        """
+        if not isinstance(self.label, str) or not self.label.strip():
+            raise ToolError("A pending action needs a non-empty label.")
+        if not callable(self.apply):
+            raise ToolError(f"Pending action '{self.label}': apply must be callable.")
+        if self.reject is not None and not callable(self.reject):
+            raise ToolError(f"Pending action '{self.label}': reject must be callable or None.")
+        parts = _parts(self.label, self.parts)
+        if bool(parts) != (self.apply_parts is not None):
+            raise ToolError(
+                f"Pending action '{self.label}': give both `parts` and `apply_parts` to let "
+                "resolve apply a subset, or neither."
+            )
+        if self.apply_parts is not None and not callable(self.apply_parts):
+            raise ToolError(f"Pending action '{self.label}': apply_parts must be callable.")
+        apply_parts = None
+        if self.apply_parts is not None:
+            chosen_apply = self.apply_parts
+
+            def apply_parts(subset: Preview, reason: str) -> Any:
+                return chosen_apply([c.id for c in subset.changes], reason)
+
+        return PendingAction(
+            label=self.label,
+            source_tool_name=self.source_tool_name or DEFAULT_SOURCE_TOOL_NAME,
+            apply=self.apply,
+            reject=self.reject,
+            details=self.details,
+            preview=_preview(self, parts),
+            apply_parts=apply_parts,
+        )
+
+
+def _parts(label: str, given: Sequence[PreviewChange | Mapping[str, Any]]) -> list[PreviewChange]:
+    parts: list[PreviewChange] = []
+    for item in given:
+        if isinstance(item, Mapping):
+            try:
+                item = PreviewChange(**item)
+            except TypeError as exc:
+                raise ToolError(f"Pending action '{label}': a part is malformed: {exc}") from exc
+        if not isinstance(item, PreviewChange) or not str(item.id).strip():
+            raise ToolError(f"Pending action '{label}': every part needs a non-empty `id`.")
+        parts.append(item)
+    ids = [p.id for p in parts]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise ToolError(f"Pending action '{label}': part ids repeat: {', '.join(repeated)}.")
+    return parts
+
+
+def _legacy_files(details: Any) -> list[str]:
+    """Files named by the opaque ``details`` of tools written before typed previews."""
+    if not isinstance(details, Mapping):
+        return []
+    names: list[str] = []
+    files = details.get("files")
+    if isinstance(files, Sequence) and not isinstance(files, str):
+        for entry in files:
+            name = entry.get("file", entry.get("path")) if isinstance(entry, Mapping) else entry
+            if isinstance(name, str) and name:
+                names.append(name)
+    path = details.get("path")
+    if not names and isinstance(path, str) and path:
+        names.append(path)
+    return names
+
+
+def _preview(action: CustomToolPendingAction, parts: list[PreviewChange]) -> Preview:
+    files = list(action.files) or _legacy_files(action.details)
+    for part in parts:
+        if part.file and part.file not in files:
+            files.append(part.file)
+    diff = action.diff
+    if not diff and isinstance(action.details, Mapping):
+        legacy = action.details.get("diff")
+        diff = legacy if isinstance(legacy, str) else ""
+    return Preview(
+        files=tuple(
+            PreviewFile(path=f, changes=tuple(p.id for p in parts if p.file == f)) for f in files
+        ),
+        changes=tuple(parts),
+        diff=diff,
+    )
+
+
+_ACTION_KEYS = {
+    "label",
+    "apply",
+    "reject",
+    "details",
+    "source_tool_name",
+    "sourceToolName",
+    "files",
+    "diff",
+    "parts",
+    "apply_parts",
+}
+
+
+def from_mapping(data: Mapping[str, Any]) -> CustomToolPendingAction:
+    unknown = sorted(set(data) - _ACTION_KEYS)
+    if unknown:
+        raise ToolError(
+            f"Unknown pending action field(s): {', '.join(unknown)}. "
+            f"Use: {', '.join(sorted(_ACTION_KEYS - {'sourceToolName'}))}."
+        )
+    if "label" not in data or "apply" not in data:
+        raise ToolError("A pending action needs 'label' and 'apply'.")
+    source = data.get("source_tool_name", data.get("sourceToolName"))
+    return CustomToolPendingAction(
+        label=data["label"],
+        apply=data["apply"],
+        reject=data.get("reject"),
+        details=data.get("details"),
+        source_tool_name=source or DEFAULT_SOURCE_TOOL_NAME,
+        files=data.get("files") or (),
+        diff=data.get("diff") or "",
+        parts=data.get("parts") or (),
+        apply_parts=data.get("apply_parts"),
+    )
