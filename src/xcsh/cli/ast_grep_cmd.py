@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import itertools
-import json
+import functools
 import os
 import sys
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, TypeVar
 
 from xcsh.cli.common import (
     COMMAND_WORDING,
@@ -41,17 +40,18 @@ from xcsh.cli.common import (
     error,
     load_rules,
     scan_progress,
-    shown_path,
     workspace_for,
 )
 from xcsh.core import ToolError, UsageError
 from xcsh.structural import (
     Match,
     MatchSpec,
+    RecordFormat,
     ScopeSpec,
     SkippedFile,
     explain_nothing_found,
     iter_matches,
+    iter_records,
     skipped_note,
 )
 from xcsh.structural.errors import error_pattern_note
@@ -60,7 +60,10 @@ from xcsh.ui import detect_style
 if TYPE_CHECKING:  # rich loads only when the output is coloured
     from rich.console import Console
 
+    from xcsh.cli.common import ScanProgress
     from xcsh.structural.rules import CompiledRule
+
+T = TypeVar("T")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,14 +102,6 @@ def format_match_lines(match: Match) -> list[tuple[str, str, int, int]]:
         hi = min(end_of_last if index == last else len(line), len(line))
         out.append((position, line, lo, max(lo, hi)))
     return out
-
-
-def _limited(matches: Iterator[Match], limit: int | None) -> tuple[list[Match], bool]:
-    if limit is None:
-        return [], False
-    kept = list(itertools.islice(matches, limit))
-    more = next(matches, None) is not None
-    return kept, more
 
 
 def _report_skipped(skipped: list[SkippedFile]) -> None:
@@ -174,36 +169,33 @@ def _search(args: argparse.Namespace) -> int:
             bar.callback(done, total)
 
         for path, engine_path in zip(paths, given, strict=True):
-            source = iter_matches(
-                what,
-                ScopeSpec(root=root, path=engine_path, globs=globs, lang=args.lang),
-                progress=progress,
-                skipped=skipped,
-                max_per_file=None if remaining is None else remaining + 1,
+            # printed relative to the current folder, as ast-grep does
+            form = RecordFormat(
+                json=args.json,
+                root=root if elsewhere else None,
+                cwd=os.getcwd(),
+                absolute=os.path.isabs(path),
             )
-            matches: Iterator[Match] = source
-            if elsewhere:  # printed relative to the current folder, as ast-grep does
-                matches = (
-                    dataclasses.replace(m, file=shown_path(m.file, root, path)) for m in source
+            where = ScopeSpec(root=root, path=engine_path, globs=globs, lang=args.lang)
+            cap = None if remaining is None else remaining + 1
+            if console is None:  # plain text or JSON: rendered as found, no Match built
+                records = iter_records(
+                    what, where, form, progress=progress, skipped=skipped, max_per_file=cap
                 )
-            try:
-                if remaining is None:
-                    for match in matches:
-                        bar.stop_for_output()
-                        _emit(match, args.json, console)
-                        found += 1
-                else:
-                    kept, more = _limited(matches, remaining)
-                    if kept:
-                        bar.stop_for_output()
-                    for match in kept:
-                        _emit(match, args.json, console)
-                    found += len(kept)
-                    remaining -= len(kept)
-            finally:
-                close = getattr(source, "close", None)
-                if close is not None:
-                    close()
+                count, more = _print_all(records, sys.stdout.write, remaining, bar)
+            else:
+                matches = iter_matches(
+                    what, where, progress=progress, skipped=skipped, max_per_file=cap
+                )
+                count, more = _print_all(
+                    (dataclasses.replace(m, file=form.name(m.file)) for m in matches),
+                    functools.partial(_emit_coloured, console=console),
+                    remaining,
+                    bar,
+                )
+            found += count
+            if remaining is not None:
+                remaining -= count
             if remaining == 0:
                 more = more or path != paths[-1]
                 break
@@ -218,6 +210,31 @@ def _search(args: argparse.Namespace) -> int:
     if not found:
         return EXIT_NO_MATCH if rules else _explain_nothing_found(args, root, given[0])
     return EXIT_OK
+
+
+def _print_all(
+    source: Iterator[T], emit: Callable[[T], object], limit: int | None, bar: ScanProgress
+) -> tuple[int, bool]:
+    """Print the items of ``source`` (at most ``limit``); ``(printed, whether more remain)``.
+
+    ``source`` is closed at the end, so a scan stopped by the limit stops its workers.
+    """
+    printed = 0
+    more = False
+    try:
+        for item in source:
+            if limit is not None and printed == limit:
+                more = True
+                break
+            if not printed:
+                bar.stop_for_output()
+            emit(item)
+            printed += 1
+    finally:
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()
+    return printed, more
 
 
 def _what(args: argparse.Namespace, rules: list[CompiledRule]) -> MatchSpec:
@@ -249,30 +266,16 @@ def _explain_nothing_found(args: argparse.Namespace, root: str, path: str) -> in
     return EXIT_NO_MATCH
 
 
-def _emit(match: Match, as_json: bool, console: Console | None) -> None:
-    if as_json:
-        sys.stdout.write(
-            json.dumps(match.to_cli_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
-        )
-        return
-    lines = format_match_lines(match)
-    if console is not None:
-        from rich.text import Text
+def _emit_coloured(match: Match, console: Console) -> None:
+    """Print ``match`` as the text record, coloured (path, position, matched text)."""
+    from rich.text import Text
+
     if match.rule is not None:  # a YAML rule's match: what the rule says first
-        head = f"{match.rule.severity}[{match.rule.id}]"
-        if console is None:
-            sys.stdout.write(
-                f"{head}: {match.rule.message}\n" if match.rule.message else f"{head}\n"
-            )
-        else:
-            styled = Text(head, style="bold yellow")
-            if match.rule.message:
-                styled.append(f": {match.rule.message}")
-            console.print(styled)
-    if console is None:
-        sys.stdout.write("".join(f"{match.file}{pos}{line}\n" for pos, line, _, _ in lines))
-        return
-    for position, line, lo, hi in lines:
+        styled = Text(f"{match.rule.severity}[{match.rule.id}]", style="bold yellow")
+        if match.rule.message:
+            styled.append(f": {match.rule.message}")
+        console.print(styled)
+    for position, line, lo, hi in format_match_lines(match):
         styled = Text()
         styled.append(match.file, style="magenta")
         styled.append(position, style="green")

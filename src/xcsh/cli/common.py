@@ -176,13 +176,6 @@ def workspace_for(paths: Sequence[str], cwd: str | None = None) -> tuple[str, li
     return (next(iter(roots)) if roots else here), given
 
 
-def shown_path(file: str, root: str, given: str) -> str:
-    """How a matched ``file`` (relative to ``root``) is printed: relative to the current
-    folder, or absolute when its PATH was given as an absolute path (as ``ast-grep``)."""
-    full = os.path.join(root, file)
-    return full if os.path.isabs(given) and not os.path.isabs(file) else os.path.relpath(full)
-
-
 COMMAND_WORDING = Wording(
     pattern="-p/--pattern",
     pattern_short="-p",

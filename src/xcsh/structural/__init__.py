@@ -19,6 +19,8 @@ Engine API (for the tools, ``xcsh ast-grep``/``xcsh ast-edit`` and benchmarks)::
 
     for match in iter_matches(what, ScopeSpec(root=".")):   # streaming, flat memory
         print(json.dumps(match.to_cli_json()))
+    for record in iter_records(["print($$$A)"], RecordFormat(json=True), root="."):
+        sys.stdout.write(record)  # the same JSON line, rendered without a Match (fast)
 
     edit = EditSpec(ops=(EditOp(pat="print($$$A)", out="log.info($$$A)"),))
     preview = preview_edit(edit, ScopeSpec(root="."))
@@ -64,6 +66,7 @@ from xcsh.structural.engine import (
     error_patterns,
     explain_nothing_found,
     iter_matches,
+    iter_records,
     preview_edit,
     resolve_scope,
     search,
@@ -77,6 +80,7 @@ from xcsh.structural.languages import (
     supported_languages,
 )
 from xcsh.structural.pattern import STRICTNESS_LEVELS, CompiledPattern, compile_pattern
+from xcsh.structural.records import RecordFormat
 from xcsh.structural.results import (
     Capture,
     EditPreview,
@@ -154,6 +158,7 @@ __all__ = [
     "Position",
     "ProgressCallback",
     "Project",
+    "RecordFormat",
     "Replacement",
     "RuleError",
     "Scope",
@@ -171,6 +176,7 @@ __all__ = [
     "explain_nothing_found",
     "find_config",
     "iter_matches",
+    "iter_records",
     "language_for_path",
     "load_project",
     "load_rule_file",

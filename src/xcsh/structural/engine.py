@@ -19,6 +19,7 @@ from xcsh.core import ToolError
 from xcsh.structural.apply import AppliedEdit, apply_preview, identify, name_list, stale_files
 from xcsh.structural.errors import BadLimit, Doubt, PatternMatchesNothing
 from xcsh.structural.query import check_one_language, compile_query, doubt_of, error_patterns_of
+from xcsh.structural.records import RecordFormat
 from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
 from xcsh.structural.runner import (
     PARALLEL_MIN_BYTES,
@@ -45,6 +46,7 @@ __all__ = [
     "error_patterns",
     "explain_nothing_found",
     "iter_matches",
+    "iter_records",
     "name_list",
     "preview_edit",
     "resolve_scope",
@@ -124,6 +126,49 @@ def _iter_matches(
         if outcome.skipped is not None and skipped is not None:
             skipped.append(outcome.skipped)
         yield from outcome.matches
+
+
+def iter_records(
+    what: MatchSpec,
+    where: ScopeSpec,
+    form: RecordFormat,
+    *,
+    progress: ProgressCallback | None = None,
+    workers: int | None = None,
+    skipped: list[SkippedFile] | None = None,
+    max_per_file: int | None = None,
+) -> Iterator[str]:
+    """Stream every match as the text ``form`` prints it, in the order of :func:`iter_matches`.
+
+    The same search as :func:`iter_matches` (same arguments), but no
+    :class:`~xcsh.structural.results.Match` is built: each matched node is
+    rendered at once (one JSON line, or the text lines), in the worker that
+    found it. Each string is one whole record, line break included.
+
+    Raises:
+        ToolError: as :func:`search`, before the first record is yielded.
+    """
+    scope = resolve_scope(where)
+    query = compile_query(what, scope)
+    query = dataclasses.replace(query, max_matches=max_per_file, records=form)
+    if skipped is not None:
+        skipped.extend(scope.skipped)
+    return _iter_records(query, scope, progress, workers, skipped)
+
+
+def _iter_records(
+    query: Query,
+    scope: Scope,
+    progress: ProgressCallback | None,
+    workers: int | None,
+    skipped: list[SkippedFile] | None,
+) -> Iterator[str]:
+    for outcome in run_query(query, scope, progress, workers):
+        if outcome is None:
+            continue
+        yield from outcome.records
+        if outcome.skipped is not None and skipped is not None:
+            skipped.append(outcome.skipped)  # after: a failure part-way sets it
 
 
 def search(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from xcsh.core import ToolError
 from xcsh.structural.errors import Doubt, EmptyPatterns, MixedLanguages
@@ -39,7 +40,7 @@ def doubt_of(query: Query, scope: Scope) -> Doubt | None:
 
 
 def rule_query(
-    rules: Sequence[CompiledRule], scope: Scope, *, edit: bool = False, **flags: bool
+    rules: Sequence[CompiledRule], scope: Scope, *, edit: bool = False, **flags: Any
 ) -> Query:
     """A query running YAML rules: each on the files of its language (and, for
     JavaScript, TypeScript and CSS rules, the code inside HTML files). Files of
@@ -75,7 +76,7 @@ def compile_query(
     what: MatchSpec,
     scope: Scope,
     templates: Sequence[str] | None = None,
-    **flags: bool,
+    **flags: Any,
 ) -> Query:
     """Compile every pattern for every language of ``scope`` (and the languages HTML
     files embed). A pattern that does not compile in a language is left out there,

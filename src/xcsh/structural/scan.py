@@ -9,11 +9,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import itertools
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from ast_grep_py import Config, Pos, SgNode, SgRoot
+from ast_grep_py import Config, SgNode, SgRoot
 
 from xcsh.fs import (
     NotRegularFileError,
@@ -24,24 +25,18 @@ from xcsh.fs import (
 )
 from xcsh.structural.embedded import HOSTED, embedded_sources, hosts
 from xcsh.structural.pattern import CompiledPattern
+from xcsh.structural.records import Offsets, RecordFormat, line_bounds, render, rule_parts
 from xcsh.structural.results import (
     Capture,
     FileEdit,
     Match,
-    Position,
     Replacement,
     RuleReport,
     SkippedFile,
     Span,
 )
 from xcsh.structural.rewrite import Template, expand_template
-from xcsh.structural.rule_eval import (
-    capture_spans,
-    expanded_range,
-    interpolate,
-    rule_template,
-    transformed_values,
-)
+from xcsh.structural.rule_eval import capture_spans, expanded_range, transformed_values
 from xcsh.structural.rules import CompiledRule
 
 Matcher = CompiledPattern | CompiledRule
@@ -83,6 +78,8 @@ class Query:
         keep_broken: an edit keeps a file whose new text has parse errors its
             old text did not have (noted on the edit); by default it is left
             out, with the first new error's position.
+        records: a search renders each match as this printed record
+            (``Outcome.records``) instead of building ``Outcome.matches``.
     """
 
     languages: dict[str, LanguageQuery]
@@ -91,6 +88,7 @@ class Query:
     captures: bool = True
     max_matches: int | None = None
     keep_broken: bool = False
+    records: RecordFormat | None = None
 
     @property
     def is_edit(self) -> bool:
@@ -109,42 +107,13 @@ class Outcome:
     conflict: str | None = None
     unbuilt: int = 0
     """Matches found after ``Query.max_matches``: counted, not built."""
+    records: Iterable[str] = ()
+    """With ``Query.records``: the printed record of each kept match, in order. Produced
+    lazily in-process (a failure part-way sets ``skipped``), as a list from the pool."""
 
 
 BROKEN_REASON = "the rewrite would not parse"
 """Why a file whose rewritten text has new parse errors was left out of an edit."""
-
-
-class _Offsets:
-    """Code-point positions to UTF-8 byte offsets, cheap for ASCII files."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.ascii = text.isascii()
-        self._line_cp: list[int] = []
-        self._line_byte: list[int] = []
-
-    def byte(self, pos: Pos) -> int:
-        if self.ascii:
-            return pos.index
-        if not self._line_cp:
-            cp = byte = 0
-            for line in self.text.split("\n"):
-                self._line_cp.append(cp)
-                self._line_byte.append(byte)
-                cp += len(line) + 1
-                byte += len(line.encode("utf-8")) + 1
-        start = self._line_cp[pos.line]
-        return self._line_byte[pos.line] + len(self.text[start : pos.index].encode("utf-8"))
-
-    def span(self, node: SgNode) -> Span:
-        rng = node.range()
-        return Span(
-            start_byte=self.byte(rng.start),
-            end_byte=self.byte(rng.end),
-            start=Position(line=rng.start.line, column=rng.start.column),
-            end=Position(line=rng.end.line, column=rng.end.column),
-        )
 
 
 def find_nodes(root: SgNode, matcher: Matcher) -> list[SgNode]:
@@ -157,7 +126,7 @@ def find_nodes(root: SgNode, matcher: Matcher) -> list[SgNode]:
 def _make_match(
     node: SgNode,
     text: str,
-    offsets: _Offsets,
+    offsets: Offsets,
     pattern: Matcher,
     index: int,
     path: Path,
@@ -167,10 +136,7 @@ def _make_match(
 ) -> Match:
     rng = node.range()
     start, end = rng.start.index, rng.end.index
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    if line_end < 0:
-        line_end = len(text)
+    line_start, line_end = line_bounds(text, start, end)
     single: dict[str, Capture] = {}
     multi: dict[str, list[Capture]] = {}
     transformed: dict[str, str] = {}
@@ -187,22 +153,7 @@ def _make_match(
     rule: RuleReport | None = None
     fix: tuple[str, int, int] | None = None
     if isinstance(pattern, CompiledRule):
-        transformed = transformed_values(node, pattern, text)
-        if pattern.fix is not None and captures:
-            first, last = expanded_range(node, pattern.fix)
-            fix_start = first.range().start.index
-            values = capture_spans(node, rule_template(pattern))
-            values.update(transformed)
-            new = expand_template(
-                rule_template(pattern), text, fix_start, values, detect_newline(text)
-            )
-            fix = (new, offsets.byte(first.range().start), offsets.byte(last.range().end))
-        rule = RuleReport(
-            id=pattern.id,
-            severity=pattern.severity,
-            message=interpolate(pattern.message, node, transformed),
-            note=pattern.note,
-        )
+        transformed, fix, rule = rule_parts(node, pattern, text, offsets, fix=captures)
     return Match(
         path=path,
         file=file,
@@ -357,7 +308,7 @@ def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | N
     if own is not None and not hosts(language) and not _active(own, raw, file):
         return None
     text = "\ufeff" + body if bom else body  # offsets count the BOM, as the CLI's do
-    offsets = _Offsets(text)
+    offsets = Offsets(text)
     found: list[tuple[LanguageQuery, SgNode, list[int]]] = []
     for unit, source in _units(query, language, text):
         active = _active(unit, raw, file)
@@ -386,7 +337,7 @@ def _search(
     query: Query,
     found: list[tuple[LanguageQuery, SgNode, list[int]]],
     text: str,
-    offsets: _Offsets,
+    offsets: Offsets,
     path: Path,
     file: str,
 ) -> Outcome | None:
@@ -408,6 +359,13 @@ def _search(
         )
         nodes = [nodes[k] for k in order]
     keep = len(nodes) if query.max_matches is None else max(0, query.max_matches)
+    if query.records is not None:
+        outcome = Outcome(unbuilt=len(nodes) - min(keep, len(nodes)))
+        found_nodes = [(node, pattern, unit.display) for node, unit, pattern, _ in nodes[:keep]]
+        outcome.records = _guarded(
+            outcome, path, file, render(query.records, found_nodes, text, offsets, file)
+        )
+        return outcome
     matches = [
         _make_match(node, text, offsets, pattern, i, path, file, unit.display)
         for node, unit, pattern, i in nodes[:keep]
@@ -415,12 +373,23 @@ def _search(
     return Outcome(matches=matches, unbuilt=len(nodes) - len(matches))
 
 
+def _guarded(outcome: Outcome, path: Path, file: str, records: Iterator[str]) -> Iterator[str]:
+    """``records``, ending at a failure inside ast-grep, which marks the file as skipped
+    (as :func:`scan_file_safely` does for a failure before the first match)."""
+    try:
+        yield from records
+    except (KeyboardInterrupt, SystemExit, GeneratorExit):
+        raise
+    except BaseException as exc:  # a panic in ast-grep-py for this one file
+        outcome.skipped = SkippedFile(path=path, file=file, reason=_failure(exc))
+
+
 def _edit(
     query: Query,
     found: list[tuple[LanguageQuery, SgNode, list[int]]],
     text: str,
     raw: bytes,
-    offsets: _Offsets,
+    offsets: Offsets,
     path: Path,
     file: str,
     language: str,
@@ -568,8 +537,12 @@ def scan_file_safely(query: Query, path: Path, file: str, language: str) -> Outc
     except (KeyboardInterrupt, SystemExit, GeneratorExit):
         raise
     except BaseException as exc:  # a panic in ast-grep-py for this one file
-        reason = f"ast-grep failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
-        return Outcome(skipped=SkippedFile(path=path, file=file, reason=reason))
+        return Outcome(skipped=SkippedFile(path=path, file=file, reason=_failure(exc)))
+
+
+def _failure(exc: BaseException) -> str:
+    """Why a file was skipped after ``exc`` was raised inside ast-grep."""
+    return f"ast-grep failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
 
 
 def scan_chunk(query: Query, items: list[tuple[Path, str, str]]) -> list[Outcome | None]:
@@ -582,6 +555,8 @@ def scan_chunk(query: Query, items: list[tuple[Path, str, str]]) -> list[Outcome
     """
     outcomes = [scan_file_safely(query, path, file, lang) for path, file, lang in items]
     for outcome in outcomes:
+        if outcome is not None and query.records is not None:
+            outcome.records = list(outcome.records)  # a generator does not cross processes
         if outcome is not None and outcome.edit is not None:
             outcome.edit = dataclasses.replace(outcome.edit, old_bytes=b"", new_bytes=b"")
     return outcomes

@@ -1,0 +1,301 @@
+"""Match records as ``xcsh ast-grep`` prints them, rendered straight from the matched nodes.
+
+A search for a command's output does not build :class:`~xcsh.structural.results.Match`
+objects: each matched node becomes its output text at once (one JSON line of
+``ast-grep run --json=stream``, or the ``path:LINE:COL:line`` text lines), so a
+file holding 100,000 matches with 500,000 captures costs one string per match
+and no object per capture. :meth:`Match.to_cli_json
+<xcsh.structural.results.Match.to_cli_json>` is the same JSON object as a dict;
+the two are kept identical by the tests.
+
+Positions come from ast-grep-py in code points; UTF-8 byte offsets are the
+code-point offset itself in an ASCII file, and otherwise come from
+:class:`Offsets`, a table built in one pass over the file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from json.encoder import encode_basestring
+from typing import TYPE_CHECKING
+
+from ast_grep_py import Pos, Range, SgNode
+
+from xcsh.fs import detect_newline
+from xcsh.structural.results import Position, RuleReport, Span
+from xcsh.structural.rewrite import expand_template
+from xcsh.structural.rule_eval import (
+    capture_spans,
+    expanded_range,
+    interpolate,
+    rule_template,
+    transformed_values,
+)
+from xcsh.structural.rules import CompiledRule
+
+if TYPE_CHECKING:
+    from xcsh.structural.pattern import CompiledPattern
+
+_BLOCK = 256
+"""Code points per entry of a non-ASCII file's byte-offset table."""
+
+
+class Offsets:
+    """Code-point offsets of one file's text to UTF-8 byte offsets.
+
+    Free for an ASCII file. Otherwise the first call builds, in one pass, the
+    byte offset of every 256th code point; a lookup then encodes at most 255
+    code points, so a file's cost does not grow with its matches times its
+    line length (a one-line file of 50,000 matches stays linear).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.ascii = text.isascii()
+        self._table: list[int] = []
+
+    def byte(self, pos: Pos) -> int:
+        """The UTF-8 byte offset of ``pos``."""
+        return pos.index if self.ascii else self.byte_at(pos.index)
+
+    def byte_at(self, index: int) -> int:
+        """The UTF-8 byte offset of code point ``index``."""
+        if self.ascii:
+            return index
+        text = self.text
+        if not self._table:
+            table = self._table
+            byte = 0
+            for start in range(0, len(text) + 1, _BLOCK):
+                table.append(byte)
+                byte += len(text[start : start + _BLOCK].encode("utf-8", "surrogatepass"))
+        base = index - index % _BLOCK
+        return self._table[index // _BLOCK] + len(text[base:index].encode("utf-8", "surrogatepass"))
+
+    def span(self, node: SgNode) -> Span:
+        """Where ``node`` is, as a :class:`~xcsh.structural.results.Span`."""
+        rng = node.range()
+        start, end = rng.start, rng.end
+        return Span(
+            start_byte=self.byte(start),
+            end_byte=self.byte(end),
+            start=Position(line=start.line, column=start.column),
+            end=Position(line=end.line, column=end.column),
+        )
+
+
+def line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """The code-point bounds of the whole lines holding ``text[start:end]`` (no final break)."""
+    line_end = text.find("\n", end)
+    return text.rfind("\n", 0, start) + 1, len(text) if line_end < 0 else line_end
+
+
+def rule_parts(
+    node: SgNode, rule: CompiledRule, text: str, offsets: Offsets, *, fix: bool = True
+) -> tuple[dict[str, str], tuple[str, int, int] | None, RuleReport]:
+    """What a YAML rule adds to its match: ``(transformed, fix, report)``.
+
+    ``transformed`` holds the transforms' values by name; ``fix`` is ``(new text,
+    start byte, end byte)`` of the range the rule's ``fix`` replaces (``None``
+    without a fix, or when ``fix`` is false); ``report`` the id, severity,
+    message (metavariables filled in) and note.
+    """
+    transformed = transformed_values(node, rule, text)
+    replaced: tuple[str, int, int] | None = None
+    if rule.fix is not None and fix:
+        first, last = expanded_range(node, rule.fix)
+        start = first.range().start.index
+        values = capture_spans(node, rule_template(rule))
+        values.update(transformed)
+        new = expand_template(rule_template(rule), text, start, values, detect_newline(text))
+        replaced = (new, offsets.byte(first.range().start), offsets.byte(last.range().end))
+    report = RuleReport(
+        id=rule.id,
+        severity=rule.severity,
+        message=interpolate(rule.message, node, transformed),
+        note=rule.note,
+    )
+    return transformed, replaced, report
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordFormat:
+    """How a search's matches are printed, and under which file names.
+
+    Attributes:
+        json: one JSON object per match and line (the fields and order of
+            ``ast-grep run --json=stream``); otherwise text: a rule's
+            ``severity[id]: message`` line, then ``file:LINE:COL:line`` for the
+            first line of the match and ``file:LINE-line`` for the others
+            (1-based line and column, column in code points, no line break).
+        root: the workspace folder the engine's file names are relative to;
+            when given, names are printed relative to ``cwd`` instead (as
+            ``ast-grep`` prints them), or absolute when ``absolute``.
+        cwd: the folder names are printed relative to (with ``root``).
+        absolute: print absolute names (the search path was given as one).
+    """
+
+    json: bool
+    root: str | None = None
+    cwd: str = "."
+    absolute: bool = False
+
+    def name(self, file: str) -> str:
+        """How the workspace-relative ``file`` is printed."""
+        if self.root is None:
+            return file
+        full = os.path.join(self.root, file)
+        if self.absolute and not os.path.isabs(file):
+            return full
+        return os.path.relpath(full, self.cwd)
+
+
+def render(
+    form: RecordFormat,
+    found: Sequence[tuple[SgNode, CompiledPattern | CompiledRule, str]],
+    text: str,
+    offsets: Offsets,
+    file: str,
+) -> Iterator[str]:
+    """One record per ``(node, pattern or rule, language display name)`` of ``found``.
+
+    Each record is a complete piece of output, its final line break included.
+    Nodes are handles into trees of ``text`` (or of a source with the same
+    positions, for code embedded in HTML).
+    """
+    shown = form.name(file)
+    if form.json:
+        quoted = encode_basestring(shown)
+        languages: dict[str, str] = {}
+        for node, pattern, display in found:
+            language = languages.get(display)
+            if language is None:
+                language = languages[display] = encode_basestring(display)
+            yield _json_record(node, pattern, text, offsets, quoted, language)
+    else:
+        for node, pattern, _ in found:
+            yield _text_record(node, pattern, text, shown)
+
+
+def _range_json(rng: Range, offsets: Offsets) -> str:
+    start, end = rng.start, rng.end
+    if offsets.ascii:
+        first, last = start.index, end.index
+    else:
+        first, last = offsets.byte_at(start.index), offsets.byte_at(end.index)
+    return (
+        f'{{"byteOffset":{{"start":{first},"end":{last}}},'
+        f'"start":{{"line":{start.line},"column":{start.column}}},'
+        f'"end":{{"line":{end.line},"column":{end.column}}}}}'
+    )
+
+
+def _captures_json(nodes: Sequence[SgNode], text: str, offsets: Offsets) -> str:
+    """The CLI's ``{text, range}`` objects of ``nodes``, comma-separated (the hot loop of a
+    search with many captures: one ``range()`` call and one format per node)."""
+    out = []
+    ascii_text = offsets.ascii
+    for node in nodes:
+        rng = node.range()
+        start, end = rng.start, rng.end
+        first, last = start.index, end.index
+        if ascii_text:
+            low, high = first, last
+        else:
+            low, high = offsets.byte_at(first), offsets.byte_at(last)
+        out.append(
+            f'{{"text":{encode_basestring(text[first:last])},'
+            f'"range":{{"byteOffset":{{"start":{low},"end":{high}}},'
+            f'"start":{{"line":{start.line},"column":{start.column}}},'
+            f'"end":{{"line":{end.line},"column":{end.column}}}}}}}'
+        )
+    return ",".join(out)
+
+
+def _json_record(
+    node: SgNode,
+    pattern: CompiledPattern | CompiledRule,
+    text: str,
+    offsets: Offsets,
+    file: str,
+    language: str,
+) -> str:
+    rng = node.range()
+    start, end = rng.start.index, rng.end.index
+    line_start, line_end = line_bounds(text, start, end)
+    matched = encode_basestring(text[start:end])
+    where = _range_json(rng, offsets)
+    parts = [
+        f'{{"text":{matched},"range":{where},"file":{file},'
+        f'"lines":{encode_basestring(text[line_start:line_end])},'
+        f'"charCount":{{"leading":{start - line_start},"trailing":{line_end - end}}}'
+    ]
+    transformed: dict[str, str] = {}
+    report: RuleReport | None = None
+    if isinstance(pattern, CompiledRule):
+        transformed, fix, report = rule_parts(node, pattern, text, offsets)
+        if fix is not None:
+            parts.append(
+                f',"replacement":{encode_basestring(fix[0])},'
+                f'"replacementOffsets":{{"start":{fix[1]},"end":{fix[2]}}}'
+            )
+    parts.append(f',"language":{language}')
+    single = []
+    for name in pattern.single:
+        captured = node.get_match(name)
+        if captured is not None:
+            single.append(f"{encode_basestring(name)}:{_captures_json([captured], text, offsets)}")
+    multi = []
+    for name in pattern.multi:
+        nodes = node.get_multiple_matches(name)
+        if not nodes and name in pattern.trailing_multi:
+            continue  # never reached by ast-grep's matcher: the CLI does not bind it
+        multi.append(f"{encode_basestring(name)}:[{_captures_json(nodes, text, offsets)}]")
+    if single or multi or transformed:  # the CLI omits it when nothing is bound
+        values = ",".join(
+            f"{encode_basestring(name)}:{encode_basestring(value)}"
+            for name, value in transformed.items()
+        )
+        parts.append(
+            f',"metaVariables":{{"single":{{{",".join(single)}}},'
+            f'"multi":{{{",".join(multi)}}},"transformed":{{{values}}}}}'
+        )
+    if report is not None:
+        note = "null" if report.note is None else encode_basestring(report.note)
+        parts.append(
+            f',"ruleId":{encode_basestring(report.id)},'
+            f'"severity":{encode_basestring(report.severity)},"note":{note},'
+            f'"message":{encode_basestring(report.message)},'
+            f'"labels":[{{"text":{matched},"range":{where},"style":"primary"}}]'
+        )
+    parts.append("}\n")
+    return "".join(parts)
+
+
+def _text_record(
+    node: SgNode, pattern: CompiledPattern | CompiledRule, text: str, file: str
+) -> str:
+    rng = node.range()
+    start = rng.start
+    first, end = start.index, rng.end.index
+    line_start, line_end = line_bounds(text, first, end)
+    lines = text[line_start:line_end]
+    head = ""
+    if isinstance(pattern, CompiledRule):
+        message = pattern.message
+        if "$" in message:
+            message = interpolate(message, node, transformed_values(node, pattern, text))
+        label = f"{pattern.severity}[{pattern.id}]"
+        head = f"{label}: {message}\n" if message else f"{label}\n"
+    number = start.line + 1
+    if "\n" not in lines:
+        return f"{head}{file}:{number}:{start.column + 1}:{lines.removesuffix(chr(13))}\n"
+    rows = lines.split("\n")
+    out = [f"{head}{file}:{number}:{start.column + 1}:{rows[0].removesuffix(chr(13))}\n"]
+    out.extend(
+        f"{file}:{number + index}-{row.removesuffix(chr(13))}\n"
+        for index, row in enumerate(rows[1:], 1)
+    )
+    return "".join(out)
