@@ -28,7 +28,7 @@ unit: $(STAMP)
 	$(BIN)/pytest -q
 
 demo: $(STAMP)
-	$(BIN)/python -m xcsh.cli.demo
+	$(BIN)/python devtools/demo.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/structural.py

@@ -47,10 +47,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "devtools"))
 
 from agcli import ast_grep_binary, match_keys, parse_stream, run_args, run_with_rusage
-
-from xcsh.cli.stdlib_copy import copy_stdlib
+from stdlib_copy import copy_stdlib
 
 CHILD = str(Path(__file__).resolve().parent / "_child.py")
 

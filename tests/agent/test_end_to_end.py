@@ -176,6 +176,39 @@ def test_custom_tool_tested_offline_through_the_cli(project: Path, xcsh_home: Pa
     }
 
 
+STAMP_TOOL = """
+from xcsh import CustomTool, CustomToolPendingAction
+
+def factory(api):
+    def execute(tool_call_id, params):
+        def apply(reason):
+            (api.cwd / "stamp.txt").write_text("stamped\\n")
+        api.push_pending_action(CustomToolPendingAction(label="Write stamp.txt", apply=apply))
+        return "Previewed: write stamp.txt."
+    return CustomTool(name="stamp", label="Stamp File", description="Writes stamp.txt.",
+                      parameters={"type": "object", "properties": {}}, execute=execute)
+"""
+
+
+def test_a_custom_tools_resolution_is_badged_with_the_tools_label(
+    project: Path, xcsh_home: Path
+) -> None:
+    tools = project / ".xcsh" / "tools"
+    tools.mkdir(parents=True)
+    (tools / "stamp.py").write_text(STAMP_TOOL)
+    steps = write_steps(
+        project, [{"tool_calls": [call("stamp")]}, {"tool_calls": [apply("ok")]}, {"text": "x"}]
+    )
+    argv = ["--provider", "scripted", "--model", str(steps), "--trust-project", "-p", "stamp"]
+    done = run_xcsh(argv, cwd=project, home=xcsh_home)
+    assert done.returncode == 0, done.stderr
+    assert (project / "stamp.txt").read_text() == "stamped\n"
+    # the label names no source and the action keeps the generic source_tool_name:
+    # the badge is the pushing tool's label, not "custom_tool"
+    assert "Accept: Write stamp.txt  [Stamp File]" in done.stderr
+    assert "[custom_tool]" not in done.stderr
+
+
 def test_ctrl_c_mid_tool_leaves_paired_history(project: Path, xcsh_home: Path) -> None:
     steps = write_steps(
         project,

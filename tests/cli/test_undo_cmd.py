@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from helpers import run_xcsh
-from xcsh.journal import Journal, undo, undoable
+from xcsh.journal import Change, Journal, apply_changes, undo, undoable
 
 ORIGINAL = 'print("a")\nprint("b")\n'
 
@@ -145,3 +145,22 @@ def test_journal_unwritable_before_refuses_and_writes_nothing(
 def test_recover_says_when_there_is_nothing(tmp_path: Path, xcsh_home: Path) -> None:
     run = run_xcsh(["recover"], cwd=tmp_path, home=xcsh_home)
     assert run.returncode == 0 and run.stdout == "Nothing to recover: no apply was interrupted.\n"
+
+
+def test_undo_list_lines_up_its_columns(tmp_path: Path, xcsh_home: Path) -> None:
+    journal = Journal.for_root(xcsh_home, tmp_path)
+    for i in range(11):
+        name = f"f{i}.py"  # a new file each time
+        change = Change(path=name, shown=name, before=None, after=f"print({i})\n".encode())
+        apply_changes(tmp_path, [change], journal=journal, label=f"edit {i}", source_tool_name="t")
+    undo(journal)  # entry 11 is undone (the undo itself is entry 12, not listed)
+    with journal.locked():  # entry 13 is still being written by this (live) process
+        journal.begin(kind="apply", label="in flight", source_tool_name="t", files=[])
+
+    listed = run_xcsh(["undo", "--list"], cwd=tmp_path, home=xcsh_home)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert [line.split()[2] for line in lines] == ["applied"] * 10 + ["undone", "unfinished"]
+    starts = {line.index("edit ") if "edit " in line else line.index("in flight") for line in lines}
+    assert len(starts) == 1, listed.stdout  # every label starts in the same column
+    assert lines[0].startswith(" 1  ") and lines[-1].startswith("13  ")

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 from e2e_run import Tree
+from stdlib_copy import copy_stdlib
 
-from xcsh.cli.stdlib_copy import copy_stdlib
 from xcsh.structural.engine import PARALLEL_MIN_BYTES, PARALLEL_MIN_FILES
 
 

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stdlib_copy import copy_stdlib, stdlib_dir
+
 from xcsh.agent import load_session
-from xcsh.cli.stdlib_copy import copy_stdlib, stdlib_dir
 from xcsh.core import AssistantMessage, TextContent, ToolResultMessage
 
 XCSH_BIN = str(Path(sys.executable).with_name("xcsh"))

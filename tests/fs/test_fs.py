@@ -1,21 +1,15 @@
-"""Workspace confinement, text decoding, atomic writes and ignore-aware walks."""
+"""Workspace confinement, text decoding and ignore-aware walks."""
 
 from __future__ import annotations
 
-import os
-import stat
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
 
 from xcsh.fs import (
-    FileWriteError,
     NotTextError,
     OutsideWorkspaceError,
     Workspace,
-    atomic_write,
     iter_files,
     read_text_file,
     xcsh_home,
@@ -69,57 +63,6 @@ def test_binary_and_latin1_refused(tmp_path: Path) -> None:
     with pytest.raises(NotTextError, match="not valid UTF-8") as info:
         read_text_file(latin)
     assert info.value.reason == "not UTF-8"
-
-
-@pytest.mark.parametrize("mode", [0o755, 0o600, 0o640])
-def test_atomic_write_keeps_mode(tmp_path: Path, mode: int) -> None:
-    path = tmp_path / "f.sh"
-    path.write_text("old")
-    os.chmod(path, mode)
-    atomic_write(path, b"new")
-    assert path.read_bytes() == b"new"
-    assert stat.S_IMODE(path.stat().st_mode) == mode
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.sh"]
-
-
-def test_atomic_write_through_symlink_keeps_link(tmp_path: Path) -> None:
-    target = tmp_path / "target.txt"
-    target.write_text("old")
-    link = tmp_path / "link.txt"
-    link.symlink_to(target)
-    atomic_write(link, b"new")
-    assert link.is_symlink()
-    assert target.read_text() == "new"
-
-
-def test_atomic_write_failure_leaves_file_untouched(
-    open_tmp_path: Path, unprivileged: Callable[[], AbstractContextManager[None]]
-) -> None:
-    folder = open_tmp_path / "ro"
-    folder.mkdir()
-    path = folder / "f.txt"
-    path.write_text("old")
-    path.chmod(0o666)
-    folder.chmod(0o555)
-    with unprivileged(), pytest.raises(FileWriteError, match="not changed") as info:
-        atomic_write(path, b"new")
-    assert "Permission denied" in str(info.value)
-    assert path.read_text() == "old"
-    assert [p.name for p in folder.iterdir()] == ["f.txt"]
-
-
-def test_atomic_write_failure_on_rename_leaves_no_temp(tmp_path: Path) -> None:
-    target = tmp_path / "dir"
-    (target / "inner").mkdir(parents=True)
-    with pytest.raises(FileWriteError, match="not changed"):
-        atomic_write(target, b"x")
-    assert target.is_dir() and [p.name for p in target.iterdir()] == ["inner"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir"]
-
-
-def test_atomic_write_missing_folder_is_clear(tmp_path: Path) -> None:
-    with pytest.raises(FileWriteError, match="Cannot write"):
-        atomic_write(tmp_path / "missing" / "f.txt", b"x")
 
 
 def rel(paths: object, root: Path) -> list[str]:

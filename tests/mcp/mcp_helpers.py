@@ -52,13 +52,15 @@ def factory(api):
 """
 
 APP = "print(1)\nprint(2)\n"
+XCSH_MCP = [sys.executable, "-m", "xcsh", "mcp"]
+"""``xcsh mcp`` run by this interpreter (add the subcommand's flags)."""
 
 
 def xcsh_mcp(workspace: Path, *extra: str) -> StdioServerParameters:
     """``xcsh mcp --cwd <workspace> ...`` as the MCP client's stdio server."""
     return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "xcsh", "mcp", "--cwd", str(workspace), *extra],
+        command=XCSH_MCP[0],
+        args=[*XCSH_MCP[1:], "--cwd", str(workspace), *extra],
         env={"XCSH_HOME": os.environ["XCSH_HOME"]},
     )
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,10 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from mcp_helpers import read_http_banner
+from mcp_helpers import XCSH_MCP, read_http_banner
 
 PROTOCOL = "2025-06-18"
-XCSH_MCP = [sys.executable, "-m", "xcsh", "mcp"]
 
 
 @dataclass
@@ -39,10 +37,7 @@ def http_server(workspace: Path, *extra: str) -> Iterator[Server]:
     """``xcsh mcp --http --port 0`` on ``workspace`` (project tools trusted), stopped after."""
     proc = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "xcsh",
-            "mcp",
+            *XCSH_MCP,
             "--cwd",
             str(workspace),
             "--trust-project",

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import anyio
-import pytest
-from mcp_helpers import http_client, read_http_banner, texts
+from mcp_helpers import XCSH_MCP, http_client, texts
+from mcp_raw import http_server
 
 from xcsh.mcp import (
     DISCONNECT_REASON,
@@ -27,37 +24,16 @@ from xcsh.mcp import (
 from xcsh.pending import NOTHING_PENDING_MESSAGE, PendingAction, PendingActionStore
 from xcsh.tools import create_resolve_tool
 
-XCSH_MCP = [sys.executable, "-m", "xcsh", "mcp"]
-
-
-@pytest.fixture
-def http_server(workspace: Path) -> Iterator[tuple[str, str, subprocess.Popen[str]]]:
-    proc = subprocess.Popen(
-        [*XCSH_MCP, "--cwd", str(workspace), "--trust-project", "--http", "--port", "0"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ},
-    )
-    try:
-        assert proc.stderr is not None
-        url, token = read_http_banner(proc.stderr)
-        yield url, token, proc
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
 
 async def test_two_http_sessions_are_isolated_and_a_closed_one_is_discarded(
-    workspace: Path, http_server: tuple[str, str, subprocess.Popen[str]]
+    workspace: Path,
 ) -> None:
-    url, token, proc = http_server
+    with http_server(workspace) as server:
+        await _two_sessions(workspace, server.url, server.token, server.proc)
+    assert not (workspace / "c.txt").exists() and not (workspace / "d.txt").exists()
+
+
+async def _two_sessions(workspace: Path, url: str, token: str, proc: subprocess.Popen[str]) -> None:
     log = workspace / "rejected.log"
     async with http_client(url, token) as first, http_client(url, token) as second:
         names = {tool.name for tool in (await first.list_tools()).tools}
@@ -91,7 +67,6 @@ async def test_two_http_sessions_are_isolated_and_a_closed_one_is_discarded(
         # The open event streams were ended cleanly: uvicorn logged no error.
         assert proc.stderr is not None
         assert "ASGI callable" not in proc.stderr.read()
-    assert not (workspace / "c.txt").exists() and not (workspace / "d.txt").exists()
 
 
 class _Ctx(SimpleNamespace):

@@ -6,15 +6,14 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
-XCSH_MCP = [sys.executable, "-m", "xcsh", "mcp", "--http"]
+from mcp_helpers import XCSH_MCP
 
 
 def _run(workspace: Path, path: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*XCSH_MCP, "--cwd", str(workspace), "--socket", str(path)],
+        [*XCSH_MCP, "--http", "--cwd", str(workspace), "--socket", str(path)],
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -53,7 +52,7 @@ def test_a_live_socket_is_not_taken_over_and_a_stale_one_is_replaced(
         assert path.exists()
     # the listener is gone: the socket file is stale, and a new server replaces it
     proc = subprocess.Popen(
-        [*XCSH_MCP, "--cwd", str(workspace), "--socket", str(path)],
+        [*XCSH_MCP, "--http", "--cwd", str(workspace), "--socket", str(path)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +35,7 @@ from xcsh.agent.events import (
     TurnStart,
 )
 from xcsh.agent.history import cancelled_result
-from xcsh.agent.steering import Steering, current_tool_call
+from xcsh.agent.steering import Steering
 from xcsh.agent.wording import plural
 from xcsh.core import (
     AgentTool,
@@ -64,7 +64,9 @@ class LoopContext:
         tools: tools offered, by name, in the order the model sees them.
         steering: the session's steering state (store, reminders, cap).
         system_prompt: sent with every request.
-        history: the conversation; read by the loop, changed only through ``append``.
+        history: reads the conversation as it is now. The loop never changes
+            it but through ``append``; the session may replace it between
+            requests (compaction), so it is read afresh each time.
         append: adds a message to the history (the session also records it).
         emit: delivers an event to subscribers; must not raise.
         cancel: set when the user cancels; passed to the provider and tools.
@@ -78,7 +80,7 @@ class LoopContext:
     tools: Mapping[str, AgentTool[Any]]
     steering: Steering
     system_prompt: str
-    history: list[Message]
+    history: Callable[[], Sequence[Message]]
     append: Callable[[Message], None]
     emit: Callable[[AgentEvent], None]
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
@@ -94,7 +96,7 @@ async def run(ctx: LoopContext) -> RunEnd:
         asyncio.CancelledError: the run was cancelled; the history is consistent.
     """
     ctx.steering.start_run()
-    start = len(ctx.history)
+    start = len(ctx.history())
     specs = [tool_spec(t) for t in ctx.tools.values()]
     turn = 0
     while True:
@@ -141,7 +143,7 @@ async def query(
     plan = ctx.steering.next_request()
     request = ModelRequest(
         system=ctx.system_prompt,
-        messages=list(ctx.history),
+        messages=list(ctx.history()),
         tools=plan.offered(specs),
         tool_choice=plan.tool_choice,
         thinking=ctx.thinking,
@@ -191,7 +193,6 @@ async def execute(
 
     async def one(index: int) -> None:
         call = calls[index]
-        current_tool_call.set(call.id)
         ctx.emit(ToolCallStart(id=call.id, name=call.name, arguments=call.arguments))
         result = _capped(await _call_tool(ctx, call, turn_began_pending))
         results[index] = result
@@ -370,7 +371,7 @@ def _text(result: ToolResultMessage) -> str:
     return "\n".join(b.text for b in result.content if isinstance(b, TextContent) and b.text)
 
 
-def final_text(history: list[Message], start: int) -> str:
+def final_text(history: Sequence[Message], start: int) -> str:
     """The answer of a run: the last non-empty assistant text from ``start`` on."""
     for message in reversed(history[start:]):
         if isinstance(message, AssistantMessage) and message.text:
@@ -382,7 +383,7 @@ def _end(ctx: LoopContext, reason: RunEndReason, start: int, message: str) -> Ru
     store = ctx.steering.store
     return RunEnd(
         reason=reason,
-        final_text=final_text(ctx.history, start),
+        final_text=final_text(ctx.history(), start),
         message=message,
         pending=store.count if store else 0,
     )

@@ -9,170 +9,60 @@ A front end drives the agent only through :class:`AgentSession`::
     await session.resolve_top("apply", "looks right")  # /apply, /discard between runs
 
 Events are delivered synchronously on the event loop, in order; a listener
-must not block or raise (an exception is logged and swallowed).
+must not block or raise (an exception is logged and swallowed). The session
+keeps the history and delegates the rest: the approval wrapper of ``resolve``
+(:mod:`xcsh.agent.approval`), rebuilding a resumed session's pending actions
+(:mod:`xcsh.agent.resume`) and writing the session file
+(:mod:`xcsh.agent.recording`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from xcsh.agent import loop
-from xcsh.agent.compaction import compact_history
-from xcsh.agent.events import (
-    AgentError,
-    AgentEvent,
-    Notice,
-    PendingPushed,
-    Resolved,
-    RunEnd,
-    ToolCallStart,
-    TurnEnd,
+from xcsh.agent.approval import (
+    DECLINED_TEXT,
+    SKIPPED_ALL_REASON,
+    Approval,
+    ApprovalHook,
+    approval_resolve_tool,
+    resolve_as_user,
+    session_tools,
 )
+from xcsh.agent.compaction import compact_history
+from xcsh.agent.events import AgentError, AgentEvent, Notice, RunEnd
 from xcsh.agent.history import repair_tool_pairs
-from xcsh.agent.persistence import PendingRecord, SessionRecorder, message_to_dict
-from xcsh.agent.previews import RebuiltPreview, compare_rebuilt, preview_digest
+from xcsh.agent.persistence import PendingRecord, SessionRecorder
 from xcsh.agent.prompt import build_system_prompt
+from xcsh.agent.recording import SessionLog, pending_records
+from xcsh.agent.resume import ResumeReport, rebuild_pending
 from xcsh.agent.steering import (
     DEFAULT_MAX_FORCED_TURNS,
     Steering,
     SteeringMode,
     SteeringStyle,
-    current_tool_call,
 )
 from xcsh.core import (
     AgentTool,
-    AgentToolResult,
     Message,
     TextContent,
-    ToolCall,
-    ToolCallContext,
-    ToolError,
     ToolResultMessage,
     UsageError,
     UserMessage,
-    cap_text,
 )
-from xcsh.pending import (
-    RESOLVE_TOOL_NAME,
-    PendingAction,
-    PendingActionStore,
-    ResolveOutcome,
-    ResolveParams,
-    check_request,
-    create_resolve_tool,
-)
+from xcsh.pending import PendingActionStore
 from xcsh.providers import Provider
 from xcsh.providers.windows import DEFAULT_CONTEXT_WINDOW, context_window_of
 
 log = logging.getLogger(__name__)
 
 EventListener = Callable[[AgentEvent], None]
-
-
-@dataclass(frozen=True, kw_only=True)
-class Approval:
-    """A person's answer to "apply this?".
-
-    Args:
-        approved: True to let the apply go ahead.
-        reason: why not (shown to the model when declined).
-        only: when approved after a review part by part, the change ids the
-            person kept (the rest is discarded); ``None`` keeps what the model asked.
-    """
-
-    approved: bool
-    reason: str = ""
-    only: tuple[str, ...] | None = None
-
-
-ApprovalHook = Callable[[PendingAction, str], Awaitable[Approval]]
-"""``await hook(action, model_reason)`` before the model's ``resolve`` applies ``action``.
-
-Called on the event loop; it may await user input for as long as it likes
-(cancellation of the run cancels it). A declined apply discards the action
-(its ``reject`` runs), nothing changes, and the model's ``resolve`` result
-says the user declined, with the user's reason. An approval with ``only``
-applies just those changes. Exceptions fail the ``resolve`` call and leave
-the action pending.
-"""
-
-DECLINED_TEXT = (
-    "The user declined to apply '{label}'. Reason: {reason}. The preview was discarded "
-    "and nothing changed."
-)
-SKIPPED_ALL_REASON = "the user skipped every change in review"
-
-
-def approval_resolve_tool(
-    store: PendingActionStore, approval: ApprovalHook | None
-) -> AgentTool[ResolveParams]:
-    """The ``resolve`` tool, asking ``approval`` before each apply (when given).
-
-    The same parameters, name and results as
-    :func:`xcsh.pending.create_resolve_tool`; a declined apply becomes a
-    discard whose result text is :data:`DECLINED_TEXT` and whose outcome has
-    status ``declined``; an approval with ``only`` applies those changes.
-    """
-    inner = create_resolve_tool(store)
-    if approval is None:
-        return inner
-
-    async def run(params: ResolveParams, ctx: ToolCallContext) -> AgentToolResult:
-        if params.action == "apply":
-            top = check_request(store, params)
-            decision = await approval(top, params.reason)
-            if decision.approved and decision.only is not None and not decision.only:
-                decision = Approval(approved=False, reason=SKIPPED_ALL_REASON)
-            if not decision.approved:
-                why = decision.reason.strip() or "no reason given"
-                discarded = await inner.execute(
-                    ctx.tool_call_id,
-                    {"action": "discard", "reason": f"declined by the user: {why}"},
-                    cancel=ctx.cancel,
-                )
-                outcome = discarded.details
-                if isinstance(outcome, ResolveOutcome):
-                    outcome = dataclasses.replace(outcome, status="declined")
-                text = DECLINED_TEXT.format(label=top.label, reason=why)
-                return AgentToolResult(content=[TextContent(text)], details=outcome)
-            if decision.only is not None:
-                params = params.model_copy(update={"only": list(decision.only)})
-        return await inner.execute(
-            ctx.tool_call_id, params.model_dump(exclude_none=True), cancel=ctx.cancel
-        )
-
-    return AgentTool(
-        name=inner.name,
-        label=inner.label,
-        description=inner.description,
-        parameters=ResolveParams,
-        run=run,
-        hidden=True,
-    )
-
-
-@dataclass(frozen=True, kw_only=True)
-class ResumeReport:
-    """What happened to the pending actions of a resumed session.
-
-    Args:
-        repreviewed: labels of actions rebuilt by re-running their tool.
-        dropped: labels (with why) of actions that could not be rebuilt.
-        rebuilt: the rebuilt actions with their diffs and how each differs
-            from the one left pending, bottom of the stack first; front ends
-            show them before anything can apply them (contract §6).
-    """
-
-    repreviewed: list[str] = field(default_factory=list)
-    dropped: list[str] = field(default_factory=list)
-    rebuilt: list[RebuiltPreview] = field(default_factory=list)
 
 
 class AgentSession:
@@ -244,15 +134,7 @@ class AgentSession:
         self.context_window = (
             context_window or context_window_of(provider.model) or DEFAULT_CONTEXT_WINDOW
         )
-        self._tools: dict[str, AgentTool[Any]] = {}
-        for tool in tools:
-            if tool.name == RESOLVE_TOOL_NAME:
-                continue
-            if tool.name in self._tools:
-                raise ValueError(f"two tools are named {tool.name!r}; tool names must be unique")
-            self._tools[tool.name] = tool
-        if store is not None:
-            self._tools[RESOLVE_TOOL_NAME] = approval_resolve_tool(store, approval)
+        self._tools = session_tools(tools, store, approval)
         self.system_prompt = system_prompt or build_system_prompt(
             cwd, self._tools.values(), instructions
         )
@@ -267,9 +149,7 @@ class AgentSession:
             self._steering.mode = steering_mode
         self._messages: list[Message] = list(messages)
         self._listeners: list[EventListener] = []
-        self._calls: dict[str, ToolCall] = {}
-        self._origins: dict[int, tuple[PendingAction, str | None]] = {}
-        self._unsubscribe_store = store.subscribe_push(self._on_push) if store else None
+        self._log = SessionLog(recorder, store, self._steering_state)
         self._task: asyncio.Task[RunEnd] | None = None
         self._cancel = asyncio.Event()
 
@@ -325,9 +205,7 @@ class AgentSession:
         self._cancel = asyncio.Event()
         # A resumed or interrupted history: every tool call gets exactly one result
         # before anything is sent (the loop never rewrites the history it is given).
-        repaired, changes = repair_tool_pairs(self._messages)
-        if changes:
-            self._messages[:] = repaired
+        self._messages, _ = repair_tool_pairs(self._messages)
         start = len(self._messages)
         self._append(UserMessage(content=[TextContent(text)]))
         ctx = loop.LoopContext(
@@ -335,7 +213,7 @@ class AgentSession:
             tools=self._tools,
             steering=self._steering,
             system_prompt=self.system_prompt,
-            history=self._messages,
+            history=lambda: self._messages,
             append=self._append,
             emit=self._emit,
             cancel=self._cancel,
@@ -384,28 +262,21 @@ class AgentSession:
 
     async def _compact(self, *, on_demand: bool) -> int:
         """Replace older turns by a summary; returns how many messages went away."""
-        live = {id(a) for a in self.store.snapshot()} if self.store else set()
+        pending = self.store.snapshot() if self.store else []
         outcome = await compact_history(
             self.provider,
             system=self.system_prompt,
             messages=self._messages,
             tools=[loop.tool_spec(t) for t in self._tools.values()],
-            pending_calls={c for key, (_, c) in self._origins.items() if key in live and c},
+            pending_calls={a.origin.tool_call_id for a in pending if a.origin is not None},
             window=self.context_window,
             on_demand=on_demand,
             cancel=self._cancel,
         )
         before = len(self._messages)
         if outcome.history is not None:
-            self._messages[:] = outcome.history
-            if self.recorder is not None:
-                self.recorder.write(
-                    {
-                        "type": "compaction",
-                        "summary": outcome.summary,
-                        "messages": [message_to_dict(m) for m in outcome.history],
-                    }
-                )
+            self._messages = list(outcome.history)
+            self._log.compaction(outcome.summary, outcome.history)
         if outcome.notice:
             self._emit(Notice(kind="compaction", message=outcome.notice))
         return before - len(self._messages)
@@ -430,10 +301,7 @@ class AgentSession:
         )
         if not self._window_given:
             self.context_window = context_window_of(provider.model) or DEFAULT_CONTEXT_WINDOW
-        if self.recorder is not None:
-            self.recorder.write(
-                {"type": "model", "provider": provider.name, "model": provider.model}
-            )
+        self._log.model(provider.name, provider.model)
         self._emit(Notice(kind="model", message=f"Now using {provider.name}: {provider.model}."))
 
     def cancel(self) -> None:
@@ -479,38 +347,15 @@ class AgentSession:
             )
         if self.store is None:
             raise UsageError("this session has no pending actions to resolve")
-        call_id = f"user_{secrets.token_hex(4)}"
-        tool = create_resolve_tool(self.store)
-        arguments: dict[str, Any] = {"action": action, "reason": reason}
-        if only is not None:
-            arguments["only"] = list(only)
-        token = current_tool_call.set(call_id)
-        try:
-            out = await tool.execute(call_id, arguments)
-            result = ToolResultMessage(
-                tool_call_id=call_id,
-                tool_name=RESOLVE_TOOL_NAME,
-                content=list(out.content),
-                details=out.details,
-                is_error=out.is_error,
-            )
-        except ToolError as exc:
-            return ToolResultMessage(
-                tool_call_id=call_id,
-                tool_name=RESOLVE_TOOL_NAME,
-                content=[TextContent(str(exc))],
-                is_error=True,
-            )
-        finally:
-            current_tool_call.reset(token)
-        text = cap_text("\n".join(b.text for b in result.content if isinstance(b, TextContent)))
-        note = f"The user resolved the top pending preview themselves ({action}): {text}"
-        self._append(UserMessage(content=[TextContent(note)], hidden=True))
+        result, note = await resolve_as_user(self.store, action, reason, only)
+        if note is None:
+            return result
+        self._append(note)
         loop.emit_pushes(self._emit, self._steering, result)
         event = loop.resolved_event(result, self.store.count)
         if event is not None:
             self._emit(event)
-        self._record_pending()
+        self._log.pending()
         return result
 
     async def restore_pending(self, records: Sequence[PendingRecord]) -> ResumeReport:
@@ -521,72 +366,16 @@ class AgentSession:
         against the files as they are now; any other is dropped. The model
         is told both in a hidden user message.
         """
-        report = ResumeReport()
-        texts: list[str] = []
-        for number, record in enumerate(records, start=1):
-            tool = self._tools.get(record.tool_name or "")
-            if (
-                tool is None
-                or record.tool_name not in self.rebuildable_tools
-                or record.arguments is None
-                or self.store is None
-            ):
-                report.dropped.append(
-                    f"{record.label} (it cannot be rebuilt from its tool's arguments)"
-                )
-                continue
-            call = ToolCall(id=f"resume_{number}", name=tool.name, arguments=record.arguments)
-            self._calls[call.id] = call
-            before = self.store.count
-            token = current_tool_call.set(call.id)
-            try:
-                out = await tool.execute(call.id, call.arguments)
-            except ToolError as exc:
-                report.dropped.append(f"{record.label} (re-preview failed: {exc})")
-                continue
-            finally:
-                current_tool_call.reset(token)
-            result = ToolResultMessage(
-                tool_call_id=call.id,
-                tool_name=tool.name,
-                content=list(out.content),
-                details=out.details,
-            )
-            loop.emit_pushes(self._emit, self._steering, result)
-            top = self.store.peek() if self.store.count > before else None
-            if top is not None:
-                rebuilt = RebuiltPreview(
-                    label=top.label,
-                    previous_label=record.label,
-                    source_tool_name=top.source_tool_name,
-                    preview=cap_text(top.preview.diff or out.text),
-                    files=top.preview.file_labels(),
-                    changes=compare_rebuilt(
-                        previous_label=record.label,
-                        previous_files=record.files,
-                        previous_digest=record.digest,
-                        label=top.label,
-                        preview=top.preview,
-                    ),
-                )
-                report.repreviewed.append(top.label)
-                report.rebuilt.append(rebuilt)
-                texts.append(f"- {top.label}: {rebuilt.note()}\n{cap_text(out.text)}")
-            else:
-                report.dropped.append(f"{record.label} (the re-preview found nothing to change)")
-        if report.repreviewed or report.dropped:
-            lines = ["The session was resumed."]
-            if report.repreviewed:
-                lines.append(
-                    "Pending previews rebuilt against the current files (bottom of the stack "
-                    "first; the user was shown each one's diff). Resolve them as they are now, "
-                    "not as they were:"
-                )
-                lines += texts
-            if report.dropped:
-                lines.append("Pending actions dropped: " + "; ".join(report.dropped))
-            self._append(UserMessage(content=[TextContent("\n".join(lines))], hidden=True))
-        self._record_pending()
+        report, note = await rebuild_pending(
+            records,
+            tools=self._tools,
+            rebuildable=self.rebuildable_tools,
+            store=self.store,
+            pushed=lambda result: loop.emit_pushes(self._emit, self._steering, result),
+        )
+        if note is not None:
+            self._append(note)
+        self._log.pending()
         return report
 
     def close(self) -> None:
@@ -594,114 +383,31 @@ class AgentSession:
         self._steering.close()
         if self.recorder is not None:
             self.recorder.close()
-        if self._unsubscribe_store is not None:
-            self._unsubscribe_store()
-            self._unsubscribe_store = None
 
     # -- internals -----------------------------------------------------------
 
     def _append(self, message: Message) -> None:
         self._messages.append(message)
-        if self.recorder is not None:
-            self.recorder.message(message)
-
-    def _on_push(self, action: PendingAction, count: int) -> None:
-        origin = current_tool_call.get()
-        if action.preview.rebuilt_from:  # rebuilt by a resolve: it comes from the same call
-            for old, call_id in list(self._origins.values()):
-                if old.id == action.preview.rebuilt_from:
-                    origin = call_id
-                    break
-        self._origins[id(action)] = (action, origin)
+        self._log.message(message)
 
     def _emit(self, event: AgentEvent) -> None:
-        self._record(event)
+        self._log.event(event)
         for listener in list(self._listeners):
             try:
                 listener(event)
             except Exception:
                 log.exception("an event listener raised on %s", type(event).__name__)
 
-    def _record(self, event: AgentEvent) -> None:
-        if isinstance(event, ToolCallStart):
-            self._calls[event.id] = ToolCall(
-                id=event.id, name=event.name, arguments=event.arguments
-            )
-        if self.recorder is None:
-            return
-        if isinstance(event, PendingPushed):
-            call = self._calls.get(event.tool_call_id or "")
-            self.recorder.write(
-                {
-                    "type": "pending_pushed",
-                    "tool_call_id": event.tool_call_id,
-                    "tool_name": call.name if call else None,
-                    "arguments": call.arguments if call else None,
-                    "label": event.label,
-                    "source_tool_name": event.source_tool_name,
-                }
-            )
-        elif isinstance(event, Resolved):
-            self.recorder.write(
-                {
-                    "type": "resolved",
-                    "tool_call_id": event.tool_call_id,
-                    "action": event.action,
-                    "reason": event.reason,
-                    "label": event.label,
-                    "is_error": event.is_error,
-                }
-            )
-        elif isinstance(event, TurnEnd):
-            self._record_pending()
-            self._forget_resolved()
-        elif isinstance(event, Notice):
-            self.recorder.write({"type": "notice", "kind": event.kind, "message": event.message})
-            if event.kind == "steering":
-                self.recorder.write(
-                    {
-                        "type": "steering",
-                        "provider": self.provider.name,
-                        "model": self.provider.model,
-                        "mode": self._steering.mode,
-                    }
-                )
-        elif isinstance(event, RunEnd):
-            self.recorder.write(
-                {"type": "run_end", "reason": event.reason, "message": event.message}
-            )
-            self._record_pending()
+    def _steering_state(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider.name,
+            "model": self.provider.model,
+            "mode": self._steering.mode,
+        }
 
     def pending_records(self) -> list[PendingRecord]:
         """The store as it would be saved: bottom first, with each action's origin call."""
-        if self.store is None:
-            return []
-        records = []
-        for action in reversed(self.store.snapshot()):
-            origin = self._origins.get(id(action))
-            call = self._calls.get(origin[1] or "") if origin else None
-            records.append(
-                PendingRecord(
-                    tool_name=call.name if call else None,
-                    arguments=call.arguments if call else None,
-                    label=action.label,
-                    source_tool_name=action.source_tool_name,
-                    files=action.preview.file_labels(),
-                    digest=preview_digest(action.preview),
-                )
-            )
-        return records
-
-    def _forget_resolved(self) -> None:
-        """Keep origins and calls only for actions still pending (bounded memory)."""
-        live = {id(a) for a in self.store.snapshot()} if self.store else set()
-        self._origins = {k: v for k, v in self._origins.items() if k in live}
-        keep = {call_id for _, call_id in self._origins.values()}
-        self._calls = {k: v for k, v in self._calls.items() if k in keep}
-
-    def _record_pending(self) -> None:
-        if self.recorder is not None:
-            self.recorder.pending(self.pending_records())
+        return pending_records(self.store)
 
     def _run_end(self, reason: Literal["cancelled", "error"], start: int, message: str) -> RunEnd:
         return RunEnd(
@@ -710,3 +416,15 @@ class AgentSession:
             message=message,
             pending=self.store.count if self.store else 0,
         )
+
+
+__all__ = [
+    "DECLINED_TEXT",
+    "SKIPPED_ALL_REASON",
+    "AgentSession",
+    "Approval",
+    "ApprovalHook",
+    "EventListener",
+    "ResumeReport",
+    "approval_resolve_tool",
+]

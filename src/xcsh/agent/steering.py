@@ -24,7 +24,6 @@ other tools in every mode.
 
 from __future__ import annotations
 
-import contextvars
 import re
 import threading
 from collections.abc import Sequence
@@ -41,6 +40,7 @@ from xcsh.core import (
     ToolChoice,
     ToolSpec,
     UserMessage,
+    running_tool_call,
 )
 from xcsh.pending import RESOLVE_TOOL_NAME, PendingAction, PendingActionStore
 
@@ -68,12 +68,6 @@ NO_FORCING_NOTE = (
 """Added as a second block to the reminder when the provider cannot force a named tool."""
 
 DEFAULT_MAX_FORCED_TURNS = 5
-
-current_tool_call: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "xcsh_current_tool_call", default=None
-)
-"""The id of the tool call running in this task (set by the loop), so pushes
-can be attributed to the call that made them."""
 
 
 def rejects_forced_choice(error: ProviderError) -> bool:
@@ -229,9 +223,10 @@ class Steering:
             self._unsubscribe = None
 
     def _on_push(self, action: PendingAction, count: int) -> None:
+        call = running_tool_call()
         with self._lock:
             self._pushes.append(
-                Push(tool_call_id=current_tool_call.get(), action=action, count=count)
+                Push(tool_call_id=call.tool_call_id if call else None, action=action, count=count)
             )
             self._reminders += 1
 
@@ -381,8 +376,3 @@ class Steering:
         return cap_message(
             self._streak, self.store, failed=self._failed, last_error=self._last_failure
         )
-
-    @property
-    def forced_streak(self) -> int:
-        """Consecutive forced turns without progress so far."""
-        return self._streak

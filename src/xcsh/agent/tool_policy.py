@@ -33,7 +33,7 @@ from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from xcsh.agent.session import Approval
+from xcsh.agent.approval import Approval
 from xcsh.core import AgentTool, AgentToolResult, ToolCallContext, ToolError, UsageError
 
 Decision = Literal["allow", "ask", "deny"]

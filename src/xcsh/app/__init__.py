@@ -21,12 +21,12 @@ tools write through it, and the apply of every other pending action pushed
 on the store (custom tools) is recorded too.
 """
 
-from xcsh.app.journal import OpenedJournal, open_journal
 from xcsh.app.session import (
     AppOptions,
     OpenedSession,
     SessionToolsFactory,
     learnt_mode,
+    open_journal,
     open_session,
     session_folder,
 )
@@ -37,6 +37,7 @@ from xcsh.app.settings import (
     load_settings,
     switch_provider,
 )
+from xcsh.journal import OpenedJournal
 
 __all__ = [
     "KNOWN_SETTINGS",

@@ -2,7 +2,8 @@
 
 The provider comes from :mod:`xcsh.app.settings`, the tools from the
 built-in registry and the custom-tool loader (each wrapped in the user's
-approval rules), the workspace's undo journal from :mod:`xcsh.app.journal`;
+approval rules), the workspace's undo journal (:func:`open_journal`, interrupted
+applies settled first);
 a resumed session gets back its history and its pending previews.
 """
 
@@ -32,11 +33,10 @@ from xcsh.agent import (
     session_path,
     sessions_dir,
 )
-from xcsh.app.journal import OpenedJournal, open_journal
 from xcsh.app.settings import build_provider, load_settings
 from xcsh.core import AgentTool, UsageError
 from xcsh.fs import xcsh_home
-from xcsh.journal import record_applies
+from xcsh.journal import Journal, OpenedJournal, Retention, record_applies, settled
 from xcsh.pending import PendingActionStore
 from xcsh.plugins import LoadError, aload_custom_tools
 from xcsh.providers import Provider
@@ -45,6 +45,22 @@ from xcsh.tools.registry import create_builtin_tools
 
 SessionToolsFactory = Callable[[Path, PendingActionStore], list[AgentTool[Any]]]
 """``factory(cwd, store) -> tools``: the tools of a new session."""
+
+
+def open_journal(home: Path, cwd: Path, settings: Mapping[str, Any] | None = None) -> OpenedJournal:
+    """The undo journal of ``cwd``, with any interrupted apply settled first.
+
+    Args:
+        home: ``$XCSH_HOME``.
+        cwd: the workspace.
+        settings: ``settings.toml``'s values (default: read from ``home``).
+
+    Raises:
+        UsageError: bad settings.
+    """
+    values = load_settings(home) if settings is None else settings
+    retention = Retention.from_settings(values, home / "settings.toml")
+    return settled(Journal.for_root(home, cwd, retention=retention))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -75,7 +75,7 @@ from xcsh.cli.common import (
 from xcsh.cli.pager import page, pager_command
 from xcsh.core import AgentToolResult, ToolError, UsageError
 from xcsh.fs import xcsh_home
-from xcsh.journal import Journal, JournalError, Retention, recover
+from xcsh.journal import Journal, Retention, settled
 from xcsh.pending import PendingAction, PendingActionStore, ResolveOutcome, create_resolve_tool
 from xcsh.structural import (
     EditOp,
@@ -244,13 +244,12 @@ def _open_journal(root: Path) -> Journal:
         UsageError: a retention setting in settings.toml is invalid.
     """
     home = xcsh_home()
-    journal = Journal.for_root(home, root, retention=Retention.of_home(home))
-    try:
-        for recovered in recover(journal):
-            error(recovered.message)
-    except (JournalError, OSError) as exc:
-        error(f"could not check the undo journal for interrupted applies: {exc}")
-    return journal
+    opened = settled(Journal.for_root(home, root, retention=Retention.of_home(home)))
+    for recovered in opened.recovered:
+        error(recovered.message)
+    if opened.problem:
+        error(f"could not check the undo journal for interrupted applies: {opened.problem}")
+    return opened.journal
 
 
 def _show(

@@ -134,15 +134,15 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
         UsageError: a retention setting in settings.toml is invalid.
     """
     from xcsh.fs import xcsh_home
-    from xcsh.journal import Journal, JournalError, Retention, recover
+    from xcsh.journal import Journal, Retention, settled
 
     home = xcsh_home()
-    journal = Journal.for_root(home, cwd, retention=Retention.of_home(home))
-    try:
-        for recovered in recover(journal):
-            print(f"xcsh mcp: {recovered.message}", file=sys.stderr)
-    except (JournalError, OSError) as exc:
-        print(f"xcsh mcp: undo journal: {exc}", file=sys.stderr)
+    opened = settled(Journal.for_root(home, cwd, retention=Retention.of_home(home)))
+    for recovered in opened.recovered:
+        print(f"xcsh mcp: {recovered.message}", file=sys.stderr)
+    if opened.problem:
+        print(f"xcsh mcp: undo journal: {opened.problem}", file=sys.stderr)
+    journal = opened.journal
     reported: set[tuple[str, str]] = set()
 
     def report(errors: list[LoadError]) -> None:

@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     """Run ``xcsh recover``; returns the exit code."""
     from xcsh.fs import xcsh_home
-    from xcsh.journal import Journal, JournalError, recover
+    from xcsh.journal import Journal, settled
 
     args = build_parser().parse_args(argv)
     home = xcsh_home()
@@ -46,20 +46,19 @@ def main(argv: list[str]) -> int:
             if root is not None:
                 journals.append(Journal(folder.parent, root, home=home))
     code = 0
-    settled = 0
+    count = 0
     for journal in journals:
-        try:
-            reports = recover(journal)
-        except (JournalError, OSError) as exc:
-            print(f"xcsh recover: {exc}", file=sys.stderr)
+        opened = settled(journal)
+        if opened.problem:
+            print(f"xcsh recover: {opened.problem}", file=sys.stderr)
             code = 1
             continue
-        for report in reports:
-            settled += 1
+        for report in opened.recovered:
+            count += 1
             print(f"{journal.root}: {report.message}")
             if report.still_new:
                 code = 1
-    if not settled and code == 0:
+    if not count and code == 0:
         print("Nothing to recover: no apply was interrupted.")
     return code
 

@@ -18,6 +18,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from xcsh.journal import ApplyEntry
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,7 +47,7 @@ def main(argv: list[str]) -> int:
     """Run ``xcsh undo``; returns the exit code."""
     from xcsh.core import UsageError
     from xcsh.fs import xcsh_home
-    from xcsh.journal import Journal, JournalError, Retention, UndoError, recover, undo, undoable
+    from xcsh.journal import Journal, Retention, UndoError, applies, settled, undo
 
     args = build_parser().parse_args(argv)
     home = xcsh_home()
@@ -53,29 +57,19 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"xcsh undo: {exc}", file=sys.stderr)
         return 2
-    try:
-        for recovered in recover(journal):
-            print(f"xcsh undo: {recovered.message}", file=sys.stderr)
-    except (JournalError, OSError) as exc:
-        print(f"xcsh undo: {exc}", file=sys.stderr)
+    opened = settled(journal)
+    for recovered in opened.recovered:
+        print(f"xcsh undo: {recovered.message}", file=sys.stderr)
+    if opened.problem:
+        print(f"xcsh undo: {opened.problem}", file=sys.stderr)
         return 1
     if args.list:
-        summaries = [s for s in journal.summaries() if s.kind == "apply"]
-        if not summaries:
+        entries = applies(journal)
+        if not entries:
             print(f"No changes are recorded for {here}.")
             return 0
-        live = {s.seq for s in undoable(journal)}
-        for s in summaries:
-            if s.state is None:
-                state = "unfinished"
-            elif s.state != "committed":
-                state = "rolled back"
-            else:
-                state = "applied" if s.seq in live else "undone"
-            files = ", ".join(s.paths)
-            if s.count > len(s.paths):
-                files += f" and {s.count - len(s.paths)} more"
-            print(f"{s.seq:>4}  {s.created}  {state:<7}  {s.label}: {files}")
+        for line in listing(entries):
+            print(line)
         return 0
     try:
         outcome = undo(journal, args.entry)
@@ -84,3 +78,25 @@ def main(argv: list[str]) -> int:
         return 1
     print(outcome.message)
     return 0
+
+
+def listing(entries: list[ApplyEntry]) -> list[str]:
+    """The lines of ``xcsh undo --list``: number, time, state, then label and files.
+
+    Each column is as wide as its widest cell, so every row's label starts
+    in the same column whatever the states and numbers are.
+    """
+    rows = []
+    for entry in entries:
+        s = entry.summary
+        files = ", ".join(s.paths)
+        if s.count > len(s.paths):
+            files += f" and {s.count - len(s.paths)} more"
+        rows.append((str(s.seq), s.created, entry.state, f"{s.label}: {files}"))
+    seq_width = max(len(row[0]) for row in rows)
+    time_width = max(len(row[1]) for row in rows)
+    state_width = max(len(row[2]) for row in rows)
+    return [
+        f"{seq.rjust(seq_width)}  {created.ljust(time_width)}  {state.ljust(state_width)}  {what}"
+        for seq, created, state, what in rows
+    ]

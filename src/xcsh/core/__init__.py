@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         coerce_result,
         coerce_tool_result,
         describe_value_type,
+        running_tool_call,
         text_result,
     )
 
@@ -71,6 +72,7 @@ _TOOL = frozenset(
         "coerce_result",
         "coerce_tool_result",
         "describe_value_type",
+        "running_tool_call",
         "text_result",
     }
 )
@@ -130,5 +132,6 @@ __all__ = [
     "coerce_tool_result",
     "content_from_any",
     "describe_value_type",
+    "running_tool_call",
     "text_result",
 ]

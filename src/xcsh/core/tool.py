@@ -10,6 +10,7 @@ the field and what was expected.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -185,16 +186,39 @@ class ToolCallContext:
         cancel: set when the user cancels; long-running tools should check it.
             Tools are also cancelled through normal asyncio task cancellation.
         on_update: optional progress callback.
+        tool_name: the name of the tool being run (``""`` when unknown).
+        tool_label: its label (``"AST Edit"``).
+        arguments: the model-facing arguments of the call, as given.
     """
 
     tool_call_id: str
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     on_update: ToolUpdateCallback | None = None
+    tool_name: str = ""
+    tool_label: str = ""
+    arguments: Mapping[str, Any] | None = None
 
     def update(self, result: AgentToolResult) -> None:
         """Send a partial result to the progress callback, if any."""
         if self.on_update is not None:
             self.on_update(result)
+
+
+_RUNNING: contextvars.ContextVar[ToolCallContext | None] = contextvars.ContextVar(
+    "xcsh_running_tool_call", default=None
+)
+
+
+def running_tool_call() -> ToolCallContext | None:
+    """The tool call whose ``run`` is executing in this task, or ``None``.
+
+    :meth:`AgentTool.execute` sets it for the duration of ``run`` (code that
+    ``run`` starts with the task's context, such as ``asyncio.to_thread``, sees
+    it too). The pending-action store reads it to stamp which call pushed an
+    action, so a tool pushing through an API without a call id (custom tools'
+    ``api.push_pending_action``) is still attributed to its call.
+    """
+    return _RUNNING.get()
 
 
 P = TypeVar("P")
@@ -289,10 +313,17 @@ class AgentTool(Generic[P]):
             tool_call_id=tool_call_id,
             cancel=cancel if cancel is not None else asyncio.Event(),
             on_update=on_update,
+            tool_name=self.name,
+            tool_label=self.label,
+            arguments=params,
         )
-        outcome = self.run(value, ctx)
-        if inspect.isawaitable(outcome):
-            outcome = await outcome
+        token = _RUNNING.set(ctx)
+        try:
+            outcome = self.run(value, ctx)
+            if inspect.isawaitable(outcome):
+                outcome = await outcome
+        finally:
+            _RUNNING.reset(token)
         try:
             return coerce_tool_result(outcome)
         except TypeError as exc:

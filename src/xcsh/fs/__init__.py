@@ -1,11 +1,10 @@
-"""Workspace files: path confinement, text decoding, atomic writes, ignore-aware walks,
+"""Workspace files: path confinement, text decoding, ignore-aware walks,
 and the user-state folder (:func:`xcsh_home`).
 
 Shared by every tool that reads or writes the user's files, so that all of
 them refuse the same paths, skip the same files and write the same safe way.
 """
 
-from xcsh.fs.atomic import FileWriteError, atomic_write
 from xcsh.fs.home import xcsh_home
 from xcsh.fs.text import (
     NotRegularFileError,
@@ -22,14 +21,12 @@ from xcsh.fs.workspace import OutsideWorkspaceError, Workspace
 
 __all__ = [
     "ALWAYS_SKIPPED_DIRS",
-    "FileWriteError",
     "IgnoreRules",
     "NotRegularFileError",
     "NotTextError",
     "OutsideWorkspaceError",
     "TextFile",
     "Workspace",
-    "atomic_write",
     "decode_text",
     "detect_newline",
     "ignored_by",

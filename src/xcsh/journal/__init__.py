@@ -4,13 +4,14 @@ Each workspace has one journal, ``$XCSH_HOME/journal/<name>-<hash>/``
 (:func:`journal_folder`), shared by every front end: the terminal, ``xcsh
 -p``, ``xcsh mcp``, ``xcsh ast-edit`` and ``xcsh undo``. Changes are written
 by :func:`apply_changes` (one commit point: intent record, writes, outcome
-record); :func:`recover` settles what a crash left; :func:`undo` reverts an
+record); :func:`recover` settles what a crash left (:func:`settled` for
+front ends: it reports a journal it cannot settle instead of raising); :func:`undo` reverts an
 entry. Typical use::
 
-    from xcsh.journal import Journal, apply_changes, recover, undo
+    from xcsh.journal import Journal, apply_changes, settled, undo
 
     journal = Journal.for_root(home, root)
-    recover(journal)                               # settle interrupted applies
+    opened = settled(journal)                      # interrupted applies settled (recover)
     apply_changes(root, changes, journal=journal, label=..., source_tool_name=...)
     outcome = undo(journal)                        # UndoRefused names changed files
 
@@ -26,15 +27,18 @@ from xcsh.journal.records import (
     EntrySummary,
     FileRecord,
 )
-from xcsh.journal.recover import Recovered, recover
+from xcsh.journal.recover import OpenedJournal, Recovered, recover, settled
 from xcsh.journal.retention import Retention
 from xcsh.journal.signals import held_signals
 from xcsh.journal.store import Journal, JournalError, journal_folder
 from xcsh.journal.undo import (
+    ApplyEntry,
+    ApplyState,
     NothingToUndo,
     UndoError,
     UndoOutcome,
     UndoRefused,
+    applies,
     undo,
     undoable,
 )
@@ -45,7 +49,9 @@ __all__ = [
     "ROLLED_BACK",
     "SCHEMA_VERSION",
     "Applied",
+    "ApplyEntry",
     "ApplyError",
+    "ApplyState",
     "Change",
     "EntryRecord",
     "EntrySummary",
@@ -53,17 +59,20 @@ __all__ = [
     "Journal",
     "JournalError",
     "NothingToUndo",
+    "OpenedJournal",
     "Recovered",
     "Retention",
     "UndoError",
     "UndoOutcome",
     "UndoRefused",
+    "applies",
     "apply_changes",
     "held_signals",
     "journal_action",
     "journal_folder",
     "record_applies",
     "recover",
+    "settled",
     "undo",
     "undoable",
 ]

@@ -26,7 +26,35 @@ from dataclasses import dataclass, field
 
 from xcsh.fs.confined import ChangedError, ConfinedError, Expect, RootDir, sha256_hex
 from xcsh.journal.records import COMMITTED, ROLLED_BACK, EntryRecord, FileRecord
-from xcsh.journal.store import Journal
+from xcsh.journal.store import Journal, JournalError
+
+
+@dataclass(frozen=True, kw_only=True)
+class OpenedJournal:
+    """A workspace's journal, after recovery ran (:func:`settled`).
+
+    Args:
+        journal: the journal.
+        recovered: what recovery did with interrupted applies (show each ``message``).
+        problem: why recovery could not run (the journal is locked or unreadable), or ``None``.
+    """
+
+    journal: Journal
+    recovered: list[Recovered]
+    problem: str | None = None
+
+
+def settled(journal: Journal) -> OpenedJournal:
+    """``journal`` after :func:`recover` settled its interrupted applies; never raises.
+
+    Every front end that opens a workspace calls this and shows the messages
+    its own way. When recovery cannot run (the lock cannot be taken, the
+    journal cannot be read), nothing is recovered and ``problem`` says why.
+    """
+    try:
+        return OpenedJournal(journal=journal, recovered=recover(journal))
+    except (JournalError, OSError) as exc:
+        return OpenedJournal(journal=journal, recovered=[], problem=str(exc))
 
 
 @dataclass(kw_only=True)

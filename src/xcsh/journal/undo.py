@@ -12,6 +12,7 @@ undone instead of blocking every later undo.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from xcsh.core import XcshError
 from xcsh.fs.confined import ConfinedError, RootDir, sha256_hex
@@ -68,13 +69,50 @@ class UndoOutcome:
         return text if self.warning is None else f"{text} {self.warning}"
 
 
+ApplyState = Literal["applied", "undone", "rolled back", "unfinished"]
+"""Where an apply entry stands: its files hold its changes (``applied``), an
+undo put them back (``undone``), it never finished (``rolled back`` by
+recovery, or ``unfinished`` while its process may still run)."""
+
+
+@dataclass(frozen=True)
+class ApplyEntry:
+    """An apply entry of the journal and where it stands.
+
+    Args:
+        summary: the entry's index line.
+        state: see :data:`ApplyState`.
+    """
+
+    summary: EntrySummary
+    state: ApplyState
+
+
+def applies(journal: Journal) -> list[ApplyEntry]:
+    """Every apply entry of ``journal`` with its state, oldest first (``xcsh undo --list``)."""
+    return _applies(journal.summaries())
+
+
+def _applies(summaries: list[EntrySummary]) -> list[ApplyEntry]:
+    undone = {s.undoes for s in summaries if s.kind == "undo" and s.state == COMMITTED and s.undoes}
+    entries: list[ApplyEntry] = []
+    for s in summaries:
+        if s.kind != "apply":
+            continue
+        state: ApplyState
+        if s.state is None:
+            state = "unfinished"
+        elif s.state != COMMITTED:
+            state = "rolled back"
+        else:
+            state = "undone" if s.seq in undone else "applied"
+        entries.append(ApplyEntry(s, state))
+    return entries
+
+
 def undoable(journal: Journal) -> list[EntrySummary]:
     """Applied entries not undone yet, oldest first."""
-    summaries = journal.summaries()
-    undone = {s.undoes for s in summaries if s.kind == "undo" and s.state == COMMITTED and s.undoes}
-    return [
-        s for s in summaries if s.kind == "apply" and s.state == COMMITTED and s.seq not in undone
-    ]
+    return [e.summary for e in applies(journal) if e.state == "applied"]
 
 
 def undo(journal: Journal, seq: int | None = None) -> UndoOutcome:
@@ -171,17 +209,18 @@ def _classify(journal: Journal, record: EntryRecord) -> tuple[list[Change], list
 
 
 def _why_not(journal: Journal, seq: int) -> str:
-    for s in journal.summaries():
-        if s.seq != seq:
+    summaries = journal.summaries()
+    for entry in _applies(summaries):
+        if entry.summary.seq != seq:
             continue
-        if s.kind != "apply":
-            return (
-                f"Entry {seq} is an undo, not an applied change; "
-                "`xcsh undo --list` shows the applies."
-            )
-        if s.state != COMMITTED:
-            return f"Entry {seq} ('{s.label}') was rolled back; there is nothing to undo."
-        return f"Entry {seq} ('{s.label}') was undone already."
+        label = entry.summary.label
+        if entry.state in ("rolled back", "unfinished"):
+            return f"Entry {seq} ('{label}') was rolled back; there is nothing to undo."
+        return f"Entry {seq} ('{label}') was undone already."
+    if any(s.seq == seq for s in summaries):
+        return (
+            f"Entry {seq} is an undo, not an applied change; `xcsh undo --list` shows the applies."
+        )
     return f"No entry {seq} in the undo journal for {journal.root}; `xcsh undo --list` shows them."
 
 

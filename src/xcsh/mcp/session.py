@@ -79,11 +79,6 @@ class Delivery:
         self._lost = False
         self._callbacks: list[Callable[[], Awaitable[None]]] = []
 
-    @property
-    def is_lost(self) -> bool:
-        """True once :meth:`lost` was called."""
-        return self._lost
-
     async def on_lost(self, callback: Callable[[], Awaitable[None]]) -> None:
         """Run ``callback`` when the result is known undelivered (now, if it already is)."""
         if self._lost:

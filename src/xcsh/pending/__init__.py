@@ -6,8 +6,10 @@ The exact texts of ``resolve`` are in ``docs/resolve.md``.
 """
 
 from xcsh.pending.action import (
+    DEFAULT_SOURCE_TOOL_NAME,
     ApplyFailedError,
     PendingAction,
+    PushOrigin,
     StalePreviewError,
     call_maybe_async,
 )
@@ -27,6 +29,7 @@ from xcsh.pending.store import PendingActionStore, PushListener
 
 __all__ = [
     "BLANK_REASON_MESSAGE",
+    "DEFAULT_SOURCE_TOOL_NAME",
     "NOTHING_PENDING_MESSAGE",
     "RESOLVE_TOOL_NAME",
     "ApplyFailedError",
@@ -38,6 +41,7 @@ __all__ = [
     "PreviewChange",
     "PreviewFile",
     "PushListener",
+    "PushOrigin",
     "ResolveOutcome",
     "ResolveParams",
     "ResolveStatus",

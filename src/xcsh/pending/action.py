@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xcsh.core import ToolError
 from xcsh.pending.preview import Preview
+
+if TYPE_CHECKING:
+    from xcsh.core import ToolCallContext
+
+DEFAULT_SOURCE_TOOL_NAME = "custom_tool"
+"""The ``source_tool_name`` of a custom tool's action that names no source (contract §5).
+Displays show the pushing tool's label instead (:attr:`PendingAction.source_label`)."""
 
 ApplyCallback = Callable[[str], Any]
 """``apply(reason)``: returns (or resolves to) an AgentToolResult, a str, a result dict or None."""
@@ -22,6 +29,35 @@ ApplyPartsCallback = Callable[[Preview, str], Any]
 """``apply_parts(subset, reason)``: applies exactly the changes of ``subset`` (a
 :meth:`Preview.subset` of the action's preview), all or nothing; returns like
 :data:`ApplyCallback`."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PushOrigin:
+    """The tool call that pushed a pending action; the store stamps it on push.
+
+    Args:
+        tool_call_id: the call's id (``call_1``; ``resume_1`` for a preview
+            rebuilt on resume).
+        tool_name: the tool that ran (``"ast_edit"``, ``"batch_rename_preview"``).
+        tool_label: its label (``"AST Edit"``, ``"Batch Rename Preview"``).
+        arguments: the call's model-facing arguments (what rebuilds the preview
+            on resume), or ``None``.
+    """
+
+    tool_call_id: str
+    tool_name: str
+    tool_label: str
+    arguments: Mapping[str, Any] | None = None
+
+    @classmethod
+    def of_call(cls, ctx: ToolCallContext) -> PushOrigin:
+        """The origin for a push made while the call ``ctx`` runs."""
+        return cls(
+            tool_call_id=ctx.tool_call_id,
+            tool_name=ctx.tool_name,
+            tool_label=ctx.tool_label,
+            arguments=dict(ctx.arguments) if ctx.arguments is not None else None,
+        )
 
 
 @dataclass
@@ -51,6 +87,10 @@ class PendingAction:
             the undo journal itself (the built-in producers do); otherwise the
             session's journal wraps it when its preview names files (see
             :mod:`xcsh.journal.watch`).
+        origin: the tool call that pushed it, stamped by the store on push
+            (``None`` for an action pushed outside any tool call, such as
+            ``xcsh ast-edit``'s); a preview rebuilt by ``resolve`` keeps the
+            origin of the one it replaces.
     """
 
     label: str
@@ -62,11 +102,24 @@ class PendingAction:
     apply_parts: ApplyPartsCallback | None = None
     rebuild: RebuildCallback | None = None
     journaled: bool = False
+    origin: PushOrigin | None = None
 
     @property
     def id(self) -> str:
         """The preview id (``p3``) given on push; ``""`` before."""
         return self.preview.id
+
+    @property
+    def source_label(self) -> str:
+        """Who made the preview, as displays name it beside the label.
+
+        ``source_tool_name``, except that the generic :data:`DEFAULT_SOURCE_TOOL_NAME`
+        of a custom tool gives way to the label (else the name) of the tool
+        that pushed it: ``"Batch Rename"`` rather than ``"custom_tool"``.
+        """
+        if self.source_tool_name == DEFAULT_SOURCE_TOOL_NAME and self.origin is not None:
+            return self.origin.tool_label or self.origin.tool_name or self.source_tool_name
+        return self.source_tool_name
 
 
 class ApplyFailedError(ToolError):

@@ -58,6 +58,10 @@ class ResolveOutcome(Mapping[str, Any]):
         dropped: for an apply with ``only``, the changes discarded.
         rebuilt: for ``status == "rebuilt"``, the new pending preview.
         failure: for ``status == "failed"``, why the apply failed.
+        source_label: who made the action, as displays name it
+            (:attr:`~xcsh.pending.PendingAction.source_label`: a custom tool's
+            label rather than the generic ``custom_tool``); ``""`` falls back
+            to ``source_tool_name``. Display only: equality ignores it.
     """
 
     action: str
@@ -70,6 +74,12 @@ class ResolveOutcome(Mapping[str, Any]):
     dropped: tuple[PreviewChange, ...] = ()
     rebuilt: Preview | None = None
     failure: ApplyFailure | None = None
+    source_label: str = ""
+
+    @property
+    def badge(self) -> str:
+        """The source to show beside the label: :attr:`source_label`, else ``source_tool_name``."""
+        return self.source_label or self.source_tool_name
 
     @property
     def declined(self) -> bool:
@@ -133,6 +143,7 @@ class ResolveOutcome(Mapping[str, Any]):
             dropped=tuple(change_from_dict(c) for c in data.get("dropped", ())),
             rebuilt=preview_from_dict(rebuilt) if isinstance(rebuilt, Mapping) else None,
             failure=_failure_from_dict(data.get("failure")),
+            source_label=str(data.get("source_label", "")),
         )
 
 

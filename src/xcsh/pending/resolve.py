@@ -178,6 +178,7 @@ def _outcome(
         label=action.label,
         status=status,
         preview_id=action.id,
+        source_label=action.source_label,
         **extra,  # type: ignore[arg-type]
     )
 
@@ -268,7 +269,7 @@ async def _rebuild(
         )
         return _result(text, _outcome(action, "apply", reason, "rebuilt"), is_error=True)
     new_action, preview_text = rebuilt
-    store.push(new_action)
+    store.push(new_action, origin=action.origin)
     changes = describe_rebuild(action, new_action)
     text = (
         f"Not applied: the files of {action.id} changed since its preview ({files}). "

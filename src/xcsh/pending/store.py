@@ -7,7 +7,8 @@ import itertools
 import threading
 from collections.abc import Callable
 
-from xcsh.pending.action import PendingAction
+from xcsh.core import running_tool_call
+from xcsh.pending.action import PendingAction, PushOrigin
 
 PushListener = Callable[[PendingAction, int], None]
 """``listener(action, count)``: runs synchronously after each push, outside the lock.
@@ -38,14 +39,22 @@ class PendingActionStore:
         with self._lock:
             return [f"c{next(self._change_ids)}" for _ in range(count)]
 
-    def push(self, action: PendingAction) -> None:
+    def push(self, action: PendingAction, *, origin: PushOrigin | None = None) -> None:
         """Put ``action`` on top and notify push listeners with ``(action, count)``.
 
         An action whose preview has no id gets the next one (``p1``, ``p2``, ...);
-        an id already set (from :meth:`new_preview_id`) is kept.
+        an id already set (from :meth:`new_preview_id`) is kept. The action's
+        :attr:`~PendingAction.origin` is stamped: ``origin`` when given (a
+        rebuilt preview keeps the one it replaces), else the tool call running
+        in this task (:func:`xcsh.core.running_tool_call`), else left as it is.
         """
         if not action.preview.id:
             action.preview = dataclasses.replace(action.preview, id=self.new_preview_id())
+        if origin is None:
+            call = running_tool_call()
+            origin = PushOrigin.of_call(call) if call is not None else None
+        if origin is not None:
+            action.origin = origin
         with self._lock:
             self._stack.append(action)
             count = len(self._stack)

@@ -30,12 +30,8 @@ from xcsh.core import (
     coerce_tool_result,
     describe_value_type,
 )
-from xcsh.pending import PendingAction, PendingActionStore
-from xcsh.plugins.pending_action import (
-    DEFAULT_SOURCE_TOOL_NAME,
-    CustomToolPendingAction,
-    from_mapping,
-)
+from xcsh.pending import DEFAULT_SOURCE_TOOL_NAME, PendingAction, PendingActionStore
+from xcsh.plugins.pending_action import CustomToolPendingAction, from_mapping
 from xcsh.plugins.process import ExecResult, run_command
 from xcsh.sandbox import ProcessSupervisor
 

@@ -13,9 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from xcsh.core import ToolError
-from xcsh.pending import PendingAction, Preview, PreviewChange, PreviewFile
-
-DEFAULT_SOURCE_TOOL_NAME = "custom_tool"
+from xcsh.pending import (
+    DEFAULT_SOURCE_TOOL_NAME,
+    PendingAction,
+    Preview,
+    PreviewChange,
+    PreviewFile,
+)
 
 
 @dataclass

@@ -156,7 +156,7 @@ class SlashCommands:
         for number, action in enumerate(actions, start=1):
             mark = "  <- top" if number == 1 else ""
             self.console.print(
-                f"  {number}. {action.id}  {action.label}  [{action.source_tool_name}]{mark}",
+                f"  {number}. {action.id}  {action.label}  [{action.source_label}]{mark}",
                 markup=False,
             )
             files = action.preview.file_labels()

@@ -96,7 +96,7 @@ def render_resolution(
         ``Discard: <summary>`` (yellow) with the source badge, then the reason.
     """
     action = outcome.action
-    badge, summary = split_label(visible(outcome.label), visible(outcome.source_tool_name))
+    badge, summary = split_label(visible(outcome.label), visible(outcome.badge))
     symbols = _SYMBOLS[style.unicode]
     verb = "Accept" if action == "apply" else "Discard"
     color = "red" if is_error else ("green" if action == "apply" else "yellow")

@@ -1,4 +1,5 @@
-"""The pieces of ``make demo``: the library copy, the compile check, a whole run."""
+"""The pieces of ``make demo`` (``devtools/demo.py``): the library copy, the compile
+check, a whole run."""
 
 from __future__ import annotations
 
@@ -6,9 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
-
-from xcsh.cli.demo import check_compiles, run_demo
-from xcsh.cli.stdlib_copy import copy_stdlib
+from demo import check_compiles, run_demo
+from stdlib_copy import copy_stdlib
 
 
 def _fake_stdlib(root: Path) -> Path:
@@ -44,14 +44,21 @@ def test_compile_check_finds_a_file_the_codemod_broke(tmp_path: Path) -> None:
     assert check.broken == ["bad.py"]
 
 
+async def _demo_on_a_small_tree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], rewrite: str
+) -> tuple[int, str]:
+    """``print($$$A)`` rewritten to ``rewrite`` on the small tree: the exit code and stdout."""
+    work = tmp_path / "work"
+    work.mkdir()
+    code = await run_demo(work, "print($$$A)", rewrite, source=_fake_stdlib(tmp_path / "lib"))
+    return code, capsys.readouterr().out
+
+
 async def test_a_whole_run_on_a_small_tree(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    source = _fake_stdlib(tmp_path / "lib")
+    code, out = await _demo_on_a_small_tree(tmp_path, capsys, "log.info($$$A)")
     work = tmp_path / "work"
-    work.mkdir()
-    code = await run_demo(work, "print($$$A)", "log.info($$$A)", source=source)
-    out = capsys.readouterr().out
     assert code == 0, out
     assert "AST Edit: 2 replacements in 2 files" in out
     assert "broken.py (parse errors)" in out
@@ -92,11 +99,8 @@ def _line_shapes(text: str) -> list[str]:
 async def test_a_codemod_that_breaks_code_is_left_out_and_fails_the_demo(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    source = _fake_stdlib(tmp_path / "lib")
+    code, out = await _demo_on_a_small_tree(tmp_path, capsys, "log.info($$$A")
     work = tmp_path / "work"
-    work.mkdir()
-    code = await run_demo(work, "print($$$A)", "log.info($$$A", source=source)
-    out = capsys.readouterr().out
     assert code == 1, out
     # the preview parses each rewritten file again and leaves out the ones it would break
     assert (

@@ -2,7 +2,8 @@
 
 Each :class:`TmuxXcsh` uses its own socket (``tmux -L xcsh-test-<random>``), so
 tests never touch the user's tmux, and kills its server when closed. Waits
-poll the screen with a deadline; nothing sleeps a fixed long time.
+poll the screen with a deadline; nothing sleeps a fixed long time. The
+terminal tests (``tests/tui``) and the real-use layer (``tests/e2e``) share it.
 """
 
 from __future__ import annotations
@@ -40,11 +41,16 @@ class TmuxXcsh:
 
     Args:
         tmp_path: the test's folder; its path is replaced by ``~/demo`` in saved screens.
+        scrollback: how many lines above the visible screen :meth:`screen` also
+            reads (``capture-pane -S -N``); 0 for the visible screen only.
+        timeout: the default deadline of :meth:`wait_for`, in seconds.
     """
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, *, scrollback: int = 0, timeout: float = 10.0) -> None:
         self.socket = f"xcsh-test-{uuid.uuid4().hex[:10]}"
         self.tmp_path = tmp_path
+        self.scrollback = scrollback
+        self.timeout = timeout
         self.started = False
 
     def tmux(self, *args: str) -> str:
@@ -77,16 +83,20 @@ class TmuxXcsh:
             self.started = True
 
     def screen(self) -> str:
-        """The visible screen as text, trailing blanks removed."""
-        lines = self.tmux("capture-pane", "-p").splitlines()
+        """The visible screen (and ``scrollback`` lines above it) as text, trailing
+        blanks removed."""
+        above = ("-S", f"-{self.scrollback}") if self.scrollback else ()
+        lines = self.tmux("capture-pane", "-p", *above).splitlines()
         return "\n".join(line.rstrip() for line in lines).rstrip() + "\n"
 
-    def wait_for(self, *texts: str, timeout: float = 10.0) -> str:
+    def wait_for(self, *texts: str, timeout: float | None = None) -> str:
         """Poll until every one of ``texts`` is on screen; returns the screen.
 
         Raises:
-            AssertionError: the deadline passed; the message shows the screen.
+            AssertionError: the deadline passed (``timeout``, default the
+                harness's); the message shows the screen.
         """
+        timeout = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout
         while True:
             screen = self.screen()
@@ -99,6 +109,15 @@ class TmuxXcsh:
     def keys(self, *keys: str) -> None:
         """Send tmux key names (``Enter``, ``C-c``, ``C-d``)."""
         self.tmux("send-keys", *keys)
+
+    def wait_count(self, text: str, count: int, timeout: float | None = None) -> bool:
+        """Wait until ``text`` shows at least ``count`` times on screen; False past the deadline."""
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while time.monotonic() < deadline:
+            if self.screen().count(text) >= count:
+                return True
+            time.sleep(0.05)
+        return False
 
     def type(self, text: str, *, enter: bool = True) -> None:
         """Type ``text`` literally, then Enter."""

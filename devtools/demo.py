@@ -1,7 +1,8 @@
 """``make demo``: a real codemod on a copy of the Python standard library.
 
-``python -m xcsh.cli.demo [--keep] [--pattern P --rewrite R]`` does, without
-network or API key:
+``python devtools/demo.py [--keep] [--pattern P --rewrite R]`` (the venv's python;
+``make demo`` runs it) does, without network or API key, through the installed
+``xcsh`` package:
 
 1. copies the running interpreter's standard library (``*.py`` only, no
    ``site-packages``) into a temporary folder;
@@ -31,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.text import Text
+from stdlib_copy import copy_stdlib, stdlib_dir
 
-from xcsh.cli.stdlib_copy import copy_stdlib, stdlib_dir
 from xcsh.pending import PendingActionStore, create_resolve_tool
 from xcsh.structural import create_ast_edit_tool, skipped_note
 from xcsh.ui import detect_style, make_console, render_preview, render_resolution
@@ -203,9 +204,9 @@ async def run_demo(work: Path, pattern: str, rewrite: str, *, source: Path | Non
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m xcsh.cli.demo``; returns the exit code."""
+    """``python devtools/demo.py``; returns the exit code."""
     parser = argparse.ArgumentParser(
-        prog="python -m xcsh.cli.demo",
+        prog="python devtools/demo.py",
         description="Preview and apply a structural codemod on a copy of the standard library.",
     )
     parser.add_argument("--pattern", default=DEFAULT_PATTERN, help="ast-grep pattern")

@@ -1,0 +1,196 @@
+"""The person's say in ``resolve``: approving the model's apply, or resolving themselves.
+
+:func:`approval_resolve_tool` wraps the session's ``resolve`` tool: before
+each model ``apply`` it awaits an :data:`ApprovalHook` (``--approve ask``, the
+terminal), which answers with an :class:`Approval`. A refusal becomes a
+discard the model is told about; an approval after a review part by part
+applies only the changes kept. :func:`resolve_as_user` is ``/apply`` and
+``/discard``: the same ``resolve``, run on the person's behalf.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from xcsh.core import (
+    AgentTool,
+    AgentToolResult,
+    TextContent,
+    ToolCallContext,
+    ToolError,
+    ToolResultMessage,
+    UserMessage,
+    cap_text,
+)
+from xcsh.pending import (
+    RESOLVE_TOOL_NAME,
+    PendingAction,
+    PendingActionStore,
+    ResolveOutcome,
+    ResolveParams,
+    check_request,
+    create_resolve_tool,
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Approval:
+    """A person's answer to "apply this?".
+
+    Args:
+        approved: True to let the apply go ahead.
+        reason: why not (shown to the model when declined).
+        only: when approved after a review part by part, the change ids the
+            person kept (the rest is discarded); ``None`` keeps what the model asked.
+    """
+
+    approved: bool
+    reason: str = ""
+    only: tuple[str, ...] | None = None
+
+
+ApprovalHook = Callable[[PendingAction, str], Awaitable[Approval]]
+"""``await hook(action, model_reason)`` before the model's ``resolve`` applies ``action``.
+
+Called on the event loop; it may await user input for as long as it likes
+(cancellation of the run cancels it). A declined apply discards the action
+(its ``reject`` runs), nothing changes, and the model's ``resolve`` result
+says the user declined, with the user's reason. An approval with ``only``
+applies just those changes. Exceptions fail the ``resolve`` call and leave
+the action pending.
+"""
+
+DECLINED_TEXT = (
+    "The user declined to apply '{label}'. Reason: {reason}. The preview was discarded "
+    "and nothing changed."
+)
+SKIPPED_ALL_REASON = "the user skipped every change in review"
+
+
+def approval_resolve_tool(
+    store: PendingActionStore, approval: ApprovalHook | None
+) -> AgentTool[ResolveParams]:
+    """The ``resolve`` tool, asking ``approval`` before each apply (when given).
+
+    The same parameters, name and results as
+    :func:`xcsh.pending.create_resolve_tool`; a declined apply becomes a
+    discard whose result text is :data:`DECLINED_TEXT` and whose outcome has
+    status ``declined``; an approval with ``only`` applies those changes.
+    """
+    inner = create_resolve_tool(store)
+    if approval is None:
+        return inner
+
+    async def run(params: ResolveParams, ctx: ToolCallContext) -> AgentToolResult:
+        if params.action == "apply":
+            top = check_request(store, params)
+            decision = await approval(top, params.reason)
+            if decision.approved and decision.only is not None and not decision.only:
+                decision = Approval(approved=False, reason=SKIPPED_ALL_REASON)
+            if not decision.approved:
+                why = decision.reason.strip() or "no reason given"
+                discarded = await inner.execute(
+                    ctx.tool_call_id,
+                    {"action": "discard", "reason": f"declined by the user: {why}"},
+                    cancel=ctx.cancel,
+                )
+                outcome = discarded.details
+                if isinstance(outcome, ResolveOutcome):
+                    outcome = dataclasses.replace(outcome, status="declined")
+                text = DECLINED_TEXT.format(label=top.label, reason=why)
+                return AgentToolResult(content=[TextContent(text)], details=outcome)
+            if decision.only is not None:
+                params = params.model_copy(update={"only": list(decision.only)})
+        return await inner.execute(
+            ctx.tool_call_id, params.model_dump(exclude_none=True), cancel=ctx.cancel
+        )
+
+    return AgentTool(
+        name=inner.name,
+        label=inner.label,
+        description=inner.description,
+        parameters=ResolveParams,
+        run=run,
+        hidden=True,
+    )
+
+
+def session_tools(
+    tools: Iterable[AgentTool[Any]], store: PendingActionStore | None, approval: ApprovalHook | None
+) -> dict[str, AgentTool[Any]]:
+    """The tools a session offers, by name, in order, with its own ``resolve`` last.
+
+    A ``resolve`` among ``tools`` is left out: with a store, the session's is
+    :func:`approval_resolve_tool` bound to it; without one there is none.
+
+    Raises:
+        ValueError: two tools share a name.
+    """
+    chosen: dict[str, AgentTool[Any]] = {}
+    for tool in tools:
+        if tool.name == RESOLVE_TOOL_NAME:
+            continue
+        if tool.name in chosen:
+            raise ValueError(f"two tools are named {tool.name!r}; tool names must be unique")
+        chosen[tool.name] = tool
+    if store is not None:
+        chosen[RESOLVE_TOOL_NAME] = approval_resolve_tool(store, approval)
+    return chosen
+
+
+async def resolve_as_user(
+    store: PendingActionStore,
+    action: Literal["apply", "discard"],
+    reason: str,
+    only: Sequence[str] | None = None,
+) -> tuple[ToolResultMessage, UserMessage | None]:
+    """Run ``resolve`` on the person's behalf (no approval: they are the approver).
+
+    Args:
+        store: the session's store.
+        action, reason, only: as the ``resolve`` tool takes them.
+
+    Returns:
+        The result as a tool result of a ``user_<hex>`` call, and the hidden
+        user message that tells the model what the person did (``None`` when
+        ``resolve`` refused the request, e.g. with nothing pending).
+    """
+    call_id = f"user_{secrets.token_hex(4)}"
+    arguments: dict[str, Any] = {"action": action, "reason": reason}
+    if only is not None:
+        arguments["only"] = list(only)
+    try:
+        out = await create_resolve_tool(store).execute(call_id, arguments)
+    except ToolError as exc:
+        refused = ToolResultMessage(
+            tool_call_id=call_id,
+            tool_name=RESOLVE_TOOL_NAME,
+            content=[TextContent(str(exc))],
+            is_error=True,
+        )
+        return refused, None
+    result = ToolResultMessage(
+        tool_call_id=call_id,
+        tool_name=RESOLVE_TOOL_NAME,
+        content=list(out.content),
+        details=out.details,
+        is_error=out.is_error,
+    )
+    text = cap_text("\n".join(b.text for b in result.content if isinstance(b, TextContent)))
+    note = f"The user resolved the top pending preview themselves ({action}): {text}"
+    return result, UserMessage(content=[TextContent(note)], hidden=True)
+
+
+__all__ = [
+    "DECLINED_TEXT",
+    "SKIPPED_ALL_REASON",
+    "Approval",
+    "ApprovalHook",
+    "approval_resolve_tool",
+    "resolve_as_user",
+    "session_tools",
+]
