@@ -344,51 +344,56 @@ def bench_rule(root: Path, work: Path, runs: int) -> list[Row]:
 
 
 def bench_huge(work: Path, runs: int) -> list[Row]:
-    """One 5 MB file holding 100,000 matches: the ``xcsh ast-grep --json`` process vs
-    ``ast-grep run --json=stream`` (printing every match is the work here)."""
+    """One 5 MB file holding 100,000 matches: the ``xcsh ast-grep`` process vs
+    ``ast-grep run``, with ``--json`` and in text (printing every match is the work here)."""
     folder = work / "huge"
     folder.mkdir(exist_ok=True)
     lines = "".join(f"    v{i} = compute(a{i}, b, c)  # padding\n" for i in range(100_000))
     (folder / "big.py").write_text("def f():\n" + lines)
     size = (folder / "big.py").stat().st_size
-    cli_times, cli_peak, ours_times, our_peak = [], 0, [], 0
-    theirs: set[tuple[str, int, int, str]] = set()
-    ours: set[tuple[str, int, int, str]] = set()
-    for _ in range(runs):
-        timed = run_with_rusage(run_args(HUGE_PATTERN, lang="python"), cwd=folder)
-        cli_times.append(timed.seconds)
-        cli_peak = max(cli_peak, timed.max_rss_kib)
-        theirs = match_keys(parse_stream(timed.stdout))
-        e2e = run_with_rusage(
-            [
-                sys.executable,
-                "-m",
-                "xcsh",
-                "ast-grep",
-                "-p",
+    ours_cmd = [sys.executable, "-m", "xcsh", "ast-grep", "-p", HUGE_PATTERN, "-l", "python"]
+    rows = []
+    for as_json in (True, False):
+        cli_times, cli_peak, ours_times, our_peak = [], 0, [], 0
+        theirs: set[Any] = set()
+        ours: set[Any] = set()
+        for _ in range(runs):
+            argv = run_args(HUGE_PATTERN, lang="python")
+            if not as_json:
+                argv = [arg for arg in argv if arg != "--json=stream"]
+            timed = run_with_rusage(argv, cwd=folder)
+            cli_times.append(timed.seconds)
+            cli_peak = max(cli_peak, timed.max_rss_kib)
+            e2e = run_with_rusage(ours_cmd + (["--json"] if as_json else []), cwd=folder)
+            ours_times.append(e2e.seconds)
+            our_peak = max(our_peak, e2e.max_rss_kib)
+            if as_json:
+                theirs = match_keys(parse_stream(timed.stdout))
+                ours = match_keys(parse_stream(e2e.stdout))
+            else:  # the CLI's text has headers and context; compare the first lines' positions
+                theirs = {
+                    (line.split(b":")[0], int(line.split(b":")[1]))
+                    for line in timed.stdout.splitlines()
+                    if line.startswith(b"big.py:")
+                }
+                ours = {
+                    (line.split(b":")[0], int(line.split(b":")[1]))
+                    for line in e2e.stdout.splitlines()
+                }
+        rows.append(
+            Row(
+                f"huge file, 100,000 matches, {'--json' if as_json else 'text'}",
                 HUGE_PATTERN,
-                "-l",
-                "python",
-                "--json",
-            ],
-            cwd=folder,
+                ours_times,
+                cli_times,
+                our_peak,
+                cli_peak,
+                ours == theirs and len(ours) == 100_000,
+                HUGE_GOAL,
+                f"{size / 1e6:.1f} MB, {len(theirs)} matches, both as processes",
+            )
         )
-        ours_times.append(e2e.seconds)
-        our_peak = max(our_peak, e2e.max_rss_kib)
-        ours = match_keys(parse_stream(e2e.stdout))
-    return [
-        Row(
-            "huge file, 100,000 matches (process)",
-            HUGE_PATTERN,
-            ours_times,
-            cli_times,
-            our_peak,
-            cli_peak,
-            ours == theirs,
-            HUGE_GOAL,
-            f"{size / 1e6:.1f} MB, {len(theirs)} matches, --json",
-        )
-    ]
+    return rows
 
 
 def _print(rows: list[Row]) -> None:

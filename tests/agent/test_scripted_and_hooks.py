@@ -120,7 +120,7 @@ async def test_terminal_approval_asks_on_stderr(typed: str, approved: bool, reas
     action = PendingAction(
         label="AST Edit: 1 replacement in 1 file", source_tool_name="ast_edit", apply=print
     )
-    decision = await asyncio.wait_for(hook(action, "rename"), timeout=10)
+    decision = await asyncio.wait_for(hook(action, "rename", None), timeout=10)
     assert (decision.approved, decision.reason) == (approved, reason)
     assert "Apply AST Edit: 1 replacement in 1 file?" in asked.getvalue()
     assert "rename" in asked.getvalue()
@@ -155,7 +155,7 @@ async def test_terminal_approval_asks_again_then_reviews_part_by_part() -> None:
         ),
         apply_parts=lambda subset, reason: None,
     )
-    decision = await asyncio.wait_for(hook(action, "rename"), timeout=10)
+    decision = await asyncio.wait_for(hook(action, "rename", None), timeout=10)
     assert decision == Approval(approved=True, only=("c1",))
     shown = asked.getvalue()
     assert shown.count("Please answer a to apply, d to discard") == 2
@@ -166,15 +166,42 @@ async def test_terminal_approval_asks_again_then_reviews_part_by_part() -> None:
     assert "c2 (2/2) a.py" in shown
 
 
+async def test_review_starts_from_the_changes_the_model_chose() -> None:
+    asked = io.StringIO()
+    hook = terminal_approval(FakeTty("r\ny\nn\n"), asked)
+    changes = tuple(
+        PreviewChange(id=f"c{n}", file="a.py", old=f"f({n})", new=f"g({n})") for n in (1, 2, 3)
+    )
+    action = PendingAction(
+        label="AST Edit: 3 replacements in 1 file",
+        source_tool_name="ast_edit",
+        apply=print,
+        preview=Preview(
+            id="p1", files=(PreviewFile(path="a.py", changes=("c1", "c2", "c3")),), changes=changes
+        ),
+        apply_parts=lambda subset, reason: None,
+    )
+    decision = await asyncio.wait_for(hook(action, "two of them", ("c2", "c3")), timeout=10)
+    assert decision == Approval(approved=True, only=("c2",))
+    shown = asked.getvalue()
+    assert (
+        "Apply p1 AST Edit: 3 replacements in 1 file, only the model's choice: 2 of 3 changes "
+        "(c2, c3 in a.py)? (model's reason: two of them)" in shown
+    )
+    # the walk covers the model's choice alone: c1 is never offered
+    assert "c2 (1/2) a.py" in shown and "c3 (2/2) a.py" in shown
+    assert "c1 (" not in shown
+
+
 async def test_input_closed_at_the_question_declines() -> None:
     hook = terminal_approval(FakeTty(""), io.StringIO())
     action = PendingAction(label="L", source_tool_name="t", apply=print)
-    decision = await asyncio.wait_for(hook(action, "why"), timeout=10)
+    decision = await asyncio.wait_for(hook(action, "why", None), timeout=10)
     assert not decision.approved and decision.reason == "input closed before an answer"
 
 
 async def test_an_approval_that_keeps_some_changes_applies_just_those(tmp_path: Path) -> None:
-    async def review(action: PendingAction, reason: str) -> Approval:
+    async def review(action: PendingAction, reason: str, only: tuple[str, ...] | None) -> Approval:
         return Approval(approved=True, only=("c2",))
 
     root = tmp_path / "project"
@@ -206,6 +233,45 @@ async def test_an_approval_that_keeps_some_changes_applies_just_those(tmp_path: 
     )
     (resolved,) = [e for e in events if isinstance(e, Resolved)]
     assert [c.id for c in resolved.outcome.applied] == ["c2"]
+
+
+async def test_the_approval_hook_is_told_the_models_only_and_applies_it(tmp_path: Path) -> None:
+    told: list[tuple[str, ...] | None] = []
+
+    async def approve(action: PendingAction, reason: str, only: tuple[str, ...] | None) -> Approval:
+        told.append(only)
+        return Approval(approved=True)
+
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "a.py").write_text("print(1)\nprint(2)\n")
+    steps = tmp_path / "steps.json"
+    edit = {"name": "ast_edit", "arguments": {"ops": [{"pat": "print($A)", "out": "log($A)"}]}}
+    resolve = {"name": "resolve", "arguments": {"action": "apply", "reason": "r", "only": ["c2"]}}
+    every = {"name": "resolve", "arguments": {"action": "apply", "reason": "r", "only": ["a.py"]}}
+    steps.write_text(
+        json.dumps(
+            [
+                {"tool_calls": [edit]},
+                {"tool_calls": [resolve]},
+                {"tool_calls": [edit]},
+                {"tool_calls": [every]},
+                {"text": "ok"},
+            ]
+        )
+    )
+    store = PendingActionStore()
+    session = AgentSession(
+        provider=ScriptedProvider(steps),
+        tools=[create_ast_edit_tool(str(root), store)],
+        cwd=root,
+        store=store,
+        approval=approve,
+    )
+    await session.prompt("go")
+    # the first apply named one change of two; the second named the whole file: all of it
+    assert told == [("c2",), None]
+    assert (root / "a.py").read_text() == "log(1)\nlog(2)\n"
 
 
 async def test_a_rebuilt_preview_keeps_the_call_that_made_it(tmp_path: Path) -> None:

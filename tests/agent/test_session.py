@@ -27,7 +27,7 @@ from xcsh.providers.scripted import ScriptedProvider
 async def test_declined_apply_leaves_file_and_tells_model(make_harness: MakeHarness) -> None:
     asked: list[tuple[str, str]] = []
 
-    async def deny(action: PendingAction, reason: str) -> Approval:
+    async def deny(action: PendingAction, reason: str, only: tuple[str, ...] | None) -> Approval:
         asked.append((action.label, reason))
         return Approval(approved=False, reason="use tabs")
 
@@ -56,7 +56,7 @@ async def test_declined_apply_leaves_file_and_tells_model(make_harness: MakeHarn
 
 
 async def test_approved_apply_goes_ahead(make_harness: MakeHarness) -> None:
-    async def allow(action: PendingAction, reason: str) -> Approval:
+    async def allow(action: PendingAction, reason: str, only: tuple[str, ...] | None) -> Approval:
         return Approval(approved=True)
 
     h = make_harness(

@@ -34,6 +34,7 @@ from xcsh.pending import (
     ResolveParams,
     check_request,
     create_resolve_tool,
+    select_parts,
 )
 
 
@@ -53,15 +54,18 @@ class Approval:
     only: tuple[str, ...] | None = None
 
 
-ApprovalHook = Callable[[PendingAction, str], Awaitable[Approval]]
-"""``await hook(action, model_reason)`` before the model's ``resolve`` applies ``action``.
+ApprovalHook = Callable[[PendingAction, str, tuple[str, ...] | None], Awaitable[Approval]]
+"""``await hook(action, model_reason, model_only)`` before the model's ``resolve`` applies
+``action``.
 
-Called on the event loop; it may await user input for as long as it likes
-(cancellation of the run cancels it). A declined apply discards the action
-(its ``reject`` runs), nothing changes, and the model's ``resolve`` result
-says the user declined, with the user's reason. An approval with ``only``
-applies just those changes. Exceptions fail the ``resolve`` call and leave
-the action pending.
+``model_only`` is the change ids the model chose with ``only`` (a strict
+subset of the preview's, in preview order), or ``None`` when it applies all
+of them; a plain approval applies what the model chose. Called on the event
+loop; it may await user input for as long as it likes (cancellation of the
+run cancels it). A declined apply discards the action (its ``reject`` runs),
+nothing changes, and the model's ``resolve`` result says the user declined,
+with the user's reason. An approval with ``only`` applies just those changes
+instead. Exceptions fail the ``resolve`` call and leave the action pending.
 """
 
 DECLINED_TEXT = (
@@ -88,7 +92,7 @@ def approval_resolve_tool(
     async def run(params: ResolveParams, ctx: ToolCallContext) -> AgentToolResult:
         if params.action == "apply":
             top = check_request(store, params)
-            decision = await approval(top, params.reason)
+            decision = await approval(top, params.reason, _model_only(top, params))
             if decision.approved and decision.only is not None and not decision.only:
                 decision = Approval(approved=False, reason=SKIPPED_ALL_REASON)
             if not decision.approved:
@@ -117,6 +121,14 @@ def approval_resolve_tool(
         run=run,
         hidden=True,
     )
+
+
+def _model_only(action: PendingAction, params: ResolveParams) -> tuple[str, ...] | None:
+    """The change ids ``params.only`` chose, when fewer than all (checked already)."""
+    if params.only is None:
+        return None
+    chosen = select_parts(action, params.only)
+    return tuple(chosen) if len(chosen) < len(action.preview.changes) else None
 
 
 def session_tools(

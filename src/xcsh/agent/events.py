@@ -94,8 +94,11 @@ class PendingPushed:
     """A tool staged a preview: a pending action was pushed on the store.
 
     Args:
-        tool_call_id: the call that pushed it (``None`` outside a tool call,
-            e.g. when a resumed session re-previews).
+        tool_call_id: the tool call running when it was pushed (``resume_1``
+            when a resumed session re-previews; for a preview rebuilt by
+            ``resolve``, that ``resolve`` call); ``None`` outside any tool
+            call. The call that produced the preview is the action's
+            ``origin`` (:class:`~xcsh.pending.PushOrigin`).
         label: the action's label (``"AST Edit: 2 replacements in 1 file"``).
         source_tool_name: the tool that produced it.
         count: pending actions right after the push.

@@ -72,6 +72,7 @@ from xcsh.cli.common import (
     stderr_is_terminal,
     workspace_for,
 )
+from xcsh.cli.options import EditOptions
 from xcsh.cli.pager import page, pager_command
 from xcsh.core import AgentToolResult, ToolError, UsageError
 from xcsh.fs import xcsh_home
@@ -171,25 +172,25 @@ def main(argv: list[str]) -> int:
         parser.error("give -p/--pattern and -r/--rewrite, or --rule FILE (rules with a fix)")
     if args.rule is not None and (args.pattern is not None or args.rewrite is not None):
         parser.error("--rule replaces -p/--pattern and -r/--rewrite; give one or the other")
+    return run(EditOptions.from_args(args))
+
+
+def run(options: EditOptions) -> int:
+    """Preview, decide and resolve as ``options`` say (a pattern and rewrite, or rules
+    with fixes: ``--rule`` or ``xcsh scan --fix``); the exit code."""
     # -i asks about each change: refuse before the (possibly long) preview when it cannot ask
-    if args.interactive and args.json:
+    if options.interactive and options.json:
         error("-i asks about each change and --json never asks: use one of them.")
         return EXIT_BAD_INPUT
-    if args.interactive and not is_interactive():
+    if options.interactive and not is_interactive():
         error(INTERACTIVE_NEEDS_TERMINAL)
         return EXIT_BAD_INPUT
-    return run(args)
-
-
-def run(args: argparse.Namespace) -> int:
-    """Preview, decide and resolve as ``args`` say (a pattern and rewrite, or rules
-    with fixes: ``--rule`` or ``xcsh scan --fix``); the exit code."""
-    out = _Stdout(None if args.json else make_console(sys.stdout, _style()))
+    out = _Stdout(None if options.json else make_console(sys.stdout, _style()))
     try:
-        check_limit(args.limit)
-        root, given = workspace_for(args.paths or [os.curdir])
+        check_limit(options.limit)
+        root, given = workspace_for(options.paths)
         journal = _open_journal(Path(root))
-        preview = _with_spinner(lambda: _merged_preview(args, root, given))
+        preview = _with_spinner(lambda: _merged_preview(options, root, given))
     except (ToolError, UsageError) as exc:
         error(exc)
         return EXIT_BAD_INPUT
@@ -198,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
         error(INTERRUPTED_NOTE)
         return EXIT_INTERRUPTED
     if preview.files_scanned == 0:
-        error(empty_scope_message(args.lang, list(args.paths or [os.curdir])))
+        error(empty_scope_message(options.lang, list(options.paths)))
         return EXIT_BAD_INPUT
     elsewhere = root != os.path.realpath(os.getcwd())
     if elsewhere:
@@ -206,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
     store = PendingActionStore()
     # the apply is recorded in the folder's undo journal, so `xcsh undo` can put the files back
     result = push_edit_preview(
-        store, preview, _arguments(args), journal=journal, broken_flag="--include-broken"
+        store, preview, _arguments(options), journal=journal, broken_flag="--include-broken"
     )
     for note in _notes(result):
         error(note)
@@ -214,8 +215,8 @@ def run(args: argparse.Namespace) -> int:
     if action is None:
         return EXIT_NO_MATCH
     try:
-        _show(args, preview, action, out)
-        decision, code = _decide(args, action)
+        _show(options, preview, action, out)
+        decision, code = _decide(options, action)
     except KeyboardInterrupt:  # Ctrl-C after the preview: discard, never apply
         print(file=sys.stderr)
         decision, code = Decision("discard", INTERRUPTED_REASON), EXIT_INTERRUPTED
@@ -252,22 +253,20 @@ def _open_journal(root: Path) -> Journal:
     return opened.journal
 
 
-def _show(
-    args: argparse.Namespace, preview: EditPreview, action: PendingAction, out: _Stdout
-) -> None:
+def _show(options: EditOptions, preview: EditPreview, action: PendingAction, out: _Stdout) -> None:
     """The preview on stdout: the whole diff (the user approves all of it) or JSON lines.
 
     The "apply or discard" footer is shown only when a question follows; a
     diff taller than the terminal goes through the pager (unless ``--no-pager``).
     With ``-i`` only the label: each change is shown when it is asked about.
     """
-    if args.json:
+    if options.json:
         out.write_json(preview)
         return
-    if args.interactive:
+    if options.interactive:
         out.print(f"Preview {action.id}: {action.label}")
         return
-    will_ask = not (args.dry_run or args.yes) and is_interactive()
+    will_ask = not (options.dry_run or options.yes) and is_interactive()
     rendered = render_preview(
         action.label,
         action.preview.diff,
@@ -276,10 +275,10 @@ def _show(
         max_line_chars=None,
         pending=will_ask,
     )
-    out.print(rendered, pager=None if args.no_pager else pager_command())
+    out.print(rendered, pager=None if options.no_pager else pager_command())
 
 
-def _decide(args: argparse.Namespace, action: PendingAction) -> tuple[Decision | None, int]:
+def _decide(options: EditOptions, action: PendingAction) -> tuple[Decision | None, int]:
     """How to resolve the previewed edit, asked on the terminal when needed.
 
     Runs outside any event loop, so Ctrl-C at the prompt is a plain
@@ -291,19 +290,19 @@ def _decide(args: argparse.Namespace, action: PendingAction) -> tuple[Decision |
     Raises:
         KeyboardInterrupt: Ctrl-C at the prompt.
     """
-    if args.dry_run:
+    if options.dry_run:
         error(DRY_RUN_NOTE)
         return None, EXIT_OK
-    if args.yes:
+    if options.yes:
         return Decision("apply", YES_REASON), EXIT_OK
-    if args.json:
+    if options.json:
         error(JSON_NOTE)
         return None, EXIT_OK
     if not is_interactive():
-        error(INTERACTIVE_NEEDS_TERMINAL if args.interactive else NOT_A_TERMINAL_NOTE)
-        return None, EXIT_BAD_INPUT if args.interactive else EXIT_OK
+        error(INTERACTIVE_NEEDS_TERMINAL if options.interactive else NOT_A_TERMINAL_NOTE)
+        return None, EXIT_BAD_INPUT if options.interactive else EXIT_OK
     try:
-        if args.interactive:
+        if options.interactive:
             return reviewed(action.preview.changes), EXIT_OK
         return ask(changes=action.preview.changes), EXIT_OK
     except EOFError:
@@ -311,31 +310,30 @@ def _decide(args: argparse.Namespace, action: PendingAction) -> tuple[Decision |
         return Decision("discard", "no answer at the prompt"), EXIT_OK
 
 
-def _arguments(args: argparse.Namespace) -> dict[str, Any]:
+def _arguments(options: EditOptions) -> dict[str, Any]:
     """What produced the preview, recorded in the pending action's details."""
-    rules = getattr(args, "rules", None)
-    if args.pattern is None:
+    if options.pattern is None:
         return {
-            "rule": args.rule,
-            "rules": [rule.id for rule in rules or []],
-            "paths": list(args.paths or [os.curdir]),
-            "glob": list(args.globs),
-            "limit": args.limit,
+            "rule": options.rule,
+            "rules": [rule.id for rule in options.rules],
+            "paths": list(options.paths),
+            "glob": list(options.globs),
+            "limit": options.limit,
         }
     return {
-        "ops": [{"pat": args.pattern, "out": args.rewrite}],
-        "paths": list(args.paths or [os.curdir]),
-        "lang": args.lang,
-        "sel": args.selector,
-        "glob": list(args.globs),
-        "strictness": args.strictness,
-        "limit": args.limit,
-        "include_broken": args.include_broken,
-        "include_parse_errors": args.include_parse_errors,
+        "ops": [{"pat": options.pattern, "out": options.rewrite}],
+        "paths": list(options.paths),
+        "lang": options.lang,
+        "sel": options.selector,
+        "glob": list(options.globs),
+        "strictness": options.strictness,
+        "limit": options.limit,
+        "include_broken": options.include_broken,
+        "include_parse_errors": options.include_parse_errors,
     }
 
 
-def _merged_preview(args: argparse.Namespace, root: str, paths: list[str]) -> EditPreview:
+def _merged_preview(options: EditOptions, root: str, paths: list[str]) -> EditPreview:
     """One preview across every PATH, each file read once (by real path).
 
     Each file is rewritten in its own language (as ``ast-grep run`` infers one
@@ -344,21 +342,23 @@ def _merged_preview(args: argparse.Namespace, root: str, paths: list[str]) -> Ed
     """
     covered: set[str] = set()
     merged: EditPreview | None = None
-    remaining = args.limit
-    rules = load_rules(args)
+    remaining = options.limit
+    rules = load_rules(options)
     edit = EditSpec(
-        ops=() if rules else (EditOp(pat=args.pattern, out=args.rewrite),),
+        ops=()
+        if rules or options.pattern is None
+        else (EditOp(pat=options.pattern, out=options.rewrite or ""),),
         rules=tuple(rules),
-        selector=args.selector,
-        strictness=args.strictness,
-        include_broken=args.include_broken,
-        include_parse_errors=args.include_parse_errors,
+        selector=options.selector,
+        strictness=options.strictness,
+        include_broken=options.include_broken,
+        include_parse_errors=options.include_parse_errors,
     )
     for path in paths:
         preview = preview_edit(
             dataclasses.replace(edit, limit=remaining),
-            ScopeSpec(root=root, path=path, globs=tuple(args.globs), lang=args.lang),
-            captures=bool(args.json),
+            ScopeSpec(root=root, path=path, globs=options.globs, lang=options.lang),
+            captures=bool(options.json),
             covered=covered if len(paths) > 1 else None,
         )
         if merged is None:
@@ -374,7 +374,7 @@ def _merged_preview(args: argparse.Namespace, root: str, paths: list[str]) -> Ed
             if remaining <= 0:
                 break
     assert merged is not None  # paths is never empty
-    if args.lang is None:
+    if options.lang is None:
         check_one_language(merged)
     return merged
 

@@ -42,6 +42,7 @@ from xcsh.cli.common import (
     scan_progress,
     workspace_for,
 )
+from xcsh.cli.options import SearchOptions
 from xcsh.core import ToolError, UsageError
 from xcsh.structural import (
     Match,
@@ -126,14 +127,14 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if (args.pattern is None) == (args.rule is None):
         parser.error("give one of -p/--pattern or --rule FILE")
-    return run(args)
+    return run(SearchOptions.from_args(args))
 
 
-def run(args: argparse.Namespace) -> int:
-    """Search as ``args`` say (a pattern, or rules: ``--rule`` or ``xcsh scan``'s)."""
+def run(options: SearchOptions) -> int:
+    """Search as ``options`` say (a pattern, or rules: ``--rule`` or ``xcsh scan``'s)."""
     try:
-        check_limit(args.limit)
-        return _search(args)
+        check_limit(options.limit)
+        return _search(options)
     except (ToolError, UsageError) as exc:
         error(exc)
         return EXIT_BAD_INPUT
@@ -141,25 +142,25 @@ def run(args: argparse.Namespace) -> int:
         return 130
 
 
-def _search(args: argparse.Namespace) -> int:
+def _search(options: SearchOptions) -> int:
     style = detect_style(sys.stdout)
     # file=None: the console writes to whatever sys.stdout is when it prints, so a
     # progress bar on the same terminal can put matches above itself.
     console = None
-    if style.color and not args.json:
+    if style.color and not options.json:
         from xcsh.ui import make_console
 
         console = make_console(None, style)
     skipped: list[SkippedFile] = []
     found = 0
-    paths: list[str] = args.paths or [os.curdir]
+    paths = list(options.paths)
     root, given = workspace_for(paths)
     elsewhere = root != os.path.realpath(os.getcwd())
-    remaining: int | None = args.limit
+    remaining: int | None = options.limit
     more = False
-    rules = load_rules(args)
-    what = _what(args, rules)
-    globs = tuple(args.globs)
+    rules = load_rules(options)
+    what = _what(options, rules)
+    globs = options.globs
     scanned = 0
     with scan_progress("searching") as bar:
 
@@ -171,12 +172,12 @@ def _search(args: argparse.Namespace) -> int:
         for path, engine_path in zip(paths, given, strict=True):
             # printed relative to the current folder, as ast-grep does
             form = RecordFormat(
-                json=args.json,
+                json=options.json,
                 root=root if elsewhere else None,
                 cwd=os.getcwd(),
                 absolute=os.path.isabs(path),
             )
-            where = ScopeSpec(root=root, path=engine_path, globs=globs, lang=args.lang)
+            where = ScopeSpec(root=root, path=engine_path, globs=globs, lang=options.lang)
             cap = None if remaining is None else remaining + 1
             if console is None:  # plain text or JSON: rendered as found, no Match built
                 records = iter_records(
@@ -203,12 +204,12 @@ def _search(args: argparse.Namespace) -> int:
     _report_skipped(skipped)
     if more:
         noun = "match" if found == 1 else "matches"
-        error(f"stopped after {found} {noun} (--limit {args.limit}); more remain")
+        error(f"stopped after {found} {noun} (--limit {options.limit}); more remain")
     if not found and not scanned:
-        error(empty_scope_message(args.lang, paths))
+        error(empty_scope_message(options.lang, paths))
         return EXIT_BAD_INPUT
     if not found:
-        return EXIT_NO_MATCH if rules else _explain_nothing_found(args, root, given[0])
+        return EXIT_NO_MATCH if rules else _explain_nothing_found(options, root, given[0])
     return EXIT_OK
 
 
@@ -237,17 +238,17 @@ def _print_all(
     return printed, more
 
 
-def _what(args: argparse.Namespace, rules: list[CompiledRule]) -> MatchSpec:
-    """What ``args`` match: the ``-p`` pattern, or the rules instead."""
+def _what(options: SearchOptions, rules: list[CompiledRule]) -> MatchSpec:
+    """What ``options`` match: the ``-p`` pattern, or the rules instead."""
     return MatchSpec(
-        patterns=() if rules else (args.pattern,),
+        patterns=() if rules or options.pattern is None else (options.pattern,),
         rules=tuple(rules),
-        selector=args.selector,
-        strictness=args.strictness,
+        selector=options.selector,
+        strictness=options.strictness,
     )
 
 
-def _explain_nothing_found(args: argparse.Namespace, root: str, path: str) -> int:
+def _explain_nothing_found(options: SearchOptions, root: str, path: str) -> int:
     """Say why nothing was found when the pattern is suspect (contract §4); the exit code.
 
     A pattern that probably matches nothing (it does not match its own code, or
@@ -255,8 +256,8 @@ def _explain_nothing_found(args: argparse.Namespace, root: str, path: str) -> in
     One whose tree holds an ERROR node gets a hint, and exit 1.
     """
     doubt, unparsable = explain_nothing_found(
-        _what(args, []),
-        ScopeSpec(root=root, path=path, globs=tuple(args.globs), lang=args.lang),
+        _what(options, []),
+        ScopeSpec(root=root, path=path, globs=options.globs, lang=options.lang),
     )
     if doubt is not None:
         error(doubt.worded(COMMAND_WORDING))

@@ -18,6 +18,7 @@ from xcsh.ui import detect_style
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
+    from xcsh.cli.options import SearchOptions
     from xcsh.structural.rules import CompiledRule
 
 EXIT_OK = 0
@@ -93,19 +94,18 @@ def add_rule_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def load_rules(args: argparse.Namespace) -> list[CompiledRule]:
-    """The rules ``args`` names (``--rule FILE``, or set by ``xcsh scan``); empty for none.
+def load_rules(options: SearchOptions) -> list[CompiledRule]:
+    """The rules ``options`` name (loaded by ``xcsh scan``, or ``--rule FILE``); empty for none.
 
     Raises:
         ToolError: the file cannot be read or holds a bad rule (naming its YAML path).
     """
-    given = getattr(args, "rules", None)
-    if given is not None:
-        return list(given)
-    if getattr(args, "rule", None):
+    if options.rules:
+        return list(options.rules)
+    if options.rule:
         from xcsh.structural.rules import load_rule_file
 
-        return load_rule_file(Path(args.rule), display=args.rule)
+        return load_rule_file(Path(options.rule), display=options.rule)
     return []
 
 

@@ -6,7 +6,8 @@ folder (its ``ruleDirs``, with the utility rules of its ``utilDirs``), from
 printed as ``xcsh ast-grep --rule`` prints it (``--json``: the objects of
 ``ast-grep scan --json=stream``). With ``--fix`` the fixes of the rules are
 previewed as one edit and applied or discarded as ``xcsh ast-edit`` does
-(``--yes``, ``--dry-run``, the question on a terminal, ``xcsh undo``).
+(``--yes``, ``--dry-run``, ``-i`` to go through the fixes one by one, the
+question on a terminal, ``xcsh undo``).
 
 Exit codes: those of ``xcsh ast-grep`` (0 matches, 1 none, 2 bad input), or
 with ``--fix`` those of ``xcsh ast-edit``.
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from xcsh.cli import ast_edit_cmd, ast_grep_cmd
 from xcsh.cli.common import EXIT_BAD_INPUT, error
+from xcsh.cli.options import EditOptions, SearchOptions
 from xcsh.core import ToolError
 from xcsh.structural.project import find_config, load_project
 from xcsh.structural.rules import load_rule_file
@@ -54,6 +56,13 @@ def build_parser() -> argparse.ArgumentParser:
     decide.add_argument(
         "--dry-run", action="store_true", help="with --fix: only preview; change nothing"
     )
+    decide.add_argument(
+        "-i",
+        "--interactive",
+        action="store_true",
+        help="with --fix: go through the fixes one by one (y/n/a/d/q as in git add -p); the "
+        "kept ones are written at the end, all or nothing; Ctrl-C writes nothing",
+    )
     parser.add_argument(
         "paths", nargs="*", metavar="PATH", default=[], help="files, folders or globs to scan"
     )
@@ -64,8 +73,8 @@ def main(argv: list[str]) -> int:
     """Run ``xcsh scan``; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if (args.yes or args.dry_run) and not args.fix:
-        parser.error("--yes and --dry-run go with --fix")
+    if (args.yes or args.dry_run or args.interactive) and not args.fix:
+        parser.error("--yes, --dry-run and -i go with --fix")
     try:
         if args.rule:
             rules = load_rule_file(Path(args.rule), display=args.rule)
@@ -84,25 +93,28 @@ def main(argv: list[str]) -> int:
     if not rules:
         error("No rule to run (every rule is `severity: off`, or the rule folders are empty).")
         return EXIT_BAD_INPUT
-    common = argparse.Namespace(
-        pattern=None,
-        rewrite=None,
-        rule=args.rule,
-        rules=rules,
-        lang=None,
-        selector=None,
-        strictness="smart",
-        globs=args.globs,
-        limit=args.limit,
-        json=args.json,
-        paths=args.paths or [os.curdir],
-    )
+    paths = tuple(args.paths) or (os.curdir,)
     if not args.fix:
-        return ast_grep_cmd.run(common)
-    common.yes = args.yes
-    common.dry_run = args.dry_run
-    common.interactive = False
-    common.include_broken = False
-    common.include_parse_errors = False
-    common.no_pager = False  # a long preview on a terminal is paged, as ast-edit's
-    return ast_edit_cmd.run(common)
+        return ast_grep_cmd.run(
+            SearchOptions(
+                rule=args.rule,
+                rules=tuple(rules),
+                globs=tuple(args.globs),
+                limit=args.limit,
+                json=args.json,
+                paths=paths,
+            )
+        )
+    return ast_edit_cmd.run(  # a long preview on a terminal is paged, as ast-edit's
+        EditOptions(
+            rule=args.rule,
+            rules=tuple(rules),
+            globs=tuple(args.globs),
+            limit=args.limit,
+            json=args.json,
+            paths=paths,
+            yes=args.yes,
+            dry_run=args.dry_run,
+            interactive=args.interactive,
+        )
+    )

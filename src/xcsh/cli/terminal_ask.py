@@ -50,11 +50,11 @@ def terminal_approval(stdin: TextIO, prompt_out: TextIO) -> ApprovalHook:
 
     read = _prompt_reader(stdin, prompt_out)
 
-    async def ask(action: PendingAction, reason: str) -> Approval:
+    async def ask(action: PendingAction, reason: str, only: tuple[str, ...] | None) -> Approval:
         from xcsh.agent import Approval
 
         try:
-            return await ask_approval(action, reason, read, console.print)
+            return await ask_approval(action, reason, read, console.print, only)
         except EOFError:
             return Approval(approved=False, reason=INPUT_CLOSED_REASON)
 

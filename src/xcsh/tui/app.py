@@ -354,12 +354,14 @@ class InteractiveApp(SlashCommands):
             self.session.cancel()
             self._armed = True
 
-    async def ask_approval(self, action: PendingAction, reason: str) -> Approval:
+    async def ask_approval(
+        self, action: PendingAction, reason: str, only: tuple[str, ...] | None
+    ) -> Approval:
         """The ``--approve ask`` hook: ``[a]pply / [d]iscard / [r]eview``, clear answers only."""
         from xcsh.agent import Approval
 
         try:
-            return await ask_approval(action, reason, self._ask_line, self.console.print)
+            return await ask_approval(action, reason, self._ask_line, self.console.print, only)
         except (KeyboardInterrupt, EOFError):
             if self.session is not None:
                 self._armed = True

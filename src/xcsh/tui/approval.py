@@ -41,14 +41,34 @@ Show = Callable[[Any], None]
 """``show(renderable)``: prints a rich renderable or a string for the person."""
 
 
-def question(action: PendingAction, reason: str) -> str:
-    """``Apply p3 AST Edit: ...? (model's reason: ...) [a]pply / [d]iscard / [r]eview: ``."""
+def question(action: PendingAction, reason: str, only: Sequence[str] | None = None) -> str:
+    """``Apply p3 AST Edit: ...? (model's reason: ...) [a]pply / [d]iscard / [r]eview: ``.
+
+    With ``only`` (the change ids the model chose) the name is followed by
+    ``, only the model's choice: 2 of 5 changes (c1, c2 in a.py)``.
+    """
     choices = "[a]pply / [d]iscard" + (" / [r]eview" if reviewable(action) else "")
+    from xcsh.pending import grouped
     from xcsh.ui import visible_line
 
     label = visible_line(action.label)
     name = f"{action.id} {label}" if action.id else label
+    if only is not None:
+        chosen = chosen_changes(action, only)
+        total = len(action.preview.changes)
+        name += (
+            f", only the model's choice: {len(chosen)} of {total} changes "
+            f"({visible_line(grouped(chosen))})"
+        )
     return f"Apply {name}? (model's reason: {visible_line(reason)}) {choices}: "
+
+
+def chosen_changes(action: PendingAction, only: Sequence[str] | None) -> list[PreviewChange]:
+    """The changes of ``action``'s preview whose ids are in ``only`` (all when ``None``)."""
+    if only is None:
+        return list(action.preview.changes)
+    keep = set(only)
+    return [c for c in action.preview.changes if c.id in keep]
 
 
 def reviewable(action: PendingAction) -> bool:
@@ -88,8 +108,22 @@ async def ask_plain(prompt: str, read: Read, show: Show) -> Approval:
     return Approval(approved=False, reason=answer.reason or NO_REASON)
 
 
-async def ask_approval(action: PendingAction, reason: str, read: Read, show: Show) -> Approval:
+async def ask_approval(
+    action: PendingAction,
+    reason: str,
+    read: Read,
+    show: Show,
+    only: Sequence[str] | None = None,
+) -> Approval:
     """Ask until the answer is clear: apply, discard (with an optional why), or review.
+
+    Args:
+        action: the action the model asked to apply.
+        reason: the model's reason.
+        read, show: the person's input and output.
+        only: the change ids the model chose with ``only`` (``None``: all);
+            the question names them, an apply applies them and a review
+            walks them alone.
 
     Returns:
         ``Approval(approved=True)`` for apply; ``approved=False`` with the
@@ -100,7 +134,7 @@ async def ask_approval(action: PendingAction, reason: str, read: Read, show: Sho
 
     can_review = reviewable(action)
     while True:
-        answer = parse_decision(await read(question(action, reason)), review=can_review)
+        answer = parse_decision(await read(question(action, reason, only)), review=can_review)
         if answer is None:
             show(UNCLEAR_ANSWER if can_review else UNCLEAR_ANSWER_NO_REVIEW)
             continue
@@ -108,7 +142,7 @@ async def ask_approval(action: PendingAction, reason: str, read: Read, show: Sho
             return Approval(approved=True)
         if answer.decision == "discard":
             return Approval(approved=False, reason=answer.reason or NO_REASON)
-        kept = await review_changes(action.preview.changes, read, show)
+        kept = await review_changes(chosen_changes(action, only), read, show)
         return Approval(approved=True, only=tuple(kept))
 
 
