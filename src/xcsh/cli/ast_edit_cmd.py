@@ -77,7 +77,7 @@ from xcsh.cli.pager import page, pager_command
 from xcsh.core import AgentToolResult, ToolError, UsageError
 from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, Retention, settled
-from xcsh.pending import PendingAction, PendingActionStore, create_resolve_tool
+from xcsh.pending import PendingAction, PendingActionStore, ResolveOutcome, create_resolve_tool
 from xcsh.structural import (
     EditOp,
     EditPreview,
@@ -86,6 +86,7 @@ from xcsh.structural import (
     check_one_language,
     preview_edit,
 )
+from xcsh.structural.apply import name_list
 from xcsh.structural.edit_action import push_edit_preview
 from xcsh.ui import TerminalStyle, detect_style, make_console, render_preview, render_resolution
 
@@ -107,7 +108,6 @@ APPLY_FAILED_NOTE = (
     "Nothing was written and the edit was dropped. Run the same xcsh ast-edit command "
     "again to preview the files as they are now."
 )
-_AGENT_ADVICE = "; discard this preview and preview the edit again."
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -192,7 +192,7 @@ def run(options: EditOptions) -> int:
         journal = _open_journal(Path(root))
         preview = _with_spinner(lambda: _merged_preview(options, root, given))
     except (ToolError, UsageError) as exc:
-        error(str(exc))
+        error(exc)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print(file=sys.stderr)
@@ -484,9 +484,15 @@ async def _resolve(
         return EXIT_OK
     # apply failed and the action went back on the stack: nothing of it was written.
     store.pop()
-    first = result.text.split("\n", 1)[0].replace(_AGENT_ADVICE, ".")
+    failure = result.details.failure if isinstance(result.details, ResolveOutcome) else None
+    first = result.text.split("\n", 1)[0]
+    if failure is not None and failure.stale:
+        first = (
+            f"Apply failed: These files changed since the preview: {name_list(failure.stale)}. "
+            "Nothing was written."
+        )
     # when putting files back failed, the message names them and says how to finish
-    note = "" if "hold the new content" in first else f"\n  {APPLY_FAILED_NOTE}"
+    note = "" if failure is not None and failure.new_content else f"\n  {APPLY_FAILED_NOTE}"
     out.print(
         render_resolution(result.details, is_error=True, message=f"{first}{note}", style=style)
     )

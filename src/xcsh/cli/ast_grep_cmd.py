@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 from xcsh.cli.common import (
+    COMMAND_WORDING,
     EXIT_BAD_INPUT,
     EXIT_NO_MATCH,
     EXIT_OK,
@@ -54,6 +55,7 @@ from xcsh.structural import (
     iter_records,
     skipped_note,
 )
+from xcsh.structural.errors import error_pattern_note
 from xcsh.ui import detect_style
 
 if TYPE_CHECKING:  # rich loads only when the output is coloured
@@ -134,7 +136,7 @@ def run(options: SearchOptions) -> int:
         check_limit(options.limit)
         return _search(options)
     except (ToolError, UsageError) as exc:
-        error(str(exc))
+        error(exc)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
@@ -258,12 +260,10 @@ def _explain_nothing_found(options: SearchOptions, root: str, path: str) -> int:
         ScopeSpec(root=root, path=path, globs=options.globs, lang=options.lang),
     )
     if doubt is not None:
-        error(doubt)
+        error(doubt.worded(COMMAND_WORDING))
         return EXIT_BAD_INPUT
-    from xcsh.structural.tools import error_pattern_note
-
     for pattern in unparsable:
-        error(error_pattern_note(pattern, selector_flag="--selector"))
+        error(error_pattern_note(pattern, COMMAND_WORDING))
     return EXIT_NO_MATCH
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from xcsh.core import UsageError
 from xcsh.fs.walk import repository_top
+from xcsh.structural.errors import StructuralError, Wording
 from xcsh.ui import detect_style
 
 if TYPE_CHECKING:
@@ -175,32 +176,24 @@ def workspace_for(paths: Sequence[str], cwd: str | None = None) -> tuple[str, li
     return (next(iter(roots)) if roots else here), given
 
 
-# The engine's messages name the model-facing parameters; the command names its flags.
-_FLAG_NAMES = {
-    "`lang`": "-l/--lang",
-    "`sel`": "--selector",
-    "`glob`": "--globs",
-    "`path`/`glob`": "PATH/--globs",
-    "`path`": "PATH",
-    "`limit`": "--limit",
-    "`pat`": "-p/--pattern",
-    "`strictness`": "--strictness",
-    # the context hint's example: "for example pat `X` with sel `Y`"
-    "for example pat `": "for example -p `",
-    "` with sel `": "` with --selector `",
-}
+COMMAND_WORDING = Wording(
+    pattern="-p/--pattern",
+    pattern_short="-p",
+    selector="--selector",
+    selector_short="--selector",
+    lang="-l/--lang",
+    path="PATH",
+    glob="--globs",
+    limit="--limit",
+)
+"""How the commands name what the engine's errors talk about: their flags."""
 
 
-def flag_names(message: str) -> str:
-    """Rewrite the tool parameter names in an engine message as this command's flags."""
-    for name, flag in sorted(_FLAG_NAMES.items(), key=lambda item: -len(item[0])):
-        message = message.replace(name, flag)
-    return message
-
-
-def error(message: str) -> None:
-    """Print ``xcsh: <message>`` on stderr, tool parameter names shown as flags."""
-    print(f"xcsh: {flag_names(message)}", file=sys.stderr)
+def error(message: str | Exception) -> None:
+    """Print ``xcsh: <message>`` on stderr; an engine error is worded with the flags."""
+    if isinstance(message, StructuralError):
+        message = message.worded(COMMAND_WORDING)
+    print(f"xcsh: {message}", file=sys.stderr)
 
 
 def stderr_is_terminal() -> bool:

@@ -87,7 +87,7 @@ def main(argv: list[str]) -> int:
                 )
             rules = load_project(config).rules
     except ToolError as exc:
-        error(str(exc))
+        error(exc)
         return EXIT_BAD_INPUT
     rules = [rule for rule in rules if rule.severity != "off"]
     if not rules:

@@ -33,7 +33,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from xcsh.core import ToolError
 from xcsh.fs.confined import (
     ChangedError,
     ConfinedError,
@@ -45,6 +44,7 @@ from xcsh.fs.confined import (
 from xcsh.journal.records import COMMITTED, ROLLED_BACK, FileRecord, Kind
 from xcsh.journal.signals import held_signals
 from xcsh.journal.store import Journal, JournalError, OpenEntry
+from xcsh.pending.action import ApplyFailedError
 
 _SERIAL = 8
 _THREADS = 8
@@ -83,7 +83,7 @@ class Applied:
     warning: str | None = None
 
 
-class ApplyError(ToolError):
+class ApplyError(ApplyFailedError):
     """Nothing was applied, or the files named in ``new_content`` could not be put back.
 
     Attributes:
@@ -91,13 +91,6 @@ class ApplyError(ToolError):
             when the workspace is as it was before).
         stale: the files refused because they changed since the preview.
     """
-
-    def __init__(
-        self, message: str, *, new_content: Sequence[str] = (), stale: Sequence[str] = ()
-    ) -> None:
-        super().__init__(message)
-        self.new_content = list(new_content)
-        self.stale = list(stale)
 
 
 def apply_changes(

@@ -7,12 +7,13 @@ The exact texts of ``resolve`` are in ``docs/resolve.md``.
 
 from xcsh.pending.action import (
     DEFAULT_SOURCE_TOOL_NAME,
+    ApplyFailedError,
     PendingAction,
     PushOrigin,
     StalePreviewError,
     call_maybe_async,
 )
-from xcsh.pending.outcome import ResolveOutcome, ResolveStatus
+from xcsh.pending.outcome import ApplyFailure, ResolveOutcome, ResolveStatus
 from xcsh.pending.parts import describe_rebuild, grouped, select_parts
 from xcsh.pending.preview import LeftOut, Preview, PreviewChange, PreviewFile
 from xcsh.pending.resolve import (
@@ -31,6 +32,8 @@ __all__ = [
     "DEFAULT_SOURCE_TOOL_NAME",
     "NOTHING_PENDING_MESSAGE",
     "RESOLVE_TOOL_NAME",
+    "ApplyFailedError",
+    "ApplyFailure",
     "LeftOut",
     "PendingAction",
     "PendingActionStore",

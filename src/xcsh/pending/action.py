@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -122,8 +122,28 @@ class PendingAction:
         return self.source_tool_name
 
 
-class StalePreviewError(ToolError):
+class ApplyFailedError(ToolError):
+    """An apply that failed, with the facts a front end words (the message is the model's).
+
+    Args:
+        message: for the model (names the problem and what to do next).
+        stale: files refused because they changed since the preview (nothing written).
+        new_content: files left holding the new content (writing failed and
+            putting them back failed too).
+    """
+
+    def __init__(
+        self, message: str, *, stale: Sequence[str] = (), new_content: Sequence[str] = ()
+    ) -> None:
+        super().__init__(message)
+        self.stale = tuple(stale)
+        self.new_content = tuple(new_content)
+
+
+class StalePreviewError(ApplyFailedError):
     """An apply refused, writing nothing, because files changed since the preview.
+
+    ``resolve`` previews such an action again when it can be rebuilt.
 
     Args:
         message: for the model and the user.
@@ -131,7 +151,7 @@ class StalePreviewError(ToolError):
     """
 
     def __init__(self, message: str, *, files: tuple[str, ...] = ()) -> None:
-        super().__init__(message)
+        super().__init__(message, stale=files)
         self.files = files
 
 

@@ -22,6 +22,22 @@ ResolveStatus = Literal["applied", "discarded", "declined", "failed", "rebuilt"]
 _SPEC_KEYS = ("action", "reason", "source_tool_name", "label")
 
 
+@dataclass(frozen=True, kw_only=True)
+class ApplyFailure:
+    """Why an apply failed (the action is pending again), for a front end to word.
+
+    Attributes:
+        message: the apply's error, as the model reads it.
+        stale: files refused because they changed since the preview (nothing written).
+        new_content: files left holding the new content (writing failed, and
+            putting them back failed too).
+    """
+
+    message: str
+    stale: tuple[str, ...] = ()
+    new_content: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True, kw_only=True, eq=False)
 class ResolveOutcome(Mapping[str, Any]):
     """The details of a ``resolve`` result.
@@ -41,6 +57,7 @@ class ResolveOutcome(Mapping[str, Any]):
         applied: for an apply with ``only``, the changes applied.
         dropped: for an apply with ``only``, the changes discarded.
         rebuilt: for ``status == "rebuilt"``, the new pending preview.
+        failure: for ``status == "failed"``, why the apply failed.
         source_label: who made the action, as displays name it
             (:attr:`~xcsh.pending.PendingAction.source_label`: a custom tool's
             label rather than the generic ``custom_tool``); ``""`` falls back
@@ -56,6 +73,7 @@ class ResolveOutcome(Mapping[str, Any]):
     applied: tuple[PreviewChange, ...] = ()
     dropped: tuple[PreviewChange, ...] = ()
     rebuilt: Preview | None = None
+    failure: ApplyFailure | None = None
     source_label: str = ""
 
     @property
@@ -124,8 +142,19 @@ class ResolveOutcome(Mapping[str, Any]):
             applied=tuple(change_from_dict(c) for c in data.get("applied", ())),
             dropped=tuple(change_from_dict(c) for c in data.get("dropped", ())),
             rebuilt=preview_from_dict(rebuilt) if isinstance(rebuilt, Mapping) else None,
+            failure=_failure_from_dict(data.get("failure")),
             source_label=str(data.get("source_label", "")),
         )
 
 
-__all__ = ["ResolveOutcome", "ResolveStatus"]
+def _failure_from_dict(data: Any) -> ApplyFailure | None:
+    if not isinstance(data, Mapping):
+        return None
+    return ApplyFailure(
+        message=str(data.get("message", "")),
+        stale=tuple(str(name) for name in data.get("stale", ())),
+        new_content=tuple(str(name) for name in data.get("new_content", ())),
+    )
+
+
+__all__ = ["ApplyFailure", "ResolveOutcome", "ResolveStatus"]

@@ -18,8 +18,13 @@ from xcsh.core import (
     ToolError,
     coerce_result,
 )
-from xcsh.pending.action import PendingAction, StalePreviewError, call_maybe_async
-from xcsh.pending.outcome import ResolveOutcome, ResolveStatus
+from xcsh.pending.action import (
+    ApplyFailedError,
+    PendingAction,
+    StalePreviewError,
+    call_maybe_async,
+)
+from xcsh.pending.outcome import ApplyFailure, ResolveOutcome, ResolveStatus
 from xcsh.pending.parts import (
     describe_rebuild,
     grouped,
@@ -233,7 +238,11 @@ def _failed(
         f"The action '{action.label}' is still pending: call resolve again with "
         "'apply' to retry or 'discard' to drop it."
     )
-    return _result(text, _outcome(action, "apply", reason, "failed"), is_error=True)
+    failure = ApplyFailure(message=message)
+    if isinstance(exc, ApplyFailedError):
+        failure = ApplyFailure(message=message, stale=exc.stale, new_content=exc.new_content)
+    outcome = _outcome(action, "apply", reason, "failed", failure=failure)
+    return _result(text, outcome, is_error=True)
 
 
 async def _rebuild(

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from xcsh.core import ToolError
 from xcsh.structural.apply import AppliedEdit, apply_preview, identify, name_list, stale_files
+from xcsh.structural.errors import BadLimit, Doubt, PatternMatchesNothing
 from xcsh.structural.query import check_one_language, compile_query, doubt_of, error_patterns_of
 from xcsh.structural.records import RecordFormat
 from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
@@ -54,11 +55,14 @@ __all__ = [
 ]
 
 
-def explain_nothing_found(what: MatchSpec, where: ScopeSpec) -> tuple[str | None, tuple[str, ...]]:
+def explain_nothing_found(
+    what: MatchSpec, where: ScopeSpec
+) -> tuple[Doubt | None, tuple[str, ...]]:
     """Why a search found nothing: ``(doubt, error_patterns)``.
 
-    ``doubt`` is the error to report when a pattern probably matches nothing
-    (see :attr:`~xcsh.structural.pattern.CompiledPattern.doubt`), else ``None``;
+    ``doubt`` says why a pattern probably matches nothing (see
+    :attr:`~xcsh.structural.pattern.CompiledPattern.doubt`; word it with
+    :meth:`~xcsh.structural.errors.Doubt.worded`), else ``None``;
     ``error_patterns`` are the patterns whose tree holds an ERROR node, for a
     hint. Arguments are those of :func:`search`; no file is parsed.
 
@@ -191,11 +195,15 @@ def search(
         UTF-8, outside the workspace). Files with parse errors are searched.
 
     Raises:
-        ToolError: bad arguments (see :func:`resolve_scope` and
+        PatternMatchesNothing: nothing found, and a pattern probably matches nothing.
+        StructuralError: another bad argument with its facts (an empty scope, an
+            unknown node kind, a pattern ast-grep refuses, a limit below 1; see
+            :mod:`xcsh.structural.errors`), worded for the model by ``str()``.
+        ToolError: any other bad argument (see :func:`resolve_scope` and
             :func:`~xcsh.structural.pattern.compile_pattern`).
     """
     if limit is not None and limit <= 0:
-        raise ToolError(f"`limit` must be a positive number of matches; got {limit}.")
+        raise BadLimit(limit, "matches")
     if offset < 0:
         raise ToolError(f"`offset` must be 0 or more; got {offset}.")
     scope = resolve_scope(where)
@@ -221,7 +229,7 @@ def search(
             total += 1
         total += outcome.unbuilt
     if total == 0 and (doubt := doubt_of(query, scope)) is not None:
-        raise ToolError(doubt)
+        raise PatternMatchesNothing(doubt)
     return SearchResult(
         matches=kept,
         total=total,
@@ -263,15 +271,17 @@ def preview_edit(
         skipped files (parse errors, binary, not UTF-8, outside the workspace).
 
     Raises:
-        ToolError: empty ``ops``, non-positive ``limit``, a rewrite naming a
-            metavariable its pattern does not bind, overlapping ops, or any
-            error of :func:`resolve_scope` / ``compile_pattern``.
+        MixedLanguages: without ``lang``, the edit would change files of several languages.
+        StructuralError: as :func:`search` (``BadLimit`` for a limit below 1).
+        ToolError: empty ``ops``, a rewrite naming a metavariable its pattern
+            does not bind, overlapping ops, or any error of
+            :func:`resolve_scope` / ``compile_pattern``.
     """
     limit = edit.limit
     if not edit.ops and not edit.rules:
         raise ToolError("`ops` is empty. Give at least one {pat, out} rewrite.")
     if limit is not None and limit <= 0:
-        raise ToolError(f"`limit` must be a positive number of replacements; got {limit}.")
+        raise BadLimit(limit, "replacements")
     scope = resolve_scope(where)
     if covered is not None:
         _leave_out_covered(scope, covered)
@@ -322,7 +332,7 @@ def preview_edit(
         if close is not None:
             close()
     if not preview.files and not preview.identical and (doubt := doubt_of(query, scope)):
-        raise ToolError(doubt)
+        raise PatternMatchesNothing(doubt)
     if scope.language is None:
         check_one_language(preview)
     return preview

@@ -37,7 +37,16 @@ from typing import Any
 from ast_grep_py import SgNode, SgRoot
 
 from xcsh.core import ToolError
+from xcsh.structural.errors import Doubt, PatternNotUsable, UnknownNodeKind
 from xcsh.structural.languages import Language
+from xcsh.structural.pattern_checks import (
+    EXPANDO_CANDIDATES,
+    cannot_match,
+    check_in_body,
+    check_pattern_size,
+    holds_error,
+    named_kinds,
+)
 from xcsh.structural.pattern_tokens import (
     cli_fixed_string,
     fixed_tokens,
@@ -72,19 +81,8 @@ _EXPANDO = {
     "typescript": "$",
     "yaml": "$",
 }
-# Languages whose files cannot hold a bare statement at top level: a pattern is also parsed
-# inside a function body, where real code lives (contract case S3: Go's `fmt.Println($$$A)`
-# alone is a type conversion, inside a function a call, so the CLI silently finds nothing).
-_BODY_WRAPPERS = {
-    "go": "func µxcsh() {{\n{}\n}}",
-    "rust": "fn xcsh() {{\n{}\n}}",
-    "c": "void xcsh() {{\n{}\n}}",
-    "cpp": "void xcsh() {{\n{}\n}}",
-    "csharp": "class Xcsh {{ void M() {{\n{}\n}} }}",
-    "java": "class Xcsh {{ void m() {{\n{}\n}} }}",
-}
-# For the other languages each candidate is tried, and no pre-filter tokens are derived.
-_EXPANDO_CANDIDATES = ("µ", "_", "$")
+# For the other languages each candidate (EXPANDO_CANDIDATES) is tried, and no pre-filter
+# tokens are derived.
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,7 +114,7 @@ class CompiledPattern:
     multi: tuple[str, ...]
     tokens: tuple[bytes, ...]
     has_error: bool = False
-    doubt: str | None = None
+    doubt: Doubt | None = None
     trailing_multi: tuple[str, ...] = ()
     """``$$$`` names last among their siblings: left unbound by ast-grep when they match nothing."""
 
@@ -174,30 +172,14 @@ def _ast_grep_message(exc: BaseException) -> str:
 _INVALID_KIND = re.compile(r"Kind `[^`]*` is invalid")
 
 
-def _named_kinds(node: SgNode, out: list[str]) -> None:
-    if node.is_named() and node.kind() not in out and node.kind() != "ERROR":
-        out.append(node.kind())
-    for child in node.children():
-        _named_kinds(child, out)
-
-
-def _unknown_kind_message(selector: str, language: Language, probe: SgNode) -> str:
-    """`sel` names no node kind of the language: say so, with the close kinds of the pattern."""
+def _unknown_kind(selector: str, language: Language, probe: SgNode) -> UnknownNodeKind:
+    """`sel` names no node kind of the language: the error, with the close kinds of the pattern."""
     kinds: list[str] = []
-    _named_kinds(probe, kinds)
+    named_kinds(probe, kinds)
     import difflib
 
     close = difflib.get_close_matches(selector, kinds, n=3, cutoff=0.5)
-    text = f"`{selector}` is not a {language.name} node kind, so `sel` cannot pick it."
-    if close:
-        text += " Did you mean " + " or ".join(f"`{kind}`" for kind in close) + "?"
-    if kinds:
-        text += " The node kinds in this pattern are: " + ", ".join(kinds) + "."
-    return text
-
-
-def _has_error(node: SgNode) -> bool:
-    return node.kind() == "ERROR" or node.find(kind="ERROR") is not None
+    return UnknownNodeKind(selector, language.name, tuple(close), tuple(kinds))
 
 
 def _pattern_root(root: SgNode) -> SgNode:
@@ -211,133 +193,6 @@ def _pattern_root(root: SgNode) -> SgNode:
         if len(children) != 1:
             return node
         node = children[0]
-
-
-_COMPLETIONS = ("", ")", "]", "}", ";", ");", " x", " x)", ":\n    pass", " {}", " {\n}", " end")
-
-
-def _cannot_match(
-    root: SgNode, probe: str, rule: dict[str, Any], language: Language, strictness: str
-) -> bool:
-    """Whether an ERROR-rooted pattern finds nothing in any completion of its own text.
-
-    ast-grep matches an ERROR node of a pattern against a node of any kind, child by
-    child, so such a pattern may still match real code (``[1, 2`` matches the list
-    ``[1, 2]``, ``$A =`` an assignment). It is refused only when none of a few endings
-    (``)``, ``}``, ``;``, ``: pass``, ...) turns its text into code it matches, at
-    ``cst``/``smart`` and without ``$$$`` (which may absorb any difference).
-    """
-    if root.kind() != "ERROR" or strictness not in ("cst", "smart"):
-        return False
-    if "$$$" in probe or any(e * 3 in probe for e in _EXPANDO_CANDIDATES):
-        return False
-    wrapper = _BODY_WRAPPERS.get(language.name)
-    for ending in _COMPLETIONS:
-        texts = [probe + ending] + ([wrapper.format(probe + ending)] if wrapper else [])
-        for text in texts:
-            tree = SgRoot(text, language.name).root()
-            if any(node.kind() != "ERROR" for node in tree.find_all(**rule)):
-                return False
-    return True
-
-
-CONTEXT_EXAMPLES: dict[str, tuple[str, str]] = {
-    "c": ("void t() { printf($$$ARGS); }", "call_expression"),
-    "cpp": ("void t() { std::sort($$$ARGS); }", "call_expression"),
-    "csharp": ("class T { void M() { Foo($$$ARGS); } }", "invocation_expression"),
-    "go": ("func t() { fmt.Println($$$ARGS) }", "call_expression"),
-    "java": ("class T { void t() { foo($$$ARGS); } }", "method_invocation"),
-    "javascript": ("class T { $M($$$P) { $$$B } }", "method_definition"),
-    "python": ("f(key=$V)", "keyword_argument"),
-    "rust": ("fn t() { foo($$$ARGS); }", "call_expression"),
-    "tsx": ("class T { $M($$$P) { $$$B } }", "method_definition"),
-    "typescript": ("class T { $M($$$P) { $$$B } }", "method_definition"),
-}
-
-
-def _context_hint(language: Language) -> str:
-    hint = (
-        "Add context: write enough surrounding code for the pattern to parse as one complete "
-        f"{language.name} node, and pick the part to match with `sel` (its node kind)"
-    )
-    example = CONTEXT_EXAMPLES.get(language.name)
-    if example is None:
-        return hint + "."
-    pat, sel = example
-    return f"{hint}, for example pat `{pat}` with sel `{sel}`."
-
-
-def _node_with_text(node: SgNode, text: str) -> SgNode | None:
-    # The innermost node spanning exactly ``text``.
-    for child in node.children():
-        found = _node_with_text(child, text)
-        if found is not None:
-            return found
-    return node if node.text() == text else None
-
-
-def _check_in_body(
-    pattern: str, language: Language, rule: dict[str, Any], probe: str, kind: str
-) -> str | None:
-    """Why the pattern probably matches nothing where real code lives, or ``None``."""
-    wrapper = _BODY_WRAPPERS.get(language.name)
-    if wrapper is None:
-        return None
-    # As written, then as a statement: a C call pattern such as `free($A)` only
-    # parses cleanly inside a function once it ends with `;`.
-    for snippet in (probe, probe + ";"):
-        body = SgRoot(wrapper.format(snippet), language.name).root()
-        if _has_error(body):
-            continue  # not a statement-level snippet in this form
-        if body.find(**rule) is not None:
-            return None  # it matches where real code lives
-        break
-    else:
-        return None
-    real = _node_with_text(body, probe)
-    real_kind = real.kind() if real is not None else "something else"
-    return (
-        f"The pattern `{pattern}` parses as `{kind}` on its own, but the same code inside a "
-        f"function parses as `{real_kind}`, so it probably matches nothing. "
-        + _context_hint(language)
-    )
-
-
-MAX_PATTERN_CHARS = 10_000
-"""Longest pattern accepted, in characters (real patterns are a few lines)."""
-MAX_PATTERN_DEPTH = 256
-"""Deepest syntax tree a pattern may have: ast-grep matches recursively, and a
-pattern nested thousands of levels deep exhausts its stack (a crash of the
-whole process) or Python's recursion limit."""
-
-
-def check_pattern_size(pattern: str, language: Language) -> None:
-    """Refuse a pattern too long or too deeply nested to match safely.
-
-    The tree is parsed (tree-sitter parses iteratively) and measured with an
-    explicit stack, so the check itself cannot overflow.
-
-    Raises:
-        ToolError: longer than :data:`MAX_PATTERN_CHARS` characters, or nested
-            deeper than :data:`MAX_PATTERN_DEPTH` levels; the message gives the
-            size found and the limit.
-    """
-    if len(pattern) > MAX_PATTERN_CHARS:
-        raise ToolError(
-            f"The pattern is {len(pattern):,} characters long; the limit is "
-            f"{MAX_PATTERN_CHARS:,}. Match a smaller piece of code (metavariables such as "
-            "$$$A stand for any amount of it)."
-        )
-    stack = [(SgRoot(pattern, language.name).root(), 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_PATTERN_DEPTH:
-            raise ToolError(
-                f"The pattern is nested more than {MAX_PATTERN_DEPTH} levels deep. Match a "
-                "smaller piece of code (metavariables such as $A stand for a whole "
-                "subexpression)."
-            )
-        stack.extend((child, depth + 1) for child in node.children())
 
 
 def compile_pattern(
@@ -379,40 +234,37 @@ def compile_pattern(
     fallback: SgNode | None = None
     accepted: tuple[SgNode, SgNode, str] | None = None
     known = _EXPANDO.get(language.name)
-    for expando in (known,) if known else _EXPANDO_CANDIDATES:
+    for expando in (known,) if known else EXPANDO_CANDIDATES:
         probe = SgRoot(_substitute_expando(pattern, expando), language.name).root()
         try:
             found = probe.find(**rule)
         except RuntimeError as exc:  # ast-grep refused the rule itself
             config_error = _ast_grep_message(exc)
             if selector is not None and _INVALID_KIND.search(config_error):
-                raise ToolError(_unknown_kind_message(selector, language, probe)) from exc
+                raise _unknown_kind(selector, language, probe) from exc
             break
         if found is None:
             continue  # it cannot match its own source
         root = found if selector is not None else _pattern_root(probe)
-        if _cannot_match(root, probe.text(), rule, language, strictness):
+        if cannot_match(root, probe.text(), rule, language, strictness):
             fallback = fallback or found
             continue
-        if accepted is None or not _has_error(found):
+        if accepted is None or not holds_error(found):
             accepted = (probe, found, expando)
-        if not _has_error(found):
+        if not holds_error(found):
             break
     if config_error is not None:
-        raise ToolError(
-            f"ast-grep cannot use the pattern `{pattern}` for {language.name}: "
-            f"{config_error.rstrip('.')}. " + _context_hint(language)
-        )
+        raise PatternNotUsable(pattern, language.name, config_error)
     tokens: list[bytes] = []
-    doubt: str | None = None
+    doubt: Doubt | None = None
     trailing: tuple[str, ...] = ()
     if accepted is not None:
         probe, found, expando = accepted
         if multi:
             trailing = trailing_multi(found, expando, strictness)
-        has_error = _has_error(found)
+        has_error = holds_error(found)
         if selector is None:
-            doubt = _check_in_body(pattern, language, rule, probe.text(), found.kind())
+            doubt = check_in_body(pattern, language, rule, probe.text(), found.kind())
         if known:
             metavariables = metavariable_texts(pattern, expando)
             if not has_error:  # leaves inside ERROR nodes may split a metavariable
@@ -427,14 +279,10 @@ def compile_pattern(
         # ERROR nodes match nodes of any kind): run it without a pre-filter, and turn the
         # doubt into an error only if nothing at all is found.
         has_error = True
-        what = (
-            "is a syntax error (its tree is an ERROR node that matches no complete code)"
-            if fallback is not None
-            else "does not parse as one node that it could match"
-        )
-        doubt = (
-            f"The pattern `{pattern}` {what} in {language.name}, so it probably matches "
-            "nothing. " + _context_hint(language)
+        doubt = Doubt(
+            pattern=pattern,
+            language=language.name,
+            reason="syntax-error" if fallback is not None else "not-one-node",
         )
     return CompiledPattern(
         source=pattern,

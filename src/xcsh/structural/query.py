@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from xcsh.core import ToolError
-from xcsh.structural.apply import name_list
+from xcsh.structural.errors import Doubt, EmptyPatterns, MixedLanguages
 from xcsh.structural.languages import resolve_language
 from xcsh.structural.pattern import bound_metavariables, compile_pattern
 from xcsh.structural.results import EditPreview
@@ -26,7 +26,7 @@ def error_patterns_of(query: Query) -> tuple[str, ...]:
     return tuple(out)
 
 
-def doubt_of(query: Query, scope: Scope) -> str | None:
+def doubt_of(query: Query, scope: Scope) -> Doubt | None:
     """The doubt to raise when nothing was found: a pattern doubtful in every language
     it compiled in (the language with the most files speaks), else ``None``."""
     order = {name: i for i, name in enumerate(scope.counts())}
@@ -90,7 +90,7 @@ def compile_query(
             raise ToolError("Give patterns or rules, not both.")
         return rule_query(rules, scope, edit=templates is not None, **flags)
     if not patterns:
-        raise ToolError("`pat` is empty. Give at least one ast-grep pattern.")
+        raise EmptyPatterns()
     names = list(scope.counts())
     if scope.language is not None:
         names = [scope.language.name]
@@ -138,7 +138,7 @@ def check_one_language(preview: EditPreview) -> None:
     because the rewrite would break them count too: the rewrite matched there.
 
     Raises:
-        ToolError: naming each language with its changed files, and the fix.
+        MixedLanguages: naming each language with its changed files.
     """
     by_language: dict[str, list[str]] = {}
     for edit in preview.files:
@@ -148,10 +148,4 @@ def check_one_language(preview: EditPreview) -> None:
             by_language.setdefault(skipped.language, []).append(skipped.file)
     if len({_FAMILIES.get(name, name) for name in by_language}) <= 1:
         return
-    listed = "; ".join(
-        f"{name.lower()}: {name_list(files, 3)}" for name, files in sorted(by_language.items())
-    )
-    raise ToolError(
-        f"The rewrite would change files of several languages ({listed}). A rewrite is "
-        "written for one language: pass `lang` to pick it, or narrow `path`/`glob`."
-    )
+    raise MixedLanguages(tuple((name, tuple(files)) for name, files in sorted(by_language.items())))

@@ -29,8 +29,10 @@ from typing import Any, cast
 from ast_grep_py import Config, SgRoot
 
 from xcsh.core import ToolError
+from xcsh.structural.errors import Doubt
 from xcsh.structural.languages import Language, resolve_language
-from xcsh.structural.pattern import bound_metavariables, check_pattern_size, compile_pattern
+from xcsh.structural.pattern import bound_metavariables, compile_pattern
+from xcsh.structural.pattern_checks import check_pattern_size
 from xcsh.structural.rewrite import Template, parse_template
 from xcsh.structural.rule_schema import (
     REWRITER_KEYS,
@@ -100,7 +102,7 @@ class CompiledRule:
     severity: str = "hint"
     message: str = ""
     note: str | None = None
-    doubt: str | None = None
+    doubt: Doubt | None = None
     has_error: bool = False
     trailing_multi: tuple[str, ...] = ()
 

@@ -12,8 +12,7 @@ import os
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from xcsh.core import ToolError
-from xcsh.structural.apply import name_list
+from xcsh.structural.errors import ScanWorkerDied
 from xcsh.structural.scan import Outcome, Query, restore_edit, scan_chunk, scan_file_safely
 from xcsh.structural.scope import Scope
 
@@ -58,7 +57,7 @@ def run_query(
     (default: up to 2); smaller ones, or ``workers=1``, in-process.
 
     Raises:
-        ToolError: a worker process died (naming the files of its chunk).
+        ScanWorkerDied: a worker process died (naming the files of its chunk).
     """
     files = scope.files
     total = len(files)
@@ -96,10 +95,6 @@ def run_query(
                 yield outcome
     except WorkerDied as exc:
         names = [item[1] for item in chunks[exc.chunk]] if exc.chunk is not None else []
-        where = f" while scanning {name_list(names)}" if names else ""
-        raise ToolError(
-            f"A scan worker process died ({exc.cause}){where}; the scan was stopped and "
-            "nothing was returned. Leave these files out with `path` or `glob` and try again."
-        ) from exc
+        raise ScanWorkerDied(exc.cause, tuple(names)) from exc
     finally:
         results.close()

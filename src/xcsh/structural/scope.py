@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from xcsh.core import ToolError
 from xcsh.fs import Workspace, iter_files
 from xcsh.fs.walk import gitignore_spec
+from xcsh.structural.errors import EmptyScope
 from xcsh.structural.languages import Language, language_for_path, resolve_language
 from xcsh.structural.results import SkippedFile
 from xcsh.structural.spec import ScopeSpec
@@ -86,8 +87,9 @@ def resolve_scope(where: ScopeSpec) -> Scope:
         ones skipped because their real path is outside the workspace (symlinks).
 
     Raises:
+        EmptyScope: no source file of a known language in scope (without ``lang``).
         ToolError: unknown language (listing the supported ones), a path outside
-            the workspace or missing, or no source file in scope.
+            the workspace or missing.
     """
     ws = _workspace(where.root)
     language = resolve_language(where.lang) if where.lang else None
@@ -104,10 +106,7 @@ def resolve_scope(where: ScopeSpec) -> Scope:
         scope.sizes.append(size)
         scope.total_bytes += size
     if not scope.files and language is None:
-        raise ToolError(
-            f"No source file of a supported language in '{given}'. "
-            "Check `path` and `glob`, or pass `lang` for files with unusual extensions."
-        )
+        raise EmptyScope(given)
     return scope
 
 

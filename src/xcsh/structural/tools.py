@@ -23,6 +23,7 @@ from xcsh.structural.edit_action import (
     skipped_text,
 )
 from xcsh.structural.engine import preview_edit, search
+from xcsh.structural.errors import error_pattern_note
 from xcsh.structural.results import EditPreview, Match
 from xcsh.structural.rules import CompiledRule, rule_from_parameter
 from xcsh.structural.spec import EditOp, EditSpec, MatchSpec, ScopeSpec
@@ -278,15 +279,6 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
         parameters=AstGrepParams,
         run=run,
         read_only=True,
-    )
-
-
-def error_pattern_note(pattern: str, *, selector_flag: str = "`sel`") -> str:
-    """Why a pattern whose tree holds an ERROR node may have found nothing, and the fix."""
-    return (
-        f"The pattern `{pattern}` does not parse on its own (its tree holds an ERROR "
-        "node), so it may not say what it seems to: write the surrounding code "
-        f"and pick the node to match with {selector_flag}."
     )
 
 
