@@ -28,8 +28,8 @@ from xcsh.agent import (
     ToolCallStart,
     ToolResult,
     TurnEnd,
-    plural,
 )
+from xcsh.core.wording import plural
 from xcsh.pending import ResolveOutcome
 from xcsh.ui import TerminalStyle, render_preview, render_resolution, visible, visible_line
 
