@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from xcsh.cli import EXIT_BROKEN_PIPE
+from xcsh.cli import EXIT_BROKEN_PIPE, SUBCOMMANDS, command_main
 
 
 def run_into_closed_pipe(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -111,3 +111,13 @@ def test_print_mode_into_head_stops_the_run_quietly_with_141(tmp_path: Path) -> 
         if mode == "json":
             assert proc.stderr == ""
             assert not (tmp_path / "after.txt").exists()
+
+
+def test_every_listed_subcommand_dispatches_to_its_own_main() -> None:
+    mains = {name: command_main(name) for name in SUBCOMMANDS}
+    assert all(callable(main) for main in mains.values())
+    modules = {main.__module__ for main in mains.values()}
+    assert len(modules) == len(SUBCOMMANDS)  # no two names share a module by mistake
+    assert command_main(None).__module__ == "xcsh.cli.agent_cmd"
+    with pytest.raises(KeyError):
+        command_main("no-such-command")

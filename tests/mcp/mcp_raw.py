@@ -17,6 +17,14 @@ import httpx2
 from mcp_helpers import XCSH_MCP, read_http_banner
 
 PROTOCOL = "2025-06-18"
+HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+"""What every JSON-RPC POST of the streamable HTTP transport carries."""
+INITIALIZE = {
+    "protocolVersion": PROTOCOL,
+    "capabilities": {},
+    "clientInfo": {"name": "raw", "version": "1"},
+}
+"""The ``initialize`` request's parameters."""
 
 
 @dataclass
@@ -32,26 +40,22 @@ class Server:
         raise AssertionError("no VmRSS")
 
 
-@contextmanager
-def http_server(workspace: Path, *extra: str) -> Iterator[Server]:
-    """``xcsh mcp --http --port 0`` on ``workspace`` (project tools trusted), stopped after."""
-    proc = subprocess.Popen(
-        [
-            *XCSH_MCP,
-            "--cwd",
-            str(workspace),
-            "--trust-project",
-            "--http",
-            "--port",
-            "0",
-            *extra,
-        ],
+def start_http(workspace: Path, *flags: str) -> subprocess.Popen[str]:
+    """``xcsh mcp --cwd WORKSPACE --http FLAGS`` started; its stderr is a pipe (the banner)."""
+    return subprocess.Popen(
+        [*XCSH_MCP, "--cwd", str(workspace), "--http", *flags],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ},
     )
+
+
+@contextmanager
+def http_server(workspace: Path, *extra: str) -> Iterator[Server]:
+    """``xcsh mcp --http --port 0`` on ``workspace`` (project tools trusted), stopped after."""
+    proc = start_http(workspace, "--trust-project", "--port", "0", *extra)
     try:
         assert proc.stderr is not None
         url, token = read_http_banner(proc.stderr)
@@ -90,23 +94,15 @@ class RawSession:
     def __init__(self, client: httpx2.Client, server: Server, *, token: str | None = None) -> None:
         self.client = client
         self.server = server
-        self.headers = {
-            "content-type": "application/json",
-            "accept": "application/json, text/event-stream",
-        }
+        self.headers = dict(HEADERS)
         credential = server.token if token is None else token
         if credential:  # "" sends no Authorization header at all
             self.headers["authorization"] = f"Bearer {credential}"
         self.session_id = ""
 
     def open(self) -> RawSession:
-        init = {
-            "protocolVersion": PROTOCOL,
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        }
         response = self.client.post(
-            self.server.url, headers=self.headers, content=rpc("initialize", init)
+            self.server.url, headers=self.headers, content=rpc("initialize", INITIALIZE)
         )
         assert response.status_code == 200, response.text
         self.session_id = response.headers["mcp-session-id"]

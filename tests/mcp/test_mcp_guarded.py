@@ -9,13 +9,23 @@ import os
 import signal
 import stat
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import httpx2
 import pytest
-from mcp_raw import RawSession, Server, http_server, result_of, rpc, texts
+from mcp_helpers import XCSH_MCP
+from mcp_raw import (
+    HEADERS,
+    INITIALIZE,
+    RawSession,
+    Server,
+    http_server,
+    result_of,
+    rpc,
+    start_http,
+    texts,
+)
 
 from xcsh.mcp import DISCONNECT_REASON, STOP_REASON, UNDELIVERED_REASON
 from xcsh.pending import NOTHING_PENDING_MESSAGE
@@ -194,7 +204,7 @@ def test_sigterm_during_a_hanging_call_stops_http_within_five_seconds(
 @pytest.mark.parametrize("how", ["sigterm", "client closes stdin"])
 def test_a_hanging_call_does_not_keep_a_stdio_server_alive(guarded: Path, how: str) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "xcsh", "mcp", "--cwd", str(guarded), "--trust-project"],
+        [*XCSH_MCP, "--cwd", str(guarded), "--trust-project"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -244,41 +254,15 @@ def test_a_hanging_call_does_not_keep_a_stdio_server_alive(guarded: Path, how: s
 
 def test_unix_socket_is_private_and_needs_no_token(guarded: Path, tmp_path: Path) -> None:
     path = tmp_path / "xcsh.sock"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "xcsh",
-            "mcp",
-            "--cwd",
-            str(guarded),
-            "--http",
-            "--socket",
-            str(path),
-        ],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ},
-    )
+    proc = start_http(guarded, "--socket", str(path))
     try:
         assert proc.stderr is not None
         assert proc.stderr.readline().strip() == f"xcsh mcp: serving unix:{path}"
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
         transport = httpx2.HTTPTransport(uds=str(path))
         with httpx2.Client(transport=transport, timeout=30) as client:
-            init = {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            }
-            headers = {
-                "content-type": "application/json",
-                "accept": "application/json, text/event-stream",
-            }
             response = client.post(
-                "http://localhost/mcp", headers=headers, content=rpc("initialize", init)
+                "http://localhost/mcp", headers=HEADERS, content=rpc("initialize", INITIALIZE)
             )
             assert response.status_code == 200, response.text
             assert result_of(response)["result"]["serverInfo"]["name"] == "xcsh"

@@ -12,9 +12,9 @@ from prompt_toolkit.document import Document
 from xcsh.agent import ToolCallStart, ToolResult
 from xcsh.core import TextContent, ToolResultMessage, Usage
 from xcsh.tui import commands
-from xcsh.tui.render import EventRenderer, collapse, format_arguments
+from xcsh.tui.render import EventRenderer, collapse
 from xcsh.tui.status import UsageTotals, pending_text, short_model, status_line, tokens
-from xcsh.ui import TerminalStyle, make_console, parse_decision
+from xcsh.ui import TerminalStyle, format_arguments, make_console, parse_decision
 
 
 def test_pending_part_is_exact() -> None:

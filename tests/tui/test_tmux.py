@@ -8,13 +8,12 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tmux_harness import TmuxXcsh, needs_tmux
 
+from tmux_harness import TmuxXcsh, needs_tmux
 from xcsh.agent import load_session, repair_tool_pairs
 from xcsh.agent.history import CANCELLED_TEXT
 from xcsh.core import ToolResultMessage
@@ -23,15 +22,6 @@ pytestmark = needs_tmux
 
 ORIGINAL = 'def greet(name):\n    print("hello", name)\n'
 EDIT = {"name": "ast_edit", "arguments": {"ops": [{"pat": "print($$$A)", "out": "log($$$A)"}]}}
-
-
-@pytest.fixture
-def term(tmp_path: Path) -> Iterator[TmuxXcsh]:
-    tmux = TmuxXcsh(tmp_path)
-    try:
-        yield tmux
-    finally:
-        tmux.close()
 
 
 @pytest.fixture

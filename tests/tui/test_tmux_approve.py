@@ -3,23 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from tmux_harness import TmuxXcsh, needs_tmux
 
 pytestmark = needs_tmux
-
-
-@pytest.fixture
-def term(tmp_path: Path) -> Iterator[TmuxXcsh]:
-    tmux = TmuxXcsh(tmp_path)
-    try:
-        yield tmux
-    finally:
-        tmux.close()
 
 
 def test_review_walks_only_the_changes_the_model_chose(

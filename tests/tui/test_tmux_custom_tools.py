@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from tmux_harness import TmuxXcsh, needs_tmux
 
@@ -24,15 +21,6 @@ def factory(api):
     return CustomTool(name="stamp", label="Stamp File", description="Writes stamp.txt.",
                       parameters={"type": "object", "properties": {}}, execute=execute)
 """
-
-
-@pytest.fixture
-def term(tmp_path: Path) -> Iterator[TmuxXcsh]:
-    tmux = TmuxXcsh(tmp_path)
-    try:
-        yield tmux
-    finally:
-        tmux.close()
 
 
 def test_a_custom_tools_resolution_is_badged_with_the_tools_label(

@@ -4,10 +4,8 @@ per version of those tools, and shows load problems as readable lines."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from tmux_harness import TmuxXcsh, needs_tmux
 
 pytestmark = needs_tmux
@@ -19,15 +17,6 @@ def factory(api):
     return CustomTool(name="hello_tool", description="d", parameters={"type": "object"},
                       execute=lambda tool_call_id, params: "ok")
 """
-
-
-@pytest.fixture
-def term(tmp_path: Path) -> Iterator[TmuxXcsh]:
-    tmux = TmuxXcsh(tmp_path)
-    try:
-        yield tmux
-    finally:
-        tmux.close()
 
 
 def test_trust_is_asked_once_per_version_of_the_tools(

@@ -108,7 +108,7 @@ class TextPrinter:
             ToolResult,
             TurnStart,
         )
-        from xcsh.ui import render_preview, render_resolution
+        from xcsh.ui import format_arguments, render_preview, render_resolution
 
         if isinstance(event, TurnStart):
             self._text.clear()
@@ -116,7 +116,7 @@ class TextPrinter:
             self._text.append(event.text)
         elif isinstance(event, ToolCallStart):
             self._flush_text()
-            call = f"{event.name} {self._arguments(event.arguments)}"
+            call = f"{event.name} {format_arguments(event.arguments, self.ARGUMENTS_WIDTH)}"
             self._calls[event.id] = call
             self._last_call = event.id
             arrow = "→" if self.style.unicode else "->"
@@ -143,11 +143,6 @@ class TextPrinter:
         self._text.clear()
         if text:
             self.console.print(text, markup=False, highlight=False)
-
-    def _arguments(self, arguments: Any) -> str:
-        text = json.dumps(arguments, ensure_ascii=False)
-        width = self.ARGUMENTS_WIDTH
-        return text if len(text) <= width else text[: width - 3] + "..."
 
     def _error(self, call_id: str, tool_name: str, text: str) -> None:
         lines = text.splitlines() or ["failed"]

@@ -9,7 +9,6 @@ block of :func:`xcsh.ui.render_resolution`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -31,7 +30,14 @@ from xcsh.agent import (
 )
 from xcsh.core.wording import plural
 from xcsh.pending import ResolveOutcome
-from xcsh.ui import TerminalStyle, render_preview, render_resolution, visible, visible_line
+from xcsh.ui import (
+    TerminalStyle,
+    format_arguments,
+    render_preview,
+    render_resolution,
+    visible,
+    visible_line,
+)
 
 RESULT_LINES = 4
 """How many lines of a tool result are shown (the rest is counted, not shown)."""
@@ -43,12 +49,6 @@ def collapse(text: str, lines: int = RESULT_LINES) -> tuple[list[str], int]:
     """The first ``lines`` lines of ``text`` and how many more there are."""
     all_lines = text.splitlines()
     return all_lines[:lines], max(0, len(all_lines) - lines)
-
-
-def format_arguments(arguments: dict[str, Any], width: int = ARGUMENTS_WIDTH) -> str:
-    """Arguments as compact JSON on one line, cut to ``width`` characters."""
-    text = json.dumps(arguments, ensure_ascii=False)
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def resolution_block(event: Resolved, style: TerminalStyle) -> Any:
@@ -90,7 +90,7 @@ class EventRenderer:
             arrow = "→" if self.style.unicode else "->"
             line = Text(f"{arrow} ", style="cyan")
             line.append(event.name, style="bold cyan")
-            line.append(" " + format_arguments(event.arguments), style="dim")
+            line.append(" " + format_arguments(event.arguments, ARGUMENTS_WIDTH), style="dim")
             self.console.print(line)
         elif isinstance(event, ToolResult):
             self._result(event)

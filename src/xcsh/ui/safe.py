@@ -23,7 +23,9 @@ only lay text out. JSON output never goes through here: it stays exact.
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _UNSAFE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_BIDI}]")
@@ -66,3 +68,10 @@ def visible_line(text: str) -> str:
 def has_control(text: str) -> bool:
     """True when ``text`` holds any character :func:`visible` would replace (newline, tab too)."""
     return _UNSAFE.search(text) is not None
+
+
+def format_arguments(arguments: Any, width: int) -> str:
+    """A tool call's arguments as compact JSON on one line, cut to ``width`` characters
+    (the cut ends with ``...``). Control characters come out as JSON escapes."""
+    text = json.dumps(arguments, ensure_ascii=False)
+    return text if len(text) <= width else text[: width - 3] + "..."
