@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from xcsh.agent import plural
 from xcsh.agent.steering import cap_message
 from xcsh.core import text_result
+from xcsh.core.wording import plural
 from xcsh.pending import PendingAction, PendingActionStore
 
 

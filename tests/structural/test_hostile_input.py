@@ -17,9 +17,10 @@ import pytest
 from xcsh import AgentToolResult, PendingActionStore, ToolError
 from xcsh.structural import EditOp, EditSpec, MatchSpec, ScopeSpec, preview_edit, search
 from xcsh.structural.languages import resolve_language
+from xcsh.structural.matching import LanguageQuery, Query
 from xcsh.structural.pattern import compile_pattern
 from xcsh.structural.pattern_checks import MAX_PATTERN_CHARS, MAX_PATTERN_DEPTH
-from xcsh.structural.scan import LanguageQuery, Query, scan_file
+from xcsh.structural.scan import scan_file
 from xcsh.tools import (
     create_ast_edit_tool,
     create_ast_grep_tool,

@@ -28,10 +28,11 @@ from xcsh.structural import (
     search,
 )
 from xcsh.structural.languages import resolve_language
+from xcsh.structural.matching import LanguageQuery, Outcome, Query
 from xcsh.structural.pattern import compile_pattern
 from xcsh.structural.pool import WorkerDied, plan_chunks, run_chunks
 from xcsh.structural.rewrite import parse_template
-from xcsh.structural.scan import LanguageQuery, Outcome, Query, restore_edit, scan_chunk
+from xcsh.structural.scan import restore_edit, scan_chunk
 
 CTX = multiprocessing.get_context("fork")
 

@@ -65,7 +65,6 @@ from xcsh.agent.tool_policy import (
     enforce_policy,
     parse_tool_policy,
 )
-from xcsh.agent.wording import plural
 
 __all__ = [
     "CANCELLED_TEXT",
@@ -115,7 +114,6 @@ __all__ = [
     "load_session",
     "new_session_id",
     "parse_tool_policy",
-    "plural",
     "preview_digest",
     "repair_tool_pairs",
     "session_path",

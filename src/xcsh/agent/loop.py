@@ -36,7 +36,6 @@ from xcsh.agent.events import (
 )
 from xcsh.agent.history import cancelled_result
 from xcsh.agent.steering import Steering
-from xcsh.agent.wording import plural
 from xcsh.core import (
     AgentTool,
     AssistantMessage,
@@ -51,6 +50,7 @@ from xcsh.core import (
     cap_content,
     cap_text,
 )
+from xcsh.core.wording import plural
 from xcsh.pending import RESOLVE_TOOL_NAME, ResolveOutcome
 from xcsh.providers import Provider, ResponseDone, TextChunk, ThinkingChunk
 

@@ -30,7 +30,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from xcsh.agent.wording import plural
 from xcsh.core import (
     AssistantMessage,
     ForcedTool,
@@ -42,6 +41,7 @@ from xcsh.core import (
     UserMessage,
     running_tool_call,
 )
+from xcsh.core.wording import plural
 from xcsh.pending import RESOLVE_TOOL_NAME, PendingAction, PendingActionStore
 
 SteeringMode = Literal["named", "required", "auto"]

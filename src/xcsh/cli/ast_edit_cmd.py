@@ -41,9 +41,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import dataclasses
-import json
 import os
 import shlex
 import signal
@@ -55,6 +52,8 @@ from typing import Any
 from rich.console import Console
 
 from xcsh.cli.ast_edit_ask import Decision, ask, reviewed
+from xcsh.cli.ast_edit_output import Stdout
+from xcsh.cli.ast_edit_preview import merged_preview, preview_arguments
 from xcsh.cli.common import (
     EXIT_APPLY_FAILED,
     EXIT_BAD_INPUT,
@@ -68,23 +67,17 @@ from xcsh.cli.common import (
     empty_scope_message,
     error,
     is_interactive,
-    load_rules,
     stderr_is_terminal,
     workspace_for,
 )
 from xcsh.cli.options import EditOptions
-from xcsh.cli.pager import page, pager_command
+from xcsh.cli.pager import pager_command
 from xcsh.core import AgentToolResult, ToolError, UsageError
 from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, Retention, settled
 from xcsh.pending import PendingAction, PendingActionStore, ResolveOutcome, create_resolve_tool
 from xcsh.structural import (
-    EditOp,
     EditPreview,
-    EditSpec,
-    ScopeSpec,
-    check_one_language,
-    preview_edit,
 )
 from xcsh.structural.apply import name_list
 from xcsh.structural.edit_action import push_edit_preview
@@ -185,12 +178,12 @@ def run(options: EditOptions) -> int:
     if options.interactive and not is_interactive():
         error(INTERACTIVE_NEEDS_TERMINAL)
         return EXIT_BAD_INPUT
-    out = _Stdout(None if options.json else make_console(sys.stdout, _style()))
+    out = Stdout(None if options.json else make_console(sys.stdout, _style()))
     try:
         check_limit(options.limit)
         root, given = workspace_for(options.paths)
         journal = _open_journal(Path(root))
-        preview = _with_spinner(lambda: _merged_preview(options, root, given))
+        preview = _with_spinner(lambda: merged_preview(options, root, given))
     except (ToolError, UsageError) as exc:
         error(exc)
         return EXIT_BAD_INPUT
@@ -207,7 +200,7 @@ def run(options: EditOptions) -> int:
     store = PendingActionStore()
     # the apply is recorded in the folder's undo journal, so `xcsh undo` can put the files back
     result = push_edit_preview(
-        store, preview, _arguments(options), journal=journal, broken_flag="--include-broken"
+        store, preview, preview_arguments(options), journal=journal, broken_flag="--include-broken"
     )
     for note in _notes(result):
         error(note)
@@ -253,7 +246,7 @@ def _open_journal(root: Path) -> Journal:
     return opened.journal
 
 
-def _show(options: EditOptions, preview: EditPreview, action: PendingAction, out: _Stdout) -> None:
+def _show(options: EditOptions, preview: EditPreview, action: PendingAction, out: Stdout) -> None:
     """The preview on stdout: the whole diff (the user approves all of it) or JSON lines.
 
     The "apply or discard" footer is shown only when a question follows; a
@@ -310,75 +303,6 @@ def _decide(options: EditOptions, action: PendingAction) -> tuple[Decision | Non
         return Decision("discard", "no answer at the prompt"), EXIT_OK
 
 
-def _arguments(options: EditOptions) -> dict[str, Any]:
-    """What produced the preview, recorded in the pending action's details."""
-    if options.pattern is None:
-        return {
-            "rule": options.rule,
-            "rules": [rule.id for rule in options.rules],
-            "paths": list(options.paths),
-            "glob": list(options.globs),
-            "limit": options.limit,
-        }
-    return {
-        "ops": [{"pat": options.pattern, "out": options.rewrite}],
-        "paths": list(options.paths),
-        "lang": options.lang,
-        "sel": options.selector,
-        "glob": list(options.globs),
-        "strictness": options.strictness,
-        "limit": options.limit,
-        "include_broken": options.include_broken,
-        "include_parse_errors": options.include_parse_errors,
-    }
-
-
-def _merged_preview(options: EditOptions, root: str, paths: list[str]) -> EditPreview:
-    """One preview across every PATH, each file read once (by real path).
-
-    Each file is rewritten in its own language (as ``ast-grep run`` infers one
-    per file) unless ``-l`` names one; ``--limit`` counts across PATHs, in the
-    order given.
-    """
-    covered: set[str] = set()
-    merged: EditPreview | None = None
-    remaining = options.limit
-    rules = load_rules(options)
-    edit = EditSpec(
-        ops=()
-        if rules or options.pattern is None
-        else (EditOp(pat=options.pattern, out=options.rewrite or ""),),
-        rules=tuple(rules),
-        selector=options.selector,
-        strictness=options.strictness,
-        include_broken=options.include_broken,
-        include_parse_errors=options.include_parse_errors,
-    )
-    for path in paths:
-        preview = preview_edit(
-            dataclasses.replace(edit, limit=remaining),
-            ScopeSpec(root=root, path=path, globs=options.globs, lang=options.lang),
-            captures=bool(options.json),
-            covered=covered if len(paths) > 1 else None,
-        )
-        if merged is None:
-            merged = preview
-        else:
-            merged.files.extend(preview.files)
-            merged.skipped.extend(s for s in preview.skipped if s not in merged.skipped)
-            merged.files_scanned += preview.files_scanned
-            merged.identical += preview.identical
-            merged.limit_reached = merged.limit_reached or preview.limit_reached
-        if remaining is not None:
-            remaining -= preview.total
-            if remaining <= 0:
-                break
-    assert merged is not None  # paths is never empty
-    if options.lang is None:
-        check_one_language(merged)
-    return merged
-
-
 def _notes(result: AgentToolResult) -> list[str]:
     """The tool text's closing notes (nested matches, limit, skipped files)."""
     lines = result.text.split("\n")
@@ -400,74 +324,8 @@ def _style() -> TerminalStyle:
     return detect_style(sys.stdout)
 
 
-class _Stdout:
-    """Standard output that notices when its reader goes away (``| head``).
-
-    Once a write fails with a broken pipe, file descriptor 1 points at
-    /dev/null, :attr:`broken` is set and what is printed afterwards goes to
-    stderr instead, so the outcome of an apply is still reported. Without a
-    console (``--json``) stdout carries only JSON and messages go to stderr.
-    """
-
-    def __init__(self, console: Console | None) -> None:
-        self.console = console
-        self.broken = False
-
-    def print(self, renderable: Any, *, pager: str | None = None) -> None:
-        """Print on stdout; on stderr with ``--json`` (no console) or once stdout is closed.
-
-        With a ``pager`` command, text taller than the terminal (stdout a
-        terminal only) is shown through it instead.
-        """
-        console = self.console
-        if console is not None and not self.broken:
-            try:
-                if pager is not None and console.is_terminal and self._paged(renderable, pager):
-                    return
-                console.print(renderable)
-                return
-            except BrokenPipeError:
-                self._close()
-            except SystemExit:
-                # rich handles a broken pipe itself: fd 1 now points at /dev/null
-                if not console.quiet:
-                    raise
-                self.broken = True
-        make_console(sys.stderr).print(renderable)
-
-    def _paged(self, renderable: Any, pager: str) -> bool:
-        assert self.console is not None
-        with self.console.capture() as captured:
-            self.console.print(renderable)
-        text = captured.get()
-        if text.count("\n") < self.console.size.height:
-            self.console.file.write(text)
-            self.console.file.flush()
-            return True
-        return page(text, pager)
-
-    def write_json(self, preview: EditPreview) -> None:
-        """One ``ast-grep run -r --json=stream`` object per replacement of the preview."""
-        try:
-            for edit in preview.files:
-                for rep in edit.listed():
-                    obj = rep.match.to_cli_json(replacement=rep)
-                    sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
-                    sys.stdout.write("\n")
-            sys.stdout.flush()
-        except BrokenPipeError:
-            self._close()
-
-    def _close(self) -> None:
-        self.broken = True
-        with contextlib.suppress(OSError, ValueError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
-
-
 async def _resolve(
-    store: PendingActionStore, decision: Decision, out: _Stdout, *, undo: str = "xcsh undo"
+    store: PendingActionStore, decision: Decision, out: Stdout, *, undo: str = "xcsh undo"
 ) -> int:
     """Resolve the pending edit through the ``resolve`` tool and show the outcome."""
     resolve = create_resolve_tool(store)

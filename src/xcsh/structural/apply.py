@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xcsh.core import ToolError
+from xcsh.core.wording import plural
 from xcsh.fs import Workspace, read_regular_bytes
 from xcsh.fs.confined import FileId
 from xcsh.structural.results import EditPreview, FileEdit
@@ -125,7 +126,7 @@ def apply_preview(
         changes,
         journal=journal,
         label=label
-        or f"AST Edit: {_count(preview.total, 'replacement')} in {_count(files, 'file')}",
+        or f"AST Edit: {plural(preview.total, 'replacement')} in {plural(files, 'file')}",
         source_tool_name=source_tool_name,
     )
     return AppliedEdit(
@@ -134,10 +135,6 @@ def apply_preview(
         seq=applied.seq,
         warning=applied.warning,
     )
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def identify(edit: FileEdit) -> FileEdit | None:

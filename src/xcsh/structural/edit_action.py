@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xcsh.core import AgentToolResult, TextContent
+from xcsh.core.wording import plural
 from xcsh.journal import Journal
 from xcsh.pending import (
     LeftOut,
@@ -27,11 +28,7 @@ from xcsh.pending import (
 )
 from xcsh.structural.engine import AppliedEdit, apply_preview, name_list, select_replacements
 from xcsh.structural.results import EditPreview, Match, SkippedFile, skipped_note
-from xcsh.structural.scan import BROKEN_REASON
-
-
-def plural(count: int, word: str, plural: str | None = None) -> str:
-    return f"{count} {word if count == 1 else (plural or word + 's')}"
+from xcsh.structural.scan_edit import BROKEN_REASON
 
 
 def edit_label(replacements: int, files: int, broken: int = 0) -> str:
@@ -356,7 +353,6 @@ __all__ = [
     "build_edit_action",
     "edit_label",
     "line_indent",
-    "plural",
     "push_edit_preview",
     "skipped_text",
 ]

@@ -18,6 +18,7 @@ from pathlib import Path
 from xcsh.core import ToolError
 from xcsh.structural.apply import AppliedEdit, apply_preview, identify, name_list, stale_files
 from xcsh.structural.errors import BadLimit, Doubt, PatternMatchesNothing
+from xcsh.structural.matching import Query
 from xcsh.structural.query import check_one_language, compile_query, doubt_of, error_patterns_of
 from xcsh.structural.records import RecordFormat
 from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
@@ -27,7 +28,7 @@ from xcsh.structural.runner import (
     ProgressCallback,
     run_query,
 )
-from xcsh.structural.scan import Query, splice
+from xcsh.structural.scan_edit import splice
 from xcsh.structural.scope import Scope, resolve_scope
 from xcsh.structural.spec import EditOp, EditSpec, MatchSpec, ScopeSpec
 

@@ -8,11 +8,11 @@ from typing import Any
 from xcsh.core import ToolError
 from xcsh.structural.errors import Doubt, EmptyPatterns, MixedLanguages
 from xcsh.structural.languages import resolve_language
+from xcsh.structural.matching import LanguageQuery, Matcher, Query
 from xcsh.structural.pattern import bound_metavariables, compile_pattern
 from xcsh.structural.results import EditPreview
 from xcsh.structural.rewrite import Template, parse_template
 from xcsh.structural.rules import CompiledRule
-from xcsh.structural.scan import LanguageQuery, Matcher, Query
 from xcsh.structural.scope import HOSTED_LANGUAGES, Scope
 from xcsh.structural.spec import MatchSpec
 

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from xcsh.structural.errors import ScanWorkerDied
-from xcsh.structural.scan import Outcome, Query, restore_edit, scan_chunk, scan_file_safely
+from xcsh.structural.matching import Outcome, Query
+from xcsh.structural.scan import restore_edit, scan_chunk, scan_file_safely
 from xcsh.structural.scope import Scope
 
 if TYPE_CHECKING:

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
+from xcsh.core.wording import plural
 from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore
 from xcsh.structural.edit_action import (
@@ -18,7 +19,6 @@ from xcsh.structural.edit_action import (
     build_edit_action,
     edit_label,
     line_indent,
-    plural,
     push_edit_preview,
     skipped_text,
 )

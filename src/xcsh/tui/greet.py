@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def greet(console: Console, style: TerminalStyle, opened: OpenedSession) -> None:
     """What the terminal says once the session is open: a resumed session's recap and
     rebuilt previews, custom tools that failed to load, the journal's recovery, notices."""
-    from xcsh.agent import plural
+    from xcsh.core.wording import plural
 
     session = opened.session
     dim = "dim"

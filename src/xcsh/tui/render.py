@@ -27,8 +27,8 @@ from xcsh.agent import (
     ToolCallStart,
     ToolResult,
     TurnEnd,
-    plural,
 )
+from xcsh.core.wording import plural
 from xcsh.pending import ResolveOutcome
 from xcsh.ui import (
     TerminalStyle,

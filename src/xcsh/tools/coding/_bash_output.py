@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from xcsh.core.wording import plural
 from xcsh.fs import xcsh_home
-from xcsh.tools.coding._paths import human_size, plural
+from xcsh.tools.coding._paths import human_size
 
 LOG_HEAD_BYTES = 2 * 1024 * 1024
 """Bytes of a long output its log keeps from the start."""

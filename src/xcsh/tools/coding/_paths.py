@@ -1,4 +1,5 @@
-"""Small wording helpers the coding tools share (sizes, plurals, capped listings).
+"""Small wording helpers the coding tools share (sizes, capped listings; counts use
+:func:`xcsh.core.wording.plural`).
 
 Path confinement lives in :class:`xcsh.fs.Workspace`."""
 
@@ -15,11 +16,6 @@ def human_size(size: int) -> str:
         if value < 1024 or unit == "GiB":
             break
     return f"{value:.1f} {unit}"
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """``1 line``, ``3 lines``."""
-    return f"{count} {word if count == 1 else (many or word + 's')}"
 
 
 def capped_listing(lines: list[str], total: int, limit: int, of: str, hint: str) -> str:

@@ -29,6 +29,7 @@ from xcsh.core import (
     ToolError,
     text_result,
 )
+from xcsh.core.wording import plural
 from xcsh.sandbox import (
     ProcessSupervisor,
     SandboxPlan,
@@ -46,7 +47,6 @@ from xcsh.tools.coding._bash_output import (
     Output,
     default_log_dir,
 )
-from xcsh.tools.coding._paths import plural
 
 DEFAULT_TIMEOUT = 120.0
 """Seconds a command may run when the call gives no ``timeout``."""

@@ -11,10 +11,10 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
+from xcsh.core.wording import plural
 from xcsh.fs import NotTextError, Workspace, read_text_file
 from xcsh.journal import Journal
 from xcsh.tools.coding._journaled import write_file
-from xcsh.tools.coding._paths import plural
 
 DESCRIPTION = """\
 Replace exact text in a file. `old_text` must match the file exactly, including \

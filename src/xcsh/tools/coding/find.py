@@ -9,8 +9,9 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
+from xcsh.core.wording import plural
 from xcsh.fs import Workspace
-from xcsh.tools.coding._paths import capped_listing, plural
+from xcsh.tools.coding._paths import capped_listing
 from xcsh.tools.coding._walk import GlobFilter, sort_key, walk
 
 DEFAULT_LIMIT = 1000

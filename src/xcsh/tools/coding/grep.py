@@ -43,9 +43,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
+from xcsh.core.wording import plural
 from xcsh.fs import Workspace, ignored_by, inherited_rules
 from xcsh.fs.text import BINARY_SNIFF_BYTES
-from xcsh.tools.coding._paths import plural
 from xcsh.tools.coding._walk import GlobFilter, sort_key, walk
 
 DEFAULT_LIMIT = 100

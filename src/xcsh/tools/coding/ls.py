@@ -9,8 +9,9 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
+from xcsh.core.wording import plural
 from xcsh.fs import Workspace
-from xcsh.tools.coding._paths import capped_listing, plural
+from xcsh.tools.coding._paths import capped_listing
 
 DEFAULT_LIMIT = 500
 

@@ -19,9 +19,10 @@ from xcsh.core import (
     ToolCallContext,
     ToolError,
 )
+from xcsh.core.wording import plural
 from xcsh.fs import Workspace, read_regular_bytes
 from xcsh.fs.text import BINARY_SNIFF_BYTES
-from xcsh.tools.coding._paths import human_size, plural
+from xcsh.tools.coding._paths import human_size
 
 DEFAULT_LIMIT = 2000
 """Lines shown when no ``limit`` is given."""

@@ -9,11 +9,12 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
+from xcsh.core.wording import plural
 from xcsh.fs import Workspace, detect_newline, read_regular_bytes
 from xcsh.fs.text import BINARY_SNIFF_BYTES
 from xcsh.journal import Journal
 from xcsh.tools.coding._journaled import write_file
-from xcsh.tools.coding._paths import human_size, plural
+from xcsh.tools.coding._paths import human_size
 
 DESCRIPTION = """\
 Create a file, or replace a file's whole content, with `content`. Missing parent folders \

@@ -1,4 +1,5 @@
-"""Counts in messages: ``1 turn``, ``3 turns`` (never ``1 turns``)."""
+"""Counts in messages: ``1 turn``, ``3 turns`` (never ``1 turns``); every layer words counts
+with :func:`plural`."""
 
 from __future__ import annotations
 

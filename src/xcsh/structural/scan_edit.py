@@ -1,0 +1,265 @@
+"""Rewriting one file: the replacements of an edit, their overlaps, and the check that
+the new text still parses.
+
+:func:`edit_file` turns the matches of a file into its :class:`FileEdit` (or
+says why it was left out); :func:`splice` writes replacements into bytes.
+Runs in worker processes, like :mod:`xcsh.structural.scan`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from pathlib import Path
+from typing import Any
+
+from ast_grep_py import SgNode, SgRoot
+
+from xcsh.fs import detect_newline
+from xcsh.structural.matching import LanguageQuery, Outcome, Query, find_nodes, make_match
+from xcsh.structural.records import Offsets
+from xcsh.structural.results import FileEdit, Replacement, SkippedFile, Span
+from xcsh.structural.rewrite import expand_template
+from xcsh.structural.rule_eval import capture_spans, expanded_range, transformed_values
+from xcsh.structural.rules import CompiledRule
+
+BROKEN_REASON = "the rewrite would not parse"
+"""Why a file whose rewritten text has new parse errors was left out of an edit."""
+
+
+def _error_rule(root: SgNode) -> dict[str, Any]:
+    # ERROR nodes, and MISSING nodes (tree-sitter inserts them with empty text).
+    return {"any": [{"kind": "ERROR"}, {"regex": "^$", "not": {"kind": root.kind()}}]}
+
+
+def _has_error(root: SgNode) -> bool:
+    return root.find(**_error_rule(root)) is not None
+
+
+_STATEMENT_LISTS = frozenset(
+    {
+        "module",
+        "block",
+        "program",
+        "statement_block",
+        "source_file",
+        "compound_statement",
+        "translation_unit",
+    }
+)
+
+
+def _fits(node: SgNode, new: str, text: str, language: str) -> bool:
+    """Whether a replacement surely keeps a file that parsed cleanly free of parse errors.
+
+    True when ``new``, parsed on its own, has no error and is a node of the
+    same kind as the matched one (or a list of statements standing where a
+    statement stood): putting a well-formed node of a kind where one of that
+    kind was keeps the grammar's derivation valid. Otherwise the caller parses
+    the whole new text, so this only saves time, never decides a doubtful case.
+    """
+    if not new.strip():
+        return False
+    start = node.range().start
+    line = text[text.rfind("\n", 0, start.index) + 1 : start.index]
+    base = line[: len(line) - len(line.lstrip(" \t"))]
+    lines = new.split("\n")
+    snippet = "\n".join(
+        [lines[0]] + [ln[len(base) :] if ln.startswith(base) else ln for ln in lines[1:]]
+    )
+    root = SgRoot(snippet, language).root()
+    if _has_error(root):
+        return False
+    kinds: set[str] = set()
+    target: SgNode | None = node
+    outer = node
+    span = (node.range().start.index, node.range().end.index)
+    while target is not None:
+        rng = target.range()
+        if (rng.start.index, rng.end.index) != span:
+            break
+        kinds.add(target.kind())
+        outer = target
+        target = target.parent()
+    whole = len(snippet.rstrip())
+    lead = len(snippet) - len(snippet.lstrip())
+    current: SgNode | None = root
+    while current is not None:
+        rng = current.range()
+        spans = (rng.start.index, rng.end.index) == (lead, whole)
+        if current is not root and spans and current.kind() in kinds:
+            return True
+        children = [c for c in current.children() if c.range().end.index > lead]
+        current = children[0] if len(children) == 1 else None
+    parent = outer.parent()
+    return (
+        parent is not None
+        and parent.kind() in _STATEMENT_LISTS
+        and root.kind() in (_STATEMENT_LISTS)
+    )
+
+
+def _new_error(old_root: SgNode, old_has_error: bool, new_bytes: bytes, language: str) -> str:
+    """Where the rewritten text has a parse error the old text did not have, or ``""``.
+
+    Returns:
+        ``"line L, column C"`` (1-based) of the first error node of the new
+        tree; for an old text that already had errors, only when the new one
+        has more of them.
+    """
+    new_root = SgRoot(new_bytes.decode("utf-8", errors="replace"), language).root()
+    rule = _error_rule(new_root)
+    first = new_root.find(**rule)
+    if first is None:
+        return ""
+    if old_has_error and len(new_root.find_all(**rule)) <= len(
+        old_root.find_all(**_error_rule(old_root))
+    ):
+        return ""
+    pos = first.range().start
+    return f"line {pos.line + 1}, column {pos.column + 1}"
+
+
+def edit_file(
+    query: Query,
+    found: list[tuple[LanguageQuery, SgNode, list[int]]],
+    text: str,
+    raw: bytes,
+    offsets: Offsets,
+    path: Path,
+    file: str,
+    language: str,
+) -> Outcome | None:
+    """The edit of one file from the nodes ``found`` in it (per language: its patterns,
+    tree and active pattern indexes), or why it was left out; ``None`` when nothing
+    would change."""
+    newline = detect_newline(text)
+    # start, end, op, node, new text, the language's patterns
+    kept: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
+    nested: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
+    identical = 0
+    for unit, root, active in found:
+        for i in active:
+            pattern, template = unit.patterns[i], query.templates[i]
+            if pattern is None or template is None:
+                continue  # a rule without a fix only reports
+            candidates = []
+            for node in find_nodes(root, pattern):
+                start, end = node.range().start.index, node.range().end.index
+                values = capture_spans(node, template)
+                if isinstance(pattern, CompiledRule):
+                    first, last = expanded_range(node, pattern.fix)
+                    start, end = first.range().start.index, last.range().end.index
+                    values.update(transformed_values(node, pattern, text))
+                new = expand_template(template, text, start, values, newline)
+                candidates.append((start, end, i, node, new, unit))
+            candidates.sort(key=lambda c: (c[0], -c[1]))
+            last_end = -1
+            for cand in candidates:
+                if cand[0] < last_end:  # inside an earlier match: the CLI skips it too
+                    nested.append(cand)
+                    continue
+                last_end = cand[1]
+                if cand[4] == text[cand[0] : cand[1]]:
+                    identical += 1  # S2: an identity rewrite is not a change
+                    continue
+                kept.append(cand)
+    if not kept:
+        return Outcome(identical=identical) if identical else None
+    kept.sort(key=lambda c: (c[0], -c[1]))
+    if isinstance(kept[0][5].patterns[kept[0][2]], CompiledRule):
+        # Fixes of several rules: as `ast-grep scan -U`, a fix overlapping an earlier
+        # one is left out (reported as nested); scanning again applies it.
+        chosen: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
+        for cand in kept:
+            if chosen and cand[0] < chosen[-1][1]:
+                nested.append(cand)
+                continue
+            chosen.append(cand)
+        kept = chosen
+    for before, after in itertools.pairwise(kept):
+        if after[0] < before[1]:
+            line = after[3].range().start
+            later = after[5].patterns[after[2]]
+            earlier = before[5].patterns[before[2]]
+            return Outcome(
+                conflict=(
+                    f"{file}:{line.line + 1}:{line.column + 1}: op {after[2] + 1} (`"
+                    f"{later.source if later else ''}`) overlaps op {before[2] + 1} (`"
+                    f"{earlier.source if earlier else ''}`)"
+                )
+            )
+    errors = [_has_error(root) for _, root, _ in found]
+    if query.skip_parse_errors and any(errors):
+        return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
+
+    def replacement(cand: tuple[int, int, int, SgNode, str, LanguageQuery]) -> Replacement:
+        start, end, op, node, new, unit = cand
+        pattern = unit.patterns[op]
+        assert pattern is not None
+        match = make_match(
+            node, text, offsets, pattern, op, path, file, unit.display, query.captures
+        )
+        expanded = None
+        if (start, end) != (node.range().start.index, node.range().end.index):
+            first, last = expanded_range(node, getattr(pattern, "fix", None))
+            head, tail = offsets.span(first), offsets.span(last)
+            expanded = Span(
+                start_byte=head.start_byte, end_byte=tail.end_byte, start=head.start, end=tail.end
+            )
+        return Replacement(match=match, new_text=new, expanded=expanded)
+
+    replacements = tuple(replacement(cand) for cand in kept)
+    inner = tuple(replacement(cand) for cand in nested) if query.captures else ()
+    new_bytes = splice(raw, replacements)
+    # The file is parsed again in its own language (code embedded in HTML is not re-checked).
+    mine = query.languages.get(language)
+    own = next((i for i, (unit, _, _) in enumerate(found) if unit is mine), None)
+    error = ""
+    if own is not None and not (
+        not errors[own]
+        and all(
+            _fits(node, new, text, found[own][0].name)
+            for _, _, _, node, new, unit in kept
+            if unit is mine
+        )
+    ):
+        error = _new_error(found[own][1], errors[own], new_bytes, found[own][0].name)
+    if error and not query.keep_broken:
+        return Outcome(
+            skipped=SkippedFile(
+                path=path,
+                file=file,
+                reason=BROKEN_REASON,
+                error=error,
+                language=kept[0][5].display,
+            ),
+            identical=identical,
+        )
+    return Outcome(
+        edit=FileEdit(
+            path=path,
+            file=file,
+            language=kept[0][5].display,
+            old_sha256=hashlib.sha256(raw).hexdigest(),
+            old_bytes=raw,
+            new_bytes=new_bytes,
+            replacements=replacements,
+            nested_skipped=len(nested),
+            nested=inner,
+            new_error=error,
+        ),
+        identical=identical,
+    )
+
+
+def splice(raw: bytes, replacements: tuple[Replacement, ...]) -> bytes:
+    """Apply ``replacements`` (sorted, non-overlapping) to ``raw`` by byte offsets."""
+    parts: list[bytes] = []
+    cursor = 0
+    for rep in replacements:
+        parts.append(raw[cursor : rep.span.start_byte])
+        parts.append(rep.new_text.encode("utf-8"))
+        cursor = rep.span.end_byte
+    parts.append(raw[cursor:])
+    return b"".join(parts)
