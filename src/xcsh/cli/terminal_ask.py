@@ -51,12 +51,7 @@ def terminal_approval(stdin: TextIO, prompt_out: TextIO) -> ApprovalHook:
     read = _prompt_reader(stdin, prompt_out)
 
     async def ask(action: PendingAction, reason: str, only: tuple[str, ...] | None) -> Approval:
-        from xcsh.agent import Approval
-
-        try:
-            return await ask_approval(action, reason, read, console.print, only)
-        except EOFError:
-            return Approval(approved=False, reason=INPUT_CLOSED_REASON)
+        return await _declined_when_closed(ask_approval(action, reason, read, console.print, only))
 
     return ask
 
@@ -75,14 +70,19 @@ def terminal_tool_approval(stdin: TextIO, prompt_out: TextIO) -> ToolApprovalHoo
     read = _prompt_reader(stdin, prompt_out)
 
     async def ask(question: ToolQuestion) -> Approval:
-        from xcsh.agent import Approval
-
-        try:
-            return await ask_plain(question.prompt(), read, console.print)
-        except EOFError:
-            return Approval(approved=False, reason=INPUT_CLOSED_REASON)
+        return await _declined_when_closed(ask_plain(question.prompt(), read, console.print))
 
     return ask
+
+
+async def _declined_when_closed(question: Awaitable[Approval]) -> Approval:
+    """The answer to ``question``, or a decline when standard input closed first."""
+    from xcsh.agent import Approval
+
+    try:
+        return await question
+    except EOFError:
+        return Approval(approved=False, reason=INPUT_CLOSED_REASON)
 
 
 def _prompt_reader(stdin: TextIO, prompt_out: TextIO) -> Callable[[str], Awaitable[str]]:

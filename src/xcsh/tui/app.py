@@ -18,7 +18,7 @@ import dataclasses
 import io
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Awaitable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -358,16 +358,9 @@ class InteractiveApp(SlashCommands):
         self, action: PendingAction, reason: str, only: tuple[str, ...] | None
     ) -> Approval:
         """The ``--approve ask`` hook: ``[a]pply / [d]iscard / [r]eview``, clear answers only."""
-        from xcsh.agent import Approval
-
-        try:
-            return await ask_approval(action, reason, self._ask_line, self.console.print, only)
-        except (KeyboardInterrupt, EOFError):
-            if self.session is not None:
-                self._armed = True
-                self.session.cancel()
-            await asyncio.sleep(0)  # the cancellation lands here
-            return Approval(approved=False, reason="the user pressed Ctrl-C")
+        return await self._answer(
+            ask_approval(action, reason, self._ask_line, self.console.print, only)
+        )
 
     async def _ask_line(self, prompt: str) -> str:
         """One line from a plain second prompt (approval questions, ``/review`` keys)."""
@@ -379,10 +372,14 @@ class InteractiveApp(SlashCommands):
 
     async def ask_tool(self, question: ToolQuestion) -> Approval:
         """Asked before a tool call an ``ask`` approval rule covers (clear answers only)."""
+        return await self._answer(ask_plain(question.prompt(), self._ask_line, self.console.print))
+
+    async def _answer(self, question: Awaitable[Approval]) -> Approval:
+        """The person's answer to ``question``; Ctrl-C there declines and cancels the run."""
         from xcsh.agent import Approval
 
         try:
-            return await ask_plain(question.prompt(), self._ask_line, self.console.print)
+            return await question
         except (KeyboardInterrupt, EOFError):
             if self.session is not None:
                 self._armed = True
