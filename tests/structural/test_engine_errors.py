@@ -30,6 +30,7 @@ from xcsh.pending import (
 from xcsh.structural import MatchSpec, ScopeSpec, search
 from xcsh.structural.errors import (
     EmptyScope,
+    MissingPath,
     MixedLanguages,
     PatternMatchesNothing,
     ScanWorkerDied,
@@ -76,6 +77,7 @@ def test_nothing_found_carries_the_doubt_and_the_command_names_its_flags(ws: Pat
     "error",
     [
         EmptyScope("src"),
+        MissingPath("src/x.py", "/ws"),
         MixedLanguages((("python", ("a.py",)), ("rust", ("b.rs", "c.rs")))),
         ScanWorkerDied("killed by signal 9 (SIGKILL)", ("a.py", "b.py")),
     ],

@@ -13,6 +13,7 @@ names things differently words the same facts with its own
      ├── EmptyPatterns          no pattern given
      ├── BadLimit               a limit below 1
      ├── EmptyScope             no source file of a known language in scope
+     ├── MissingPath            the path names nothing in the workspace
      ├── MixedLanguages         one rewrite would change files of several languages
      ├── ScanWorkerDied         a worker process died during a scan
      ├── UnknownNodeKind        the selector names no node kind of the language
@@ -207,6 +208,26 @@ class EmptyScope(StructuralError):
         )
 
 
+class MissingPath(StructuralError):
+    """The path (not a glob) names nothing in the workspace.
+
+    Attributes:
+        given: the path as given.
+        root: the workspace folder.
+    """
+
+    def __init__(self, given: str, root: str) -> None:
+        self.given = given
+        self.root = root
+        super().__init__()
+
+    def worded(self, words: Wording) -> str:
+        return (
+            f"Path '{self.given}' does not exist in the workspace {self.root}. "
+            "Give an existing file, folder or a glob such as 'src/**/*.py'."
+        )
+
+
 class MixedLanguages(StructuralError):
     """One rewrite would change files of several languages.
 
@@ -325,6 +346,7 @@ __all__ = [
     "DoubtReason",
     "EmptyPatterns",
     "EmptyScope",
+    "MissingPath",
     "MixedLanguages",
     "PatternMatchesNothing",
     "PatternNotUsable",

@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from xcsh.core import ToolError
 from xcsh.fs import Workspace, iter_files
 from xcsh.fs.walk import gitignore_spec
-from xcsh.structural.errors import EmptyScope
+from xcsh.structural.errors import EmptyScope, MissingPath
 from xcsh.structural.languages import Language, language_for_path, resolve_language
 from xcsh.structural.results import SkippedFile
 from xcsh.structural.spec import ScopeSpec
@@ -63,10 +62,6 @@ class Scope:
         return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
-def _workspace(root: str | Path) -> Workspace:
-    return Workspace(root)
-
-
 def resolve_scope(where: ScopeSpec) -> Scope:
     """Find the files a search or edit covers, as ``ast-grep run`` does (contract §4).
 
@@ -88,10 +83,11 @@ def resolve_scope(where: ScopeSpec) -> Scope:
 
     Raises:
         EmptyScope: no source file of a known language in scope (without ``lang``).
-        ToolError: unknown language (listing the supported ones), a path outside
-            the workspace or missing.
+        MissingPath: ``path`` names nothing in the workspace (and is no glob).
+        ToolError: unknown language (listing the supported ones), a path
+            outside the workspace (:meth:`xcsh.fs.Workspace.resolve`).
     """
-    ws = _workspace(where.root)
+    ws = Workspace(where.root)
     language = resolve_language(where.lang) if where.lang else None
     given = (where.path or ".").strip() or "."
     start, path_filter, explicit_file = _start_of(ws, given)
@@ -119,10 +115,7 @@ def _start_of(ws: Workspace, given: str) -> tuple[Path, pathspec.GitIgnoreSpec |
         return ws.root, gitignore_spec([given]), False
     start = ws.resolve(given)
     if not os.path.exists(start):
-        raise ToolError(
-            f"Path '{given}' does not exist in the workspace {ws.root}. "
-            "Give an existing file, folder or a glob such as 'src/**/*.py'."
-        )
+        raise MissingPath(given, str(ws.root))
     return start, None, not start.is_dir()
 
 
