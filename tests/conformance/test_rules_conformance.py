@@ -4,9 +4,10 @@ Each folder of ``tests/conformance/rules`` holds a ``rule.yml`` and the source
 files under ``src/``. For each, ``ast-grep scan --rule rule.yml --json=stream``
 and xcsh's ``search(rules=...)`` must report the same objects, and
 ``ast-grep scan --rule rule.yml -U`` and xcsh's previewed fix, applied, must
-leave byte-identical files. xcsh does not report the CLI's ``labels`` nor the
-``secondary`` label nodes the CLI lists under ``metaVariables.multi``; both
-are left out of the comparison.
+leave byte-identical files. The objects are compared whole, ``labels`` and
+the ``secondary`` label nodes (what a rule's relational parts matched)
+included, both as ``Match.to_cli_json()`` and as the lines ``xcsh ast-grep``
+prints.
 """
 
 from __future__ import annotations
@@ -19,7 +20,16 @@ from typing import Any
 
 import pytest
 
-from xcsh.structural import EditSpec, MatchSpec, ScopeSpec, apply_preview, preview_edit, search
+from xcsh.structural import (
+    EditSpec,
+    MatchSpec,
+    RecordFormat,
+    ScopeSpec,
+    apply_preview,
+    iter_records,
+    preview_edit,
+    search,
+)
 from xcsh.structural.rules import load_rule_file
 
 AST_GREP = Path(shutil.which("ast-grep") or "ast-grep")
@@ -32,18 +42,6 @@ def _binary() -> str:
 
     local = Path(sys.executable).with_name("ast-grep")
     return str(local if local.exists() else AST_GREP)
-
-
-def _normal(obj: dict[str, Any]) -> dict[str, Any]:
-    out = dict(obj)
-    out.pop("labels", None)
-    if "metaVariables" in out:
-        meta = dict(out["metaVariables"])
-        meta["multi"] = {k: v for k, v in meta["multi"].items() if k != "secondary"}
-        out["metaVariables"] = meta
-        if not (meta["single"] or meta["multi"] or meta["transformed"]):
-            del out["metaVariables"]
-    return out
 
 
 def _key(obj: dict[str, Any]) -> tuple[str, int, int, str]:
@@ -125,10 +123,13 @@ def test_rule_matches_and_fixes_as_ast_grep_scan(name: str, tmp_path: Path) -> N
         check=False,
     )
     assert proc.returncode in (0, 1), proc.stderr
-    expected = sorted((_normal(json.loads(line)) for line in proc.stdout.splitlines()), key=_key)
+    expected = sorted((json.loads(line) for line in proc.stdout.splitlines()), key=_key)
     assert expected, f"the CLI finds something for {name}"
-    found = search(MatchSpec(rules=tuple(rules)), ScopeSpec(root=ours), workers=1)
-    assert sorted((_normal(m.to_cli_json()) for m in found.matches), key=_key) == expected
+    what, where = MatchSpec(rules=tuple(rules)), ScopeSpec(root=ours)
+    found = search(what, where, workers=1)
+    assert sorted((m.to_cli_json() for m in found.matches), key=_key) == expected
+    printed = iter_records(what, where, RecordFormat(json=True), workers=1)
+    assert sorted((json.loads(line) for line in printed), key=_key) == expected
 
     subprocess.run(
         [_binary(), "scan", "--rule", "rule.yml", "-U", "."],

@@ -16,7 +16,13 @@ from typing import cast
 from ast_grep_py import Config, SgNode
 
 from xcsh.structural.pattern import CompiledPattern
-from xcsh.structural.records import Offsets, RecordFormat, line_bounds, rule_parts
+from xcsh.structural.records import (
+    Offsets,
+    RecordFormat,
+    line_bounds,
+    rule_parts,
+    secondary_nodes,
+)
 from xcsh.structural.results import (
     Capture,
     FileEdit,
@@ -138,8 +144,13 @@ def make_match(
             multi[name] = [Capture(text=n.text(), span=offsets.span(n)) for n in nodes]
     rule: RuleReport | None = None
     fix: tuple[str, int, int] | None = None
+    secondary: tuple[Capture, ...] = ()
     if isinstance(pattern, CompiledRule):
         transformed, fix, rule = rule_parts(node, pattern, text, offsets, fix=captures)
+        if captures:
+            secondary = tuple(
+                Capture(text=n.text(), span=offsets.span(n)) for n in secondary_nodes(node)
+            )
     return Match(
         path=path,
         file=file,
@@ -155,4 +166,5 @@ def make_match(
         transformed=transformed,
         rule=rule,
         fix=fix,
+        secondary=secondary,
     )

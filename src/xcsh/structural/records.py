@@ -92,6 +92,12 @@ def line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     return text.rfind("\n", 0, start) + 1, len(text) if line_end < 0 else line_end
 
 
+def secondary_nodes(node: SgNode) -> list[SgNode]:
+    """The nodes a YAML rule's relational parts matched for ``node`` (ast-grep keeps them
+    under the ``secondary`` label; no metavariable can have that lowercase name)."""
+    return node.get_multiple_matches("secondary")
+
+
 def rule_parts(
     node: SgNode, rule: CompiledRule, text: str, offsets: Offsets, *, fix: bool = True
 ) -> tuple[dict[str, str], tuple[str, int, int] | None, RuleReport]:
@@ -192,9 +198,9 @@ def _range_json(rng: Range, offsets: Offsets) -> str:
     )
 
 
-def _captures_json(nodes: Sequence[SgNode], text: str, offsets: Offsets) -> str:
-    """The CLI's ``{text, range}`` objects of ``nodes``, comma-separated (the hot loop of a
-    search with many captures: one ``range()`` call and one format per node)."""
+def _captures_json(nodes: Sequence[SgNode], text: str, offsets: Offsets) -> list[str]:
+    """The CLI's ``{text, range}`` object of each of ``nodes`` (the hot loop of a search
+    with many captures: one ``range()`` call and one format per node)."""
     out = []
     ascii_text = offsets.ascii
     for node in nodes:
@@ -211,7 +217,7 @@ def _captures_json(nodes: Sequence[SgNode], text: str, offsets: Offsets) -> str:
             f'"start":{{"line":{start.line},"column":{start.column}}},'
             f'"end":{{"line":{end.line},"column":{end.column}}}}}}}'
         )
-    return ",".join(out)
+    return out
 
 
 def _json_record(
@@ -234,8 +240,10 @@ def _json_record(
     ]
     transformed: dict[str, str] = {}
     report: RuleReport | None = None
+    secondary: list[str] = []
     if isinstance(pattern, CompiledRule):
         transformed, fix, report = rule_parts(node, pattern, text, offsets)
+        secondary = _captures_json(secondary_nodes(node), text, offsets)
         if fix is not None:
             parts.append(
                 f',"replacement":{encode_basestring(fix[0])},'
@@ -246,13 +254,19 @@ def _json_record(
     for name in pattern.single:
         captured = node.get_match(name)
         if captured is not None:
-            single.append(f"{encode_basestring(name)}:{_captures_json([captured], text, offsets)}")
+            single.append(
+                f"{encode_basestring(name)}:{_captures_json([captured], text, offsets)[0]}"
+            )
     multi = []
     for name in pattern.multi:
         nodes = node.get_multiple_matches(name)
         if not nodes and name in pattern.trailing_multi:
             continue  # never reached by ast-grep's matcher: the CLI does not bind it
-        multi.append(f"{encode_basestring(name)}:[{_captures_json(nodes, text, offsets)}]")
+        multi.append(
+            f"{encode_basestring(name)}:[{','.join(_captures_json(nodes, text, offsets))}]"
+        )
+    if secondary:
+        multi.append(f'"secondary":[{",".join(secondary)}]')
     if single or multi or transformed:  # the CLI omits it when nothing is bound
         values = ",".join(
             f"{encode_basestring(name)}:{encode_basestring(value)}"
@@ -268,8 +282,10 @@ def _json_record(
             f',"ruleId":{encode_basestring(report.id)},'
             f'"severity":{encode_basestring(report.severity)},"note":{note},'
             f'"message":{encode_basestring(report.message)},'
-            f'"labels":[{{"text":{matched},"range":{where},"style":"primary"}}]'
+            f'"labels":[{{"text":{matched},"range":{where},"style":"primary"}}'
         )
+        parts.extend(f',{label[:-1]},"style":"secondary"}}' for label in secondary)
+        parts.append("]")
     parts.append("}\n")
     return "".join(parts)
 

@@ -95,6 +95,9 @@ class Match:
     fix: tuple[str, int, int] | None = None
     """A YAML rule's fix for this match: ``(text, start byte, end byte)`` of the range it
     replaces; reported as ``ast-grep scan --json`` reports it."""
+    secondary: tuple[Capture, ...] = ()
+    """The nodes a YAML rule's relational parts (``inside``, ``has``, ``follows``,
+    ``precedes``) matched, in the order ast-grep found them: the CLI's secondary labels."""
 
     def to_cli_json(self, *, replacement: Replacement | None = None) -> dict[str, Any]:
         """This match as one object of ``ast-grep run --json`` (same keys, same order).
@@ -118,12 +121,14 @@ class Match:
             out["replacement"] = self.fix[0]
             out["replacementOffsets"] = {"start": self.fix[1], "end": self.fix[2]}
         out["language"] = self.language
-        if self.single or self.multi or self.transformed:  # the CLI omits it when nothing is bound
+        # the CLI omits it when nothing is bound
+        if self.single or self.multi or self.transformed or self.secondary:
+            multi = {name: [cap.to_json() for cap in caps] for name, caps in self.multi.items()}
+            if self.secondary:
+                multi["secondary"] = [cap.to_json() for cap in self.secondary]
             out["metaVariables"] = {
                 "single": {name: cap.to_json() for name, cap in self.single.items()},
-                "multi": {
-                    name: [cap.to_json() for cap in caps] for name, caps in self.multi.items()
-                },
+                "multi": multi,
                 "transformed": dict(self.transformed),
             }
         if self.rule is not None:
@@ -131,7 +136,10 @@ class Match:
             out["severity"] = self.rule.severity
             out["note"] = self.rule.note
             out["message"] = self.rule.message
-            out["labels"] = [{"text": self.text, "range": self.span.to_json(), "style": "primary"}]
+            out["labels"] = [
+                {"text": self.text, "range": self.span.to_json(), "style": "primary"},
+                *({**cap.to_json(), "style": "secondary"} for cap in self.secondary),
+            ]
         return out
 
 
