@@ -34,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from xcsh.core.wording import name_list
 from xcsh.fs.confined import (
     ChangedError,
     ConfinedError,
