@@ -43,7 +43,7 @@ from xcsh.fs.confined import (
     RootDir,
     sha256_hex,
 )
-from xcsh.journal.records import COMMITTED, ROLLED_BACK, FileRecord, Kind, name_list
+from xcsh.journal.records import COMMITTED, ROLLED_BACK, FileRecord, Kind
 from xcsh.journal.signals import held_signals
 from xcsh.journal.store import Journal, JournalError, OpenEntry
 from xcsh.pending.action import ApplyFailedError

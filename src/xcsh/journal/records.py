@@ -323,9 +323,3 @@ def sync_folder(folder: Path) -> None:
         os.fsync(dirfd)
     finally:
         os.close(dirfd)
-
-
-def name_list(names: Sequence[str], shown: int = 20) -> str:
-    """``names`` joined with commas, the first ``shown`` of them and ``and N more``."""
-    head = ", ".join(names[:shown])
-    return head if len(names) <= shown else f"{head} and {len(names) - shown} more"

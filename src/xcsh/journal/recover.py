@@ -24,8 +24,9 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 
+from xcsh.core.wording import name_list
 from xcsh.fs.confined import ChangedError, ConfinedError, Expect, RootDir, sha256_hex
-from xcsh.journal.records import COMMITTED, ROLLED_BACK, EntryRecord, FileRecord, name_list
+from xcsh.journal.records import COMMITTED, ROLLED_BACK, EntryRecord, FileRecord
 from xcsh.journal.store import Journal, JournalError
 
 

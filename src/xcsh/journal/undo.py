@@ -18,7 +18,7 @@ from xcsh.core import XcshError
 from xcsh.core.wording import name_list
 from xcsh.fs.confined import ConfinedError, RootDir, sha256_hex
 from xcsh.journal.apply import ApplyError, Change, apply_changes
-from xcsh.journal.records import COMMITTED, EntryRecord, EntrySummary, name_list
+from xcsh.journal.records import COMMITTED, EntryRecord, EntrySummary
 from xcsh.journal.store import Journal, JournalError
 
 
