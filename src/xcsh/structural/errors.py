@@ -208,6 +208,27 @@ class EmptyScope(StructuralError):
         )
 
 
+class NotRegularFile(StructuralError):
+    """The path names something that is neither a folder nor a regular file (a named
+    pipe, a socket, a device): reading it could block or never end.
+
+    Attributes:
+        given: the path as given.
+        kind: what it is (``"a named pipe"``).
+    """
+
+    def __init__(self, given: str, kind: str) -> None:
+        self.given = given
+        self.kind = kind
+        super().__init__()
+
+    def worded(self, words: Wording) -> str:
+        return (
+            f"'{self.given}' is not a regular file ({self.kind}); give a source file, "
+            "a folder or a glob."
+        )
+
+
 class MissingPath(StructuralError):
     """The path (not a glob) names nothing in the workspace.
 
