@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from xcsh.core import ToolError
 from xcsh.core.wording import name_list
+from xcsh.ui.safe import visible_line
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -261,7 +262,10 @@ class MixedLanguages(StructuralError):
         super().__init__()
 
     def worded(self, words: Wording) -> str:
-        listed = "; ".join(f"{name.lower()}: {name_list(names, 3)}" for name, names in self.files)
+        listed = "; ".join(
+            f"{name.lower()}: {name_list([visible_line(n) for n in names], 3)}"
+            for name, names in self.files
+        )
         return (
             f"The rewrite would change files of several languages ({listed}). A rewrite is "
             f"written for one language: pass {words.lang} to pick it, or narrow "
