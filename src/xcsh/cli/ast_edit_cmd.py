@@ -73,13 +73,13 @@ from xcsh.cli.common import (
 from xcsh.cli.options import EditOptions
 from xcsh.cli.pager import pager_command
 from xcsh.core import AgentToolResult, ToolError, UsageError
+from xcsh.core.wording import name_list
 from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, Retention, settled
 from xcsh.pending import PendingAction, PendingActionStore, ResolveOutcome, create_resolve_tool
 from xcsh.structural import (
     EditPreview,
 )
-from xcsh.structural.apply import name_list
 from xcsh.structural.edit_action import push_edit_preview
 from xcsh.ui import TerminalStyle, detect_style, make_console, render_preview, render_resolution
 

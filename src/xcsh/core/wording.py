@@ -1,7 +1,9 @@
-"""Counts in messages: ``1 turn``, ``3 turns`` (never ``1 turns``); every layer words counts
-with :func:`plural`."""
+"""Counts and lists in messages, worded once for every layer: ``1 turn``, ``3 turns``
+(never ``1 turns``), ``a.py, b.py and 3 more``."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
@@ -16,3 +18,9 @@ def plural(count: int, word: str, many: str | None = None) -> str:
         ``"1 turn"``, ``"0 turns"``, ``"3 turns"``.
     """
     return f"{count} {word if count == 1 else (many or word + 's')}"
+
+
+def name_list(names: Sequence[str], shown: int = 20) -> str:
+    """``a, b, c``: at most ``shown`` names, then ``and N more``."""
+    head = ", ".join(names[:shown])
+    return head if len(names) <= shown else f"{head} and {len(names) - shown} more"

@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from xcsh.core.wording import name_list
 from xcsh.fs.confined import (
     ChangedError,
     ConfinedError,
@@ -230,13 +231,13 @@ def _preflight(rd: RootDir, todo: list[Change]) -> dict[str, int]:
         modes[change.path] = info.st_mode & 0o7777
     if stale:
         raise ApplyError(
-            f"These files changed since the preview: {_names(stale)}. Nothing was written; "
+            f"These files changed since the preview: {name_list(stale)}. Nothing was written; "
             "discard this preview and preview the edit again.",
             stale=stale,
         )
     if linked:
         raise ApplyError(
-            f"These files have other hard links: {_names(linked)}. xcsh replaces a file by "
+            f"These files have other hard links: {name_list(linked)}. xcsh replaces a file by "
             "renaming a new copy over it, which would split it from its other names. Nothing "
             "was written; edit them another way, or copy them (`cp f f.tmp && mv f.tmp f`) "
             "so they stand alone, then preview again."
@@ -311,11 +312,6 @@ def _settle(rd: RootDir, written: list[tuple[Change, FileId | None]], tag: str) 
         if change.before is not None:
             rd.remove_sibling(change.path, f"{tag}.orig")
     return problems
-
-
-def _names(names: Sequence[str], shown: int = 20) -> str:
-    head = ", ".join(names[:shown])
-    return head if len(names) <= shown else f"{head} and {len(names) - shown} more"
 
 
 def _failure_text(change: Change, exc: Exception, left: list[str], *, alone: bool) -> str:

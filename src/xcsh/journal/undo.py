@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from xcsh.core import XcshError
+from xcsh.core.wording import name_list
 from xcsh.fs.confined import ConfinedError, RootDir, sha256_hex
 from xcsh.journal.apply import ApplyError, Change, apply_changes
 from xcsh.journal.records import COMMITTED, EntryRecord, EntrySummary
@@ -65,7 +66,7 @@ class UndoOutcome:
                 f"'{self.entry.label}' was undone already: its files hold their content from "
                 "before it. Marked it as undone."
             )
-        text = f"Undid '{self.entry.label}': restored {_names(self.restored)}."
+        text = f"Undid '{self.entry.label}': restored {name_list(self.restored)}."
         return text if self.warning is None else f"{text} {self.warning}"
 
 
@@ -142,7 +143,7 @@ def undo(journal: Journal, seq: int | None = None) -> UndoOutcome:
     if changed:
         raise UndoRefused(
             f"Cannot undo '{record.label}': these files changed since it was applied: "
-            f"{_names(changed)}. Nothing was restored.",
+            f"{name_list(changed)}. Nothing was restored.",
             files=changed,
         )
     label = f"Undo: {record.label}"
@@ -222,8 +223,3 @@ def _why_not(journal: Journal, seq: int) -> str:
             f"Entry {seq} is an undo, not an applied change; `xcsh undo --list` shows the applies."
         )
     return f"No entry {seq} in the undo journal for {journal.root}; `xcsh undo --list` shows them."
-
-
-def _names(names: list[str], shown: int = 20) -> str:
-    head = ", ".join(names[:shown])
-    return head if len(names) <= shown else f"{head} and {len(names) - shown} more"

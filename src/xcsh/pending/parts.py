@@ -5,16 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from xcsh.core import ToolError
+from xcsh.core.wording import name_list
 from xcsh.pending.action import PendingAction
 from xcsh.pending.preview import PreviewChange
 
 SHOWN = 20
 """Lists in messages name at most this many items, then ``and N more``."""
-
-
-def _names(items: Sequence[str], shown: int = SHOWN) -> str:
-    head = ", ".join(items[:shown])
-    return head if len(items) <= shown else f"{head} and {len(items) - shown} more"
 
 
 def _normal_path(text: str) -> str:
@@ -78,7 +74,7 @@ def select_parts(
                 elsewhere.append(f"{name} belongs to {owner.id}, which is not the top")
         note = f" ({'; '.join(elsewhere)})" if elsewhere else ""
         raise ToolError(
-            f"`only` names what {action.id} does not have: {_names(unknown)}{note}. "
+            f"`only` names what {action.id} does not have: {name_list(unknown)}{note}. "
             f"{action.id} has {grouped(preview.changes)}. Nothing was applied; {action.id} "
             "is still pending."
         )
@@ -93,7 +89,8 @@ def grouped(changes: Iterable[PreviewChange]) -> str:
     if not by_file:
         return "none"
     parts = [
-        f"{_names(found)} in {file}" if file else _names(found) for file, found in by_file.items()
+        f"{name_list(found)} in {file}" if file else name_list(found)
+        for file, found in by_file.items()
     ]
     return "; ".join(parts[:SHOWN]) + (
         f"; and {len(parts) - SHOWN} more files" if len(parts) > SHOWN else ""
@@ -113,9 +110,9 @@ def describe_rebuild(old: PendingAction, new: PendingAction) -> str:
     gone = [p for p in before if p not in after]
     added = [p for p in after if p not in before]
     if gone:
-        phrases.append(f"it no longer touches {_names(gone)}")
+        phrases.append(f"it no longer touches {name_list(gone)}")
     if added:
-        phrases.append(f"it now also touches {_names(added)}")
+        phrases.append(f"it now also touches {name_list(added)}")
     if not phrases:
         same = [(c.file, c.old, c.new) for c in old.preview.changes] == [
             (c.file, c.old, c.new) for c in new.preview.changes

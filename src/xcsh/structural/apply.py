@@ -5,12 +5,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xcsh.core import ToolError
-from xcsh.core.wording import plural
+from xcsh.core.wording import name_list, plural
 from xcsh.fs import Workspace, read_regular_bytes
 from xcsh.fs.confined import FileId
 from xcsh.structural.results import EditPreview, FileEdit
@@ -29,12 +28,6 @@ class AppliedEdit:
     """The undo journal's entry, ``None`` when not journaled."""
     warning: str | None = None
     """Set when the files landed but something after (the journal) failed; show it."""
-
-
-def name_list(names: Sequence[str], shown: int = 20) -> str:
-    """``a, b, c`` — at most ``shown`` names, then ``and N more``."""
-    head = ", ".join(names[:shown])
-    return head if len(names) <= shown else f"{head} and {len(names) - shown} more"
 
 
 def stale_files(preview: EditPreview) -> list[str]:

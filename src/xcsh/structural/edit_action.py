@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xcsh.core import AgentToolResult, TextContent
-from xcsh.core.wording import plural
+from xcsh.core.wording import name_list, plural
 from xcsh.journal import Journal
 from xcsh.pending import (
     LeftOut,
@@ -26,7 +26,7 @@ from xcsh.pending import (
     PreviewChange,
     PreviewFile,
 )
-from xcsh.structural.engine import AppliedEdit, apply_preview, name_list, select_replacements
+from xcsh.structural.engine import AppliedEdit, apply_preview, select_replacements
 from xcsh.structural.results import EditPreview, Match, SkippedFile, skipped_note
 from xcsh.structural.scan_edit import BROKEN_REASON
 

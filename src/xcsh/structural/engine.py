@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from xcsh.core import ToolError
-from xcsh.structural.apply import AppliedEdit, apply_preview, identify, name_list, stale_files
+from xcsh.structural.apply import AppliedEdit, apply_preview, identify, stale_files
 from xcsh.structural.errors import BadLimit, Doubt, PatternMatchesNothing
 from xcsh.structural.matching import Query
 from xcsh.structural.query import check_one_language, compile_query, doubt_of, error_patterns_of
@@ -48,7 +48,6 @@ __all__ = [
     "explain_nothing_found",
     "iter_matches",
     "iter_records",
-    "name_list",
     "preview_edit",
     "resolve_scope",
     "search",

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from xcsh.core import ToolError
-from xcsh.structural.apply import name_list
+from xcsh.core.wording import name_list
 
 
 @dataclass(frozen=True, kw_only=True)
