@@ -24,13 +24,29 @@ def xcsh_env(home: Path, *, inherit: bool = False, **extra: str) -> dict[str, st
     return {**base, "XCSH_HOME": str(home), "NO_COLOR": "1", **extra}
 
 
+NO_OVERRIDE = (
+    ["setpriv", "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search", "--"]
+    if os.geteuid() == 0
+    else []
+)
+"""A command prefix under which permission bits apply: as root, ``setpriv`` drops the
+capabilities that let root read and write any file; as anyone else, nothing."""
+
+
 def run_xcsh(
-    args: Sequence[str], *, cwd: Path, home: Path, inherit: bool = False, input: str | None = None
+    args: Sequence[str],
+    *,
+    cwd: Path,
+    home: Path,
+    inherit: bool = False,
+    input: str | None = None,
+    no_override: bool = False,
 ) -> subprocess.CompletedProcess[str]:
     """Run ``xcsh ARGS`` to the end (60 s at most) and capture its text output;
-    ``input`` is written to its standard input (else it reads ``/dev/null``)."""
+    ``input`` is written to its standard input (else it reads ``/dev/null``);
+    ``no_override`` runs it under :data:`NO_OVERRIDE` (file modes apply even to root)."""
     return subprocess.run(
-        [*XCSH, *args],
+        [*(NO_OVERRIDE if no_override else []), *XCSH, *args],
         cwd=cwd,
         env=xcsh_env(home, inherit=inherit),
         capture_output=True,

@@ -412,3 +412,39 @@ def test_sigkill_then_any_command_recovers_the_tree(
     assert "Recovered an interrupted apply" in listed.stderr
     assert snapshot(ws) == old and "rolled back" in listed.stdout
     assert journal.incomplete() == []
+
+
+def test_dry_run_and_searches_leave_an_interrupted_apply_for_recover(
+    ws: Path, journal: Journal, xcsh_home: Path
+) -> None:
+    old = make_tree(ws, 60)
+    run = crash(ws, xcsh_home, signal.SIGKILL, 45)
+    assert run.returncode == -signal.SIGKILL
+    half = snapshot(ws)
+    assert half != old
+    env = {**os.environ, "XCSH_HOME": str(xcsh_home)}
+
+    def xcsh(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "xcsh", *args],
+            cwd=ws,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+        )
+
+    for args in (
+        ("ast-edit", "-p", "print($A)", "-r", "show($A)", "--dry-run"),
+        ("ast-grep", "-p", "log($A)"),
+    ):
+        done = xcsh(*args)
+        assert "was interrupted" in done.stderr and "run `xcsh recover`" in done.stderr, args
+        assert "Recovered" not in done.stderr
+        assert snapshot(ws) == half, args  # nothing settled, nothing written
+        assert len(journal.incomplete()) == 1
+    recovered = xcsh("recover")
+    assert recovered.returncode == 0, recovered.stderr
+    assert snapshot(ws) == old
+    said = recovered.stdout + recovered.stderr
+    assert " more)" in said and said.count("pkg/m") == 20, said  # the file list is capped

@@ -68,6 +68,7 @@ from xcsh.cli.common import (
     error,
     is_interactive,
     stderr_is_terminal,
+    warn_interrupted,
     workspace_for,
 )
 from xcsh.cli.options import EditOptions
@@ -182,7 +183,7 @@ def run(options: EditOptions) -> int:
     try:
         check_limit(options.limit)
         root, given = workspace_for(options.paths)
-        journal = _open_journal(Path(root))
+        journal = _open_journal(Path(root), settle=not options.dry_run)
         preview = _with_spinner(lambda: merged_preview(options, root, given))
     except (ToolError, UsageError) as exc:
         error(exc)
@@ -230,15 +231,20 @@ def run(options: EditOptions) -> int:
     return resolved
 
 
-def _open_journal(root: Path) -> Journal:
+def _open_journal(root: Path, *, settle: bool) -> Journal:
     """The undo journal of the workspace ``root``, after settling any apply a crash
-    interrupted.
+    interrupted; with ``settle=False`` (``--dry-run`` changes nothing) such an apply is
+    only reported.
 
     Raises:
         UsageError: a retention setting in settings.toml is invalid.
     """
     home = xcsh_home()
-    opened = settled(Journal.for_root(home, root, retention=Retention.of_home(home)))
+    journal = Journal.for_root(home, root, retention=Retention.of_home(home))
+    if not settle:
+        warn_interrupted(str(root))
+        return journal
+    opened = settled(journal)
     for recovered in opened.recovered:
         error(recovered.message)
     if opened.problem:

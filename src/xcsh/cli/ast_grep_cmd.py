@@ -40,6 +40,7 @@ from xcsh.cli.common import (
     error,
     load_rules,
     scan_progress,
+    warn_interrupted,
     workspace_for,
 )
 from xcsh.cli.options import SearchOptions
@@ -155,6 +156,7 @@ def _search(options: SearchOptions) -> int:
     found = 0
     paths = list(options.paths)
     root, given = workspace_for(paths)
+    warn_interrupted(root)
     elsewhere = root != os.path.realpath(os.getcwd())
     remaining: int | None = options.limit
     more = False

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from xcsh.core import UsageError
+from xcsh.fs.home import interrupted_in, journal_folder, xcsh_home
 from xcsh.fs.walk import repository_top
 from xcsh.structural.errors import StructuralError, Wording
 from xcsh.ui import detect_style
@@ -194,6 +195,22 @@ def error(message: str | Exception) -> None:
     if isinstance(message, StructuralError):
         message = message.worded(COMMAND_WORDING)
     print(f"xcsh: {message}", file=sys.stderr)
+
+
+def warn_interrupted(root: str) -> None:
+    """For commands that must not write (searches, ``--dry-run``): say on stderr when an
+    apply in the workspace ``root`` was interrupted and is waiting for ``xcsh recover``.
+
+    Settles nothing. Costs one folder listing when there is nothing to say.
+    """
+    home = xcsh_home()
+    if not interrupted_in(journal_folder(home, Path(root))):
+        return
+    from xcsh.journal import Journal, interrupted
+
+    note = interrupted(Journal.for_root(home, Path(root)))
+    if note is not None:
+        error(note)
 
 
 def stderr_is_terminal() -> bool:

@@ -189,6 +189,16 @@ class RootDir:
                 return None
             raise
 
+    def writable(self, rel: str) -> bool:
+        """Whether this process may write the existing file ``rel`` (its permission bits,
+        ACLs and capabilities, as ``access(2)`` says); ``False`` when it cannot be reached.
+        """
+        try:
+            with self.parent(rel) as (dirfd, name):
+                return os.access(name, os.W_OK, dir_fd=dirfd)
+        except (ConfinedError, OSError):
+            return False
+
     def read(self, rel: str) -> tuple[bytes, os.stat_result] | None:
         """A regular file's content and status, ``None`` when it does not exist.
 

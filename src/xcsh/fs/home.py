@@ -7,6 +7,7 @@ same folder the same way.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,3 +32,23 @@ def xcsh_home(home: str | Path | None = None, *, env: Mapping[str, str] | None =
         return Path(home)
     value = (os.environ if env is None else env).get("XCSH_HOME")
     return Path(value) if value else Path.home() / ".xcsh"
+
+
+def journal_folder(home: Path, root: Path) -> Path:
+    """``$XCSH_HOME/journal/<name>-<12 hex of the path's sha256>``: the undo journal of the
+    workspace ``root`` (its real path); not created here."""
+    real = os.path.realpath(root)
+    name = os.path.basename(real) or "root"
+    return home / "journal" / f"{name}-{hashlib.sha256(real.encode()).hexdigest()[:12]}"
+
+
+def interrupted_in(folder: Path) -> bool:
+    """True when the journal ``folder`` holds an entry with an intent record and no
+    outcome record (an apply running now, or one a crash interrupted). One listing, no lock."""
+    try:
+        names = set(os.listdir(folder / "entries"))
+    except OSError:
+        return False
+    return any(
+        n.endswith(".json") and n[:6].isdigit() and f"{n[:6]}.state" not in names for n in names
+    )

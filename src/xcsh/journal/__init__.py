@@ -18,6 +18,7 @@ entry. Typical use::
 See :mod:`xcsh.journal.records` for the files on disk.
 """
 
+from xcsh.fs.home import journal_folder
 from xcsh.journal.apply import Applied, ApplyError, Change, apply_changes
 from xcsh.journal.records import (
     COMMITTED,
@@ -27,10 +28,10 @@ from xcsh.journal.records import (
     EntrySummary,
     FileRecord,
 )
-from xcsh.journal.recover import OpenedJournal, Recovered, recover, settled
+from xcsh.journal.recover import OpenedJournal, Recovered, interrupted, recover, settled
 from xcsh.journal.retention import Retention
 from xcsh.journal.signals import held_signals
-from xcsh.journal.store import Journal, JournalError, journal_folder
+from xcsh.journal.store import Journal, JournalError
 from xcsh.journal.undo import (
     ApplyEntry,
     ApplyState,
@@ -68,6 +69,7 @@ __all__ = [
     "applies",
     "apply_changes",
     "held_signals",
+    "interrupted",
     "journal_action",
     "journal_folder",
     "record_applies",

@@ -6,7 +6,8 @@ journal's lock and with SIGTERM/SIGHUP/SIGINT held:
 
 1. every file is checked: still a regular file below the root with no
    symlink on the way, the same inode the preview read, the same content
-   hash, and not hard-linked (nothing is written if one fails);
+   hash, not hard-linked, and writable by this process (``access(2)``;
+   nothing is written if one fails);
 2. the before and after contents go to the blob store and the intent
    record naming every file with both hashes is fsynced: the journal now
    knows how to undo whatever follows;
@@ -118,7 +119,8 @@ def apply_changes(
 
     Raises:
         ApplyError: a file changed since the preview, left the workspace, is
-            hard-linked, or the journal cannot be written (nothing written);
+            hard-linked or read-only for this process, or the journal cannot be
+            written (nothing written);
             or a write failed (rolled back; if that failed too, the message
             lists the files holding new content).
     """
@@ -208,6 +210,7 @@ def _preflight(rd: RootDir, todo: list[Change]) -> dict[str, int]:
     """Check every file before anything is written; returns the modes of existing files."""
     stale: list[str] = []
     linked: list[str] = []
+    readonly: list[str] = []
     modes: dict[str, int] = {}
     for change in todo:
         try:
@@ -228,6 +231,8 @@ def _preflight(rd: RootDir, todo: list[Change]) -> dict[str, int]:
             stale.append(change.shown)
         elif info.st_nlink > 1:
             linked.append(change.shown)
+        elif not rd.writable(change.path):
+            readonly.append(change.shown)
         modes[change.path] = info.st_mode & 0o7777
     if stale:
         raise ApplyError(
@@ -241,6 +246,11 @@ def _preflight(rd: RootDir, todo: list[Change]) -> dict[str, int]:
             "renaming a new copy over it, which would split it from its other names. Nothing "
             "was written; edit them another way, or copy them (`cp f f.tmp && mv f.tmp f`) "
             "so they stand alone, then preview again."
+        )
+    if readonly:
+        raise ApplyError(
+            f"You may not write {name_list(readonly)} (read-only for you). Nothing was written; "
+            "make them writable (`chmod u+w FILE`) or leave them out, then preview again."
         )
     return modes
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 
+from xcsh.core.wording import name_list
 from xcsh.fs.confined import ChangedError, ConfinedError, Expect, RootDir, sha256_hex
 from xcsh.journal.records import COMMITTED, ROLLED_BACK, EntryRecord, FileRecord
 from xcsh.journal.store import Journal, JournalError
@@ -88,17 +89,39 @@ class Recovered:
                 "recorded it (undo can revert it)."
             )
         elif self.outcome == "rolled back":
-            names = ", ".join(self.restored) if self.restored else "no file had changed"
+            names = name_list(self.restored) if self.restored else "no file had changed"
             text = f"Recovered an interrupted apply '{self.label}': rolled back ({names})."
         else:
             text = (
                 f"Could not finish rolling back the interrupted apply '{self.label}': these "
-                f"files still hold its new content: {', '.join(self.still_new)}. Run "
+                f"files still hold its new content: {name_list(self.still_new)}. Run "
                 "`xcsh recover` again once they can be written."
             )
         if self.conflicts:
-            text += f" Left as they are (changed since): {', '.join(self.conflicts)}."
+            text += f" Left as they are (changed since): {name_list(self.conflicts)}."
         return text
+
+
+def interrupted(journal: Journal) -> str | None:
+    """A note for commands that must not write (``--dry-run``, searches): the interrupted
+    applies waiting in ``journal`` (their process is gone), or ``None`` when there are none.
+
+    Reads only: takes no lock, settles nothing, never raises.
+    """
+    try:
+        seqs = [seq for seq in journal.incomplete() if not journal.is_live(seq)]
+        labels = [f"'{r.label}'" for seq in seqs if (r := journal.entry(seq)) is not None]
+    except (JournalError, OSError, ValueError):
+        return None
+    if not labels:
+        return None
+    what = "An apply" if len(labels) == 1 else f"{len(labels)} applies"
+    was = "was" if len(labels) == 1 else "were"
+    return (
+        f"{what} in this folder {was} interrupted ({name_list(labels, 3)}); some files may "
+        "hold part of it. This command changes nothing: run `xcsh recover` here to roll it "
+        "back (or complete it)."
+    )
 
 
 def recover(journal: Journal) -> list[Recovered]:

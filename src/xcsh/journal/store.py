@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xcsh.core import XcshError
-from xcsh.fs.confined import sha256_hex
+from xcsh.fs.home import journal_folder
 from xcsh.journal.blobs import BlobStore
 from xcsh.journal.records import (
     COMMITTED,
@@ -69,13 +69,6 @@ class OpenEntry:
     def tag(self) -> str:
         """Part of the temporary names in the workspace: ``xcsh-<seq>``."""
         return f"xcsh-{self.record.name}"
-
-
-def journal_folder(home: Path, root: Path) -> Path:
-    """``$XCSH_HOME/journal/<name>-<12 hex of the path's sha256>``: the journal of ``root``."""
-    real = os.path.realpath(root)
-    name = os.path.basename(real) or "root"
-    return home / "journal" / f"{name}-{sha256_hex(real.encode())[:12]}"
 
 
 class Journal:

@@ -130,13 +130,16 @@ def apply_preview(
     )
 
 
-def identify(edit: FileEdit) -> FileEdit | None:
-    """``edit`` with the identity (device, inode) of the file it read, or ``None`` when the
-    file has other hard links (an apply would split them; such files are left out)."""
+def identify(edit: FileEdit) -> FileEdit | str:
+    """``edit`` with the identity (device, inode) of the file it read, or why an apply
+    could not write it: ``"hard-linked"`` (an apply would split its names) or
+    ``"read-only"`` (the user may not write it). Such files are left out."""
     try:
         info = os.stat(edit.path)
     except OSError:
         return edit
     if info.st_nlink > 1:
-        return None
+        return "hard-linked"
+    if not os.access(edit.path, os.W_OK):
+        return "read-only"
     return dataclasses.replace(edit, ident=FileId.of(info))

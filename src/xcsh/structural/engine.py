@@ -315,9 +315,9 @@ def preview_edit(
             if changed is None:
                 continue
             identified = identify(changed)
-            if identified is None:
+            if isinstance(identified, str):
                 preview.skipped.append(
-                    SkippedFile(path=changed.path, file=changed.file, reason="hard-linked")
+                    SkippedFile(path=changed.path, file=changed.file, reason=identified)
                 )
                 continue
             changed = identified

@@ -170,6 +170,7 @@ class SkippedFile:
     ``reason`` is one of ``"binary"``, ``"not UTF-8"``, ``"parse errors"``,
     ``"outside the workspace"``, ``"unreadable"``, ``"hard-linked"`` (an apply
     replaces a file by a rename, which would split it from its other names),
+    ``"read-only"`` (the user may not write it),
     ``"the rewrite would not parse"`` (then ``error`` says where the first new
     parse error is: ``"line 3, column 7"``), or ``"ast-grep failed: ..."``.
     """
