@@ -44,8 +44,9 @@ def merged_preview(options: EditOptions, root: str, paths: list[str]) -> EditPre
     """One preview across every PATH, each file read once (by real path).
 
     Each file is rewritten in its own language (as ``ast-grep run`` infers one
-    per file) unless ``-l`` names one; ``--limit`` counts across PATHs, in the
-    order given.
+    per file) unless ``-l`` names one; a ``-p``/``-r`` rewrite that would change
+    files of several languages is refused, YAML rules (each written for its own
+    language) are not. ``--limit`` counts across PATHs, in the order given.
     """
     covered: set[str] = set()
     merged: EditPreview | None = None
@@ -81,6 +82,6 @@ def merged_preview(options: EditOptions, root: str, paths: list[str]) -> EditPre
             if remaining <= 0:
                 break
     assert merged is not None  # paths is never empty
-    if options.lang is None:
+    if options.lang is None and not rules:  # each rule names its own language
         check_one_language(merged)
     return merged

@@ -271,7 +271,8 @@ def preview_edit(
         skipped files (parse errors, binary, not UTF-8, outside the workspace).
 
     Raises:
-        MixedLanguages: without ``lang``, the edit would change files of several languages.
+        MixedLanguages: without ``lang``, the ``ops`` would change files of several
+            languages (``rules`` each have their own, and may).
         StructuralError: as :func:`search` (``BadLimit`` for a limit below 1).
         ToolError: empty ``ops``, a rewrite naming a metavariable its pattern
             does not bind, overlapping ops, or any error of
@@ -333,7 +334,7 @@ def preview_edit(
             close()
     if not preview.files and not preview.identical and (doubt := doubt_of(query, scope)):
         raise PatternMatchesNothing(doubt)
-    if scope.language is None:
+    if scope.language is None and not edit.rules:  # each rule names its own language
         check_one_language(preview)
     return preview
 

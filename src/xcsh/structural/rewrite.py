@@ -99,17 +99,43 @@ def indent_at(text: str, pos: int) -> str:
 
 
 def _split_first_var(text: str) -> tuple[str, bool, int] | None:
-    # ast-grep's split_first_meta_var: up to three `$`, then a name of [A-Z0-9_].
+    # ast-grep's split_first_meta_var: up to three `$`, then a name of [A-Z0-9_]
+    # that does not start with a digit (`$1A` is text, as in the CLI).
     dollars = 1
     while dollars < 3 and text[dollars : dollars + 1] == "$":
         dollars += 1
     multi = dollars == 3
     end = dollars
+    if text[end : end + 1].isdigit():
+        return None
     while end < len(text) and text[end] in _NAME_CHARS:
         end += 1
     if end == dollars:
         return None
     return text[dollars:end], multi, end
+
+
+def capture_key(var: TemplateVar) -> str:
+    """The key of ``var`` in :func:`expand_template`'s captures: ``$$$A`` is looked up
+    apart from ``$A`` (where a rule binds ``$A``, ``$$$A`` inserts nothing, and a
+    transform's result is never inserted through ``$$$``, as in the CLI)."""
+    return f"$$${var.name}" if var.multi else var.name
+
+
+def template_names(rewrite: str) -> list[tuple[str, str]]:
+    """The metavariables a rewrite or fix text names, as ``(name, sigil)`` in order
+    (``$$A`` names ``A`` like ``$A``; ``$$$`` alone and ``$1`` are text)."""
+    out: list[tuple[str, str]] = []
+    search = 0
+    while (i := rewrite.find("$", search)) >= 0:
+        found = _split_first_var(rewrite[i:])
+        if found is None:
+            search = i + 1
+            continue
+        name, _multi, length = found
+        out.append((name, rewrite[i : i + length - len(name)]))
+        search = i + length
+    return out
 
 
 def parse_template(
@@ -227,9 +253,9 @@ def expand_template(
         template: from :func:`parse_template`.
         text: the whole file text (code points).
         match_start: code-point index where the match starts.
-        captures: for each template variable name, its ``(start, end)``
-            code-point range in ``text``, a text to insert (a transformed value), or
-            ``None`` when it captured nothing.
+        captures: for each template variable (keyed by :func:`capture_key`), its
+            ``(start, end)`` code-point range in ``text``, a text to insert (a
+            transformed value, keyed by its name), or ``None`` when it captured nothing.
         newline: the file's line ending; template line breaks become it.
 
     Returns:
@@ -255,7 +281,7 @@ def expand_template(
         fragments = tuple(frag.replace("\n", newline) for frag in fragments)
     parts = [fragments[0]]
     for var, indent, frag in zip(template.variables, var_indents, fragments[1:], strict=True):
-        span = captures.get(var.name)
+        span = captures.get(capture_key(var))
         if isinstance(span, str):  # a transformed value (a rule's `transform`)
             parts.append(reindent(span, "", indent) if "\n" in span else span)
         elif span is not None:

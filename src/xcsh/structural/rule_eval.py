@@ -10,7 +10,13 @@ from typing import Any, cast
 from ast_grep_py import Config, SgNode
 
 from xcsh.fs import detect_newline
-from xcsh.structural.rewrite import Template, expand_template, indent_at, reindent
+from xcsh.structural.rewrite import (
+    Template,
+    capture_key,
+    expand_template,
+    indent_at,
+    reindent,
+)
 from xcsh.structural.rule_schema import Fix
 from xcsh.structural.rules import CompiledRule, Rewriter
 
@@ -90,14 +96,14 @@ def _rewrite(
     join_by = spec.get("joinBy")
     if join_by is not None:  # node by node; separators (`,`) are not nodes to join
         return str(join_by).join(
-            _rewrite_range([n], *_bounds(n), chosen, rewriters, text, newline)
+            _rewrite_range([n], *_bounds(n), chosen, rewriters, text, newline, node)
             for n in nodes
             if n.is_named()
         )
     start = nodes[0].range().start.index
     end = nodes[-1].range().end.index
     # The result is source text: de-indented as a captured text is, before insertion.
-    rewritten = _rewrite_range(nodes, start, end, chosen, rewriters, text, newline)
+    rewritten = _rewrite_range(nodes, start, end, chosen, rewriters, text, newline, node)
     return reindent(rewritten, indent_at(text, start), "")
 
 
@@ -114,7 +120,11 @@ def _rewrite_range(
     every: dict[str, Rewriter],
     text: str,
     newline: str,
+    outer: SgNode,
 ) -> str:
+    """``text[start:end]`` with each rewriter match in ``nodes`` replaced by its fix; a
+    metavariable the rewriter's match does not bind takes what the rule's match
+    (``outer``) captured, as in the CLI."""
     found: list[tuple[int, int, int, SgNode]] = []
     for order, rewriter in enumerate(rewriters):
         for source in nodes:
@@ -130,6 +140,10 @@ def _rewrite_range(
         rewriter = rewriters[order]
         template = rewriter.template
         values: dict[str, tuple[int, int] | str | None] = dict(capture_spans(hit, template))
+        unbound = [name for name, value in values.items() if value is None]
+        if unbound:
+            around = capture_spans(outer, template)
+            values.update({name: around[name] for name in unbound})
         values.update(transformed_values(hit, rewriter, text, every))
         parts.append(text[cursor:hit_start])
         parts.append(expand_template(template, text, hit_start, values, newline))
@@ -154,11 +168,14 @@ def expanded_range(node: SgNode, fix: Fix | None) -> tuple[SgNode, SgNode]:
 
 
 def capture_spans(node: SgNode, template: Template) -> dict[str, tuple[int, int] | str | None]:
+    """What each metavariable of ``template`` captured in the match ``node``: a
+    code-point ``(start, end)`` range or ``None``, keyed as
+    :func:`xcsh.structural.rewrite.capture_key` keys them (``$$$A`` apart from ``$A``)."""
     out: dict[str, tuple[int, int] | str | None] = {}
     for var in template.variables:
         if var.multi:
             nodes = node.get_multiple_matches(var.name)
-            out[var.name] = (
+            out[capture_key(var)] = (
                 (nodes[0].range().start.index, nodes[-1].range().end.index) if nodes else None
             )
         else:

@@ -47,6 +47,12 @@ from xcsh.structural.rule_schema import (
     strings_of,
     yaml_path,
 )
+from xcsh.structural.rule_vars import (
+    bound_names,
+    check_fix_names,
+    check_rewrite_sources,
+    patterns_in,
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -120,25 +126,10 @@ class CompiledRule:
         return not self.files or gitignore_spec(self.files).match_file(file)
 
 
-def _patterns(value: Any) -> list[str]:
-    """Every pattern text inside a rule, constraints or utils (for metavariable names)."""
-    out: list[str] = []
-    if isinstance(value, dict):
-        for key, sub in value.items():
-            if key == "pattern":
-                out.append(sub if isinstance(sub, str) else str(sub.get("context", "")))
-            else:
-                out += _patterns(sub)
-    elif isinstance(value, list):
-        for item in value:
-            out += _patterns(item)
-    return out
-
-
 def _names(rule: Any, utils: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     single: list[str] = []
     multi: list[str] = []
-    for text in _patterns(rule) + _patterns(dict(utils)):
+    for text in patterns_in(rule) + patterns_in(dict(utils)):
         s, m = bound_metavariables(text)
         single += [n for n in s if n not in single]
         multi += [n for n in m if n not in multi]
@@ -183,7 +174,13 @@ def _tokens(rule: dict[str, Any], language: Language) -> tuple[bytes, ...]:
 
 
 def _rewriter(
-    value: Any, where: str, origin: str, language: str, utils: dict[str, Any], ids: list[str]
+    value: Any,
+    where: str,
+    origin: str,
+    language: str,
+    utils: dict[str, Any],
+    ids: list[str],
+    outer: tuple[str, ...],
 ) -> Rewriter:
     if not isinstance(value, dict):
         raise RuleError(origin, where, "a rewriter is a mapping with `id`, `rule` and `fix`.")
@@ -213,6 +210,15 @@ def _rewriter(
     if native:
         config["transform"] = native
     _validate(config, language, origin, where)
+    bound = bound_names(
+        value["rule"],
+        local_utils=value.get("utils") or {},
+        constraints=value.get("constraints") or {},
+        transforms=(*native, *rewrites),
+    )
+    bound += tuple(n for n in outer if n not in bound)  # the calling rule's captures
+    check_rewrite_sources(rewrites, bound, origin, yaml_path(where, "transform"))
+    check_fix_names(fix.template, bound, origin, yaml_path(where, "fix"))
     single, multi = _names(value["rule"], local_utils)
     names = single + tuple(native) + tuple(rewrites)
     return Rewriter(
@@ -294,16 +300,19 @@ def compile_rule(
     if not isinstance(raw_rewriters, list):
         raise RuleError(where, "rewriters", "`rewriters` is a list of rules with `id` and `fix`.")
     ids = [str(r.get("id")) for r in raw_rewriters if isinstance(r, dict)]
-    rewriters = {
-        r.id: r
-        for r in (
-            _rewriter(value, yaml_path("rewriters", i), where, language.name, utils, ids)
-            for i, value in enumerate(raw_rewriters)
-        )
-    }
     native, rewrites, transforms = split_transforms(
         document.get("transform"), "transform", where, ids
     )
+    bound = bound_names(
+        document["rule"], local_utils=local, constraints=constraints, transforms=transforms
+    )
+    rewriters = {
+        r.id: r
+        for r in (
+            _rewriter(value, yaml_path("rewriters", i), where, language.name, utils, ids, bound)
+            for i, value in enumerate(raw_rewriters)
+        )
+    }
     config: dict[str, Any] = {"rule": document["rule"]}
     if constraints:
         config["constraints"] = constraints
@@ -311,7 +320,7 @@ def compile_rule(
         config["utils"] = utils
     if native:
         config["transform"] = native
-    for text in _patterns(document["rule"]) + _patterns(dict(utils)):
+    for text in patterns_in(document["rule"]) + patterns_in(dict(utils)):
         try:  # the bounds of a `pat` hold for every pattern inside a rule
             check_pattern_size(text, language)
         except ToolError as exc:
@@ -321,6 +330,10 @@ def compile_rule(
     message = document.get("message", "")
     note = document.get("note")
     fix = fix_of(document.get("fix"), "fix", where)
+    check_rewrite_sources(rewrites, bound, where, "transform")
+    if fix is not None:
+        fix_path = "fix" if isinstance(document.get("fix"), str) else "fix.template"
+        check_fix_names(fix.template, bound, where, fix_path)
     return CompiledRule(
         id=rid,
         source=origin,

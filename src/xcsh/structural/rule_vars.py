@@ -1,0 +1,103 @@
+"""Which metavariables a YAML rule can bind, and the check that its ``fix``, its
+``rewrite`` transforms and its rewriters' fixes use no other (as ``ast-grep scan``
+checks when it loads a rule: a name nothing binds would insert nothing, silently).
+
+What counts as bound, as the CLI counts it: every capturing name (``$A``, ``$$A``,
+``$$$A``; not ``$_`` or ``$_A``) of every pattern in the rule tree (relational
+and composite sub-rules, ``not`` and ``stopBy`` included), in the rule's own
+``utils`` (all of them, used or not) and in its ``constraints``, plus the names
+its ``transform`` defines. A project's shared utility rules (``utilDirs``) do
+not count, even through ``matches``: the CLI refuses their names too. Arity is
+not checked (``$$$A`` in a fix where the rule binds ``$A`` is accepted). A
+rewriter's fix may also use what the rule that runs it binds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from xcsh.structural.pattern import bound_metavariables
+from xcsh.structural.rewrite import template_names
+from xcsh.structural.rule_schema import RuleError, yaml_path
+
+
+def patterns_in(value: Any) -> list[str]:
+    """Every pattern text inside a rule, its constraints or utils (a pattern object's
+    ``context``), in document order."""
+    out: list[str] = []
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            if key == "pattern":
+                out.append(sub if isinstance(sub, str) else str(sub.get("context", "")))
+            else:
+                out += patterns_in(sub)
+    elif isinstance(value, list):
+        for item in value:
+            out += patterns_in(item)
+    return out
+
+
+def bound_names(
+    rule: Any,
+    *,
+    local_utils: Mapping[str, Any] | None = None,
+    constraints: Mapping[str, Any] | None = None,
+    transforms: Iterable[str] = (),
+) -> tuple[str, ...]:
+    """The names a rule can bind, in first-seen order (see the module docstring)."""
+    names: list[str] = []
+    sources = [rule, *(local_utils or {}).values(), *(constraints or {}).values()]
+    for text in (t for source in sources for t in patterns_in(source)):
+        single, multi = bound_metavariables(text)
+        names += [n for n in single + multi if n not in names]
+    names += [n for n in transforms if n not in names]
+    return tuple(names)
+
+
+def _listed(names: tuple[str, ...]) -> str:
+    return ", ".join(f"${n}" for n in names) if names else "no metavariables"
+
+
+def check_fix_names(template: str, bound: tuple[str, ...], origin: str, where: str) -> None:
+    """Refuse a fix ``template`` (at YAML path ``where``) naming a metavariable not in ``bound``.
+
+    Raises:
+        RuleError: naming the fix, the metavariable and what the rule binds.
+    """
+    for name, sigil in template_names(template):
+        if name in bound:
+            continue
+        hint = (
+            " Metavariables starting with `_` capture nothing."
+            if name.startswith("_")
+            else " Bind it in a pattern of the rule (or define it in `transform`), or "
+            "remove it from the fix."
+        )
+        raise RuleError(
+            origin,
+            where,
+            f"the fix `{template}` uses `{sigil}{name}`, which nothing in the rule binds, "
+            f"so nothing could be inserted for it (the rule binds {_listed(bound)}).{hint}",
+        )
+
+
+def check_rewrite_sources(
+    rewrites: Mapping[str, Mapping[str, Any]], bound: tuple[str, ...], origin: str, where: str
+) -> None:
+    """Refuse a ``rewrite`` transform whose ``source`` names a metavariable not in ``bound``.
+
+    Raises:
+        RuleError: at ``transform.NAME.rewrite.source``.
+    """
+    for name, spec in rewrites.items():
+        source = str(spec.get("source", ""))
+        used = source.lstrip("$")
+        if used in bound:
+            continue
+        raise RuleError(
+            origin,
+            yaml_path(yaml_path(yaml_path(where, name), "rewrite"), "source"),
+            f"`{source}` is not bound by the rule (it binds {_listed(bound)}). "
+            "Rewrite a metavariable one of its patterns captures.",
+        )
