@@ -24,6 +24,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from xcsh.cli import subcommand_help
+from xcsh.cli.argparser import Parser
 
 if TYPE_CHECKING:  # the agent stack is imported only when a task runs
     from xcsh.agent import AgentEvent
@@ -36,7 +37,7 @@ NO_TUI_MESSAGE = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="xcsh",
         description="A coding agent whose destructive tools preview first.",
         epilog=subcommand_help(),

@@ -51,6 +51,7 @@ from typing import Any
 
 from rich.console import Console
 
+from xcsh.cli.argparser import Parser
 from xcsh.cli.ast_edit_ask import Decision, ask, reviewed
 from xcsh.cli.ast_edit_output import Stdout
 from xcsh.cli.ast_edit_preview import merged_preview, preview_arguments
@@ -107,7 +108,7 @@ APPLY_FAILED_NOTE = (
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``xcsh ast-edit`` argument parser."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="xcsh ast-edit",
         description=(
             "Structural rewrite with ast-grep patterns: preview the diff, then apply or "

@@ -28,6 +28,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
+from xcsh.cli.argparser import Parser
 from xcsh.cli.common import (
     COMMAND_WORDING,
     EXIT_BAD_INPUT,
@@ -70,7 +71,7 @@ T = TypeVar("T")
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``xcsh ast-grep`` argument parser."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="xcsh ast-grep",
         description="Structural search with ast-grep patterns ($A one node, $$$A many, $_ any).",
         epilog="exit codes: 0 matches found, 1 no match, 2 bad input",

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import anyio
 
+from xcsh.cli.argparser import Parser
 from xcsh.core import UsageError
 from xcsh.fs import xcsh_home
 from xcsh.mcp import (
@@ -32,7 +33,7 @@ DEFAULT_PORT = 8765
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="xcsh mcp",
         description=(
             "Serve xcsh's preview-first tools to an MCP client: ast_grep (search), ast_edit "

@@ -16,10 +16,12 @@ import json
 import sys
 from pathlib import Path
 
+from xcsh.cli.argparser import Parser
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``xcsh recover`` argument parser."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="xcsh recover",
         description="Roll back (or complete) applies that a crash interrupted, and remove the "
         "temporary files they left.",

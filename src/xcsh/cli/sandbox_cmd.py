@@ -11,9 +11,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from xcsh.cli.argparser import Parser
+
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="xcsh sandbox",
         description="Show how xcsh confines bash commands on this machine.",
     )

@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 
 from xcsh.cli import ast_edit_cmd, ast_grep_cmd
+from xcsh.cli.argparser import Parser
 from xcsh.cli.common import EXIT_BAD_INPUT, error
 from xcsh.cli.options import EditOptions, SearchOptions
 from xcsh.core import ToolError
@@ -29,7 +30,7 @@ from xcsh.structural.rules import load_rule_file
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``xcsh scan`` argument parser."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="xcsh scan",
         description="Run YAML rules (a project's sgconfig.yml, or --rule FILE) like ast-grep scan.",
         epilog="exit codes: 0 matches found (or an edit done), 1 none, 2 bad input",

@@ -23,6 +23,7 @@ from typing import Any
 
 from rich.text import Text
 
+from xcsh.cli.argparser import Parser
 from xcsh.core import UsageError
 from xcsh.pending import RESOLVE_TOOL_NAME
 from xcsh.plugins import LoadResult, load_custom_tools
@@ -31,7 +32,7 @@ from xcsh.ui import make_console
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="xcsh tools",
         description="List the tools available in the current folder and any load errors.",
         epilog=(

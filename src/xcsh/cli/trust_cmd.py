@@ -12,12 +12,13 @@ import argparse
 import os
 import sys
 
+from xcsh.cli.argparser import Parser
 from xcsh.core import UsageError
 from xcsh.plugins import project_tools_dir, trust_folder, trusted_folders, untrust_folder
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="xcsh trust",
         description=(
             "Trust a project folder so the custom tools in its .xcsh/tools/ load. "

@@ -20,13 +20,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from xcsh.cli.argparser import Parser
+
 if TYPE_CHECKING:
     from xcsh.journal import ApplyEntry
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``xcsh undo`` argument parser."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="xcsh undo",
         description=(
             "Restore the files of the last change xcsh applied in this folder (or of entry N), "

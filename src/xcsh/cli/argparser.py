@@ -1,0 +1,54 @@
+"""The argument parser every ``xcsh`` command builds: ``argparse`` plus a close-match
+suggestion for a mistyped flag (``--limt`` -> ``did you mean --limit?``).
+
+Standard library only, so that ``xcsh --help`` stays light.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+from typing import NoReturn
+
+_UNRECOGNIZED = "unrecognized arguments: "
+_CUTOFF = 0.75
+"""How alike (``difflib`` ratio) a flag must be to be offered: one typo in a short flag."""
+
+
+class Parser(argparse.ArgumentParser):
+    """:class:`argparse.ArgumentParser` whose "unrecognized arguments" error names the
+    closest flags the command has (``difflib``), as ``git`` and ``ast-grep`` do."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print usage and ``message`` (with suggestions) on stderr, exit 2."""
+        if message.startswith(_UNRECOGNIZED):
+            message += suggest(message.removeprefix(_UNRECOGNIZED).split(), self.flags())
+        super().error(message)
+
+    def flags(self) -> list[str]:
+        """Every long flag of this parser (``--limit``...)."""
+        return [flag for flag in self._option_string_actions if flag.startswith("--")]
+
+
+def suggest(given: list[str], flags: list[str]) -> str:
+    """`` (did you mean --limit?)`` for the mistyped flags in ``given``, or ``""``.
+
+    Args:
+        given: the arguments the parser did not recognise (``--limt=5`` is looked up
+            as ``--limt``).
+        flags: the flags the command has.
+    """
+    found: list[tuple[str, str]] = []
+    for arg in given:
+        if not arg.startswith("--"):
+            continue
+        name = arg.split("=", 1)[0]
+        # the closest first; equally plausible ones too (--modle: --mode or --model)
+        close = difflib.get_close_matches(name, flags, n=3, cutoff=_CUTOFF)
+        if close:
+            found.append((name, " or ".join(close)))
+    if not found:
+        return ""
+    if len(found) == 1:
+        return f" (did you mean {found[0][1]}?)"
+    return " (did you mean " + ", ".join(f"{flag} for {name}" for name, flag in found) + "?)"
