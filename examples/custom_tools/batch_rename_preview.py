@@ -15,7 +15,8 @@ pending plans cannot move the same file), and pushes a pending action.
   moved back (all or nothing). It is idempotent: a plan already carried out
   is reported as such.
 - ``resolve`` ``discard`` deletes the plan file (and the plan folder when it is
-  left empty) and renames nothing.
+  left empty) and renames nothing. So does the end of an ``xcsh -p`` run or a
+  terminal session that leaves the plan pending (xcsh discards it then).
 
 Only regular files inside the workspace are renamed (not folders, not
 symlinks); a target must not exist, so chains and swaps (``a -> b``,

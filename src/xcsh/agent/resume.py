@@ -1,5 +1,12 @@
 """Resuming a recorded session: rebuilding the pending actions it left.
 
+Only an action whose tool can re-run it from the recorded arguments (the
+session's ``rebuildable_tools``, ``ast_edit``) survives the process. The
+others live only in memory (their ``apply`` and ``reject`` are callbacks of
+the process that made them), so a session that ends discards them first,
+running each ``reject`` (:func:`discard_unrebuildable`), and a later session
+never finds one left behind except after a crash.
+
 A session file keeps each pending action's originating tool call (its
 tool name and arguments, see :mod:`xcsh.agent.recording`). On resume,
 :func:`rebuild_pending` runs each rebuildable tool again with those
@@ -10,21 +17,37 @@ hidden user message.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from xcsh.agent.events import Resolved, RunEnd
+from xcsh.agent.loop import resolved_event
 from xcsh.agent.persistence import PendingRecord
 from xcsh.agent.previews import RebuiltPreview, compare_rebuilt
 from xcsh.core import (
     AgentTool,
+    AgentToolResult,
     TextContent,
     ToolError,
     ToolResultMessage,
     UserMessage,
     cap_text,
 )
-from xcsh.pending import PendingActionStore
+from xcsh.pending import RESOLVE_TOOL_NAME, PendingAction, PendingActionStore, discard_action
+
+RUN_ENDED_REASON = (
+    "The xcsh run ended with this preview still pending, and it cannot be rebuilt "
+    "in a later session, so it was discarded."
+)
+"""The ``reason`` handed to ``reject`` when an ``xcsh -p`` run ends with the action pending."""
+
+SESSION_ENDED_REASON = (
+    "The xcsh session ended with this preview still pending, and it cannot be rebuilt "
+    "in a later session, so it was discarded."
+)
+"""The ``reason`` handed to ``reject`` when the terminal session ends with the action pending."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -71,12 +94,7 @@ async def rebuild_pending(
     texts: list[str] = []
     for number, record in enumerate(records, start=1):
         tool = tools.get(record.tool_name or "")
-        if (
-            tool is None
-            or record.tool_name not in rebuildable
-            or record.arguments is None
-            or store is None
-        ):
+        if tool is None or store is None or not can_rebuild(record, tools, rebuildable):
             report.dropped.append(
                 f"{record.label} (it cannot be rebuilt from its tool's arguments)"
             )
@@ -132,4 +150,124 @@ async def rebuild_pending(
     return report, UserMessage(content=[TextContent("\n".join(lines))], hidden=True)
 
 
-__all__ = ["ResumeReport", "rebuild_pending"]
+def can_rebuild(
+    record: PendingRecord | PendingAction,
+    tools: Mapping[str, AgentTool[Any]],
+    rebuildable: frozenset[str],
+) -> bool:
+    """True when a later session can rebuild this action from its tool call's arguments.
+
+    ``record`` is a saved action or a live one (read through its
+    :attr:`~xcsh.pending.PendingAction.origin`).
+    """
+    if isinstance(record, PendingAction):
+        origin = record.origin
+        name = origin.tool_name if origin else None
+        has_arguments = origin is not None and origin.arguments is not None
+    else:
+        name, has_arguments = record.tool_name, record.arguments is not None
+    return name is not None and name in rebuildable and name in tools and has_arguments
+
+
+@dataclass(frozen=True, kw_only=True)
+class EndDiscard:
+    """A pending action discarded because its session ended.
+
+    Args:
+        action: the action (already off the stack).
+        result: what its discard returned (the ``reject``'s text, or the default
+            ``Discarded: ...``; ``is_error`` when the ``reject`` raised);
+            ``details`` is its :class:`~xcsh.pending.ResolveOutcome`.
+    """
+
+    action: PendingAction
+    result: AgentToolResult
+
+
+async def discard_unrebuildable(
+    store: PendingActionStore,
+    *,
+    tools: Mapping[str, AgentTool[Any]],
+    rebuildable: frozenset[str],
+    reason: str,
+) -> list[EndDiscard]:
+    """Discard, newest first, every pending action a later session could not rebuild.
+
+    Each is taken off ``store`` and its ``reject(reason)`` runs (a failing
+    ``reject`` is reported in its result, never raised); rebuildable actions
+    stay pending for ``--continue``. Nothing is ever applied.
+
+    Returns:
+        The discarded actions with their results, newest first.
+    """
+    discarded = []
+    for action in store.snapshot():
+        if can_rebuild(action, tools, rebuildable) or not store.remove(action):
+            continue
+        discarded.append(EndDiscard(action=action, result=await discard_action(action, reason)))
+    return discarded
+
+
+async def end_unrebuildable(
+    store: PendingActionStore,
+    *,
+    tools: Mapping[str, AgentTool[Any]],
+    rebuildable: frozenset[str],
+    reason: str,
+) -> tuple[list[Resolved], UserMessage | None]:
+    """:func:`discard_unrebuildable`, as the events a session emits and what the model is told.
+
+    Returns:
+        One :class:`Resolved` per discarded action (``action="discard"``,
+        ``tool_call_id=""``), newest first, and the hidden user message naming
+        them with ``reason`` (``None`` when nothing was discarded).
+    """
+    discarded = await discard_unrebuildable(
+        store, tools=tools, rebuildable=rebuildable, reason=reason
+    )
+    events = []
+    for item in discarded:
+        result = ToolResultMessage(
+            tool_call_id="",
+            tool_name=RESOLVE_TOOL_NAME,
+            content=list(item.result.content),
+            details=item.result.details,
+            is_error=item.result.is_error,
+        )
+        event = resolved_event(result, store.count)
+        if event is not None:
+            events.append(event)
+    if not discarded:
+        return events, None
+    labels = "; ".join(item.action.label for item in discarded)
+    note = f"Pending previews discarded: {labels}. Reason: {reason}"
+    return events, UserMessage(content=[TextContent(note)], hidden=True)
+
+
+def ended_run(end: RunEnd, discarded: Sequence[str], pending: int) -> RunEnd:
+    """``end`` of a session's last run after :func:`end_unrebuildable` discarded ``discarded``.
+
+    Its ``message`` gains a sentence naming them and ``pending`` becomes
+    ``pending`` (what is kept for ``--continue``); unchanged when none was.
+    """
+    if not discarded:
+        return end
+    told = (
+        f"The run ended, so {'; '.join(discarded)} (it cannot be rebuilt in a later "
+        "session) was discarded and its clean-up ran."
+    )
+    message = f"{end.message} {told}" if end.message else told
+    return dataclasses.replace(end, message=message, pending=pending)
+
+
+__all__ = [
+    "RUN_ENDED_REASON",
+    "SESSION_ENDED_REASON",
+    "EndDiscard",
+    "ResumeReport",
+    "can_rebuild",
+    "discard_unrebuildable",
+    "end_unrebuildable",
+    "ended_run",
+    "rebuild_pending",
+]

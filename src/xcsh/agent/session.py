@@ -41,7 +41,14 @@ from xcsh.agent.history import repair_tool_pairs
 from xcsh.agent.persistence import PendingRecord, SessionRecorder
 from xcsh.agent.prompt import build_system_prompt
 from xcsh.agent.recording import SessionLog, pending_records
-from xcsh.agent.resume import ResumeReport, rebuild_pending
+from xcsh.agent.resume import (
+    RUN_ENDED_REASON,
+    SESSION_ENDED_REASON,
+    ResumeReport,
+    end_unrebuildable,
+    ended_run,
+    rebuild_pending,
+)
 from xcsh.agent.steering import (
     DEFAULT_MAX_FORCED_TURNS,
     Steering,
@@ -186,8 +193,12 @@ class AgentSession:
 
     # -- running -------------------------------------------------------------
 
-    async def prompt(self, text: str) -> RunEnd:
+    async def prompt(self, text: str, *, last: bool = False) -> RunEnd:
         """Add ``text`` as the user's message and run until the model stops.
+
+        With ``last`` (``xcsh -p``: the run is the whole session), however the
+        run ends, :meth:`end_pending` runs before ``RunEnd``, which then names
+        what it discarded and counts only what stays pending.
 
         Returns:
             The run's :class:`RunEnd` (also emitted as the last event).
@@ -225,20 +236,54 @@ class AgentSession:
         try:
             end = await self._task
         except asyncio.CancelledError:
-            end = self._run_end("cancelled", start, "Cancelled.")
+            self._task = None
+            end = await self._ending(self._run_end("cancelled", start, "Cancelled."), last)
             self._emit(end)
             task = asyncio.current_task()
             if task is not None and task.cancelling():
                 raise
             return end
         except Exception as exc:
+            self._task = None
             self._emit(AgentError(message=f"{type(exc).__name__}: {exc}", kind="internal"))
-            self._emit(self._run_end("error", start, str(exc)))
+            self._emit(await self._ending(self._run_end("error", start, str(exc)), last))
             raise
         finally:
             self._task = None
+        end = await self._ending(end, last)
         self._emit(end)
         return end
+
+    async def end_pending(self, reason: str = SESSION_ENDED_REASON) -> list[str]:
+        """Discard, ``reject`` run, the pending actions a later session cannot rebuild.
+
+        Call it when the session ends (see :func:`~xcsh.agent.resume.end_unrebuildable`):
+        each emits :class:`Resolved` (``tool_call_id=""``), the model is told in
+        a hidden message, ``rebuildable_tools``' actions stay. Returns their labels.
+
+        Raises:
+            UsageError: a run is in progress.
+        """
+        if self._task is not None:
+            raise UsageError("cannot end the session while the model is running")
+        if self.store is None:
+            return []
+        events, note = await end_unrebuildable(
+            self.store, tools=self._tools, rebuildable=self.rebuildable_tools, reason=reason
+        )
+        for event in events:
+            self._emit(event)
+        if note is not None:
+            self._append(note)
+            self._log.pending()
+        return [event.label for event in events]
+
+    async def _ending(self, end: RunEnd, last: bool) -> RunEnd:
+        """``end``, after :meth:`end_pending` when the run is the session's last."""
+        if not last:
+            return end
+        labels = await self.end_pending(RUN_ENDED_REASON)
+        return ended_run(end, labels, self.store.count if self.store else 0)
 
     async def compact(self) -> bool:
         """Compact the history now (``/compact``): all but the newest turn become a summary.

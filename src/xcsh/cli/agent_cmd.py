@@ -317,7 +317,7 @@ async def run_print(
 
     session.subscribe(count)
     try:
-        end = await session.prompt(args.prompt)
+        end = await session.prompt(args.prompt, last=True)
     finally:
         session.close()
     if json_printer is not None and json_printer.broken_pipe:

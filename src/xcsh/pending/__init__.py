@@ -23,6 +23,7 @@ from xcsh.pending.resolve import (
     ResolveParams,
     check_request,
     create_resolve_tool,
+    discard_action,
     resolve_top,
 )
 from xcsh.pending.store import PendingActionStore, PushListener
@@ -50,6 +51,7 @@ __all__ = [
     "check_request",
     "create_resolve_tool",
     "describe_rebuild",
+    "discard_action",
     "grouped",
     "resolve_top",
     "select_parts",

@@ -159,7 +159,7 @@ async def resolve_top(store: PendingActionStore, params: ResolveParams) -> Agent
     if action is None:  # resolved meanwhile by another caller
         raise ToolError(NOTHING_PENDING_MESSAGE)
     if params.action == "discard":
-        return await _discard(action, params.reason)
+        return await discard_action(action, params.reason)
     only = None
     if params.only is not None:
         chosen = select_parts(action, params.only, [])
@@ -280,7 +280,15 @@ async def _rebuild(
     return _result(text, details, is_error=True)
 
 
-async def _discard(action: PendingAction, reason: str) -> AgentToolResult:
+async def discard_action(action: PendingAction, reason: str) -> AgentToolResult:
+    """Discard ``action`` (already off the stack) as ``resolve`` ``discard`` does.
+
+    Awaits ``reject(reason)`` when the action has one. Returns the result
+    ``resolve`` would give: the reject's text, else ``Discarded: <label>.
+    Reason: <reason>``; a reject that raised gives an ``is_error`` result naming
+    the failed clean-up (the discard stands). ``details`` is the
+    :class:`ResolveOutcome`. Never raises for a failing ``reject``.
+    """
     default = f"Discarded: {action.label}. Reason: {reason}"
     details = _outcome(action, "discard", reason, "discarded")
     if action.reject is None:
@@ -302,5 +310,6 @@ __all__ = [
     "ResolveParams",
     "check_request",
     "create_resolve_tool",
+    "discard_action",
     "resolve_top",
 ]

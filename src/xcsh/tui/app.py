@@ -286,6 +286,8 @@ class InteractiveApp(SlashCommands):
             if self._opening is not None and not self._opening.done():
                 self._opening.cancel()
             if self.session is not None:
+                if not self.session.running:  # custom tools' previews die with the process
+                    await self.session.end_pending()
                 self.session.close()
                 self.console.print(
                     Text(f"session {self.session.id} saved (resume with xcsh --continue)", "dim")
