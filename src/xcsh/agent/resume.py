@@ -37,6 +37,12 @@ from xcsh.core import (
 )
 from xcsh.pending import RESOLVE_TOOL_NAME, PendingAction, PendingActionStore, discard_action
 
+NOT_REBUILT = (
+    "it cannot be rebuilt from its tool's arguments, and xcsh stopped before "
+    "discarding it, so its clean-up never ran"
+)
+"""Why a resumed session drops an action: only a crash or SIGKILL leaves one behind."""
+
 RUN_ENDED_REASON = (
     "The xcsh run ended with this preview still pending, and it cannot be rebuilt "
     "in a later session, so it was discarded."
@@ -95,9 +101,7 @@ async def rebuild_pending(
     for number, record in enumerate(records, start=1):
         tool = tools.get(record.tool_name or "")
         if tool is None or store is None or not can_rebuild(record, tools, rebuildable):
-            report.dropped.append(
-                f"{record.label} (it cannot be rebuilt from its tool's arguments)"
-            )
+            report.dropped.append(f"{record.label} ({NOT_REBUILT})")
             continue
         call_id = f"resume_{number}"
         before = store.count
