@@ -319,7 +319,7 @@ def test_review_applies_two_of_three_changes(
     term.wait_for("c3 (3/3) greet.py:3:1")
     term.type("y")
     screen = term.wait_for(
-        "Accept: 3 replacements in 1 file",
+        "Accept: 2 of 3 changes in 1 file",  # headed with what was applied
         "applied 2 of 3 changes: c1, c3; discarded: c2",
         "no pending",
     )

@@ -53,6 +53,7 @@ def test_partial_apply_names_the_changes_applied_and_discarded() -> None:
         dropped=(PreviewChange(id="c1", file="a.py"),),
     )
     out = draw(render_resolution(outcome, style=PLAIN), PLAIN)
+    assert out.startswith("+ Accept: 1 of 2 changes in 1 file  [AST Edit]\n")  # what was applied
     assert "  applied 1 of 2 changes: c2; discarded: c1\n" in out
 
 

@@ -99,9 +99,10 @@ INTERACTIVE_NEEDS_TERMINAL = (
 )
 INTERRUPTED_REASON = "interrupted at the prompt (Ctrl-C)"
 APPLY_FAILED_NOTE = (
-    "Nothing was written and the edit was dropped. Run the same xcsh ast-edit command "
-    "again to preview the files as they are now."
+    "The edit was dropped. Run the same xcsh ast-edit command again to preview the files "
+    "as they are now."
 )
+"""Follows an apply failure, whose message already says that nothing was written."""
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -152,7 +152,8 @@ def workspace_for(paths: Sequence[str], cwd: str | None = None) -> tuple[str, li
         is inside the current folder, else as an absolute path.
 
     Raises:
-        UsageError: PATHs outside the current folder lie in different workspaces.
+        UsageError: PATHs outside the current folder lie in different workspaces, or
+            one of them (not a glob) does not exist.
     """
     here = os.path.realpath(cwd if cwd is not None else os.getcwd())
     roots: dict[str, list[str]] = {}
@@ -160,6 +161,11 @@ def workspace_for(paths: Sequence[str], cwd: str | None = None) -> tuple[str, li
     for path in paths:
         real = os.path.realpath(os.path.expanduser(path))
         inside = real == here or real.startswith(here + os.sep)
+        if not inside and not os.path.lexists(real) and not set("*?[") & set(path):
+            raise UsageError(
+                f"Path '{path}' does not exist.",
+                hint="give an existing file, folder or a glob such as 'src/**/*.py'",
+            )
         if inside or not os.path.exists(real):
             roots.setdefault(here, []).append(path)
             given.append(path)

@@ -109,6 +109,7 @@ def iter_files(
     globs: Sequence[str] = (),
     root: Path | None = None,
     hidden_files: bool = True,
+    unreadable: list[tuple[Path, str]] | None = None,
 ) -> Iterator[Path]:
     """Yield the files under ``start`` that a search should visit, sorted per folder.
 
@@ -123,6 +124,8 @@ def iter_files(
             to ``start``.
         hidden_files: walk files whose name starts with a dot (hidden folders
             are never walked).
+        unreadable: when given, each folder that could not be listed is
+            appended with why (``"Permission denied"``); else they are skipped.
 
     Yields:
         Absolute paths of regular files; symlinks inside walked folders are skipped.
@@ -160,7 +163,7 @@ def iter_files(
         def wanted(path: Path) -> bool:
             return not path.name.startswith(".") and shown(path)
 
-    yield from _walk(start, inherited, wanted)
+    yield from _walk(start, inherited, wanted, unreadable)
 
 
 def repository_top(folder: Path) -> Path | None:
@@ -185,11 +188,18 @@ def _load_exclude(repo: Path) -> list[_Rules]:
     return [_Rules(repo, spec)] if spec.patterns else []
 
 
-def _walk(folder: Path, inherited: list[_Rules], wanted: Callable[[Path], bool]) -> Iterator[Path]:
+def _walk(
+    folder: Path,
+    inherited: list[_Rules],
+    wanted: Callable[[Path], bool],
+    unreadable: list[tuple[Path, str]] | None,
+) -> Iterator[Path]:
     rules = inherited + _load_rules(folder)
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
+    except OSError as exc:
+        if unreadable is not None:
+            unreadable.append((folder, exc.strerror or str(exc)))
         return
     subfolders: list[Path] = []
     for entry in entries:
@@ -207,4 +217,4 @@ def _walk(folder: Path, inherited: list[_Rules], wanted: Callable[[Path], bool])
         elif is_file and not _ignored(path, False, rules) and wanted(path):
             yield path
     for sub in subfolders:
-        yield from _walk(sub, rules, wanted)
+        yield from _walk(sub, rules, wanted, unreadable)

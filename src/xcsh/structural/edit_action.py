@@ -29,6 +29,7 @@ from xcsh.pending import (
 from xcsh.structural.engine import AppliedEdit, apply_preview, select_replacements
 from xcsh.structural.results import EditPreview, Match, SkippedFile, skipped_note
 from xcsh.structural.scan_edit import BROKEN_REASON
+from xcsh.ui.safe import visible_line
 
 
 def edit_label(replacements: int, files: int, broken: int = 0) -> str:
@@ -275,9 +276,10 @@ def build_edit_action(
     text = "\n".join(lines)
 
     def applied_result(done: AppliedEdit) -> AgentToolResult:
+        names = name_list([visible_line(f) for f in done.files])
         text = (
             f"Applied {plural(done.replacements, 'replacement')} in "
-            f"{plural(len(done.files), 'file')}: {name_list(done.files)}."
+            f"{plural(len(done.files), 'file')}: {names}."
         )
         if done.warning:
             text += "\n" + done.warning

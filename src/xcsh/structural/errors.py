@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from xcsh.core import ToolError
 from xcsh.core.wording import name_list
+from xcsh.ui.safe import visible_line
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -208,6 +209,27 @@ class EmptyScope(StructuralError):
         )
 
 
+class NotRegularFile(StructuralError):
+    """The path names something that is neither a folder nor a regular file (a named
+    pipe, a socket, a device): reading it could block or never end.
+
+    Attributes:
+        given: the path as given.
+        kind: what it is (``"a named pipe"``).
+    """
+
+    def __init__(self, given: str, kind: str) -> None:
+        self.given = given
+        self.kind = kind
+        super().__init__()
+
+    def worded(self, words: Wording) -> str:
+        return (
+            f"'{self.given}' is not a regular file ({self.kind}); give a source file, "
+            "a folder or a glob."
+        )
+
+
 class MissingPath(StructuralError):
     """The path (not a glob) names nothing in the workspace.
 
@@ -240,7 +262,10 @@ class MixedLanguages(StructuralError):
         super().__init__()
 
     def worded(self, words: Wording) -> str:
-        listed = "; ".join(f"{name.lower()}: {name_list(names, 3)}" for name, names in self.files)
+        listed = "; ".join(
+            f"{name.lower()}: {name_list([visible_line(n) for n in names], 3)}"
+            for name, names in self.files
+        )
         return (
             f"The rewrite would change files of several languages ({listed}). A rewrite is "
             f"written for one language: pass {words.lang} to pick it, or narrow "

@@ -34,6 +34,7 @@ from xcsh.structural.rule_eval import (
     transformed_values,
 )
 from xcsh.structural.rules import CompiledRule
+from xcsh.ui.safe import visible_line
 
 if TYPE_CHECKING:
     from xcsh.structural.pattern import CompiledPattern
@@ -149,13 +150,17 @@ class RecordFormat:
     absolute: bool = False
 
     def name(self, file: str) -> str:
-        """How the workspace-relative ``file`` is printed."""
-        if self.root is None:
-            return file
-        full = os.path.join(self.root, file)
-        if self.absolute and not os.path.isabs(file):
-            return full
-        return os.path.relpath(full, self.cwd)
+        """How the workspace-relative ``file`` is printed: in text, on one line with any
+        control character in visible notation (a newline in a name must not forge a
+        match line); in JSON as it is (JSON escapes it)."""
+        if self.root is not None:
+            full = os.path.join(self.root, file)
+            file = (
+                full
+                if self.absolute and not os.path.isabs(file)
+                else os.path.relpath(full, self.cwd)
+            )
+        return file if self.json else visible_line(file)
 
 
 def render(

@@ -9,6 +9,7 @@ from typing import Any
 
 from xcsh.fs.confined import FileId
 from xcsh.structural.diff import unified_diff
+from xcsh.ui.safe import visible_line
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -194,7 +195,7 @@ def skipped_note(skipped: Iterable[tuple[str, str]], *, shown: int = 20) -> str 
     entries = list(skipped)
     if not entries:
         return None
-    names = ", ".join(f"{file} ({reason})" for file, reason in entries[:shown])
+    names = ", ".join(f"{visible_line(file)} ({reason})" for file, reason in entries[:shown])
     more = f" and {len(entries) - shown} more" if len(entries) > shown else ""
     noun = "file" if len(entries) == 1 else "files"
     return f"Skipped {len(entries)} {noun}: {names}{more}."

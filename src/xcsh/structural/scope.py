@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from xcsh.fs import Workspace, iter_files
 from xcsh.fs.walk import gitignore_spec
-from xcsh.structural.errors import EmptyScope, MissingPath
+from xcsh.structural.errors import EmptyScope, MissingPath, NotRegularFile
 from xcsh.structural.languages import Language, language_for_path, resolve_language
 from xcsh.structural.results import SkippedFile
 from xcsh.structural.spec import ScopeSpec
@@ -84,6 +84,7 @@ def resolve_scope(where: ScopeSpec) -> Scope:
     Raises:
         EmptyScope: no source file of a known language in scope (without ``lang``).
         MissingPath: ``path`` names nothing in the workspace (and is no glob).
+        NotRegularFile: ``path`` is a named pipe, socket or device.
         ToolError: unknown language (listing the supported ones), a path
             outside the workspace (:meth:`xcsh.fs.Workspace.resolve`).
     """
@@ -116,7 +117,18 @@ def _start_of(ws: Workspace, given: str) -> tuple[Path, pathspec.GitIgnoreSpec |
     start = ws.resolve(given)
     if not os.path.exists(start):
         raise MissingPath(given, str(ws.root))
-    return start, None, not start.is_dir()
+    info = start.stat()
+    if not stat.S_ISDIR(info.st_mode) and not stat.S_ISREG(info.st_mode):
+        raise NotRegularFile(given, _KINDS.get(stat.S_IFMT(info.st_mode), "not a file"))
+    return start, None, not stat.S_ISDIR(info.st_mode)
+
+
+_KINDS = {
+    stat.S_IFIFO: "a named pipe",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+}
 
 
 def _walk_scope(
@@ -128,10 +140,14 @@ def _walk_scope(
 ) -> Iterator[tuple[Path, str, os.stat_result | None]]:
     """The files under ``start`` with their display paths and stat, confined to ``ws``.
 
-    A symlinked file whose real path leaves the workspace is added to ``skipped``.
+    A symlinked file whose real path leaves the workspace is added to ``skipped``, and
+    so is each folder that could not be listed (reason: why, ``"Permission denied"``).
     """
     prefix = os.path.join(str(ws.root), "")
-    for file in iter_files(start, globs=globs, root=ws.root, hidden_files=False):
+    unreadable: list[tuple[Path, str]] = []
+    for file in iter_files(
+        start, globs=globs, root=ws.root, hidden_files=False, unreadable=unreadable
+    ):
         name = str(file)
         # The common case, a walked file under the root, without pathlib's relative_to.
         display = (
@@ -156,6 +172,8 @@ def _walk_scope(
             except OSError:
                 info = None
         yield file, display, info
+    for folder, why in unreadable:  # as ast-grep: "Permission denied" rather than silence
+        skipped.append(SkippedFile(path=folder, file=f"{ws.relative(folder)}/", reason=why))
 
 
 def _file_language(file: Path, language: Language | None, explicit_file: bool) -> Language | None:

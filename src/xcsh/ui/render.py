@@ -97,6 +97,12 @@ def render_resolution(
     """
     action = outcome.action
     badge, summary = split_label(visible(outcome.label), visible(outcome.badge))
+    if outcome.dropped and action == "apply":  # head a partial apply with what it applied
+        total = len(outcome.applied) + len(outcome.dropped)
+        files = len({c.file for c in outcome.applied if c.file})
+        summary = f"{len(outcome.applied)} of {total} changes" + (
+            f" in {files} file{'' if files == 1 else 's'}" if files else ""
+        )
     symbols = _SYMBOLS[style.unicode]
     verb = "Accept" if action == "apply" else "Discard"
     color = "red" if is_error else ("green" if action == "apply" else "yellow")

@@ -1,0 +1,41 @@
+"""What ``xcsh ast-grep`` / ``ast-edit`` / ``scan`` say about paths they cannot search."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from helpers import run_xcsh
+
+
+def test_a_missing_path_outside_the_folder_does_not_exist(tmp_path: Path, xcsh_home: Path) -> None:
+    missing = str(tmp_path / "elsewhere" / "nothing.py")
+    (tmp_path / "here").mkdir()
+    for command in (["ast-grep", "-p", "print($A)"], ["ast-edit", "-p", "f($A)", "-r", "g($A)"]):
+        run = run_xcsh([*command, missing], cwd=tmp_path / "here", home=xcsh_home)
+        assert run.returncode == 2
+        assert f"Path '{missing}' does not exist." in run.stderr
+        assert "outside the workspace" not in run.stderr and "ask the user" not in run.stderr
+
+
+def test_a_named_pipe_is_not_a_regular_file(tmp_path: Path, xcsh_home: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.py")
+    run = run_xcsh(["ast-grep", "-p", "print($A)", "pipe.py"], cwd=tmp_path, home=xcsh_home)
+    assert run.returncode == 2
+    assert "'pipe.py' is not a regular file (a named pipe)" in run.stderr
+
+
+def test_a_folder_it_cannot_read_is_reported(tmp_path: Path, xcsh_home: Path) -> None:
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "a.py").write_text("print(1)\n")
+    (tmp_path / "b.py").write_text("print(2)\n")
+    (tmp_path / "d").chmod(0)
+    try:
+        run = run_xcsh(
+            ["ast-grep", "-p", "print($A)", "."], cwd=tmp_path, home=xcsh_home, no_override=True
+        )
+    finally:
+        (tmp_path / "d").chmod(0o755)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "b.py:1:1:print(2)\n"
+    assert "d/ (Permission denied)" in run.stderr
