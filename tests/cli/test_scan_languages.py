@@ -19,6 +19,7 @@ RULES = {
     "ts.yml": "id: ts-log\nlanguage: typescript\nrule: {pattern: console.log($$$A)}\n"
     "fix: logger.debug($$$A)\n",
 }
+HALF_OPEN = "id: x\nlanguage: python\nrule: {pattern: print($A)}\nfix: log($A\n"
 ORIGINAL = {
     "a.py": 'print(1, 2)\ndef f():\n    print("x")\n',
     "b.ts": 'console.log(1, "a");\nfunction g() {\n  console.log(2);\n}\n',
@@ -103,3 +104,22 @@ def test_scan_fix_interactive_goes_through_both_languages(project: Path, tmp_pat
     )
     assert run.returncode == 0, run.output
     assert _texts(project) == expected
+
+
+def test_scan_fix_names_its_own_flag_for_fixes_that_would_not_parse(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "r.yml").write_text(HALF_OPEN)
+    (root / "a.py").write_text("print(1)\n")
+    theirs = tmp_path / "cli"
+    shutil.copytree(root, theirs)
+    subprocess.run(
+        [_ast_grep(), "scan", "--rule", "r.yml", "-U"], cwd=theirs, capture_output=True, check=True
+    )
+
+    left = run_xcsh("scan", "--rule", "r.yml", "--fix", "--yes", cwd=root)
+    assert "--include-broken writes them anyway" in left.stderr
+    assert (root / "a.py").read_text() == "print(1)\n"
+    done = run_xcsh("scan", "--rule", "r.yml", "--fix", "--yes", "--include-broken", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert (root / "a.py").read_bytes() == (theirs / "a.py").read_bytes() == b"log(1\n"

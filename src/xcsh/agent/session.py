@@ -10,8 +10,10 @@ A front end drives the agent only through :class:`AgentSession`::
 
 Events are delivered synchronously on the event loop, in order; a listener
 must not block or raise (an exception is logged and swallowed). The session
-keeps the history and delegates the rest: the approval wrapper of ``resolve``
-(:mod:`xcsh.agent.approval`), rebuilding a resumed session's pending actions
+keeps the history and runs; the rest lives beside it: the approval wrapper of
+``resolve`` (:mod:`xcsh.agent.approval`), the pending actions between runs
+(:mod:`xcsh.agent.session_pending`: ``/apply``, resume, what a session's end
+discards), rebuilding a resumed session's pending actions
 (:mod:`xcsh.agent.resume`) and writing the session file
 (:mod:`xcsh.agent.recording`).
 """
@@ -32,23 +34,16 @@ from xcsh.agent.approval import (
     Approval,
     ApprovalHook,
     approval_resolve_tool,
-    resolve_as_user,
     session_tools,
 )
 from xcsh.agent.compaction import compact_history
 from xcsh.agent.events import AgentError, AgentEvent, Notice, RunEnd
 from xcsh.agent.history import repair_tool_pairs
-from xcsh.agent.persistence import PendingRecord, SessionRecorder
+from xcsh.agent.persistence import SessionRecorder
 from xcsh.agent.prompt import build_system_prompt
-from xcsh.agent.recording import SessionLog, pending_records
-from xcsh.agent.resume import (
-    RUN_ENDED_REASON,
-    SESSION_ENDED_REASON,
-    ResumeReport,
-    end_unrebuildable,
-    ended_run,
-    rebuild_pending,
-)
+from xcsh.agent.recording import SessionLog
+from xcsh.agent.resume import ResumeReport
+from xcsh.agent.session_pending import PendingOperations
 from xcsh.agent.steering import (
     DEFAULT_MAX_FORCED_TURNS,
     Steering,
@@ -59,7 +54,6 @@ from xcsh.core import (
     AgentTool,
     Message,
     TextContent,
-    ToolResultMessage,
     UsageError,
     UserMessage,
 )
@@ -72,7 +66,7 @@ log = logging.getLogger(__name__)
 EventListener = Callable[[AgentEvent], None]
 
 
-class AgentSession:
+class AgentSession(PendingOperations):
     """One conversation with a model, its tools and its pending-action store.
 
     Args:
@@ -254,37 +248,6 @@ class AgentSession:
         self._emit(end)
         return end
 
-    async def end_pending(self, reason: str = SESSION_ENDED_REASON) -> list[str]:
-        """Discard, ``reject`` run, the pending actions a later session cannot rebuild.
-
-        Call it when the session ends (see :func:`~xcsh.agent.resume.end_unrebuildable`):
-        each emits :class:`Resolved` (``tool_call_id=""``), the model is told in
-        a hidden message, ``rebuildable_tools``' actions stay. Returns their labels.
-
-        Raises:
-            UsageError: a run is in progress.
-        """
-        if self._task is not None:
-            raise UsageError("cannot end the session while the model is running")
-        if self.store is None:
-            return []
-        events, note = await end_unrebuildable(
-            self.store, tools=self._tools, rebuildable=self.rebuildable_tools, reason=reason
-        )
-        for event in events:
-            self._emit(event)
-        if note is not None:
-            self._append(note)
-            self._log.pending()
-        return [event.label for event in events]
-
-    async def _ending(self, end: RunEnd, last: bool) -> RunEnd:
-        """``end``, after :meth:`end_pending` when the run is the session's last."""
-        if not last:
-            return end
-        labels = await self.end_pending(RUN_ENDED_REASON)
-        return ended_run(end, labels, self.store.count if self.store else 0)
-
     async def compact(self) -> bool:
         """Compact the history now (``/compact``): all but the newest turn become a summary.
 
@@ -359,70 +322,6 @@ class AgentSession:
         if self._task is not None:
             self._task.cancel()
 
-    async def resolve_top(
-        self,
-        action: Literal["apply", "discard"],
-        reason: str,
-        *,
-        only: Sequence[str] | None = None,
-    ) -> ToolResultMessage:
-        """Apply or discard the top pending action on the user's behalf (``/apply``).
-
-        Runs the same ``resolve`` tool the model uses (without the approval
-        hook: the user is the approver), emits :class:`Resolved` (and
-        :class:`PendingPushed` for a preview rebuilt because its files
-        changed), and adds a hidden user message with the outcome so the model
-        sees it next turn.
-
-        Args:
-            action: ``"apply"`` or ``"discard"``.
-            reason: why (not blank).
-            only: with ``"apply"``, the change ids or files to apply (``/review``).
-
-        Returns:
-            The resolve result (``is_error`` with the exact text when nothing
-            is pending, or when the apply failed and the action is pending again).
-
-        Raises:
-            UsageError: a run is in progress, or the session has no store.
-        """
-        if self._task is not None:
-            raise UsageError(
-                "cannot resolve while the model is running", hint="cancel the run first"
-            )
-        if self.store is None:
-            raise UsageError("this session has no pending actions to resolve")
-        result, note = await resolve_as_user(self.store, action, reason, only)
-        if note is None:
-            return result
-        self._append(note)
-        loop.emit_pushes(self._emit, self._steering, result)
-        event = loop.resolved_event(result, self.store.count)
-        if event is not None:
-            self._emit(event)
-        self._log.pending()
-        return result
-
-    async def restore_pending(self, records: Sequence[PendingRecord]) -> ResumeReport:
-        """Rebuild a resumed session's pending actions (bottom of the stack first).
-
-        An action whose tool is in ``rebuildable_tools`` (``ast_edit``) is
-        re-previewed by running the tool again with the recorded arguments,
-        against the files as they are now; any other is dropped. The model
-        is told both in a hidden user message.
-        """
-        report, note = await rebuild_pending(
-            records,
-            tools=self._tools,
-            rebuildable=self.rebuildable_tools,
-            store=self.store,
-            pushed=lambda result: loop.emit_pushes(self._emit, self._steering, result),
-        )
-        if note is not None:
-            self._append(note)
-        self._log.pending()
-        return report
-
     def close(self) -> None:
         """Stop listening to the store and close the session file (the session is done)."""
         self._steering.close()
@@ -449,10 +348,6 @@ class AgentSession:
             "model": self.provider.model,
             "mode": self._steering.mode,
         }
-
-    def pending_records(self) -> list[PendingRecord]:
-        """The store as it would be saved: bottom first, with each action's origin call."""
-        return pending_records(self.store)
 
     def _run_end(self, reason: Literal["cancelled", "error"], start: int, message: str) -> RunEnd:
         return RunEnd(

@@ -7,7 +7,9 @@ printed as ``xcsh ast-grep --rule`` prints it (``--json``: the objects of
 ``ast-grep scan --json=stream``). With ``--fix`` the fixes of the rules are
 previewed as one edit and applied or discarded as ``xcsh ast-edit`` does
 (``--yes``, ``--dry-run``, ``-i`` to go through the fixes one by one, the
-question on a terminal, ``xcsh undo``).
+question on a terminal, ``xcsh undo``; ``--include-broken`` and
+``--include-parse-errors`` to fix, as ``ast-grep scan -U`` does, the files
+left out by default).
 
 Exit codes: those of ``xcsh ast-grep`` (0 matches, 1 none, 2 bad input), or
 with ``--fix`` those of ``xcsh ast-edit``.
@@ -65,6 +67,17 @@ def build_parser() -> argparse.ArgumentParser:
         "kept ones are written at the end, all or nothing; Ctrl-C writes nothing",
     )
     parser.add_argument(
+        "--include-broken",
+        action="store_true",
+        help="with --fix: also fix files whose new text would not parse (left out by default)",
+    )
+    parser.add_argument(
+        "--include-parse-errors",
+        action="store_true",
+        help="with --fix: also fix files that already have parse errors, as ast-grep scan -U "
+        "does (for valid files the parser gets wrong)",
+    )
+    parser.add_argument(
         "paths", nargs="*", metavar="PATH", default=[], help="files, folders or globs to scan"
     )
     return parser
@@ -76,6 +89,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if (args.yes or args.dry_run or args.interactive) and not args.fix:
         parser.error("--yes, --dry-run and -i go with --fix")
+    if (args.include_broken or args.include_parse_errors) and not args.fix:
+        parser.error("--include-broken and --include-parse-errors go with --fix")
     try:
         if args.rule:
             rules = load_rule_file(Path(args.rule), display=args.rule)
@@ -117,5 +132,7 @@ def main(argv: list[str]) -> int:
             yes=args.yes,
             dry_run=args.dry_run,
             interactive=args.interactive,
+            include_broken=args.include_broken,
+            include_parse_errors=args.include_parse_errors,
         )
     )

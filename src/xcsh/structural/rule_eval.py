@@ -122,13 +122,17 @@ def _rewrite_range(
     newline: str,
     outer: SgNode,
 ) -> str:
-    """``text[start:end]`` with each rewriter match in ``nodes`` replaced by its fix; a
-    metavariable the rewriter's match does not bind takes what the rule's match
-    (``outer``) captured, as in the CLI."""
+    """``text[start:end]`` with each rewriter match in ``nodes`` replaced by its fix.
+
+    As in the CLI, a rewriter starts from the captures of the rule's match
+    (``outer``): a metavariable both bind must capture the same text, and one
+    the rewriter's match does not bind takes what the rule's match captured."""
     found: list[tuple[int, int, int, SgNode]] = []
     for order, rewriter in enumerate(rewriters):
         for source in nodes:
             for hit in source.find_all(cast("Config", rewriter.config)):
+                if not _agrees(hit, outer, rewriter):
+                    continue
                 rng = hit.range()
                 found.append((rng.start.index, -rng.end.index, order, hit))
     found.sort(key=lambda f: (f[0], f[1], f[2]))
@@ -150,6 +154,25 @@ def _rewrite_range(
         cursor = -neg_end
     parts.append(text[cursor:end])
     return "".join(parts)
+
+
+def _agrees(hit: SgNode, outer: SgNode, rewriter: Rewriter) -> bool:
+    """Whether a rewriter's match binds each metavariable the rule's match (``outer``)
+    also bound to the same text: as in the CLI, a rewriter starts from the rule's
+    captures, so its `$A` only matches what the rule's `$A` captured."""
+    for name in rewriter.names:
+        mine = hit.get_match(name)
+        if mine is not None:
+            theirs = outer.get_match(name)
+            if theirs is not None and theirs.text() != mine.text():
+                return False
+    for name in rewriter.multi:
+        many = hit.get_multiple_matches(name)
+        if many:
+            before = outer.get_multiple_matches(name)
+            if before and [n.text() for n in before] != [n.text() for n in many]:
+                return False
+    return True
 
 
 def expanded_range(node: SgNode, fix: Fix | None) -> tuple[SgNode, SgNode]:

@@ -1,0 +1,2 @@
+call(x, y, g(x, z, x))
+call(a, b, [a, c])
