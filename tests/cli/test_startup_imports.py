@@ -67,3 +67,16 @@ def test_ast_grep_imports_the_engine_and_ast_grep_only(tmp_path: Path) -> None:
     for layer in ("agent", "app", "pending", "journal", "tools", "providers", "plugins"):
         assert not {m for m in ours if m.startswith(f"xcsh.{layer}")}, layer
     assert "xcsh.structural.tools" not in ours and "xcsh.ui.render" not in ours
+    # a pattern search loads no YAML-rule machinery, and no OpenSSL for hashing
+    # (nothing is hashed when xcsh never changed the folder)
+    assert not {m for m in ours if m.startswith("xcsh.structural.rule")}
+    assert "hashlib" not in modules and "_hashlib" not in modules
+
+
+def test_ast_grep_with_a_rule_loads_the_rule_machinery(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("def f(x):\n    return isinstance(x, int)\n")
+    (tmp_path / "r.yml").write_text(
+        "id: r\nlanguage: python\nrule:\n  pattern: isinstance($A, $B)\n"
+    )
+    modules = loaded(["ast-grep", "--rule", "r.yml", "."], tmp_path)
+    assert "xcsh.structural.rules" in modules

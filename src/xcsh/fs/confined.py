@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
 import stat
 from collections.abc import Iterator
@@ -91,6 +90,8 @@ class Expect:
 
 def sha256_hex(data: bytes) -> str:
     """Hex sha256 of ``data``."""
+    import hashlib  # here, not at the top: OpenSSL's import costs a search a few ms
+
     return hashlib.sha256(data).hexdigest()
 
 

@@ -7,7 +7,6 @@ same folder the same way.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -37,9 +36,25 @@ def xcsh_home(home: str | Path | None = None, *, env: Mapping[str, str] | None =
 def journal_folder(home: Path, root: Path) -> Path:
     """``$XCSH_HOME/journal/<name>-<12 hex of the path's sha256>``: the undo journal of the
     workspace ``root`` (its real path); not created here."""
+    import hashlib  # here, not at the top: OpenSSL's import costs a search a few ms
+
     real = os.path.realpath(root)
-    name = os.path.basename(real) or "root"
-    return home / "journal" / f"{name}-{hashlib.sha256(real.encode()).hexdigest()[:12]}"
+    digest = hashlib.sha256(real.encode()).hexdigest()[:12]
+    return home / "journal" / f"{_journal_prefix(real)}{digest}"
+
+
+def _journal_prefix(real: str) -> str:
+    return f"{os.path.basename(real) or 'root'}-"
+
+
+def may_have_journal(home: Path, root: Path) -> bool:
+    """False when no journal folder can be the one of ``root`` (no folder with its name):
+    one listing, no hashing, so a search in a folder xcsh never changed stays quick."""
+    prefix = _journal_prefix(os.path.realpath(root))
+    try:
+        return any(name.startswith(prefix) for name in os.listdir(home / "journal"))
+    except OSError:
+        return False
 
 
 def interrupted_in(folder: Path) -> bool:

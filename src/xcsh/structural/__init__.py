@@ -93,10 +93,10 @@ from xcsh.structural.results import (
     Span,
     skipped_note,
 )
-from xcsh.structural.rule_schema import RuleError
 
 if TYPE_CHECKING:
     from xcsh.structural.project import Project, find_config, load_project
+    from xcsh.structural.rule_schema import RuleError
     from xcsh.structural.rules import (
         CompiledRule,
         load_rule_file,
@@ -126,6 +126,10 @@ def __getattr__(name: str) -> Any:
         import xcsh.structural.tools as tools
 
         return getattr(tools, name)
+    if name == "RuleError":
+        from xcsh.structural.rule_schema import RuleError
+
+        return RuleError
     if name in _RULE_NAMES:
         import xcsh.structural.rules as rules
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -11,7 +10,7 @@ from typing import TYPE_CHECKING
 from xcsh.core import ToolError
 from xcsh.core.wording import name_list, plural
 from xcsh.fs import Workspace, read_regular_bytes
-from xcsh.fs.confined import FileId
+from xcsh.fs.confined import FileId, sha256_hex
 from xcsh.structural.results import EditPreview, FileEdit
 
 if TYPE_CHECKING:
@@ -35,7 +34,7 @@ def stale_files(preview: EditPreview) -> list[str]:
     stale: list[str] = []
     for edit in preview.files:
         try:
-            current = hashlib.sha256(read_regular_bytes(edit.path)).hexdigest()
+            current = sha256_hex(read_regular_bytes(edit.path))
         except OSError:
             current = ""
         if current != edit.old_sha256:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 from ast_grep_py import Config, SgNode
 
@@ -31,9 +31,11 @@ from xcsh.structural.results import (
     SkippedFile,
 )
 from xcsh.structural.rewrite import Template
-from xcsh.structural.rules import CompiledRule
 
-Matcher = CompiledPattern | CompiledRule
+if TYPE_CHECKING:
+    from xcsh.structural.rules import CompiledRule
+
+Matcher: TypeAlias = "CompiledPattern | CompiledRule"
 """A pattern (``-p``, ``pat``) or a YAML rule: what a query runs on each file."""
 
 
@@ -108,7 +110,7 @@ class Outcome:
 
 def find_nodes(root: SgNode, matcher: Matcher) -> list[SgNode]:
     """Every node under ``root`` (itself included) that ``matcher`` matches, in source order."""
-    if isinstance(matcher, CompiledRule):
+    if not isinstance(matcher, CompiledPattern):
         return root.find_all(cast("Config", matcher.config))
     return root.find_all(**matcher.rule)
 
@@ -145,7 +147,7 @@ def make_match(
     rule: RuleReport | None = None
     fix: tuple[str, int, int] | None = None
     secondary: tuple[Capture, ...] = ()
-    if isinstance(pattern, CompiledRule):
+    if not isinstance(pattern, CompiledPattern):
         transformed, fix, rule = rule_parts(node, pattern, text, offsets, fix=captures)
         if captures:
             secondary = tuple(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xcsh.core import ToolError
 from xcsh.structural.errors import Doubt, EmptyPatterns, MixedLanguages
@@ -12,9 +12,11 @@ from xcsh.structural.matching import LanguageQuery, Matcher, Query
 from xcsh.structural.pattern import bound_metavariables, compile_pattern
 from xcsh.structural.results import EditPreview
 from xcsh.structural.rewrite import Template, parse_template
-from xcsh.structural.rules import CompiledRule
 from xcsh.structural.scope import HOSTED_LANGUAGES, Scope
 from xcsh.structural.spec import MatchSpec
+
+if TYPE_CHECKING:
+    from xcsh.structural.rules import CompiledRule
 
 
 def error_patterns_of(query: Query) -> tuple[str, ...]:

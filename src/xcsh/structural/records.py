@@ -24,20 +24,13 @@ from typing import TYPE_CHECKING
 from ast_grep_py import Pos, Range, SgNode
 
 from xcsh.fs import detect_newline
+from xcsh.structural.pattern import CompiledPattern
 from xcsh.structural.results import Position, RuleReport, Span
 from xcsh.structural.rewrite import expand_template
-from xcsh.structural.rule_eval import (
-    capture_spans,
-    expanded_range,
-    interpolate,
-    rule_template,
-    transformed_values,
-)
-from xcsh.structural.rules import CompiledRule
 from xcsh.ui.safe import visible_line
 
 if TYPE_CHECKING:
-    from xcsh.structural.pattern import CompiledPattern
+    from xcsh.structural.rules import CompiledRule
 
 _BLOCK = 256
 """Code points per entry of a non-ASCII file's byte-offset table."""
@@ -109,6 +102,14 @@ def rule_parts(
     without a fix, or when ``fix`` is false); ``report`` the id, severity,
     message (metavariables filled in) and note.
     """
+    from xcsh.structural.rule_eval import (  # loaded only when a search runs rules
+        capture_spans,
+        expanded_range,
+        interpolate,
+        rule_template,
+        transformed_values,
+    )
+
     transformed = transformed_values(node, rule, text)
     replaced: tuple[str, int, int] | None = None
     if rule.fix is not None and fix:
@@ -246,7 +247,7 @@ def _json_record(
     transformed: dict[str, str] = {}
     report: RuleReport | None = None
     secondary: list[str] = []
-    if isinstance(pattern, CompiledRule):
+    if not isinstance(pattern, CompiledPattern):
         transformed, fix, report = rule_parts(node, pattern, text, offsets)
         secondary = _captures_json(secondary_nodes(node), text, offsets)
         if fix is not None:
@@ -304,9 +305,11 @@ def _text_record(
     line_start, line_end = line_bounds(text, first, end)
     lines = text[line_start:line_end]
     head = ""
-    if isinstance(pattern, CompiledRule):
+    if not isinstance(pattern, CompiledPattern):
         message = pattern.message
         if "$" in message:
+            from xcsh.structural.rule_eval import interpolate, transformed_values
+
             message = interpolate(message, node, transformed_values(node, pattern, text))
         label = f"{pattern.severity}[{pattern.id}]"
         head = f"{label}: {message}\n" if message else f"{label}\n"

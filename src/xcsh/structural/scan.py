@@ -8,18 +8,18 @@ in-process path (small scans) and the process pool (large ones).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 
 from ast_grep_py import SgNode, SgRoot
 
 from xcsh.fs import NotRegularFileError, NotTextError, decode_text, read_regular_bytes
+from xcsh.fs.confined import sha256_hex
 from xcsh.structural.embedded import HOSTED, embedded_sources, hosts
 from xcsh.structural.matching import LanguageQuery, Outcome, Query, find_nodes, make_match
+from xcsh.structural.pattern import CompiledPattern
 from xcsh.structural.records import Offsets, render
 from xcsh.structural.results import SkippedFile
-from xcsh.structural.rules import CompiledRule
 from xcsh.structural.scan_edit import edit_file, splice
 
 
@@ -87,7 +87,7 @@ def _active(unit: LanguageQuery, raw: bytes, file: str) -> list[int]:
         for i, pat in enumerate(unit.patterns)
         if pat is not None
         and all(tok in raw for tok in pat.tokens)
-        and (not isinstance(pat, CompiledRule) or pat.applies_to(file))
+        and (isinstance(pat, CompiledPattern) or pat.applies_to(file))
     ]
 
 
@@ -194,7 +194,7 @@ def restore_edit(
         raw = read_regular_bytes(path)
     except OSError:
         raw = b""
-    if hashlib.sha256(raw).hexdigest() != edit.old_sha256:
+    if sha256_hex(raw) != edit.old_sha256:
         return scan_file_safely(query, path, file, language)
     outcome.edit = dataclasses.replace(
         edit, old_bytes=raw, new_bytes=splice(raw, edit.replacements)

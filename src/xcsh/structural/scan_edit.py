@@ -8,7 +8,6 @@ Runs in worker processes, like :mod:`xcsh.structural.scan`.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 from pathlib import Path
 from typing import Any
@@ -16,12 +15,12 @@ from typing import Any
 from ast_grep_py import SgNode, SgRoot
 
 from xcsh.fs import detect_newline
+from xcsh.fs.confined import sha256_hex
 from xcsh.structural.matching import LanguageQuery, Outcome, Query, find_nodes, make_match
+from xcsh.structural.pattern import CompiledPattern
 from xcsh.structural.records import Offsets
 from xcsh.structural.results import FileEdit, Replacement, SkippedFile, Span
 from xcsh.structural.rewrite import expand_template
-from xcsh.structural.rule_eval import capture_spans, expanded_range, transformed_values
-from xcsh.structural.rules import CompiledRule
 
 BROKEN_REASON = "the rewrite would not parse"
 """Why a file whose rewritten text has new parse errors was left out of an edit."""
@@ -133,6 +132,9 @@ def edit_file(
     """The edit of one file from the nodes ``found`` in it (per language: its patterns,
     tree and active pattern indexes), or why it was left out; ``None`` when nothing
     would change."""
+    # loaded with the first edit, so a search never imports the rule machinery
+    from xcsh.structural.rule_eval import capture_spans, expanded_range, transformed_values
+
     newline = detect_newline(text)
     # start, end, op, node, new text, the language's patterns
     kept: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
@@ -147,7 +149,7 @@ def edit_file(
             for node in find_nodes(root, pattern):
                 start, end = node.range().start.index, node.range().end.index
                 values = capture_spans(node, template)
-                if isinstance(pattern, CompiledRule):
+                if not isinstance(pattern, CompiledPattern):
                     first, last = expanded_range(node, pattern.fix)
                     start, end = first.range().start.index, last.range().end.index
                     values.update(transformed_values(node, pattern, text))
@@ -167,7 +169,7 @@ def edit_file(
     if not kept:
         return Outcome(identical=identical) if identical else None
     kept.sort(key=lambda c: (c[0], -c[1]))
-    if isinstance(kept[0][5].patterns[kept[0][2]], CompiledRule):
+    if not isinstance(kept[0][5].patterns[kept[0][2]], CompiledPattern):
         # Fixes of several rules: as `ast-grep scan -U`, a fix overlapping an earlier
         # one is left out (reported as nested); scanning again applies it.
         chosen: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
@@ -241,7 +243,7 @@ def edit_file(
             path=path,
             file=file,
             language=kept[0][5].display,
-            old_sha256=hashlib.sha256(raw).hexdigest(),
+            old_sha256=sha256_hex(raw),
             old_bytes=raw,
             new_bytes=new_bytes,
             replacements=replacements,
