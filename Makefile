@@ -10,6 +10,10 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@# an editable install leaves src/ uncompiled; compile it once, so every xcsh
+	@# process (tests, demo, benchmarks) starts from bytecode even where
+	@# PYTHONDONTWRITEBYTECODE keeps Python from writing its own cache
+	$(BIN)/python -m compileall -q src devtools
 	@touch $(STAMP)
 
 test: lint typecheck imports unit
