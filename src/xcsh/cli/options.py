@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -88,16 +88,8 @@ class EditOptions(SearchOptions):
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> EditOptions:
         """The options of ``xcsh ast-edit``'s parsed arguments."""
-        return cls(
-            pattern=args.pattern,
-            rule=args.rule,
-            lang=args.lang,
-            selector=args.selector,
-            strictness=args.strictness,
-            globs=tuple(args.globs),
-            limit=args.limit,
-            json=args.json,
-            paths=tuple(args.paths) or (os.curdir,),
+        return cls.of_search(
+            SearchOptions.from_args(args),
             rewrite=args.rewrite,
             yes=args.yes,
             dry_run=args.dry_run,
@@ -105,4 +97,29 @@ class EditOptions(SearchOptions):
             include_broken=args.include_broken,
             include_parse_errors=args.include_parse_errors,
             no_pager=args.no_pager,
+        )
+
+    @classmethod
+    def of_search(
+        cls,
+        search: SearchOptions,
+        *,
+        rewrite: str | None = None,
+        yes: bool = False,
+        dry_run: bool = False,
+        interactive: bool = False,
+        include_broken: bool = False,
+        include_parse_errors: bool = False,
+        no_pager: bool = False,
+    ) -> EditOptions:
+        """``search``'s options, with these for the edit (``xcsh scan --fix``'s way in)."""
+        return cls(
+            **{field.name: getattr(search, field.name) for field in fields(SearchOptions)},
+            rewrite=rewrite,
+            yes=yes,
+            dry_run=dry_run,
+            interactive=interactive,
+            include_broken=include_broken,
+            include_parse_errors=include_parse_errors,
+            no_pager=no_pager,
         )

@@ -110,25 +110,19 @@ def main(argv: list[str]) -> int:
         error("No rule to run (every rule is `severity: off`, or the rule folders are empty).")
         return EXIT_BAD_INPUT
     paths = tuple(args.paths) or (os.curdir,)
+    search = SearchOptions(
+        rule=args.rule,
+        rules=tuple(rules),
+        globs=tuple(args.globs),
+        limit=args.limit,
+        json=args.json,
+        paths=paths,
+    )
     if not args.fix:
-        return ast_grep_cmd.run(
-            SearchOptions(
-                rule=args.rule,
-                rules=tuple(rules),
-                globs=tuple(args.globs),
-                limit=args.limit,
-                json=args.json,
-                paths=paths,
-            )
-        )
+        return ast_grep_cmd.run(search)
     return ast_edit_cmd.run(  # a long preview on a terminal is paged, as ast-edit's
-        EditOptions(
-            rule=args.rule,
-            rules=tuple(rules),
-            globs=tuple(args.globs),
-            limit=args.limit,
-            json=args.json,
-            paths=paths,
+        EditOptions.of_search(
+            search,
             yes=args.yes,
             dry_run=args.dry_run,
             interactive=args.interactive,

@@ -27,6 +27,7 @@ a metavariable the pattern does not bind is refused by :func:`parse_template`.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from xcsh.core import ToolError
@@ -125,17 +126,23 @@ def capture_key(var: TemplateVar) -> str:
 def template_names(rewrite: str) -> list[tuple[str, str]]:
     """The metavariables a rewrite or fix text names, as ``(name, sigil)`` in order
     (``$$A`` names ``A`` like ``$A``; ``$$$`` alone and ``$1`` are text)."""
-    out: list[tuple[str, str]] = []
+    return [
+        (name, rewrite[i : i + length - len(name)])
+        for i, name, _, length in _template_vars(rewrite)
+    ]
+
+
+def _template_vars(rewrite: str) -> Iterator[tuple[int, str, bool, int]]:
+    """Each metavariable of ``rewrite``: ``(offset, name, is_multi, length)``, in order."""
     search = 0
     while (i := rewrite.find("$", search)) >= 0:
         found = _split_first_var(rewrite[i:])
         if found is None:
             search = i + 1
             continue
-        name, _multi, length = found
-        out.append((name, rewrite[i : i + length - len(name)]))
+        name, is_multi, length = found
+        yield i, name, is_multi, length
         search = i + length
-    return out
 
 
 def parse_template(
@@ -166,13 +173,7 @@ def parse_template(
     fragments: list[str] = []
     variables: list[TemplateVar] = []
     start = 0
-    search = 0
-    while (i := rewrite.find("$", search)) >= 0:
-        found = _split_first_var(rewrite[i:])
-        if found is None:
-            search = i + 1
-            continue
-        name, is_multi, length = found
+    for i, name, is_multi, length in _template_vars(rewrite):
         bound = multi if is_multi else single
         if strict and name not in bound:
             sigil = "$$$" if is_multi else "$"
@@ -197,7 +198,7 @@ def parse_template(
             )
         fragments.append(rewrite[start:i])
         variables.append(TemplateVar(name=name, multi=is_multi, indent=indent_at(rewrite, i)))
-        start = search = i + length
+        start = i + length
     fragments.append(rewrite[start:])
     runs = [len(run) for run in _LINE_SPACES.findall(rewrite)]
     return Template(
