@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any, TypeVar
 
 from xcsh.core import ToolError
 from xcsh.structural.apply import AppliedEdit, apply_preview, identify, stale_files
 from xcsh.structural.errors import BadLimit, Doubt, PatternMatchesNothing
-from xcsh.structural.matching import Query
+from xcsh.structural.matching import Outcome, Query
 from xcsh.structural.query import check_one_language, compile_query, doubt_of, error_patterns_of
 from xcsh.structural.records import RecordFormat
 from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
@@ -31,6 +32,8 @@ from xcsh.structural.runner import (
 from xcsh.structural.scan_edit import splice
 from xcsh.structural.scope import Scope, resolve_scope
 from xcsh.structural.spec import EditOp, EditSpec, MatchSpec, ScopeSpec
+
+T = TypeVar("T")
 
 __all__ = [
     "PARALLEL_MIN_BYTES",
@@ -104,28 +107,38 @@ def iter_matches(
     Raises:
         ToolError: as :func:`search`, before the first match is yielded.
     """
+    query, scope = _prepared(what, where, skipped, max_matches=max_per_file)
+    return _streamed(query, scope, progress, workers, skipped, lambda o: o.matches)
+
+
+def _prepared(
+    what: MatchSpec, where: ScopeSpec, skipped: list[SkippedFile] | None, **changes: Any
+) -> tuple[Query, Scope]:
+    """The scope and the compiled query (with ``changes``) of a streamed search; its
+    left-out files go to ``skipped``. Raises as :func:`search`, before any streaming."""
     scope = resolve_scope(where)
-    query = compile_query(what, scope)
-    if max_per_file is not None:
-        query = dataclasses.replace(query, max_matches=max_per_file)
+    query = dataclasses.replace(compile_query(what, scope), **changes)
     if skipped is not None:
         skipped.extend(scope.skipped)
-    return _iter_matches(query, scope, progress, workers, skipped)
+    return query, scope
 
 
-def _iter_matches(
+def _streamed(
     query: Query,
     scope: Scope,
     progress: ProgressCallback | None,
     workers: int | None,
     skipped: list[SkippedFile] | None,
-) -> Iterator[Match]:
+    items: Callable[[Outcome], Iterable[T]],
+) -> Iterator[T]:
+    """The ``items`` of each file's outcome, in walk order; a file left out goes to
+    ``skipped`` after its items (rendered records can fail part-way)."""
     for outcome in run_query(query, scope, progress, workers):
         if outcome is None:
             continue
+        yield from items(outcome)
         if outcome.skipped is not None and skipped is not None:
             skipped.append(outcome.skipped)
-        yield from outcome.matches
 
 
 def iter_records(
@@ -148,27 +161,8 @@ def iter_records(
     Raises:
         ToolError: as :func:`search`, before the first record is yielded.
     """
-    scope = resolve_scope(where)
-    query = compile_query(what, scope)
-    query = dataclasses.replace(query, max_matches=max_per_file, records=form)
-    if skipped is not None:
-        skipped.extend(scope.skipped)
-    return _iter_records(query, scope, progress, workers, skipped)
-
-
-def _iter_records(
-    query: Query,
-    scope: Scope,
-    progress: ProgressCallback | None,
-    workers: int | None,
-    skipped: list[SkippedFile] | None,
-) -> Iterator[str]:
-    for outcome in run_query(query, scope, progress, workers):
-        if outcome is None:
-            continue
-        yield from outcome.records
-        if outcome.skipped is not None and skipped is not None:
-            skipped.append(outcome.skipped)  # after: a failure part-way sets it
+    query, scope = _prepared(what, where, skipped, max_matches=max_per_file, records=form)
+    return _streamed(query, scope, progress, workers, skipped, lambda o: o.records)
 
 
 def search(
