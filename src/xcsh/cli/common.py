@@ -44,6 +44,17 @@ PROGRESS_MIN_FILES = 200
 STRICTNESS_CHOICES = ("cst", "smart", "ast", "relaxed", "signature", "template")
 
 
+def add_globs_argument(parser: argparse.ArgumentParser) -> None:
+    """``--globs GLOB`` (repeatable, in order), as every search command takes it."""
+    parser.add_argument(
+        "--globs",
+        metavar="GLOB",
+        action="append",
+        default=[],
+        help="only files matching this glob (gitignore syntax; repeatable)",
+    )
+
+
 def add_scope_arguments(parser: argparse.ArgumentParser, *, counted: str = "matches") -> None:
     """The flags both commands share, named as in ``ast-grep run``.
 
@@ -63,13 +74,7 @@ def add_scope_arguments(parser: argparse.ArgumentParser, *, counted: str = "matc
         default="smart",
         help="how exactly the pattern must match (default: smart, as ast-grep)",
     )
-    parser.add_argument(
-        "--globs",
-        metavar="GLOB",
-        action="append",
-        default=[],
-        help="only files matching this glob (gitignore syntax; repeatable)",
-    )
+    add_globs_argument(parser)
     parser.add_argument("--limit", metavar="N", type=int, help=f"stop after N {counted}")
     parser.add_argument(
         "--json",

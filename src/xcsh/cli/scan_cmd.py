@@ -23,7 +23,7 @@ from pathlib import Path
 
 from xcsh.cli import ast_edit_cmd, ast_grep_cmd
 from xcsh.cli.argparser import Parser
-from xcsh.cli.common import EXIT_BAD_INPUT, error
+from xcsh.cli.common import EXIT_BAD_INPUT, add_globs_argument, error
 from xcsh.cli.options import EditOptions, SearchOptions
 from xcsh.core import ToolError
 from xcsh.structural.project import find_config, load_project
@@ -42,13 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-c", "--config", metavar="CONFIG", help="the project configuration (default: sgconfig.yml)"
     )
     source.add_argument("--rule", metavar="FILE", help="one YAML rule file instead of the project")
-    parser.add_argument(
-        "--globs",
-        metavar="GLOB",
-        action="append",
-        default=[],
-        help="only files matching this glob (gitignore syntax; repeatable)",
-    )
+    add_globs_argument(parser)
     parser.add_argument("--limit", metavar="N", type=int, help="stop after N matches")
     parser.add_argument("--json", action="store_true", help="print JSON lines (ast-grep scan)")
     parser.add_argument(
