@@ -68,3 +68,19 @@ def start_xcsh(args: Sequence[str], *, cwd: Path, home: Path) -> subprocess.Pope
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+# A project custom tool whose preview writes ``stamp.txt`` (``stamped\n``) on apply;
+# its source_tool_name is left at the default, so displays badge it with its label.
+STAMP_TOOL = """
+from xcsh import CustomTool, CustomToolPendingAction
+
+def factory(api):
+    def execute(tool_call_id, params):
+        def apply(reason):
+            (api.cwd / "stamp.txt").write_text("stamped\\n")
+        api.push_pending_action(CustomToolPendingAction(label="Write stamp.txt", apply=apply))
+        return "Previewed: write stamp.txt."
+    return CustomTool(name="stamp", label="Stamp File", description="Writes stamp.txt.",
+                      parameters={"type": "object", "properties": {}}, execute=execute)
+"""

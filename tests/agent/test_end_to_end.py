@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from agent_harness import apply, call, discard
 
-from helpers import run_xcsh, start_xcsh
+from helpers import STAMP_TOOL, run_xcsh, start_xcsh
 from xcsh.app import AppOptions, open_session
 from xcsh.cli.agent_cmd import build_parser, run_print
 
@@ -174,20 +174,6 @@ def test_custom_tool_tested_offline_through_the_cli(project: Path, xcsh_home: Pa
         "reason": "stop",
         "final_text": "Bumped to 1.1.0.",
     }
-
-
-STAMP_TOOL = """
-from xcsh import CustomTool, CustomToolPendingAction
-
-def factory(api):
-    def execute(tool_call_id, params):
-        def apply(reason):
-            (api.cwd / "stamp.txt").write_text("stamped\\n")
-        api.push_pending_action(CustomToolPendingAction(label="Write stamp.txt", apply=apply))
-        return "Previewed: write stamp.txt."
-    return CustomTool(name="stamp", label="Stamp File", description="Writes stamp.txt.",
-                      parameters={"type": "object", "properties": {}}, execute=execute)
-"""
 
 
 def test_a_custom_tools_resolution_is_badged_with_the_tools_label(

@@ -6,22 +6,10 @@ import json
 import shutil
 from pathlib import Path
 
+from helpers import STAMP_TOOL
 from tmux_harness import TmuxXcsh, needs_tmux
 
 pytestmark = needs_tmux
-
-STAMP_TOOL = """
-from xcsh import CustomTool, CustomToolPendingAction
-
-def factory(api):
-    def execute(tool_call_id, params):
-        def apply(reason):
-            (api.cwd / "stamp.txt").write_text("stamped")
-        api.push_pending_action(CustomToolPendingAction(label="Write stamp.txt", apply=apply))
-        return "Previewed: write stamp.txt."
-    return CustomTool(name="stamp", label="Stamp File", description="Writes stamp.txt.",
-                      parameters={"type": "object", "properties": {}}, execute=execute)
-"""
 
 
 def test_a_custom_tools_resolution_is_badged_with_the_tools_label(
@@ -47,7 +35,7 @@ def test_a_custom_tools_resolution_is_badged_with_the_tools_label(
     # the action keeps the generic source "custom_tool"; the badge names the tool
     assert "Accept: Write stamp.txt  [Stamp File]" in screen, screen
     assert "[custom_tool]" not in screen
-    assert (project / "stamp.txt").read_text() == "stamped"
+    assert (project / "stamp.txt").read_text() == "stamped\n"
     term.keys("C-d")
     term.wait_for("[xcsh exited 0]")
 
