@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from xcsh.core import UsageError
-from xcsh.fs.home import interrupted_in, journal_folder, may_have_journal, xcsh_home
+from xcsh.fs.home import interrupted_in, xcsh_home
 from xcsh.fs.walk import repository_top
 from xcsh.structural.errors import StructuralError, Wording
 from xcsh.ui import detect_style
@@ -215,9 +215,7 @@ def warn_interrupted(root: str) -> None:
     Settles nothing. Costs one folder listing when there is nothing to say.
     """
     home = xcsh_home()
-    if not may_have_journal(home, Path(root)) or not interrupted_in(
-        journal_folder(home, Path(root))
-    ):
+    if not interrupted_in(home, Path(root)):
         return
     from xcsh.journal import Journal, interrupted
 

@@ -47,21 +47,18 @@ def _journal_prefix(real: str) -> str:
     return f"{os.path.basename(real) or 'root'}-"
 
 
-def may_have_journal(home: Path, root: Path) -> bool:
-    """False when no journal folder can be the one of ``root`` (no folder with its name):
-    one listing, no hashing, so a search in a folder xcsh never changed stays quick."""
+def interrupted_in(home: Path, root: Path) -> bool:
+    """True when the journal of the workspace ``root`` holds an entry with an intent record
+    and no outcome record (an apply running now, or one a crash interrupted). No lock.
+
+    When no journal folder carries ``root``'s name (a folder xcsh never changed), one
+    listing answers, without hashing the path; otherwise one more lists the entries.
+    """
     prefix = _journal_prefix(os.path.realpath(root))
     try:
-        return any(name.startswith(prefix) for name in os.listdir(home / "journal"))
-    except OSError:
-        return False
-
-
-def interrupted_in(folder: Path) -> bool:
-    """True when the journal ``folder`` holds an entry with an intent record and no
-    outcome record (an apply running now, or one a crash interrupted). One listing, no lock."""
-    try:
-        names = set(os.listdir(folder / "entries"))
+        if not any(name.startswith(prefix) for name in os.listdir(home / "journal")):
+            return False
+        names = set(os.listdir(journal_folder(home, root) / "entries"))
     except OSError:
         return False
     return any(
