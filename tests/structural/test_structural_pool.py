@@ -235,6 +235,48 @@ def test_workers_of_a_killed_parent_exit_on_their_own(tmp_path: Path) -> None:
     assert alive == []
 
 
+BLOCKED_SCRIPT = """
+import multiprocessing, os, sys, time
+from xcsh.structural.pool import run_chunks
+
+def big(items):
+    return "x" * 4_000_000  # far more than a pipe holds: the send blocks until read
+
+if __name__ == "__main__":
+    results = run_chunks(big, [[i] for i in range(20)], workers=2,
+                         context=multiprocessing.get_context("fork"))
+    next(results)
+    print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+    time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_workers_blocked_sending_to_a_killed_parent_exit(tmp_path: Path, sig: int) -> None:
+    # Each worker used to hold read ends of the result pipes: a worker blocked on a full
+    # pipe waited forever once its parent was killed (and kept the parent's output open).
+    script = tmp_path / "blocked.py"
+    script.write_text(BLOCKED_SCRIPT)
+    parent = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=tmp_path
+    )
+    assert parent.stdout is not None
+    pids = [int(p) for p in parent.stdout.readline().split()]
+    assert len(pids) == 2
+    time.sleep(0.5)  # both workers are now blocked sending a result
+    parent.send_signal(sig)
+    parent.wait()
+    deadline = time.monotonic() + 10
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        alive = [p for p in pids if _running(p)]
+        time.sleep(0.1)
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert alive == []
+    assert parent.stdout.read() == ""  # EOF: no worker holds the parent's output open
+
+
 def test_a_worker_first_scheduled_after_its_parent_died_exits() -> None:
     # Under load a forked worker may first run after the caller was killed; it must not
     # take init for its parent and wait for work forever (seen as a leaked process).

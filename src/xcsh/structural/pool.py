@@ -22,8 +22,9 @@ decides). Workers end by protocol: the caller sets a stop flag and opens the
 window; each worker sends ``done`` and exits, and the caller reads every pipe
 to its end and joins. Only when the caller stops early (a limit, an error, a
 cancellation) and a worker is still busy after a grace period is it
-terminated. A worker that exits because its parent died notices it within a
-second.
+terminated. A worker whose parent died notices it within a second while it
+waits for work, and as soon as it sends a result: it holds no read end of any
+result pipe, so the send fails instead of blocking on a pipe nobody reads.
 """
 
 from __future__ import annotations
@@ -75,6 +76,29 @@ class WorkerDied(BrokenProcessPool):
                 name = "unknown signal"
             return f"killed by signal {-code} ({name})"
         return f"exit code {code}"
+
+
+def fork_context() -> BaseContext | None:
+    """The ``fork`` multiprocessing context, or ``None`` where the platform has none.
+
+    Workers forked from it start in milliseconds with ast-grep-py loaded and
+    share the caller's parsed trees (copy-on-write); unlike spawn/forkserver,
+    they never re-run the caller's ``__main__`` module. What they run must
+    import nothing new, so that a thread of the caller holding the import lock
+    at the fork cannot deadlock them.
+    """
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return None
+    return multiprocessing.get_context("fork")
+
+
+def pool_context() -> BaseContext:
+    """:func:`fork_context` where there is one, else ``spawn`` (work is then pickled)."""
+    import multiprocessing
+
+    return fork_context() or multiprocessing.get_context("spawn")
 
 
 def plan_chunks(sizes: Sequence[int], workers: int, *, min_bytes: int, max_items: int) -> list[int]:
@@ -143,11 +167,15 @@ def _worker(
     slot: int,
     conn: Connection,
     parent: int,
+    inherited: tuple[int, ...] = (),
 ) -> None:
     # `parent` is the caller's pid, taken before the fork: a worker first scheduled after
     # its parent died would otherwise take init (or a subreaper) for its parent and wait
     # for the window forever.
     reset_signals_after_fork()
+    for fd in inherited:  # read ends of result pipes: only the caller may hold them open,
+        with contextlib.suppress(OSError):  # so that a send to a dead caller fails
+            os.close(fd)  # (EPIPE) instead of blocking forever on a full pipe
     if os.getppid() != parent:
         return
     try:
@@ -212,9 +240,11 @@ def run_chunks(
     try:
         for slot in range(workers):
             reader, writer = context.Pipe(duplex=False)
+            inherited = tuple(conn.fileno() for conn in (*readers, reader))
             proc = context.Process(  # type: ignore[attr-defined]
                 target=_worker,
                 args=(func, chunks, counter, window, stop, current, slot, writer, os.getpid()),
+                kwargs={"inherited": inherited if context.get_start_method() == "fork" else ()},
                 daemon=True,
             )
             blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _BLOCKED)

@@ -10,15 +10,11 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
 
 from xcsh.structural.errors import ScanWorkerDied
 from xcsh.structural.matching import Outcome, Query
 from xcsh.structural.scan import restore_edit, scan_chunk, scan_file_safely
 from xcsh.structural.scope import Scope
-
-if TYPE_CHECKING:
-    import multiprocessing.context
 
 ProgressCallback = Callable[[int, int], None]
 """``progress(files_done, files_total)``: called on the calling thread after
@@ -33,16 +29,6 @@ PARALLEL_MIN_BYTES = 1024 * 1024
 _MIN_CHUNK_BYTES = 64 * 1024
 _MAX_CHUNK_FILES = 64
 _WINDOW_PER_WORKER = 4
-
-
-def _pool_context() -> multiprocessing.context.BaseContext:
-    # fork: workers start in milliseconds with ast-grep-py already loaded, and, unlike
-    # spawn/forkserver, never re-run the caller's __main__ module. Workers only run
-    # scan_chunk, which imports nothing new, so threads of the parent cannot deadlock them.
-    import multiprocessing
-
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
 def run_query(
@@ -73,7 +59,7 @@ def run_query(
         return
     sizes = scope.sizes if len(scope.sizes) == total else [1] * total
     # the pool (multiprocessing) loads only for scans big enough to share
-    from xcsh.structural.pool import WorkerDied, plan_chunks, run_chunks
+    from xcsh.structural.pool import WorkerDied, plan_chunks, pool_context, run_chunks
 
     ends = plan_chunks(sizes, count, min_bytes=_MIN_CHUNK_BYTES, max_items=_MAX_CHUNK_FILES)
     chunks = [files[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
@@ -82,7 +68,7 @@ def run_query(
         functools.partial(scan_chunk, query),
         chunks,
         workers=count,
-        context=_pool_context(),
+        context=pool_context(),
         window_per_worker=_WINDOW_PER_WORKER,
     )
     try:
