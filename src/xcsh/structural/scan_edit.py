@@ -48,6 +48,13 @@ _STATEMENT_LISTS = frozenset(
 )
 
 
+_FITS_COST_IN_BYTES = 200
+"""What :func:`_fits` costs for one replacement (a parse of the new text on its own,
+about 40 µs), in bytes of the whole file parsed again (about 0.2 µs a byte): past one
+replacement per 200 bytes, parsing the new file once is cheaper (100,000 replacements
+in a 4.6 MB file: 1 s instead of 4 s)."""
+
+
 def _fits(node: SgNode, new: str, text: str, language: str) -> bool:
     """Whether a replacement surely keeps a file that parsed cleanly free of parse errors.
 
@@ -218,13 +225,11 @@ def edit_file(
     mine = query.languages.get(language)
     own = next((i for i, (unit, _, _) in enumerate(found) if unit is mine), None)
     error = ""
+    checked = [(node, new) for _, _, _, node, new, unit in kept if unit is mine]
     if own is not None and not (
         not errors[own]
-        and all(
-            _fits(node, new, text, found[own][0].name)
-            for _, _, _, node, new, unit in kept
-            if unit is mine
-        )
+        and len(checked) * _FITS_COST_IN_BYTES < len(text)
+        and all(_fits(node, new, text, found[own][0].name) for node, new in checked)
     ):
         error = _new_error(found[own][1], errors[own], new_bytes, found[own][0].name)
     if error and not query.keep_broken:
