@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -284,3 +285,36 @@ def _snapshot_all(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file()
     }
+
+
+GO_MAIN = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tx := 1\n\tfmt.Println(x,\t"a")\n}\n'
+
+
+def test_a_piped_diff_keeps_tabs_and_applies_with_git_apply(tmp_path: Path) -> None:
+    # A Go file is indented with tabs; a diff whose tabs became spaces does not apply.
+    root = tmp_path / "go"
+    root.mkdir()
+    (root / "main.go").write_text(GO_MAIN, encoding="utf-8")
+    twin = tmp_path / "twin"
+    shutil.copytree(root, twin)
+    args = ("ast-edit", "-p", "$X := 1", "-r", "$X := 2", "-l", "go")
+    shown = run_xcsh(*args, cwd=root)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines(keepends=True)
+    diff = "".join(lines[next(i for i, line in enumerate(lines) if line.startswith("--- ")) :])
+    assert '+\tx := 2\n \tfmt.Println(x,\t"a")\n' in diff
+    (tmp_path / "change.diff").write_text(diff, encoding="utf-8")
+    git = shutil.which("git")
+    assert git is not None
+    applied = subprocess.run(
+        [git, "apply", "--unsafe-paths", "-p1", str(tmp_path / "change.diff")],
+        cwd=twin,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert applied.returncode == 0, applied.stderr
+    done = run_xcsh(*args, "--yes", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert (twin / "main.go").read_bytes() == (root / "main.go").read_bytes()
+    assert (root / "main.go").read_text(encoding="utf-8") != GO_MAIN
