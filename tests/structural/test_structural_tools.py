@@ -572,6 +572,30 @@ async def test_a_file_the_rewrite_would_break_is_left_out_and_counted(ws: Path) 
     assert "Included although the rewrite does not parse: b.py (line 1, column 8)." in kept.text
 
 
+@pytest.mark.parametrize(
+    ("matches", "padding"),
+    [(400, 0), (2, 20_000)],  # one change per 9 bytes, then one per 10 KB
+)
+def test_a_rewrite_that_breaks_one_of_many_or_few_changes_is_caught(
+    ws: Path, matches: int, padding: int
+) -> None:
+    # Few changes in a big file are checked one by one; many changes by parsing the new
+    # file once. Either way the one change that breaks the file keeps it out of the edit.
+    body = "v = f(x)\n" * (matches - 1) + "# pad\n" * (padding // 6) + "y = [f(z)]\n"
+    (ws / "a.py").write_text(body)
+    spec = EditSpec(ops=(EditOp(pat="f($A)", out="$A = 1"),))
+    broken = preview_edit(spec, ScopeSpec(root=ws), workers=1)
+    assert [(s.file, s.reason, s.error) for s in broken.skipped] == [
+        ("a.py", "the rewrite would not parse", f"line {body.count(chr(10))}, column 8")
+    ]
+    assert not broken.files
+    fine = preview_edit(
+        EditSpec(ops=(EditOp(pat="f($A)", out="g($A, 1)"),)), ScopeSpec(root=ws), workers=1
+    )
+    assert not fine.skipped
+    assert sum(len(edit.replacements) for edit in fine.files) == matches
+
+
 async def test_files_with_parse_errors_are_rewritten_on_request(ws: Path) -> None:
     (ws / "a.py").write_text("def f(:\n    pass\nprint(1)\n")
     store = PendingActionStore()
