@@ -14,8 +14,9 @@ without ``site-packages``) it runs, for the same patterns:
   copy; the apply alone is also timed without the journal, to show its cost;
 - a relational YAML rule: ``ast-grep scan --rule R --json=stream`` vs
   ``search(rules=...)`` (and the ``xcsh ast-grep --rule --json`` process);
-- one 5 MB file with 100,000 matches: ``ast-grep run --json=stream`` vs the
-  ``xcsh ast-grep --json`` process;
+- one 4.6 MB file with 100,000 matches (``huge_file.py``): ``ast-grep run``
+  vs the ``xcsh ast-grep`` process, with ``--json`` and in text, and
+  ``ast-grep run -r --json=stream`` vs the ``xcsh ast-edit --json`` process;
 
 checks that the results are identical (same files, byte ranges, text or
 replacement; after apply, byte-identical trees), and prints the median
@@ -35,14 +36,12 @@ read the ratios, not the seconds.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,9 +49,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "devtools"))
 
 from agcli import ast_grep_binary, match_keys, parse_stream, run_args, run_with_rusage
+from huge_file import bench_huge
+from rows import Row, child, median
 from stdlib_copy import copy_stdlib
-
-CHILD = str(Path(__file__).resolve().parent / "_child.py")
 
 SEARCHES = [
     ("rare fixed token", "subprocess.Popen($$$A)", 0.3),
@@ -74,44 +73,6 @@ PREVIEWS = [
     ("multi-line rewrite", REWRITES[1][1], REWRITES[1][2], 1.0),
 ]
 APPLY_GOAL = 1.0
-
-
-@dataclass
-class Row:
-    """One line of the result table.
-
-    ``xcsh`` and ``cli`` hold the seconds of each run, measured back to back;
-    the ratio is the median of the per-run ratios, so that load from other
-    work on the machine, which drifts over minutes, affects both sides alike.
-    """
-
-    what: str
-    pattern: str
-    xcsh: list[float]
-    cli: list[float]
-    xcsh_kib: int
-    cli_kib: int
-    identical: bool
-    goal: float | None
-    note: str = ""
-
-    @property
-    def ratio(self) -> float:
-        return statistics.median(x / c for x, c in zip(self.xcsh, self.cli, strict=True))
-
-
-def _child(*args: str) -> tuple[dict[str, Any], int]:
-    """Run bench/_child.py; returns its JSON and the peak RSS of its largest process."""
-    timed = run_with_rusage([sys.executable, CHILD, *args])
-    if timed.returncode != 0:
-        raise SystemExit(f"xcsh child failed: {args}")
-    data: dict[str, Any] = json.loads(timed.stdout)
-    peak = data["peak"]
-    return data, max(peak["self_kib"], peak["workers_kib"])
-
-
-def _median(values: list[float]) -> float:
-    return statistics.median(values)
 
 
 def _nested(keys: set[tuple[str, int, int, str]]) -> set[tuple[str, int, int, str]]:
@@ -142,7 +103,7 @@ def bench_search(root: Path, runs: int) -> list[Row]:
             cli_times.append(timed.seconds)
             cli_peak = max(cli_peak, timed.max_rss_kib)
             theirs = match_keys(parse_stream(timed.stdout))
-            data, peak = _child("search", str(root), pattern)
+            data, peak = child("search", str(root), pattern)
             ours_times.append(data["seconds"])
             our_peak = max(our_peak, peak)
             ours = {tuple(k) for k in data["keys"]}
@@ -162,7 +123,7 @@ def bench_search(root: Path, runs: int) -> list[Row]:
                 ours == theirs,
                 goal,
                 f"{len(theirs)} matches; `xcsh ast-grep --json` process: "
-                f"{_median([e / c for e, c in zip(e2e_times, cli_times, strict=True)]):.2f}x",
+                f"{median([e / c for e, c in zip(e2e_times, cli_times, strict=True)]):.2f}x",
             )
         )
     return rows
@@ -180,7 +141,7 @@ def bench_preview(root: Path, runs: int) -> list[Row]:
             cli_times.append(timed.seconds)
             cli_peak = max(cli_peak, timed.max_rss_kib)
             theirs = match_keys(parse_stream(timed.stdout))
-            data, peak = _child("preview", str(root), pattern, out)
+            data, peak = child("preview", str(root), pattern, out)
             ours_times.append(data["seconds"])
             our_peak = max(our_peak, peak)
         ours = {tuple(k) for k in data["keys"]}
@@ -226,11 +187,11 @@ def bench_apply(base: Path, work: Path, runs: int) -> list[Row]:
             timed = run_with_rusage(argv, cwd=theirs_dir)
             cli_times.append(timed.seconds)
             cli_peak = max(cli_peak, timed.max_rss_kib)
-            data, peak = _child("apply", str(ours_dir), pattern, rewrite)
+            data, peak = child("apply", str(ours_dir), pattern, rewrite)
             ours_times.append(data["seconds"])
             bare_dir = work / f"bare-{run}"
             shutil.copytree(base, bare_dir)
-            bare, _ = _child("apply-unjournaled", str(bare_dir), pattern, rewrite)
+            bare, _ = child("apply-unjournaled", str(bare_dir), pattern, rewrite)
             shutil.rmtree(bare_dir)
             bare_apply.append(bare["apply_seconds"])
             journal_apply.append(data["apply_seconds"])
@@ -280,8 +241,8 @@ def bench_memory(work: Path, base: Path) -> str:
     shutil.copytree(base, double / "one")
     shutil.copytree(base, double / "two")
     pattern = "$A == $A"
-    _, once = _child("search", str(double), pattern, "one")
-    _, twice = _child("search", str(double), pattern, ".")
+    _, once = child("search", str(double), pattern, "one")
+    _, twice = child("search", str(double), pattern, ".")
     shutil.rmtree(double)
     return (
         f"peak RSS, search `{pattern}`: {once / 1024:.0f} MiB over one copy of the library, "
@@ -299,8 +260,6 @@ rule:
     stopBy: end
 """
 RULE_GOAL = 1.0
-HUGE_PATTERN = "compute($$$A)"
-HUGE_GOAL = 1.5
 
 
 def bench_rule(root: Path, work: Path, runs: int) -> list[Row]:
@@ -318,7 +277,7 @@ def bench_rule(root: Path, work: Path, runs: int) -> list[Row]:
         cli_times.append(timed.seconds)
         cli_peak = max(cli_peak, timed.max_rss_kib)
         theirs = match_keys(parse_stream(timed.stdout))
-        data, peak = _child("rule", str(root), str(rule_file))
+        data, peak = child("rule", str(root), str(rule_file))
         ours_times.append(data["seconds"])
         our_peak = max(our_peak, peak)
         ours = {tuple(k) for k in data["keys"]}
@@ -338,62 +297,9 @@ def bench_rule(root: Path, work: Path, runs: int) -> list[Row]:
             ours == theirs,
             RULE_GOAL,
             f"{len(theirs)} matches; `xcsh ast-grep --rule --json` process: "
-            f"{_median([e / c for e, c in zip(e2e_times, cli_times, strict=True)]):.2f}x",
+            f"{median([e / c for e, c in zip(e2e_times, cli_times, strict=True)]):.2f}x",
         )
     ]
-
-
-def bench_huge(work: Path, runs: int) -> list[Row]:
-    """One 5 MB file holding 100,000 matches: the ``xcsh ast-grep`` process vs
-    ``ast-grep run``, with ``--json`` and in text (printing every match is the work here)."""
-    folder = work / "huge"
-    folder.mkdir(exist_ok=True)
-    lines = "".join(f"    v{i} = compute(a{i}, b, c)  # padding\n" for i in range(100_000))
-    (folder / "big.py").write_text("def f():\n" + lines)
-    size = (folder / "big.py").stat().st_size
-    ours_cmd = [sys.executable, "-m", "xcsh", "ast-grep", "-p", HUGE_PATTERN, "-l", "python"]
-    rows = []
-    for as_json in (True, False):
-        cli_times, cli_peak, ours_times, our_peak = [], 0, [], 0
-        theirs: set[Any] = set()
-        ours: set[Any] = set()
-        for _ in range(runs):
-            argv = run_args(HUGE_PATTERN, lang="python")
-            if not as_json:
-                argv = [arg for arg in argv if arg != "--json=stream"]
-            timed = run_with_rusage(argv, cwd=folder)
-            cli_times.append(timed.seconds)
-            cli_peak = max(cli_peak, timed.max_rss_kib)
-            e2e = run_with_rusage(ours_cmd + (["--json"] if as_json else []), cwd=folder)
-            ours_times.append(e2e.seconds)
-            our_peak = max(our_peak, e2e.max_rss_kib)
-            if as_json:
-                theirs = match_keys(parse_stream(timed.stdout))
-                ours = match_keys(parse_stream(e2e.stdout))
-            else:  # the CLI's text has headers and context; compare the first lines' positions
-                theirs = {
-                    (line.split(b":")[0], int(line.split(b":")[1]))
-                    for line in timed.stdout.splitlines()
-                    if line.startswith(b"big.py:")
-                }
-                ours = {
-                    (line.split(b":")[0], int(line.split(b":")[1]))
-                    for line in e2e.stdout.splitlines()
-                }
-        rows.append(
-            Row(
-                f"huge file, 100,000 matches, {'--json' if as_json else 'text'}",
-                HUGE_PATTERN,
-                ours_times,
-                cli_times,
-                our_peak,
-                cli_peak,
-                ours == theirs and len(ours) == 100_000,
-                HUGE_GOAL,
-                f"{size / 1e6:.1f} MB, {len(theirs)} matches, both as processes",
-            )
-        )
-    return rows
 
 
 def _print(rows: list[Row]) -> None:
