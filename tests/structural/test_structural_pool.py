@@ -216,22 +216,34 @@ if __name__ == "__main__":
 """
 
 
-def test_workers_of_a_killed_parent_exit_on_their_own(tmp_path: Path) -> None:
-    script = tmp_path / "orphan.py"
-    script.write_text(ORPHAN_SCRIPT)
+def _workers_left_by_a_killed_parent(
+    tmp_path: Path, script_text: str, sig: int, *, settle: float = 0.0
+) -> tuple[list[int], subprocess.Popen[str]]:
+    """Run ``script_text`` (it prints its two workers' pids), kill it with ``sig``; the pids
+    of the workers still running 10 s later (killed then), and the finished parent."""
+    script = tmp_path / "parent.py"
+    script.write_text(script_text)
     parent = subprocess.Popen(
         [sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=tmp_path
     )
     assert parent.stdout is not None
     pids = [int(p) for p in parent.stdout.readline().split()]
     assert len(pids) == 2
-    parent.kill()
+    time.sleep(settle)
+    parent.send_signal(sig)
     parent.wait()
     deadline = time.monotonic() + 10
     alive = pids
     while alive and time.monotonic() < deadline:
         alive = [p for p in pids if _running(p)]
         time.sleep(0.1)
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    return alive, parent
+
+
+def test_workers_of_a_killed_parent_exit_on_their_own(tmp_path: Path) -> None:
+    alive, _ = _workers_left_by_a_killed_parent(tmp_path, ORPHAN_SCRIPT, signal.SIGKILL)
     assert alive == []
 
 
@@ -255,25 +267,10 @@ if __name__ == "__main__":
 def test_workers_blocked_sending_to_a_killed_parent_exit(tmp_path: Path, sig: int) -> None:
     # Each worker used to hold read ends of the result pipes: a worker blocked on a full
     # pipe waited forever once its parent was killed (and kept the parent's output open).
-    script = tmp_path / "blocked.py"
-    script.write_text(BLOCKED_SCRIPT)
-    parent = subprocess.Popen(
-        [sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=tmp_path
-    )
-    assert parent.stdout is not None
-    pids = [int(p) for p in parent.stdout.readline().split()]
-    assert len(pids) == 2
-    time.sleep(0.5)  # both workers are now blocked sending a result
-    parent.send_signal(sig)
-    parent.wait()
-    deadline = time.monotonic() + 10
-    alive = pids
-    while alive and time.monotonic() < deadline:
-        alive = [p for p in pids if _running(p)]
-        time.sleep(0.1)
-    for pid in alive:
-        os.kill(pid, signal.SIGKILL)
+    # After 0.5 s both workers are blocked sending a result.
+    alive, parent = _workers_left_by_a_killed_parent(tmp_path, BLOCKED_SCRIPT, sig, settle=0.5)
     assert alive == []
+    assert parent.stdout is not None
     assert parent.stdout.read() == ""  # EOF: no worker holds the parent's output open
 
 
