@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
@@ -173,7 +173,7 @@ class PlainDiff:
     def __init__(self, diff_text: str) -> None:
         self.text = "".join(_diff_lines(diff_text))
 
-    def __rich_console__(self, console: Console, options: Any) -> Iterable[Segment]:
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterable[Segment]:
         yield Segment(self.text if self.text.endswith("\n") else self.text + "\n")
 
 
