@@ -307,7 +307,7 @@ def test_a_piped_diff_keeps_tabs_and_applies_with_git_apply(tmp_path: Path) -> N
     git = shutil.which("git")
     assert git is not None
     applied = subprocess.run(
-        [git, "apply", "--unsafe-paths", "-p1", str(tmp_path / "change.diff")],
+        [git, "apply", "-p1", str(tmp_path / "change.diff")],
         cwd=twin,
         capture_output=True,
         text=True,
