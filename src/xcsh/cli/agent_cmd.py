@@ -23,7 +23,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from xcsh.cli import subcommand_help
+from xcsh.cli import SUBCOMMANDS, subcommand_help
 from xcsh.cli.argparser import Parser
 
 if TYPE_CHECKING:  # the agent stack is imported only when a task runs
@@ -42,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="A coding agent whose destructive tools preview first.",
         epilog=subcommand_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        commands=list(SUBCOMMANDS),
     )
     parser.add_argument(
         "-p",

@@ -1,5 +1,6 @@
 """The argument parser every ``xcsh`` command builds: ``argparse`` plus a close-match
-suggestion for a mistyped flag (``--limt`` -> ``did you mean --limit?``).
+suggestion for a mistyped flag (``--limt`` -> ``did you mean --limit?``) or, where the
+parser is given its commands, a mistyped command (``ast-gerp`` -> ``ast-grep``).
 
 Standard library only, so that ``xcsh --help`` stays light.
 """
@@ -8,7 +9,8 @@ from __future__ import annotations
 
 import argparse
 import difflib
-from typing import NoReturn
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
 _UNRECOGNIZED = "unrecognized arguments: "
 _CUTOFF = 0.75
@@ -17,12 +19,18 @@ _CUTOFF = 0.75
 
 class Parser(argparse.ArgumentParser):
     """:class:`argparse.ArgumentParser` whose "unrecognized arguments" error names the
-    closest flags the command has (``difflib``), as ``git`` and ``ast-grep`` do."""
+    closest flags the command has (``difflib``), as ``git`` and ``ast-grep`` do, and the
+    closest of ``commands`` for a word that is not a flag."""
+
+    def __init__(self, *args: Any, commands: Sequence[str] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands = tuple(commands)
 
     def error(self, message: str) -> NoReturn:
         """Print usage and ``message`` (with suggestions) on stderr, exit 2."""
         if message.startswith(_UNRECOGNIZED):
-            message += suggest(message.removeprefix(_UNRECOGNIZED).split(), self.flags())
+            given = message.removeprefix(_UNRECOGNIZED).split()
+            message += suggest(given, self.flags(), self.commands)
         super().error(message)
 
     def flags(self) -> list[str]:
@@ -30,21 +38,26 @@ class Parser(argparse.ArgumentParser):
         return [flag for flag in self._option_string_actions if flag.startswith("--")]
 
 
-def suggest(given: list[str], flags: list[str]) -> str:
-    """`` (did you mean --limit?)`` for the mistyped flags in ``given``, or ``""``.
+def suggest(given: list[str], flags: list[str], commands: Sequence[str] = ()) -> str:
+    """`` (did you mean --limit?)`` for the mistyped flags and commands in ``given``, or
+    ``""``.
 
     Args:
         given: the arguments the parser did not recognise (``--limt=5`` is looked up
             as ``--limt``).
         flags: the flags the command has.
+        commands: the commands a word that is not a flag may have meant (``ast-gerp``).
     """
     found: list[tuple[str, str]] = []
     for arg in given:
-        if not arg.startswith("--"):
+        if arg.startswith("--"):
+            name, known = arg.split("=", 1)[0], flags
+        elif not arg.startswith("-") and commands:
+            name, known = arg, list(commands)
+        else:
             continue
-        name = arg.split("=", 1)[0]
         # the closest first; equally plausible ones too (--modle: --mode or --model)
-        close = difflib.get_close_matches(name, flags, n=3, cutoff=_CUTOFF)
+        close = difflib.get_close_matches(name, known, n=3, cutoff=_CUTOFF)
         if close:
             found.append((name, " or ".join(close)))
     if not found:
