@@ -151,6 +151,10 @@ def test_renames_failing_persistently_name_the_new_files_and_recover_finishes(
     assert len(journal.incomplete()) == 1
     [report] = recover(journal)
     assert report.outcome == "rolled back" and len(report.restored) == len(holding_new)
+    assert report.unwritten == len(edit.files) - len(holding_new) > 0
+    assert report.message.endswith(
+        f"). Its {report.unwritten} other files had not been written yet."
+    )
     assert snapshot(ws) == old and journal.incomplete() == []
 
 

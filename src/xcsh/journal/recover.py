@@ -69,6 +69,8 @@ class Recovered:
         restored: files given their before content again.
         conflicts: files holding neither side, left as they are.
         still_new: files still holding new content (putting them back failed).
+        unwritten: files of the apply that still held their before content (the apply
+            had not reached them), left alone.
         temps: temporary and kept names removed.
     """
 
@@ -78,6 +80,7 @@ class Recovered:
     restored: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
     still_new: list[str] = field(default_factory=list)
+    unwritten: int = 0
     temps: int = 0
 
     @property
@@ -91,6 +94,9 @@ class Recovered:
         elif self.outcome == "rolled back":
             names = name_list(self.restored) if self.restored else "no file had changed"
             text = f"Recovered an interrupted apply '{self.label}': rolled back ({names})."
+            if self.restored and self.unwritten:
+                others = "file" if self.unwritten == 1 else "files"
+                text += f" Its {self.unwritten} other {others} had not been written yet."
         else:
             text = (
                 f"Could not finish rolling back the interrupted apply '{self.label}': these "
@@ -191,6 +197,7 @@ def _put_back(
 ) -> None:
     before = "-" if f.before is None else f.before
     if now == before:
+        report.unwritten += 1
         return
     if now is None:
         report.conflicts.append(f.path)
