@@ -596,6 +596,30 @@ def test_a_rewrite_that_breaks_one_of_many_or_few_changes_is_caught(
     assert sum(len(edit.replacements) for edit in fine.files) == matches
 
 
+PAD = "# " + "y" * 300 + "\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "code", "pat", "out"),
+    [
+        # same kind (a number), but `1.` then `.toString` becomes the token `1.toString`
+        ("a.js", "var a = 1..toString();\n", "1.", "1"),
+        # statements where a statement stood, on a line that cannot hold two
+        ("a.py", "if a: x = 1; z = 3\nelse: pass\n", "x = 1", "x = 1\ny = 2"),
+        ("b.py", "if a: x = 1\nelse: pass\n", "x = 1", "x = 1\ny = 2"),
+    ],
+)
+def test_a_rewrite_that_fits_alone_but_not_in_its_place_is_caught(
+    ws: Path, name: str, code: str, pat: str, out: str
+) -> None:
+    # One change in a file of 12 KB: checked on its own, not by parsing the file again.
+    pad = PAD if name.endswith(".py") else PAD.replace("#", "//")
+    (ws / name).write_text(pad * 20 + code + pad * 20)
+    spec = EditSpec(ops=(EditOp(pat=pat, out=out),))
+    broken = preview_edit(spec, ScopeSpec(root=ws), workers=1)
+    assert [(s.file, s.reason) for s in broken.skipped] == [(name, "the rewrite would not parse")]
+
+
 async def test_files_with_parse_errors_are_rewritten_on_request(ws: Path) -> None:
     (ws / "a.py").write_text("def f(:\n    pass\nprint(1)\n")
     store = PendingActionStore()
