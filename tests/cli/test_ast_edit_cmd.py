@@ -290,11 +290,16 @@ def _snapshot_all(root: Path) -> dict[str, bytes]:
 GO_MAIN = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tx := 1\n\tfmt.Println(x,\t"a")\n}\n'
 
 
-def test_a_piped_diff_keeps_tabs_and_applies_with_git_apply(tmp_path: Path) -> None:
+@pytest.mark.parametrize("tool", ["git", "patch"])
+def test_a_piped_diff_keeps_tabs_and_applies_with_git_apply_or_patch(
+    tmp_path: Path, tool: str
+) -> None:
     # A Go file is indented with tabs; a diff whose tabs became spaces does not apply.
+    # GNU patch reads a name with a space only up to a tab ending it.
     root = tmp_path / "go"
-    root.mkdir()
+    (root / "sub dir").mkdir(parents=True)
     (root / "main.go").write_text(GO_MAIN, encoding="utf-8")
+    (root / "sub dir" / "my file.go").write_text(GO_MAIN, encoding="utf-8")
     twin = tmp_path / "twin"
     shutil.copytree(root, twin)
     args = ("ast-edit", "-p", "$X := 1", "-r", "$X := 2", "-l", "go")
@@ -304,17 +309,19 @@ def test_a_piped_diff_keeps_tabs_and_applies_with_git_apply(tmp_path: Path) -> N
     diff = "".join(lines[next(i for i, line in enumerate(lines) if line.startswith("--- ")) :])
     assert '+\tx := 2\n \tfmt.Println(x,\t"a")\n' in diff
     (tmp_path / "change.diff").write_text(diff, encoding="utf-8")
-    git = shutil.which("git")
-    assert git is not None
+    binary = shutil.which(tool)
+    assert binary is not None
+    command = ["apply", "-p1", "change.diff"] if tool == "git" else ["-p1", "-i", "change.diff"]
     applied = subprocess.run(
-        [git, "apply", "-p1", str(tmp_path / "change.diff")],
+        [binary, *command[:-1], str(tmp_path / command[-1])],
         cwd=twin,
         capture_output=True,
         text=True,
         check=False,
     )
-    assert applied.returncode == 0, applied.stderr
+    assert applied.returncode == 0, applied.stdout + applied.stderr
     done = run_xcsh(*args, "--yes", cwd=root)
     assert done.returncode == 0, done.stderr
-    assert (twin / "main.go").read_bytes() == (root / "main.go").read_bytes()
-    assert (root / "main.go").read_text(encoding="utf-8") != GO_MAIN
+    for name in ("main.go", "sub dir/my file.go"):
+        assert (twin / name).read_bytes() == (root / name).read_bytes()
+        assert (root / name).read_text(encoding="utf-8") != GO_MAIN

@@ -81,8 +81,8 @@ def test_ast_edit_diff_through_a_pipe_shows_no_raw_control_and_no_forged_header(
     assert headers == [
         "--- a/a.py",
         "+++ b/a.py",
-        "--- a/zz^J+++ b\u2215fake.py",
-        "+++ b/zz^J+++ b\u2215fake.py",
+        "--- a/zz^J+++ b\u2215fake.py\t",  # a name with a space ends with a tab (git)
+        "+++ b/zz^J+++ b\u2215fake.py\t",
     ]
     assert (hostile_repo / "a.py").read_bytes() == HOSTILE_SOURCE.encode()
 

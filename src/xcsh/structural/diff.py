@@ -45,8 +45,9 @@ def unified_diff(file: str, old: bytes, spans: Sequence[tuple[int, int, int, int
     """The unified diff of replacing ``spans`` in ``old``.
 
     Args:
-        file: display path (``a/<file>`` and ``b/<file>`` in the header). Control
-            characters in it (a newline, an escape) are shown in caret notation
+        file: display path (``a/<file>`` and ``b/<file>`` in the header, followed
+            by a tab when it holds a space, as git writes it). Control characters in
+            it (a newline, an escape) are shown in caret notation
             (:func:`xcsh.ui.safe.visible`), so a file name cannot forge a header line.
         old: the file's bytes.
         spans: ``(start_line, end_line, start_byte, end_byte, new_bytes)`` per
@@ -84,7 +85,10 @@ def unified_diff(file: str, old: bytes, spans: Sequence[tuple[int, int, int, int
         group.append(span)
     close()
     shown = visible(file, keep="")
-    out = [f"--- a/{shown}\n", f"+++ b/{shown}\n"]
+    # A name with a space ends with a tab, as git writes it: GNU patch reads a name
+    # up to the first white space unless a tab ends it.
+    name_end = "\t" if " " in shown else ""
+    out = [f"--- a/{shown}{name_end}\n", f"+++ b/{shown}{name_end}\n"]
     delta = 0
     index = 0
     while index < len(blocks):
