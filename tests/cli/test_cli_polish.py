@@ -3,9 +3,14 @@ footers, hints in the command's own flags, empty scopes and long previews."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 from clirun import run_on_pty, run_xcsh
 
 from xcsh.cli import ast_edit_cmd
@@ -93,3 +98,44 @@ def test_a_scope_with_no_file_left_is_exit_2_with_or_without_lang(tmp_path: Path
         assert done.returncode == 2, (command, lang, done.stderr)
         assert done.stderr.startswith("xcsh: No "), done.stderr
         assert "Check PATH and --globs" in done.stderr
+
+
+def _xcsh_to(stdout: Any, cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "xcsh", *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8", **env},
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_output_to_a_full_disk_or_an_ascii_stream_is_a_message_not_a_traceback(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    (tmp_path / "a.py").write_text('print("é")\n', encoding="utf-8")
+    original = (tmp_path / "a.py").read_bytes()
+    commands = [
+        ("ast-grep", "-p", "print($A)"),
+        ("ast-edit", "-p", "print($A)", "-r", "log($A)", "--yes"),
+        ("ast-edit", "-p", "print($A)", "-r", "log($A)", "--json"),
+    ]
+    for args in commands:
+        with open("/dev/full", "w") as full:
+            done = _xcsh_to(full, tmp_path, *args)
+        assert done.returncode == 74, done.stderr
+        assert done.stderr.endswith(
+            "xcsh: could not write to standard output: No space left on device.\n"
+        )
+        ascii_out = _xcsh_to(subprocess.PIPE, tmp_path, *args, PYTHONIOENCODING="ascii")
+        assert ascii_out.returncode == 74, ascii_out.stderr
+        assert "cannot carry a character of the output ('\\xe9')" in ascii_out.stderr
+        assert "PYTHONIOENCODING=utf-8" in ascii_out.stderr
+        assert "Traceback" not in done.stderr + ascii_out.stderr
+    # the preview was never shown: nothing was applied
+    assert (tmp_path / "a.py").read_bytes() == original

@@ -16,6 +16,7 @@ Python documentation (``signal`` module, "Note on SIGPIPE").
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
 import io
 import os
@@ -132,6 +133,16 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         stdout_to_devnull()
         return EXIT_BROKEN_PIPE
+    except UnicodeEncodeError as exc:
+        return _output_failed(
+            f"standard output's encoding ({exc.encoding}) cannot carry a character of the "
+            f"output ({exc.object[exc.start : exc.end]!a}); run it with PYTHONIOENCODING=utf-8 "
+            "or a UTF-8 locale (LANG=C.UTF-8)"
+        )
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRNOS:
+            raise
+        return _output_failed(f"could not write to standard output: {exc.strerror}")
     except SystemExit:
         # rich's Console handles a broken pipe itself: it points stdout at
         # /dev/null and exits with 1. Report it like every other broken pipe.
@@ -139,6 +150,21 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_BROKEN_PIPE
         raise
     return code
+
+
+EXIT_OUTPUT_FAILED = 74
+"""Exit code when standard output could not be written (full disk, an encoding that
+cannot carry the text): ``EX_IOERR`` of BSD's sysexits."""
+
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def _output_failed(why: str) -> int:
+    """Say on stderr why the output stopped (no traceback); :data:`EXIT_OUTPUT_FAILED`."""
+    stdout_to_devnull()  # what is still buffered must not fail again at exit
+    with contextlib.suppress(OSError, ValueError):
+        print(f"xcsh: {why}.", file=sys.stderr)
+    return EXIT_OUTPUT_FAILED
 
 
 def _stdout_identity() -> tuple[int, int] | None:
