@@ -607,13 +607,20 @@ PAD = "# " + "y" * 300 + "\n"
         # statements where a statement stood, on a line that cannot hold two
         ("a.py", "if a: x = 1; z = 3\nelse: pass\n", "x = 1", "x = 1\ny = 2"),
         ("b.py", "if a: x = 1\nelse: pass\n", "x = 1", "x = 1\ny = 2"),
+        ("c.py", "foo(); bar()\n", "bar()", "if y: z"),
+        # a line comment at the end takes the rest of the line with it
+        ("b.js", "function f() { foo() }\n", "foo()", "bar() // c"),
+        ("a.c", "int main() { foo(); }\n", "foo();", "bar(); // c"),
+        ("a.rs", "fn main() { foo(); }\n", "foo();", "bar(); // c"),
+        # after a line break, JavaScript reads `/re/` as a division of the line before
+        ("c.js", "let a = x\nfoo()\n", "foo()", "/re/.test(s)"),
     ],
 )
 def test_a_rewrite_that_fits_alone_but_not_in_its_place_is_caught(
     ws: Path, name: str, code: str, pat: str, out: str
 ) -> None:
     # One change in a file of 12 KB: checked on its own, not by parsing the file again.
-    pad = PAD if name.endswith(".py") else PAD.replace("#", "//")
+    pad = PAD if name.endswith(".py") else PAD.replace("#", "//", 1)
     (ws / name).write_text(pad * 20 + code + pad * 20)
     spec = EditSpec(ops=(EditOp(pat=pat, out=out),))
     broken = preview_edit(spec, ScopeSpec(root=ws), workers=1)

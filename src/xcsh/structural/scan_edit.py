@@ -55,20 +55,48 @@ one replacement per 200 characters, parsing the new file once is cheaper (100,00
 replacements in a 4.6 MB file: 1 s instead of 4 s)."""
 
 
+def _edge(char: str) -> str:
+    """How a token boundary sees ``char``: every word character alike, others as they are."""
+    return "w" if char.isalnum() or char in "_$" else char
+
+
+def _same_surroundings(text: str, first: int, last: int, new: str) -> bool:
+    """Whether ``new`` in place of ``text[first:last]`` leaves the tokens around it as
+    they were: white space (or the file's edge) on both sides, and ``new`` starting and
+    ending like the old text (the same character, or word characters both).
+
+    Without it a same-kind node could join its neighbour (``1..toString()`` rewritten
+    to ``1.toString()``), end the line in a comment (``foo() }`` to ``bar() // c }``)
+    or, after a line break, continue the line before it (JavaScript's ``let a = x``
+    then ``foo()`` rewritten to ``/re/.test(s)``).
+    """
+    if (first > 0 and not text[first - 1].isspace()) or (
+        last < len(text) and not text[last].isspace()
+    ):
+        return False
+    old = text[first:last]
+    return _edge(new[0]) == _edge(old[0]) and _edge(new[-1]) == _edge(old[-1])
+
+
+def _whole_lines(text: str, first: int, last: int) -> bool:
+    """Whether ``text[first:last]`` has nothing but white space beside it on its lines."""
+    line_end = text.find("\n", last)
+    before = text[text.rfind("\n", 0, first) + 1 : first]
+    after = text[last : len(text) if line_end < 0 else line_end]
+    return not before.strip() and not after.strip()
+
+
 def _fits(node: SgNode, new: str, text: str, language: str, replaced: tuple[int, int]) -> bool:
     """Whether a replacement surely keeps a file that parsed cleanly free of parse errors.
 
-    True when ``new``, parsed on its own, has no error and is a node of the
-    same kind as the matched one (or a list of statements standing where a
-    statement stood): putting a well-formed node of a kind where one of that
-    kind was keeps the grammar's derivation valid. Only where the tokens
-    around it cannot change: ``replaced`` (the code-point range ``new``
-    takes the place of) is the node's own range, has white space or the
-    file's edge on both sides (``1..toString()`` rewritten to
-    ``1.toString()`` joins two tokens), and, for a ``new`` of several lines,
-    starts its line (``if a: x = 1`` followed by ``else:`` cannot take two
-    statements). Otherwise the caller parses the whole new text, so this only
-    saves time, never decides a doubtful case.
+    True when ``new``, parsed on its own, has no error, leaves the tokens around
+    it as they were (:func:`_same_surroundings`; ``replaced``, the code-point
+    range it takes the place of, must be the node's own range), and either is
+    one node of the same kind as the matched one (starting its line when it has
+    several), or is statements standing where a statement stood alone on its
+    lines: putting a well-formed node of a kind where one of that kind was
+    keeps the grammar's derivation valid. Otherwise the caller parses the
+    whole new text, so this only saves time, never decides a doubtful case.
     """
     if not new.strip():
         return False
@@ -76,13 +104,9 @@ def _fits(node: SgNode, new: str, text: str, language: str, replaced: tuple[int,
     first, last = replaced
     if (first, last) != (start.index, node.range().end.index):
         return False
-    if (first > 0 and not text[first - 1].isspace()) or (
-        last < len(text) and not text[last].isspace()
-    ):
+    if not _same_surroundings(text, first, last, new):
         return False
     line = text[text.rfind("\n", 0, start.index) + 1 : start.index]
-    if "\n" in new and line.strip():
-        return False
     base = line[: len(line) - len(line.lstrip(" \t"))]
     lines = new.split("\n")
     snippet = "\n".join(
@@ -109,14 +133,15 @@ def _fits(node: SgNode, new: str, text: str, language: str, replaced: tuple[int,
         rng = current.range()
         spans = (rng.start.index, rng.end.index) == (lead, whole)
         if current is not root and spans and current.kind() in kinds:
-            return True
+            return "\n" not in new or not line.strip()
         children = [c for c in current.children() if c.range().end.index > lead]
         current = children[0] if len(children) == 1 else None
     parent = outer.parent()
     return (
-        parent is not None
+        _whole_lines(text, first, last)
+        and parent is not None
         and parent.kind() in _STATEMENT_LISTS
-        and root.kind() in (_STATEMENT_LISTS)
+        and root.kind() in _STATEMENT_LISTS
     )
 
 
