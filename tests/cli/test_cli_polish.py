@@ -139,3 +139,19 @@ def test_output_to_a_full_disk_or_an_ascii_stream_is_a_message_not_a_traceback(
         assert "Traceback" not in done.stderr + ascii_out.stderr
     # the preview was never shown: nothing was applied
     assert (tmp_path / "a.py").read_bytes() == original
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("mode", ["text", "json"])
+def test_print_mode_output_that_cannot_be_written_is_a_message_not_a_traceback(
+    tmp_path: Path, xcsh_home: Path, mode: str
+) -> None:
+    (tmp_path / "steps.json").write_text('[{"text": "Héllo"}]', encoding="utf-8")
+    args = ("--provider", "scripted", "--model", str(tmp_path / "steps.json"), "-p", "hi")
+    with open("/dev/full", "w") as full:
+        done = _xcsh_to(full, tmp_path, *args, "--mode", mode)
+    ascii_out = _xcsh_to(subprocess.PIPE, tmp_path, *args, "--mode", mode, PYTHONIOENCODING="ascii")
+    assert (done.returncode, ascii_out.returncode) == (74, 74), done.stderr + ascii_out.stderr
+    assert "could not write to standard output: No space left on device." in done.stderr
+    assert "cannot carry a character of the output ('\\xe9')" in ascii_out.stderr
+    assert "Traceback" not in done.stderr + ascii_out.stderr

@@ -133,16 +133,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         stdout_to_devnull()
         return EXIT_BROKEN_PIPE
-    except UnicodeEncodeError as exc:
-        return _output_failed(
-            f"standard output's encoding ({exc.encoding}) cannot carry a character of the "
-            f"output ({exc.object[exc.start : exc.end]!a}); run it with PYTHONIOENCODING=utf-8 "
-            "or a UTF-8 locale (LANG=C.UTF-8)"
-        )
-    except OSError as exc:
-        if exc.errno not in _OUTPUT_ERRNOS:
+    except (UnicodeEncodeError, OSError) as exc:
+        if not is_output_error(exc):
             raise
-        return _output_failed(f"could not write to standard output: {exc.strerror}")
+        return _output_failed(exc)
     except SystemExit:
         # rich's Console handles a broken pipe itself: it points stdout at
         # /dev/null and exits with 1. Report it like every other broken pipe.
@@ -159,8 +153,25 @@ cannot carry the text): ``EX_IOERR`` of BSD's sysexits."""
 _OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 
 
-def _output_failed(why: str) -> int:
+def is_output_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is a failure to write the output stream rather than a named file:
+    a :class:`UnicodeEncodeError`, or an :class:`OSError` without a file name saying
+    the device is full, over quota or failing (``ENOSPC``, ``EDQUOT``, ``EFBIG``, ``EIO``)."""
+    if isinstance(exc, UnicodeEncodeError):
+        return True
+    return isinstance(exc, OSError) and exc.errno in _OUTPUT_ERRNOS and exc.filename is None
+
+
+def _output_failed(exc: BaseException) -> int:
     """Say on stderr why the output stopped (no traceback); :data:`EXIT_OUTPUT_FAILED`."""
+    if isinstance(exc, UnicodeEncodeError):
+        why = (
+            f"standard output's encoding ({exc.encoding}) cannot carry a character of the "
+            f"output ({exc.object[exc.start : exc.end]!a}); run it with PYTHONIOENCODING=utf-8 "
+            "or a UTF-8 locale (LANG=C.UTF-8)"
+        )
+    else:
+        why = f"could not write to standard output: {getattr(exc, 'strerror', None) or exc}"
     stdout_to_devnull()  # what is still buffered must not fail again at exit
     with contextlib.suppress(OSError, ValueError):
         print(f"xcsh: {why}.", file=sys.stderr)

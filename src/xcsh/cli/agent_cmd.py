@@ -23,7 +23,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from xcsh.cli import SUBCOMMANDS, subcommand_help
+from xcsh.cli import SUBCOMMANDS, is_output_error, subcommand_help
 from xcsh.cli.argparser import Parser
 
 if TYPE_CHECKING:  # the agent stack is imported only when a task runs
@@ -129,6 +129,8 @@ def main(argv: list[str]) -> int:
     except BrokenPipeError:
         raise  # the dispatcher ends quietly when the reader went away
     except OSError as exc:  # a file or folder xcsh needs is unusable
+        if is_output_error(exc):
+            raise  # standard output cannot be written: the dispatcher says so (exit 74)
         print(f"xcsh: {exc}", file=sys.stderr)
         return 1
 
@@ -325,6 +327,8 @@ async def run_print(
     if json_printer is not None and json_printer.broken_pipe:
         # The reader went away: the run was cancelled; the dispatcher exits 141 quietly.
         raise BrokenPipeError(errno.EPIPE, "standard output was closed")
+    if json_printer is not None and json_printer.write_error is not None:
+        raise json_printer.write_error  # the run was cancelled; the dispatcher says why
     if args.mode == "text":
         if end.final_text:
             from xcsh.ui import visible

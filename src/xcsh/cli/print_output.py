@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
-from xcsh.cli import stdout_to_devnull
+from xcsh.cli import is_output_error, stdout_to_devnull
 
 if TYPE_CHECKING:
     from xcsh.agent import AgentEvent, Instructions
@@ -50,28 +50,39 @@ class JsonPrinter:
     When the reader of ``out`` goes away (``| head``), the printer stops
     printing, points standard output at /dev/null, sets :attr:`broken_pipe`
     and calls ``on_broken_pipe`` (the session's ``cancel``): nobody is left
-    to read what the run would say.
+    to read what the run would say. The same when ``out`` cannot be written
+    (a full disk, an encoding that cannot carry the text), which it keeps in
+    :attr:`write_error` for the caller to report.
     """
 
     def __init__(self, out: TextIO, *, on_broken_pipe: Callable[[], None] | None = None) -> None:
         self.out = out
         self.on_broken_pipe = on_broken_pipe
         self.broken_pipe = False
+        self.write_error: BaseException | None = None
 
     def __call__(self, event: AgentEvent) -> None:
         from xcsh.agent import event_to_dict
 
-        if self.broken_pipe:
+        if self.broken_pipe or self.write_error is not None:
             return
         line = json.dumps(event_to_dict(event), ensure_ascii=False, default=str)
         try:
             print(line, file=self.out, flush=True)
         except BrokenPipeError:
             self.broken_pipe = True
-            if self.out is sys.stdout:
-                stdout_to_devnull()
-            if self.on_broken_pipe is not None:
-                self.on_broken_pipe()
+            self._stop()
+        except (OSError, UnicodeEncodeError) as exc:
+            if not is_output_error(exc):
+                raise
+            self.write_error = exc
+            self._stop()
+
+    def _stop(self) -> None:
+        if self.out is sys.stdout:
+            stdout_to_devnull()
+        if self.on_broken_pipe is not None:
+            self.on_broken_pipe()
 
 
 class TextPrinter:
