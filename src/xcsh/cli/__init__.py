@@ -113,7 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The subcommand's exit code, or :data:`EXIT_BROKEN_PIPE` when the
         reader of standard output went away before xcsh finished writing
-        (nothing more is printed, no traceback). ``--help`` is the exception:
+        (nothing more is printed, no traceback), or :data:`EXIT_OUTPUT_FAILED`
+        with a one-line message on stderr when standard output cannot be
+        written (:func:`is_output_error`). ``--help`` is the exception:
         argparse writes the help in one call and ignores its failure, so it
         exits 0 as always.
     """
