@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -34,6 +35,24 @@ def run_xcsh(
         cwd=cwd,
         input=stdin if stdin is not None else "",
         capture_output=True,
+        text=True,
+        env=_env(**env),
+        timeout=60,
+        check=False,
+    )
+
+
+def run_xcsh_to(
+    stdout: IO[str] | int, *args: str, cwd: Path, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """``python -m xcsh ARGS`` writing its standard output to ``stdout`` (an open file or
+    a file descriptor), its standard error captured, no input."""
+    return subprocess.run(
+        [sys.executable, "-m", "xcsh", *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
         text=True,
         env=_env(**env),
         timeout=60,

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from clirun import CTRL_C, CTRL_D, run_on_pty, run_xcsh
+from clirun import CTRL_C, CTRL_D, run_on_pty, run_xcsh, run_xcsh_to
 
 PATTERN, REWRITE = "foo($A)", "bar($A)"
 ASK = "[d]iscard"
@@ -209,16 +208,7 @@ def _with_closed_stdout(*args: str, cwd: Path) -> subprocess.CompletedProcess[st
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        return subprocess.run(
-            [sys.executable, "-m", "xcsh", *args],
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=write_end,
-            stderr=subprocess.PIPE,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        return run_xcsh_to(write_end, *args, cwd=cwd)
     finally:
         os.close(write_end)
 

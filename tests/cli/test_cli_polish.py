@@ -3,15 +3,12 @@ footers, hints in the command's own flags, empty scopes and long previews."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-from clirun import run_on_pty, run_xcsh
+from clirun import run_on_pty, run_xcsh, run_xcsh_to
 
 from xcsh.cli import ast_edit_cmd
 
@@ -100,20 +97,6 @@ def test_a_scope_with_no_file_left_is_exit_2_with_or_without_lang(tmp_path: Path
         assert "Check PATH and --globs" in done.stderr
 
 
-def _xcsh_to(stdout: Any, cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "xcsh", *args],
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=stdout,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONIOENCODING": "utf-8", **env},
-        timeout=60,
-        check=False,
-    )
-
-
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_output_to_a_full_disk_or_an_ascii_stream_is_a_message_not_a_traceback(
     tmp_path: Path, xcsh_home: Path
@@ -127,12 +110,12 @@ def test_output_to_a_full_disk_or_an_ascii_stream_is_a_message_not_a_traceback(
     ]
     for args in commands:
         with open("/dev/full", "w") as full:
-            done = _xcsh_to(full, tmp_path, *args)
+            done = run_xcsh_to(full, *args, cwd=tmp_path)
         assert done.returncode == 74, done.stderr
         assert done.stderr.endswith(
             "xcsh: could not write to standard output: No space left on device.\n"
         )
-        ascii_out = _xcsh_to(subprocess.PIPE, tmp_path, *args, PYTHONIOENCODING="ascii")
+        ascii_out = run_xcsh_to(subprocess.PIPE, *args, cwd=tmp_path, PYTHONIOENCODING="ascii")
         assert ascii_out.returncode == 74, ascii_out.stderr
         assert "cannot carry a character of the output ('\\xe9')" in ascii_out.stderr
         assert "PYTHONIOENCODING=utf-8" in ascii_out.stderr
@@ -149,8 +132,10 @@ def test_print_mode_output_that_cannot_be_written_is_a_message_not_a_traceback(
     (tmp_path / "steps.json").write_text('[{"text": "Héllo"}]', encoding="utf-8")
     args = ("--provider", "scripted", "--model", str(tmp_path / "steps.json"), "-p", "hi")
     with open("/dev/full", "w") as full:
-        done = _xcsh_to(full, tmp_path, *args, "--mode", mode)
-    ascii_out = _xcsh_to(subprocess.PIPE, tmp_path, *args, "--mode", mode, PYTHONIOENCODING="ascii")
+        done = run_xcsh_to(full, *args, "--mode", mode, cwd=tmp_path)
+    ascii_out = run_xcsh_to(
+        subprocess.PIPE, *args, "--mode", mode, cwd=tmp_path, PYTHONIOENCODING="ascii"
+    )
     assert (done.returncode, ascii_out.returncode) == (74, 74), done.stderr + ascii_out.stderr
     assert "could not write to standard output: No space left on device." in done.stderr
     assert "cannot carry a character of the output ('\\xe9')" in ascii_out.stderr

@@ -5,14 +5,13 @@ rule binds; the set of rules refused is the real ``ast-grep scan``'s, edge cases
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from sgcli import ast_grep_binary
 
+from helpers import run_xcsh
 from xcsh import PendingActionStore
 from xcsh.structural import MatchSpec, RuleError, ScopeSpec, parse_rules, search
 from xcsh.tools import create_ast_edit_tool
@@ -94,19 +93,9 @@ def test_fix_metavariables_are_checked_as_ast_grep_scan_checks(
     assert [m.to_cli_json()["replacement"] for m in found.matches] == expected
 
 
-def _xcsh(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "xcsh", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, "NO_COLOR": "1"},
-        stdin=subprocess.DEVNULL,
-    )
-
-
-async def test_an_undefined_fix_metavariable_never_deletes_code(tmp_path: Path) -> None:
+async def test_an_undefined_fix_metavariable_never_deletes_code(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
     bad = HEAD + "rule:\n  pattern: print($A)\nfix: log($B)\n"
     (tmp_path / "b.py").write_text("print(3)\n")
     (tmp_path / "bad.yml").write_text(bad)
@@ -118,7 +107,7 @@ async def test_an_undefined_fix_metavariable_never_deletes_code(tmp_path: Path) 
         ("ast-grep", "--rule", "bad.yml", "b.py"),
         ("scan", "--fix", "--yes"),
     ):
-        done = _xcsh(tmp_path, *args)
+        done = run_xcsh(args, cwd=tmp_path, home=xcsh_home, inherit=True)
         assert done.returncode == 2, (args, done.stdout)
         assert "bad.yml rule `x`: fix: the fix `log($B)` uses `$B`" in done.stderr, args
         assert "Traceback" not in done.stderr

@@ -6,16 +6,16 @@ rules must name the YAML path of the problem and the fix.
 
 from __future__ import annotations
 
+import functools
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sgcli import ast_grep_binary
 
+from helpers import run_xcsh
 from xcsh import PendingActionStore, ToolError
 from xcsh.structural import RuleError, parse_rules
 from xcsh.tools import create_ast_edit_tool, create_ast_grep_tool, create_resolve_tool
@@ -47,19 +47,6 @@ fix: ($A) == ($B)
 def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [ast_grep_binary(), *args], cwd=cwd, capture_output=True, text=True, check=False
-    )
-
-
-def _xcsh(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "xcsh", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-        stdin=subprocess.DEVNULL,
     )
 
 
@@ -134,7 +121,7 @@ def test_a_bad_rule_names_its_yaml_path_and_the_fix(text: str, needles: list[str
         assert needle in message, message
 
 
-def test_commands_run_rules_as_ast_grep_scan(tmp_path: Path) -> None:
+def test_commands_run_rules_as_ast_grep_scan(tmp_path: Path, xcsh_home: Path) -> None:
     project = tmp_path / "p"
     (project / "rules").mkdir(parents=True)
     (project / "utils").mkdir()
@@ -157,26 +144,27 @@ def test_commands_run_rules_as_ast_grep_scan(tmp_path: Path) -> None:
         key=key,
     )
     assert {o["ruleId"] for o in expected} == {"yoda", "int-compare"}
-    done = _xcsh(project, "scan", "--json")
+    xcsh = functools.partial(run_xcsh, cwd=project, home=xcsh_home, inherit=True)
+    done = xcsh(["scan", "--json"])
     assert done.returncode == 0, done.stderr
     assert sorted((_parsed(line) for line in done.stdout.splitlines()), key=key) == expected
 
-    one = _xcsh(project, "ast-grep", "--rule", "rules/yoda.yml")
+    one = xcsh(["ast-grep", "--rule", "rules/yoda.yml"])
     assert one.returncode == 0, one.stderr
     assert one.stdout.startswith("warning[yoda]: write x == 1\nsrc/a.py:1:4:if 1 == x:")
 
-    edited = _xcsh(project, "ast-edit", "--rule", "rules/yoda.yml", "--yes")
+    edited = xcsh(["ast-edit", "--rule", "rules/yoda.yml", "--yes"])
     assert edited.returncode == 0, edited.stderr
     assert (project / "src" / "a.py").read_text().startswith("if x == 1:")
-    assert _xcsh(project, "undo").returncode == 0
+    assert xcsh(["undo"]).returncode == 0
     assert (project / "src" / "a.py").read_text() == SOURCE
 
-    fixed = _xcsh(project, "scan", "--fix", "--yes")
+    fixed = xcsh(["scan", "--fix", "--yes"])
     assert fixed.returncode == 0, fixed.stderr
     ours = (project / "src" / "a.py").read_text()
     (project / "src" / "a.py").write_text(SOURCE)
     _cli(project, "scan", "-U")
     assert ours == (project / "src" / "a.py").read_text()
 
-    bad = _xcsh(project, "ast-grep", "--rule", "missing.yml")
+    bad = xcsh(["ast-grep", "--rule", "missing.yml"])
     assert bad.returncode == 2 and "missing.yml" in bad.stderr and "Traceback" not in bad.stderr
