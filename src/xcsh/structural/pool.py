@@ -78,27 +78,19 @@ class WorkerDied(BrokenProcessPool):
         return f"exit code {code}"
 
 
-def fork_context() -> BaseContext | None:
-    """The ``fork`` multiprocessing context, or ``None`` where the platform has none.
+def pool_context() -> BaseContext:
+    """The ``fork`` multiprocessing context where there is one, else ``spawn``.
 
-    Workers forked from it start in milliseconds with ast-grep-py loaded and
-    share the caller's parsed trees (copy-on-write); unlike spawn/forkserver,
-    they never re-run the caller's ``__main__`` module. What they run must
-    import nothing new, so that a thread of the caller holding the import lock
-    at the fork cannot deadlock them.
+    Forked workers start in milliseconds with ast-grep-py already loaded and,
+    unlike spawn/forkserver, never re-run the caller's ``__main__`` module.
+    They only run :func:`~xcsh.structural.scan.scan_chunk`, which imports
+    nothing new, so a thread of the caller holding the import lock at the fork
+    cannot deadlock them. Under ``spawn`` the work is pickled.
     """
     import multiprocessing
 
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return None
-    return multiprocessing.get_context("fork")
-
-
-def pool_context() -> BaseContext:
-    """:func:`fork_context` where there is one, else ``spawn`` (work is then pickled)."""
-    import multiprocessing
-
-    return fork_context() or multiprocessing.get_context("spawn")
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
 def plan_chunks(sizes: Sequence[int], workers: int, *, min_bytes: int, max_items: int) -> list[int]:

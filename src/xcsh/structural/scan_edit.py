@@ -100,11 +100,11 @@ def _fits(node: SgNode, new: str, text: str, language: str, replaced: tuple[int,
     """
     if not new.strip():
         return False
-    start = node.range().start
+    rng = node.range()
+    start = rng.start
+    span = (start.index, rng.end.index)
     first, last = replaced
-    if (first, last) != (start.index, node.range().end.index):
-        return False
-    if not _same_surroundings(text, first, last, new):
+    if replaced != span or not _same_surroundings(text, first, last, new):
         return False
     line = text[text.rfind("\n", 0, start.index) + 1 : start.index]
     base = line[: len(line) - len(line.lstrip(" \t"))]
@@ -118,7 +118,6 @@ def _fits(node: SgNode, new: str, text: str, language: str, replaced: tuple[int,
     kinds: set[str] = set()
     target: SgNode | None = node
     outer = node
-    span = (node.range().start.index, node.range().end.index)
     while target is not None:
         rng = target.range()
         if (rng.start.index, rng.end.index) != span:
