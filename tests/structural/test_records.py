@@ -125,3 +125,29 @@ def test_records_from_the_process_pool_equal_those_made_in_process(tmp_path: Pat
     assert len(pooled) == 20 * 120
     assert pooled == alone
     assert alone == [_json_line(m) for m in iter_matches(what, where)]
+
+
+def test_keep_last_holds_the_last_files_trees_only(tmp_path: Path) -> None:
+    # The trees of earlier files are freed as the walk moves on; only the last
+    # file's are handed over, for a process that exits right after printing.
+    for name in ("a.py", "b.py", "c.py"):
+        (tmp_path / name).write_text("print(1)\nprint(2)\n")
+    what, where, form = (
+        MatchSpec(patterns=("print($$$A)",)),
+        ScopeSpec(root=tmp_path),
+        RecordFormat(json=True),
+    )
+    kept: list[object] = []
+    records = list(iter_records(what, where, form, keep_last=kept))
+    assert len(records) == 6
+    assert len(kept) == 1
+    assert records == list(iter_records(what, where, form))
+    (tmp_path / "c.py").write_text("nothing = 0\n")  # the last file has no match
+    kept.clear()
+    assert len(list(iter_records(what, where, form, keep_last=kept))) == 4
+    assert kept == []
+    pooled: list[object] = []  # a worker's trees never reach this process
+    for i in range(20):
+        (tmp_path / f"m{i:02}.py").write_text("print(1)\n" * 8000)
+    list(iter_records(what, where, form, workers=2, keep_last=pooled))
+    assert pooled == []

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import gc
 import io
 import os
@@ -41,11 +42,13 @@ SUBCOMMANDS: dict[str, str] = {
 }
 
 
-def command_main(name: str | None) -> Command:
+def command_main(name: str | None, *, owns_process: bool = False) -> Command:
     """The ``main`` of subcommand ``name``, or of the agent itself for ``None``.
 
     Only that subcommand's module is imported (now), so start-up pays for
-    nothing else.
+    nothing else. With ``owns_process`` (the ``xcsh`` command, not a caller's
+    interpreter), ``ast-grep`` and ``scan`` may end the process themselves once
+    their output is flushed (:func:`xcsh.cli.stdout.end_process`).
 
     Raises:
         KeyError: ``name`` is not one of :data:`SUBCOMMANDS`.
@@ -58,7 +61,7 @@ def command_main(name: str | None) -> Command:
         case "ast-grep":
             from xcsh.cli.ast_grep_cmd import main as ast_grep
 
-            return ast_grep
+            return functools.partial(ast_grep, owns_process=owns_process)
         case "ast-edit":
             from xcsh.cli.ast_edit_cmd import main as ast_edit
 
@@ -66,7 +69,7 @@ def command_main(name: str | None) -> Command:
         case "scan":
             from xcsh.cli.scan_cmd import main as scan
 
-            return scan
+            return functools.partial(scan, owns_process=owns_process)
         case "tools":
             from xcsh.cli.tools_cmd import main as tools
 
@@ -109,6 +112,10 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``xcsh`` console script; returns the exit code.
 
     Sets the process's garbage-collector thresholds to :data:`GC_THRESHOLDS` first.
+    ``argv`` ``None`` (the console script, ``python -m xcsh``) reads ``sys.argv``
+    and means the process is xcsh's own: a search may then end it as soon as its
+    output is flushed (:func:`xcsh.cli.stdout.end_process`). A caller passing
+    ``argv`` always gets the exit code back.
 
     Returns:
         The subcommand's exit code, or :data:`EXIT_BROKEN_PIPE` when the
@@ -127,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     stdout_was = _stdout_identity()
     try:
         try:
-            code = command_main(name)(args)
+            code = command_main(name, owns_process=argv is None)(args)
         finally:
             # Flush here, inside the handler, rather than at interpreter exit,
             # where a broken pipe can only be reported as "Exception ignored".

@@ -45,6 +45,7 @@ from xcsh.cli.common import (
     workspace_for,
 )
 from xcsh.cli.options import SearchOptions
+from xcsh.cli.stdout import BlockWriter, end_process
 from xcsh.core import ToolError, UsageError
 from xcsh.structural import (
     Match,
@@ -116,8 +117,13 @@ def _report_skipped(skipped: list[SkippedFile]) -> None:
 REWRITE_FLAGS = ("-r", "--rewrite")
 
 
-def main(argv: list[str]) -> int:
-    """Run ``xcsh ast-grep``; returns the exit code (0 found, 1 none, 2 bad input)."""
+def main(argv: list[str], *, owns_process: bool = False) -> int:
+    """Run ``xcsh ast-grep``; returns the exit code (0 found, 1 none, 2 bad input).
+
+    With ``owns_process`` (the ``xcsh`` command itself), a search that printed
+    matches may end the process once its output is flushed
+    (:func:`~xcsh.cli.stdout.end_process`) instead of returning.
+    """
     parser = build_parser()
     if any(arg in REWRITE_FLAGS or arg.startswith("--rewrite=") for arg in argv):
         # `ast-grep run -r` rewrites; here rewriting is its own command, previewed first.
@@ -129,14 +135,15 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if (args.pattern is None) == (args.rule is None):
         parser.error("give one of -p/--pattern or --rule FILE")
-    return run(SearchOptions.from_args(args))
+    return run(SearchOptions.from_args(args), owns_process=owns_process)
 
 
-def run(options: SearchOptions) -> int:
-    """Search as ``options`` say (a pattern, or rules: ``--rule`` or ``xcsh scan``'s)."""
+def run(options: SearchOptions, *, owns_process: bool = False) -> int:
+    """Search as ``options`` say (a pattern, or rules: ``--rule`` or ``xcsh scan``'s);
+    ``owns_process`` as for :func:`main`."""
     try:
         check_limit(options.limit)
-        return _search(options)
+        return _search(options, owns_process=owns_process)
     except (ToolError, UsageError) as exc:
         error(exc)
         return EXIT_BAD_INPUT
@@ -144,7 +151,7 @@ def run(options: SearchOptions) -> int:
         return 130
 
 
-def _search(options: SearchOptions) -> int:
+def _search(options: SearchOptions, *, owns_process: bool) -> int:
     style = detect_style(sys.stdout)
     # file=None: the console writes to whatever sys.stdout is when it prints, so a
     # progress bar on the same terminal can put matches above itself.
@@ -165,6 +172,9 @@ def _search(options: SearchOptions) -> int:
     what = _what(options, rules)
     globs = options.globs
     scanned = 0
+    out = BlockWriter(sys.stdout)
+    # the last file's syntax trees, kept to be dropped with the process (see end_process)
+    trees: list[object] | None = [] if owns_process else None
     with scan_progress("searching") as bar:
 
         def progress(done: int, total: int) -> None:
@@ -173,6 +183,8 @@ def _search(options: SearchOptions) -> int:
             bar.callback(done, total)
 
         for path, engine_path in zip(paths, given, strict=True):
+            if trees:
+                trees.clear()  # only the last PATH's last file is kept
             # printed relative to the current folder, as ast-grep does
             form = RecordFormat(
                 json=options.json,
@@ -184,9 +196,18 @@ def _search(options: SearchOptions) -> int:
             cap = None if remaining is None else remaining + 1
             if console is None:  # plain text or JSON: rendered as found, no Match built
                 records = iter_records(
-                    what, where, form, progress=progress, skipped=skipped, max_per_file=cap
+                    what,
+                    where,
+                    form,
+                    progress=progress,
+                    skipped=skipped,
+                    max_per_file=cap,
+                    keep_last=trees,
                 )
-                count, more = _print_all(records, sys.stdout.write, remaining, bar)
+                try:
+                    count, more = _print_all(records, out.write, remaining, bar)
+                finally:
+                    out.flush()
             else:
                 matches = iter_matches(
                     what, where, progress=progress, skipped=skipped, max_per_file=cap
@@ -213,6 +234,8 @@ def _search(options: SearchOptions) -> int:
         return EXIT_BAD_INPUT
     if not found:
         return EXIT_NO_MATCH if rules else _explain_nothing_found(options, root, given[0])
+    if trees:
+        end_process(EXIT_OK)
     return EXIT_OK
 
 

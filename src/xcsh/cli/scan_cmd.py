@@ -77,8 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str]) -> int:
-    """Run ``xcsh scan``; returns the exit code."""
+def main(argv: list[str], *, owns_process: bool = False) -> int:
+    """Run ``xcsh scan``; returns the exit code (``owns_process``: as for
+    :func:`xcsh.cli.ast_grep_cmd.main`)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if (args.yes or args.dry_run or args.interactive) and not args.fix:
@@ -113,7 +114,7 @@ def main(argv: list[str]) -> int:
         paths=paths,
     )
     if not args.fix:
-        return ast_grep_cmd.run(search)
+        return ast_grep_cmd.run(search, owns_process=owns_process)
     return ast_edit_cmd.run(  # a long preview on a terminal is paged, as ast-edit's
         EditOptions.of_search(
             search,

@@ -106,6 +106,9 @@ class Outcome:
     records: Iterable[str] = ()
     """With ``Query.records``: the printed record of each kept match, in order. Produced
     lazily in-process (a failure part-way sets ``skipped``), as a list from the pool."""
+    trees: object = None
+    """With ``Query.records``, in-process only: the file's syntax trees and matched nodes
+    the records are rendered from (``None`` from the pool, or once handed on)."""
 
 
 def find_nodes(root: SgNode, matcher: Matcher) -> list[SgNode]:

@@ -118,8 +118,8 @@ def _search(
         nodes = [nodes[k] for k in order]
     keep = len(nodes) if query.max_matches is None else max(0, query.max_matches)
     if query.records is not None:
-        outcome = Outcome(unbuilt=len(nodes) - min(keep, len(nodes)))
         found_nodes = [(node, pattern, unit.display) for node, unit, pattern, _ in nodes[:keep]]
+        outcome = Outcome(unbuilt=len(nodes) - min(keep, len(nodes)), trees=(found, found_nodes))
         outcome.records = _guarded(
             outcome, path, file, render(query.records, found_nodes, text, offsets, file)
         )
@@ -173,6 +173,7 @@ def scan_chunk(query: Query, items: list[tuple[Path, str, str]]) -> list[Outcome
     for outcome in outcomes:
         if outcome is not None and query.records is not None:
             outcome.records = list(outcome.records)  # a generator does not cross processes
+            outcome.trees = None  # nor does a syntax tree
         if outcome is not None and outcome.edit is not None:
             outcome.edit = dataclasses.replace(outcome.edit, old_bytes=b"", new_bytes=b"")
     return outcomes
