@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from clirun import run_xcsh
+from clirun import run_ast_grep, run_xcsh
 
 from xcsh.cli import main
 from xcsh.cli.stdout import BLOCK_CHARS, BlockWriter
@@ -74,6 +74,17 @@ def test_an_unbuffered_search_prints_every_record_and_its_notes(tmp_path: Path) 
     found = [json.loads(line) for line in done.stdout.splitlines()]
     assert [m["text"] for m in found] == [f"print({i}, 'x')" for i in range(5000)]
     assert "xcsh: Skipped 1 file: blob.py (binary)." in done.stderr
+
+
+def test_an_unbuffered_edit_preview_in_json_equals_the_cli(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    args = ("-p", "print($$$A)", "-r", "show($$$A)")
+    ours = run_xcsh("ast-edit", *args, "--json", cwd=project, PYTHONUNBUFFERED="1")
+    theirs = run_ast_grep("run", *args, "-l", "python", "--json=stream", cwd=project)
+    assert ours.returncode == 0, ours.stderr
+    mine = [json.loads(line) for line in ours.stdout.splitlines()]
+    assert len(mine) == 5000
+    assert mine == [json.loads(line) for line in theirs.stdout.splitlines()]
 
 
 def test_the_xcsh_process_ends_without_exit_handlers_once_output_is_out(tmp_path: Path) -> None:

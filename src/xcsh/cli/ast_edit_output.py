@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 
 from xcsh.cli.pager import page
+from xcsh.cli.stdout import BlockWriter
 from xcsh.structural import EditPreview
 from xcsh.ui import make_console
 
@@ -64,12 +65,13 @@ class Stdout:
 
     def write_json(self, preview: EditPreview) -> None:
         """One ``ast-grep run -r --json=stream`` object per replacement of the preview."""
+        out = BlockWriter(sys.stdout)  # not one write per line under PYTHONUNBUFFERED
         try:
             for edit in preview.files:
                 for rep in edit.listed():
                     obj = rep.match.to_cli_json(replacement=rep)
-                    sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
-                    sys.stdout.write("\n")
+                    out.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
+            out.flush()
             sys.stdout.flush()
         except BrokenPipeError:
             self._close()
