@@ -3,8 +3,10 @@ footers, hints in the command's own flags, empty scopes and long previews."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -140,3 +142,42 @@ def test_print_mode_output_that_cannot_be_written_is_a_message_not_a_traceback(
     assert "could not write to standard output: No space left on device." in done.stderr
     assert "cannot carry a character of the output ('\\xe9')" in ascii_out.stderr
     assert "Traceback" not in done.stderr + ascii_out.stderr
+
+
+def _closed(redirect: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m xcsh ARGS`` started by a shell with ``redirect`` (``>&-``: stdout
+    closed; ``2>&-``: stderr closed), the other stream captured."""
+    return subprocess.run(
+        ["bash", "-c", f'"$@" {redirect}', "-", sys.executable, "-m", "xcsh", *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_a_closed_stdout_is_a_message_and_a_closed_stderr_never_reaches_stdout(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    (tmp_path / "a.py").write_text("print(1)\n", encoding="utf-8")
+    original = (tmp_path / "a.py").read_bytes()
+    for args in [
+        ("ast-grep", "-p", "print($A)"),
+        ("ast-edit", "-p", "print($A)", "-r", "log($A)", "--yes"),
+        ("tools",),
+    ]:
+        done = _closed(">&-", *args, cwd=tmp_path)
+        assert done.returncode == 74, done.stderr
+        assert done.stderr == (
+            "xcsh: standard output is closed; send it somewhere "
+            "(> FILE, or > /dev/null to drop it).\n"
+        )
+    assert (tmp_path / "a.py").read_bytes() == original  # nothing applied unseen
+    # a bad language with stderr closed: the message is dropped, stdout stays clean
+    bad = _closed("2>&-", "ast-grep", "-p", "print($A)", "-l", "klingon", "--json", cwd=tmp_path)
+    assert (bad.returncode, bad.stdout) == (2, "")
+    found = _closed("2>&-", "ast-grep", "-p", "print($A)", "--json", cwd=tmp_path)
+    assert found.returncode == 0
+    assert json.loads(found.stdout)["text"] == "print(1)"

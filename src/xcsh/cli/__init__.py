@@ -117,6 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     output is flushed (:func:`xcsh.cli.stdout.end_process`). A caller passing
     ``argv`` always gets the exit code back.
 
+    Started with standard error closed (``2>&-``), messages are dropped rather
+    than mixed into standard output; started with standard output closed
+    (``>&-``), nothing runs: a one-line message and :data:`EXIT_OUTPUT_FAILED`.
+
     Returns:
         The subcommand's exit code, or :data:`EXIT_BROKEN_PIPE` when the
         reader of standard output went away before xcsh finished writing
@@ -127,6 +131,15 @@ def main(argv: list[str] | None = None) -> int:
         exits 0 as always.
     """
     gc.set_threshold(*GC_THRESHOLDS)
+    if sys.stderr is None:  # started with stderr closed (2>&-): messages are dropped,
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - never on stdout
+    if sys.stdout is None:  # started with stdout closed (>&-)
+        print(
+            "xcsh: standard output is closed; send it somewhere "
+            "(> FILE, or > /dev/null to drop it).",
+            file=sys.stderr,
+        )
+        return EXIT_OUTPUT_FAILED
     args = list(sys.argv[1:] if argv is None else argv)
     name: str | None = None
     if args and args[0] in SUBCOMMANDS:
