@@ -76,6 +76,21 @@ def test_limit_stops_early_and_says_so(project: Path) -> None:
     assert "stopped after 2 matches (" in two.stderr
 
 
+def test_limit_reached_at_the_end_of_a_path_says_more_remain_only_when_true(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "a.py").write_text("print(1)\nprint(2)\n")
+    (tmp_path / "b.py").write_text("x = 1\n")
+    exact = run_xcsh("ast-grep", "-p", "print($A)", "--limit", "2", "a.py", "b.py", cwd=tmp_path)
+    assert exact.returncode == 0
+    assert len(exact.stdout.splitlines()) == 2
+    assert "more remain" not in exact.stderr
+    (tmp_path / "b.py").write_text("print(3)\n")
+    over = run_xcsh("ast-grep", "-p", "print($A)", "--limit", "2", "a.py", "b.py", cwd=tmp_path)
+    assert len(over.stdout.splitlines()) == 2
+    assert "stopped after 2 matches (--limit 2); more remain" in over.stderr
+
+
 def test_several_paths(project: Path) -> None:
     done = run_xcsh("ast-grep", "-p", "print($$$A)", "pkg", "app.py", cwd=project)
     assert done.returncode == 0, done.stderr

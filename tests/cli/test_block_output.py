@@ -15,33 +15,63 @@ import pytest
 from clirun import run_ast_grep, run_xcsh
 
 from xcsh.cli import main
-from xcsh.cli.stdout import BLOCK_CHARS, BlockWriter
+from xcsh.cli.stdout import FILE_BLOCK_CHARS, PIPE_BLOCK_CHARS, BlockWriter, block_size
 
 
 class CountingStream(io.StringIO):
-    """A text stream that counts the writes it receives (not a terminal)."""
+    """A text stream that keeps the strings it is given, one per write."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.writes = 0
+        self.writes: list[str] = []
 
     def write(self, text: str) -> int:
-        self.writes += 1
+        self.writes.append(text)
         return super().write(text)
 
 
-def test_records_reach_a_pipe_in_blocks() -> None:
+def test_block_sizes_follow_where_the_output_goes(tmp_path: Path) -> None:
+    read_end, write_end = os.pipe()
+    with (
+        open(write_end, "w", closefd=True) as pipe,
+        open(tmp_path / "out.jsonl", "w") as file,
+    ):
+        assert block_size(pipe) == PIPE_BLOCK_CHARS == select.PIPE_BUF
+        assert block_size(file) == FILE_BLOCK_CHARS
+    os.close(read_end)
+    assert block_size(io.StringIO()) == 0  # a caller's stream: written as given
+    leader, follower = os.openpty()
+    with open(follower, "w", closefd=True) as terminal:
+        assert block_size(terminal) == 0
+    os.close(leader)
+
+
+def test_records_are_gathered_whole_and_never_past_the_block() -> None:
     stream = CountingStream()
-    writer = BlockWriter(stream)
-    records = [f'{{"n":{i},"pad":"{"x" * 1000}"}}\n' for i in range(2000)]
+    writer = BlockWriter(stream, block=4096)
+    records = [f'{{"n":{i},"pad":"{"x" * (i % 7 * 300)}"}}\n' for i in range(500)]
+    records.insert(250, "y" * 10_000 + "\n")  # longer than a block: written alone
     for record in records:
         writer.write(record)
     writer.flush()
-    assert stream.getvalue() == "".join(records)
-    total = sum(map(len, records))
-    assert stream.writes <= total // BLOCK_CHARS + 1  # not one write per record
     writer.flush()  # nothing left: nothing more written
-    assert stream.writes <= total // BLOCK_CHARS + 1
+    assert stream.getvalue() == "".join(records)
+    assert len(stream.writes) < len(records) / 3
+    for block in stream.writes:
+        assert len(block) <= 4096 or block == records[250]
+        assert block.endswith("\n")  # whole records only
+
+
+def test_a_record_the_encoding_cannot_carry_comes_after_every_record_before_it() -> None:
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="ascii", write_through=True)
+    writer = BlockWriter(stream, block=FILE_BLOCK_CHARS)
+    for i in range(50):
+        writer.write(f"a.py:{i}:1:print({i})\n")
+    writer.write("a.py:51:1:print('caf\u00e9')\n")
+    with pytest.raises(UnicodeEncodeError):
+        writer.flush()
+    assert raw.getvalue().decode().splitlines() == [f"a.py:{i}:1:print({i})" for i in range(50)]
 
 
 def test_on_a_terminal_each_record_is_written_at_once() -> None:
@@ -87,37 +117,80 @@ def test_an_unbuffered_edit_preview_in_json_equals_the_cli(tmp_path: Path) -> No
     assert mine == [json.loads(line) for line in theirs.stdout.splitlines()]
 
 
-def test_the_xcsh_process_ends_without_exit_handlers_once_output_is_out(tmp_path: Path) -> None:
-    marker = tmp_path / "exit-handlers-ran"
+def _run_main(root: Path, *, pattern: str, before: str = "") -> tuple[int, str, str, str]:
+    """``xcsh.cli.main()`` as the console script runs it, in a process whose ``os._exit``
+    notes its code in a file first; ``(exit code, stdout, stderr, noted code or "")``."""
+    noted = root / "os-exit-code"
     script = (
-        "import atexit, pathlib, sys\n"
-        f"atexit.register(pathlib.Path({str(marker)!r}).touch)\n"
+        "import os, pathlib, sys\n"
+        f"{before}"
+        "real = os._exit\n"
+        f"note = pathlib.Path({str(noted)!r})\n"
+        "os._exit = lambda code: (note.write_text(str(code)), real(code))\n"
         "from xcsh.cli import main\n"
-        "sys.argv = ['xcsh', 'ast-grep', '-p', 'print($$$A)', '-l', 'python', '--json']\n"
+        f"sys.argv = ['xcsh', 'ast-grep', '-p', {pattern!r}, '-l', 'python', '--json']\n"
         "sys.exit(main())\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script],
-        cwd=_project(tmp_path),
+        cwd=root,
         capture_output=True,
         text=True,
         timeout=60,
+        check=False,
+    )
+    code = noted.read_text() if noted.exists() else ""
+    noted.unlink(missing_ok=True)
+    return done.returncode, done.stdout, done.stderr, code
+
+
+def test_the_xcsh_process_ends_once_its_output_and_notes_are_out(tmp_path: Path) -> None:
+    code, out, err, ended = _run_main(_project(tmp_path), pattern="print($$$A)")
+    assert (code, ended) == (0, "0")  # ended at once, the last tree never freed
+    assert len(out.splitlines()) == 5000
+    assert "Skipped 1 file: blob.py (binary)." in err
+    code, out, err, ended = _run_main(tmp_path, pattern="nowhere($A)")
+    assert (code, out, ended) == (1, "", "")  # nothing kept: an ordinary exit
+
+
+def test_exit_handlers_registered_before_xcsh_still_run(tmp_path: Path) -> None:
+    # A wrapper script, or a tool such as coverage, registered an exit handler first:
+    # the process is not xcsh's alone, so it is never ended early.
+    marker = tmp_path / "handler-ran"
+    before = f"import atexit; atexit.register(pathlib.Path({str(marker)!r}).touch)\n"
+    code, out, _, ended = _run_main(_project(tmp_path), pattern="print($$$A)", before=before)
+    assert (code, ended) == (0, "")
+    assert len(out.splitlines()) == 5000
+    assert marker.exists()
+
+
+def test_a_profiled_run_keeps_its_profile(tmp_path: Path) -> None:
+    profile = tmp_path / "prof.out"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cProfile",
+            "-o",
+            str(profile),
+            "-m",
+            "xcsh",
+            "ast-grep",
+            "-p",
+            "print($$$A)",
+            "-l",
+            "python",
+            "--json",
+        ],
+        cwd=_project(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
         check=False,
     )
     assert done.returncode == 0, done.stderr
     assert len(done.stdout.splitlines()) == 5000
-    assert "Skipped 1 file" in done.stderr
-    assert not marker.exists()  # ended at once: the last tree was never freed
-    nothing = subprocess.run(  # no match: nothing kept, an ordinary exit
-        [sys.executable, "-c", script.replace("print($$$A)", "nowhere($A)")],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert nothing.returncode == 1
-    assert marker.exists()
+    assert profile.stat().st_size > 0
 
 
 def test_a_caller_of_main_always_gets_the_exit_code_back(

@@ -181,3 +181,23 @@ def test_a_closed_stdout_is_a_message_and_a_closed_stderr_never_reaches_stdout(
     found = _closed("2>&-", "ast-grep", "-p", "print($A)", "--json", cwd=tmp_path)
     assert found.returncode == 0
     assert json.loads(found.stdout)["text"] == "print(1)"
+
+
+def test_ctrl_c_while_the_pending_action_is_built_exits_130_with_nothing_changed(
+    tmp_path: Path,
+    xcsh_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # On a 100,000-replacement file this step takes seconds; Ctrl-C there gave a traceback.
+    (tmp_path / "a.py").write_text("print(1)\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ast_edit_cmd, "push_edit_preview", interrupted)
+    code = ast_edit_cmd.main(["-p", "print($A)", "-r", "log($A)", "--yes"])
+    assert code == 130
+    assert capsys.readouterr().err.endswith("xcsh: interrupted: nothing changed.\n")
+    assert (tmp_path / "a.py").read_text(encoding="utf-8") == "print(1)\n"

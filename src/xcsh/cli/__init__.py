@@ -25,6 +25,8 @@ import signal
 import sys
 from collections.abc import Callable
 
+from xcsh.cli.stdout import is_own_process
+
 Command = Callable[[list[str]], int]
 """A subcommand's ``main(argv) -> exit code``."""
 
@@ -113,9 +115,11 @@ def main(argv: list[str] | None = None) -> int:
 
     Sets the process's garbage-collector thresholds to :data:`GC_THRESHOLDS` first.
     ``argv`` ``None`` (the console script, ``python -m xcsh``) reads ``sys.argv``
-    and means the process is xcsh's own: a search may then end it as soon as its
-    output is flushed (:func:`xcsh.cli.stdout.end_process`). A caller passing
-    ``argv`` always gets the exit code back.
+    and means the process is xcsh's own, unless a profiler, tracer or exit
+    handler was there first (:func:`xcsh.cli.stdout.is_own_process`): a search
+    may then end it as soon as its output is flushed
+    (:func:`xcsh.cli.stdout.end_process`). A caller passing ``argv`` always
+    gets the exit code back.
 
     Started with standard error closed (``2>&-``), messages are dropped rather
     than mixed into standard output; started with standard output closed
@@ -147,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     stdout_was = _stdout_identity()
     try:
         try:
-            code = command_main(name, owns_process=argv is None)(args)
+            code = command_main(name, owns_process=argv is None and is_own_process())(args)
         finally:
             # Flush here, inside the handler, rather than at interpreter exit,
             # where a broken pipe can only be reported as "Exception ignored".

@@ -202,9 +202,18 @@ def run(options: EditOptions) -> int:
         error(f"workspace {root}: the files below are named relative to it")
     store = PendingActionStore()
     # the apply is recorded in the folder's undo journal, so `xcsh undo` can put the files back
-    result = push_edit_preview(
-        store, preview, preview_arguments(options), journal=journal, broken_flag="--include-broken"
-    )
+    try:
+        result = push_edit_preview(
+            store,
+            preview,
+            preview_arguments(options),
+            journal=journal,
+            broken_flag="--include-broken",
+        )
+    except KeyboardInterrupt:  # Ctrl-C while the pending action is built: nothing to apply
+        print(file=sys.stderr)
+        error(INTERRUPTED_NOTE)
+        return EXIT_INTERRUPTED
     for note in _notes(result):
         error(note)
     action = store.peek()

@@ -221,9 +221,10 @@ def _search(options: SearchOptions, *, owns_process: bool) -> int:
             found += count
             if remaining is not None:
                 remaining -= count
-            if remaining == 0:
-                more = more or path != paths[-1]
+            if more:  # the limit was reached with a match left over
                 break
+            # With the limit just reached, the next PATH is searched for one match
+            # only, printed nowhere, so "more remain" is said only when true.
     sys.stdout.flush()
     _report_skipped(skipped)
     if more:
