@@ -96,10 +96,7 @@ def is_own_process() -> bool:
     tool such as coverage). Called when ``xcsh.cli.main`` starts."""
     count = getattr(atexit, "_ncallbacks", None)  # CPython's count of exit handlers
     return (
-        count is not None
-        and count() == 0
-        and sys.gettrace() is None
-        and sys.getprofile() is None
+        count is not None and count() == 0 and sys.gettrace() is None and sys.getprofile() is None
     )
 
 
