@@ -158,7 +158,7 @@ def _closed(redirect: str, *args: str, cwd: Path) -> subprocess.CompletedProcess
     )
 
 
-def test_a_closed_stdout_is_a_message_and_a_closed_stderr_never_reaches_stdout(
+def test_a_closed_or_read_only_stdout_is_a_message_and_stderr_never_reaches_stdout(
     tmp_path: Path, xcsh_home: Path
 ) -> None:
     (tmp_path / "a.py").write_text("print(1)\n", encoding="utf-8")
@@ -173,6 +173,11 @@ def test_a_closed_stdout_is_a_message_and_a_closed_stderr_never_reaches_stdout(
         assert done.stderr == (
             "xcsh: standard output is closed; send it somewhere "
             "(> FILE, or > /dev/null to drop it).\n"
+        )
+        read_only = _closed("1</dev/null", *args, cwd=tmp_path)  # open, but not for writing
+        assert read_only.returncode == 74, read_only.stderr
+        assert read_only.stderr.endswith(
+            "xcsh: could not write to standard output: Bad file descriptor.\n"
         )
     assert (tmp_path / "a.py").read_bytes() == original  # nothing applied unseen
     # a bad language with stderr closed: the message is dropped, stdout stays clean

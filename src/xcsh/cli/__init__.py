@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import functools
 import gc
 import io
@@ -182,10 +183,23 @@ _OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 def is_output_error(exc: BaseException) -> bool:
     """Whether ``exc`` is a failure to write the output stream rather than a named file:
     a :class:`UnicodeEncodeError`, or an :class:`OSError` without a file name saying
-    the device is full, over quota or failing (``ENOSPC``, ``EDQUOT``, ``EFBIG``, ``EIO``)."""
+    the device is full, over quota or failing (``ENOSPC``, ``EDQUOT``, ``EFBIG``, ``EIO``),
+    or ``EBADF`` while standard output is open for reading only (``1</dev/null``)."""
     if isinstance(exc, UnicodeEncodeError):
         return True
-    return isinstance(exc, OSError) and exc.errno in _OUTPUT_ERRNOS and exc.filename is None
+    if not isinstance(exc, OSError) or exc.filename is not None:
+        return False
+    if exc.errno == errno.EBADF:
+        return not _stdout_writable()
+    return exc.errno in _OUTPUT_ERRNOS
+
+
+def _stdout_writable() -> bool:
+    try:
+        mode = fcntl.fcntl(1, fcntl.F_GETFL) & os.O_ACCMODE
+    except OSError:
+        return False
+    return mode in (os.O_WRONLY, os.O_RDWR)
 
 
 def _output_failed(exc: BaseException) -> int:
