@@ -169,7 +169,7 @@ def iter_records(
     ``keep_last``, when given, receives (one opaque object) the syntax trees and
     matched nodes of the last file searched in this process, instead of their
     being freed as its last record is yielded; a process that exits right after
-    printing can then skip freeing them (:func:`xcsh.cli.common.end_process`).
+    printing can then skip freeing them (the ``xcsh`` command does).
     Freeing the tree of a 5 MB file and its 100,000 matched nodes takes about a
     tenth of such a search. Earlier files are freed as the walk moves on, and a
     file searched by a worker process is never kept.
