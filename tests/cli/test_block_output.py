@@ -9,6 +9,7 @@ import os
 import select
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -207,3 +208,28 @@ def _rule(root: Path) -> Path:
     rule = root / "rule.yml"
     rule.write_text("id: p\nlanguage: python\nrule:\n  pattern: print($$$A)\n")
     return rule
+
+
+def test_two_searches_writing_into_one_pipe_never_cut_a_line(tmp_path: Path) -> None:
+    # Each block fits the pipe's atomic write size, so the lines of two processes sharing
+    # a pipe interleave whole (as `xargs -P` or `&` in a script makes them do).
+    (tmp_path / "many.py").write_text(
+        "".join(f"print({i}, 'a long enough argument to fill the blocks')\n" for i in range(20000))
+    )
+    command = [sys.executable, "-m", "xcsh", "ast-grep", "-p", "print($$$A)", "--json"]
+    read_end, write_end = os.pipe()
+    runs = [
+        subprocess.Popen(command, cwd=tmp_path, stdout=write_end, stderr=subprocess.DEVNULL)
+        for _ in range(2)
+    ]
+    os.close(write_end)
+    chunks = []
+    with open(read_end, "rb", buffering=0) as pipe:  # a slow reader: writers block mid-block
+        while chunk := pipe.read(4096):
+            chunks.append(chunk)
+            time.sleep(0.0005)
+    lines = b"".join(chunks).splitlines()
+    assert [run.wait(timeout=120) for run in runs] == [0, 0]
+    assert len(lines) == 40000
+    texts = sorted(json.loads(line)["text"] for line in lines)  # every line whole
+    assert texts[:2] == ["print(0, 'a long enough argument to fill the blocks')"] * 2
