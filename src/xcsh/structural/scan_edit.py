@@ -18,7 +18,7 @@ from xcsh.fs import detect_newline
 from xcsh.fs.confined import sha256_hex
 from xcsh.structural.matching import LanguageQuery, Outcome, Query, find_nodes, make_match
 from xcsh.structural.pattern import CompiledPattern
-from xcsh.structural.records import Offsets
+from xcsh.structural.records import Offsets, line_bounds
 from xcsh.structural.results import FileEdit, Replacement, SkippedFile, Span
 from xcsh.structural.rewrite import expand_template
 
@@ -80,10 +80,8 @@ def _same_surroundings(text: str, first: int, last: int, new: str) -> bool:
 
 def _whole_lines(text: str, first: int, last: int) -> bool:
     """Whether ``text[first:last]`` has nothing but white space beside it on its lines."""
-    line_end = text.find("\n", last)
-    before = text[text.rfind("\n", 0, first) + 1 : first]
-    after = text[last : len(text) if line_end < 0 else line_end]
-    return not before.strip() and not after.strip()
+    line_start, line_end = line_bounds(text, first, last)
+    return not text[line_start:first].strip() and not text[last:line_end].strip()
 
 
 def _fits(node: SgNode, new: str, text: str, language: str, replaced: tuple[int, int]) -> bool:
