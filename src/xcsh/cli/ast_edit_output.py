@@ -3,14 +3,13 @@ what is left to say once the reader has gone away (``| head``)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import sys
 from typing import Any
 
 from rich.console import Console
 
+from xcsh.cli import stdout_to_devnull
 from xcsh.cli.pager import page
 from xcsh.cli.stdout import BlockWriter
 from xcsh.structural import EditPreview
@@ -78,7 +77,4 @@ class Stdout:
 
     def _close(self) -> None:
         self.broken = True
-        with contextlib.suppress(OSError, ValueError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
+        stdout_to_devnull()
