@@ -40,6 +40,7 @@ from xcsh.agent.compaction import compact_history
 from xcsh.agent.events import AgentError, AgentEvent, Notice, RunEnd
 from xcsh.agent.history import repair_tool_pairs
 from xcsh.agent.persistence import SessionRecorder
+from xcsh.agent.profile import Profile
 from xcsh.agent.prompt import build_system_prompt
 from xcsh.agent.recording import SessionLog
 from xcsh.agent.resume import ResumeReport
@@ -97,6 +98,8 @@ class AgentSession(PendingOperations):
             it (:mod:`xcsh.agent.compaction`).
         steering_mode: how ``provider`` takes a forced tool choice, when a
             resumed session already learnt it (:class:`SavedSession.steering`).
+        profile: ``"full"`` or ``"compact"`` (:mod:`xcsh.agent.profile`): a
+            short system prompt and trimmed tool schemas for small models.
 
     Raises:
         ValueError: two tools share a name, or ``max_forced_turns < 1``.
@@ -122,6 +125,7 @@ class AgentSession(PendingOperations):
         steering: SteeringStyle = "forced",
         context_window: int | None = None,
         steering_mode: SteeringMode | None = None,
+        profile: Profile = "full",
     ) -> None:
         self.provider = provider
         self.cwd = cwd
@@ -136,8 +140,9 @@ class AgentSession(PendingOperations):
             context_window or context_window_of(provider.model) or DEFAULT_CONTEXT_WINDOW
         )
         self._tools = session_tools(tools, store, approval)
+        self.profile: Profile = profile
         self.system_prompt = system_prompt or build_system_prompt(
-            cwd, self._tools.values(), instructions
+            cwd, self._tools.values(), instructions, compact=profile == "compact"
         )
         self._steering = Steering(
             store,
@@ -225,6 +230,7 @@ class AgentSession(PendingOperations):
             thinking=self.thinking,
             max_tokens=self.max_tokens,
             before_request=self._compact_if_due,
+            compact=self.profile == "compact",
         )
         self._task = asyncio.create_task(loop.run(ctx))
         try:
