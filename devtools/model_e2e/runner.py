@@ -221,13 +221,15 @@ def written_calls(text: str, offered: Sequence[str]) -> list[dict[str, Any]]:
 def xcsh_failure(log: RunLog, offered: Sequence[str]) -> str | None:
     """Why this run failed through xcsh's fault, or ``None``.
 
-    xcsh's faults: a traceback or an internal error; a request the server
+    xcsh's faults: a traceback or an internal error; refusing to start; a request the server
     refused (HTTP status); a hang (no event for 120 s while not waiting on
     the model); a well-formed call of an offered tool written as text and
     not run.
     """
     if "Traceback (most recent call last)" in log.stderr:
         return "crash: " + log.stderr.strip().splitlines()[-1][:160]
+    if not log.events and log.stderr.startswith("xcsh:"):
+        return "did not start: " + log.stderr.splitlines()[0][:160]
     for error in log.of("error"):
         message = str(error.get("message", ""))
         if error.get("kind") == "internal":
