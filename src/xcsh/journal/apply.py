@@ -43,7 +43,7 @@ from xcsh.fs.confined import (
     RootDir,
     sha256_hex,
 )
-from xcsh.journal.records import COMMITTED, ROLLED_BACK, FileRecord, Kind
+from xcsh.journal.records import COMMITTED, ROLLED_BACK, FileRecord, Kind, RewindNote
 from xcsh.journal.signals import held_signals
 from xcsh.journal.store import Journal, JournalError, OpenEntry
 from xcsh.pending.action import ApplyFailedError
@@ -104,6 +104,7 @@ def apply_changes(
     source_tool_name: str,
     kind: Kind = "apply",
     undoes: int | None = None,
+    rewind: RewindNote | None = None,
 ) -> Applied:
     """Write ``changes`` below ``root`` all or nothing, recorded in ``journal``.
 
@@ -113,6 +114,7 @@ def apply_changes(
         journal: where the entry goes; ``None`` writes the same safe way unrecorded.
         label, source_tool_name: recorded with the entry.
         kind, undoes: ``"undo"`` and the entry undone, for an undo.
+        rewind: for a ``"rewind"`` entry, what it does (recorded with it).
 
     Returns:
         The entry number and a warning when the journal failed after the files landed.
@@ -131,7 +133,9 @@ def apply_changes(
         lock = journal.locked() if journal is not None else contextlib.nullcontext()
         try:
             with lock, held_signals():
-                return _transaction(rd, todo, journal, label, source_tool_name, kind, undoes)
+                return _transaction(
+                    rd, todo, journal, label, source_tool_name, kind, undoes, rewind
+                )
         except JournalError as exc:
             raise ApplyError(str(exc)) from exc
 
@@ -144,6 +148,7 @@ def _transaction(
     source_tool_name: str,
     kind: Kind,
     undoes: int | None,
+    rewind: RewindNote | None = None,
 ) -> Applied:
     modes = _preflight(rd, todo)
     entry: OpenEntry | None = None
@@ -168,6 +173,7 @@ def _transaction(
                 source_tool_name=source_tool_name,
                 files=records,
                 undoes=undoes,
+                rewind=rewind,
             )
         except OSError as exc:
             raise ApplyError(_journal_refused(journal, exc)) from exc
