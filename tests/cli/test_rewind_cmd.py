@@ -164,7 +164,7 @@ def test_rewind_to_message_two_restores_files_names_bash_and_continue_resumes_th
     sent = json.dumps(request["messages"])
     assert "notes.md" not in sent and "bashed" not in sent and "late.md" not in sent
     relisted = run_xcsh(["rewind", "--list"], cwd=project, home=xcsh_home)
-    assert '2. "second, again"  since: no file changes' in relisted.stdout
+    assert '2. "second, again"  since: no recorded changes' in relisted.stdout
     assert "3." not in relisted.stdout
 
 

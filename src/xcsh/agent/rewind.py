@@ -107,10 +107,10 @@ class RewindPoint:
         return f'{self.checkpoint.number:>3}. "{text}"  since: {self.summary()}'
 
     def summary(self) -> str:
-        """``2 changes (#7, #9): a.py, b.py`` or ``no file changes``."""
+        """``2 changes (#7, #9): a.py, b.py`` or ``no recorded changes``."""
         entries = self.changes.entries
         if not entries:
-            return "no file changes"
+            return "no recorded changes"
         ids = ", ".join(f"#{e.seq}" for e in entries)
         paths = visible_line(name_list(self.changes.paths, 6))
         return f"{plural(len(entries), 'change')} ({ids}): {paths}"
