@@ -12,16 +12,12 @@ from typing import Any
 
 import pytest
 
-from helpers import run_xcsh, xcsh_env
+from helpers import run_xcsh, tool_call, user_texts, xcsh_env
 from xcsh.agent import load_session
 from xcsh.journal import Journal
 
 EDIT_A = {"name": "ast_edit", "arguments": {"ops": [{"pat": "print($A)", "out": "log($A)"}]}}
 APPLY = {"name": "resolve", "arguments": {"action": "apply", "reason": "ok"}}
-
-
-def call(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"name": name, "arguments": arguments}
 
 
 def turn(
@@ -52,16 +48,6 @@ def requests(script: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text().splitlines()]
 
 
-def user_texts(request: dict[str, Any]) -> list[str]:
-    return [
-        block["text"]
-        for m in request["messages"]
-        if m["role"] == "user" and not m.get("hidden")
-        for block in m["content"]
-        if block.get("type") == "text"
-    ]
-
-
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "proj"
@@ -79,7 +65,7 @@ def five_turns(project: Path, home: Path) -> dict[str, tuple[bytes, int]]:
         home,
         1,
         "first: add new.md",
-        [{"tool_calls": [call("write", path="new.md", content="hi\n")]}, {"text": "ok"}],
+        [{"tool_calls": [tool_call("write", path="new.md", content="hi\n")]}, {"text": "ok"}],
     )
     at_two = tree(project)
     turn(
@@ -88,7 +74,7 @@ def five_turns(project: Path, home: Path) -> dict[str, tuple[bytes, int]]:
         2,
         "second: edit notes",
         [
-            {"tool_calls": [call("edit", path="notes.md", old_text="one", new_text="two")]},
+            {"tool_calls": [tool_call("edit", path="notes.md", old_text="one", new_text="two")]},
             {"text": "ok"},
         ],
     )
@@ -104,7 +90,7 @@ def five_turns(project: Path, home: Path) -> dict[str, tuple[bytes, int]]:
         home,
         4,
         "fourth: run a script",
-        [{"tool_calls": [call("bash", command="echo made > bashed.txt")]}, {"text": "ok"}],
+        [{"tool_calls": [tool_call("bash", command="echo made > bashed.txt")]}, {"text": "ok"}],
     )
     turn(
         project,
@@ -114,8 +100,8 @@ def five_turns(project: Path, home: Path) -> dict[str, tuple[bytes, int]]:
         [
             {
                 "tool_calls": [
-                    call("edit", path="new.md", old_text="hi", new_text="hello"),
-                    call("write", path="late.md", content="late\n"),
+                    tool_call("edit", path="new.md", old_text="hi", new_text="hello"),
+                    tool_call("write", path="late.md", content="late\n"),
                 ]
             },
             {"text": "ok"},
@@ -180,8 +166,8 @@ def test_a_file_edited_by_hand_since_is_left_alone_and_named(
         [
             {
                 "tool_calls": [
-                    call("edit", path="notes.md", old_text="one", new_text="two"),
-                    call("write", path="x.md", content="x\n"),
+                    tool_call("edit", path="notes.md", old_text="one", new_text="two"),
+                    tool_call("write", path="x.md", content="x\n"),
                 ]
             },
             {"text": "ok"},
@@ -209,7 +195,7 @@ def test_conversation_only_keeps_the_files_and_bad_numbers_are_refused(
         xcsh_home,
         1,
         "one",
-        [{"tool_calls": [call("write", path="x.md", content="x\n")]}, {"text": "ok"}],
+        [{"tool_calls": [tool_call("write", path="x.md", content="x\n")]}, {"text": "ok"}],
     )
     turn(project, xcsh_home, 2, "two", [{"text": "ok"}])
     bad = run_xcsh(["rewind", "3"], cwd=project, home=xcsh_home)

@@ -4,48 +4,34 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from helpers import tool_call, user_texts
 from tmux_harness import TmuxXcsh, needs_tmux
 
 pytestmark = needs_tmux
 
 
-def call(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"name": name, "arguments": arguments}
-
-
 STEPS = [
-    {"tool_calls": [call("write", path="new.md", content="hi\n")]},
+    {"tool_calls": [tool_call("write", path="new.md", content="hi\n")]},
     {"text": "ok 1"},
-    {"tool_calls": [call("edit", path="notes.md", old_text="one", new_text="two")]},
+    {"tool_calls": [tool_call("edit", path="notes.md", old_text="one", new_text="two")]},
     {"text": "ok 2"},
-    {"tool_calls": [call("ast_edit", ops=[{"pat": "print($A)", "out": "log($A)"}])]},
-    {"tool_calls": [call("resolve", action="apply", reason="ok")]},
+    {"tool_calls": [tool_call("ast_edit", ops=[{"pat": "print($A)", "out": "log($A)"}])]},
+    {"tool_calls": [tool_call("resolve", action="apply", reason="ok")]},
     {"text": "ok 3"},
-    {"tool_calls": [call("bash", command="echo made > bashed.txt")]},
+    {"tool_calls": [tool_call("bash", command="echo made > bashed.txt")]},
     {"text": "ok 4"},
     {
         "tool_calls": [
-            call("write", path="late.md", content="late\n"),
-            call("ast_edit", ops=[{"pat": "log($A)", "out": "info($A)"}]),
+            tool_call("write", path="late.md", content="late\n"),
+            tool_call("ast_edit", ops=[{"pat": "log($A)", "out": "info($A)"}]),
         ]
     },
     {"text": "leaving it pending"},
     {"text": "again"},
 ]
-
-
-def user_texts(request: dict[str, Any]) -> list[str]:
-    return [
-        block["text"]
-        for m in request["messages"]
-        if m["role"] == "user" and not m.get("hidden")
-        for block in m["content"]
-        if block.get("type") == "text"
-    ]
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from xcsh.cli.argparser import Parser
+from xcsh.cli.settle import settle_or_report
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,7 +81,7 @@ def main(argv: list[str]) -> int:
     )
     from xcsh.core import UsageError
     from xcsh.fs import xcsh_home
-    from xcsh.journal import Journal, Retention, settled
+    from xcsh.journal import Journal, Retention
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -105,11 +106,7 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"xcsh rewind: {exc}", file=sys.stderr)
         return 2
-    opened = settled(journal)
-    for recovered in opened.recovered:
-        print(f"xcsh rewind: {recovered.message}", file=sys.stderr)
-    if opened.problem:
-        print(f"xcsh rewind: {opened.problem}", file=sys.stderr)
+    if not settle_or_report(journal, "xcsh rewind"):
         return 1
     if reconcile(journal, home, saved.id):
         saved = load_session(path)
