@@ -62,6 +62,9 @@ class Change:
         before: its expected current content, ``None`` when it must not exist.
         after: its new content, ``None`` to remove it.
         ident: the file the preview read (device and inode); ``None`` skips that comparison.
+        mode: permission bits when the file is created (``before`` is ``None``);
+            ``None`` for the default (``0o666`` less the umask). An existing
+            file keeps its own.
     """
 
     path: str
@@ -69,6 +72,7 @@ class Change:
     before: bytes | None
     after: bytes | None
     ident: FileId | None = None
+    mode: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -268,7 +272,10 @@ def _write_one(rd: RootDir, change: Change, tag: str) -> FileId | None:
     if change.after is None:
         rd.remove(change.path, expect=expect, keep=f"{tag}.orig")
         return None
-    return rd.replace(change.path, change.after, expect=expect, tag=tag, keep=f"{tag}.orig")
+    mode = change.mode if change.before is None else None
+    return rd.replace(
+        change.path, change.after, expect=expect, tag=tag, keep=f"{tag}.orig", mode=mode
+    )
 
 
 def _write_all(

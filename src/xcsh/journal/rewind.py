@@ -148,7 +148,13 @@ def plan_rewind(
                 lost.append(path)
                 continue
             todo.append(
-                Change(path=path, shown=path, before=found[0] if found else None, after=content)
+                Change(
+                    path=path,
+                    shown=path,
+                    before=found[0] if found else None,
+                    after=content,
+                    mode=chain[0].mode,
+                )
             )
             back.add(path)
     entries = tuple(e.seq for e in changes.entries if all(f.path in back for f in e.files))

@@ -207,7 +207,13 @@ def _classify(journal: Journal, record: EntryRecord) -> tuple[list[Change], list
                     f"or damaged ({exc}). Nothing was restored."
                 ) from exc
             restore.append(
-                Change(path=f.path, shown=f.path, before=found[0] if found else None, after=before)
+                Change(
+                    path=f.path,
+                    shown=f.path,
+                    before=found[0] if found else None,
+                    after=before,
+                    mode=f.mode,
+                )
             )
     return restore, changed, already
 
