@@ -205,6 +205,11 @@ def test_conversation_only_keeps_the_files_and_bad_numbers_are_refused(
         ["rewind", "1", "--files-only", "--conversation-only"], cwd=project, home=xcsh_home
     )
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
+    unknown = run_xcsh(["rewind", "--list", "--session", "nope"], cwd=project, home=xcsh_home)
+    assert unknown.returncode == 2 and "no session with id 'nope'" in unknown.stderr
+    assert "leave --session out for the latest one in this folder" in unknown.stderr
+    elsewhere = run_xcsh(["rewind", "--list"], cwd=project.parent, home=xcsh_home)
+    assert elsewhere.returncode == 2 and "no saved session for" in elsewhere.stderr
     run = run_xcsh(["rewind", "1", "--conversation-only"], cwd=project, home=xcsh_home)
     assert run.returncode == 0, run.stderr
     assert "The files keep every change made since." in run.stdout

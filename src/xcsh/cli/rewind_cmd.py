@@ -91,7 +91,14 @@ def main(argv: list[str]) -> int:
     here = Path.cwd().resolve()
     try:
         if args.session:
-            path = session_path(home, args.session)
+            try:
+                path = session_path(home, args.session)
+            except UsageError as exc:
+                raise UsageError(
+                    exc.args[0],
+                    hint=f"session files are in {home / 'sessions'} (the id is the file name "
+                    "without .jsonl); leave --session out for the latest one in this folder",
+                ) from exc
         else:
             found = latest_session_for(home, here)
             if found is None:

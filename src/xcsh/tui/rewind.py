@@ -117,8 +117,9 @@ class RewindCommand:
             discarded.append(top.label)
         recorder = session.recorder
         try:
-            outcome = await asyncio.to_thread(
-                rewind,
+            # on this (the main) thread, as /undo: the journal holds SIGTERM, SIGHUP and
+            # Ctrl-C until the files are all written or all rolled back
+            outcome = rewind(
                 self.journal,
                 saved,
                 number,
