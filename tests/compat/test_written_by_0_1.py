@@ -31,6 +31,8 @@ from helpers import run_xcsh
 from xcsh.agent.persistence import load_session
 from xcsh.core import ToolResultMessage
 from xcsh.fs.home import journal_folder
+from xcsh.pending import ResolveOutcome
+from xcsh.tools.coding.details import BashDetails, ReadDetails
 
 DATA = Path(__file__).parent / "written_by_0_1"
 WRITTEN_IN = "/tmp/i25fx/proj"
@@ -68,7 +70,11 @@ def test_the_session_file_reads_back_with_its_typed_outcomes(
         "resolve",
         "ast_edit",
     ]
+    read, bash = (m.details for m in results if m.tool_name in ("read", "bash"))
+    assert isinstance(read, ReadDetails) and (read.total_lines, read.truncated) == (3, False)
+    assert isinstance(bash, BashDetails) and (bash.command, bash.exit_code) == ("echo hi", 0)
     applied, discarded = (m.details for m in results if m.tool_name == "resolve")
+    assert isinstance(applied, ResolveOutcome) and isinstance(discarded, ResolveOutcome)
     assert (applied.status, applied.preview_id) == ("applied", "p1")
     assert [change.id for change in applied.applied] == ["c1"]
     assert [change.id for change in applied.dropped] == ["c2"]

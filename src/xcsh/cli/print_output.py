@@ -133,7 +133,7 @@ class TextPrinter:
             arrow = "→" if self.style.unicode else "->"
             self.console.print(f"{arrow} {call}", style="dim", markup=False)
         elif isinstance(event, ToolResult) and event.message.is_error:
-            if not _shown_as_resolution(event.message):
+            if not event.resolved:  # else the Resolved block shows it, with its error
                 self._error(event.message.tool_call_id, event.message.tool_name, event.text)
         elif isinstance(event, PendingPushed):
             self.console.print(render_preview(event.label, event.preview, style=self.style))
@@ -162,10 +162,3 @@ class TextPrinter:
         rest = ["    " + line for line in lines[1:]]
         body = "\n".join([f"  error in {where}: {lines[0]}", *rest])
         self.console.print(body, style="red", markup=False, highlight=False)
-
-
-def _shown_as_resolution(message: Any) -> bool:
-    """A ``resolve`` result that the :class:`Resolved` block already shows (with its error)."""
-    from xcsh.pending import ResolveOutcome
-
-    return message.tool_name == "resolve" and isinstance(message.details, ResolveOutcome)

@@ -100,7 +100,7 @@ def check_request(store: PendingActionStore, params: ResolveParams) -> PendingAc
     return top
 
 
-def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams]:
+def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams, ResolveOutcome]:
     """Build the ``resolve`` tool bound to one session's store.
 
     Behaviour, in order:
@@ -124,9 +124,10 @@ def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams]:
        raises, the action stays discarded (nothing was applied) and the result
        is an ``is_error`` result naming the failed clean-up.
 
-    The result's ``details`` are a :class:`ResolveOutcome`, which reads as the
-    mapping ``{"action", "reason", "source_tool_name", "label"}``; ``reason``
-    never changes behaviour.
+    The result's ``details`` are a :class:`ResolveOutcome`, whose
+    :meth:`~ResolveOutcome.contract` (what reading it by key sees) is
+    ``{"action", "reason", "source_tool_name", "label"}``; ``reason`` never
+    changes behaviour.
 
     Args:
         store: the session's pending-action store.
@@ -135,7 +136,7 @@ def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams]:
         A hidden :class:`AgentTool` named ``resolve``, label ``Resolve``.
     """
 
-    async def run(params: ResolveParams, ctx: ToolCallContext) -> AgentToolResult:
+    async def run(params: ResolveParams, ctx: ToolCallContext) -> AgentToolResult[ResolveOutcome]:
         return await resolve_top(store, params)
 
     return AgentTool(
@@ -148,7 +149,9 @@ def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams]:
     )
 
 
-async def resolve_top(store: PendingActionStore, params: ResolveParams) -> AgentToolResult:
+async def resolve_top(
+    store: PendingActionStore, params: ResolveParams
+) -> AgentToolResult[ResolveOutcome]:
     """What the ``resolve`` tool does (see :func:`create_resolve_tool`).
 
     Raises:
@@ -183,7 +186,9 @@ def _outcome(
     )
 
 
-def _result(text: str, outcome: ResolveOutcome, *, is_error: bool = False) -> AgentToolResult:
+def _result(
+    text: str, outcome: ResolveOutcome, *, is_error: bool = False
+) -> AgentToolResult[ResolveOutcome]:
     return AgentToolResult(content=[TextContent(text)], details=outcome, is_error=is_error)
 
 
@@ -192,7 +197,7 @@ async def _apply(
     action: PendingAction,
     reason: str,
     only: list[str] | None,
-) -> AgentToolResult:
+) -> AgentToolResult[ResolveOutcome]:
     try:
         if only is None:
             outcome = await call_maybe_async(action.apply, reason)
@@ -230,7 +235,7 @@ async def _apply(
 
 def _failed(
     store: PendingActionStore, action: PendingAction, reason: str, exc: Exception
-) -> AgentToolResult:
+) -> AgentToolResult[ResolveOutcome]:
     store.restore(action)
     message = str(exc) or type(exc).__name__
     text = (
@@ -247,7 +252,7 @@ def _failed(
 
 async def _rebuild(
     store: PendingActionStore, action: PendingAction, reason: str, stale: StalePreviewError
-) -> AgentToolResult:
+) -> AgentToolResult[ResolveOutcome]:
     """The files of ``action`` changed since its preview: preview again, leave that pending."""
     assert action.rebuild is not None
     files = ", ".join(stale.files) or "its files"
@@ -280,7 +285,7 @@ async def _rebuild(
     return _result(text, details, is_error=True)
 
 
-async def discard_action(action: PendingAction, reason: str) -> AgentToolResult:
+async def discard_action(action: PendingAction, reason: str) -> AgentToolResult[ResolveOutcome]:
     """Discard ``action`` (already off the stack) as ``resolve`` ``discard`` does.
 
     Awaits ``reject(reason)`` when the action has one. Returns the result
