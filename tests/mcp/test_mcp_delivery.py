@@ -16,7 +16,14 @@ SCHEMA = {"type": "object", "properties": {"wait": {"type": "number"}}}
 def make_session(rejected: list[str]) -> McpSession:
     def factory(store: PendingActionStore) -> list[AgentTool[Any]]:
         async def preview(params: dict[str, Any], ctx: ToolCallContext) -> Any:
-            store.push(PendingAction("Preview", "preview", lambda r: "applied", rejected.append))
+            store.push(
+                PendingAction(
+                    label="Preview",
+                    source_tool_name="preview",
+                    apply=lambda r: "applied",
+                    reject=rejected.append,
+                )
+            )
             await asyncio.sleep(params.get("wait", 0))  # pushed, result not yet returned
             return text_result("preview")
 

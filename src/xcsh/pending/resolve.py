@@ -16,13 +16,11 @@ from xcsh.core import (
     TextContent,
     ToolCallContext,
     ToolError,
-    coerce_result,
 )
 from xcsh.pending.action import (
     ApplyFailedError,
     PendingAction,
     StalePreviewError,
-    call_maybe_async,
 )
 from xcsh.pending.outcome import ApplyFailure, ResolveOutcome, ResolveStatus
 from xcsh.pending.parts import (
@@ -200,13 +198,9 @@ async def _apply(
 ) -> AgentToolResult[ResolveOutcome]:
     try:
         if only is None:
-            outcome = await call_maybe_async(action.apply, reason)
-        else:
-            assert action.apply_parts is not None  # select_parts checked it
-            outcome = await call_maybe_async(
-                action.apply_parts, action.preview.subset(only), reason
-            )
-        result = coerce_result(outcome)
+            result = await action.run_apply(reason)
+        else:  # select_parts checked that the action can apply a subset
+            result = await action.run_apply_parts(action.preview.subset(only), reason)
     except asyncio.CancelledError:
         store.restore(action)
         raise
@@ -254,10 +248,9 @@ async def _rebuild(
     store: PendingActionStore, action: PendingAction, reason: str, stale: StalePreviewError
 ) -> AgentToolResult[ResolveOutcome]:
     """The files of ``action`` changed since its preview: preview again, leave that pending."""
-    assert action.rebuild is not None
     files = ", ".join(stale.files) or "its files"
     try:
-        rebuilt = await call_maybe_async(action.rebuild)
+        rebuilt = await action.run_rebuild()
     except Exception as exc:  # the old preview can never apply; keep it for a discard
         store.restore(action)
         text = (
@@ -273,8 +266,8 @@ async def _rebuild(
             "nothing changed."
         )
         return _result(text, _outcome(action, "apply", reason, "rebuilt"), is_error=True)
-    new_action, preview_text = rebuilt
-    store.push(new_action, origin=action.origin)
+    fresh, preview_text = rebuilt
+    new_action = store.push(fresh, origin=action.origin)
     changes = describe_rebuild(action, new_action)
     text = (
         f"Not applied: the files of {action.id} changed since its preview ({files}). "
@@ -299,7 +292,7 @@ async def discard_action(action: PendingAction, reason: str) -> AgentToolResult[
     if action.reject is None:
         return _result(default, details)
     try:
-        result = coerce_result(await call_maybe_async(action.reject, reason))
+        result = await action.run_reject(reason)
     except Exception as exc:  # the discard stands; only its clean-up failed
         message = str(exc) or type(exc).__name__
         return _result(f"{default}\nDiscard clean-up failed: {message}", details, is_error=True)
