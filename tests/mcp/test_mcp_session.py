@@ -233,9 +233,9 @@ async def test_mcp_sessions_record_applies_in_the_workspace_journal(
 
     session.store.push(
         PendingAction(
-            "Write: notes.md",
-            "custom_tool",
-            apply,
+            label="Write: notes.md",
+            source_tool_name="custom_tool",
+            apply=apply,
             preview=Preview(files=(PreviewFile(path="notes.md"),)),
         )
     )
