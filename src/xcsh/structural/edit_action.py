@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from xcsh.core import AgentToolResult, JsonObject, TextContent
+from xcsh.core.safe import visible_line
 from xcsh.core.wording import name_list, plural
 from xcsh.journal import Journal
 from xcsh.pending import (
@@ -29,7 +30,6 @@ from xcsh.structural.engine import AppliedEdit, apply_preview, select_replacemen
 from xcsh.structural.results import EditPreview, Match, SkippedFile, skipped_note
 from xcsh.structural.scan_edit import BROKEN_REASON
 from xcsh.structural.tool_details import AppliedEditDetails, AstEditDetails, LeftOutFile
-from xcsh.ui.safe import visible_line
 
 
 def edit_label(replacements: int, files: int, broken: int = 0) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -27,10 +27,10 @@ from xcsh.structural.errors import error_pattern_note
 from xcsh.structural.results import EditPreview, Match
 from xcsh.structural.rules import CompiledRule, rule_from_parameter
 from xcsh.structural.spec import EditOp, EditSpec, MatchSpec, ScopeSpec
+from xcsh.structural.strictness import Strictness
 from xcsh.structural.tool_details import AstEditDetails, AstGrepDetails, LeftOutFile
 
 T = TypeVar("T")
-Strictness = Literal["cst", "smart", "ast", "relaxed", "signature", "template"]
 
 _GREP_DESCRIPTION = (
     "Structural code search with ast-grep patterns (read-only). A pattern is code with "
