@@ -27,8 +27,11 @@ from pathlib import Path
 FRONT_ENDS = ("cli", "tui", "mcp", "ui")
 """Packages (under ``src/xcsh``) that show tool results to people or clients."""
 
-JSON_ADAPTERS: frozenset[str] = frozenset({"core/json_adapters.py"})
-"""Modules (relative to ``src/xcsh``) whose job is to read JSON by key."""
+JSON_ADAPTERS: frozenset[str] = frozenset(
+    {"core/details.py", "agent/persistence.py", "journal/records.py"}
+)
+"""Modules (relative to ``src/xcsh``) whose job is to read JSON by key: the tool details'
+adapter, the session file's and the journal records'."""
 
 PENDING_FIELDS = frozenset(
     {
