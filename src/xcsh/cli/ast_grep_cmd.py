@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import functools
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -47,6 +46,7 @@ from xcsh.cli.common import (
 from xcsh.cli.options import SearchOptions
 from xcsh.cli.stdout import BlockWriter, end_process
 from xcsh.core import ToolError, UsageError
+from xcsh.core.wording import plural
 from xcsh.structural import (
     Match,
     MatchSpec,
@@ -59,6 +59,7 @@ from xcsh.structural import (
     skipped_note,
 )
 from xcsh.structural.errors import error_pattern_note
+from xcsh.structural.records import is_error_record
 from xcsh.ui import detect_style
 
 if TYPE_CHECKING:  # rich loads only when the output is coloured
@@ -162,6 +163,7 @@ def _search(options: SearchOptions, *, owns_process: bool) -> int:
         console = make_console(None, style)
     skipped: list[SkippedFile] = []
     found = 0
+    errors = 0
     paths = list(options.paths)
     root, given = workspace_for(paths)
     warn_interrupted(root)
@@ -204,17 +206,29 @@ def _search(options: SearchOptions, *, owns_process: bool) -> int:
                     max_per_file=cap,
                     keep_last=trees,
                 )
+
+                def write(record: str) -> None:
+                    nonlocal errors
+                    errors += is_error_record(record, json=options.json)
+                    out.write(record)
+
                 try:
-                    count, more = _print_all(records, out.write, remaining, bar)
+                    count, more = _print_all(records, write, remaining, bar)
                 finally:
                     out.flush()
             else:
                 matches = iter_matches(
                     what, where, progress=progress, skipped=skipped, max_per_file=cap
                 )
+
+                def emit(match: Match) -> None:
+                    nonlocal errors
+                    errors += match.rule is not None and match.rule.severity == "error"
+                    _emit_coloured(match, console)
+
                 count, more = _print_all(
                     (dataclasses.replace(m, file=form.name(m.file)) for m in matches),
-                    functools.partial(_emit_coloured, console=console),
+                    emit,
                     remaining,
                     bar,
                 )
@@ -230,6 +244,13 @@ def _search(options: SearchOptions, *, owns_process: bool) -> int:
     if more:
         noun = "match" if found == 1 else "matches"
         error(f"stopped after {found} {noun} (--limit {options.limit}); more remain")
+    if options.scan_exit:  # as `ast-grep scan`: only a match of severity error fails
+        if errors:
+            error(f"{plural(errors, 'match', 'matches')} of rules of severity error.")
+        code = EXIT_NO_MATCH if errors else EXIT_OK
+        if trees:
+            end_process(code)
+        return code
     if not found and not scanned:
         error(empty_scope_message(options.lang, paths))
         return EXIT_BAD_INPUT

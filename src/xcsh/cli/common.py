@@ -109,9 +109,16 @@ def load_rules(options: SearchOptions) -> list[CompiledRule]:
     if options.rules:
         return list(options.rules)
     if options.rule:
+        from xcsh.structural.rule_schema import RuleWarning
         from xcsh.structural.rules import load_rule_file
 
-        return load_rule_file(Path(options.rule), display=options.rule)
+        warnings: list[RuleWarning] = []
+        rules = load_rule_file(
+            Path(options.rule), display=options.rule, strict=False, warnings=warnings
+        )
+        for warning in warnings:
+            error(f"warning: {warning}")
+        return rules
     return []
 
 

@@ -34,6 +34,9 @@ class SearchOptions:
         limit: ``--limit`` (checked to be positive when the command runs).
         json: print JSON lines instead of text (or of the diff, for an edit).
         paths: the PATHs; at least one (``.`` when none was given).
+        scan_exit: exit as ``ast-grep scan`` does (1 when a rule of severity ``error``
+            matched, else 0; a scope without a file of the rules' languages is no
+            error), instead of ``ast-grep run``'s 0 found, 1 none.
     """
 
     pattern: str | None = None
@@ -46,6 +49,7 @@ class SearchOptions:
     limit: int | None = None
     json: bool = False
     paths: tuple[str, ...] = (os.curdir,)
+    scan_exit: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> SearchOptions:

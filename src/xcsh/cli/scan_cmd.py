@@ -25,8 +25,9 @@ from xcsh.cli import ast_edit_cmd, ast_grep_cmd
 from xcsh.cli.argparser import Parser
 from xcsh.cli.common import EXIT_BAD_INPUT, add_globs_argument, error
 from xcsh.cli.options import EditOptions, SearchOptions
-from xcsh.core import ToolError
+from xcsh.core import ToolError, UsageError
 from xcsh.structural.project import find_config, load_project
+from xcsh.structural.rule_schema import RuleWarning
 from xcsh.structural.rules import load_rule_file
 
 
@@ -42,6 +43,12 @@ def build_parser() -> argparse.ArgumentParser:
         "-c", "--config", metavar="CONFIG", help="the project configuration (default: sgconfig.yml)"
     )
     source.add_argument("--rule", metavar="FILE", help="one YAML rule file instead of the project")
+    parser.add_argument(
+        "--strict-rules",
+        action="store_true",
+        help="refuse rule files with keys ast-grep ignores (a misspelt `stopby`) or two rules "
+        "sharing an id, instead of warning (also: strict_rules = true in settings.toml)",
+    )
     add_globs_argument(parser)
     parser.add_argument("--limit", metavar="N", type=int, help="stop after N matches")
     parser.add_argument("--json", action="store_true", help="print JSON lines (ast-grep scan)")
@@ -77,6 +84,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _strict_setting() -> bool:
+    """``strict_rules`` of settings.toml.
+
+    Raises:
+        UsageError: settings.toml is unreadable or holds a bad value.
+    """
+    from xcsh.app.settings import load_settings
+    from xcsh.fs import xcsh_home
+
+    value = load_settings(xcsh_home()).get("strict_rules", False)
+    if not isinstance(value, bool):
+        raise UsageError(
+            f"strict_rules in settings.toml is true or false; got {value!r}",
+            hint="write strict_rules = true (refuse rule files ast-grep would half-read)",
+        )
+    return value
+
+
 def main(argv: list[str], *, owns_process: bool = False) -> int:
     """Run ``xcsh scan``; returns the exit code (``owns_process``: as for
     :func:`xcsh.cli.ast_grep_cmd.main`)."""
@@ -86,9 +111,13 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
         parser.error("--yes, --dry-run and -i go with --fix")
     if (args.include_broken or args.include_parse_errors) and not args.fix:
         parser.error("--include-broken and --include-parse-errors go with --fix")
+    warnings: list[RuleWarning] = []
     try:
+        strict = args.strict_rules or _strict_setting()
         if args.rule:
-            rules = load_rule_file(Path(args.rule), display=args.rule)
+            rules = load_rule_file(
+                Path(args.rule), display=args.rule, strict=strict, warnings=warnings
+            )
         else:
             config = Path(args.config) if args.config else find_config(Path.cwd())
             if config is None:
@@ -96,10 +125,12 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
                     "No sgconfig.yml in this folder or above. Create one with "
                     "`ruleDirs: [rules]`, pass -c CONFIG, or give --rule FILE."
                 )
-            rules = load_project(config).rules
-    except ToolError as exc:
+            rules = load_project(config, strict=strict, warnings=warnings).rules
+    except (ToolError, UsageError) as exc:
         error(exc)
         return EXIT_BAD_INPUT
+    for warning in warnings:
+        error(f"warning: {warning}")
     rules = [rule for rule in rules if rule.severity != "off"]
     if not rules:
         error("No rule to run (every rule is `severity: off`, or the rule folders are empty).")
@@ -112,6 +143,7 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
         limit=args.limit,
         json=args.json,
         paths=paths,
+        scan_exit=True,
     )
     if not args.fix:
         return ast_grep_cmd.run(search, owns_process=owns_process)
