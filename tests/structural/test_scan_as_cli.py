@@ -110,7 +110,8 @@ def test_globs_of_a_rule_file_are_read_from_its_folder(
     _write(
         tmp_path,
         {
-            "src/g.yml": f"id: g\nlanguage: python\nfiles: ['{files}']\nrule: {{pattern: 'f($A)'}}\n",
+            "src/g.yml": f"id: g\nlanguage: python\nfiles: ['{files}']\n"
+            "rule: {pattern: 'f($A)'}\n",
             "src/sub/a.py": "f(1)\n",
         },
     )
@@ -181,3 +182,33 @@ def test_rule_files_ast_grep_reads_leniently_run_with_warnings(
     (xcsh_home / "settings.toml").write_text("strict_rules = 'yes'\n")
     bad = run_xcsh(["scan", "--rule", "r.yml"], cwd=tmp_path, home=xcsh_home)
     assert bad.returncode == 2 and "strict_rules" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("style", ["pretty", "compact", "stream"])
+@pytest.mark.parametrize("source", ["f(1)\nf('é\\t')\n", "g(1)\n"])
+def test_json_styles_print_the_bytes_of_ast_grep(
+    tmp_path: Path, xcsh_home: Path, style: str, source: str
+) -> None:
+    _write(tmp_path, {"a.py": source, "r.yml": RULE.format(id="r", severity="info")})
+    for ours_args, theirs_args in (
+        (["ast-grep", "-p", "f($A)"], ["run", "-p", "f($A)"]),
+        (["scan", "--rule", "r.yml"], ["scan", "--rule", "r.yml"]),
+    ):
+        theirs = subprocess.run(
+            [ast_grep_binary(), *theirs_args, f"--json={style}", "a.py"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        ours = run_xcsh([*ours_args, f"--json={style}", "a.py"], cwd=tmp_path, home=xcsh_home)
+        assert ours.stdout == theirs.stdout, ours.stderr
+
+
+def test_a_bad_json_style_is_a_usage_error(tmp_path: Path, xcsh_home: Path) -> None:
+    (tmp_path / "a.py").write_text("f(1)\n")
+    done = run_xcsh(["ast-grep", "-p", "f($A)", "--json=yaml"], cwd=tmp_path, home=xcsh_home)
+    assert done.returncode == 2 and "--json takes pretty, stream, compact" in done.stderr
+    # a PATH after a bare --json stays a PATH, as in ast-grep
+    bare = run_xcsh(["ast-grep", "-p", "f($A)", "--json", "a.py"], cwd=tmp_path, home=xcsh_home)
+    assert bare.returncode == 0 and json.loads(bare.stdout)["file"] == "a.py"

@@ -40,11 +40,12 @@ from xcsh.cli.common import (
     error,
     load_rules,
     scan_progress,
+    split_json_style,
     warn_interrupted,
     workspace_for,
 )
 from xcsh.cli.options import SearchOptions
-from xcsh.cli.stdout import BlockWriter, end_process
+from xcsh.cli.stdout import BlockWriter, JsonArray, end_process
 from xcsh.core import ToolError, UsageError
 from xcsh.core.wording import plural
 from xcsh.structural import (
@@ -133,10 +134,15 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
             "xcsh ast-edit -p PATTERN -r REWRITE [PATH...] (it previews the change first)"
         )
         return EXIT_BAD_INPUT
+    try:
+        argv, style = split_json_style(argv)
+    except UsageError as exc:
+        parser.error(str(exc))
     args = parser.parse_args(argv)
     if (args.pattern is None) == (args.rule is None):
         parser.error("give one of -p/--pattern or --rule FILE")
-    return run(SearchOptions.from_args(args), owns_process=owns_process)
+    options = dataclasses.replace(SearchOptions.from_args(args), json_style=style)
+    return run(options, owns_process=owns_process)
 
 
 def run(options: SearchOptions, *, owns_process: bool = False) -> int:
@@ -174,7 +180,9 @@ def _search(options: SearchOptions, *, owns_process: bool) -> int:
     what = _what(options, rules)
     globs = options.globs
     scanned = 0
-    out = BlockWriter(sys.stdout)
+    out: BlockWriter | JsonArray = BlockWriter(sys.stdout)
+    if options.json and options.json_style != "stream":
+        out = JsonArray(sys.stdout, pretty=options.json_style == "pretty")
     # the last file's syntax trees, kept to be dropped with the process (see end_process)
     trees: list[object] | None = [] if owns_process else None
     with scan_progress("searching") as bar:
@@ -239,6 +247,8 @@ def _search(options: SearchOptions, *, owns_process: bool) -> int:
                 break
             # With the limit just reached, the next PATH is searched for one match
             # only, printed nowhere, so "more remain" is said only when true.
+    if isinstance(out, JsonArray):
+        out.close()
     sys.stdout.flush()
     _report_skipped(skipped)
     if more:

@@ -79,7 +79,8 @@ def add_scope_arguments(parser: argparse.ArgumentParser, *, counted: str = "matc
     parser.add_argument(
         "--json",
         action="store_true",
-        help="print one JSON object per match (the fields of ast-grep run --json=stream)",
+        help="print one JSON object per match (the fields of ast-grep run --json=stream); "
+        "--json=pretty or --json=compact print them as one JSON array, as ast-grep does",
     )
     parser.add_argument(
         "paths",
@@ -89,6 +90,36 @@ def add_scope_arguments(parser: argparse.ArgumentParser, *, counted: str = "matc
         help="files, folders or globs (default: the current folder); a PATH outside the "
         "current folder makes its repository, or its folder, the workspace",
     )
+
+
+JSON_STYLES = ("pretty", "stream", "compact")
+"""The forms of ``--json=STYLE``, as ``ast-grep``'s; a bare ``--json`` is ``stream``."""
+
+
+def split_json_style(argv: Sequence[str]) -> tuple[list[str], str]:
+    """``argv`` with ``--json=STYLE`` turned into ``--json``, and the style (``stream`` when
+    none is given). As in ``ast-grep``, the style is attached with ``=``, so a PATH
+    after a bare ``--json`` stays a PATH.
+
+    Raises:
+        UsageError: an unknown style.
+    """
+    out: list[str] = []
+    style = "stream"
+    for arg in argv:
+        if arg == "--":
+            out += argv[len(out) :]
+            break
+        if arg.startswith("--json="):
+            style = arg.removeprefix("--json=")
+            if style not in JSON_STYLES:
+                raise UsageError(
+                    f"--json takes {', '.join(JSON_STYLES)}; got {style!r}",
+                    hint="--json alone prints JSON lines (stream)",
+                )
+            arg = "--json"
+        out.append(arg)
+    return out, style
 
 
 def add_rule_argument(parser: argparse.ArgumentParser) -> None:

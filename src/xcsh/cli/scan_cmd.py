@@ -11,8 +11,12 @@ question on a terminal, ``xcsh undo``; ``--include-broken`` and
 ``--include-parse-errors`` to fix, as ``ast-grep scan -U`` does, the files
 left out by default).
 
-Exit codes: those of ``xcsh ast-grep`` (0 matches, 1 none, 2 bad input), or
-with ``--fix`` those of ``xcsh ast-edit``.
+Exit codes: those of ``ast-grep scan``: 1 when a rule of severity ``error``
+matched, else 0 (matches of other severities, or none), 2 bad input; with
+``--fix`` those of ``xcsh ast-edit``. A key ``ast-grep`` ignores inside a rule
+(a misspelt ``stopby``) and two rules sharing an id are run as ``ast-grep``
+runs them, with a warning on stderr naming the YAML path;
+``--strict-rules`` (or ``strict_rules = true`` in settings.toml) refuses them.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from pathlib import Path
 
 from xcsh.cli import ast_edit_cmd, ast_grep_cmd
 from xcsh.cli.argparser import Parser
-from xcsh.cli.common import EXIT_BAD_INPUT, add_globs_argument, error
+from xcsh.cli.common import EXIT_BAD_INPUT, add_globs_argument, error, split_json_style
 from xcsh.cli.options import EditOptions, SearchOptions
 from xcsh.core import ToolError, UsageError
 from xcsh.structural.project import find_config, load_project
@@ -36,7 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="xcsh scan",
         description="Run YAML rules (a project's sgconfig.yml, or --rule FILE) like ast-grep scan.",
-        epilog="exit codes: 0 matches found (or an edit done), 1 none, 2 bad input",
+        epilog="exit codes: 1 a rule of severity error matched, 0 otherwise, 2 bad input "
+        "(with --fix: those of xcsh ast-edit)",
     )
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
@@ -51,7 +56,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_globs_argument(parser)
     parser.add_argument("--limit", metavar="N", type=int, help="stop after N matches")
-    parser.add_argument("--json", action="store_true", help="print JSON lines (ast-grep scan)")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON lines (ast-grep scan --json=stream); --json=pretty or --json=compact "
+        "print one JSON array, as ast-grep does",
+    )
     parser.add_argument(
         "--fix", action="store_true", help="preview the rules' fixes as one edit, then decide"
     )
@@ -106,6 +116,10 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
     """Run ``xcsh scan``; returns the exit code (``owns_process``: as for
     :func:`xcsh.cli.ast_grep_cmd.main`)."""
     parser = build_parser()
+    try:
+        argv, style = split_json_style(argv)
+    except UsageError as exc:
+        parser.error(str(exc))
     args = parser.parse_args(argv)
     if (args.yes or args.dry_run or args.interactive) and not args.fix:
         parser.error("--yes, --dry-run and -i go with --fix")
@@ -142,6 +156,7 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
         globs=tuple(args.globs),
         limit=args.limit,
         json=args.json,
+        json_style=style,
         paths=paths,
         scan_exit=True,
     )

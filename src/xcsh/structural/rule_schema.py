@@ -124,10 +124,24 @@ def check_rule(value: Any, where: str, origin: str, *, relation: bool = False) -
                     "a pattern object takes `context` (required), `selector` and `strictness`.",
                 )
         if key == "regex" and isinstance(sub, str):
-            try:
-                re.compile(sub)
-            except re.error as exc:
-                raise RuleError(origin, here, f"invalid regular expression: {exc}.") from exc
+            problem = regex_problem(sub)
+            if problem:
+                raise RuleError(origin, here, f"invalid regular expression: {problem}.")
+
+
+def regex_problem(regex: str) -> str:
+    """Why ast-grep refuses ``regex`` (Rust's syntax: ``\\p{L}``, ``[[:alpha:]]``), or ``""``."""
+    from ast_grep_py import SgRoot
+
+    try:
+        SgRoot("", "python").root().find_all({"rule": {"regex": regex}})
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # ast-grep-py reports a bad rule as a Rust panic or error
+        text = str(exc).split("Stack backtrace:")[0]
+        found = re.search(r"error: (.+)", text)
+        return found.group(1).strip() if found else "not a valid regular expression"
+    return ""
 
 
 REWRITER_KEYS = ("id", "rule", "constraints", "utils", "transform", "fix", "rewriters")

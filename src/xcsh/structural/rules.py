@@ -32,8 +32,8 @@ from ast_grep_py import Config, SgNode, SgRoot
 
 from xcsh.core import ToolError
 from xcsh.structural.errors import Doubt
-from xcsh.structural.languages import Language, resolve_language
-from xcsh.structural.pattern import bound_metavariables, compile_pattern
+from xcsh.structural.languages import resolve_language
+from xcsh.structural.pattern import bound_metavariables
 from xcsh.structural.pattern_checks import check_pattern_size
 from xcsh.structural.rewrite import Template, parse_template
 from xcsh.structural.rule_schema import (
@@ -51,6 +51,7 @@ from xcsh.structural.rule_schema import (
     strings_of,
     yaml_path,
 )
+from xcsh.structural.rule_tokens import Requirement, admits, required_text
 from xcsh.structural.rule_vars import (
     bound_names,
     check_fix_names,
@@ -89,7 +90,8 @@ class CompiledRule:
         single: metavariable names of the rule's patterns (reported when bound).
         multi: ``$$$`` names of the rule's patterns.
         transforms: names of every transform, in order.
-        tokens: UTF-8 byte strings a file must contain to be searched (may be empty).
+        required: the text a file must hold for the rule to match in it
+            (:mod:`xcsh.structural.rule_tokens`); ``()`` when nothing is known.
         files: globs a file must match (relative to :attr:`base`), or empty for all.
         ignores: globs of files left out.
         severity, message, note: reported with each match (``message`` may hold metavariables).
@@ -107,7 +109,7 @@ class CompiledRule:
     single: tuple[str, ...] = ()
     multi: tuple[str, ...] = ()
     transforms: tuple[str, ...] = ()
-    tokens: tuple[bytes, ...] = ()
+    required: Requirement = ()
     files: tuple[str, ...] = ()
     ignores: tuple[str, ...] = ()
     severity: str = "hint"
@@ -147,6 +149,10 @@ class CompiledRule:
     def selector(self) -> None:
         """Rules have no ``sel``."""
         return None
+
+    def admits(self, raw: bytes) -> bool:
+        """Whether a file of bytes ``raw`` holds the text the rule needs to match in it."""
+        return admits(self.required, raw)
 
     def applies_to(self, file: str, path: Path | None = None) -> bool:
         """Whether a file passes ``files``/``ignores``: ``file`` is its workspace-relative
@@ -215,22 +221,6 @@ def _validate(config: dict[str, Any], language: str, origin: str, where: str) ->
         raise RuleError(
             origin, where, f"ast-grep refused it: {problem}. Fix the rule as the message says."
         ) from None
-
-
-def _tokens(rule: dict[str, Any], language: Language) -> tuple[bytes, ...]:
-    """Byte strings every match contains: those of a top-level pattern (or one in ``all``)."""
-    candidates: list[Any] = [rule.get("pattern")]
-    candidates += [item.get("pattern") for item in rule.get("all", []) if isinstance(item, dict)]
-    tokens: list[bytes] = []
-    for pattern in candidates:
-        if isinstance(pattern, str):
-            try:
-                compiled = compile_pattern(pattern, language)
-            except ToolError:
-                continue
-            if compiled.doubt is None:
-                tokens += [t for t in compiled.tokens if t not in tokens]
-    return tuple(tokens)
 
 
 def _rewriter(
@@ -421,7 +411,7 @@ def compile_rule(
         single=single,
         multi=multi,
         transforms=transforms,
-        tokens=_tokens(document["rule"], language),
+        required=required_text(document["rule"], utils, language),
         branches=_branches(document["rule"], multi),
         files=strings_of(document.get("files"), "files", where),
         ignores=strings_of(document.get("ignores"), "ignores", where),

@@ -80,14 +80,17 @@ def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | N
 
 
 def _active(unit: LanguageQuery, raw: bytes, path: Path, file: str) -> list[int]:
-    """The patterns of ``unit`` whose fixed tokens all occur in ``raw`` (and, for rules,
-    whose ``files``/``ignores`` take ``file``)."""
+    """The patterns of ``unit`` whose fixed tokens all occur in ``raw`` (for rules: the
+    text they need is in ``raw``, and their ``files``/``ignores`` take the file)."""
     return [
         i
         for i, pat in enumerate(unit.patterns)
         if pat is not None
-        and all(tok in raw for tok in pat.tokens)
-        and (isinstance(pat, CompiledPattern) or pat.applies_to(file, path))
+        and (
+            all(tok in raw for tok in pat.tokens)
+            if isinstance(pat, CompiledPattern)
+            else pat.admits(raw) and pat.applies_to(file, path)
+        )
     ]
 
 
