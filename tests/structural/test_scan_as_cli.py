@@ -102,7 +102,16 @@ def test_rule_globs_are_read_from_the_project_folder(
 
 @pytest.mark.parametrize(
     ("cwd", "rule", "files"),
-    [("src", "g.yml", "sub/*.py"), (".", "src/g.yml", "sub/*.py"), (".", "src/g.yml", "src/**")],
+    [
+        ("src", "g.yml", "sub/*.py"),
+        (".", "src/g.yml", "sub/*.py"),
+        (".", "src/g.yml", "src/**"),
+        # ast-grep's globs: `*` also crosses `/`, a plain name is a whole path
+        (".", "src/g.yml", "sub*.py"),
+        (".", "src/g.yml", "a.py"),
+        (".", "src/g.yml", "**/a.py"),
+        (".", "src/g.yml", "sub/[!b].py"),
+    ],
 )
 def test_globs_of_a_rule_file_are_read_from_its_folder(
     tmp_path: Path, xcsh_home: Path, cwd: str, rule: str, files: str

@@ -46,6 +46,7 @@ from xcsh.structural.rule_schema import (
     RuleWarning,
     check_rule,
     drop_unknown_keys,
+    glob_regex,
     fix_of,
     split_transforms,
     strings_of,
@@ -158,18 +159,17 @@ class CompiledRule:
         """Whether a file passes ``files``/``ignores``: ``file`` is its workspace-relative
         ``/``-separated name, ``path`` its absolute path. The globs are read relative to
         :attr:`base` when the file is inside it, as ``ast-grep scan`` reads them
-        relative to the project's folder, else to ``file``."""
+        relative to the project's folder, else to ``file``, and as ast-grep's globs
+        (:func:`~xcsh.structural.rule_schema.glob_regex`: ``*`` also matches ``/``)."""
         if not self.files and not self.ignores:
             return True
-        from xcsh.fs.walk import gitignore_spec  # pathspec loads only for rules with globs
-
         if self.base and path is not None:
             real = os.path.realpath(path)
             if real.startswith(self.base.rstrip(os.sep) + os.sep):
                 file = real[len(self.base.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
-        if self.ignores and gitignore_spec(self.ignores).match_file(file):
+        if self.ignores and glob_regex(self.ignores).match(file):
             return False
-        return not self.files or gitignore_spec(self.files).match_file(file)
+        return not self.files or glob_regex(self.files).match(file) is not None
 
 
 def _names(rule: Any, utils: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
