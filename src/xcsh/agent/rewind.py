@@ -41,12 +41,12 @@ from xcsh.agent.persistence import (
     sessions_dir,
 )
 from xcsh.core import Message, UsageError, XcshError
+from xcsh.core.safe import visible_line
 from xcsh.core.wording import name_list, plural
 from xcsh.journal import ApplyError, Journal
 from xcsh.journal.records import COMMITTED, EntryRecord
 from xcsh.journal.rewind import RewindPlan, SessionChanges, plan_rewind, rewind_files
 from xcsh.journal.rewind import session_changes as journal_changes
-from xcsh.ui.safe import visible_line
 
 RewindMode = Literal["both", "files", "conversation"]
 """What a rewind takes back: files and conversation, the files only, the conversation only."""
