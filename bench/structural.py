@@ -14,6 +14,8 @@ without ``site-packages``) it runs, for the same patterns:
   copy; the apply alone is also timed without the journal, to show its cost;
 - a relational YAML rule: ``ast-grep scan --rule R --json=stream`` vs
   ``search(rules=...)`` (and the ``xcsh ast-grep --rule --json`` process);
+- a rule set of 48 rules in one project (``rule_set.py``): ``ast-grep scan``
+  vs the ``xcsh scan`` process;
 - one 4.6 MB file with 100,000 matches (``huge_file.py``): ``ast-grep run``
   vs the ``xcsh ast-grep`` process, with ``--json`` and in text, and
   ``ast-grep run -r --json=stream`` vs the ``xcsh ast-edit --json`` process;
@@ -51,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "devtools"))
 from agcli import ast_grep_binary, match_keys, parse_stream, run_args, run_with_rusage
 from huge_file import bench_huge
 from rows import Row, child, median
+from rule_set import bench_rule_set
 from stdlib_copy import copy_stdlib
 
 SEARCHES = [
@@ -322,11 +325,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--apply-runs", type=int, default=3, help="runs per apply case")
     parser.add_argument(
         "--only",
-        choices=["search", "preview", "apply", "memory", "rule", "huge"],
+        choices=["search", "preview", "apply", "memory", "rule", "rule-set", "huge"],
         action="append",
     )
     args = parser.parse_args(argv)
-    only = set(args.only or ["search", "preview", "apply", "memory", "rule", "huge"])
+    only = set(args.only or ["search", "preview", "apply", "memory", "rule", "rule-set", "huge"])
     print(
         f"ast-grep: {subprocess.check_output([ast_grep_binary(), '--version'], text=True).strip()}"
     )
@@ -344,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
             rows += bench_apply(tree.root, work, args.apply_runs)
         if "rule" in only:
             rows += bench_rule(tree.root, work, args.runs)
+        if "rule-set" in only:
+            rows += bench_rule_set(tree.root, work, args.apply_runs)
         if "huge" in only:
             rows += bench_huge(work, args.apply_runs)
         print()

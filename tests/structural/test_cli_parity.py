@@ -254,3 +254,27 @@ def test_hidden_files_and_named_ignored_folders_as_the_cli(tmp_path: Path) -> No
     # as the CLI: hidden files are left out of walks, an ignored folder named is searched
     assert [o["file"] for o in _ours(tmp_path, "print($A)", ".")] == ["src/ok.py"]
     assert [o["file"] for o in _ours(tmp_path, "print($A)", "build")] == ["build/y.py"]
+
+
+def test_node_modules_and_hidden_files_with_a_language_as_the_cli(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "node_modules/pkg/m.py": "print(1)\n",
+            "src/.f.py": "print(2)\n",
+            ".top.py": "print(3)\n",
+            ".hid/h.py": "print(4)\n",
+            "src/a.py": "print(5)\n",
+            "vendor/node_modules/n.py": "print(6)\n",
+            "vendor/.ignore": "node_modules/\n",
+        },
+    )
+    for args in ((), ("-l", "python"), ("-l", "python", "src")):
+        expected = _sorted(cli_json(tmp_path, "-p", "print($A)", *args))
+        assert _ours(tmp_path, "print($A)", *args) == expected, args
+    # node_modules is walked unless an ignore file lists it; with a language the
+    # walk also takes the hidden files of visible folders, never hidden folders
+    plain = [o["file"] for o in _sorted(_ours(tmp_path, "print($A)"))]
+    assert plain == ["node_modules/pkg/m.py", "src/a.py"]
+    by_language = [o["file"] for o in _sorted(_ours(tmp_path, "print($A)", "-l", "python"))]
+    assert by_language == [".top.py", "node_modules/pkg/m.py", "src/.f.py", "src/a.py"]

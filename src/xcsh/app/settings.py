@@ -30,6 +30,7 @@ KNOWN_SETTINGS = (
     "journal_max_bytes",
     *SANDBOX_KEYS,
     "approval",
+    "strict_rules",
 )
 """The keys ``settings.toml`` may set; any other key is refused (a typo such as
 ``modle`` would otherwise silently fall back to another model)."""

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import functools
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -41,12 +40,14 @@ from xcsh.cli.common import (
     error,
     load_rules,
     scan_progress,
+    split_json_style,
     warn_interrupted,
     workspace_for,
 )
 from xcsh.cli.options import SearchOptions
-from xcsh.cli.stdout import BlockWriter, end_process
+from xcsh.cli.stdout import BlockWriter, JsonArray, end_process
 from xcsh.core import ToolError, UsageError
+from xcsh.core.wording import plural
 from xcsh.structural import (
     Match,
     MatchSpec,
@@ -59,6 +60,7 @@ from xcsh.structural import (
     skipped_note,
 )
 from xcsh.structural.errors import error_pattern_note
+from xcsh.structural.records import is_error_record
 from xcsh.ui import detect_style
 
 if TYPE_CHECKING:  # rich loads only when the output is coloured
@@ -132,10 +134,15 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
             "xcsh ast-edit -p PATTERN -r REWRITE [PATH...] (it previews the change first)"
         )
         return EXIT_BAD_INPUT
+    try:
+        argv, style = split_json_style(argv)
+    except UsageError as exc:
+        parser.error(str(exc))
     args = parser.parse_args(argv)
     if (args.pattern is None) == (args.rule is None):
         parser.error("give one of -p/--pattern or --rule FILE")
-    return run(SearchOptions.from_args(args), owns_process=owns_process)
+    options = dataclasses.replace(SearchOptions.from_args(args), json_style=style)
+    return run(options, owns_process=owns_process)
 
 
 def run(options: SearchOptions, *, owns_process: bool = False) -> int:
@@ -162,6 +169,7 @@ def _search(options: SearchOptions, *, owns_process: bool) -> int:
         console = make_console(None, style)
     skipped: list[SkippedFile] = []
     found = 0
+    errors = 0
     paths = list(options.paths)
     root, given = workspace_for(paths)
     warn_interrupted(root)
@@ -172,7 +180,9 @@ def _search(options: SearchOptions, *, owns_process: bool) -> int:
     what = _what(options, rules)
     globs = options.globs
     scanned = 0
-    out = BlockWriter(sys.stdout)
+    out: BlockWriter | JsonArray = BlockWriter(sys.stdout)
+    if options.json and options.json_style != "stream":
+        out = JsonArray(sys.stdout, pretty=options.json_style == "pretty")
     # the last file's syntax trees, kept to be dropped with the process (see end_process)
     trees: list[object] | None = [] if owns_process else None
     with scan_progress("searching") as bar:
@@ -204,17 +214,29 @@ def _search(options: SearchOptions, *, owns_process: bool) -> int:
                     max_per_file=cap,
                     keep_last=trees,
                 )
+
+                def write(record: str) -> None:
+                    nonlocal errors
+                    errors += is_error_record(record, json=options.json)
+                    out.write(record)
+
                 try:
-                    count, more = _print_all(records, out.write, remaining, bar)
+                    count, more = _print_all(records, write, remaining, bar)
                 finally:
                     out.flush()
             else:
                 matches = iter_matches(
                     what, where, progress=progress, skipped=skipped, max_per_file=cap
                 )
+
+                def emit(match: Match) -> None:
+                    nonlocal errors
+                    errors += match.rule is not None and match.rule.severity == "error"
+                    _emit_coloured(match, console)
+
                 count, more = _print_all(
                     (dataclasses.replace(m, file=form.name(m.file)) for m in matches),
-                    functools.partial(_emit_coloured, console=console),
+                    emit,
                     remaining,
                     bar,
                 )
@@ -225,11 +247,20 @@ def _search(options: SearchOptions, *, owns_process: bool) -> int:
                 break
             # With the limit just reached, the next PATH is searched for one match
             # only, printed nowhere, so "more remain" is said only when true.
+    if isinstance(out, JsonArray):
+        out.close()
     sys.stdout.flush()
     _report_skipped(skipped)
     if more:
         noun = "match" if found == 1 else "matches"
         error(f"stopped after {found} {noun} (--limit {options.limit}); more remain")
+    if options.scan_exit:  # as `ast-grep scan`: only a match of severity error fails
+        if errors:
+            error(f"{plural(errors, 'match', 'matches')} of rules of severity error.")
+        code = EXIT_NO_MATCH if errors else EXIT_OK
+        if trees:
+            end_process(code)
+        return code
     if not found and not scanned:
         error(empty_scope_message(options.lang, paths))
         return EXIT_BAD_INPUT

@@ -80,7 +80,8 @@ def add_scope_arguments(parser: argparse.ArgumentParser, *, counted: str = "matc
     parser.add_argument(
         "--json",
         action="store_true",
-        help="print one JSON object per match (the fields of ast-grep run --json=stream)",
+        help="print one JSON object per match (the fields of ast-grep run --json=stream); "
+        "--json=pretty or --json=compact print them as one JSON array, as ast-grep does",
     )
     parser.add_argument(
         "paths",
@@ -90,6 +91,36 @@ def add_scope_arguments(parser: argparse.ArgumentParser, *, counted: str = "matc
         help="files, folders or globs (default: the current folder); a PATH outside the "
         "current folder makes its repository, or its folder, the workspace",
     )
+
+
+JSON_STYLES = ("pretty", "stream", "compact")
+"""The forms of ``--json=STYLE``, as ``ast-grep``'s; a bare ``--json`` is ``stream``."""
+
+
+def split_json_style(argv: Sequence[str]) -> tuple[list[str], str]:
+    """``argv`` with ``--json=STYLE`` turned into ``--json``, and the style (``stream`` when
+    none is given). As in ``ast-grep``, the style is attached with ``=``, so a PATH
+    after a bare ``--json`` stays a PATH.
+
+    Raises:
+        UsageError: an unknown style.
+    """
+    out: list[str] = []
+    style = "stream"
+    for arg in argv:
+        if arg == "--":
+            out += argv[len(out) :]
+            break
+        if arg.startswith("--json="):
+            style = arg.removeprefix("--json=")
+            if style not in JSON_STYLES:
+                raise UsageError(
+                    f"--json takes {', '.join(JSON_STYLES)}; got {style!r}",
+                    hint="--json alone prints JSON lines (stream)",
+                )
+            arg = "--json"
+        out.append(arg)
+    return out, style
 
 
 def add_rule_argument(parser: argparse.ArgumentParser) -> None:
@@ -110,9 +141,16 @@ def load_rules(options: SearchOptions) -> list[CompiledRule]:
     if options.rules:
         return list(options.rules)
     if options.rule:
+        from xcsh.structural.rule_schema import RuleWarning
         from xcsh.structural.rules import load_rule_file
 
-        return load_rule_file(Path(options.rule), display=options.rule)
+        warnings: list[RuleWarning] = []
+        rules = load_rule_file(
+            Path(options.rule), display=options.rule, strict=False, warnings=warnings
+        )
+        for warning in warnings:
+            error(f"warning: {warning}")
+        return rules
     return []
 
 

@@ -11,8 +11,12 @@ question on a terminal, ``xcsh undo``; ``--include-broken`` and
 ``--include-parse-errors`` to fix, as ``ast-grep scan -U`` does, the files
 left out by default).
 
-Exit codes: those of ``xcsh ast-grep`` (0 matches, 1 none, 2 bad input), or
-with ``--fix`` those of ``xcsh ast-edit``.
+Exit codes: those of ``ast-grep scan``: 1 when a rule of severity ``error``
+matched, else 0 (matches of other severities, or none), 2 bad input; with
+``--fix`` those of ``xcsh ast-edit``. A key ``ast-grep`` ignores inside a rule
+(a misspelt ``stopby``) and two rules sharing an id are run as ``ast-grep``
+runs them, with a warning on stderr naming the YAML path;
+``--strict-rules`` (or ``strict_rules = true`` in settings.toml) refuses them.
 """
 
 from __future__ import annotations
@@ -23,10 +27,11 @@ from pathlib import Path
 
 from xcsh.cli import ast_edit_cmd, ast_grep_cmd
 from xcsh.cli.argparser import Parser
-from xcsh.cli.common import EXIT_BAD_INPUT, add_globs_argument, error
+from xcsh.cli.common import EXIT_BAD_INPUT, add_globs_argument, error, split_json_style
 from xcsh.cli.options import EditOptions, SearchOptions
-from xcsh.core import ToolError
+from xcsh.core import ToolError, UsageError
 from xcsh.structural.project import find_config, load_project
+from xcsh.structural.rule_schema import RuleWarning
 from xcsh.structural.rules import load_rule_file
 
 
@@ -35,16 +40,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="xcsh scan",
         description="Run YAML rules (a project's sgconfig.yml, or --rule FILE) like ast-grep scan.",
-        epilog="exit codes: 0 matches found (or an edit done), 1 none, 2 bad input",
+        epilog="exit codes: 1 a rule of severity error matched, 0 otherwise, 2 bad input "
+        "(with --fix: those of xcsh ast-edit)",
     )
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
         "-c", "--config", metavar="CONFIG", help="the project configuration (default: sgconfig.yml)"
     )
     source.add_argument("--rule", metavar="FILE", help="one YAML rule file instead of the project")
+    parser.add_argument(
+        "--strict-rules",
+        action="store_true",
+        help="refuse rule files with keys ast-grep ignores (a misspelt `stopby`) or two rules "
+        "sharing an id, instead of warning (also: strict_rules = true in settings.toml)",
+    )
     add_globs_argument(parser)
     parser.add_argument("--limit", metavar="N", type=int, help="stop after N matches")
-    parser.add_argument("--json", action="store_true", help="print JSON lines (ast-grep scan)")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON lines (ast-grep scan --json=stream); --json=pretty or --json=compact "
+        "print one JSON array, as ast-grep does",
+    )
     parser.add_argument(
         "--fix", action="store_true", help="preview the rules' fixes as one edit, then decide"
     )
@@ -77,18 +94,44 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _strict_setting() -> bool:
+    """``strict_rules`` of settings.toml.
+
+    Raises:
+        UsageError: settings.toml is unreadable or holds a bad value.
+    """
+    from xcsh.app.settings import load_settings
+    from xcsh.fs import xcsh_home
+
+    value = load_settings(xcsh_home()).get("strict_rules", False)
+    if not isinstance(value, bool):
+        raise UsageError(
+            f"strict_rules in settings.toml is true or false; got {value!r}",
+            hint="write strict_rules = true (refuse rule files ast-grep would half-read)",
+        )
+    return value
+
+
 def main(argv: list[str], *, owns_process: bool = False) -> int:
     """Run ``xcsh scan``; returns the exit code (``owns_process``: as for
     :func:`xcsh.cli.ast_grep_cmd.main`)."""
     parser = build_parser()
+    try:
+        argv, style = split_json_style(argv)
+    except UsageError as exc:
+        parser.error(str(exc))
     args = parser.parse_args(argv)
     if (args.yes or args.dry_run or args.interactive) and not args.fix:
         parser.error("--yes, --dry-run and -i go with --fix")
     if (args.include_broken or args.include_parse_errors) and not args.fix:
         parser.error("--include-broken and --include-parse-errors go with --fix")
+    warnings: list[RuleWarning] = []
     try:
+        strict = args.strict_rules or _strict_setting()
         if args.rule:
-            rules = load_rule_file(Path(args.rule), display=args.rule)
+            rules = load_rule_file(
+                Path(args.rule), display=args.rule, strict=strict, warnings=warnings
+            )
         else:
             config = Path(args.config) if args.config else find_config(Path.cwd())
             if config is None:
@@ -96,10 +139,12 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
                     "No sgconfig.yml in this folder or above. Create one with "
                     "`ruleDirs: [rules]`, pass -c CONFIG, or give --rule FILE."
                 )
-            rules = load_project(config).rules
-    except ToolError as exc:
+            rules = load_project(config, strict=strict, warnings=warnings).rules
+    except (ToolError, UsageError) as exc:
         error(exc)
         return EXIT_BAD_INPUT
+    for warning in warnings:
+        error(f"warning: {warning}")
     rules = [rule for rule in rules if rule.severity != "off"]
     if not rules:
         error("No rule to run (every rule is `severity: off`, or the rule folders are empty).")
@@ -111,7 +156,9 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
         globs=tuple(args.globs),
         limit=args.limit,
         json=args.json,
+        json_style=style,
         paths=paths,
+        scan_exit=True,
     )
     if not args.fix:
         return ast_grep_cmd.run(search, owns_process=owns_process)

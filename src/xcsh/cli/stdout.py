@@ -89,6 +89,45 @@ class BlockWriter:
             raise
 
 
+class JsonArray:
+    """Prints JSON-line records as one JSON array, as ``ast-grep --json=pretty|compact``.
+
+    :meth:`write` takes one record (a JSON object and its line break) and keeps
+    it; :meth:`close` prints the array: ``[`` and ``]`` around the objects,
+    each indented by two spaces per level and separated by ``,`` and a line
+    break (``pretty``), or on one line separated by ``,``; ``[]`` when there
+    is none. :meth:`flush` does nothing: an array is printed whole.
+    """
+
+    def __init__(self, stream: TextIO, *, pretty: bool) -> None:
+        self._stream = stream
+        self._pretty = pretty
+        self._records: list[str] = []
+
+    def write(self, text: str) -> None:
+        """Keep one record for :meth:`close`."""
+        self._records.append(text.rstrip("\n"))
+
+    def flush(self) -> None:
+        """Nothing: the array is printed by :meth:`close`."""
+
+    def close(self) -> None:
+        """Print the array of every record written."""
+        if not self._records:
+            self._stream.write("[]\n")
+        elif not self._pretty:
+            self._stream.write("[" + ",".join(self._records) + "]\n")
+        else:
+            import json
+
+            objects = (
+                json.dumps(json.loads(record), indent=2, ensure_ascii=False)
+                for record in self._records
+            )
+            self._stream.write("[\n" + ",\n".join(objects) + "\n]\n")
+        self._records = []
+
+
 def is_own_process() -> bool:
     """Whether this process may be ended by :func:`end_process`: nothing outside xcsh
     watches it (no profiler, tracer or debugger: ``sys.getprofile``/``sys.gettrace``)

@@ -7,8 +7,10 @@ Rules (kept close to the ``ast-grep`` CLI, which uses the ``ignore`` crate):
   folders above the starting one up to the top of its git repository, and
   the repository's ``.git/info/exclude``. Unlike the CLI, a ``.gitignore``
   counts even outside a git repository: users expect it to.
-- ``.git`` and ``node_modules`` are always skipped, and so are folders whose
-  name starts with a dot, as the CLI does. Dot-files are walked unless
+- ``.git`` and ``node_modules`` are skipped (``node_modules`` unless
+  ``skip_node_modules=False``, which the structural tools pass: the CLI walks
+  it unless an ignore file lists it), and so are folders whose name starts
+  with a dot, as the CLI does. Dot-files are walked unless
   ``hidden_files=False`` (the structural tools pass it: the CLI skips them,
   and ``.eslintrc.js`` is configuration, not code to rewrite); a hidden file
   named explicitly is always returned.
@@ -110,6 +112,7 @@ def iter_files(
     root: Path | None = None,
     hidden_files: bool = True,
     unreadable: list[tuple[Path, str]] | None = None,
+    skip_node_modules: bool = True,
 ) -> Iterator[Path]:
     """Yield the files under ``start`` that a search should visit, sorted per folder.
 
@@ -126,6 +129,7 @@ def iter_files(
             are never walked).
         unreadable: when given, each folder that could not be listed is
             appended with why (``"Permission denied"``); else they are skipped.
+        skip_node_modules: leave out folders named ``node_modules``.
 
     Yields:
         Absolute paths of regular files; symlinks inside walked folders are skipped.
@@ -163,7 +167,8 @@ def iter_files(
         def wanted(path: Path) -> bool:
             return not path.name.startswith(".") and shown(path)
 
-    yield from _walk(start, inherited, wanted, unreadable)
+    skipped_dirs = ALWAYS_SKIPPED_DIRS if skip_node_modules else frozenset({".git"})
+    yield from _walk(start, inherited, wanted, unreadable, skipped_dirs)
 
 
 def repository_top(folder: Path) -> Path | None:
@@ -193,6 +198,7 @@ def _walk(
     inherited: list[_Rules],
     wanted: Callable[[Path], bool],
     unreadable: list[tuple[Path, str]] | None,
+    skipped_dirs: frozenset[str],
 ) -> Iterator[Path]:
     rules = inherited + _load_rules(folder)
     try:
@@ -210,11 +216,11 @@ def _walk(
         except OSError:
             continue
         if is_dir:
-            if entry.name in ALWAYS_SKIPPED_DIRS or entry.name.startswith("."):
+            if entry.name in skipped_dirs or entry.name.startswith("."):
                 continue
             if not _ignored(path, True, rules):
                 subfolders.append(path)
         elif is_file and not _ignored(path, False, rules) and wanted(path):
             yield path
     for sub in subfolders:
-        yield from _walk(sub, rules, wanted, unreadable)
+        yield from _walk(sub, rules, wanted, unreadable, skipped_dirs)

@@ -116,7 +116,7 @@ def _prepared(
 ) -> tuple[Query, Scope]:
     """The scope and the compiled query (with ``changes``) of a streamed search; its
     left-out files go to ``skipped``. Raises as :func:`search`, before any streaming."""
-    scope = resolve_scope(where)
+    scope = resolve_scope(where, rules=bool(what.rules))
     query = dataclasses.replace(compile_query(what, scope), **changes)
     if skipped is not None:
         skipped.extend(scope.skipped)
@@ -216,7 +216,7 @@ def search(
         raise BadLimit(limit, "matches")
     if offset < 0:
         raise ToolError(f"`offset` must be 0 or more; got {offset}.")
-    scope = resolve_scope(where)
+    scope = resolve_scope(where, rules=bool(what.rules))
     query = compile_query(what, scope)
     skipped = list(scope.skipped)
     kept: list[Match] = []
@@ -293,7 +293,7 @@ def preview_edit(
         raise ToolError("`ops` is empty. Give at least one {pat, out} rewrite.")
     if limit is not None and limit <= 0:
         raise BadLimit(limit, "replacements")
-    scope = resolve_scope(where)
+    scope = resolve_scope(where, rules=bool(edit.rules))
     if covered is not None:
         _leave_out_covered(scope, covered)
     query = compile_query(

@@ -144,8 +144,8 @@ def make_match(
                 single[name] = Capture(text=captured.text(), span=offsets.span(captured))
         for name in pattern.multi:
             nodes = node.get_multiple_matches(name)
-            if not nodes and name in pattern.trailing_multi:
-                continue  # never reached by ast-grep's matcher: the CLI does not bind it
+            if not nodes and not pattern.multi_bound(node, name):
+                continue  # the CLI does not bind it
             multi[name] = [Capture(text=n.text(), span=offsets.span(n)) for n in nodes]
     rule: RuleReport | None = None
     fix: tuple[str, int, int] | None = None

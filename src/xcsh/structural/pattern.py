@@ -116,6 +116,10 @@ class CompiledPattern:
     trailing_multi: tuple[str, ...] = ()
     """``$$$`` names last among their siblings: left unbound by ast-grep when they match nothing."""
 
+    def multi_bound(self, node: SgNode, name: str) -> bool:
+        """Whether ``$$$name``, which captured nothing in the match ``node``, is bound."""
+        return name not in self.trailing_multi
+
 
 def bound_metavariables(pattern: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The capturing metavariable names of ``pattern``: ``(single, multi)``.

@@ -10,8 +10,8 @@ from typing import Any
 import yaml
 
 from xcsh.structural.languages import resolve_language
-from xcsh.structural.rule_schema import RuleError, strings_of, yaml_path
-from xcsh.structural.rules import CompiledRule, parse_rules
+from xcsh.structural.rule_schema import RuleError, RuleWarning, strings_of, yaml_path
+from xcsh.structural.rules import CompiledRule, based, parse_rules
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,8 +33,11 @@ def find_config(start: Path) -> Path | None:
     return None
 
 
-def load_project(config: Path) -> Project:
-    """Load ``sgconfig.yml``: the rules of ``ruleDirs``, with the utilities of ``utilDirs``.
+def load_project(
+    config: Path, *, strict: bool = True, warnings: list[RuleWarning] | None = None
+) -> Project:
+    """Load ``sgconfig.yml``: the rules of ``ruleDirs``, with the utilities of ``utilDirs``
+    (``strict``, ``warnings``: as for :func:`xcsh.structural.rules.parse_rules`).
 
     Raises:
         RuleError: a bad configuration, a missing folder, or a bad rule (named).
@@ -91,8 +94,10 @@ def load_project(config: Path) -> Project:
                 text = file.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 raise RuleError(shown, "", f"cannot read the rule file: {exc}.") from None
-            rules += parse_rules(text, origin=shown, global_utils=utils)
-    return Project(root=root, config=config, rules=rules)
+            rules += parse_rules(
+                text, origin=shown, global_utils=utils, strict=strict, warnings=warnings
+            )
+    return Project(root=root, config=config, rules=based(rules, root))
 
 
 def _yaml_files(folder: Path, origin: str, where: str) -> list[Path]:

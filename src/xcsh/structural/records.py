@@ -122,7 +122,7 @@ def rule_parts(
     report = RuleReport(
         id=rule.id,
         severity=rule.severity,
-        message=interpolate(rule.message, node, transformed),
+        message=interpolate(rule, node, text, transformed),
         note=rule.note,
     )
     return transformed, replaced, report
@@ -189,6 +189,15 @@ def render(
     else:
         for node, pattern, _ in found:
             yield _text_record(node, pattern, text, shown)
+
+
+def is_error_record(record: str, *, json: bool) -> bool:
+    """Whether ``record`` (rendered by :func:`render`) is the match of a rule of
+    severity ``error``. In JSON the match's own text is escaped, so the unescaped
+    field can only be the record's; a text record starts with ``severity[id]``."""
+    if json:
+        return '"severity":"error","note":' in record
+    return record.startswith("error[")
 
 
 def _range_json(rng: Range, offsets: Offsets) -> str:
@@ -266,8 +275,8 @@ def _json_record(
     multi = []
     for name in pattern.multi:
         nodes = node.get_multiple_matches(name)
-        if not nodes and name in pattern.trailing_multi:
-            continue  # never reached by ast-grep's matcher: the CLI does not bind it
+        if not nodes and not pattern.multi_bound(node, name):
+            continue  # the CLI does not bind it
         multi.append(
             f"{encode_basestring(name)}:[{','.join(_captures_json(nodes, text, offsets))}]"
         )
@@ -307,10 +316,11 @@ def _text_record(
     head = ""
     if not isinstance(pattern, CompiledPattern):
         message = pattern.message
-        if "$" in message:
+        if pattern.message_template is not None:
             from xcsh.structural.rule_eval import interpolate, transformed_values
 
-            message = interpolate(message, node, transformed_values(node, pattern, text))
+            transformed = transformed_values(node, pattern, text)
+            message = interpolate(pattern, node, text, transformed)
         label = f"{pattern.severity}[{pattern.id}]"
         head = f"{label}: {message}\n" if message else f"{label}\n"
     number = start.line + 1

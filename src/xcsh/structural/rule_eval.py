@@ -4,7 +4,6 @@ the message. ast-grep-py evaluates the rule and its native transforms; the rest 
 
 from __future__ import annotations
 
-import re
 from typing import Any, cast
 
 from ast_grep_py import Config, SgNode
@@ -20,25 +19,17 @@ from xcsh.structural.rewrite import (
 from xcsh.structural.rule_schema import Fix
 from xcsh.structural.rules import CompiledRule, Rewriter
 
-_MESSAGE_META = re.compile(r"\$(\$\$)?([A-Z_][A-Z0-9_]*)")
 
-
-def interpolate(message: str, node: SgNode, transformed: dict[str, str]) -> str:
-    """A rule's ``message`` with its metavariables replaced by what they captured."""
-    if "$" not in message:
-        return message
-
-    def value(found: re.Match[str]) -> str:
-        name = found.group(2)
-        if name in transformed:
-            return transformed[name]
-        if found.group(1):
-            nodes = node.get_multiple_matches(name)
-            return "".join(n.text() for n in nodes) if nodes else found.group(0)
-        captured = node.get_match(name)
-        return captured.text() if captured is not None else found.group(0)
-
-    return _MESSAGE_META.sub(value, message)
+def interpolate(rule: CompiledRule, node: SgNode, text: str, transformed: dict[str, str]) -> str:
+    """A rule's ``message`` for the match ``node`` in ``text``: expanded as a fix template
+    is, as the CLI does (a metavariable the match did not bind becomes ``""``, and the
+    lines after the first are indented like the match)."""
+    template = rule.message_template
+    if template is None:
+        return rule.message
+    values = capture_spans(node, template)
+    values.update({name: value for name, value in transformed.items() if name in values})
+    return expand_template(template, text, node.range().start.index, values, "\n")
 
 
 def rule_template(rule: CompiledRule) -> Template:
@@ -80,7 +71,8 @@ def _rewrite(
     (outer first); the first rewriter (in the order listed) matching a node
     replaces it with its fix, and what is inside is not visited again. A
     ``$$$`` source is rewritten node by node and joined by ``joinBy`` (without
-    it, the text between the nodes is kept).
+    it, the text between the nodes is kept; with it, only the rewriters' edits are
+    joined and the nodes no rewriter matched are left out).
     """
     source = str(spec["source"])
     name = source.lstrip("$")
@@ -94,35 +86,32 @@ def _rewrite(
     chosen = [rewriters[rid] for rid in spec.get("rewriters", []) if rid in rewriters]
     newline = detect_newline(text)
     join_by = spec.get("joinBy")
-    if join_by is not None:  # node by node; separators (`,`) are not nodes to join
-        return str(join_by).join(
-            _rewrite_range([n], *_bounds(n), chosen, rewriters, text, newline, node)
-            for n in nodes
-            if n.is_named()
-        )
+    if join_by is not None:  # only the rewriters' edits, joined; the rest is dropped
+        edits = _edits(nodes, chosen, rewriters, text, newline, node)
+        return str(join_by).join(replacement for _, _, replacement in edits)
     start = nodes[0].range().start.index
     end = nodes[-1].range().end.index
     # The result is source text: de-indented as a captured text is, before insertion.
-    rewritten = _rewrite_range(nodes, start, end, chosen, rewriters, text, newline, node)
-    return reindent(rewritten, indent_at(text, start), "")
+    parts: list[str] = []
+    cursor = start
+    for hit_start, hit_end, replacement in _edits(nodes, chosen, rewriters, text, newline, node):
+        parts += (text[cursor:hit_start], replacement)
+        cursor = hit_end
+    parts.append(text[cursor:end])
+    return reindent("".join(parts), indent_at(text, start), "")
 
 
-def _bounds(node: SgNode) -> tuple[int, int]:
-    rng = node.range()
-    return rng.start.index, rng.end.index
-
-
-def _rewrite_range(
+def _edits(
     nodes: list[SgNode],
-    start: int,
-    end: int,
     rewriters: list[Rewriter],
     every: dict[str, Rewriter],
     text: str,
     newline: str,
     outer: SgNode,
-) -> str:
-    """``text[start:end]`` with each rewriter match in ``nodes`` replaced by its fix.
+) -> list[tuple[int, int, str]]:
+    """The rewriters' edits inside ``nodes``: ``(start, end, new text)`` in source order,
+    none overlapping (a node inside one already rewritten is left alone, and of two
+    rewriters matching one node the first listed wins).
 
     As in the CLI, a rewriter starts from the captures of the rule's match
     (``outer``): a metavariable both bind must capture the same text, and one
@@ -136,8 +125,8 @@ def _rewrite_range(
                 rng = hit.range()
                 found.append((rng.start.index, -rng.end.index, order, hit))
     found.sort(key=lambda f: (f[0], f[1], f[2]))
-    parts: list[str] = []
-    cursor = start
+    edits: list[tuple[int, int, str]] = []
+    cursor = -1
     for hit_start, neg_end, order, hit in found:
         if hit_start < cursor:
             continue  # inside a node already rewritten, or a later rewriter of the same node
@@ -149,11 +138,11 @@ def _rewrite_range(
             around = capture_spans(outer, template)
             values.update({name: around[name] for name in unbound})
         values.update(transformed_values(hit, rewriter, text, every))
-        parts.append(text[cursor:hit_start])
-        parts.append(expand_template(template, text, hit_start, values, newline))
+        edits.append(
+            (hit_start, -neg_end, expand_template(template, text, hit_start, values, newline))
+        )
         cursor = -neg_end
-    parts.append(text[cursor:end])
-    return "".join(parts)
+    return edits
 
 
 def _agrees(hit: SgNode, outer: SgNode, rewriter: Rewriter) -> bool:

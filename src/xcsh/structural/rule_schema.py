@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -124,10 +125,24 @@ def check_rule(value: Any, where: str, origin: str, *, relation: bool = False) -
                     "a pattern object takes `context` (required), `selector` and `strictness`.",
                 )
         if key == "regex" and isinstance(sub, str):
-            try:
-                re.compile(sub)
-            except re.error as exc:
-                raise RuleError(origin, here, f"invalid regular expression: {exc}.") from exc
+            problem = regex_problem(sub)
+            if problem:
+                raise RuleError(origin, here, f"invalid regular expression: {problem}.")
+
+
+def regex_problem(regex: str) -> str:
+    """Why ast-grep refuses ``regex`` (Rust's syntax: ``\\p{L}``, ``[[:alpha:]]``), or ``""``."""
+    from ast_grep_py import SgRoot
+
+    try:
+        SgRoot("", "python").root().find_all({"rule": {"regex": regex}})
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # ast-grep-py reports a bad rule as a Rust panic or error
+        text = str(exc).split("Stack backtrace:")[0]
+        found = re.search(r"error: (.+)", text)
+        return found.group(1).strip() if found else "not a valid regular expression"
+    return ""
 
 
 REWRITER_KEYS = ("id", "rule", "constraints", "utils", "transform", "fix", "rewriters")
@@ -246,3 +261,182 @@ def strings_of(value: Any, where: str, origin: str) -> tuple[str, ...]:
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return tuple(value)
     raise RuleError(origin, where, "takes a glob or a list of globs.")
+
+
+_NTH_CHILD_KEYS = ("position", "ofRule", "reverse")
+
+
+_PATTERN_KEYS = ("context", "selector", "strictness")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RuleWarning:
+    """Something in a rule file that ast-grep runs anyway, and so does xcsh unless strict:
+    a key it ignores inside a rule, or two rules sharing an id.
+
+    Attributes:
+        origin: the file (with its document and rule id) it is in.
+        yaml_path: the dotted path (``rule.inside.stopby``).
+        problem: what is wrong, with the likely fix (``unknown key (did you mean
+            `stopBy`?)``).
+        ignored: what ast-grep does with it (``ignored``, ``both run``).
+    """
+
+    origin: str
+    yaml_path: str
+    problem: str
+    ignored: str = "ignored"
+
+    def __str__(self) -> str:
+        return f"{self.origin}: {self.yaml_path}: {self.problem}; {self.ignored}, as ast-grep does."
+
+    def as_error(self) -> RuleError:
+        """The refusal strict rule checking gives instead of the warning."""
+        return RuleError(
+            self.origin, self.yaml_path, f"{self.problem}. Rules are checked strictly: fix it."
+        )
+
+
+def _hint(key: str, allowed: Sequence[str], elsewhere: dict[str, str]) -> str:
+    import difflib
+
+    if key in elsewhere:
+        return elsewhere[key]
+    folded = {name.lower(): name for name in allowed}
+    if key.lower() in folded:
+        return f"did you mean `{folded[key.lower()]}`?"
+    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
+    return f"did you mean `{close[0]}`?" if close else ""
+
+
+def _misplaced(allowed: Sequence[str]) -> dict[str, str]:
+    out = {key: f"`{key}` belongs inside `nthChild`" for key in _NTH_CHILD_KEYS}
+    if "stopBy" not in allowed:
+        out.update(
+            {
+                key: f"`{key}` belongs inside a relational rule (inside, has, precedes, follows)"
+                for key in ("stopBy", "field")
+            }
+        )
+    return {key: hint for key, hint in out.items() if key not in allowed}
+
+
+def drop_unknown_keys(
+    document: dict[str, Any], origin: str
+) -> tuple[dict[str, Any], list[RuleWarning]]:
+    """``document`` without the keys ast-grep ignores inside rules, rewriters, fixes and
+    pattern objects, and a warning for each, naming its YAML path and the likely key.
+
+    The top-level keys are not touched: ast-grep refuses an unknown one, and so does
+    :func:`xcsh.structural.rules.compile_rule`.
+    """
+    warnings: list[RuleWarning] = []
+
+    def keep(value: dict[str, Any], allowed: Sequence[str], where: str) -> dict[str, Any]:
+        out = {}
+        for key, sub in value.items():
+            if key in allowed:
+                out[key] = sub
+            else:
+                hint = _hint(str(key), allowed, _misplaced(allowed))
+                problem = f"unknown key ({hint})" if hint else "unknown key"
+                warnings.append(
+                    RuleWarning(
+                        origin=origin, yaml_path=yaml_path(where, str(key)), problem=problem
+                    )
+                )
+        return out
+
+    def rule(value: Any, where: str, *, relation: bool = False) -> Any:
+        if not isinstance(value, dict):
+            return value
+        allowed = RULE_KEYS + (("stopBy", "field") if relation else ())
+        out = keep(value, allowed, where)
+        for key, sub in out.items():
+            here = yaml_path(where, key)
+            if key in RELATIONAL_KEYS:
+                out[key] = rule(sub, here, relation=True)
+            elif key in ("not", "stopBy"):
+                out[key] = rule(sub, here)
+            elif key in ("all", "any") and isinstance(sub, list):
+                out[key] = [rule(item, yaml_path(here, i)) for i, item in enumerate(sub)]
+            elif key == "pattern" and isinstance(sub, dict):
+                out[key] = keep(sub, _PATTERN_KEYS, here)
+            elif key == "nthChild" and isinstance(sub, dict):
+                out[key] = keep(sub, _NTH_CHILD_KEYS, here)
+                if "ofRule" in out[key]:
+                    out[key]["ofRule"] = rule(out[key]["ofRule"], yaml_path(here, "ofRule"))
+        return out
+
+    def rules_of(value: Any, where: str) -> Any:
+        if not isinstance(value, dict):
+            return value
+        return {name: rule(sub, yaml_path(where, str(name))) for name, sub in value.items()}
+
+    def fix(value: Any, where: str) -> Any:
+        if not isinstance(value, dict):
+            return value
+        out = keep(value, _FIX_KEYS, where)
+        for key in ("expandStart", "expandEnd"):
+            if key in out:
+                out[key] = rule(out[key], yaml_path(where, key))
+        return out
+
+    def rewriter(value: Any, where: str) -> Any:
+        if not isinstance(value, dict):
+            return value
+        out = keep(value, REWRITER_KEYS, where)
+        return body(out, where)
+
+    def body(out: dict[str, Any], where: str) -> dict[str, Any]:
+        if "rule" in out:
+            out["rule"] = rule(out["rule"], yaml_path(where, "rule"))
+        for key in ("utils", "constraints"):
+            if key in out:
+                out[key] = rules_of(out[key], yaml_path(where, key))
+        if "fix" in out:
+            out["fix"] = fix(out["fix"], yaml_path(where, "fix"))
+        if isinstance(out.get("rewriters"), list):
+            out["rewriters"] = [
+                rewriter(item, yaml_path(yaml_path(where, "rewriters"), i))
+                for i, item in enumerate(out["rewriters"])
+            ]
+        return out
+
+    return body(dict(document), ""), warnings
+
+
+@functools.lru_cache(maxsize=256)
+def glob_regex(globs: tuple[str, ...]) -> re.Pattern[str]:
+    """One regular expression matching a ``/``-separated path when any of ``globs`` does,
+    read as ast-grep reads a rule's ``files``/``ignores``: the whole path must match,
+    ``*`` and ``?`` also match ``/``, ``**/`` is any number of folders (none
+    included), ``[...]`` a class (``[!...]`` negated)."""
+    parts: list[str] = []
+    for glob in globs:
+        out = ""
+        index = 0
+        while index < len(glob):
+            if glob.startswith("**/", index):
+                out += "(?:.*/)?"
+                index += 3
+            elif glob.startswith("/**", index) and index + 3 == len(glob):
+                out += "(?:/.*)?"
+                index += 3
+            elif glob[index] == "*":
+                out += ".*"
+                index += 1
+            elif glob[index] == "?":
+                out += "."
+                index += 1
+            elif glob[index] == "[" and (close := glob.find("]", index + 2)) > 0:
+                body = glob[index + 1 : close]
+                negated = body.startswith("!")
+                body = body.removeprefix("!").replace("\\", "\\\\")
+                out += f"[{'^' if negated else ''}{body}]"
+                index = close + 1
+            else:
+                out += re.escape(glob[index])
+                index += 1
+        parts.append(out)
+    return re.compile("(?:" + "|".join(parts) + r")\Z", re.DOTALL)

@@ -20,18 +20,20 @@ document, the YAML path (``rule.inside.stopBy``) and the fix.
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from ast_grep_py import Config, SgRoot
+from ast_grep_py import Config, SgNode, SgRoot
 
 from xcsh.core import ToolError
 from xcsh.structural.errors import Doubt
-from xcsh.structural.languages import Language, resolve_language
-from xcsh.structural.pattern import bound_metavariables, compile_pattern
+from xcsh.structural.languages import resolve_language
+from xcsh.structural.pattern import bound_metavariables
 from xcsh.structural.pattern_checks import check_pattern_size
 from xcsh.structural.rewrite import Template, parse_template
 from xcsh.structural.rule_schema import (
@@ -41,12 +43,16 @@ from xcsh.structural.rule_schema import (
     TOP_KEYS,
     Fix,
     RuleError,
+    RuleWarning,
     check_rule,
+    drop_unknown_keys,
     fix_of,
+    glob_regex,
     split_transforms,
     strings_of,
     yaml_path,
 )
+from xcsh.structural.rule_tokens import Requirement, admits, required_text
 from xcsh.structural.rule_vars import (
     bound_names,
     check_fix_names,
@@ -85,10 +91,12 @@ class CompiledRule:
         single: metavariable names of the rule's patterns (reported when bound).
         multi: ``$$$`` names of the rule's patterns.
         transforms: names of every transform, in order.
-        tokens: UTF-8 byte strings a file must contain to be searched (may be empty).
-        files: globs a file must match (relative to the workspace), or empty for all.
+        required: the text a file must hold for the rule to match in it
+            (:mod:`xcsh.structural.rule_tokens`); ``()`` when nothing is known.
+        files: globs a file must match (relative to :attr:`base`), or empty for all.
         ignores: globs of files left out.
         severity, message, note: reported with each match (``message`` may hold metavariables).
+        message_template: ``message`` parsed as a fix template, when it names a metavariable.
     """
 
     id: str
@@ -102,28 +110,66 @@ class CompiledRule:
     single: tuple[str, ...] = ()
     multi: tuple[str, ...] = ()
     transforms: tuple[str, ...] = ()
-    tokens: tuple[bytes, ...] = ()
+    required: Requirement = ()
     files: tuple[str, ...] = ()
     ignores: tuple[str, ...] = ()
     severity: str = "hint"
     message: str = ""
     note: str | None = None
+    message_template: Template | None = None
     doubt: Doubt | None = None
     has_error: bool = False
     trailing_multi: tuple[str, ...] = ()
+    base: str = ""
+    """The real path of the folder ``files``/``ignores`` are relative to: the project's
+    (the folder of ``sgconfig.yml``), or a ``--rule`` file's own; ``""`` for the workspace."""
+    branches: tuple[tuple[dict[str, Any], tuple[str, ...]], ...] = ()
+    """The branches of the rule's ``any`` (top level, or in a top-level ``all``) with the
+    ``$$$`` names each binds, when a name is bound on some branches only: such a name
+    captured nothing is bound only if the first branch that matches binds it."""
+
+    def multi_bound(self, node: SgNode, name: str) -> bool:
+        """Whether the ``$$$name`` that captured nothing in the match ``node`` is bound
+        (reported as ``[]``) rather than left unbound by an ``any`` branch that did not
+        match, as the CLI tells them apart."""
+        if name in self.trailing_multi:
+            return False  # never reached by ast-grep's matcher
+        if not any(name in names for _, names in self.branches):
+            return True
+        for branch, names in self.branches:
+            try:
+                if node.matches(**branch):
+                    return name in names
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException:  # a branch ast-grep-py cannot check alone (utils)
+                return True
+        return True
 
     @property
     def selector(self) -> None:
         """Rules have no ``sel``."""
         return None
 
-    def applies_to(self, file: str) -> bool:
-        """Whether ``file`` (workspace-relative, ``/``-separated) passes ``files``/``ignores``."""
-        from xcsh.fs.walk import gitignore_spec  # pathspec loads only for rules with globs
+    def admits(self, raw: bytes) -> bool:
+        """Whether a file of bytes ``raw`` holds the text the rule needs to match in it."""
+        return admits(self.required, raw)
 
-        if self.ignores and gitignore_spec(self.ignores).match_file(file):
+    def applies_to(self, file: str, path: Path | None = None) -> bool:
+        """Whether a file passes ``files``/``ignores``: ``file`` is its workspace-relative
+        ``/``-separated name, ``path`` its absolute path. The globs are read relative to
+        :attr:`base` when the file is inside it, as ``ast-grep scan`` reads them
+        relative to the project's folder, else to ``file``, and as ast-grep's globs
+        (:func:`~xcsh.structural.rule_schema.glob_regex`: ``*`` also matches ``/``)."""
+        if not self.files and not self.ignores:
+            return True
+        if self.base and path is not None:
+            real = os.path.realpath(path)
+            if real.startswith(self.base.rstrip(os.sep) + os.sep):
+                file = real[len(self.base.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
+        if self.ignores and glob_regex(self.ignores).match(file):
             return False
-        return not self.files or gitignore_spec(self.files).match_file(file)
+        return not self.files or glob_regex(self.files).match(file) is not None
 
 
 def _names(rule: Any, utils: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -134,6 +180,26 @@ def _names(rule: Any, utils: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[
         single += [n for n in s if n not in single]
         multi += [n for n in m if n not in multi]
     return tuple(single), tuple(multi)
+
+
+def _branches(
+    rule: dict[str, Any], multi: tuple[str, ...]
+) -> tuple[tuple[dict[str, Any], tuple[str, ...]], ...]:
+    """The ``any`` branches of ``rule`` (see :attr:`CompiledRule.branches`), or ``()``."""
+    groups = [rule.get("any")] + [
+        item.get("any") for item in rule.get("all") or [] if isinstance(item, dict)
+    ]
+    out: list[tuple[dict[str, Any], tuple[str, ...]]] = []
+    for group in groups:
+        if not isinstance(group, list):
+            continue
+        for branch in group:
+            if isinstance(branch, dict):
+                names = {m for text in patterns_in(branch) for m in bound_metavariables(text)[1]}
+                out.append((branch, tuple(n for n in multi if n in names)))
+    named = {n for _, names in out for n in names}
+    optional = [n for n in named if not all(n in names for _, names in out)]
+    return tuple(out) if optional else ()
 
 
 def _ast_grep_problem(exc: BaseException) -> str:
@@ -155,22 +221,6 @@ def _validate(config: dict[str, Any], language: str, origin: str, where: str) ->
         raise RuleError(
             origin, where, f"ast-grep refused it: {problem}. Fix the rule as the message says."
         ) from None
-
-
-def _tokens(rule: dict[str, Any], language: Language) -> tuple[bytes, ...]:
-    """Byte strings every match contains: those of a top-level pattern (or one in ``all``)."""
-    candidates: list[Any] = [rule.get("pattern")]
-    candidates += [item.get("pattern") for item in rule.get("all", []) if isinstance(item, dict)]
-    tokens: list[bytes] = []
-    for pattern in candidates:
-        if isinstance(pattern, str):
-            try:
-                compiled = compile_pattern(pattern, language)
-            except ToolError:
-                continue
-            if compiled.doubt is None:
-                tokens += [t for t in compiled.tokens if t not in tokens]
-    return tuple(tokens)
 
 
 def _rewriter(
@@ -242,8 +292,15 @@ def compile_rule(
     origin: str,
     global_utils: Mapping[str, Mapping[str, Any]] | None = None,
     index: int | None = None,
+    strict: bool = True,
+    warnings: list[RuleWarning] | None = None,
 ) -> CompiledRule:
     """Check one rule document and compile it.
+
+    A key ast-grep ignores inside a rule, a rewriter, a fix or a pattern object
+    (``stopby``, ``inside.parent``) is refused when ``strict``; otherwise it is
+    left out, as ast-grep does, and a :class:`RuleWarning` naming it is appended
+    to ``warnings``. An unknown top-level key is always refused, as ast-grep does.
 
     Args:
         document: the parsed YAML mapping.
@@ -252,6 +309,8 @@ def compile_rule(
             ``{language: {id: rule}}`` flattened by the caller to this rule's language.
         index: the document's position in its file (0-based), named in messages when
             the file holds several.
+        strict: refuse keys ast-grep ignores.
+        warnings: receives the warnings when not ``strict``.
 
     Raises:
         RuleError: naming the YAML path of the first problem and the fix.
@@ -271,6 +330,11 @@ def compile_rule(
     if not isinstance(rid, str) or not rid.strip():
         raise RuleError(where, "id", "every rule needs an `id` string (a name for its matches).")
     where = f"{where} rule `{rid}`"
+    document, ignored = drop_unknown_keys(document, where)
+    if ignored and strict:
+        raise ignored[0].as_error()
+    if warnings is not None:
+        warnings += ignored
     lang_name = document.get("language")
     if not isinstance(lang_name, str):
         raise RuleError(where, "language", "missing: name the language, e.g. `language: python`.")
@@ -328,6 +392,7 @@ def compile_rule(
     _validate(config, language.name, where, "rule")
     single, multi = _names(document["rule"], utils)
     message = document.get("message", "")
+    message = message if isinstance(message, str) else str(message)
     note = document.get("note")
     fix = fix_of(document.get("fix"), "fix", where)
     check_rewrite_sources(rewrites, bound, where, "transform")
@@ -346,19 +411,32 @@ def compile_rule(
         single=single,
         multi=multi,
         transforms=transforms,
-        tokens=_tokens(document["rule"], language),
+        required=required_text(document["rule"], utils, language),
+        branches=_branches(document["rule"], multi),
         files=strings_of(document.get("files"), "files", where),
         ignores=strings_of(document.get("ignores"), "ignores", where),
         severity=severity,
-        message=message if isinstance(message, str) else str(message),
+        message=message,
+        message_template=(
+            _template(Fix(template=message), (), (), rid) if "$" in message else None
+        ),
         note=note if isinstance(note, str) or note is None else str(note),
     )
 
 
 def parse_rules(
-    text: str, *, origin: str, global_utils: Mapping[str, Mapping[str, Any]] | None = None
+    text: str,
+    *,
+    origin: str,
+    global_utils: Mapping[str, Mapping[str, Any]] | None = None,
+    strict: bool = True,
+    warnings: list[RuleWarning] | None = None,
 ) -> list[CompiledRule]:
     """Every rule of a YAML text (documents separated by ``---``), compiled.
+
+    ``strict`` and ``warnings`` as for :func:`compile_rule`; two rules sharing an
+    id are refused when ``strict``, else both kept with a warning, as ast-grep
+    runs both.
 
     Raises:
         RuleError: bad YAML (with its line and column) or a bad rule.
@@ -380,12 +458,27 @@ def parse_rules(
         language = document.get("language") if isinstance(document, dict) else None
         utils = _utils_for(global_utils, language)
         rules.append(
-            compile_rule(document, origin=origin, global_utils=utils, index=index if many else None)
+            compile_rule(
+                document,
+                origin=origin,
+                global_utils=utils,
+                index=index if many else None,
+                strict=strict,
+                warnings=warnings,
+            )
         )
     ids = [r.id for r in rules]
-    for rid in ids:
-        if ids.count(rid) > 1:
-            raise RuleError(origin, "id", f"two rules share the id `{rid}`; give each its own.")
+    for rid in dict.fromkeys(rid for rid in ids if ids.count(rid) > 1):
+        shared = RuleWarning(
+            origin=origin,
+            yaml_path="id",
+            problem=f"{ids.count(rid)} rules share the id `{rid}` (give each its own)",
+            ignored="each runs",
+        )
+        if strict:
+            raise shared.as_error()
+        if warnings is not None:
+            warnings.append(shared)
     return rules
 
 
@@ -401,8 +494,14 @@ def _utils_for(
     return dict(global_utils.get(name, {}))
 
 
-def load_rule_file(path: Path, *, display: str | None = None) -> list[CompiledRule]:
-    """The rules of one ``.yml`` file.
+def load_rule_file(
+    path: Path,
+    *,
+    display: str | None = None,
+    strict: bool = True,
+    warnings: list[RuleWarning] | None = None,
+) -> list[CompiledRule]:
+    """The rules of one ``.yml`` file (``strict``, ``warnings``: as for :func:`parse_rules`).
 
     Raises:
         RuleError: the file cannot be read, or holds a bad rule.
@@ -412,7 +511,14 @@ def load_rule_file(path: Path, *, display: str | None = None) -> list[CompiledRu
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleError(origin, "", f"cannot read the rule file: {exc}.") from None
-    return parse_rules(text, origin=origin)
+    rules = parse_rules(text, origin=origin, strict=strict, warnings=warnings)
+    return based(rules, path.parent)
+
+
+def based(rules: list[CompiledRule], folder: Path) -> list[CompiledRule]:
+    """``rules`` with their ``files``/``ignores`` read relative to ``folder``."""
+    base = os.path.realpath(folder)
+    return [dataclasses.replace(rule, base=base) for rule in rules]
 
 
 def rule_from_parameter(value: Any, *, origin: str = "rule") -> list[CompiledRule]:

@@ -63,13 +63,13 @@ def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | N
     except NotTextError as exc:
         return Outcome(skipped=SkippedFile(path=path, file=file, reason=exc.reason))
     own = query.languages.get(language)
-    if own is not None and not hosts(language) and not _active(own, raw, file):
+    if own is not None and not hosts(language) and not _active(own, raw, path, file):
         return None
     text = "\ufeff" + body if bom else body  # offsets count the BOM, as the CLI's do
     offsets = Offsets(text)
     found: list[tuple[LanguageQuery, SgNode, list[int]]] = []
     for unit, source in _units(query, language, text):
-        active = _active(unit, raw, file)
+        active = _active(unit, raw, path, file)
         if active:
             found.append((unit, SgRoot(source, unit.name).root(), active))
     if not found:
@@ -79,15 +79,18 @@ def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | N
     return edit_file(query, found, text, raw, offsets, path, file, language)
 
 
-def _active(unit: LanguageQuery, raw: bytes, file: str) -> list[int]:
-    """The patterns of ``unit`` whose fixed tokens all occur in ``raw`` (and, for rules,
-    whose ``files``/``ignores`` take ``file``)."""
+def _active(unit: LanguageQuery, raw: bytes, path: Path, file: str) -> list[int]:
+    """The patterns of ``unit`` whose fixed tokens all occur in ``raw`` (for rules: the
+    text they need is in ``raw``, and their ``files``/``ignores`` take the file)."""
     return [
         i
         for i, pat in enumerate(unit.patterns)
         if pat is not None
-        and all(tok in raw for tok in pat.tokens)
-        and (isinstance(pat, CompiledPattern) or pat.applies_to(file))
+        and (
+            all(tok in raw for tok in pat.tokens)
+            if isinstance(pat, CompiledPattern)
+            else pat.admits(raw) and pat.applies_to(file, path)
+        )
     ]
 
 

@@ -62,20 +62,23 @@ class Scope:
         return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
-def resolve_scope(where: ScopeSpec) -> Scope:
+def resolve_scope(where: ScopeSpec, *, rules: bool = False) -> Scope:
     """Find the files a search or edit covers, as ``ast-grep run`` does (contract §4).
 
     Without ``lang`` every file of a known language is in scope, in its own
     language. With ``lang`` only files of that language are, plus HTML files,
     whose ``<script>``/``<style>`` code is searched when ``lang`` is JavaScript,
     TypeScript or CSS; a file named explicitly is read as ``lang`` whatever its
-    extension.
+    extension. Hidden folders are never walked; hidden files (``src/.f.py``)
+    are when the walk goes by language, as the CLI's does: with ``lang``, or
+    for YAML ``rules`` (``ast-grep scan``).
 
     Args:
         where: the workspace folder (nothing outside its real path is read), a
             file, folder or glob relative to it (default: all of it), extra
             gitwildmatch filters (any may match), and the language name or
             alias (inferred per file when ``None``).
+        rules: the scope is for YAML rules.
 
     Returns:
         The files in walk order with their display paths and languages, and the
@@ -93,7 +96,9 @@ def resolve_scope(where: ScopeSpec) -> Scope:
     given = (where.path or ".").strip() or "."
     start, path_filter, explicit_file = _start_of(ws, given)
     scope = Scope(root=ws.root, files=[], language=language, given=given)
-    for file, display, info in _walk_scope(ws, start, where.globs, path_filter, scope.skipped):
+    hidden = language is not None or rules
+    walked = _walk_scope(ws, start, where.globs, path_filter, scope.skipped, hidden=hidden)
+    for file, display, info in walked:
         found = _file_language(file, language, explicit_file)
         if found is None:
             continue
@@ -137,8 +142,12 @@ def _walk_scope(
     globs: tuple[str, ...],
     path_filter: pathspec.GitIgnoreSpec | None,
     skipped: list[SkippedFile],
+    *,
+    hidden: bool,
 ) -> Iterator[tuple[Path, str, os.stat_result | None]]:
-    """The files under ``start`` with their display paths and stat, confined to ``ws``.
+    """The files under ``start`` with their display paths and stat, confined to ``ws``
+    (``hidden``: dot-files too). As the CLI, ``node_modules`` is walked unless an
+    ignore file leaves it out.
 
     A symlinked file whose real path leaves the workspace is added to ``skipped``, and
     so is each folder that could not be listed (reason: why, ``"Permission denied"``).
@@ -146,7 +155,12 @@ def _walk_scope(
     prefix = os.path.join(str(ws.root), "")
     unreadable: list[tuple[Path, str]] = []
     for file in iter_files(
-        start, globs=globs, root=ws.root, hidden_files=False, unreadable=unreadable
+        start,
+        globs=globs,
+        root=ws.root,
+        hidden_files=hidden,
+        unreadable=unreadable,
+        skip_node_modules=False,
     ):
         name = str(file)
         # The common case, a walked file under the root, without pathlib's relative_to.

@@ -1,0 +1,3 @@
+def g():
+    f(1)
+    return f(2)

@@ -1,0 +1,3 @@
+import pymysql
+pymysql.connect(host="h", password="s3cret")
+pymysql.connect(password=env)

@@ -1,0 +1,2 @@
+import MySQLdb
+MySQLdb.connect(password="z")

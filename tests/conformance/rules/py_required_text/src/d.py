@@ -1,0 +1,1 @@
+connect(password="nothing to see")
