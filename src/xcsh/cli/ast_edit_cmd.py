@@ -209,6 +209,7 @@ def run(options: EditOptions) -> int:
             preview_arguments(options),
             journal=journal,
             broken_flag="--include-broken",
+            with_diff=not options.json,
         )
     except KeyboardInterrupt:  # Ctrl-C while the pending action is built: nothing to apply
         print(file=sys.stderr)
