@@ -9,6 +9,7 @@ Runs in worker processes, like :mod:`xcsh.structural.scan`.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from pathlib import Path
@@ -200,12 +201,13 @@ def _plan(
     kept: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
     nested: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
     identical = 0
+    candidates: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
     for unit, root, active in found:
         for i in active:
             pattern, template = unit.patterns[i], query.templates[i]
             if pattern is None or template is None:
                 continue  # a rule without a fix only reports
-            candidates = []
+            candidates = []  # the previous pattern's are in kept and nested
             for node in find_nodes(root, pattern):
                 start, end = node.range().start.index, node.range().end.index
                 values = capture_spans(node, template)
@@ -291,29 +293,46 @@ def _plan(
             record,
         )
 
-    replacements = tuple(replacement(cand) for cand in kept)
-    inner = tuple(replacement(cand) for cand in nested) if query.captures else ()
     # The file is parsed again in its own language (code embedded in HTML is not re-checked).
     mine = query.languages.get(language)
     own = next((i for i, (unit, _, _) in enumerate(found) if unit is mine), None)
-    checked = [(node, new, (start, end)) for start, end, _, node, new, unit in kept if unit is mine]
     check: tuple[str, int | None] | None = None  # (language, errors in the old text)
     if own is not None and not (
         not errors[own]
-        and len(checked) * _FITS_COST_IN_BYTES < len(text)
-        and all(_fits(node, new, text, found[own][0].name, at) for node, new, at in checked)
+        and len(kept) * _FITS_COST_IN_BYTES < len(text)
+        and all(
+            _fits(node, new, text, found[own][0].name, (start, end))
+            for start, end, _, node, new, unit in kept
+            if unit is mine
+        )
     ):
         old_root = found[own][1]
         old_errors = len(old_root.find_all(**_error_rule(old_root))) if errors[own] else None
         check = (found[own][0].name, old_errors)
+    count, display = len(nested), kept[0][5].display
+    candidates.clear()
     return _Planned(
-        replacements=replacements,
-        inner=inner,
-        nested=len(nested),
+        replacements=_each(kept, replacement),
+        inner=_each(nested, replacement) if query.captures else (),
+        nested=count,
         identical=identical,
-        display=kept[0][5].display,
+        display=display,
         check=check,
     )
+
+
+def _each(
+    candidates: list[tuple[int, int, int, SgNode, str, LanguageQuery]],
+    build: Callable[[tuple[int, int, int, SgNode, str, LanguageQuery]], Replacement],
+) -> tuple[Replacement, ...]:
+    """``build(c)`` for each of ``candidates`` in order, emptying the list as it goes: each
+    node handle (hundreds of bytes in ast-grep-py) is freed once its change is built, so
+    a file of 100,000 changes never holds both all its handles and all its changes."""
+    candidates.reverse()
+    built = []
+    while candidates:
+        built.append(build(candidates.pop()))
+    return tuple(built)
 
 
 def edit_file(
