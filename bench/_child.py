@@ -85,7 +85,7 @@ def _preview(root: str, pattern: str, rewrite: str) -> dict[str, Any]:
     )
     seconds = time.perf_counter() - start
     keys = [
-        [edit.file, rep.match.span.start_byte, rep.match.span.end_byte, rep.new_text]
+        [edit.file, rep.match_start, rep.match_end, rep.new_text]
         for edit in preview.files
         for rep in edit.replacements
     ]

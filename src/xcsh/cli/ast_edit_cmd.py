@@ -204,7 +204,12 @@ def run(options: EditOptions) -> int:
     # the apply is recorded in the folder's undo journal, so `xcsh undo` can put the files back
     try:
         result = push_edit_preview(
-            store, preview, None, journal=journal, broken_flag="--include-broken"
+            store,
+            preview,
+            None,
+            journal=journal,
+            broken_flag="--include-broken",
+            with_diff=not options.json,
         )
     except KeyboardInterrupt:  # Ctrl-C while the pending action is built: nothing to apply
         print(file=sys.stderr)

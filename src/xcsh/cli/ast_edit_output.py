@@ -3,7 +3,6 @@ what is left to say once the reader has gone away (``| head``)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
@@ -68,8 +67,7 @@ class Stdout:
         try:
             for edit in preview.files:
                 for rep in edit.listed():
-                    obj = rep.match.to_cli_json(replacement=rep)
-                    out.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
+                    out.write(rep.record)
             out.flush()
             sys.stdout.flush()
         except BrokenPipeError:

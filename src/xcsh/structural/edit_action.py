@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from xcsh.core import AgentToolResult, JsonObject, TextContent
+from xcsh.core import MAX_RESULT_CHARS, AgentToolResult, JsonObject, TextContent
 from xcsh.core.safe import visible_line
 from xcsh.core.wording import name_list, plural
 from xcsh.journal import Journal
@@ -62,18 +62,32 @@ def skipped_text(skipped: list[SkippedFile]) -> str | None:
     return skipped_note((s.file, s.reason) for s in skipped)
 
 
-def _preview_text(preview: EditPreview, ids: list[str]) -> list[str]:
+def _preview_text(preview: EditPreview, ids: list[str], budget: int) -> list[str]:
+    """Each file and change with its id, until about ``budget`` characters are written;
+    the changes past it are summed up in one line (the model reads a bounded text, so
+    a preview of 100,000 changes does not format them all)."""
     lines: list[str] = []
-    numbered = iter(ids)
+    used = 0
+    position = 0
     for edit in preview.files:
         lines.append(f"{edit.file}: {plural(len(edit.replacements), 'replacement')}")
         for rep in edit.replacements:
-            change_id = next(numbered)
-            pos = f"{rep.match.span.start.line + 1}:{rep.match.span.start.column + 1}"
-            base = line_indent(rep.match)
+            if used > budget:
+                rest = len(ids) - position
+                lines.append(
+                    f"... and {plural(rest, 'more change')} ({ids[position]} to {ids[-1]}) "
+                    "not listed here: the diff shows them all."
+                )
+                return lines
+            change_id = ids[position]
+            position += 1
+            pos = f"{rep.line + 1}:{rep.column + 1}"
+            base = rep.indent
             pad = " " * (len(change_id) + 1)
+            start = len(lines)
             lines += block(f"  {change_id} -{pos}", rep.old_text, base, "      " + pad)
             lines += block(f"  {pad}+{pos}", rep.new_text, base, "      " + pad)
+            used += sum(len(line) + 1 for line in lines[start:])
     return lines
 
 
@@ -132,7 +146,7 @@ Recompute = Callable[[], EditPreview]
 
 
 def _typed_preview(
-    preview: EditPreview, preview_id: str, ids: list[str], rebuilt_from: str
+    preview: EditPreview, preview_id: str, ids: list[str], rebuilt_from: str, with_diff: bool
 ) -> Preview:
     numbered = iter(ids)
     changes: list[PreviewChange] = []
@@ -143,14 +157,15 @@ def _typed_preview(
             change = PreviewChange(
                 id=next(numbered),
                 file=edit.file,
-                line=rep.match.span.start.line + 1,
-                column=rep.match.span.start.column + 1,
+                line=rep.line + 1,
+                column=rep.column + 1,
                 old=rep.old_text,
                 new=rep.new_text,
             )
             changes.append(change)
             mine.append(change.id)
-        files.append(PreviewFile(path=edit.file, diff=edit.diff(), changes=tuple(mine)))
+        diff = edit.diff() if with_diff else ""
+        files.append(PreviewFile(path=edit.file, diff=diff, changes=tuple(mine)))
     return Preview(
         id=preview_id,
         files=tuple(files),
@@ -167,6 +182,8 @@ def _change_ids(
     store: PendingActionStore, preview: EditPreview, previous: Preview | None
 ) -> list[str]:
     """One id per replacement; one that a rebuilt preview still makes keeps its old id."""
+    if previous is None:
+        return store.new_change_ids(preview.total)
     free: dict[tuple[str, str, str], list[str]] = {}
     for change in previous.changes if previous is not None else ():
         free.setdefault((change.file, change.old, change.new), []).append(change.id)
@@ -204,6 +221,7 @@ def build_edit_action(
     previous: Preview | None = None,
     broken_flag: str = "`include_broken`",
     journal: Journal | None = None,
+    with_diff: bool = True,
 ) -> EditAction:
     """The ``ast_edit`` result and pending action for a computed preview, not pushed yet.
 
@@ -225,6 +243,9 @@ def build_edit_action(
             would not parse (``--include-broken`` on the command line).
         journal: the workspace's undo journal the apply records into (``None``:
             unrecorded); the action is then marked ``journaled``.
+        with_diff: build the unified diff of the typed preview (``False`` for a
+            front end that never shows it, such as ``xcsh ast-edit --json``: the
+            preview's diffs are then ``""``, as for a preview whose diff is unknown).
     """
     notes = _notes(preview, broken_flag)
     skipped = tuple(LeftOutFile(file=s.file, reason=s.reason) for s in preview.skipped)
@@ -241,15 +262,7 @@ def build_edit_action(
     label = edit_label(preview.total, len(preview.files), broken)
     preview_id = store.new_preview_id()
     ids = _change_ids(store, preview, previous)
-    typed = _typed_preview(preview, preview_id, ids, previous.id if previous else "")
-    index = {
-        change_id: (f_index, r_index)
-        for change_id, (f_index, r_index) in zip(
-            ids,
-            ((f, r) for f, e in enumerate(preview.files) for r in range(len(e.replacements))),
-            strict=True,
-        )
-    }
+    typed = _typed_preview(preview, preview_id, ids, previous.id if previous else "", with_diff)
     details = AstEditDetails(
         preview=typed,
         label=label,
@@ -258,7 +271,7 @@ def build_edit_action(
         notes=tuple(notes),
         arguments=dict(arguments) if arguments is not None else None,
     )
-    lines = _preview_text(preview, ids)
+    lines = _preview_text(preview, ids, MAX_RESULT_CHARS // 2)
     lines.append(
         f"Total: {plural(preview.total, 'replacement')} in {plural(len(preview.files), 'file')}."
     )
@@ -292,6 +305,8 @@ def build_edit_action(
         return applied_result(done)
 
     def apply_parts(subset: Preview, reason: str) -> AgentToolResult[AppliedEditDetails]:
+        places = ((f, r) for f, e in enumerate(preview.files) for r in range(len(e.replacements)))
+        index = dict(zip(ids, places, strict=True))
         keep = {index[c.id] for c in subset.changes if c.id in index}
         chosen = select_replacements(preview, keep)
         part_label = f"{label} (only {', '.join(c.id for c in subset.changes)})"
@@ -300,7 +315,9 @@ def build_edit_action(
     async def rebuild() -> tuple[PendingAction, str] | None:
         assert recompute is not None
         fresh = await asyncio.to_thread(recompute)
-        built = build_edit_action(store, fresh, arguments, recompute, typed, broken_flag, journal)
+        built = build_edit_action(
+            store, fresh, arguments, recompute, typed, broken_flag, journal, with_diff
+        )
         if built.action is None:
             return None
         return built.action, built.result.text
@@ -328,6 +345,7 @@ def push_edit_preview(
     broken_flag: str = "`include_broken`",
     *,
     journal: Journal | None = None,
+    with_diff: bool = True,
 ) -> AgentToolResult[AstEditDetails]:
     """Turn a computed preview into the ``ast_edit`` result and push its pending action.
 
@@ -339,7 +357,9 @@ def push_edit_preview(
     Returns:
         The tool result described in :func:`create_ast_edit_tool`.
     """
-    built = build_edit_action(store, preview, arguments, recompute, None, broken_flag, journal)
+    built = build_edit_action(
+        store, preview, arguments, recompute, None, broken_flag, journal, with_diff
+    )
     if built.action is not None:
         store.push(built.action)
     return built.result

@@ -379,11 +379,7 @@ def _truncate(edit: FileEdit, keep: int) -> FileEdit:
         replacements=reps,
         nested_skipped=edit.nested_skipped,
         ident=edit.ident,
-        nested=tuple(
-            r for r in edit.nested if r.match.span.start_byte < reps[-1].match.span.end_byte
-        )
-        if reps
-        else (),
+        nested=tuple(r for r in edit.nested if r.match_start < reps[-1].match_end) if reps else (),
     )
 
 

@@ -185,7 +185,7 @@ def render(
             language = languages.get(display)
             if language is None:
                 language = languages[display] = encode_basestring(display)
-            yield _json_record(node, pattern, text, offsets, quoted, language)
+            yield json_record(node, pattern, text, offsets, quoted, language)
     else:
         for node, pattern, _ in found:
             yield _text_record(node, pattern, text, shown)
@@ -235,14 +235,22 @@ def _captures_json(nodes: Sequence[SgNode], text: str, offsets: Offsets) -> list
     return out
 
 
-def _json_record(
+def json_record(
     node: SgNode,
     pattern: CompiledPattern | CompiledRule,
     text: str,
     offsets: Offsets,
     file: str,
     language: str,
+    replacement: tuple[str, int, int] | None = None,
 ) -> str:
+    """``node``'s line of ``ast-grep run --json=stream`` (line break included).
+
+    ``file`` and ``language`` come already JSON-quoted (``encode_basestring``).
+    With ``replacement`` (``(new text, start byte, end byte)``), the line is the
+    one of ``run -r ... --json``: its ``replacement`` and ``replacementOffsets``
+    are those given (a rule's own fix is then not computed).
+    """
     rng = node.range()
     start, end = rng.start.index, rng.end.index
     line_start, line_end = line_bounds(text, start, end)
@@ -256,14 +264,18 @@ def _json_record(
     transformed: dict[str, str] = {}
     report: RuleReport | None = None
     secondary: list[str] = []
+    fix = replacement
     if not isinstance(pattern, CompiledPattern):
-        transformed, fix, report = rule_parts(node, pattern, text, offsets)
+        transformed, own_fix, report = rule_parts(
+            node, pattern, text, offsets, fix=replacement is None
+        )
+        fix = fix or own_fix
         secondary = _captures_json(secondary_nodes(node), text, offsets)
-        if fix is not None:
-            parts.append(
-                f',"replacement":{encode_basestring(fix[0])},'
-                f'"replacementOffsets":{{"start":{fix[1]},"end":{fix[2]}}}'
-            )
+    if fix is not None:
+        parts.append(
+            f',"replacement":{encode_basestring(fix[0])},'
+            f'"replacementOffsets":{{"start":{fix[1]},"end":{fix[2]}}}'
+        )
     parts.append(f',"language":{language}')
     single = []
     for name in pattern.single:

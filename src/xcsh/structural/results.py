@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from xcsh.core.safe import visible_line
 from xcsh.fs.confined import FileId
@@ -100,13 +100,8 @@ class Match:
     """The nodes a YAML rule's relational parts (``inside``, ``has``, ``follows``,
     ``precedes``) matched, in the order ast-grep found them: the CLI's secondary labels."""
 
-    def to_cli_json(self, *, replacement: Replacement | None = None) -> dict[str, Any]:
-        """This match as one object of ``ast-grep run --json`` (same keys, same order).
-
-        Args:
-            replacement: when given, adds the CLI's ``replacement`` and
-                ``replacementOffsets`` fields (output of ``run -r ... --json``).
-        """
+    def to_cli_json(self) -> dict[str, Any]:
+        """This match as one object of ``ast-grep run --json`` (same keys, same order)."""
         out: dict[str, Any] = {
             "text": self.text,
             "range": self.span.to_json(),
@@ -114,11 +109,7 @@ class Match:
             "lines": self.lines,
             "charCount": {"leading": self.leading, "trailing": self.trailing},
         }
-        if replacement is not None:
-            span = replacement.span
-            out["replacement"] = replacement.new_text
-            out["replacementOffsets"] = {"start": span.start_byte, "end": span.end_byte}
-        elif self.fix is not None:
+        if self.fix is not None:
             out["replacement"] = self.fix[0]
             out["replacementOffsets"] = {"start": self.fix[1], "end": self.fix[2]}
         out["language"] = self.language
@@ -144,24 +135,42 @@ class Match:
         return out
 
 
-@dataclass(frozen=True, kw_only=True)
-class Replacement:
-    """One previewed change: a match and the text that replaces it."""
+class Replacement(NamedTuple):
+    """One previewed change: where its match is, the range it replaces, the old and new text.
 
-    match: Match
+    A plain tuple, so a preview of 100,000 changes costs one small object per change
+    (no :class:`Match`, no span objects, no captures). Lines and columns are 0-based
+    (columns in code points); byte offsets are UTF-8, end exclusive.
+
+    Attributes:
+        old_text: the matched text.
+        new_text: the text that replaces the range.
+        line: the match's first line.
+        column: the match's first column.
+        start_byte: start of the range replaced: the match's, or wider when a rule's
+            fix widens it (``expandStart``/``expandEnd``).
+        end_byte: end of the range replaced.
+        first_line: the first line of the range replaced.
+        last_line: the last line of the range replaced.
+        match_start: the match's own start byte.
+        match_end: the match's own end byte.
+        indent: the white space starting the match's first line.
+        record: the change as one line of ``ast-grep run -r ... --json=stream``
+            (line break included) when the preview recorded captures, else ``""``.
+    """
+
+    old_text: str
     new_text: str
-    expanded: Span | None = None
-    """The range replaced when a rule's fix widens it (``expandStart``/``expandEnd``)."""
-
-    @property
-    def span(self) -> Span:
-        """The range replaced: the match's, or the widened one."""
-        return self.expanded if self.expanded is not None else self.match.span
-
-    @property
-    def old_text(self) -> str:
-        """The matched text being replaced."""
-        return self.match.text
+    line: int
+    column: int
+    start_byte: int
+    end_byte: int
+    first_line: int
+    last_line: int
+    match_start: int
+    match_end: int
+    indent: str
+    record: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -242,7 +251,7 @@ class FileEdit:
             return list(self.replacements)
         return sorted(
             (*self.replacements, *self.nested),
-            key=lambda r: (r.match.span.start_byte, -r.match.span.end_byte),
+            key=lambda r: (r.match_start, -r.match_end),
         )
 
     def diff(self) -> str:
@@ -251,13 +260,7 @@ class FileEdit:
         Hunks are cut around the replacements themselves (see :mod:`xcsh.structural.diff`).
         """
         spans = [
-            (
-                rep.span.start.line,
-                rep.span.end.line,
-                rep.span.start_byte,
-                rep.span.end_byte,
-                rep.new_text.encode("utf-8"),
-            )
+            (rep.first_line, rep.last_line, rep.start_byte, rep.end_byte, rep.new_text.encode())
             for rep in self.replacements
         ]
         return unified_diff(self.file, self.old_bytes, spans)

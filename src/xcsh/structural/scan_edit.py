@@ -9,6 +9,9 @@ Runs in worker processes, like :mod:`xcsh.structural.scan`.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +19,10 @@ from ast_grep_py import SgNode, SgRoot
 
 from xcsh.fs import detect_newline
 from xcsh.fs.confined import sha256_hex
-from xcsh.structural.matching import LanguageQuery, Outcome, Query, find_nodes, make_match
+from xcsh.structural.matching import LanguageQuery, Outcome, Query, find_nodes
 from xcsh.structural.pattern import CompiledPattern
-from xcsh.structural.records import Offsets, line_bounds
-from xcsh.structural.results import FileEdit, Replacement, SkippedFile, Span
+from xcsh.structural.records import Offsets, json_record, line_bounds
+from xcsh.structural.results import FileEdit, Replacement, SkippedFile
 from xcsh.structural.rewrite import expand_template
 
 BROKEN_REASON = "the rewrite would not parse"
@@ -142,8 +145,13 @@ def _fits(node: SgNode, new: str, text: str, language: str, replaced: tuple[int,
     )
 
 
-def _new_error(old_root: SgNode, old_has_error: bool, new_bytes: bytes, language: str) -> str:
+def _new_error(old_errors: int | None, new_bytes: bytes, language: str) -> str:
     """Where the rewritten text has a parse error the old text did not have, or ``""``.
+
+    Args:
+        old_errors: how many error nodes the old text has (``None``: it had none).
+        new_bytes: the rewritten file.
+        language: its language.
 
     Returns:
         ``"line L, column C"`` (1-based) of the first error node of the new
@@ -155,27 +163,36 @@ def _new_error(old_root: SgNode, old_has_error: bool, new_bytes: bytes, language
     first = new_root.find(**rule)
     if first is None:
         return ""
-    if old_has_error and len(new_root.find_all(**rule)) <= len(
-        old_root.find_all(**_error_rule(old_root))
-    ):
+    if old_errors is not None and len(new_root.find_all(**rule)) <= old_errors:
         return ""
     pos = first.range().start
     return f"line {pos.line + 1}, column {pos.column + 1}"
 
 
-def edit_file(
+@dataclass(frozen=True, kw_only=True)
+class _Planned:
+    """The changes of one file, known while its syntax trees are alive; ``check`` says
+    whether the new text must be parsed again: ``(language, errors in the old text
+    or None when it had none)``."""
+
+    replacements: tuple[Replacement, ...]
+    inner: tuple[Replacement, ...]
+    nested: int
+    identical: int
+    display: str
+    check: tuple[str, int | None] | None
+
+
+def _plan(
     query: Query,
     found: list[tuple[LanguageQuery, SgNode, list[int]]],
     text: str,
-    raw: bytes,
     offsets: Offsets,
     path: Path,
     file: str,
     language: str,
-) -> Outcome | None:
-    """The edit of one file from the nodes ``found`` in it (per language: its patterns,
-    tree and active pattern indexes), or why it was left out; ``None`` when nothing
-    would change."""
+) -> _Planned | Outcome | None:
+    """The changes of one file (see :func:`edit_file`), or the outcome that ends it."""
     # loaded with the first edit, so a search never imports the rule machinery
     from xcsh.structural.rule_eval import capture_spans, expanded_range, transformed_values
 
@@ -184,12 +201,13 @@ def edit_file(
     kept: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
     nested: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
     identical = 0
+    candidates: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
     for unit, root, active in found:
         for i in active:
             pattern, template = unit.patterns[i], query.templates[i]
             if pattern is None or template is None:
                 continue  # a rule without a fix only reports
-            candidates = []
+            candidates = []  # the previous pattern's are in kept and nested
             for node in find_nodes(root, pattern):
                 start, end = node.range().start.index, node.range().end.index
                 values = capture_spans(node, template)
@@ -239,36 +257,109 @@ def edit_file(
     if query.skip_parse_errors and any(errors):
         return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
 
+    quoted = encode_basestring(file) if query.captures else ""
+
     def replacement(cand: tuple[int, int, int, SgNode, str, LanguageQuery]) -> Replacement:
         start, end, op, node, new, unit = cand
+        rng = node.range()
+        head, tail = rng.start, rng.end
+        match_start, match_end = offsets.byte(head), offsets.byte(tail)
+        first_byte, last_byte, first_line, last_line = match_start, match_end, head.line, tail.line
         pattern = unit.patterns[op]
         assert pattern is not None
-        match = make_match(
-            node, text, offsets, pattern, op, path, file, unit.display, query.captures
-        )
-        expanded = None
-        if (start, end) != (node.range().start.index, node.range().end.index):
+        if (start, end) != (head.index, tail.index):  # a rule's fix widens the range
             first, last = expanded_range(node, getattr(pattern, "fix", None))
-            head, tail = offsets.span(first), offsets.span(last)
-            expanded = Span(
-                start_byte=head.start_byte, end_byte=tail.end_byte, start=head.start, end=tail.end
+            opened, closed = first.range().start, last.range().end
+            first_byte, last_byte = offsets.byte(opened), offsets.byte(closed)
+            first_line, last_line = opened.line, closed.line
+        record = ""
+        if query.captures:
+            language = encode_basestring(unit.display)
+            record = json_record(
+                node, pattern, text, offsets, quoted, language, (new, first_byte, last_byte)
             )
-        return Replacement(match=match, new_text=new, expanded=expanded)
+        return Replacement(
+            text[head.index : tail.index],
+            new,
+            head.line,
+            head.column,
+            first_byte,
+            last_byte,
+            first_line,
+            last_line,
+            match_start,
+            match_end,
+            _indent(text, head.index),
+            record,
+        )
 
-    replacements = tuple(replacement(cand) for cand in kept)
-    inner = tuple(replacement(cand) for cand in nested) if query.captures else ()
-    new_bytes = splice(raw, replacements)
     # The file is parsed again in its own language (code embedded in HTML is not re-checked).
     mine = query.languages.get(language)
     own = next((i for i, (unit, _, _) in enumerate(found) if unit is mine), None)
-    error = ""
-    checked = [(node, new, (start, end)) for start, end, _, node, new, unit in kept if unit is mine]
+    check: tuple[str, int | None] | None = None  # (language, errors in the old text)
     if own is not None and not (
         not errors[own]
-        and len(checked) * _FITS_COST_IN_BYTES < len(text)
-        and all(_fits(node, new, text, found[own][0].name, at) for node, new, at in checked)
+        and len(kept) * _FITS_COST_IN_BYTES < len(text)
+        and all(
+            _fits(node, new, text, found[own][0].name, (start, end))
+            for start, end, _, node, new, unit in kept
+            if unit is mine
+        )
     ):
-        error = _new_error(found[own][1], errors[own], new_bytes, found[own][0].name)
+        old_root = found[own][1]
+        old_errors = len(old_root.find_all(**_error_rule(old_root))) if errors[own] else None
+        check = (found[own][0].name, old_errors)
+    count, display = len(nested), kept[0][5].display
+    candidates.clear()
+    return _Planned(
+        replacements=_each(kept, replacement),
+        inner=_each(nested, replacement) if query.captures else (),
+        nested=count,
+        identical=identical,
+        display=display,
+        check=check,
+    )
+
+
+def _each(
+    candidates: list[tuple[int, int, int, SgNode, str, LanguageQuery]],
+    build: Callable[[tuple[int, int, int, SgNode, str, LanguageQuery]], Replacement],
+) -> tuple[Replacement, ...]:
+    """``build(c)`` for each of ``candidates`` in order, emptying the list as it goes: each
+    node handle (hundreds of bytes in ast-grep-py) is freed once its change is built, so
+    a file of 100,000 changes never holds both all its handles and all its changes."""
+    candidates.reverse()
+    built = []
+    while candidates:
+        built.append(build(candidates.pop()))
+    return tuple(built)
+
+
+def edit_file(
+    query: Query,
+    found: list[tuple[LanguageQuery, SgNode, list[int]]],
+    text: str,
+    raw: bytes,
+    offsets: Offsets,
+    path: Path,
+    file: str,
+    language: str,
+) -> Outcome | None:
+    """The edit of one file from the nodes ``found`` in it (per language: its patterns,
+    tree and active pattern indexes), or why it was left out; ``None`` when nothing
+    would change.
+
+    ``found`` is emptied once the changes are known, so its syntax trees are freed
+    before the new text is parsed (the two trees of a big file never coexist).
+    """
+    planned = _plan(query, found, text, offsets, path, file, language)
+    found.clear()
+    if not isinstance(planned, _Planned):
+        return planned
+    new_bytes = splice(raw, planned.replacements)
+    error = ""
+    if planned.check is not None:
+        error = _new_error(planned.check[1], new_bytes, planned.check[0])
     if error and not query.keep_broken:
         return Outcome(
             skipped=SkippedFile(
@@ -276,25 +367,32 @@ def edit_file(
                 file=file,
                 reason=BROKEN_REASON,
                 error=error,
-                language=kept[0][5].display,
+                language=planned.display,
             ),
-            identical=identical,
+            identical=planned.identical,
         )
     return Outcome(
         edit=FileEdit(
             path=path,
             file=file,
-            language=kept[0][5].display,
+            language=planned.display,
             old_sha256=sha256_hex(raw),
             old_bytes=raw,
             new_bytes=new_bytes,
-            replacements=replacements,
-            nested_skipped=len(nested),
-            nested=inner,
+            replacements=planned.replacements,
+            nested_skipped=planned.nested,
+            nested=planned.inner,
             new_error=error,
         ),
-        identical=identical,
+        identical=planned.identical,
     )
+
+
+def _indent(text: str, index: int) -> str:
+    """The spaces and tabs starting the line of code point ``index`` (up to ``index``)."""
+    line_start = text.rfind("\n", 0, index) + 1
+    before = text[line_start:index]
+    return before[: len(before) - len(before.lstrip(" \t"))]
 
 
 def splice(raw: bytes, replacements: tuple[Replacement, ...]) -> bytes:
@@ -302,8 +400,8 @@ def splice(raw: bytes, replacements: tuple[Replacement, ...]) -> bytes:
     parts: list[bytes] = []
     cursor = 0
     for rep in replacements:
-        parts.append(raw[cursor : rep.span.start_byte])
+        parts.append(raw[cursor : rep.start_byte])
         parts.append(rep.new_text.encode("utf-8"))
-        cursor = rep.span.end_byte
+        cursor = rep.end_byte
     parts.append(raw[cursor:])
     return b"".join(parts)
