@@ -27,30 +27,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-_HOST = Path(__file__).with_name("_host.py")
+from xcsh.sandbox.confinement import DEVICES, Confinement
+from xcsh.sandbox.namespace import namespace_argv
 
-DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx")
-"""Device files a confined command may open for writing (``> /dev/null`` etc.)."""
+_HOST = Path(__file__).with_name("_host.py")
 
 
 class SupervisorError(OSError):
     """The command could not be started (the message says why)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Confinement:
-    """What a confined command may do: read everywhere, write only under ``write``.
-
-    Args:
-        write: absolute real paths (folders or files) the command may change.
-        network: False denies TCP bind and connect (and UDP where the kernel
-            handles it) and connections to abstract Unix sockets.
-        devices: device files it may open for writing.
-    """
-
-    write: tuple[str, ...]
-    network: bool = True
-    devices: tuple[str, ...] = DEVICES
+__all__ = [
+    "DEVICES",
+    "Confinement",
+    "KillReport",
+    "ProcessSupervisor",
+    "SupervisedProcess",
+    "SupervisorError",
+]
 
 
 @dataclass(frozen=True)
@@ -177,6 +171,9 @@ class ProcessSupervisor:
                 [sys.executable, "-I", str(_HOST), str(theirs.fileno())],
                 pass_fds=[theirs.fileno()],
                 stdin=subprocess.DEVNULL,
+                # Each request carries its command's environment; the host keeps
+                # none of xcsh's (API keys included).
+                env={"PATH": os.environ.get("PATH", os.defpath)},
                 close_fds=True,
                 # Its own session: a Ctrl-C on the terminal is xcsh's to handle, and
                 # must not kill the host (or the supervisors it forks) mid-request.
@@ -248,19 +245,21 @@ class ProcessSupervisor:
                 be started (not found, ``cwd`` missing, confinement refused by
                 the kernel); the message says why.
         """
-        request = {
-            "argv": list(argv),
-            "cwd": str(cwd),
-            "env": dict(env),
-            "grace": grace,
-            "confine": None
-            if confine is None
-            else {
+        landlock: dict[str, Any] | None = None
+        if confine is not None:
+            landlock = {
                 "write": list(confine.write),
                 "network": confine.network,
                 "devices": list(confine.devices),
-            },
-        }
+            }
+        request: dict[str, Any] = {"argv": list(argv), "confine": landlock}
+        if confine is not None and confine.bwrap:
+            # The namespaces first, then Landlock inside them (a Landlock domain
+            # forbids the mounts bwrap makes), then the command.
+            request["argv"] = namespace_argv(confine, argv, cwd=str(cwd))
+            request["confine"] = None
+            request["status_fd"] = True
+        request.update(cwd=str(cwd), env=dict(env), grace=grace)
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             with self._lock:
@@ -307,3 +306,26 @@ class ProcessSupervisor:
                     os.close(fd)
             self._lingering.clear()
             self._stop_host()
+
+
+PR_SET_DUMPABLE = 4
+
+
+def make_undumpable() -> bool:
+    """Make this process non-dumpable (``PR_SET_DUMPABLE`` 0), on Linux.
+
+    No other process of the same user (a command xcsh runs included) can then
+    read its memory, environment or open files through ``/proc``, or attach a
+    debugger. Programs xcsh starts are dumpable again after their ``exec``.
+
+    Returns:
+        True when the kernel accepted it (False elsewhere than Linux).
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        return int(ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
