@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tool_policy_steps import results, run_steps
+from helpers import run_steps
+from helpers import tool_results as results
 from xcsh.agent.tool_policy import ToolPolicy, parse_tool_policy
 
 DENY_TOUCH = '[[approval.rules]]\nprefix = "touch"\ndecision = "deny"\n'
@@ -67,20 +68,20 @@ def policy() -> ToolPolicy:
 )
 def test_a_deny_rule_holds_against_32_forms(command: str, outcome: str) -> None:
     verdict = policy().decide("bash", {"command": command})
-    got = (
-        "denied"
-        if verdict.decision == "deny"
-        else "unresolved"
-        if verdict.unresolved
-        else "runs"
-    )
+    got = "denied" if verdict.decision == "deny" else "unresolved" if verdict.unresolved else "runs"
     assert got == outcome, verdict
     if outcome == "denied":
         assert verdict.why == "prefix 'touch' = 'deny'"
 
 
 def test_harmless_commands_stay_allowed() -> None:
-    for command in ("ls -l", "git status | head", "bash script.sh", "echo $HOME", "make -j$(nproc)"):
+    for command in (
+        "ls -l",
+        "git status | head",
+        "bash script.sh",
+        "echo $HOME",
+        "make -j$(nproc)",
+    ):
         verdict = policy().decide("bash", {"command": command})
         assert verdict.decision == "allow" and not verdict.unresolved, (command, verdict)
 
@@ -95,9 +96,11 @@ def test_unresolved_commands_are_refused_in_print_mode(tmp_path: Path, xcsh_home
     code, events, err = run_steps(tmp_path, xcsh_home, calls, DENY_TOUCH)
     assert code == 0, err
     variable, here, wrapped, fine = results(events)
-    assert variable[0] and variable[1].startswith(
-        "Refused by the user's approval rules in "
-    ) and "a program named by a variable or substitution" in variable[1]
+    assert (
+        variable[0]
+        and variable[1].startswith("Refused by the user's approval rules in ")
+        and "a program named by a variable or substitution" in variable[1]
+    )
     assert here[0] and "a shell reading commands from its input" in here[1]
     assert wrapped[0] and "prefix 'touch' = 'deny'" in wrapped[1]
     assert not fine[0]

@@ -4,13 +4,13 @@ enforced where tools run (through the real binary with the scripted provider).""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tool_policy_steps import results, run_steps
+from helpers import run_steps
+from helpers import tool_results as results
 from xcsh.agent.tool_policy import parse_tool_policy, simple_commands
 from xcsh.core import UsageError
 

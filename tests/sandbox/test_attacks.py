@@ -7,7 +7,6 @@ files being attacked."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import socket
@@ -21,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from helpers import NO_OVERRIDE, XCSH, xcsh_env
+from helpers import run_steps, tool_results
 from xcsh.sandbox import kernel_support
 
 SUPPORT = kernel_support()
@@ -39,29 +38,16 @@ def attack(
     settings: str = "",
     **env: str,
 ) -> tuple[Path, list[tuple[bool, str]], dict[str, Any]]:
-    """Run one ``bash`` call per command in ``tmp_path/proj``; returns the project,
-    the tool results (is_error, text) and the JSON header."""
-    project = tmp_path / "proj"
-    project.mkdir(exist_ok=True)
-    (home / "settings.toml").write_text(settings)
-    steps = tmp_path / "steps.json"
-    calls = [{"tool_calls": [{"name": "bash", "arguments": {"command": c}}]} for c in commands]
-    steps.write_text(json.dumps([*calls, {"text": "done"}]))
-    argv = ["--provider", "scripted", "--model", str(steps), "--mode", "json", "-p", "go"]
-    done = subprocess.run(
-        [*NO_OVERRIDE, *XCSH, *argv],
-        cwd=project,
-        env=xcsh_env(home, **env),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
+    """Run one ``bash`` call per turn per command in ``tmp_path/proj``; returns the
+    project, the tool results (is_error, text) and the JSON header."""
+    calls = [{"name": "bash", "arguments": {"command": c}} for c in commands]
+    code, events, err = run_steps(
+        tmp_path, home, calls, settings, one_per_turn=True, no_override=True, **env
     )
-    assert done.returncode == 0, done.stderr
-    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    results = [(e["message"]["is_error"], e["text"]) for e in events if e["type"] == "tool_result"]
-    assert len(results) == len(commands), done.stdout
-    return project, results, events[0]
+    assert code == 0, err
+    results = tool_results(events)
+    assert len(results) == len(commands), events
+    return tmp_path / "proj", results, events[0]
 
 
 @pytest.fixture

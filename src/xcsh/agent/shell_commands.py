@@ -51,10 +51,10 @@ _WRAPPER_OPTIONS: dict[str, frozenset[str]] = {
     "setsid": frozenset(),
     "sudo": frozenset({"-u", "--user", "-g", "--group", "-C", "-D", "-h", "-p", "-r", "-t"}),
     "doas": frozenset({"-u", "-C"}),
+    "xargs": frozenset(
+        {"-I", "-i", "-n", "-P", "-d", "-a", "-E", "-e", "-L", "-l", "-s", "--max-args"}
+    ),
 }
-_XARGS_VALUE_OPTIONS = frozenset(
-    {"-I", "-i", "-n", "-P", "-d", "-a", "-E", "-e", "-L", "-l", "-s", "--max-args"}
-)
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _SHELL_VALUE_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -233,12 +233,10 @@ def _resolve_words(
     if program in _WRAPPER_OPTIONS:
         found.commands.append(words)
         inner = _after_wrapper(program, args, found, text, depth)
+        if program == "xargs" and not inner:
+            inner = ["echo"]  # xargs runs echo when given no command
         if inner:
             _resolve_words(inner, text, found, depth, stdin_fed=stdin_fed)
-        return
-    if program == "xargs":
-        found.commands.append(["xargs"])
-        _resolve_words(_after_xargs(args), text, found, depth, stdin_fed=False)
         return
     found.commands.append(words)
     if program == "find":
@@ -292,19 +290,6 @@ def _after_wrapper(
         found.unresolved.append(f"{_short(text)}: a program named by a variable or substitution")
         return []
     return rest
-
-
-def _after_xargs(args: list[str]) -> list[str]:
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg == "--":
-            i += 1
-            break
-        if not arg.startswith("-"):
-            break
-        i += 2 if arg in _XARGS_VALUE_OPTIONS else 1
-    return args[i:] or ["echo"]
 
 
 def _find_exec(args: list[str]) -> list[list[str]]:
