@@ -246,3 +246,14 @@ def test_without_namespaces_the_landlock_fallback_says_what_is_missing(
     )
     if SUPPORT.confines:
         assert not outside.exists() and (project / "inside.txt").exists()
+
+
+@needs_namespaces
+def test_s16_a_git_made_by_one_command_is_read_only_for_the_next(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    commands = ["git init -q . && echo made", "echo evil > .git/hooks/pre-commit"]
+    project, (init, hook), _ = attack(tmp_path, xcsh_home, commands)
+    assert "made" in init[1] and (project / ".git" / "config").exists()
+    assert not (project / ".git" / "hooks" / "pre-commit").exists()
+    assert "Read-only file system" in hook[1]

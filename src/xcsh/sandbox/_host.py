@@ -1,8 +1,11 @@
 """The process host: a small helper process that starts and supervises commands.
 
-Run as a script (``python -I _host.py FD``), never imported by xcsh: it uses
-the standard library only, plus ``landlockpy`` when a command is to be
-confined, so it starts quickly and stays single-threaded (forking it is safe).
+Run as a script (``python -I _host.py FD [--seccomp HEX]``), never imported by
+xcsh: it uses the standard library only, plus ``landlockpy`` when a command is
+to be confined, so it starts quickly and stays single-threaded (forking it is
+safe). In the namespace sandbox ``bwrap`` starts it inside the namespaces;
+``--seccomp`` then gives a seccomp program (hex) it applies to itself, and so
+to every command (with the network off: no Unix sockets).
 
 xcsh starts one host per :class:`~xcsh.sandbox.supervisor.ProcessSupervisor`
 and talks to it over a ``SOCK_SEQPACKET`` control socket (file descriptor
@@ -40,16 +43,20 @@ from typing import Any
 
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_DUMPABLE = 4
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
 _MAX_FDS = 4
-_STATUS_FD_MARK = "{status_fd}"  # namespace.STATUS_FD_MARK
 
 
 def main(argv: list[str]) -> int:
     control = socket.socket(fileno=int(argv[1]))
+    libc = ctypes.CDLL(None, use_errno=True)
     # No process of the same user may read the host's (and its supervisors')
     # memory or open files through /proc.
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    if len(argv) > 3 and argv[2] == "--seccomp":
+        _seccomp(libc, bytes.fromhex(argv[3]))
     # Loaded once here, not in each forked command: the import and the binding's
     # first call (it looks libc up with ldconfig) take tens of milliseconds.
     with contextlib.suppress(ImportError, OSError):
@@ -82,6 +89,22 @@ def main(argv: list[str]) -> int:
             os.close(fd)
 
 
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def _seccomp(libc: ctypes.CDLL, program: bytes) -> None:
+    """Apply a seccomp filter (``struct sock_filter[]``) to this process and its children."""
+    buf = ctypes.create_string_buffer(program, len(program))
+    prog = _SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    if (
+        libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+        or libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0
+    ):
+        err = ctypes.get_errno()
+        raise OSError(err, f"cannot apply the seccomp filter: {os.strerror(err)}")
+
+
 def _send(sock: socket.socket, value: dict[str, Any]) -> None:
     with contextlib.suppress(OSError):
         sock.sendall(json.dumps(value).encode() + b"\n")
@@ -98,12 +121,6 @@ def _supervise(cmd_fd: int, stdin_fd: int, stdout_fd: int, stderr_fd: int) -> in
         return 0
     request = json.loads(line)
     grace = float(request.get("grace", 0.0))
-    status_r = status_w = -1
-    if request.get("status_fd"):
-        # The namespace sandbox's helper writes the command's exit code here: the
-        # sandbox itself lives on while the command's background processes do.
-        status_r, status_w = os.pipe2(os.O_CLOEXEC)
-        request["argv"] = [str(status_w) if a == _STATUS_FD_MARK else a for a in request["argv"]]
     err_r, err_w = os.pipe2(os.O_CLOEXEC)
     wake_r, wake_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
     signal.set_wakeup_fd(wake_w)
@@ -111,13 +128,8 @@ def _supervise(cmd_fd: int, stdin_fd: int, stdout_fd: int, stderr_fd: int) -> in
     child = os.fork()
     if child == 0:
         os.close(err_r)
-        if status_w >= 0:
-            os.close(status_r)
-            os.set_inheritable(status_w, True)
         _exec_command(request, sock.fileno(), stdin_fd, stdout_fd, stderr_fd, err_w)
     os.close(err_w)
-    if status_w >= 0:
-        os.close(status_w)
     for fd in (stdin_fd, stdout_fd, stderr_fd):
         os.close(fd)
     failure = b""
@@ -129,7 +141,7 @@ def _supervise(cmd_fd: int, stdin_fd: int, stdout_fd: int, stderr_fd: int) -> in
         _send(sock, json.loads(failure))
         return 0
     _send(sock, {"pid": child})
-    return _watch(sock, reader, child, grace, wake_r, status_r)
+    return _watch(sock, reader, child, grace, wake_r)
 
 
 def _exec_command(
@@ -187,34 +199,21 @@ def _restrict(confine: dict[str, Any]) -> None:
         rs.restrict()
 
 
-def _watch(
-    sock: socket.socket, reader: Any, child: int, grace: float, wake_r: int, status_r: int
-) -> int:
+def _watch(sock: socket.socket, reader: Any, child: int, grace: float, wake_r: int) -> int:
     sel = selectors.DefaultSelector()
     sel.register(sock, selectors.EVENT_READ)
     sel.register(wake_r, selectors.EVENT_READ)
-    if status_r >= 0:
-        sel.register(status_r, selectors.EVENT_READ)
-    exited = reported = False
+    exited = False
     while True:
         for pid, status in _reap_all(block=False):
             if pid == child:
                 exited = True
-                if not reported:
-                    reported = True
-                    _send(sock, {"exit": os.waitstatus_to_exitcode(status)})
+                _send(sock, {"exit": os.waitstatus_to_exitcode(status)})
         if exited and not _has_children():
             _send(sock, {"done": True})
             return 0
         for key, _ in sel.select(timeout=1.0):
-            if key.fileobj == status_r:
-                data = os.read(status_r, 64)
-                sel.unregister(status_r)
-                os.close(status_r)
-                if data.strip().lstrip(b"-").isdigit() and not reported:
-                    reported = True
-                    _send(sock, {"exit": int(data)})
-            elif key.fileobj is sock:
+            if key.fileobj is sock:
                 line = reader.readline()
                 # "kill" from xcsh, or end of file: xcsh closed the socket or died
                 if not line or line.strip() == b"kill":

@@ -1,6 +1,6 @@
 """The namespace sandbox: a command run by ``bwrap`` (bubblewrap) in namespaces of its own.
 
-:func:`namespace_argv` wraps a command so that it runs
+:func:`namespace_argv` is the ``bwrap`` command line that runs a program
 
 - in new user, mount, PID, IPC, UTS and cgroup namespaces (``/proc`` shows
   only its own processes; it cannot open other processes' files or memory),
@@ -12,10 +12,11 @@
   ``setfattr`` outside fail with EROFS) where only the writable roots are
   writable, with a private ``/tmp``, the hidden folders replaced by empty
   ones, and the read-only paths inside the writable roots kept read-only;
-- in a new session, ended when its supervisor dies;
-- under Landlock applied inside the namespaces by ``_confine.py`` (a second
-  wall), which also keeps the command's background processes in the sandbox
-  and reports the command's exit on a status pipe.
+- in a new session.
+
+The process host (``_host.py``) runs inside the sandbox, applies the seccomp
+filter to itself when the network is off, and applies Landlock in each
+command it starts (a second wall).
 
 :func:`probe_namespaces` says whether this machine lets xcsh do that.
 """
@@ -26,26 +27,19 @@ import os
 import platform
 import struct
 import subprocess
-import sys
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from xcsh.sandbox.confinement import Confinement
 
-_CONFINE = Path(__file__).with_name("_confine.py")
-STATUS_FD_MARK = "{status_fd}"
-"""Replaced by the host with the file descriptor the exit status is written to."""
 PROBE_TIMEOUT = 10.0
 """Seconds the probe may take before namespaces count as unavailable."""
 
 
-def namespace_argv(confine: Confinement, argv: Sequence[str], *, cwd: str) -> list[str]:
-    """The command line running ``argv`` in the namespace sandbox ``confine`` describes.
-
-    The result contains :data:`STATUS_FD_MARK`, which the process host replaces
-    with a file descriptor the command's exit status is written to.
-    """
+def namespace_argv(confine: Confinement) -> list[str]:
+    """The ``bwrap`` command line (ending in ``--``) that runs a program in the
+    namespace sandbox ``confine`` describes, as the file system is now (paths
+    that do not exist are left out, so the result changes when they appear)."""
     args = [
         confine.bwrap,
         "--unshare-user",
@@ -57,7 +51,6 @@ def namespace_argv(confine: Confinement, argv: Sequence[str], *, cwd: str) -> li
         "--cap-drop",
         "ALL",
         "--new-session",
-        "--die-with-parent",
     ]
     if not confine.network:
         args.append("--unshare-net")
@@ -71,15 +64,7 @@ def namespace_argv(confine: Confinement, argv: Sequence[str], *, cwd: str) -> li
     mounts.sort(key=lambda m: len(Path(m[0]).parts))
     for _path, op in mounts:
         args += op
-    args += ["--chdir", cwd, "--"]
-    seccomp = "-" if confine.network else deny_unix_sockets_filter().hex()
-    inner = [sys.executable, "-I", "-S", str(_CONFINE), str(confine.abi), seccomp, STATUS_FD_MARK]
-    for path in (*confine.write, "/dev/shm"):
-        inner += ["w", path]
-    for path in confine.devices:
-        inner += ["d", path]
-    inner.append("--")
-    return [*args, *inner, *argv]
+    return [*args, "--chdir", "/", "--"]
 
 
 @dataclass(frozen=True, kw_only=True)
