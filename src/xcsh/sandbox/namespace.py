@@ -67,6 +67,21 @@ def namespace_argv(confine: Confinement) -> list[str]:
     return [*args, "--chdir", "/", "--"]
 
 
+def runtime_paths() -> tuple[str, ...]:
+    """Where the Python running xcsh and its packages live (real paths): the host
+    runs from there inside the sandbox, so they stay visible even when they are
+    under a hidden folder or ``/tmp`` (a virtual environment made there)."""
+    import sys
+
+    places = {
+        sys.prefix,
+        sys.base_prefix,
+        os.path.dirname(os.path.realpath(sys.executable)),
+        str(Path(__file__).resolve().parent.parent.parent),  # the folder holding xcsh
+    }
+    return tuple(sorted(os.path.realpath(p) for p in places))
+
+
 @dataclass(frozen=True, kw_only=True)
 class NamespaceSupport:
     """Whether commands can run in namespaces here.

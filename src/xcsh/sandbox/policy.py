@@ -31,7 +31,7 @@ from typing import Any, Literal
 from xcsh.core import UsageError
 from xcsh.sandbox.confinement import Confinement
 from xcsh.sandbox.environment import EnvPolicy, parse_bash_env
-from xcsh.sandbox.namespace import NamespaceSupport, probe_namespaces
+from xcsh.sandbox.namespace import NamespaceSupport, probe_namespaces, runtime_paths
 
 SandboxMode = Literal["auto", "require", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "require", "off")
@@ -232,6 +232,14 @@ def plan_sandbox(
             if not any((workspace / name).is_relative_to(p) for p in opened)
         )
         hidden = tuple(str(p) for p in (home, Path("/run/user")) if p is not None)
+        # Python and xcsh's own files, where a hidden folder would hide them
+        covered = ("/tmp", *hidden)
+        read_only += tuple(
+            p
+            for p in runtime_paths()
+            if any(Path(p).is_relative_to(h) for h in covered)
+            and not any(Path(p).is_relative_to(w) for w in write)
+        )
         confinement = Confinement(
             write=write,
             network=settings.network,
