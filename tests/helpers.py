@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -96,6 +97,32 @@ def run_steps(
 def tool_results(events: list[dict[str, Any]]) -> list[tuple[bool, str]]:
     """The tool results of :func:`run_steps`' events in call order: (is_error, text)."""
     return [(e["message"]["is_error"], e["text"]) for e in events if e["type"] == "tool_result"]
+
+
+def find_process(token: str) -> int:
+    """The pid (as seen here) of the live process whose command line starts with
+    ``token``, waiting up to 5 s for it. A command in the namespace sandbox has
+    process ids of its own (``$!`` means nothing outside), so tests find its
+    processes by a token given with ``exec -a``."""
+    for _ in range(100):
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    cmdline = (entry / "cmdline").read_bytes()
+                except OSError:
+                    continue
+                if cmdline.startswith(token.encode()) and _alive(entry):
+                    return int(entry.name)
+        time.sleep(0.05)
+    raise AssertionError(f"no process {token}")
+
+
+def _alive(proc: Path) -> bool:
+    try:
+        stat = (proc / "stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
 def start_xcsh(args: Sequence[str], *, cwd: Path, home: Path) -> subprocess.Popen[str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import start_xcsh
+from helpers import find_process, start_xcsh
 from xcsh.agent import load_session
 from xcsh.core import AssistantMessage, ToolResultMessage
 
@@ -20,21 +20,6 @@ def alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has already exited
-
-
-def find_process(token: str) -> int:
-    """The pid of the live process whose command line starts with ``token``."""
-    for _ in range(100):
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                try:
-                    cmdline = (entry / "cmdline").read_bytes()
-                except OSError:
-                    continue
-                if cmdline.startswith(token.encode()) and alive(int(entry.name)):
-                    return int(entry.name)
-        time.sleep(0.05)
-    raise AssertionError(f"no process {token}")
 
 
 def wait_for(predicate: object, seconds: float) -> bool:
