@@ -16,13 +16,11 @@ from xcsh.core import (
     TextContent,
     ToolCallContext,
     ToolError,
-    coerce_result,
 )
 from xcsh.pending.action import (
     ApplyFailedError,
     PendingAction,
     StalePreviewError,
-    call_maybe_async,
 )
 from xcsh.pending.outcome import ApplyFailure, ResolveOutcome, ResolveStatus
 from xcsh.pending.parts import (
@@ -100,7 +98,7 @@ def check_request(store: PendingActionStore, params: ResolveParams) -> PendingAc
     return top
 
 
-def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams]:
+def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams, ResolveOutcome]:
     """Build the ``resolve`` tool bound to one session's store.
 
     Behaviour, in order:
@@ -124,9 +122,10 @@ def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams]:
        raises, the action stays discarded (nothing was applied) and the result
        is an ``is_error`` result naming the failed clean-up.
 
-    The result's ``details`` are a :class:`ResolveOutcome`, which reads as the
-    mapping ``{"action", "reason", "source_tool_name", "label"}``; ``reason``
-    never changes behaviour.
+    The result's ``details`` are a :class:`ResolveOutcome`, whose
+    :meth:`~ResolveOutcome.contract` (what reading it by key sees) is
+    ``{"action", "reason", "source_tool_name", "label"}``; ``reason`` never
+    changes behaviour.
 
     Args:
         store: the session's pending-action store.
@@ -135,7 +134,7 @@ def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams]:
         A hidden :class:`AgentTool` named ``resolve``, label ``Resolve``.
     """
 
-    async def run(params: ResolveParams, ctx: ToolCallContext) -> AgentToolResult:
+    async def run(params: ResolveParams, ctx: ToolCallContext) -> AgentToolResult[ResolveOutcome]:
         return await resolve_top(store, params)
 
     return AgentTool(
@@ -148,7 +147,9 @@ def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams]:
     )
 
 
-async def resolve_top(store: PendingActionStore, params: ResolveParams) -> AgentToolResult:
+async def resolve_top(
+    store: PendingActionStore, params: ResolveParams
+) -> AgentToolResult[ResolveOutcome]:
     """What the ``resolve`` tool does (see :func:`create_resolve_tool`).
 
     Raises:
@@ -183,7 +184,9 @@ def _outcome(
     )
 
 
-def _result(text: str, outcome: ResolveOutcome, *, is_error: bool = False) -> AgentToolResult:
+def _result(
+    text: str, outcome: ResolveOutcome, *, is_error: bool = False
+) -> AgentToolResult[ResolveOutcome]:
     return AgentToolResult(content=[TextContent(text)], details=outcome, is_error=is_error)
 
 
@@ -192,16 +195,12 @@ async def _apply(
     action: PendingAction,
     reason: str,
     only: list[str] | None,
-) -> AgentToolResult:
+) -> AgentToolResult[ResolveOutcome]:
     try:
         if only is None:
-            outcome = await call_maybe_async(action.apply, reason)
-        else:
-            assert action.apply_parts is not None  # select_parts checked it
-            outcome = await call_maybe_async(
-                action.apply_parts, action.preview.subset(only), reason
-            )
-        result = coerce_result(outcome)
+            result = await action.run_apply(reason)
+        else:  # select_parts checked that the action can apply a subset
+            result = await action.run_apply_parts(action.preview.subset(only), reason)
     except asyncio.CancelledError:
         store.restore(action)
         raise
@@ -230,7 +229,7 @@ async def _apply(
 
 def _failed(
     store: PendingActionStore, action: PendingAction, reason: str, exc: Exception
-) -> AgentToolResult:
+) -> AgentToolResult[ResolveOutcome]:
     store.restore(action)
     message = str(exc) or type(exc).__name__
     text = (
@@ -247,12 +246,11 @@ def _failed(
 
 async def _rebuild(
     store: PendingActionStore, action: PendingAction, reason: str, stale: StalePreviewError
-) -> AgentToolResult:
+) -> AgentToolResult[ResolveOutcome]:
     """The files of ``action`` changed since its preview: preview again, leave that pending."""
-    assert action.rebuild is not None
     files = ", ".join(stale.files) or "its files"
     try:
-        rebuilt = await call_maybe_async(action.rebuild)
+        rebuilt = await action.run_rebuild()
     except Exception as exc:  # the old preview can never apply; keep it for a discard
         store.restore(action)
         text = (
@@ -268,8 +266,8 @@ async def _rebuild(
             "nothing changed."
         )
         return _result(text, _outcome(action, "apply", reason, "rebuilt"), is_error=True)
-    new_action, preview_text = rebuilt
-    store.push(new_action, origin=action.origin)
+    fresh, preview_text = rebuilt
+    new_action = store.push(fresh, origin=action.origin)
     changes = describe_rebuild(action, new_action)
     text = (
         f"Not applied: the files of {action.id} changed since its preview ({files}). "
@@ -280,7 +278,7 @@ async def _rebuild(
     return _result(text, details, is_error=True)
 
 
-async def discard_action(action: PendingAction, reason: str) -> AgentToolResult:
+async def discard_action(action: PendingAction, reason: str) -> AgentToolResult[ResolveOutcome]:
     """Discard ``action`` (already off the stack) as ``resolve`` ``discard`` does.
 
     Awaits ``reject(reason)`` when the action has one. Returns the result
@@ -294,7 +292,7 @@ async def discard_action(action: PendingAction, reason: str) -> AgentToolResult:
     if action.reject is None:
         return _result(default, details)
     try:
-        result = coerce_result(await call_maybe_async(action.reject, reason))
+        result = await action.run_reject(reason)
     except Exception as exc:  # the discard stands; only its clean-up failed
         message = str(exc) or type(exc).__name__
         return _result(f"{default}\nDiscard clean-up failed: {message}", details, is_error=True)
