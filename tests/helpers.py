@@ -8,9 +8,11 @@ Its standard input is ``/dev/null``: nothing waits for a keyboard.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -56,6 +58,71 @@ def run_xcsh(
         input=input,
         stdin=subprocess.DEVNULL if input is None else None,
     )
+
+
+def run_steps(
+    tmp_path: Path,
+    home: Path,
+    calls: list[dict[str, Any]],
+    settings: str,
+    *,
+    one_per_turn: bool = False,
+    no_override: bool = False,
+    **env: str,
+) -> tuple[int, list[dict[str, Any]], str]:
+    """Run ``xcsh -p`` in ``tmp_path/proj`` (created) with the scripted provider making
+    ``calls`` (all in one turn, or ``one_per_turn``) under ``settings`` (the text of
+    settings.toml) and ``env`` added to :func:`xcsh_env`; ``no_override`` as in
+    :func:`run_xcsh`. Returns the exit code, the JSON events and stderr."""
+    project = tmp_path / "proj"
+    project.mkdir(exist_ok=True)
+    (home / "settings.toml").write_text(settings)
+    steps = tmp_path / "steps.json"
+    turns = [[c] for c in calls] if one_per_turn else [calls]
+    steps.write_text(json.dumps([*({"tool_calls": t} for t in turns), {"text": "done"}]))
+    argv = ["--provider", "scripted", "--model", str(steps), "--mode", "json", "-p", "go"]
+    done = subprocess.run(
+        [*(NO_OVERRIDE if no_override else []), *XCSH, *argv],
+        cwd=project,
+        env=xcsh_env(home, **env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    return done.returncode, events, done.stderr
+
+
+def tool_results(events: list[dict[str, Any]]) -> list[tuple[bool, str]]:
+    """The tool results of :func:`run_steps`' events in call order: (is_error, text)."""
+    return [(e["message"]["is_error"], e["text"]) for e in events if e["type"] == "tool_result"]
+
+
+def find_process(token: str) -> int:
+    """The pid (as seen here) of the live process whose command line starts with
+    ``token``, waiting up to 5 s for it. A command in the namespace sandbox has
+    process ids of its own (``$!`` means nothing outside), so tests find its
+    processes by a token given with ``exec -a``."""
+    for _ in range(100):
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    cmdline = (entry / "cmdline").read_bytes()
+                except OSError:
+                    continue
+                if cmdline.startswith(token.encode()) and _alive(entry):
+                    return int(entry.name)
+        time.sleep(0.05)
+    raise AssertionError(f"no process {token}")
+
+
+def _alive(proc: Path) -> bool:
+    try:
+        stat = (proc / "stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
 def start_xcsh(args: Sequence[str], *, cwd: Path, home: Path) -> subprocess.Popen[str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import start_xcsh
+from helpers import find_process, start_xcsh
 from xcsh.agent import load_session
 from xcsh.core import AssistantMessage, ToolResultMessage
 
@@ -37,7 +37,10 @@ def test_signal_cancels_the_run_and_kills_the_command(
     tmp_path: Path, xcsh_home: Path, sig: signal.Signals
 ) -> None:
     pid_file = tmp_path / "sleep.pid"
-    command = f"sleep 20 & echo $! > {pid_file}; wait"
+    # The command may run in a PID namespace, where $! is not the pid seen here:
+    # the sleep is found by a token on its command line instead.
+    token = f"xcsh-sleep-{tmp_path.name}"[-40:]
+    command = f'(exec -a "{token}" sleep 20) & echo started > {pid_file}; wait'
     steps = tmp_path / "steps.json"
     steps.write_text(
         json.dumps(
@@ -48,7 +51,7 @@ def test_signal_cancels_the_run_and_kills_the_command(
     proc = start_xcsh(argv, cwd=tmp_path, home=xcsh_home)
     try:
         assert wait_for(lambda: pid_file.is_file() and pid_file.read_text().strip(), 30)
-        grandchild = int(pid_file.read_text())
+        grandchild = find_process(token)
         assert alive(grandchild)
         # Let the bash tool reach its supervised wait: a cancellation landing in
         # the instant between spawning bash and supervising it is the bash

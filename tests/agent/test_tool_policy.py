@@ -4,13 +4,13 @@ enforced where tools run (through the real binary with the scripted provider).""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from helpers import xcsh_env
+from helpers import run_steps
+from helpers import tool_results as results
 from xcsh.agent.tool_policy import parse_tool_policy, simple_commands
 from xcsh.core import UsageError
 
@@ -116,37 +116,6 @@ def test_examples_and_values_are_checked_when_settings_load(text: str, message: 
 # -- through the real binary ------------------------------------------------------------
 
 
-def run_steps(
-    tmp_path: Path, home: Path, calls: list[dict[str, Any]], settings: str, **env: str
-) -> tuple[int, list[dict[str, Any]], str]:
-    project = tmp_path / "proj"
-    project.mkdir(exist_ok=True)
-    (home / "settings.toml").write_text(settings)
-    steps = tmp_path / "steps.json"
-    steps.write_text(json.dumps([{"tool_calls": calls}, {"text": "done"}]))
-    argv = ["--provider", "scripted", "--model", str(steps), "--mode", "json", "-p", "go"]
-    import subprocess
-
-    from helpers import XCSH
-
-    done = subprocess.run(
-        [*XCSH, *argv],
-        cwd=project,
-        env=xcsh_env(home, **env),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
-    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    return done.returncode, events, done.stderr
-
-
-def results(events: list[dict[str, Any]]) -> list[tuple[bool, str]]:
-    """The tool results in call order: (is_error, text)."""
-    return [(e["message"]["is_error"], e["text"]) for e in events if e["type"] == "tool_result"]
-
-
 def test_deny_and_prefix_rules_are_enforced_by_the_binary(tmp_path: Path, xcsh_home: Path) -> None:
     project = tmp_path / "proj"
     calls = [
@@ -188,18 +157,22 @@ def test_a_rule_for_an_unknown_tool_is_refused(tmp_path: Path, xcsh_home: Path) 
     assert "did you mean 'bash'?" in err
 
 
+# a machine with neither Landlock nor user namespaces
+NO_SANDBOX = {"XCSH_SANDBOX_ABI": "0", "XCSH_SANDBOX_NAMESPACES": "0"}
+
+
 def test_require_without_landlock_refuses_bash_through_the_binary(
     tmp_path: Path, xcsh_home: Path
 ) -> None:
     calls = [{"name": "bash", "arguments": {"command": "touch made"}}]
     settings = 'sandbox = "require"\n'
-    code, events, err = run_steps(tmp_path, xcsh_home, calls, settings, XCSH_SANDBOX_ABI="0")
+    code, events, err = run_steps(tmp_path, xcsh_home, calls, settings, **NO_SANDBOX)
     assert code == 0, err
     (refused,) = results(events)
     assert refused[0] and refused[1].startswith('bash is refused: sandbox = "require"')
     assert not (tmp_path / "proj" / "made").exists()
     auto = 'sandbox = "auto"\n'
-    code, events, err = run_steps(tmp_path, xcsh_home, calls, auto, XCSH_SANDBOX_ABI="0")
+    code, events, err = run_steps(tmp_path, xcsh_home, calls, auto, **NO_SANDBOX)
     assert events[0]["notices"] == [
         "bash runs unconfined: XCSH_SANDBOX_ABI=0 in the environment turns Landlock off "
         '(sandbox = "auto"; set sandbox = "require" to refuse instead)'

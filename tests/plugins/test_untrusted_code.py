@@ -94,3 +94,47 @@ def test_a_changed_trusted_tool_is_not_loaded_until_trusted_again(tmp_path: Path
     assert load_custom_tools(repo).tools == []
     trust_folder(repo)
     assert sorted(t.name for t in load_custom_tools(repo).tools) == ["extra", "greet"]
+
+
+def _plant_bytecode(source: Path, hostile: str) -> Path:
+    """Compile ``hostile`` as the unchecked-hash bytecode of ``source``: Python would
+    use it without looking at the source."""
+    import importlib.util
+    import py_compile
+
+    evil = source.with_name("evil_src.py")
+    evil.write_text(hostile)
+    target = Path(importlib.util.cache_from_source(str(source)))
+    py_compile.compile(
+        str(evil),
+        cfile=str(target),
+        invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+        doraise=True,
+    )
+    evil.unlink()
+    return target
+
+
+def test_bytecode_planted_in_a_trusted_folder_counts_as_a_change(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    tools = repo / ".xcsh" / "tools"
+    tool = write_tool(tools, "greet.py", TOOL.format(name="greet"))
+    trust_folder(repo)
+    marker = tmp_path / "ran.log"
+    _plant_bytecode(tool, HOSTILE.format(marker=str(marker), name="pyc"))
+    assert trust_state(repo) == "changed"
+    result = load_custom_tools(repo)
+    assert result.tools == [] and result.untrusted
+    assert not marker.exists()
+
+
+def test_loading_never_runs_bytecode_only_the_source(tmp_path: Path) -> None:
+    # Even trusted as it is now (the planted file included), the source runs.
+    repo = tmp_path / "repo"
+    tools = repo / ".xcsh" / "tools"
+    tool = write_tool(tools, "greet.py", TOOL.format(name="greet"))
+    marker = tmp_path / "ran.log"
+    _plant_bytecode(tool, HOSTILE.format(marker=str(marker), name="pyc") + TOOL.format(name="e"))
+    trust_folder(repo)
+    assert [t.name for t in load_custom_tools(repo).tools] == ["greet"]
+    assert not marker.exists()

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from helpers import find_process
 from tmux_harness import TmuxXcsh, needs_tmux
 from xcsh.agent import load_session, repair_tool_pairs
 from xcsh.agent.history import CANCELLED_TEXT
@@ -268,7 +269,9 @@ def test_terminate_signal_during_a_run_cancels_it_then_exits(
     import time
 
     pids = project / "pids"  # inside the workspace: the sandbox lets bash write only there
-    command = f"sleep 20 & echo $! > {pids}; wait"
+    # $! would be a pid of the sandbox's own PID namespace: the sleep is found by a token
+    token = f"xcsh-sleep-{project.parent.name}"[-40:]
+    command = f'(exec -a "{token}" sleep 20) & echo started > {pids}; wait'
     slow = {"name": "bash", "arguments": {"command": command}}
     script = steps(project.parent, "slow", [{"tool_calls": [slow]}, {"text": "never sent"}])
     term.start(
@@ -280,7 +283,7 @@ def test_terminate_signal_during_a_run_cancels_it_then_exits(
     while not (pids.is_file() and pids.read_text().strip()):
         assert time.monotonic() < deadline, "the command never started"
         time.sleep(0.05)
-    sleep_pid = int(pids.read_text())
+    sleep_pid = find_process(token)
     xcsh_pid = xcsh_ancestor(sleep_pid)
     time.sleep(0.5)  # let the bash tool reach its supervised wait (see tests/agent/test_signals.py)
     os.kill(xcsh_pid, getattr(signal, f"SIG{sig}"))

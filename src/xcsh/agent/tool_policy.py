@@ -14,12 +14,15 @@ never loosen them)::
     match = ["git status --short"]      # examples checked when settings load
     not_match = ["git stash"]
 
-A bash command is split into its simple commands (at ``;``, ``&&``, ``||``,
-``|``, ``&``, parentheses, ``$(...)`` and backticks). For each one, the
-strictest rule whose prefix matches its first words decides (deny > ask >
-allow); a simple command no rule matches gets the ``bash`` setting. The whole
-command gets the strictest decision of its parts. The policy is enforced
-where tools execute (:func:`enforce_policy`), not in the prompt.
+A bash command is parsed with tree-sitter's bash grammar into the simple
+commands it runs, looking through wrappers, shells and quoting
+(:mod:`xcsh.agent.shell_commands`). For each one, the strictest rule whose
+prefix matches its first words decides (deny > ask > allow); a simple command
+no rule matches gets the ``bash`` setting. A part whose program cannot be known
+without running it is *unresolved*: asked in a terminal, refused where nobody
+can be asked (``-p``). The whole command gets the strictest decision of its
+parts. The policy is enforced where tools execute (:func:`enforce_policy`),
+not in the prompt.
 """
 
 from __future__ import annotations
@@ -27,22 +30,18 @@ from __future__ import annotations
 import difflib
 import inspect
 import os
-import re
 import shlex
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from xcsh.agent.approval import Approval
+from xcsh.agent.shell_commands import resolve_commands
 from xcsh.core import AgentTool, AgentToolResult, ToolCallContext, ToolError, UsageError
 
 Decision = Literal["allow", "ask", "deny"]
 DECISIONS: tuple[Decision, ...] = ("allow", "ask", "deny")
 _RANK = {"allow": 0, "ask": 1, "deny": 2}
-_SEPARATORS = {";", "&", "&&", "||", "|", "|&", "(", ")", ";;", "$(", "`"}
-_REDIRECTS = re.compile(r"^\d*(<|>|>>|<<|<<<|>&|<&|&>|&>>|>\|)$")
-_FD_NUMBER = re.compile(r"(?<![\w$])\d+(?=[<>])")
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,15 +51,23 @@ class ToolQuestion:
     Args:
         tool_name: the tool.
         summary: the call in one line (``bash: rm -rf build``).
-        rule: the rule that asks (``rm`` in settings.toml).
+        rule: the rule that asks (``rm`` in settings.toml), or for an
+            unresolved command what could not be resolved.
+        unresolved: the rules cannot tell what the command runs.
     """
 
     tool_name: str
     summary: str
     rule: str
+    unresolved: bool = False
 
     def prompt(self) -> str:
         """The question, in the same ``[y / n REASON]`` form as ``--approve ask``."""
+        if self.unresolved:
+            return (
+                f"Run {self.summary}? (your approval rules cannot tell what it runs: "
+                f"{self.rule}) [y / n REASON] "
+            )
         return f"Run {self.summary}? (your rule: {self.rule}) [y / n REASON] "
 
 
@@ -96,6 +103,9 @@ class Verdict:
 
     decision: Decision
     why: str
+    unresolved: bool = False
+    """True when part of the command cannot be resolved statically (asked in a
+    terminal, refused where nobody can be asked)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -131,12 +141,20 @@ class ToolPolicy:
         command = params.get("command")
         if not isinstance(command, str):
             return base
-        try:
-            parts = simple_commands(command)
-        except ValueError:
+        found = resolve_commands(command)
+        if found.error:
             return Verdict(decision="deny", why="a command that cannot be split into words")
-        verdicts = [self._decide_simple(part, base) for part in parts] or [base]
-        return max(verdicts, key=lambda v: _RANK[v.decision])
+        verdicts = [self._decide_simple(part, base) for part in found.commands] or [base]
+        if found.unresolved:
+            # Strictest first: a deny elsewhere in the command still wins.
+            verdicts.append(
+                Verdict(
+                    decision="ask",
+                    why="; ".join(found.unresolved),
+                    unresolved=True,
+                )
+            )
+        return max(verdicts, key=lambda v: (_RANK[v.decision], v.unresolved))
 
     def _decide_simple(self, simple: Sequence[str], base: Verdict) -> Verdict:
         matching = [r for r in self.rules if r.matches(simple)]
@@ -163,33 +181,17 @@ class ToolPolicy:
 
 
 def simple_commands(command: str) -> list[list[str]]:
-    """Split a shell command into its simple commands' words (redirections and
-    leading ``NAME=value`` assignments left out).
+    """The simple commands ``command`` runs, each as its literal words (see
+    :func:`~xcsh.agent.shell_commands.resolve_commands`; parts that cannot be
+    resolved statically are left out).
 
     Raises:
-        ValueError: unbalanced quotes.
+        ValueError: the command is not valid bash (unbalanced quotes, ...).
     """
-    text = command.replace("\n", " ; ").replace("`", " ` ").replace("$(", " $( ")
-    text = _FD_NUMBER.sub(" ", text)  # the 2 of 2>&1
-    lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|()<>")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    parts: list[list[str]] = [[]]
-    skip_next = False
-    for token in lexer:
-        if token in _SEPARATORS:
-            parts.append([])
-            continue
-        if skip_next:
-            skip_next = False
-            continue
-        if _REDIRECTS.match(token) or set(token) <= set("<>&|"):
-            skip_next = True
-            continue
-        if not parts[-1] and _ASSIGNMENT.match(token):
-            continue
-        parts[-1].append(token)
-    return [p for p in parts if p]
+    found = resolve_commands(command)
+    if found.error:
+        raise ValueError(found.error)
+    return found.commands
 
 
 def parse_tool_policy(settings: Mapping[str, Any], *, source: str) -> ToolPolicy:
@@ -307,9 +309,19 @@ def _wrap(tool: AgentTool[Any], policy: ToolPolicy, ask: ToolApprovalHook | None
                 f"Denied by the user's approval rules ({verdict.why} in {policy.source}); "
                 "nothing was run. Do not retry it; find another way or ask the user."
             )
+        if verdict.unresolved and ask is None:
+            raise ToolError(
+                f"Refused by the user's approval rules in {policy.source}: they cannot tell "
+                f"what this command runs ({verdict.why}), and "
+                "there is no terminal to ask; nothing was run. Name each program literally "
+                "(no variables, substitutions or shells fed from input)."
+            )
         if verdict.decision == "ask" and ask is not None:
             question = ToolQuestion(
-                tool_name=tool.name, summary=_summary(tool.name, values), rule=verdict.why
+                tool_name=tool.name,
+                summary=_summary(tool.name, values),
+                rule=verdict.why,
+                unresolved=verdict.unresolved,
             )
             answer = await ask(question)
             if not answer.approved:

@@ -43,7 +43,7 @@ from xcsh.journal import Journal, OpenedJournal, Retention, record_applies, sett
 from xcsh.pending import PendingActionStore
 from xcsh.plugins import LoadError, aload_custom_tools
 from xcsh.providers import Provider
-from xcsh.sandbox import SandboxPlan, parse_sandbox_settings, prepare_sandbox
+from xcsh.sandbox import SandboxPlan, make_undumpable, parse_sandbox_settings, prepare_sandbox
 from xcsh.tools.registry import create_builtin_tools
 
 SessionToolsFactory = Callable[[Path, PendingActionStore], list[AgentTool[Any]]]
@@ -165,6 +165,8 @@ async def open_session(
     if options.continue_latest and options.session_id:
         raise UsageError("--continue and --session cannot be used together")
     home = options.home or xcsh_home(env=options.env)
+    # The session holds the provider's API key: no command may read xcsh's memory.
+    make_undumpable()
     settings = load_settings(home)
     flags = {"provider": options.provider, "model": options.model, "base_url": options.base_url}
     provider = build_provider(flags, settings, options.env)

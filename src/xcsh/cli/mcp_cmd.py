@@ -164,6 +164,9 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    from xcsh.sandbox import make_undumpable
+
+    make_undumpable()  # commands run for clients cannot read the server's memory or token
     try:
         cwd = _check(args)
         factory = tool_factory(cwd, trust_project=args.trust_project)

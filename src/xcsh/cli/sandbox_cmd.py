@@ -64,15 +64,23 @@ def main(argv: list[str]) -> int:
         print(f"  network (TCP bind/connect): {network}")
     else:
         print(f"Landlock: unavailable ({support.reason})")
+    spaces = support.namespaces
+    if spaces.available:
+        print(f"namespaces: available (bwrap: {spaces.bwrap})")
+    else:
+        print(f"namespaces: unavailable ({spaces.reason})")
     print("process trees: a child subreaper supervises each command (all descendants killed)")
     writable = ", ".join(str(p) for p in settings.write) or "(none)"
     print(
         f"settings: sandbox = {settings.mode!r}, sandbox_network = "
-        f"{str(settings.network).lower()}, sandbox_write = {writable}"
+        f"{str(settings.network).lower()}, sandbox_write = {writable}, "
+        f"bash_env.inherit = {settings.env.inherit!r}"
     )
     scratch = Path(tempfile.mkdtemp(prefix="check-", dir=_ensure(home / "tmp")))
     try:
-        plan = plan_sandbox(settings, support, workspace=scratch / "ws", temp_dir=scratch / "tmp")
+        plan = plan_sandbox(
+            settings, support, workspace=scratch / "ws", temp_dir=scratch / "tmp", home=home
+        )
         if plan.refusal:
             print(f"bash: refused: {plan.refusal}")
             return 1
@@ -83,7 +91,10 @@ def main(argv: list[str]) -> int:
                 "bash: runs unconfined" + (' (sandbox = "off")' if settings.mode == "off" else "")
             )
             return 0
-        print("bash: confined; trying it: " + asyncio.run(_try(scratch, plan.confinement)))
+        kind = "namespaces + Landlock" if plan.confinement.bwrap else "Landlock only"
+        print(f"bash: confined ({kind}); trying each protection:")
+        for name, outcome in asyncio.run(_try(scratch, home, plan.confinement)):
+            print(f"  {name}: {outcome}")
         return 0
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -94,37 +105,64 @@ def _ensure(path: Path) -> Path:
     return path
 
 
-async def _try(scratch: Path, confinement: object) -> str:
+# Each probe: its name, a shell test that succeeds when the protection held, and
+# what to print either way. {ws}, {out}, {home}, {pid}, {port} are filled in.
+_PROBES = (
+    ("write inside the workspace", "echo in > {ws}/inside.txt", "works", "FAILED"),
+    ("write outside the workspace", "! echo out > {out}/outside.txt", "denied", "ALLOWED"),
+    ("chmod outside the workspace", "! chmod 0666 {out}/mode.txt", "denied", "ALLOWED"),
+    ("the workspace's .git", "! touch {ws}/.git/hooks/pre-commit", "read-only", "WRITABLE"),
+    ("xcsh's process in /proc", "! test -r /proc/{pid}/environ", "invisible", "VISIBLE"),
+    ("$XCSH_HOME", "! test -e {home}/settings-probe", "invisible", "VISIBLE"),
+    ("the system's /tmp", "! test -e {tmp}", "private", "SHARED"),
+)
+
+
+async def _try(scratch: Path, home: Path, confinement: object) -> list[tuple[str, str]]:
     from xcsh.sandbox import Confinement, ProcessSupervisor
 
     assert isinstance(confinement, Confinement)
-    for name in ("ws", "tmp", "outside"):
+    for name in ("ws", "ws/.git", "ws/.git/hooks", "tmp", "outside"):
         (scratch / name).mkdir()
+    (scratch / "outside" / "mode.txt").write_text("")
+    (scratch / "outside" / "mode.txt").chmod(0o600)
+    probe = home / "settings-probe"
+    probe.write_text("")
+    shared_fd, shared = tempfile.mkstemp(prefix="xcsh-check-", dir="/tmp")
+    os.close(shared_fd)
+    fill = {
+        "ws": scratch / "ws",
+        "out": scratch / "outside",
+        "home": home,
+        "pid": os.getpid(),
+        "tmp": shared,
+    }
+    script = "; ".join(
+        f"if {test.format(**fill)} 2>/dev/null; then echo 1; else echo 0; fi"
+        for _n, test, _y, _no in _PROBES
+    )
     supervisor = ProcessSupervisor()
     read_fd, write_fd = os.pipe()
     null = os.open(os.devnull, os.O_RDONLY)
-    script = "echo in > inside.txt; echo out > ../outside/outside.txt"
     try:
         proc = await supervisor.start(
-            ["sh", "-c", script],
+            ["bash", "-c", script],
             cwd=scratch / "ws",
-            env=dict(os.environ),
+            env={"PATH": os.environ.get("PATH", os.defpath)},
             stdin=null,
             stdout=write_fd,
-            stderr=write_fd,
+            stderr=null,
             confine=confinement,
         )
         os.close(write_fd)
         await proc.wait()
         proc.close()
+        with os.fdopen(read_fd, "rb") as out:
+            answers = out.read().decode().split()
     finally:
         os.close(null)
         supervisor.close()
-    os.close(read_fd)
-    inside = (scratch / "ws" / "inside.txt").exists()
-    outside = (scratch / "outside" / "outside.txt").exists()
-    if inside and not outside:
-        return "a write inside the workspace worked, a write outside was denied"
-    return f"unexpected: write inside {'worked' if inside else 'failed'}, outside " + (
-        "worked" if outside else "failed"
-    )
+        probe.unlink()
+        os.unlink(shared)
+    held = [a == "1" for a in answers] + [False] * len(_PROBES)
+    return [(n, yes if ok else no) for (n, _t, yes, no), ok in zip(_PROBES, held, strict=False)]

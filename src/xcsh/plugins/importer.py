@@ -1,7 +1,8 @@
 """Importing custom tool modules and entry points, once per process (the loader's first half).
 
 Each module file is imported under a unique private name (no ``sys.path``
-changes, no bytecode written), so one broken file never affects another and
+changes, no bytecode written or read: a ``.pyc`` in ``__pycache__`` is never
+used, only the source), so one broken file never affects another and
 the same file loaded for two workspaces gives two modules. Problems become
 :class:`~xcsh.plugins.results.LoadError` values, never exceptions.
 """
@@ -24,6 +25,8 @@ from xcsh.plugins.trust import how_to_trust
 
 _log = logging.getLogger("xcsh.plugins")
 _module_counter = itertools.count(1)
+_NO_BYTECODE = Path("/nonexistent/xcsh-no-bytecode")
+"""The bytecode folder while project tools are imported: none exists, none is written."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,8 +86,11 @@ class Importer:
             return
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
-        keep_bytecode = sys.dont_write_bytecode
+        keep_bytecode, keep_prefix = sys.dont_write_bytecode, sys.pycache_prefix
         sys.dont_write_bytecode = True  # never leave __pycache__ in the user's folders
+        # ... and never read it: compiled code there may not match the source the
+        # user trusted. With a prefix, Python looks for bytecode only under it.
+        sys.pycache_prefix = str(_NO_BYTECODE)
         try:
             spec.loader.exec_module(module)
         except SyntaxError as exc:
@@ -98,7 +104,7 @@ class Importer:
             self.error(path, message, candidate.source)
             return
         finally:
-            sys.dont_write_bytecode = keep_bytecode
+            sys.dont_write_bytecode, sys.pycache_prefix = keep_bytecode, keep_prefix
         logger_name = f"xcsh.custom_tools.{candidate.source}.{stem}"
         self.steps.append(
             Imported(

@@ -70,15 +70,17 @@ class TrustRecord:
 def tools_fingerprint(folder: str | Path) -> str:
     """``sha256:<hex>`` of every file under ``folder``'s ``.xcsh/tools/`` (names and bytes).
 
-    Files are taken in sorted order of their relative paths; ``__pycache__``
-    folders are left out (Python may write them). A folder without tools
-    has the fingerprint of nothing.
+    Files are taken in sorted order of their relative paths, compiled code
+    (``__pycache__/*.pyc``) included: bytecode planted there is code too, so it
+    makes the folder untrusted again. xcsh itself never writes bytecode there
+    (:mod:`xcsh.plugins.importer`). A folder without tools has the fingerprint
+    of nothing.
     """
     root = project_tools_dir(folder)
     digest = hashlib.sha256()
     files: list[tuple[str, Path]] = []
     for current, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        dirs.sort()
         for name in names:
             path = Path(current) / name
             files.append((path.relative_to(root).as_posix(), path))

@@ -1,8 +1,11 @@
 """The process host: a small helper process that starts and supervises commands.
 
-Run as a script (``python -I _host.py FD``), never imported by xcsh: it uses
-the standard library only, plus ``landlockpy`` when a command is to be
-confined, so it starts quickly and stays single-threaded (forking it is safe).
+Run as a script (``python -I _host.py FD [--seccomp HEX]``), never imported by
+xcsh: it uses the standard library only, plus ``landlockpy`` when a command is
+to be confined, so it starts quickly and stays single-threaded (forking it is
+safe). In the namespace sandbox ``bwrap`` starts it inside the namespaces;
+``--seccomp`` then gives a seccomp program (hex) it applies to itself, and so
+to every command (with the network off: no Unix sockets).
 
 xcsh starts one host per :class:`~xcsh.sandbox.supervisor.ProcessSupervisor`
 and talks to it over a ``SOCK_SEQPACKET`` control socket (file descriptor
@@ -39,11 +42,21 @@ import time
 from typing import Any
 
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_DUMPABLE = 4
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
 _MAX_FDS = 4
 
 
 def main(argv: list[str]) -> int:
     control = socket.socket(fileno=int(argv[1]))
+    libc = ctypes.CDLL(None, use_errno=True)
+    # No process of the same user may read the host's (and its supervisors')
+    # memory or open files through /proc.
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    if len(argv) > 3 and argv[2] == "--seccomp":
+        _seccomp(libc, bytes.fromhex(argv[3]))
     # Loaded once here, not in each forked command: the import and the binding's
     # first call (it looks libc up with ldconfig) take tens of milliseconds.
     with contextlib.suppress(ImportError, OSError):
@@ -74,6 +87,22 @@ def main(argv: list[str]) -> int:
                 os._exit(code)
         for fd in fds:
             os.close(fd)
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def _seccomp(libc: ctypes.CDLL, program: bytes) -> None:
+    """Apply a seccomp filter (``struct sock_filter[]``) to this process and its children."""
+    buf = ctypes.create_string_buffer(program, len(program))
+    prog = _SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    if (
+        libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+        or libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0
+    ):
+        err = ctypes.get_errno()
+        raise OSError(err, f"cannot apply the seccomp filter: {os.strerror(err)}")
 
 
 def _send(sock: socket.socket, value: dict[str, Any]) -> None:

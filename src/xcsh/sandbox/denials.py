@@ -18,8 +18,17 @@ from pathlib import Path
 
 from xcsh.sandbox.supervisor import Confinement
 
-_DENIED = re.compile(r"Permission denied|Operation not permitted|EACCES|EPERM|Errno 1\]|Errno 13\]")
-_PATH = re.compile(r"""(?:^|[\s'"‘`(:=])((?:/|\./|\.\./|~/)[^\s'"’`):,]*)""")
+_DENIED = re.compile(
+    r"Permission denied|Operation not permitted|Read-only file system"
+    r"|EACCES|EPERM|EROFS|Errno 1\]|Errno 13\]|Errno 30\]"
+)
+_PATH = re.compile(r"""(?:^|[\s'"‘`(:=])((?:/|\./|\.\./|~/|\.git\b|\.xcsh\b)[^\s'"’`):,]*)""")
+# In a network namespace of its own a command meets no refusal, only an empty network.
+_NO_NETWORK = re.compile(
+    r"Connection refused|Network is unreachable|Could not resolve|name resolution|"
+    r"Name or service not known",
+    re.IGNORECASE,
+)
 _NETWORK_WORDS = re.compile(r"connect|socket|network|Connection|curl|wget|http", re.IGNORECASE)
 
 
@@ -44,10 +53,12 @@ class Denials:
         places = ", ".join(confinement.write)
         parts: list[str] = []
         if self.paths:
+            kept = ", ".join(confinement.read_only)
             parts.append(
                 "The sandbox denied writing "
                 + ", ".join(self.paths)
-                + f": commands may write only in {places}."
+                + f": commands may write only in {places}"
+                + (f" (not in {kept}, kept read-only)." if kept else ".")
             )
         if self.network:
             parts.append("The sandbox denies network access (sandbox_network = false).")
@@ -72,6 +83,9 @@ def find_denials(output: str, confinement: Confinement, cwd: Path) -> Denials:
     paths: dict[str, None] = {}
     unexplained = network = False
     for line in output.splitlines():
+        if not confinement.network and _NO_NETWORK.search(line):
+            network = True
+            continue
         if not _DENIED.search(line):
             continue
         named = [m.group(1) for m in _PATH.finditer(line)]
@@ -91,6 +105,9 @@ def _refused_by_sandbox(text: str, confinement: Confinement, cwd: Path) -> bool:
     if not path.is_absolute():
         path = cwd / path
     real = Path(os.path.realpath(path))
+    for root in confinement.read_only:
+        if real == Path(root) or real.is_relative_to(root):
+            return os.access(real if real.exists() else real.parent, os.W_OK)
     for root in (*confinement.write, *confinement.devices):
         if real == Path(root) or real.is_relative_to(root):
             return False

@@ -24,17 +24,20 @@ import secrets
 import shutil
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from xcsh.core import UsageError
-from xcsh.sandbox.supervisor import Confinement
+from xcsh.sandbox.confinement import Confinement
+from xcsh.sandbox.environment import EnvPolicy, parse_bash_env
+from xcsh.sandbox.namespace import NamespaceSupport, probe_namespaces, runtime_paths
 
 SandboxMode = Literal["auto", "require", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "require", "off")
-SETTING_KEYS = ("sandbox", "sandbox_network", "sandbox_write")
+SETTING_KEYS = ("sandbox", "sandbox_network", "sandbox_write", "bash_env")
 """The settings.toml keys this module reads."""
+NOT_PROBED = NamespaceSupport(reason="namespaces were not tried")
 NETWORK_ABI = 4
 """The first Landlock ABI that can deny TCP bind and connect."""
 
@@ -49,12 +52,15 @@ class SandboxSettings:
             it cannot confine; ``"off"`` never confines.
         network: False denies network access to confined commands.
         write: absolute paths, besides the workspace and the private
-            temporary folder, that confined commands may write.
+            temporary folder, that confined commands may write (a path
+            inside the workspace's ``.git`` or ``.xcsh`` makes it writable).
+        env: which environment variables commands inherit (``[bash_env]``).
     """
 
     mode: SandboxMode = "auto"
     network: bool = True
     write: tuple[Path, ...] = ()
+    env: EnvPolicy = field(default_factory=EnvPolicy)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,10 +70,12 @@ class KernelSupport:
     Args:
         abi: the Landlock ABI version, 0 when there is none.
         reason: why confinement is impossible (empty when ``abi >= 1``).
+        namespaces: whether the namespace sandbox (bubblewrap) works here.
     """
 
     abi: int
     reason: str = ""
+    namespaces: NamespaceSupport = field(default_factory=lambda: NOT_PROBED)
 
     @property
     def confines(self) -> bool:
@@ -92,12 +100,14 @@ class SandboxPlan:
             ``"auto"`` mode, or the network left on because the kernel cannot
             deny it); empty when there is nothing to say.
         temp_dir: the private temporary folder (``TMPDIR`` of confined commands).
+        env: which environment variables commands inherit.
     """
 
     confinement: Confinement | None = None
     refusal: str = ""
     notice: str = ""
     temp_dir: Path | None = None
+    env: EnvPolicy = field(default_factory=EnvPolicy)
 
 
 def parse_sandbox_settings(settings: Mapping[str, Any], *, source: str) -> SandboxSettings:
@@ -141,11 +151,16 @@ def parse_sandbox_settings(settings: Mapping[str, Any], *, source: str) -> Sandb
                 hint=f"create it (mkdir -p {path}) or remove it from sandbox_write",
             )
         paths.append(Path(os.path.realpath(path)))
-    return SandboxSettings(mode=mode, network=network, write=tuple(paths))
+    env = parse_bash_env(settings, source=source)
+    return SandboxSettings(mode=mode, network=network, write=tuple(paths), env=env)
 
 
-def kernel_support(env: Mapping[str, str] | None = None) -> KernelSupport:
-    """Ask the kernel which Landlock ABI it offers (``XCSH_SANDBOX_ABI`` caps it)."""
+def kernel_support(
+    env: Mapping[str, str] | None = None, *, namespaces: bool = True
+) -> KernelSupport:
+    """Ask the kernel which Landlock ABI it offers (``XCSH_SANDBOX_ABI`` caps it) and,
+    with ``namespaces``, whether the namespace sandbox works (one ``bwrap`` run;
+    ``XCSH_SANDBOX_NAMESPACES=0`` says no without trying)."""
     environ = os.environ if env is None else env
     if platform.system() != "Linux":
         return KernelSupport(
@@ -163,48 +178,117 @@ def kernel_support(env: Mapping[str, str] | None = None) -> KernelSupport:
         abi = int(cap)
         if abi < 1:
             reason = "XCSH_SANDBOX_ABI=0 in the environment turns Landlock off"
-    return KernelSupport(abi=abi, reason=reason)
+    spaces = (
+        probe_namespaces(dict(environ)) if namespaces else NamespaceSupport(reason="not probed")
+    )
+    return KernelSupport(abi=abi, reason=reason, namespaces=spaces)
+
+
+LANDLOCK_ONLY_MISSING = (
+    "metadata changes outside the workspace (chmod, chown, touch -d, xattrs), "
+    "xcsh's own files in /proc, other programs' sockets (tmux, xcsh mcp), "
+    "a read-only .git and .xcsh in the workspace"
+)
+"""What the Landlock-only fallback does not protect (said in its notice)."""
+PROTECTED_NAMES = (".git", ".xcsh")
+"""Entries of the workspace kept read-only in the namespace sandbox."""
 
 
 def plan_sandbox(
-    settings: SandboxSettings, support: KernelSupport, *, workspace: Path, temp_dir: Path
+    settings: SandboxSettings,
+    support: KernelSupport,
+    *,
+    workspace: Path,
+    temp_dir: Path,
+    home: Path | None = None,
 ) -> SandboxPlan:
     """Decide how ``bash`` runs, from the settings and the kernel's support.
+
+    The namespace sandbox is used where it works (Landlock inside it when the
+    kernel has Landlock); otherwise Landlock alone, with a notice naming what
+    it leaves unprotected; otherwise nothing (``"auto"``) or a refusal
+    (``"require"``).
 
     Args:
         settings: the user's choices.
         support: the kernel's offer (:func:`kernel_support`).
-        workspace: the session's folder (writable).
+        workspace: the session's folder (writable; its ``.git`` and ``.xcsh``
+            stay read-only in the namespace sandbox unless ``sandbox_write``
+            names them).
         temp_dir: the private temporary folder (writable; created by the caller).
+        home: ``$XCSH_HOME``, hidden from commands in the namespace sandbox.
     """
+    env = settings.env
     if settings.mode == "off":
-        return SandboxPlan()
+        return SandboxPlan(env=env)
+    spaces = support.namespaces
+    writable = [str(workspace), str(temp_dir), *(str(p) for p in settings.write)]
+    write = tuple(dict.fromkeys(writable))
+    if spaces.available:
+        opened = [Path(p) for p in settings.write]
+        read_only = tuple(
+            str(workspace / name)
+            for name in PROTECTED_NAMES
+            if not any((workspace / name).is_relative_to(p) for p in opened)
+        )
+        hidden = tuple(str(p) for p in (home, Path("/run/user")) if p is not None)
+        # Python and xcsh's own files, where a hidden folder would hide them
+        covered = ("/tmp", *hidden)
+        read_only += tuple(
+            p
+            for p in runtime_paths()
+            if any(Path(p).is_relative_to(h) for h in covered)
+            and not any(Path(p).is_relative_to(w) for w in write)
+        )
+        confinement = Confinement(
+            write=write,
+            network=settings.network,
+            read_only=read_only,
+            hidden=hidden,
+            bwrap=spaces.bwrap,
+            abi=support.abi,
+        )
+        notice = (
+            ""
+            if support.confines
+            else (f"bash runs in namespaces without Landlock inside: {support.reason}")
+        )
+        return SandboxPlan(confinement=confinement, notice=notice, temp_dir=temp_dir, env=env)
     if not support.confines:
         if settings.mode == "require":
             return SandboxPlan(
                 refusal=f'sandbox = "require" in settings.toml, but {support.reason}; '
-                "bash commands cannot be confined, so none is run"
+                "bash commands cannot be confined, so none is run",
+                env=env,
             )
         return SandboxPlan(
             notice=f"bash runs unconfined: {support.reason} "
-            '(sandbox = "auto"; set sandbox = "require" to refuse instead)'
+            '(sandbox = "auto"; set sandbox = "require" to refuse instead)',
+            env=env,
         )
-    notice = ""
+    notices = [
+        f"bash runs in the Landlock sandbox only ({spaces.reason}); "
+        f"not protected: {LANDLOCK_ONLY_MISSING}"
+    ]
     network = settings.network
     if not network and not support.network:
         if settings.mode == "require":
             return SandboxPlan(
                 refusal=f"sandbox_network = false, but this kernel's Landlock (ABI {support.abi}) "
-                f"cannot deny network access (ABI {NETWORK_ABI} needed)"
+                f"cannot deny network access (ABI {NETWORK_ABI} needed)",
+                env=env,
             )
-        notice = (
+        notices.append(
             f"bash commands keep network access: this kernel's Landlock (ABI {support.abi}) "
             f"cannot deny it (ABI {NETWORK_ABI} needed)"
         )
         network = True
-    writable = [str(workspace), str(temp_dir), *(str(p) for p in settings.write)]
-    confinement = Confinement(write=tuple(dict.fromkeys(writable)), network=network)
-    return SandboxPlan(confinement=confinement, notice=notice, temp_dir=temp_dir)
+    elif not network:
+        notices[0] += ", UDP and Unix sockets (sandbox_network = false denies TCP only)"
+    confinement = Confinement(write=write, network=network)
+    return SandboxPlan(
+        confinement=confinement, notice="; ".join(notices), temp_dir=temp_dir, env=env
+    )
 
 
 TEMP_MAX_AGE = 24 * 3600.0
@@ -233,14 +317,18 @@ def prepare_sandbox(
         env: the environment for the probe (``os.environ`` when None).
     """
     if settings.mode == "off":
-        return SandboxPlan()
+        return SandboxPlan(env=settings.env)
     if support is None:
         support = kernel_support(env)
     parent = home / "tmp"
     _prune_temp(parent)
     temp_dir = parent / f"bash-{secrets.token_hex(4)}"
     return plan_sandbox(
-        settings, support, workspace=Path(os.path.realpath(workspace)), temp_dir=temp_dir
+        settings,
+        support,
+        workspace=Path(os.path.realpath(workspace)),
+        temp_dir=temp_dir,
+        home=Path(os.path.realpath(home)),
     )
 
 

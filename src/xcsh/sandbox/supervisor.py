@@ -8,7 +8,14 @@ so every descendant of the command (double forks and ``setsid`` included)
 stays its child and can be killed, and it kills them all when xcsh asks, when
 xcsh closes the command's socket, or when xcsh dies (even by SIGKILL: the
 kernel closes the socket). Confinement (:class:`Confinement`) is a Landlock
-ruleset the host applies in the command's process just before ``exec``.
+ruleset the host applies in the command's process just before ``exec``; for
+the namespace sandbox the host itself runs inside namespaces ``bwrap`` made
+(:mod:`xcsh.sandbox.namespace`).
+
+This is the one home for "run a command in the sandbox": ``start(argv, cwd=,
+env=, stdin=, stdout=, stderr=, confine=Confinement(write=..., read_only=...,
+hidden=..., network=..., bwrap=...), grace=)``, then ``wait()`` / ``kill()``
+(the whole process tree ends) on the returned :class:`SupervisedProcess`.
 """
 
 from __future__ import annotations
@@ -27,30 +34,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-_HOST = Path(__file__).with_name("_host.py")
+from xcsh.sandbox.confinement import DEVICES, Confinement
+from xcsh.sandbox.namespace import deny_unix_sockets_filter, namespace_argv
 
-DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx")
-"""Device files a confined command may open for writing (``> /dev/null`` etc.)."""
+_HOST = Path(__file__).with_name("_host.py")
 
 
 class SupervisorError(OSError):
     """The command could not be started (the message says why)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Confinement:
-    """What a confined command may do: read everywhere, write only under ``write``.
-
-    Args:
-        write: absolute real paths (folders or files) the command may change.
-        network: False denies TCP bind and connect (and UDP where the kernel
-            handles it) and connections to abstract Unix sockets.
-        devices: device files it may open for writing.
-    """
-
-    write: tuple[str, ...]
-    network: bool = True
-    devices: tuple[str, ...] = DEVICES
+__all__ = [
+    "DEVICES",
+    "Confinement",
+    "KillReport",
+    "ProcessSupervisor",
+    "SupervisedProcess",
+    "SupervisorError",
+]
 
 
 @dataclass(frozen=True)
@@ -154,29 +155,20 @@ class SupervisedProcess:
             os.close(self._keep_fd)
 
 
-class ProcessSupervisor:
-    """Starts supervised commands through one helper process, created on first use.
+class _Host:
+    """One process host, started with ``prefix`` in front of it (a ``bwrap`` command
+    line for the namespace sandbox, or nothing)."""
 
-    Thread-safe. :meth:`close` (or the end of xcsh) kills every command still
-    running, background processes included.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._control: socket.socket | None = None
-        self._host: subprocess.Popen[bytes] | None = None
-        self._lingering: list[int] = []
-
-    def _ensure_host(self) -> socket.socket:
-        if self._control is not None and self._host is not None and self._host.poll() is None:
-            return self._control
-        self._stop_host()
+    def __init__(self, prefix: Sequence[str], extra: Sequence[str]) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            self._host = subprocess.Popen(
-                [sys.executable, "-I", str(_HOST), str(theirs.fileno())],
+            self.process = subprocess.Popen(
+                [*prefix, sys.executable, "-I", str(_HOST), str(theirs.fileno()), *extra],
                 pass_fds=[theirs.fileno()],
                 stdin=subprocess.DEVNULL,
+                # Each request carries its command's environment; the host keeps
+                # none of xcsh's (API keys included).
+                env={"PATH": os.environ.get("PATH", os.defpath)},
                 close_fds=True,
                 # Its own session: a Ctrl-C on the terminal is xcsh's to handle, and
                 # must not kill the host (or the supervisors it forks) mid-request.
@@ -187,17 +179,50 @@ class ProcessSupervisor:
             raise SupervisorError(exc.errno, f"cannot start the process host: {exc}") from exc
         finally:
             theirs.close()
-        self._control = ours
-        return ours
+        self.control = ours
 
-    def _stop_host(self) -> None:
-        if self._control is not None:
-            self._control.close()
-            self._control = None
-        if self._host is not None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self._host.wait(timeout=2)
-            self._host = None
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self) -> None:
+        self.control.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=2)
+
+
+class ProcessSupervisor:
+    """Starts supervised commands through helper processes, each created on first use.
+
+    Unconfined and Landlock-confined commands share one host. Commands in the
+    namespace sandbox go through a host started inside it by ``bwrap`` (one per
+    distinct sandbox, kept while xcsh runs): starting a command there costs a
+    fork, not a new sandbox. When the sandbox's shape changes (a ``.git`` that
+    appeared and must be read-only), later commands get a new one; commands
+    still running in the old one are left alone.
+
+    Thread-safe. :meth:`close` (or the end of xcsh) kills every command still
+    running, background processes included.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._hosts: dict[tuple[str, ...], _Host] = {}
+        self._lingering: list[int] = []
+
+    def _ensure_host(self, prefix: tuple[str, ...], extra: tuple[str, ...]) -> socket.socket:
+        host = self._hosts.get(prefix + extra)
+        if host is not None and host.alive:
+            return host.control
+        if host is not None:
+            host.stop()
+        host = self._hosts[prefix + extra] = _Host(prefix, extra)
+        return host.control
+
+    def _stop_host(self, prefix: tuple[str, ...], extra: tuple[str, ...]) -> None:
+        host = self._hosts.pop(prefix + extra, None)
+        if host is not None:
+            host.stop()
 
     def _linger(self, fd: int) -> None:
         with self._lock:
@@ -248,30 +273,40 @@ class ProcessSupervisor:
                 be started (not found, ``cwd`` missing, confinement refused by
                 the kernel); the message says why.
         """
-        request = {
+        prefix: tuple[str, ...] = ()
+        extra: tuple[str, ...] = ()
+        landlock: dict[str, Any] | None = None
+        if confine is not None:
+            landlock = {
+                "write": list(confine.write),
+                "network": confine.network,
+                "devices": list(confine.devices),
+            }
+        if confine is not None and confine.bwrap:
+            # The host runs inside the namespaces and applies Landlock (a domain
+            # forbids the mounts bwrap makes, so it comes after) in each command.
+            prefix = tuple(namespace_argv(confine))
+            extra = () if confine.network else ("--seccomp", deny_unix_sockets_filter().hex())
+            # the network namespace, not Landlock, keeps the network out
+            landlock = None if confine.abi < 1 else {**(landlock or {}), "network": True}
+        request: dict[str, Any] = {
             "argv": list(argv),
             "cwd": str(cwd),
             "env": dict(env),
             "grace": grace,
-            "confine": None
-            if confine is None
-            else {
-                "write": list(confine.write),
-                "network": confine.network,
-                "devices": list(confine.devices),
-            },
+            "confine": landlock,
         }
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             with self._lock:
                 self._prune()
                 for attempt in (1, 2):
-                    control = self._ensure_host()
+                    control = self._ensure_host(prefix, extra)
                     try:
                         socket.send_fds(control, [b"run"], [theirs.fileno(), stdin, stdout, stderr])
                         break
                     except OSError:
-                        self._stop_host()
+                        self._stop_host(prefix, extra)
                         if attempt == 2:
                             raise
         except OSError as exc:
@@ -306,4 +341,29 @@ class ProcessSupervisor:
                 with contextlib.suppress(OSError):
                     os.close(fd)
             self._lingering.clear()
-            self._stop_host()
+            for host in self._hosts.values():
+                host.stop()
+            self._hosts.clear()
+
+
+PR_SET_DUMPABLE = 4
+
+
+def make_undumpable() -> bool:
+    """Make this process non-dumpable (``PR_SET_DUMPABLE`` 0), on Linux.
+
+    No other process of the same user (a command xcsh runs included) can then
+    read its memory, environment or open files through ``/proc``, or attach a
+    debugger. Programs xcsh starts are dumpable again after their ``exec``.
+
+    Returns:
+        True when the kernel accepted it (False elsewhere than Linux).
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        return int(ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False

@@ -35,7 +35,9 @@ from xcsh.sandbox import (
     SandboxPlan,
     SupervisedProcess,
     SupervisorError,
+    command_environment,
     find_denials,
+    withheld_note,
 )
 from xcsh.sandbox.supervisor import KillReport
 from xcsh.tools.coding._bash_output import (
@@ -147,13 +149,16 @@ def create_bash_tool(
 
     plan = sandbox if sandbox is not None else SandboxPlan()
     supervisor = ProcessSupervisor()
+    announced = False  # the withheld variables are named in the first result only
 
     async def run(params: BashParams, ctx: ToolCallContext) -> AgentToolResult[BashDetails]:
+        nonlocal announced
         if plan.refusal:
             raise ToolError(f"bash is refused: {plan.refusal}.")
         timeout = params.timeout if params.timeout is not None else DEFAULT_TIMEOUT
         output = Output(head_bytes, tail_bytes, policy)
-        env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
+        inherited = command_environment(plan.env, os.environ)
+        env = {**inherited.env, "PAGER": "cat", "GIT_PAGER": "cat"}
         if plan.temp_dir is not None:
             plan.temp_dir.mkdir(parents=True, exist_ok=True)
             env.update(TMPDIR=str(plan.temp_dir), TMP=str(plan.temp_dir), TEMP=str(plan.temp_dir))
@@ -205,16 +210,25 @@ def create_bash_tool(
                 pipe.close()
             output.close()
         result = _result(params.command, timeout, outcome, output)
+        notes: list[str] = []
+        details = result.details
         if plan.confinement is not None:
             denials = find_denials(output.render(), plan.confinement, root)
             note = denials.note(plan.confinement)
             if note:
-                text = "".join(c.text for c in result.content if isinstance(c, TextContent))
-                details = None
-                if result.details is not None:
-                    details = replace(result.details, sandbox_denied=tuple(denials.paths))
-                return AgentToolResult(content=[TextContent(f"{text}\n{note}")], details=details)
-        return result
+                notes.append(note)
+                if details is not None:
+                    details = replace(details, sandbox_denied=tuple(denials.paths))
+        if not announced:
+            announced = True
+            if inherited.withheld:
+                notes.append(withheld_note(inherited.withheld))
+                if details is not None:
+                    details = replace(details, env_withheld=inherited.withheld)
+        if not notes:
+            return result
+        text = "".join(c.text for c in result.content if isinstance(c, TextContent))
+        return AgentToolResult(content=[TextContent("\n".join([text, *notes]))], details=details)
 
     return AgentTool(
         name="bash",

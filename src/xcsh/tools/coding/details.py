@@ -71,6 +71,8 @@ class BashDetails(ToolDetails):
         timed_out: it was killed at its timeout.
         cancelled: the user cancelled it.
         sandbox_denied: paths the sandbox refused it (``None``: none noticed).
+        env_withheld: environment variables withheld from commands, on the
+            session's first result only (``None`` elsewhere).
     """
 
     command: str
@@ -82,6 +84,7 @@ class BashDetails(ToolDetails):
     timed_out: bool = False
     cancelled: bool = False
     sandbox_denied: tuple[str, ...] | None = None
+    env_withheld: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
