@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from xcsh.pending.check import CheckVerdict, verdict_from_dict
+
 
 @dataclass(frozen=True, kw_only=True)
 class PreviewChange:
@@ -93,6 +95,8 @@ class Preview:
         left_out: files the producer left out of this preview.
         rebuilt_from: for a preview computed again because the files of a
             pending one changed, that preview's id; else ``""``.
+        check: the verdict of the project's check on a staged copy of the
+            workspace with this preview applied (``None``: not checked).
     """
 
     id: str = ""
@@ -101,6 +105,7 @@ class Preview:
     diff: str = ""
     left_out: tuple[LeftOut, ...] = ()
     rebuilt_from: str = ""
+    check: CheckVerdict | None = None
 
     @property
     def paths(self) -> list[str]:
@@ -175,6 +180,7 @@ def preview_from_dict(data: Mapping[str, Any]) -> Preview:
             for o in data.get("left_out", ())
         ),
         rebuilt_from=str(data.get("rebuilt_from", "")),
+        check=verdict_from_dict(data.get("check")),
     )
 
 
