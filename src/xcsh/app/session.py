@@ -33,6 +33,7 @@ from xcsh.agent import (
     session_path,
     sessions_dir,
 )
+from xcsh.app.checks import open_checker
 from xcsh.app.settings import build_provider, load_settings
 from xcsh.core import AgentTool, UsageError
 from xcsh.fs import xcsh_home
@@ -206,10 +207,11 @@ async def open_session(
     custom = await aload_custom_tools(
         cwd, store=store, home=home, trust_project=options.trust_project
     )
+    checker = open_checker(cwd, home, settings)
     if tools is not None:
         built = tools(cwd, store)
     else:
-        built = create_builtin_tools(cwd, store, journal=journal, sandbox=sandbox)
+        built = create_builtin_tools(cwd, store, journal=journal, sandbox=sandbox, checker=checker)
     session_tools = [*built, *custom.tools]
     instructions = load_instructions(cwd, home) if options.instructions else Instructions()
     policy.check_tool_names([t.name for t in session_tools])
@@ -247,7 +249,7 @@ async def open_session(
     )
     record_applies(store, journal)  # custom tools' applies (and any not journaled) are recorded
     report = await session.restore_pending(saved.pending) if saved else None
-    notices = tuple(n for n in (sandbox.notice, sandbox.refusal) if n)
+    notices = tuple(n for n in (sandbox.notice, sandbox.refusal, checker.settings.notice) if n)
     return OpenedSession(
         session=session,
         path=path,

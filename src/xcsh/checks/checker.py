@@ -250,6 +250,30 @@ class Checker:
             self.settings.command, self._staging_kind(), before, after, self.settings.timeout
         )
 
+    async def review(
+        self, files: Mapping[str, bytes], *, asked: bool
+    ) -> tuple[CheckVerdict | None, str]:
+        """Check ``files`` when the settings or the call (``asked``) want it.
+
+        Returns:
+            ``(verdict, "")`` after a run; ``(None, note)`` when a check was
+            asked for but none is set (the note says how, once per checker) or
+            it could not start (a ``not_run`` verdict then); ``(None, "")``
+            when no check is wanted or there are no files.
+        """
+        if not files or not self.settings.wanted(asked):
+            return None, ""
+        if not self.settings.configured:
+            if not asked or self.said_how_to_set:
+                return None, ""
+            self.said_how_to_set = True
+            return None, HOW_TO_SET
+        try:
+            return await self.check(files), ""
+        except ToolError as exc:
+            failed = CheckVerdict(status="not_run", command=self.settings.command, reason=str(exc))
+            return failed, ""
+
     def _require(self) -> None:
         if not self.settings.configured:
             raise ToolError(HOW_TO_SET)

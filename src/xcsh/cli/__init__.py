@@ -42,6 +42,7 @@ SUBCOMMANDS: dict[str, str] = {
     "undo": "undo the last change xcsh applied in this folder (or entry N)",
     "recover": "settle applies a crash interrupted (roll back or complete)",
     "sandbox": "show how bash commands are confined here (check)",
+    "check": "run the project's check (the `check` setting) on the unchanged tree",
 }
 
 
@@ -97,6 +98,10 @@ def command_main(name: str | None, *, owns_process: bool = False) -> Command:
             from xcsh.cli.sandbox_cmd import main as sandbox
 
             return sandbox
+        case "check":
+            from xcsh.cli.check_cmd import main as check
+
+            return check
     raise KeyError(name)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import mcp_types as types
 
 from xcsh import tools as builtin
+from xcsh.checks import Checker
 from xcsh.core import AgentTool, Content, ImageContent, TextContent
 from xcsh.journal import Journal, record_applies
 from xcsh.mcp.session import McpToolsFactory
@@ -31,12 +32,15 @@ _ANNOTATIONS: dict[str, types.ToolAnnotations] = {
 }
 
 
-def builtin_tool_factory(cwd: str | Path, *, journal: Journal | None = None) -> McpToolsFactory:
+def builtin_tool_factory(
+    cwd: str | Path, *, journal: Journal | None = None, checker: Checker | None = None
+) -> McpToolsFactory:
     """The built-in MCP tools for a workspace: ``ast_grep``, ``ast_edit`` and ``resolve``.
 
     Args:
         cwd: the workspace folder; the structural tools refuse paths outside it.
         journal: the workspace's undo journal ``ast_edit`` applies record into.
+        checker: the project's check ``ast_edit`` runs on staged previews.
 
     Returns:
         A factory building fresh tool instances around one session's store.
@@ -47,7 +51,7 @@ def builtin_tool_factory(cwd: str | Path, *, journal: Journal | None = None) -> 
         # The structural tools (and ast-grep) load on the first session, not at import.
         return [
             builtin.create_ast_grep_tool(str(folder)),
-            builtin.create_ast_edit_tool(str(folder), store, journal=journal),
+            builtin.create_ast_edit_tool(str(folder), store, journal=journal, checker=checker),
             builtin.create_resolve_tool(store),
         ]
 

@@ -11,6 +11,7 @@ write through :func:`~xcsh.structural.engine.apply_preview`, and whose
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ from xcsh.core import AgentToolResult, TextContent
 from xcsh.core.wording import name_list, plural
 from xcsh.journal import Journal
 from xcsh.pending import (
+    CheckVerdict,
     LeftOut,
     PendingAction,
     PendingActionStore,
@@ -132,7 +134,11 @@ Recompute = Callable[[], EditPreview]
 
 
 def _typed_preview(
-    preview: EditPreview, preview_id: str, ids: list[str], rebuilt_from: str
+    preview: EditPreview,
+    preview_id: str,
+    ids: list[str],
+    rebuilt_from: str,
+    check: CheckVerdict | None = None,
 ) -> Preview:
     numbered = iter(ids)
     changes: list[PreviewChange] = []
@@ -160,7 +166,13 @@ def _typed_preview(
             LeftOut(file=s.file, reason=s.reason, error=s.error) for s in preview.skipped
         ),
         rebuilt_from=rebuilt_from,
+        check=check,
     )
+
+
+def staged_files(preview: EditPreview) -> dict[str, bytes]:
+    """What a check stages for ``preview``: each changed file's relative path → new bytes."""
+    return {edit.file: edit.new_bytes for edit in preview.files}
 
 
 def _change_ids(
@@ -204,6 +216,8 @@ def build_edit_action(
     previous: Preview | None = None,
     broken_flag: str = "`include_broken`",
     journal: Journal | None = None,
+    check: CheckVerdict | None = None,
+    check_note: str = "",
 ) -> EditAction:
     """The ``ast_edit`` result and pending action for a computed preview, not pushed yet.
 
@@ -224,6 +238,10 @@ def build_edit_action(
             would not parse (``--include-broken`` on the command line).
         journal: the workspace's undo journal the apply records into (``None``:
             unrecorded); the action is then marked ``journaled``.
+        check: the verdict of the project's check on this preview staged
+            (the typed preview's ``check``, its text in the result).
+        check_note: a line about checks instead of a verdict (no check is
+            set, or none can run here).
     """
     notes = _notes(preview, broken_flag)
     skipped = [{"file": s.file, "reason": s.reason} for s in preview.skipped]
@@ -240,7 +258,7 @@ def build_edit_action(
     label = edit_label(preview.total, len(preview.files), broken)
     preview_id = store.new_preview_id()
     ids = _change_ids(store, preview, previous)
-    typed = _typed_preview(preview, preview_id, ids, previous.id if previous else "")
+    typed = _typed_preview(preview, preview_id, ids, previous.id if previous else "", check)
     index = {
         change_id: (f_index, r_index)
         for change_id, (f_index, r_index) in zip(
@@ -261,11 +279,17 @@ def build_edit_action(
         "diff": typed.diff,
         "skipped": skipped,
     }
+    if check is not None:
+        details["check"] = dataclasses.asdict(check)
     lines = _preview_text(preview, ids)
     lines.append(
         f"Total: {plural(preview.total, 'replacement')} in {plural(len(preview.files), 'file')}."
     )
     lines += notes
+    if check is not None:
+        lines.append(check.text())
+    elif check_note:
+        lines.append(check_note)
     overlap = _overlap_note(store, typed.paths)
     if overlap:
         lines.append(overlap)
@@ -331,6 +355,8 @@ def push_edit_preview(
     broken_flag: str = "`include_broken`",
     *,
     journal: Journal | None = None,
+    check: CheckVerdict | None = None,
+    check_note: str = "",
 ) -> AgentToolResult:
     """Turn a computed preview into the ``ast_edit`` result and push its pending action.
 
@@ -342,7 +368,9 @@ def push_edit_preview(
     Returns:
         The tool result described in :func:`create_ast_edit_tool`.
     """
-    built = build_edit_action(store, preview, arguments, recompute, None, broken_flag, journal)
+    built = build_edit_action(
+        store, preview, arguments, recompute, None, broken_flag, journal, check, check_note
+    )
     if built.action is not None:
         store.push(built.action)
     return built.result
@@ -357,4 +385,5 @@ __all__ = [
     "line_indent",
     "push_edit_preview",
     "skipped_text",
+    "staged_files",
 ]
