@@ -246,6 +246,7 @@ async def open_session(
         steering=steering,
         context_window=window,
         steering_mode=learnt_mode(saved, provider),
+        requires_checks=checker.settings.apply_requires_checks,
     )
     record_applies(store, journal)  # custom tools' applies (and any not journaled) are recorded
     report = await session.restore_pending(saved.pending) if saved else None

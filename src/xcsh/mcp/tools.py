@@ -9,6 +9,7 @@ from typing import Any
 import mcp_types as types
 
 from xcsh import tools as builtin
+from xcsh.agent.approval import approval_resolve_tool
 from xcsh.checks import Checker
 from xcsh.core import AgentTool, Content, ImageContent, TextContent
 from xcsh.journal import Journal, record_applies
@@ -52,7 +53,11 @@ def builtin_tool_factory(
         return [
             builtin.create_ast_grep_tool(str(folder)),
             builtin.create_ast_edit_tool(str(folder), store, journal=journal, checker=checker),
-            builtin.create_resolve_tool(store),
+            approval_resolve_tool(
+                store,
+                None,
+                requires_checks=checker is not None and checker.settings.apply_requires_checks,
+            ),
         ]
 
     return build

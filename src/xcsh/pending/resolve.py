@@ -118,7 +118,8 @@ def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams]:
        ``is_error`` result ``Apply failed: <message>`` saying it is still
        pending. If it raises :class:`StalePreviewError` and the action can be
        rebuilt, the rebuilt preview is pushed instead and the result says how
-       it differs; nothing is applied.
+       it differs; nothing is applied. A whole apply of a checked preview
+       repeats its verdict (:meth:`CheckVerdict.summary`) as the last line.
     4. ``discard``: awaits ``reject(reason)`` when present and uses a returned
        result; otherwise ``Discarded: <label>. Reason: <reason>``. If ``reject``
        raises, the action stays discarded (nothing was applied) and the result
@@ -214,6 +215,8 @@ async def _apply(
     text = result.text if result is not None else ""
     if not text:
         text = f"Applied: {action.label}."
+    if only is None and action.preview.check is not None:
+        text += "\n" + action.preview.check.summary()
     is_error = result.is_error if result is not None else False
     if only is None:
         return _result(text, _outcome(action, "apply", reason, "applied"), is_error=is_error)
