@@ -152,7 +152,7 @@ async def test_the_mcp_ast_edit_result_carries_the_verdict(
             "ast_edit", {"ops": BREAK_OPS, "path": "six.py", "check": True}
         )
         assert not preview.is_error
-        text = "\n".join(block.text for block in preview.content)
+        text = "\n".join(getattr(block, "text", "") for block in preview.content)
         assert f"Check `{CHECK}`: newly fails: test_six.py::test_b." in text
         applied = await client.call_tool(
             "resolve", {"action": "discard", "reason": "breaks test_b"}
