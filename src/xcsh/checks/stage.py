@@ -4,10 +4,11 @@ Two ways, the first that works:
 
 - **overlay**: the workspace is the lower layer of an overlay mounted at its
   own path in an unprivileged user and mount namespace
-  (:mod:`xcsh.sandbox.overlay`); the upper layer is a temporary folder
-  holding the changed files. Staging writes only those files; whatever the
-  check writes lands in the upper layer. The rest of the file system is
-  read-only to the check, except its temporary folder and the
+  (:mod:`xcsh.sandbox.overlay`); the upper layer is the namespace's private
+  tmpfs. The changed files go there first (from one archive, unpacked in
+  the namespace by ``_unpack.py``), then the check runs; whatever it
+  writes lands in that tmpfs and is gone when it ends. The rest of the file
+  system is read-only to the check, except its temporary folder and the
   ``sandbox_write`` paths.
 - **copy**: the workspace copied into a temporary folder (reflinked where the
   file system can, hard links never, so a check cannot write through to the
@@ -26,6 +27,7 @@ import fcntl
 import os
 import secrets
 import shutil
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -37,6 +39,7 @@ from xcsh.sandbox.overlay import OverlaySupport, overlay_command
 
 Staging = Literal["overlay", "copy"]
 
+_UNPACK = Path(__file__).with_name("_unpack.py")
 _FICLONE = 0x40049409
 """The Linux ioctl that shares a file's blocks (btrfs, XFS, bcachefs)."""
 
@@ -74,6 +77,15 @@ def checked_relpath(rel: str) -> PurePosixPath:
             "without '..'."
         )
     return path
+
+
+def pack_files(files: Mapping[str, bytes]) -> bytes:
+    """``files`` in the archive format ``_unpack.py`` reads (see there)."""
+    out = bytearray()
+    for rel, data in files.items():
+        name = rel.encode("utf-8")
+        out += len(name).to_bytes(4, "big") + name + len(data).to_bytes(8, "big") + data
+    return bytes(out)
 
 
 def _write_over(base: Path, files: Mapping[str, bytes]) -> None:
@@ -164,16 +176,18 @@ def staged_tree(
     temp.mkdir()
     try:
         if overlay is not None and overlay.available and overlay.bwrap is not None:
-            upper, work = scratch / "upper", scratch / "work"
-            upper.mkdir()
-            work.mkdir()
-            _write_over(upper, files)
+            # One archive on disk; the files are laid over the workspace inside the
+            # namespace, in the overlay's in-memory upper layer (creating hundreds of
+            # files on a loaded disk costs a second; one file and a tmpfs, milliseconds).
+            archive = scratch / "staged.bin"
+            archive.write_bytes(pack_files(files))
+            unpack = [sys.executable, "-I", "-S", str(_UNPACK), str(archive), str(workspace), "--"]
             prefix = overlay_command(
-                [],
+                unpack,
                 bwrap=overlay.bwrap,
                 lower=workspace,
-                upper=upper,
-                work=work,
+                upper=None,
+                work=None,
                 writable=[str(temp), *writable],
                 network=network,
             )
@@ -207,4 +221,11 @@ def _remove(scratch: Path) -> None:
     shutil.rmtree(scratch, onerror=fix)
 
 
-__all__ = ["StagedTree", "Staging", "checked_relpath", "copy_tree", "staged_tree"]
+__all__ = [
+    "StagedTree",
+    "Staging",
+    "checked_relpath",
+    "copy_tree",
+    "pack_files",
+    "staged_tree",
+]
