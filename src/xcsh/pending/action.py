@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from xcsh.core import ToolError
+from xcsh.pending.check import CheckVerdict
 from xcsh.pending.preview import Preview
 
 if TYPE_CHECKING:
@@ -25,6 +26,10 @@ RebuildCallback = Callable[[], Any]
 """``rebuild()``, sync or async: the action previewed again against the files as they are
 now, as ``(new_action, preview_text)``, or ``None`` when it would change nothing now.
 ``resolve`` calls it when ``apply`` raised :class:`StalePreviewError`."""
+CheckPartsCallback = Callable[[Preview], Awaitable[CheckVerdict]]
+"""``await check_parts(subset)``: the project's check run on a staged copy of the
+workspace with exactly the changes of ``subset`` applied (``resolve`` with ``only``
+and ``check: true``)."""
 ApplyPartsCallback = Callable[[Preview, str], Any]
 """``apply_parts(subset, reason)``: applies exactly the changes of ``subset`` (a
 :meth:`Preview.subset` of the action's preview), all or nothing; returns like
@@ -87,6 +92,9 @@ class PendingAction:
             the undo journal itself (the built-in producers do); otherwise the
             session's journal wraps it when its preview names files (see
             :mod:`xcsh.journal.watch`).
+        check_parts: optional :data:`CheckPartsCallback`: the action can run the
+            project's check on a subset of its changes (``resolve`` with ``only``
+            and ``check: true``).
         origin: the tool call that pushed it, stamped by the store on push
             (``None`` for an action pushed outside any tool call, such as
             ``xcsh ast-edit``'s); a preview rebuilt by ``resolve`` keeps the
@@ -102,6 +110,7 @@ class PendingAction:
     apply_parts: ApplyPartsCallback | None = None
     rebuild: RebuildCallback | None = None
     journaled: bool = False
+    check_parts: CheckPartsCallback | None = None
     origin: PushOrigin | None = None
 
     @property

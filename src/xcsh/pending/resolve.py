@@ -24,6 +24,7 @@ from xcsh.pending.action import (
     StalePreviewError,
     call_maybe_async,
 )
+from xcsh.pending.check import CheckVerdict
 from xcsh.pending.outcome import ApplyFailure, ResolveOutcome, ResolveStatus
 from xcsh.pending.parts import (
     describe_rebuild,
@@ -66,6 +67,12 @@ class ResolveParams(BaseModel):
         default=None,
         description="With 'apply': change ids (e.g. 'c12') and/or file paths of the top preview; "
         "exactly those parts are applied, all or nothing, and the rest is discarded.",
+    )
+    check: bool = Field(
+        default=False,
+        description="With 'apply' and `only`: first run the project's check on just those "
+        "parts (a subset can fail where the whole passed); if it newly fails or times out, "
+        "nothing is applied and the preview stays pending.",
     )
 
 
@@ -120,6 +127,11 @@ def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams]:
        rebuilt, the rebuilt preview is pushed instead and the result says how
        it differs; nothing is applied. A whole apply of a checked preview
        repeats its verdict (:meth:`CheckVerdict.summary`) as the last line.
+       With ``only`` and ``check: true`` the action's ``check_parts`` runs the
+       project's check on just those parts first; a verdict that newly fails
+       or timed out (or an action that cannot check parts) raises
+       :class:`ToolError` with the action put back; otherwise the result ends
+       with the verdict on the parts applied.
     4. ``discard``: awaits ``reject(reason)`` when present and uses a returned
        result; otherwise ``Discarded: <label>. Reason: <reason>``. If ``reject``
        raises, the action stays discarded (nothing was applied) and the result
@@ -166,7 +178,27 @@ async def resolve_top(store: PendingActionStore, params: ResolveParams) -> Agent
         chosen = select_parts(action, params.only, [])
         if len(chosen) < len(action.preview.changes):
             only = chosen
-    return await _apply(store, action, params.reason, only)
+    verdict = None
+    if params.check and only is not None:
+        if action.check_parts is None:
+            store.restore(action)
+            raise ToolError(
+                f"{action.id} cannot check a subset of its changes (no project check here, or "
+                "its tool does not stage them). It is still pending: apply without `check`, or "
+                "discard it."
+            )
+        try:
+            verdict = await action.check_parts(action.preview.subset(only))
+        except BaseException:
+            store.restore(action)
+            raise
+        if verdict.blocks_apply:
+            store.restore(action)
+            raise ToolError(
+                f"Not applied: on the parts you chose, {verdict.text()}\n"
+                f"{action.id} is still pending: choose other parts, apply all of it, or discard it."
+            )
+    return await _apply(store, action, params.reason, only, verdict)
 
 
 def _outcome(
@@ -193,6 +225,7 @@ async def _apply(
     action: PendingAction,
     reason: str,
     only: list[str] | None,
+    subset_check: CheckVerdict | None = None,
 ) -> AgentToolResult:
     try:
         if only is None:
@@ -228,6 +261,8 @@ async def _apply(
         f"({action.label}): {grouped(applied)}. Discarded: {grouped(dropped)}."
     )
     details = _outcome(action, "apply", reason, "applied", applied=applied, dropped=dropped)
+    if subset_check is not None:
+        text += f"\nOn the parts applied: {subset_check.summary()}"
     return _result(f"{head}\n{text}", details, is_error=is_error)
 
 

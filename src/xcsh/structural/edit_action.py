@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,6 +130,8 @@ class EditAction:
 
 
 Recompute = Callable[[], EditPreview]
+CheckFiles = Callable[[dict[str, bytes]], Awaitable[CheckVerdict]]
+"""``await check_files(files)``: the project's check on ``files`` staged over the workspace."""
 """``recompute()``: the same edit previewed again against the files as they are now."""
 
 
@@ -218,6 +220,7 @@ def build_edit_action(
     journal: Journal | None = None,
     check: CheckVerdict | None = None,
     check_note: str = "",
+    check_files: CheckFiles | None = None,
 ) -> EditAction:
     """The ``ast_edit`` result and pending action for a computed preview, not pushed yet.
 
@@ -242,6 +245,9 @@ def build_edit_action(
             (the typed preview's ``check``, its text in the result).
         check_note: a line about checks instead of a verdict (no check is
             set, or none can run here).
+        check_files: runs the project's check on staged files (relative path →
+            new bytes); given, the action can check a subset of its changes
+            (``check_parts``, for ``resolve`` with ``only`` and ``check: true``).
     """
     notes = _notes(preview, broken_flag)
     skipped = [{"file": s.file, "reason": s.reason} for s in preview.skipped]
@@ -327,14 +333,29 @@ def build_edit_action(
     async def rebuild() -> tuple[PendingAction, str] | None:
         assert recompute is not None
         fresh = await asyncio.to_thread(recompute)
-        built = build_edit_action(store, fresh, arguments, recompute, typed, broken_flag, journal)
+        built = build_edit_action(
+            store,
+            fresh,
+            arguments,
+            recompute,
+            typed,
+            broken_flag,
+            journal,
+            check_files=check_files,
+        )
         if built.action is None:
             return None
         return built.action, built.result.text
 
+    async def check_parts(subset: Preview) -> CheckVerdict:
+        assert check_files is not None
+        keep = {index[c.id] for c in subset.changes if c.id in index}
+        return await check_files(staged_files(select_replacements(preview, keep)))
+
     action = PendingAction(
         label=label,
         source_tool_name="ast_edit",
+        check_parts=check_parts if check_files is not None else None,
         apply=apply,
         details=details,
         preview=typed,
@@ -357,6 +378,7 @@ def push_edit_preview(
     journal: Journal | None = None,
     check: CheckVerdict | None = None,
     check_note: str = "",
+    check_files: CheckFiles | None = None,
 ) -> AgentToolResult:
     """Turn a computed preview into the ``ast_edit`` result and push its pending action.
 
@@ -369,7 +391,16 @@ def push_edit_preview(
         The tool result described in :func:`create_ast_edit_tool`.
     """
     built = build_edit_action(
-        store, preview, arguments, recompute, None, broken_flag, journal, check, check_note
+        store,
+        preview,
+        arguments,
+        recompute,
+        None,
+        broken_flag,
+        journal,
+        check,
+        check_note,
+        check_files,
     )
     if built.action is not None:
         store.push(built.action)
@@ -377,6 +408,7 @@ def push_edit_preview(
 
 
 __all__ = [
+    "CheckFiles",
     "EditAction",
     "Recompute",
     "block",

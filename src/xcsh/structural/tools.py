@@ -352,6 +352,7 @@ def create_ast_edit_tool(
             journal=journal,
             check=verdict,
             check_note=note,
+            check_files=checker.check if checker is not None else None,
         )
 
     return AgentTool(
