@@ -61,3 +61,52 @@ async def test_a_subset_that_newly_fails_is_not_applied_and_stays_pending(
         assert "helper2()" in (project / "mod.py").read_text()
     finally:
         checker.close()
+
+
+TOOL = """
+from xcsh import CustomTool, CustomToolPendingAction
+
+SCHEMA = {"type": "object", "properties": {"declare": {"type": "boolean"}}}
+
+
+def factory(api):
+    async def execute(tool_call_id, params):
+        new = (api.cwd / "mod.py").read_text().replace("return 1", "return 2")
+        files = {"mod.py": new} if params.get("declare") else ["mod.py"]
+        preview_id = await api.apush_pending_action(
+            CustomToolPendingAction(label="Bump", apply=lambda reason: "done", files=files),
+            check=True,
+        )
+        return f"preview {preview_id}"
+
+    return CustomTool(name="bump", description="Bump.", parameters=SCHEMA, execute=execute)
+"""
+
+
+async def test_a_custom_tool_that_declares_its_files_is_checked_and_one_that_does_not_is_not(
+    project: Path, xcsh_home: Path
+) -> None:
+    from xcsh.plugins import aload_custom_tools
+
+    (xcsh_home / "tools").mkdir()
+    (xcsh_home / "tools" / "bump.py").write_text(TOOL)
+    command = f"{sys.executable} -m pytest -q -p no:cacheprovider test_mod.py"
+    checker = Checker(CheckSettings(command=command), workspace=project, home=xcsh_home)
+    store = PendingActionStore()
+    try:
+        loaded = await aload_custom_tools(project, store=store, checker=checker)
+        [tool] = [t for t in loaded.tools if t.name == "bump"]
+        await tool.execute("t1", {"declare": True})
+        declared = store.pop()
+        assert declared is not None and declared.preview.check is not None
+        assert declared.preview.check.status == "newly_fails"
+        assert declared.preview.check.new_failures == ("test_mod.py::test_use",)
+        assert declared.preview.paths == ["mod.py"]
+        await tool.execute("t2", {"declare": False})
+        undeclared = store.pop()
+        assert undeclared is not None and undeclared.preview.check is not None
+        assert undeclared.preview.check.status == "not_checked"
+        assert "not checked" in undeclared.preview.check.summary()
+        assert (project / "mod.py").read_text() == MOD
+    finally:
+        checker.close()

@@ -204,10 +204,10 @@ async def open_session(
     opened_journal = open_journal(home, cwd, settings)
     journal = opened_journal.journal
     store = PendingActionStore()
-    custom = await aload_custom_tools(
-        cwd, store=store, home=home, trust_project=options.trust_project
-    )
     checker = open_checker(cwd, home, settings)
+    custom = await aload_custom_tools(
+        cwd, store=store, home=home, trust_project=options.trust_project, checker=checker
+    )
     if tools is not None:
         built = tools(cwd, store)
     else:

@@ -161,7 +161,9 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
     return journaled_factory(
         combine_factories(
             builtin_tool_factory(cwd, journal=journal, checker=checker),
-            custom_tool_factory(cwd, trust_project=trust_project, on_errors=report),
+            custom_tool_factory(
+                cwd, trust_project=trust_project, on_errors=report, checker=checker
+            ),
         ),
         journal,
     )

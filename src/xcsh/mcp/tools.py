@@ -79,6 +79,7 @@ def custom_tool_factory(
     *,
     trust_project: bool = False,
     on_errors: Callable[[list[LoadError]], None] | None = None,
+    checker: Checker | None = None,
 ) -> McpToolsFactory:
     """The folder's custom tools, built for each session from modules imported once.
 
@@ -96,6 +97,7 @@ def custom_tool_factory(
         trust_project: load the project's tools without a trust record.
         on_errors: receives the load errors (and the untrusted-folder notice)
             of every load; loading itself never raises because of a tool module.
+        checker: the project's check, for ``api.apush_pending_action``.
     """
     folder = Path(cwd)
     prepared: list[CustomToolSet] = []
@@ -103,7 +105,7 @@ def custom_tool_factory(
     def build(store: PendingActionStore) -> list[AgentTool[Any]]:
         if not prepared:
             prepared.append(prepare_custom_tools(folder, trust_project=trust_project))
-        result = prepared[0].build(store=store)
+        result = prepared[0].build(store=store, checker=checker)
         if result.errors and on_errors is not None:
             on_errors(list(result.errors))
         return result.tools

@@ -11,7 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-CheckStatus = Literal["passes", "newly_fails", "fails_before_and_after", "timed_out", "not_run"]
+CheckStatus = Literal[
+    "passes", "newly_fails", "fails_before_and_after", "timed_out", "not_run", "not_checked"
+]
 """What the check said about a preview:
 
 - ``passes``: the check passed on the staged change (``before_passed`` says
@@ -21,7 +23,9 @@ CheckStatus = Literal["passes", "newly_fails", "fails_before_and_after", "timed_
 - ``fails_before_and_after``: it fails on the unchanged tree and with the
   change, nothing new failing (``changed`` holds output lines that differ);
 - ``timed_out``: it was ended at ``check_timeout``, with its process tree;
-- ``not_run``: it could not run (``reason`` says why; nothing was decided).
+- ``not_run``: it could not run (``reason`` says why; nothing was decided);
+- ``not_checked``: a check was wanted, but the action does not declare the
+  files it writes, so there was nothing to stage.
 """
 
 STATUS_WORDS: Mapping[CheckStatus, str] = {
@@ -30,6 +34,7 @@ STATUS_WORDS: Mapping[CheckStatus, str] = {
     "fails_before_and_after": "fails before and after",
     "timed_out": "timed out",
     "not_run": "could not run",
+    "not_checked": "not checked",
 }
 """How the statuses read in text."""
 
@@ -80,6 +85,8 @@ class CheckVerdict:
 
     def summary(self) -> str:
         """One line: ``Check `pytest -q`: newly fails: tests/test_a.py::test_b.``"""
+        if self.status == "not_checked":
+            return NOT_CHECKED
         head = f"Check `{self.command}`: {self.words}"
         match self.status:
             case "passes":
@@ -88,7 +95,7 @@ class CheckVerdict:
                 tail = ": " + "; ".join(self.new_failures) if self.new_failures else ""
             case "fails_before_and_after":
                 tail = " (nothing new fails)"
-            case "timed_out" | "not_run":
+            case _:
                 tail = f" ({self.reason})" if self.reason else ""
         return f"{head}{tail}."
 

@@ -244,6 +244,7 @@ _CHECK_LOOK = {
     "fails_before_and_after": ("pending", "yellow"),
     "timed_out": ("error", "red"),
     "not_run": ("pending", "yellow"),
+    "not_checked": ("pending", "yellow"),
 }
 
 
