@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 XCSH = [sys.executable, "-m", "xcsh"]
 
@@ -84,3 +85,19 @@ def factory(api):
     return CustomTool(name="stamp", label="Stamp File", description="Writes stamp.txt.",
                       parameters={"type": "object", "properties": {}}, execute=execute)
 """
+
+
+def tool_call(name: str, **arguments: Any) -> dict[str, Any]:
+    """A tool call of a scripted model's step: ``{"name": ..., "arguments": {...}}``."""
+    return {"name": name, "arguments": arguments}
+
+
+def user_texts(request: dict[str, Any]) -> list[str]:
+    """The texts of the user's own messages (not hidden ones) in a scripted model's request."""
+    return [
+        block["text"]
+        for m in request["messages"]
+        if m["role"] == "user" and not m.get("hidden")
+        for block in m["content"]
+        if block.get("type") == "text"
+    ]

@@ -25,7 +25,11 @@ then one record per line, in order:
   forced tool choice (``named``, ``required`` or ``auto``), learnt this session;
 - ``{"type": "compaction", "summary", "messages": [...]}``: older turns were
   replaced by a summary; ``messages`` is the whole history from then on
-  (messages recorded after it follow it).
+  (messages recorded after it follow it);
+- ``{"type": "checkpoint", "journal", "time_ns"}`` right before each message
+  the user sends, and ``{"type": "rewind", "message", "conversation",
+  "files", "journal"}`` when the session was rewound
+  (:mod:`xcsh.agent.checkpoints`).
 
 Unknown record types and unknown fields of a pending record are skipped, so
 older readers survive additions; a header with a newer ``version`` is refused.
@@ -42,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
+from xcsh.agent.checkpoints import Checkpoint, CheckpointReplay
 from xcsh.core import (
     AssistantMessage,
     Message,
@@ -68,6 +73,7 @@ class PendingRecord:
         label, source_tool_name: the action's.
         files: the files it touched (:func:`xcsh.agent.previews.action_files`).
         digest: its diff's fingerprint (:func:`xcsh.agent.previews.preview_digest`).
+        tool_call_id: the id of the call that pushed it (``None`` when unknown).
     """
 
     tool_name: str | None
@@ -76,6 +82,7 @@ class PendingRecord:
     source_tool_name: str
     files: list[str] | None = None
     digest: str | None = None
+    tool_call_id: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,6 +99,9 @@ class SavedSession:
             mode)``, or ``None``; a resumed session with the same model starts
             in it, so a provider that refused a forced tool choice is not sent
             one again.
+        checkpoints: the user messages of the conversation, oldest first, each
+            with where the session stood before it (:mod:`xcsh.agent.checkpoints`).
+        rewinds: the journal entries of the rewinds the file records.
     """
 
     id: str
@@ -100,6 +110,8 @@ class SavedSession:
     messages: list[Message]
     pending: list[PendingRecord]
     steering: tuple[str, str, str] | None = None
+    checkpoints: tuple[Checkpoint, ...] = ()
+    rewinds: tuple[int, ...] = ()
 
 
 def sessions_dir(home: Path) -> Path:
@@ -314,6 +326,8 @@ def load_session(path: Path) -> SavedSession:
     messages: list[Message] = []
     pending: list[PendingRecord] = []
     steering: tuple[str, str, str] | None = None
+    replay = CheckpointReplay()
+    rewinds: list[int] = []
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
@@ -327,6 +341,14 @@ def load_session(path: Path) -> SavedSession:
         try:
             if kind == "message":
                 messages.append(message_from_dict(record["message"]))
+                replay.message(messages[-1])
+            elif kind == "checkpoint":
+                replay.checkpoint(record, messages)
+            elif kind == "rewind":
+                history = replay.rewind(record)
+                messages = messages if history is None else history
+                if record.get("journal") is not None:
+                    rewinds.append(int(record["journal"]))
             elif kind == "compaction":
                 messages = [message_from_dict(m) for m in record["messages"]]
             elif kind == "steering":
@@ -342,6 +364,8 @@ def load_session(path: Path) -> SavedSession:
         messages=messages,
         pending=pending,
         steering=steering,
+        checkpoints=tuple(replay.done),
+        rewinds=tuple(rewinds),
     )
 
 

@@ -39,6 +39,7 @@ def pending_records(store: PendingActionStore | None) -> list[PendingRecord]:
                 source_tool_name=action.source_tool_name,
                 files=action.preview.file_labels(),
                 digest=preview_digest(action.preview),
+                tool_call_id=origin.tool_call_id if origin else None,
             )
         )
     return records

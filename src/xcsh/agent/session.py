@@ -268,6 +268,19 @@ class AgentSession(PendingOperations):
             raise UsageError("cannot compact while the model is running", hint="wait for it")
         return await self._compact(on_demand=True) > 0
 
+    def rewind_history(self, history: Sequence[Message]) -> None:
+        """Continue from ``history`` (a rewind: the conversation before a user message).
+
+        The session file is not written here: the rewind records itself
+        (:func:`xcsh.agent.rewind.rewind`).
+
+        Raises:
+            UsageError: a run is in progress.
+        """
+        if self._task is not None:
+            raise UsageError("cannot rewind while the model is running", hint="wait for it")
+        self._messages = list(history)
+
     async def _compact_if_due(self) -> int:
         return await self._compact(on_demand=False)
 

@@ -9,6 +9,7 @@ a resumed session gets back its history and its pending previews.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,6 @@ from xcsh.agent import (
     Instructions,
     ResumeReport,
     SavedSession,
-    SessionRecorder,
     SteeringMode,
     ToolApprovalHook,
     enforce_policy,
@@ -33,6 +33,7 @@ from xcsh.agent import (
     session_path,
     sessions_dir,
 )
+from xcsh.agent.rewind import CheckpointRecorder, reconcile
 from xcsh.app.checks import open_checker
 from xcsh.app.settings import build_provider, load_settings
 from xcsh.core import AgentTool, UsageError
@@ -202,7 +203,12 @@ async def open_session(
     if tools is None:
         sandbox = prepare_sandbox(sandbox_settings, workspace=cwd, home=home)
     opened_journal = open_journal(home, cwd, settings)
-    journal = opened_journal.journal
+    session_id = saved.id if saved is not None else new_session_id()
+    if saved is not None and path is not None and reconcile(opened_journal.journal, home, saved.id):
+        saved = load_session(path)  # a rewind a crash cut short now holds for the conversation too
+    # every change this session writes names it in the journal (what a rewind takes back)
+    journal = opened_journal.journal.for_session(session_id)
+    opened_journal = dataclasses.replace(opened_journal, journal=journal)
     store = PendingActionStore()
     checker = open_checker(cwd, home, settings)
     custom = await aload_custom_tools(
@@ -218,7 +224,6 @@ async def open_session(
     session_tools = enforce_policy(session_tools, policy, options.ask_tool)
     header: dict[str, Any] | None = None
     if path is None:
-        session_id = new_session_id()
         path = sessions_dir(home) / f"{session_id}.jsonl"
         header = {
             "id": session_id,
@@ -227,7 +232,7 @@ async def open_session(
             "model": provider.model,
         }
     try:
-        recorder = SessionRecorder(path, header=header)
+        recorder = CheckpointRecorder(path, header=header, journal=journal)
     except OSError as exc:
         raise UsageError(
             f"cannot write the session file {path}: {exc.strerror or exc}",

@@ -40,6 +40,7 @@ SUBCOMMANDS: dict[str, str] = {
     "trust": "trust a project folder's custom tools",
     "mcp": "serve xcsh's preview/apply tools over MCP",
     "undo": "undo the last change xcsh applied in this folder (or entry N)",
+    "rewind": "take a session's files and conversation back to before message N",
     "recover": "settle applies a crash interrupted (roll back or complete)",
     "sandbox": "show how bash commands are confined here (check)",
     "check": "run the project's check (the `check` setting) on the unchanged tree",
@@ -90,6 +91,10 @@ def command_main(name: str | None, *, owns_process: bool = False) -> Command:
             from xcsh.cli.undo_cmd import main as undo
 
             return undo
+        case "rewind":
+            from xcsh.cli.rewind_cmd import main as rewind
+
+            return rewind
         case "recover":
             from xcsh.cli.recover_cmd import main as recover
 

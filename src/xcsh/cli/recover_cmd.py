@@ -4,7 +4,9 @@ Every xcsh command that opens a folder does this for that folder already;
 ``xcsh recover`` does it on demand, for this folder or (``--all``) for every
 folder with a journal under ``$XCSH_HOME``. An interrupted apply whose files
 all hold their new content is completed (and can be undone); any other is
-rolled back, and the temporary files it left are removed.
+rolled back, and the temporary files it left are removed. A rewind that put
+a session's files back but was killed before its session file said so gets
+that record now, so the conversation matches the files.
 
 Exit codes: 0 nothing left unfinished, 1 some files could not be put back.
 """
@@ -15,8 +17,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xcsh.cli.argparser import Parser
+
+if TYPE_CHECKING:
+    from xcsh.journal import Journal
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,9 +66,21 @@ def main(argv: list[str]) -> int:
             print(f"{journal.root}: {report.message}")
             if report.still_new:
                 code = 1
+        for line in _rewinds(journal, home):
+            count += 1
+            print(f"{journal.root}: {line}")
     if not count and code == 0:
         print("Nothing to recover: no apply was interrupted.")
     return code
+
+
+def _rewinds(journal: Journal, home: Path) -> list[str]:
+    """Session files completed after a rewind whose record a crash cut off."""
+    if not any(s.kind == "rewind" for s in journal.summaries()):
+        return []  # the agent's modules are loaded only when there is a rewind to check
+    from xcsh.agent.rewind import reconcile
+
+    return reconcile(journal, home)
 
 
 def _root_of(entries: Path) -> Path | None:

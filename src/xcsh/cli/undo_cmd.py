@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xcsh.cli.argparser import Parser
+from xcsh.cli.settle import settle_or_report
 
 if TYPE_CHECKING:
     from xcsh.journal import ApplyEntry
@@ -49,7 +50,7 @@ def main(argv: list[str]) -> int:
     """Run ``xcsh undo``; returns the exit code."""
     from xcsh.core import UsageError
     from xcsh.fs import xcsh_home
-    from xcsh.journal import Journal, Retention, UndoError, applies, settled, undo
+    from xcsh.journal import Journal, Retention, UndoError, applies, undo
 
     args = build_parser().parse_args(argv)
     home = xcsh_home()
@@ -59,11 +60,7 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"xcsh undo: {exc}", file=sys.stderr)
         return 2
-    opened = settled(journal)
-    for recovered in opened.recovered:
-        print(f"xcsh undo: {recovered.message}", file=sys.stderr)
-    if opened.problem:
-        print(f"xcsh undo: {opened.problem}", file=sys.stderr)
+    if not settle_or_report(journal, "xcsh undo"):
         return 1
     if args.list:
         entries = applies(journal)

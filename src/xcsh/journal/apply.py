@@ -43,7 +43,7 @@ from xcsh.fs.confined import (
     RootDir,
     sha256_hex,
 )
-from xcsh.journal.records import COMMITTED, ROLLED_BACK, FileRecord, Kind
+from xcsh.journal.records import COMMITTED, ROLLED_BACK, FileRecord, Kind, RewindNote
 from xcsh.journal.signals import held_signals
 from xcsh.journal.store import Journal, JournalError, OpenEntry
 from xcsh.pending.action import ApplyFailedError
@@ -62,6 +62,9 @@ class Change:
         before: its expected current content, ``None`` when it must not exist.
         after: its new content, ``None`` to remove it.
         ident: the file the preview read (device and inode); ``None`` skips that comparison.
+        mode: permission bits when the file is created (``before`` is ``None``);
+            ``None`` for the default (``0o666`` less the umask). An existing
+            file keeps its own.
     """
 
     path: str
@@ -69,6 +72,7 @@ class Change:
     before: bytes | None
     after: bytes | None
     ident: FileId | None = None
+    mode: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -104,6 +108,7 @@ def apply_changes(
     source_tool_name: str,
     kind: Kind = "apply",
     undoes: int | None = None,
+    rewind: RewindNote | None = None,
 ) -> Applied:
     """Write ``changes`` below ``root`` all or nothing, recorded in ``journal``.
 
@@ -113,6 +118,7 @@ def apply_changes(
         journal: where the entry goes; ``None`` writes the same safe way unrecorded.
         label, source_tool_name: recorded with the entry.
         kind, undoes: ``"undo"`` and the entry undone, for an undo.
+        rewind: for a ``"rewind"`` entry, what it does (recorded with it).
 
     Returns:
         The entry number and a warning when the journal failed after the files landed.
@@ -131,7 +137,9 @@ def apply_changes(
         lock = journal.locked() if journal is not None else contextlib.nullcontext()
         try:
             with lock, held_signals():
-                return _transaction(rd, todo, journal, label, source_tool_name, kind, undoes)
+                return _transaction(
+                    rd, todo, journal, label, source_tool_name, kind, undoes, rewind
+                )
         except JournalError as exc:
             raise ApplyError(str(exc)) from exc
 
@@ -144,6 +152,7 @@ def _transaction(
     source_tool_name: str,
     kind: Kind,
     undoes: int | None,
+    rewind: RewindNote | None = None,
 ) -> Applied:
     modes = _preflight(rd, todo)
     entry: OpenEntry | None = None
@@ -168,6 +177,7 @@ def _transaction(
                 source_tool_name=source_tool_name,
                 files=records,
                 undoes=undoes,
+                rewind=rewind,
             )
         except OSError as exc:
             raise ApplyError(_journal_refused(journal, exc)) from exc
@@ -262,7 +272,10 @@ def _write_one(rd: RootDir, change: Change, tag: str) -> FileId | None:
     if change.after is None:
         rd.remove(change.path, expect=expect, keep=f"{tag}.orig")
         return None
-    return rd.replace(change.path, change.after, expect=expect, tag=tag, keep=f"{tag}.orig")
+    mode = change.mode if change.before is None else None
+    return rd.replace(
+        change.path, change.after, expect=expect, tag=tag, keep=f"{tag}.orig", mode=mode
+    )
 
 
 def _write_all(

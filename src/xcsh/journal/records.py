@@ -14,7 +14,13 @@ An entry ``<seq>`` is two files in ``entries/``:
   ``before``/``after`` are ``null`` for a file that did not exist on that
   side; the before contents are in the blob store under their hashes (the
   after content is recognised by its hash: it is in the files themselves). ``kind`` is
-  ``"undo"`` for an undo, with ``undoes`` naming the entry it undid.
+  ``"undo"`` for an undo, with ``undoes`` naming the entry it undid, and
+  ``"rewind"`` for a rewind of an agent session's files, with ``"rewind":
+  {"message": 3, "conversation": true, "entries": [8, 9]}`` (back to just
+  before the session's user message 3; whether its conversation is rewound
+  too; the entries whose every file it put back). An entry written for an
+  agent session carries ``"session": "<id>"``; both keys are left out
+  otherwise.
   ``after_known`` is false for a custom tool's apply, whose result is only
   known once it ran; its ``after`` hashes are then in the outcome record.
 - ``000007.state``, the **outcome record** (its presence is the commit
@@ -42,7 +48,45 @@ SCHEMA_VERSION = 2
 COMMITTED = "committed"
 ROLLED_BACK = "rolled back"
 
-Kind = Literal["apply", "undo"]
+Kind = Literal["apply", "undo", "rewind"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RewindNote:
+    """What a ``rewind`` entry did, beside its files.
+
+    Args:
+        message: the session's user message it went back to (just before it; 1 = the first).
+        conversation: the session's conversation is rewound too (its session file
+            gets a ``rewind`` record once this entry is committed).
+        entries: the entries whose every file this rewind put back (they count as undone).
+    """
+
+    message: int
+    conversation: bool
+    entries: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``"rewind"`` value of the intent record."""
+        return {
+            "message": self.message,
+            "conversation": self.conversation,
+            "entries": list(self.entries),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> RewindNote | None:
+        """The note from its JSON, ``None`` when absent or malformed."""
+        if not isinstance(data, Mapping):
+            return None
+        try:
+            return cls(
+                message=int(data["message"]),
+                conversation=bool(data.get("conversation", False)),
+                entries=tuple(int(e) for e in data.get("entries", [])),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,6 +122,8 @@ class EntryRecord:
         after_known: the ``after`` hashes were known before the writes.
         files: the files, in apply order.
         state: ``"committed"``, ``"rolled back"``, or ``None`` while incomplete.
+        session: the agent session it was written for, ``None`` outside one.
+        rewind: for a ``rewind`` entry, what it did.
     """
 
     seq: int
@@ -91,6 +137,8 @@ class EntryRecord:
     after_known: bool
     files: tuple[FileRecord, ...]
     state: str | None = None
+    session: str | None = None
+    rewind: RewindNote | None = None
 
     @property
     def name(self) -> str:
@@ -99,6 +147,11 @@ class EntryRecord:
 
     def intent_json(self) -> dict[str, Any]:
         """The intent record as written."""
+        extra: dict[str, Any] = {}
+        if self.session is not None:
+            extra["session"] = self.session
+        if self.rewind is not None:
+            extra["rewind"] = self.rewind.to_json()
         return {
             "version": SCHEMA_VERSION,
             "seq": self.seq,
@@ -114,6 +167,7 @@ class EntryRecord:
                 {"path": f.path, "before": f.before, "after": f.after, "mode": f.mode}
                 for f in self.files
             ],
+            **extra,
         }
 
     def with_outcome(self, state: str, after: Mapping[str, str | None] | None) -> EntryRecord:
@@ -129,13 +183,14 @@ def parse_intent(data: Any) -> EntryRecord | None:
     if not isinstance(data, Mapping) or data.get("version") != SCHEMA_VERSION:
         return None
     try:
-        kind = str(data["kind"])
-        if kind not in ("apply", "undo"):
+        kind = _kind(data["kind"])
+        if kind is None:
             return None
         undoes = data.get("undoes")
+        session = data.get("session")
         return EntryRecord(
             seq=int(data["seq"]),
-            kind="apply" if kind == "apply" else "undo",
+            kind=kind,
             undoes=int(undoes) if undoes is not None else None,
             root=Path(str(data["root"])),
             label=str(data["label"]),
@@ -152,9 +207,22 @@ def parse_intent(data: Any) -> EntryRecord | None:
                 )
                 for f in data["files"]
             ),
+            session=str(session) if session is not None else None,
+            rewind=RewindNote.from_json(data.get("rewind")),
         )
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def _kind(value: Any) -> Kind | None:
+    text = str(value)
+    if text == "apply":
+        return "apply"
+    if text == "undo":
+        return "undo"
+    if text == "rewind":
+        return "rewind"
+    return None
 
 
 def parse_outcome(data: Any) -> tuple[str, dict[str, str | None] | None] | None:
@@ -185,6 +253,8 @@ class EntrySummary:
         paths: the first few file paths (``count`` says how many there are).
         count: how many files the entry names.
         bytes: bytes of journal storage this entry added (new blobs).
+        session: the agent session it was written for, ``None`` outside one.
+        rewinds: for a ``rewind`` entry, the entries whose every file it put back.
     """
 
     seq: int
@@ -197,6 +267,8 @@ class EntrySummary:
     paths: tuple[str, ...]
     count: int
     bytes: int
+    session: str | None = None
+    rewinds: tuple[int, ...] = ()
 
     @classmethod
     def of(cls, entry: EntryRecord, added_bytes: int) -> EntrySummary:
@@ -212,6 +284,8 @@ class EntrySummary:
             paths=tuple(f.path for f in entry.files[:INDEX_PATHS]),
             count=len(entry.files),
             bytes=added_bytes,
+            session=entry.session,
+            rewinds=entry.rewind.entries if entry.rewind is not None else (),
         )
 
 
@@ -233,6 +307,8 @@ def dump_index(summaries: Sequence[EntrySummary]) -> bytes:
             "paths": list(s.paths),
             "count": s.count,
             "bytes": s.bytes,
+            "session": s.session,
+            "rewinds": list(s.rewinds),
         }
         for s in summaries
     ]
@@ -250,11 +326,14 @@ def load_index(path: Path) -> list[EntrySummary] | None:
     out = []
     try:
         for item in data["entries"]:
-            kind = str(item["kind"])
+            kind = _kind(item["kind"])
+            if kind is None:
+                continue
+            session = item.get("session")
             out.append(
                 EntrySummary(
                     seq=int(item["seq"]),
-                    kind="undo" if kind == "undo" else "apply",
+                    kind=kind,
                     undoes=int(item["undoes"]) if item.get("undoes") is not None else None,
                     label=str(item["label"]),
                     source_tool_name=str(item.get("source_tool_name", "")),
@@ -263,6 +342,8 @@ def load_index(path: Path) -> list[EntrySummary] | None:
                     paths=tuple(str(p) for p in item.get("paths", [])),
                     count=int(item.get("count", 0)),
                     bytes=int(item.get("bytes", 0)),
+                    session=str(session) if session is not None else None,
+                    rewinds=tuple(int(e) for e in item.get("rewinds", [])),
                 )
             )
     except (KeyError, TypeError, ValueError):

@@ -35,6 +35,7 @@ from xcsh.journal.records import (
     EntrySummary,
     FileRecord,
     Kind,
+    RewindNote,
     dump_index,
     load_index,
     parse_intent,
@@ -79,6 +80,8 @@ class Journal:
         root: the workspace (real path) its entries' paths are relative to.
         retention: what to keep.
         home: the ``XCSH_HOME`` it lives in (lets :meth:`for_other` find siblings).
+        session: the agent session whose changes go through this handle; every
+            entry it writes names it (so a rewind finds that session's changes).
     """
 
     def __init__(
@@ -88,9 +91,11 @@ class Journal:
         *,
         retention: Retention | None = None,
         home: Path | None = None,
+        session: str | None = None,
     ) -> None:
         self.folder = folder
         self.home = home
+        self.session = session
         self.root = Path(os.path.realpath(root))
         self.retention = retention or Retention()
         self.entries_dir = folder / "entries"
@@ -101,6 +106,16 @@ class Journal:
     def for_root(cls, home: Path, root: Path, *, retention: Retention | None = None) -> Journal:
         """The journal of ``root`` under ``home``."""
         return cls(journal_folder(home, root), root, retention=retention, home=home)
+
+    def for_session(self, session: str) -> Journal:
+        """The same journal, writing entries that name agent session ``session``."""
+        return Journal(
+            self.folder, self.root, retention=self.retention, home=self.home, session=session
+        )
+
+    def position(self) -> int:
+        """The number of the newest entry (0 for an empty journal): a session's checkpoint."""
+        return self._next_seq() - 1
 
     def for_other(self, root: Path) -> Journal | None:
         """The journal of another folder under the same home (``None`` without a home)."""
@@ -151,6 +166,7 @@ class Journal:
         files: Sequence[tuple[FileRecord, bytes | None, bytes | None]],
         undoes: int | None = None,
         after_known: bool = True,
+        rewind: RewindNote | None = None,
     ) -> OpenEntry:
         """Store the before contents, then write and fsync the intent record (lock held).
 
@@ -181,6 +197,8 @@ class Journal:
                 pid=os.getpid(),
                 after_known=after_known,
                 files=tuple(f for f, _, _ in files),
+                session=self.session,
+                rewind=rewind,
             )
             path = self.entries_dir / f"{record.name}.json"
             try:
@@ -323,12 +341,16 @@ class Journal:
         return False
 
     def undone(self) -> set[int]:
-        """Entries a committed undo undid."""
-        return {
-            s.undoes
-            for s in self.summaries()
-            if s.kind == "undo" and s.state == COMMITTED and s.undoes is not None
-        }
+        """Entries a committed undo undid, and those a committed rewind put back whole."""
+        out: set[int] = set()
+        for s in self.summaries():
+            if s.state != COMMITTED:
+                continue
+            if s.kind == "undo" and s.undoes is not None:
+                out.add(s.undoes)
+            elif s.kind == "rewind":
+                out.update(s.rewinds)
+        return out
 
     # -- internals ---------------------------------------------------------------
 

@@ -96,6 +96,9 @@ def applies(journal: Journal) -> list[ApplyEntry]:
 
 def _applies(summaries: list[EntrySummary]) -> list[ApplyEntry]:
     undone = {s.undoes for s in summaries if s.kind == "undo" and s.state == COMMITTED and s.undoes}
+    undone.update(
+        e for s in summaries if s.kind == "rewind" and s.state == COMMITTED for e in s.rewinds
+    )
     entries: list[ApplyEntry] = []
     for s in summaries:
         if s.kind != "apply":
@@ -204,7 +207,13 @@ def _classify(journal: Journal, record: EntryRecord) -> tuple[list[Change], list
                     f"or damaged ({exc}). Nothing was restored."
                 ) from exc
             restore.append(
-                Change(path=f.path, shown=f.path, before=found[0] if found else None, after=before)
+                Change(
+                    path=f.path,
+                    shown=f.path,
+                    before=found[0] if found else None,
+                    after=before,
+                    mode=f.mode,
+                )
             )
     return restore, changed, already
 
@@ -218,6 +227,10 @@ def _why_not(journal: Journal, seq: int) -> str:
         if entry.state in ("rolled back", "unfinished"):
             return f"Entry {seq} ('{label}') was rolled back; there is nothing to undo."
         return f"Entry {seq} ('{label}') was undone already."
+    if any(s.seq == seq and s.kind == "rewind" for s in summaries):
+        return (
+            f"Entry {seq} is a rewind, not an applied change; `xcsh undo --list` shows the applies."
+        )
     if any(s.seq == seq for s in summaries):
         return (
             f"Entry {seq} is an undo, not an applied change; `xcsh undo --list` shows the applies."

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.application import run_in_terminal
+from prompt_toolkit.application import get_app, run_in_terminal
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -94,6 +95,7 @@ class InteractiveApp(SlashCommands):
         self._armed = False  # one Ctrl-C on an empty prompt: the next one exits
         self._running = False
         self._notes: list[str] = []  # told to the model with the next prompt (/undo)
+        self._prefill = ""  # the next prompt's text (a rewound message, for editing)
         self._prompt: PromptSession[str] | None = None
         self._question: PromptSession[str] | None = None
         self._signal: signal.Signals | None = None  # SIGTERM/SIGHUP received
@@ -134,6 +136,10 @@ class InteractiveApp(SlashCommands):
         @keys.add("escape", "enter")
         def _newline(event: KeyPressEvent) -> None:
             event.current_buffer.insert_text("\n")
+
+        @keys.add("escape", "escape", filter=Condition(lambda: not get_app().current_buffer.text))
+        def _rewind(event: KeyPressEvent) -> None:
+            event.app.exit(result="/rewind")
 
         @keys.add("c-c")
         def _interrupt(event: KeyPressEvent) -> None:
@@ -259,7 +265,8 @@ class InteractiveApp(SlashCommands):
                 if self._signal is not None:
                     return 128 + int(self._signal)
                 try:
-                    text = await self._prompt.prompt_async(self._prompt_text())
+                    prefill, self._prefill = self._prefill, ""
+                    text = await self._prompt.prompt_async(self._prompt_text(), default=prefill)
                 except KeyboardInterrupt:
                     continue
                 except EOFError:

@@ -29,6 +29,11 @@ COMMANDS: tuple[SlashCommand, ...] = (
         help="go through the top preview change by change; apply the ones you keep",
     ),
     SlashCommand(name="undo", args="", help="restore the files of the last applied change"),
+    SlashCommand(
+        name="rewind",
+        args="[N]",
+        help="go back to before one of your messages: files, conversation or both (Esc Esc)",
+    ),
     SlashCommand(name="model", args="[PROVIDER] [NAME]", help="show the model, or switch to NAME"),
     SlashCommand(name="session", args="", help="show the session id and files"),
     SlashCommand(name="compact", args="", help="summarise older turns to free the context"),
@@ -43,7 +48,8 @@ NAMES = {c.name for c in COMMANDS}
 
 KEYS_HELP = (
     "Enter sends, Alt+Enter or Esc then Enter adds a line; Ctrl-C cancels the running "
-    "turn, twice on an empty prompt leaves; Ctrl-D on an empty prompt leaves."
+    "turn, twice on an empty prompt leaves; Ctrl-D on an empty prompt leaves; Esc Esc on an "
+    "empty prompt rewinds (/rewind)."
 )
 
 

@@ -1,5 +1,6 @@
 """The terminal's slash commands: ``/apply``, ``/discard``, ``/review``, ``/pending``,
-``/undo``, ``/model``, ``/session``, ``/instructions``, ``/compact``, ``/tools``.
+``/undo``, ``/rewind`` (:mod:`xcsh.tui.rewind`), ``/model``, ``/session``,
+``/instructions``, ``/compact``, ``/tools``.
 
 :class:`SlashCommands` is a part of :class:`~xcsh.tui.app.InteractiveApp`; the
 names and the completion live in :mod:`xcsh.tui.commands`.
@@ -16,6 +17,7 @@ from rich.text import Text
 
 from xcsh.core import XcshError
 from xcsh.tui import commands
+from xcsh.tui.rewind import RewindCommand
 
 if TYPE_CHECKING:
     from xcsh.agent import AgentSession
@@ -28,7 +30,7 @@ DEFAULT_DISCARD_REASON = "discarded by the user"
 DEFAULT_REVIEW_REASON = "the changes the user kept in /review"
 
 
-class SlashCommands:
+class SlashCommands(RewindCommand):
     """The slash commands of an interactive run (mixed into ``InteractiveApp``)."""
 
     options: InteractiveOptions
@@ -71,6 +73,8 @@ class SlashCommands:
             self.show_pending(session)
         elif name == "undo":
             self.undo()
+        elif name == "rewind":
+            await self.rewind(session, rest)
         elif name == "model":
             if rest:
                 await self.switch_model(session, rest)

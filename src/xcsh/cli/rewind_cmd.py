@@ -1,0 +1,156 @@
+"""``xcsh rewind``: take a session's files and conversation back to before one of its messages.
+
+Every agent session records a checkpoint before each message the user sends
+(the undo journal's position then). ``xcsh rewind --list`` shows the user
+messages of the latest session in this folder (``--session ID`` for another),
+newest first, each with the changes made since; ``xcsh rewind N`` goes back
+to just before message N (1 = the first): the files the session changed
+since are put back through the undo journal (crash-safe, all or nothing per
+file; files changed since by someone else are left alone and named; files
+``bash`` changed are named, not reverted), and the conversation is cut to
+before message N, which a later ``xcsh --continue`` resumes.
+``--files-only`` and ``--conversation-only`` take back one of the two.
+
+Exit codes: 0 rewound (or listed), 1 refused (nothing changed), 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from xcsh.cli.argparser import Parser
+from xcsh.cli.settle import settle_or_report
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``xcsh rewind`` argument parser."""
+    parser = Parser(
+        prog="xcsh rewind",
+        description=(
+            "Take an agent session back to just before its user message N: the files it "
+            "changed since (through the undo journal) and its conversation. Changes made by "
+            "bash commands or other programs are named, not reverted."
+        ),
+        epilog="exit codes: 0 rewound or listed, 1 refused (nothing changed), 2 usage",
+    )
+    parser.add_argument(
+        "message",
+        nargs="?",
+        type=int,
+        metavar="N",
+        help="the user message to go back before (1 = the first; see --list)",
+    )
+    parser.add_argument(
+        "--list", action="store_true", help="list the session's user messages, newest first"
+    )
+    parser.add_argument(
+        "--session",
+        metavar="ID",
+        help="the session (default: the latest one started in this folder)",
+    )
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument(
+        "--files-only", action="store_true", help="put the files back; keep the conversation"
+    )
+    only.add_argument(
+        "--conversation-only",
+        action="store_true",
+        help="cut the conversation; keep the files as they are",
+    )
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    """Run ``xcsh rewind``; returns the exit code."""
+    from xcsh.agent.persistence import (
+        SessionRecorder,
+        latest_session_for,
+        load_session,
+        session_path,
+    )
+    from xcsh.agent.rewind import (
+        RewindError,
+        RewindMode,
+        checkpoint_of,
+        kept_pending,
+        reconcile,
+        rewind,
+        rewind_points,
+    )
+    from xcsh.core import UsageError
+    from xcsh.fs import xcsh_home
+    from xcsh.journal import Journal, Retention
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.list and args.message is None:
+        parser.error("give N (the user message to go back before) or --list")
+    home = xcsh_home()
+    here = Path.cwd().resolve()
+    try:
+        if args.session:
+            try:
+                path = session_path(home, args.session)
+            except UsageError as exc:
+                raise UsageError(
+                    exc.args[0],
+                    hint=f"session files are in {home / 'sessions'} (the id is the file name "
+                    "without .jsonl); leave --session out for the latest one in this folder",
+                ) from exc
+        else:
+            found = latest_session_for(home, here)
+            if found is None:
+                raise UsageError(
+                    f"no saved session for {here}",
+                    hint="run xcsh here first, or name one with --session ID",
+                )
+            path = found
+        saved = load_session(path)
+        root = Path(saved.cwd) if saved.cwd else here
+        journal = Journal.for_root(home, root, retention=Retention.of_home(home))
+    except UsageError as exc:
+        print(f"xcsh rewind: {exc}", file=sys.stderr)
+        return 2
+    if not settle_or_report(journal, "xcsh rewind"):
+        return 1
+    if reconcile(journal, home, saved.id):
+        saved = load_session(path)
+    journal = journal.for_session(saved.id)
+    if args.list:
+        points = rewind_points(saved, journal)
+        if not points:
+            print(f"Session {saved.id} has no user message to rewind to.")
+            return 0
+        print(f"Session {saved.id} in {root}, newest first (xcsh rewind N goes back before N):")
+        for point in reversed(points):
+            print(point.line())
+        return 0
+    mode: RewindMode = (
+        "files" if args.files_only else "conversation" if args.conversation_only else "both"
+    )
+    try:
+        checkpoint = checkpoint_of(saved, args.message)
+    except UsageError as exc:
+        print(f"xcsh rewind: {exc}", file=sys.stderr)
+        return 2
+    kept = kept_pending(saved, checkpoint)
+    dropped = [r.label for r in saved.pending if r not in kept]
+    recorder = SessionRecorder(path)
+    try:
+        outcome = rewind(
+            journal, saved, args.message, mode, write=recorder.write, discarded=dropped
+        )
+        if dropped:
+            recorder.pending(kept)
+    except RewindError as exc:
+        print(f"xcsh rewind: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        recorder.close()
+    for line in outcome.lines():
+        print(line)
+    if mode != "files":
+        print(f"Message {args.message} was: {checkpoint.text}")
+    return 0

@@ -1,0 +1,29 @@
+"""Opening a folder's journal for a command that writes: interrupted applies settled first."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from xcsh.journal import Journal
+
+
+def settle_or_report(journal: Journal, prog: str) -> bool:
+    """Settle ``journal``'s interrupted applies, saying on stderr what recovery did.
+
+    Each line starts with ``prog: `` (``xcsh undo: Recovered an interrupted apply ...``).
+
+    Returns:
+        False when recovery could not run (the journal is locked or unreadable);
+        the problem was said, and the command should stop with exit code 1.
+    """
+    from xcsh.journal import settled
+
+    opened = settled(journal)
+    for recovered in opened.recovered:
+        print(f"{prog}: {recovered.message}", file=sys.stderr)
+    if opened.problem:
+        print(f"{prog}: {opened.problem}", file=sys.stderr)
+        return False
+    return True
