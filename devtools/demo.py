@@ -166,6 +166,7 @@ async def run_demo(work: Path, pattern: str, rewrite: str, *, source: Path | Non
         "demo-apply", {"action": "apply", "reason": "demo: apply the previewed codemod"}
     )
     t_apply = time.perf_counter() - t0
+    assert result.details is not None  # resolve's results always carry their outcome
     say(
         render_resolution(
             result.details, is_error=result.is_error, message=result.text, style=style

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -295,3 +296,51 @@ def test_sigkill_during_a_rewind_then_recover_leaves_no_mixed_file(
         assert "Completed the interrupted rewind of session" in recovered.stdout
         assert [c.text for c in saved.checkpoints] == ["look"]
     assert not any(".xcsh-" in name for name in os.listdir(project / "pkg"))
+
+
+def test_a_session_open_in_a_running_xcsh_is_not_rewound_under_it(
+    project: Path, xcsh_home: Path
+) -> None:
+    turn(
+        project,
+        xcsh_home,
+        1,
+        "one",
+        [{"tool_calls": [tool_call("write", path="x.md", content="x\n")]}, {"text": "ok"}],
+    )
+    script = project.parent / "slow.json"
+    script.write_text(json.dumps([{"tool_calls": [tool_call("bash", command="sleep 60")]}]))
+    running = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "xcsh",
+            "--provider",
+            "scripted",
+            "--model",
+            str(script),
+            "--continue",
+            "-p",
+            "two",
+        ],
+        cwd=project,
+        env=xcsh_env(xcsh_home),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        log = script.with_name("slow.requests.jsonl")
+        while not log.exists():  # the resumed session is open and its model was asked
+            assert running.poll() is None
+            time.sleep(0.05)
+        refused = run_xcsh(["rewind", "1"], cwd=project, home=xcsh_home)
+        assert refused.returncode == 1
+        assert "is open in a running xcsh. Rewind it there with /rewind" in refused.stderr
+        assert (project / "x.md").read_text() == "x\n"
+    finally:
+        running.terminate()
+        running.wait(timeout=60)
+    done = run_xcsh(["rewind", "1"], cwd=project, home=xcsh_home)
+    assert done.returncode == 0, done.stderr
+    assert not (project / "x.md").exists()

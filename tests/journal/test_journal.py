@@ -364,3 +364,29 @@ async def test_a_partial_apply_is_journaled_as_one_entry_and_undone(journal: Jou
     assert entry.paths == ("a.py",)
     undo(journal)
     assert (root / "a.py").read_text() == "print(1)\nprint(2)\n"
+
+
+async def test_the_journal_wraps_a_new_value_and_never_rewrites_the_action_pushed(
+    journal: Journal,
+) -> None:
+    root = journal.root
+    write(root, "notes.md", "one\n")
+    store = PendingActionStore()
+    record_applies(store, journal)
+
+    def apply(reason: str) -> str:
+        (root / "notes.md").write_text("two\n")
+        return "done"
+
+    pushed = PendingAction(
+        label="Rewrite notes",
+        source_tool_name="custom_tool",
+        apply=apply,
+        preview=Preview(files=(PreviewFile(path="notes.md"),)),
+    )
+    kept = store.push(pushed)
+    assert kept is not pushed and kept.journaled and not pushed.journaled
+    assert pushed.apply is apply and kept.apply is not apply
+    assert (kept.id, kept.label) == (pushed.id, pushed.label)
+    result = await create_resolve_tool(store).execute("r", {"action": "apply", "reason": "ok"})
+    assert not result.is_error and undo(journal).restored == ["notes.md"]

@@ -16,7 +16,14 @@ SCHEMA = {"type": "object", "properties": {"wait": {"type": "number"}}}
 def make_session(rejected: list[str]) -> McpSession:
     def factory(store: PendingActionStore) -> list[AgentTool[Any]]:
         async def preview(params: dict[str, Any], ctx: ToolCallContext) -> Any:
-            store.push(PendingAction("Preview", "preview", lambda r: "applied", rejected.append))
+            store.push(
+                PendingAction(
+                    label="Preview",
+                    source_tool_name="preview",
+                    apply=lambda r: "applied",
+                    reject=rejected.append,
+                )
+            )
             await asyncio.sleep(params.get("wait", 0))  # pushed, result not yet returned
             return text_result("preview")
 
@@ -65,7 +72,11 @@ class _NumberedAction(PendingAction):
 async def test_a_result_that_pushed_a_preview_names_its_id() -> None:
     def factory(store: PendingActionStore) -> list[AgentTool[Any]]:
         def preview(params: dict[str, Any], ctx: ToolCallContext) -> Any:
-            store.push(_NumberedAction("Preview", "preview", lambda r: "applied"))
+            store.push(
+                _NumberedAction(
+                    label="Preview", source_tool_name="preview", apply=lambda r: "applied"
+                )
+            )
             return text_result("preview")
 
         tool = AgentTool(name="preview", label="P", description="d", parameters=SCHEMA, run=preview)

@@ -85,7 +85,11 @@ async def test_http_sessions_by_id_idle_reaping_and_shutdown() -> None:
         return [create_resolve_tool(store)]
 
     def push(session: McpSession, label: str) -> None:
-        session.store.push(PendingAction(label, "t", apply=lambda r: None, reject=rejected.append))
+        session.store.push(
+            PendingAction(
+                label=label, source_tool_name="t", apply=lambda r: None, reject=rejected.append
+            )
+        )
 
     sessions = HttpSessions(factory, idle_timeout=60.0)
     assert sessions.session_for(_ctx(None)) is None

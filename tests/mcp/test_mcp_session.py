@@ -33,7 +33,14 @@ def make_session(folder: Path, max_pending: int = 3) -> McpSession:
                 with (folder / "rejected.log").open("a") as log:
                     log.write(f"{params['path']}|{reason}\n")
 
-            store.push(PendingAction(f"Write: {params['path']}", "write_file", apply, reject))
+            store.push(
+                PendingAction(
+                    label=f"Write: {params['path']}",
+                    source_tool_name="write_file",
+                    apply=apply,
+                    reject=reject,
+                )
+            )
             return text_result(f"preview {params['path']}")
 
         def count(params: dict[str, Any], ctx: ToolCallContext) -> Any:
@@ -129,8 +136,12 @@ async def test_close_keeps_discarding_when_one_reject_fails(tmp_path: Path) -> N
     def boom(reason: str) -> None:
         raise RuntimeError("clean-up broke")
 
-    store.push(PendingAction("first", "t", apply=lambda r: None, reject=seen.append))
-    store.push(PendingAction("second", "t", apply=lambda r: None, reject=boom))
+    store.push(
+        PendingAction(label="first", source_tool_name="t", apply=lambda r: None, reject=seen.append)
+    )
+    store.push(
+        PendingAction(label="second", source_tool_name="t", apply=lambda r: None, reject=boom)
+    )
     session = McpSession(tools=[create_resolve_tool(store)], store=store)
     assert await session.close("gone") == 2
     assert seen == ["gone"]
@@ -222,9 +233,9 @@ async def test_mcp_sessions_record_applies_in_the_workspace_journal(
 
     session.store.push(
         PendingAction(
-            "Write: notes.md",
-            "custom_tool",
-            apply,
+            label="Write: notes.md",
+            source_tool_name="custom_tool",
+            apply=apply,
             preview=Preview(files=(PreviewFile(path="notes.md"),)),
         )
     )

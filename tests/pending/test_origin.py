@@ -55,8 +55,9 @@ async def test_a_preview_rebuilt_by_resolve_keeps_the_origin_of_the_one_it_repla
     def stale(reason: str) -> None:
         raise StalePreviewError("changed", files=("a.txt",))
 
-    old = make("Stage: one", rebuild=lambda: (rebuilt, "preview text"))
-    old.apply = stale
+    old = PendingAction(
+        label="Stage: one", source_tool_name="stage", apply=stale, rebuild=lambda: (rebuilt, "text")
+    )
     await staging_tool(store, old).execute("call_7", {"x": 1})
     result = await create_resolve_tool(store).execute("call_9", {"action": "apply", "reason": "go"})
     assert result.is_error and store.peek() is rebuilt

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
+
+import pytest
 
 from xcsh import PendingAction, PendingActionStore
 
@@ -91,3 +94,31 @@ def test_concurrent_pushes_from_threads_lose_nothing() -> None:
     assert sorted(counts) == list(range(1, total + 1))
     labels = {store.pop().label for _ in range(total)}  # type: ignore[union-attr]
     assert len(labels) == total
+
+
+def test_a_pending_action_is_a_frozen_keyword_only_value() -> None:
+    action = make("a")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        action.apply = lambda reason: None  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        PendingAction("a", "test", lambda reason: None)  # type: ignore[misc]
+
+
+def test_a_composed_wrapper_keeps_its_value_for_every_push_and_leaves_the_pushed_one_alone() -> (
+    None
+):
+    store = PendingActionStore()
+    below = make("below")
+    store.push(below)
+
+    def wrap(action: PendingAction) -> PendingAction:
+        return dataclasses.replace(action, label=f"wrapped {action.label}")
+
+    store.compose(wrap)
+    top = make("top")
+    kept = store.push(top)
+    assert [a.label for a in store.snapshot()] == ["wrapped top", "wrapped below"]
+    assert kept is store.peek() and (top.label, below.label) == ("top", "below")
+    assert kept.id == top.id == "p2"  # stamped before it was wrapped
+    with pytest.raises(RuntimeError):
+        store.compose(wrap)

@@ -240,8 +240,7 @@ def test_which_errors_reject_a_forced_tool_choice(
 
 async def test_token_and_cost_counts_come_from_the_usage_fields(ws: Path, exchange: Any) -> None:
     from xcsh.agent import TurnEnd
-    from xcsh.cli.print_output import usage_text
-    from xcsh.tui.status import UsageTotals
+    from xcsh.ui.usage import UsageTotals, usage_text
 
     ex = exchange(llama_chat_sse(calls=[("call_1", "ls", {})]), llama_chat_sse(text="ok"))
     session, events = session_for(ws, ex)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import dataclasses
 import pickle
 import subprocess
 import sys
@@ -121,7 +120,7 @@ def test_a_failed_apply_reports_its_facts_in_the_outcome(
     assert outcome.failure == ApplyFailure(
         message=str(failure), stale=stale, new_content=new_content
     )
-    saved = ResolveOutcome.from_dict(dataclasses.asdict(outcome))
+    saved = ResolveOutcome.from_json(outcome.to_json())
     assert saved is not None and saved.failure == outcome.failure
 
 

@@ -13,8 +13,9 @@ from xcsh.agent import ToolCallStart, ToolResult
 from xcsh.core import TextContent, ToolResultMessage, Usage
 from xcsh.tui import commands
 from xcsh.tui.render import EventRenderer, collapse
-from xcsh.tui.status import UsageTotals, pending_text, short_model, status_line, tokens
+from xcsh.tui.status import pending_text, short_model, status_line
 from xcsh.ui import TerminalStyle, format_arguments, make_console, parse_decision
+from xcsh.ui.usage import UsageTotals, tokens
 
 
 def test_pending_part_is_exact() -> None:

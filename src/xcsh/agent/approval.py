@@ -19,6 +19,7 @@ from typing import Any, Literal
 from xcsh.core import (
     AgentTool,
     AgentToolResult,
+    Content,
     TextContent,
     ToolCallContext,
     ToolError,
@@ -184,12 +185,41 @@ def session_tools(
     return chosen
 
 
+@dataclass(frozen=True, kw_only=True)
+class UserResolution:
+    """What resolving the top action on the person's behalf gave.
+
+    Args:
+        message: the result, as a tool result of a ``user_<hex>`` call.
+        outcome: what happened to the action; ``None`` when ``resolve`` refused
+            the request (nothing pending, a blank reason, ...; ``message`` says why).
+    """
+
+    message: ToolResultMessage
+    outcome: ResolveOutcome | None
+
+    @property
+    def is_error(self) -> bool:
+        """The request was refused, the apply failed, or a discard's clean-up failed."""
+        return self.message.is_error
+
+    @property
+    def content(self) -> list[Content]:
+        """The result's blocks."""
+        return self.message.content
+
+    @property
+    def text(self) -> str:
+        """The result's text blocks joined by newlines."""
+        return "\n".join(b.text for b in self.message.content if isinstance(b, TextContent))
+
+
 async def resolve_as_user(
     store: PendingActionStore,
     action: Literal["apply", "discard"],
     reason: str,
     only: Sequence[str] | None = None,
-) -> tuple[ToolResultMessage, UserMessage | None]:
+) -> tuple[UserResolution, UserMessage | None]:
     """Run ``resolve`` on the person's behalf (no approval: they are the approver).
 
     Args:
@@ -197,9 +227,10 @@ async def resolve_as_user(
         action, reason, only: as the ``resolve`` tool takes them.
 
     Returns:
-        The result as a tool result of a ``user_<hex>`` call, and the hidden
-        user message that tells the model what the person did (``None`` when
-        ``resolve`` refused the request, e.g. with nothing pending).
+        The resolution (the result as a tool result of a ``user_<hex>`` call,
+        and the outcome), and the hidden user message that tells the model what
+        the person did (``None`` when ``resolve`` refused the request, e.g. with
+        nothing pending).
     """
     call_id = f"user_{secrets.token_hex(4)}"
     arguments: dict[str, Any] = {"action": action, "reason": reason}
@@ -207,14 +238,14 @@ async def resolve_as_user(
         arguments["only"] = list(only)
     try:
         out = await create_resolve_tool(store).execute(call_id, arguments)
-    except ToolError as exc:
+    except ToolError as exc:  # refused: no outcome
         refused = ToolResultMessage(
             tool_call_id=call_id,
             tool_name=RESOLVE_TOOL_NAME,
             content=[TextContent(str(exc))],
             is_error=True,
         )
-        return refused, None
+        return UserResolution(message=refused, outcome=None), None
     result = ToolResultMessage(
         tool_call_id=call_id,
         tool_name=RESOLVE_TOOL_NAME,
@@ -224,7 +255,8 @@ async def resolve_as_user(
     )
     text = cap_text("\n".join(b.text for b in result.content if isinstance(b, TextContent)))
     note = f"The user resolved the top pending preview themselves ({action}): {text}"
-    return result, UserMessage(content=[TextContent(note)], hidden=True)
+    resolution = UserResolution(message=result, outcome=out.details)
+    return resolution, UserMessage(content=[TextContent(note)], hidden=True)
 
 
 __all__ = [

@@ -82,10 +82,13 @@ class ToolResult:
     Args:
         message: the result (``is_error`` for failures, gated or cancelled calls).
         text: the result's text blocks joined by newlines, for display.
+        resolved: a ``resolve`` result that resolved something: the
+            :class:`Resolved` event that follows shows it (with its error).
     """
 
     message: ToolResultMessage
     text: str
+    resolved: bool = False
     type: Literal["tool_result"] = "tool_result"
 
 

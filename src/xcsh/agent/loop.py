@@ -197,8 +197,11 @@ async def execute(
         result = _capped(await _call_tool(ctx, call, turn_began_pending))
         results[index] = result
         emit_pushes(ctx.emit, ctx.steering, result)
-        ctx.emit(ToolResult(message=result, text=_text(result)))
-        _emit_resolved(ctx, result)
+        store = ctx.steering.store
+        resolved = resolved_event(result, store.count if store else 0)
+        ctx.emit(ToolResult(message=result, text=_text(result), resolved=resolved is not None))
+        if resolved is not None:
+            ctx.emit(resolved)
 
     try:
         for group in _groups(ctx, calls, turn_began_pending):
@@ -331,13 +334,6 @@ def resolved_event(result: ToolResultMessage, pending: int) -> Resolved | None:
         pending=pending,
         outcome=outcome,
     )
-
-
-def _emit_resolved(ctx: LoopContext, result: ToolResultMessage) -> None:
-    store = ctx.steering.store
-    event = resolved_event(result, store.count if store else 0)
-    if event is not None:
-        ctx.emit(event)
 
 
 def _notice_text_calls(ctx: LoopContext, message: AssistantMessage) -> None:

@@ -53,13 +53,14 @@ from xcsh.core import (
     TextContent,
     ThinkingContent,
     ToolCall,
+    ToolDetails,
     ToolResultMessage,
     Usage,
     UsageError,
     UserMessage,
     content_from_any,
 )
-from xcsh.pending import RESOLVE_TOOL_NAME, ResolveOutcome
+from xcsh.tools.registry import builtin_details_types
 
 SCHEMA_VERSION = 1
 
@@ -125,8 +126,12 @@ def new_session_id() -> str:
 
 
 def message_to_dict(message: Message) -> dict[str, Any]:
-    """A message as JSON-ready data (its dataclass fields; ``role`` tags it)."""
-    return dataclasses.asdict(message)
+    """A message as JSON-ready data (its dataclass fields; ``role`` tags it); a tool
+    result's typed details as :meth:`~xcsh.core.ToolDetails.to_json` gives them."""
+    data = dataclasses.asdict(message)
+    if isinstance(message, ToolResultMessage) and isinstance(message.details, ToolDetails):
+        data["details"] = message.details.to_json()
+    return data
 
 
 def message_from_dict(data: Mapping[str, Any]) -> Message:
@@ -178,9 +183,7 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
             error=data.get("error"),
         )
     if role == "tool_result":
-        details = data.get("details")
-        if data["tool_name"] == RESOLVE_TOOL_NAME and isinstance(details, Mapping):
-            details = ResolveOutcome.from_dict(details) or details
+        details = _details(str(data["tool_name"]), data.get("details"))
         return ToolResultMessage(
             tool_call_id=data["tool_call_id"],
             tool_name=data["tool_name"],
@@ -189,6 +192,14 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
             is_error=bool(data.get("is_error", False)),
         )
     raise ValueError(f"unknown message role {role!r}")
+
+
+def _details(tool_name: str, data: object) -> object:
+    """A built-in tool's details as its typed value; anything else (a custom tool's,
+    a refused call's, an older version's dict) as it was saved."""
+    kind = builtin_details_types().get(tool_name)
+    typed = kind.from_json(data) if kind is not None and data is not None else None
+    return typed if typed is not None else data
 
 
 _USAGE_FIELDS = {f.name for f in dataclasses.fields(Usage)}

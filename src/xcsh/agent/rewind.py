@@ -23,8 +23,11 @@ Pending previews newer than the checkpoint are the caller's to discard first
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -38,12 +41,12 @@ from xcsh.agent.persistence import (
     sessions_dir,
 )
 from xcsh.core import Message, UsageError, XcshError
+from xcsh.core.safe import visible_line
 from xcsh.core.wording import name_list, plural
 from xcsh.journal import ApplyError, Journal
 from xcsh.journal.records import COMMITTED, EntryRecord
 from xcsh.journal.rewind import RewindPlan, SessionChanges, plan_rewind, rewind_files
 from xcsh.journal.rewind import session_changes as journal_changes
-from xcsh.ui.safe import visible_line
 
 RewindMode = Literal["both", "files", "conversation"]
 """What a rewind takes back: files and conversation, the files only, the conversation only."""
@@ -62,6 +65,9 @@ class RewindError(XcshError):
 class CheckpointRecorder(SessionRecorder):
     """A session file that gets a checkpoint record right before each user message.
 
+    While it is open it holds a shared ``flock`` on the file, which tells
+    ``xcsh rewind`` that a running xcsh has the session open (:func:`session_closed`).
+
     Args:
         path, header: as :class:`~xcsh.agent.persistence.SessionRecorder`.
         journal: the workspace's journal, whose position each checkpoint records.
@@ -72,6 +78,17 @@ class CheckpointRecorder(SessionRecorder):
     ) -> None:
         super().__init__(path, header=header)
         self.journal = journal
+        self._lock = -1
+        with contextlib.suppress(OSError):
+            self._lock = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            fcntl.flock(self._lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
+
+    def close(self) -> None:
+        """Close the file and let go of the session (a rewind may take it now)."""
+        super().close()
+        if self._lock >= 0:
+            os.close(self._lock)
+            self._lock = -1
 
     def message(self, message: Message) -> None:
         """Record a history message, after a checkpoint when the user sent it."""
@@ -84,6 +101,31 @@ class CheckpointRecorder(SessionRecorder):
                 }
             )
         super().message(message)
+
+
+@contextlib.contextmanager
+def session_closed(path: Path, session: str) -> Iterator[None]:
+    """Hold session file ``path`` for a rewind from outside the session (``xcsh rewind``).
+
+    Raises:
+        RewindError: a running xcsh has the session open (rewinding under it would
+            split its conversation from its file); nothing was changed.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise RewindError(f"Cannot open the session file {path}: {exc.strerror or exc}") from exc
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RewindError(
+                f"Session {session} is open in a running xcsh. Rewind it there with /rewind, "
+                "or leave it first, then run this again. Nothing was changed."
+            ) from None
+        yield
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -333,4 +375,5 @@ __all__ = [
     "reconcile",
     "rewind",
     "rewind_points",
+    "session_closed",
 ]

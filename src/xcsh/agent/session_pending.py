@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from xcsh.agent import loop
-from xcsh.agent.approval import resolve_as_user
+from xcsh.agent.approval import UserResolution, resolve_as_user
 from xcsh.agent.events import AgentEvent, RunEnd
 from xcsh.agent.persistence import PendingRecord
 from xcsh.agent.recording import SessionLog, pending_records
@@ -26,7 +26,7 @@ from xcsh.agent.resume import (
     rebuild_pending,
 )
 from xcsh.agent.steering import Steering
-from xcsh.core import AgentTool, Message, ToolResultMessage, UsageError
+from xcsh.core import AgentTool, Message, UsageError
 from xcsh.pending import PendingActionStore
 
 
@@ -84,7 +84,7 @@ class PendingOperations:
         reason: str,
         *,
         only: Sequence[str] | None = None,
-    ) -> ToolResultMessage:
+    ) -> UserResolution:
         """Apply or discard the top pending action on the user's behalf (``/apply``).
 
         Runs the same ``resolve`` tool the model uses (without the approval
@@ -99,8 +99,9 @@ class PendingOperations:
             only: with ``"apply"``, the change ids or files to apply (``/review``).
 
         Returns:
-            The resolve result (``is_error`` with the exact text when nothing
-            is pending, or when the apply failed and the action is pending again).
+            The resolve result and its outcome (``is_error`` with the exact text
+            and no outcome when nothing is pending; ``is_error`` with an outcome
+            when the apply failed and the action is pending again).
 
         Raises:
             UsageError: a run is in progress, or the session has no store.
@@ -111,16 +112,16 @@ class PendingOperations:
             )
         if self.store is None:
             raise UsageError("this session has no pending actions to resolve")
-        result, note = await resolve_as_user(self.store, action, reason, only)
+        resolution, note = await resolve_as_user(self.store, action, reason, only)
         if note is None:
-            return result
+            return resolution
         self._append(note)
-        loop.emit_pushes(self._emit, self._steering, result)
-        event = loop.resolved_event(result, self.store.count)
+        loop.emit_pushes(self._emit, self._steering, resolution.message)
+        event = loop.resolved_event(resolution.message, self.store.count)
         if event is not None:
             self._emit(event)
         self._log.pending()
-        return result
+        return resolution
 
     async def restore_pending(self, records: Sequence[PendingRecord]) -> ResumeReport:
         """Rebuild a resumed session's pending actions (bottom of the stack first).

@@ -221,7 +221,7 @@ async def run_print(
     from pathlib import Path
 
     from xcsh.app import AppOptions, open_session
-    from xcsh.cli.print_output import JsonPrinter, TextPrinter, instructions_lines, usage_text
+    from xcsh.cli.print_output import JsonPrinter, TextPrinter, instructions_lines
     from xcsh.cli.terminal_ask import (
         NO_TERMINAL_HINT,
         NO_TERMINAL_MESSAGE,
@@ -311,7 +311,7 @@ async def run_print(
         printer = TextPrinter(err_console)
         session.subscribe(printer)
     from xcsh.agent import TurnEnd
-    from xcsh.tui.status import UsageTotals
+    from xcsh.ui.usage import UsageTotals, usage_text
 
     totals = [UsageTotals()]
 

@@ -14,7 +14,7 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from xcsh.pending import PreviewChange
 from xcsh.ui import (
@@ -48,7 +48,7 @@ class Decision:
         only: change ids to apply (from a review); ``None`` applies everything.
     """
 
-    action: str
+    action: Literal["apply", "discard"]
     reason: str
     only: tuple[str, ...] | None = None
 

@@ -51,7 +51,6 @@ import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
@@ -59,7 +58,7 @@ from xcsh.cli.argparser import Parser
 from xcsh.cli.ast_edit_ask import Decision, ask, reviewed
 from xcsh.cli.ast_edit_check import EXIT_CHECK_REFUSED, check_preview
 from xcsh.cli.ast_edit_output import Stdout
-from xcsh.cli.ast_edit_preview import merged_preview, preview_arguments
+from xcsh.cli.ast_edit_preview import merged_preview
 from xcsh.cli.common import (
     EXIT_APPLY_FAILED,
     EXIT_BAD_INPUT,
@@ -79,21 +78,16 @@ from xcsh.cli.common import (
 )
 from xcsh.cli.options import EditOptions
 from xcsh.cli.pager import pager_command
-from xcsh.core import AgentToolResult, ToolError, UsageError
+from xcsh.core import ToolError, UsageError
 from xcsh.core.wording import name_list
 from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, Retention, settled
-from xcsh.pending import (
-    CheckVerdict,
-    PendingAction,
-    PendingActionStore,
-    ResolveOutcome,
-    create_resolve_tool,
-)
+from xcsh.pending import PendingAction, PendingActionStore, ResolveParams, resolve_top
 from xcsh.structural import (
     EditPreview,
 )
 from xcsh.structural.edit_action import push_edit_preview
+from xcsh.structural.tool_details import AstEditDetails
 from xcsh.ui import TerminalStyle, detect_style, make_console, render_preview, render_resolution
 
 YES_REASON = "applied with --yes"
@@ -236,7 +230,7 @@ def run(options: EditOptions) -> int:
         result = push_edit_preview(
             store,
             preview,
-            preview_arguments(options),
+            None,
             journal=journal,
             broken_flag="--include-broken",
             check=checked.verdict,
@@ -245,7 +239,7 @@ def run(options: EditOptions) -> int:
         print(file=sys.stderr)
         error(INTERRUPTED_NOTE)
         return EXIT_INTERRUPTED
-    for note in _notes(result, checked.verdict):
+    for note in _notes(result.details):
         error(note)
     for note in checked.note.splitlines():
         error(note)
@@ -359,15 +353,13 @@ def _decide(options: EditOptions, action: PendingAction) -> tuple[Decision | Non
         return Decision("discard", "no answer at the prompt"), EXIT_OK
 
 
-def _notes(result: AgentToolResult, check: CheckVerdict | None = None) -> list[str]:
-    """The tool text's closing notes (nested matches, limit, skipped files); the
-    check's verdict is drawn with the preview instead."""
-    text = result.text.replace(check.text(), "") if check is not None else result.text
-    lines = text.split("\n")
-    start = next((i + 1 for i, line in enumerate(lines) if line.startswith("Total: ")), None)
-    if start is None:  # no replacement: the text is "No replacements made" plus notes
-        return [line for line in lines if line]
-    return [line for line in lines[start:] if line and not line.startswith("This is preview")]
+def _notes(details: AstEditDetails | None) -> list[str]:
+    """The preview's notes (nested matches, limit, skipped files), one line each, led by
+    ``No replacements made`` when the edit changes nothing."""
+    if details is None:
+        return []
+    head = ["No replacements made"] if details.preview is None else []
+    return [line for note in (*head, *details.notes) for line in note.split("\n") if line]
 
 
 def _with_spinner(job: Callable[[], EditPreview]) -> EditPreview:
@@ -386,22 +378,28 @@ async def _resolve(
     store: PendingActionStore, decision: Decision, out: Stdout, *, undo: str = "xcsh undo"
 ) -> int:
     """Resolve the pending edit through the ``resolve`` tool and show the outcome."""
-    resolve = create_resolve_tool(store)
     style = _style() if out.console is not None and not out.broken else detect_style(sys.stderr)
-    params: dict[str, Any] = {"action": decision.action, "reason": decision.reason}
-    if decision.only is not None:
-        params["only"] = list(decision.only)
-    result = await resolve.execute("resolve-1", params)
+    params = ResolveParams(
+        action=decision.action,
+        reason=decision.reason,
+        only=list(decision.only) if decision.only is not None else None,
+    )
+    result = await resolve_top(store, params)
+    outcome = result.details
+    assert outcome is not None  # resolve_top always gives its outcome
     if not result.is_error:
-        out.print(render_resolution(result.details, style=style))
+        out.print(render_resolution(outcome, style=style))
         if decision.action == "apply":
             out.print(result.text)
             out.print(f"Undo it with: {undo}")
         return EXIT_OK
     # apply failed and the action went back on the stack: nothing of it was written.
     store.pop()
-    failure = result.details.failure if isinstance(result.details, ResolveOutcome) else None
-    first = result.text.split("\n", 1)[0]
+    failure = outcome.failure
+    if failure is None:
+        first = result.text.partition("\n")[0]
+    else:  # the model's text goes on to say the action is still pending: not so here
+        first = f"Apply failed: {failure.message.partition(chr(10))[0]}"
     if failure is not None and failure.stale:
         first = (
             f"Apply failed: These files changed since the preview: {name_list(failure.stale)}. "
@@ -409,7 +407,5 @@ async def _resolve(
         )
     # when putting files back failed, the message names them and says how to finish
     note = "" if failure is not None and failure.new_content else f"\n  {APPLY_FAILED_NOTE}"
-    out.print(
-        render_resolution(result.details, is_error=True, message=f"{first}{note}", style=style)
-    )
+    out.print(render_resolution(outcome, is_error=True, message=f"{first}{note}", style=style))
     return EXIT_APPLY_FAILED

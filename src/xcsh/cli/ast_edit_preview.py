@@ -1,9 +1,8 @@
-"""``xcsh ast-edit``'s preview: one edit across every PATH, and what produced it."""
+"""``xcsh ast-edit``'s preview: one edit across every PATH."""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from xcsh.cli.common import load_rules
 from xcsh.cli.options import EditOptions
@@ -15,29 +14,6 @@ from xcsh.structural import (
     check_one_language,
     preview_edit,
 )
-
-
-def preview_arguments(options: EditOptions) -> dict[str, Any]:
-    """What produced the preview, recorded in the pending action's details."""
-    if options.pattern is None:
-        return {
-            "rule": options.rule,
-            "rules": [rule.id for rule in options.rules],
-            "paths": list(options.paths),
-            "glob": list(options.globs),
-            "limit": options.limit,
-        }
-    return {
-        "ops": [{"pat": options.pattern, "out": options.rewrite}],
-        "paths": list(options.paths),
-        "lang": options.lang,
-        "sel": options.selector,
-        "glob": list(options.globs),
-        "strictness": options.strictness,
-        "limit": options.limit,
-        "include_broken": options.include_broken,
-        "include_parse_errors": options.include_parse_errors,
-    }
 
 
 def merged_preview(options: EditOptions, root: str, paths: list[str]) -> EditPreview:

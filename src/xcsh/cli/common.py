@@ -14,6 +14,7 @@ from xcsh.core import UsageError
 from xcsh.fs.home import interrupted_in, xcsh_home
 from xcsh.fs.walk import repository_top
 from xcsh.structural.errors import StructuralError, Wording
+from xcsh.structural.strictness import STRICTNESS_LEVELS
 from xcsh.ui import detect_style
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ EXIT_BROKEN_PIPE = 141
 PROGRESS_MIN_FILES = 200
 """A progress bar is shown (on a terminal only) when a scan covers this many files."""
 
-STRICTNESS_CHOICES = ("cst", "smart", "ast", "relaxed", "signature", "template")
+STRICTNESS_CHOICES = STRICTNESS_LEVELS
 
 
 def add_globs_argument(parser: argparse.ArgumentParser) -> None:

@@ -2,8 +2,8 @@
 
 :class:`TextPrinter` draws the run's progress for ``--mode text`` (contract
 §6), :class:`JsonPrinter` writes one JSON object per event for ``--mode
-json``; :func:`usage_text` and :func:`instructions_lines` are the lines
-around them.
+json``; :func:`instructions_lines` are the lines before them
+(the usage line after them is :func:`xcsh.ui.usage.usage_text`).
 """
 
 from __future__ import annotations
@@ -17,19 +17,6 @@ from xcsh.cli import is_output_error, stdout_to_devnull
 
 if TYPE_CHECKING:
     from xcsh.agent import AgentEvent, Instructions
-    from xcsh.tui.status import UsageTotals
-
-
-def usage_text(totals: UsageTotals, *, unicode: bool = True) -> str:
-    """`` · 1.5k in / 64 out · $0.0012`` for a run whose provider reported usage
-    (`` - `` between the parts in plain ASCII), else ""."""
-    from xcsh.tui.status import separator, tokens
-
-    if not (totals.input_tokens or totals.output_tokens):
-        return ""
-    sep = separator(unicode)
-    counts = f"{tokens(totals.input_tokens)} in / {tokens(totals.output_tokens)} out"
-    return f"{sep}{counts}{sep}${totals.cost_usd:.4f}"
 
 
 def instructions_lines(instructions: Instructions) -> list[tuple[str, str]]:
@@ -133,7 +120,7 @@ class TextPrinter:
             arrow = "→" if self.style.unicode else "->"
             self.console.print(f"{arrow} {call}", style="dim", markup=False)
         elif isinstance(event, ToolResult) and event.message.is_error:
-            if not _shown_as_resolution(event.message):
+            if not event.resolved:  # else the Resolved block shows it, with its error
                 self._error(event.message.tool_call_id, event.message.tool_name, event.text)
         elif isinstance(event, PendingPushed):
             self.console.print(
@@ -166,10 +153,3 @@ class TextPrinter:
         rest = ["    " + line for line in lines[1:]]
         body = "\n".join([f"  error in {where}: {lines[0]}", *rest])
         self.console.print(body, style="red", markup=False, highlight=False)
-
-
-def _shown_as_resolution(message: Any) -> bool:
-    """A ``resolve`` result that the :class:`Resolved` block already shows (with its error)."""
-    from xcsh.pending import ResolveOutcome
-
-    return message.tool_name == "resolve" and isinstance(message.details, ResolveOutcome)

@@ -78,6 +78,7 @@ def main(argv: list[str]) -> int:
         reconcile,
         rewind,
         rewind_points,
+        session_closed,
     )
     from xcsh.core import UsageError
     from xcsh.fs import xcsh_home
@@ -137,18 +138,20 @@ def main(argv: list[str]) -> int:
         return 2
     kept = kept_pending(saved, checkpoint)
     dropped = [r.label for r in saved.pending if r not in kept]
-    recorder = SessionRecorder(path)
     try:
-        outcome = rewind(
-            journal, saved, args.message, mode, write=recorder.write, discarded=dropped
-        )
-        if dropped:
-            recorder.pending(kept)
+        with session_closed(path, saved.id):
+            recorder = SessionRecorder(path)
+            try:
+                outcome = rewind(
+                    journal, saved, args.message, mode, write=recorder.write, discarded=dropped
+                )
+                if dropped:
+                    recorder.pending(kept)
+            finally:
+                recorder.close()
     except RewindError as exc:
         print(f"xcsh rewind: {exc}", file=sys.stderr)
         return 1
-    finally:
-        recorder.close()
     for line in outcome.lines():
         print(line)
     if mode != "files":

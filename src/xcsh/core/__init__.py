@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from xcsh.core.content import Content, ImageContent, TextContent, content_from_any
+    from xcsh.core.details import JsonObject, JsonValue, ToolDetails
     from xcsh.core.errors import ProviderError, ToolError, UsageError, XcshError
     from xcsh.core.messages import (
         AssistantMessage,
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     )
 
 _CONTENT = frozenset({"Content", "ImageContent", "TextContent", "content_from_any"})
+_DETAILS = frozenset({"JsonObject", "JsonValue", "ToolDetails"})
 _ERRORS = frozenset({"ProviderError", "ToolError", "UsageError", "XcshError"})
 _MESSAGES = frozenset(
     {
@@ -85,6 +87,10 @@ def __getattr__(name: str) -> Any:
         import xcsh.core.content as content
 
         return getattr(content, name)
+    if name in _DETAILS:
+        import xcsh.core.details as details
+
+        return getattr(details, name)
     if name in _ERRORS:
         import xcsh.core.errors as errors
 
@@ -108,6 +114,8 @@ __all__ = [
     "Content",
     "ForcedTool",
     "ImageContent",
+    "JsonObject",
+    "JsonValue",
     "Message",
     "ModelRequest",
     "ProviderError",
@@ -117,6 +125,7 @@ __all__ = [
     "ToolCall",
     "ToolCallContext",
     "ToolChoice",
+    "ToolDetails",
     "ToolError",
     "ToolResultMessage",
     "ToolSpec",

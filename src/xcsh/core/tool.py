@@ -14,31 +14,37 @@ import contextvars
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, cast
 
 import jsonschema
 import pydantic
+from typing_extensions import TypeVar
 
 from xcsh.core.content import Content, TextContent, content_from_any
 from xcsh.core.errors import ToolError
 
+D = TypeVar("D", covariant=True, default=object)
+"""The type of a result's ``details``: a built-in tool's :class:`~xcsh.core.details.ToolDetails`
+subclass; ``object`` (opaque) for a custom tool's."""
 
-@dataclass
-class AgentToolResult:
-    """What a tool call returns.
+
+@dataclass(frozen=True)
+class AgentToolResult(Generic[D]):
+    """What a tool call returns (frozen: build a new one to change it).
 
     Args:
         content: blocks for the model (text or images), in order.
-        details: structured data for front ends; never sent to the model.
+        details: structured data for front ends; never sent to the model. A
+            built-in tool's is its frozen details value (``AgentToolResult[BashDetails]``).
         is_error: True when the call failed; the text says why.
     """
 
     content: list[Content] = field(default_factory=list)
-    details: Any = None
+    details: D | None = None
     is_error: bool = False
 
     def __post_init__(self) -> None:
-        self.content = [content_from_any(block) for block in self.content]
+        object.__setattr__(self, "content", [content_from_any(block) for block in self.content])
 
     @property
     def text(self) -> str:
@@ -48,8 +54,8 @@ class AgentToolResult:
         )
 
 
-def text_result(text: str, *, details: Any = None, is_error: bool = False) -> AgentToolResult:
-    """Build a result holding one text block."""
+def text_result(text: str, *, details: object = None, is_error: bool = False) -> AgentToolResult:
+    """Build a result holding one text block (``details`` of any type, kept as given)."""
     return AgentToolResult(content=[TextContent(text)], details=details, is_error=is_error)
 
 
@@ -159,7 +165,7 @@ def cap_content(content: list[Content], limit: int = MAX_RESULT_CHARS) -> list[C
     ]
 
 
-def cap_result(result: AgentToolResult, limit: int = MAX_RESULT_CHARS) -> AgentToolResult:
+def cap_result(result: AgentToolResult[D], limit: int = MAX_RESULT_CHARS) -> AgentToolResult[D]:
     """``result`` with its text blocks capped (:func:`cap_content`); ``details`` untouched.
 
     Returns ``result`` itself when nothing was cut. The agent loop applies it
@@ -222,14 +228,17 @@ def running_tool_call() -> ToolCallContext | None:
 
 
 P = TypeVar("P")
+"""The type ``run`` receives: the parameters' pydantic model, or the validated dict."""
+R = TypeVar("R", covariant=True, default=object)
+"""The details type of the tool's results."""
 
-ToolRun = Callable[[P, ToolCallContext], Awaitable[AgentToolResult] | AgentToolResult]
+ToolRun = Callable[[P, ToolCallContext], Awaitable[AgentToolResult[R]] | AgentToolResult[R]]
 ParametersSpec = type[pydantic.BaseModel] | Mapping[str, Any]
 
 
-@dataclass
-class AgentTool(Generic[P]):
-    """A tool the model can call.
+@dataclass(frozen=True)
+class AgentTool(Generic[P, R]):
+    """A tool the model can call, generic over its parameters and its results' details.
 
     Args:
         name: the name the model calls (``[a-zA-Z0-9_-]``, at most 64 characters).
@@ -248,7 +257,7 @@ class AgentTool(Generic[P]):
     label: str
     description: str
     parameters: ParametersSpec
-    run: ToolRun[P]
+    run: ToolRun[P, R]
     hidden: bool = False
     read_only: bool = False
 
@@ -292,7 +301,7 @@ class AgentTool(Generic[P]):
         *,
         cancel: asyncio.Event | None = None,
         on_update: ToolUpdateCallback | None = None,
-    ) -> AgentToolResult:
+    ) -> AgentToolResult[R]:
         """Validate ``params`` and run the tool.
 
         Args:
@@ -325,7 +334,8 @@ class AgentTool(Generic[P]):
         finally:
             _RUNNING.reset(token)
         try:
-            return coerce_tool_result(outcome)
+            # a built-in tool returns its own typed result, which comes back as it is
+            return cast(AgentToolResult[R], coerce_tool_result(outcome))
         except TypeError as exc:
             raise ToolError(f"Tool '{self.name}' returned a bad result: {exc}.") from exc
 

@@ -43,7 +43,7 @@ from xcsh.journal.undo import (
     undo,
     undoable,
 )
-from xcsh.journal.watch import journal_action, record_applies
+from xcsh.journal.watch import journal_action, journaled, record_applies
 
 __all__ = [
     "COMMITTED",
@@ -72,6 +72,7 @@ __all__ = [
     "interrupted",
     "journal_action",
     "journal_folder",
+    "journaled",
     "record_applies",
     "recover",
     "settled",

@@ -8,13 +8,15 @@ files its typed preview names (:attr:`xcsh.pending.Preview.paths`, relative
 to the workspace; for a partial apply, those of the subset applied) are read
 and an intent record with their before content is fsynced; after it returns
 (or raises), their new content is recorded as the outcome. A crash in between
-leaves an incomplete entry that recovery rolls back. The action's behaviour is
-otherwise unchanged (same result, same exceptions), so ``resolve`` works as
-before.
+leaves an incomplete entry that recovery rolls back. The wrapped action is a new
+value (the original is never changed) that behaves the same otherwise (same
+result, same exceptions), so ``resolve`` works as before. A session composes
+the wrapper into its store once (:func:`record_applies`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -25,38 +27,58 @@ from xcsh.fs.confined import ConfinedError, RootDir, sha256_hex
 from xcsh.journal.records import COMMITTED, ROLLED_BACK, FileRecord
 from xcsh.journal.store import Journal, JournalError, OpenEntry
 from xcsh.pending import PendingAction, PendingActionStore, Preview
-from xcsh.pending.action import call_maybe_async
+from xcsh.pending.action import ApplyPartsCallback, CallbackResult, call_maybe_async
 
 log = logging.getLogger(__name__)
 
 
-def journal_action(action: PendingAction, journal: Journal) -> bool:
-    """Wrap ``action.apply`` so what it writes is recorded in ``journal``.
+def journaled(journal: Journal) -> Callable[[PendingAction], PendingAction]:
+    """The wrapper a session composes around every action it pushes
+    (:meth:`~xcsh.pending.PendingActionStore.compose`): :func:`journal_action`
+    bound to ``journal``."""
+
+    def wrap(action: PendingAction) -> PendingAction:
+        return journal_action(action, journal)
+
+    return wrap
+
+
+def journal_action(action: PendingAction, journal: Journal) -> PendingAction:
+    """``action``, with what its ``apply`` (and ``apply_parts``) write recorded in ``journal``.
 
     Returns:
-        True when the action names files, does not journal itself, and was wrapped.
+        A new action, marked ``journaled``, when ``action`` names files and does
+        not journal itself; otherwise ``action`` unchanged.
     """
     if action.journaled:
-        return False
+        return action
     paths = _paths(journal, action.preview.paths)
     if not paths:
-        return False
+        return action
     original = action.apply
     original_parts = action.apply_parts
+    # the label and source the entry records are the action's, fixed now
+    label, source = action.label, action.source_tool_name
 
-    async def apply(reason: str) -> Any:
-        return await _journaled(journal, action, paths, lambda: original(reason))
+    async def apply(reason: str) -> CallbackResult:
+        result: CallbackResult = await _journaled(
+            journal, label, source, paths, lambda: original(reason)
+        )
+        return result
 
-    action.apply = apply
+    apply_parts: ApplyPartsCallback | None = None
     if original_parts is not None:
+        run_parts = original_parts
 
-        async def apply_parts(subset: Preview, reason: str) -> Any:
+        async def apply_subset(subset: Preview, reason: str) -> CallbackResult:
             chosen = _paths(journal, subset.paths) or paths
-            return await _journaled(journal, action, chosen, lambda: original_parts(subset, reason))
+            result: CallbackResult = await _journaled(
+                journal, label, source, chosen, lambda: run_parts(subset, reason)
+            )
+            return result
 
-        action.apply_parts = apply_parts
-    action.journaled = True
-    return True
+        apply_parts = apply_subset
+    return dataclasses.replace(action, apply=apply, apply_parts=apply_parts, journaled=True)
 
 
 def _paths(journal: Journal, names: list[str]) -> list[str]:
@@ -71,9 +93,9 @@ def _paths(journal: Journal, names: list[str]) -> list[str]:
 
 
 async def _journaled(
-    journal: Journal, action: PendingAction, paths: list[str], run: Callable[[], Any]
+    journal: Journal, label: str, source: str, paths: list[str], run: Callable[[], object]
 ) -> Any:
-    entry = _begin(journal, action, paths)
+    entry = _begin(journal, label, source, paths)
     try:
         return await call_maybe_async(run)
     finally:
@@ -90,14 +112,14 @@ def _read(root: Path, paths: list[str]) -> dict[str, tuple[bytes | None, int | N
     return out
 
 
-def _begin(journal: Journal, action: PendingAction, paths: list[str]) -> OpenEntry | None:
+def _begin(journal: Journal, label: str, source: str, paths: list[str]) -> OpenEntry | None:
     try:
         before = _read(journal.root, paths)
         with journal.locked():
             return journal.begin(
                 kind="apply",
-                label=action.label,
-                source_tool_name=action.source_tool_name,
+                label=label,
+                source_tool_name=source,
                 after_known=False,
                 files=[
                     (
@@ -114,7 +136,7 @@ def _begin(journal: Journal, action: PendingAction, paths: list[str]) -> OpenEnt
                 ],
             )
     except (OSError, ConfinedError, JournalError):
-        log.warning("cannot record %r in the undo journal; it is not undoable", action.label)
+        log.warning("cannot record %r in the undo journal; it is not undoable", label)
         return None
 
 
@@ -130,18 +152,12 @@ def _finish(journal: Journal, entry: OpenEntry, paths: list[str]) -> None:
         log.warning("cannot record the end of %r in the undo journal", entry.record.label)
 
 
-def record_applies(store: PendingActionStore, journal: Journal) -> Callable[[], None]:
-    """Journal the apply of every action pushed on ``store`` from now on (and those on it now).
+def record_applies(store: PendingActionStore, journal: Journal) -> None:
+    """Journal the apply of every action on ``store``, now and from now on: composes
+    :func:`journaled` into the store once. Actions that journal themselves
+    (``action.journaled``) are left alone.
 
-    Actions that journal themselves (``action.journaled``) are left alone.
-
-    Returns:
-        A function that stops wrapping new pushes.
+    Raises:
+        RuntimeError: the store already composes a wrapper.
     """
-    for action in store.snapshot():
-        journal_action(action, journal)
-
-    def on_push(action: PendingAction, count: int) -> None:
-        journal_action(action, journal)
-
-    return store.subscribe_push(on_push)
+    store.compose(journaled(journal))

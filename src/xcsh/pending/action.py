@@ -5,9 +5,9 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from xcsh.core import ToolError
+from xcsh.core import AgentToolResult, ToolError, coerce_result
 from xcsh.pending.check import CheckVerdict
 from xcsh.pending.preview import Preview
 
@@ -18,19 +18,25 @@ DEFAULT_SOURCE_TOOL_NAME = "custom_tool"
 """The ``source_tool_name`` of a custom tool's action that names no source (contract §5).
 Displays show the pushing tool's label instead (:attr:`PendingAction.source_label`)."""
 
-ApplyCallback = Callable[[str], Any]
-"""``apply(reason)``: returns (or resolves to) an AgentToolResult, a str, a result dict or None."""
-RejectCallback = Callable[[str], Any]
+CallbackResult: TypeAlias = "AgentToolResult | str | Mapping[str, object] | None"
+"""What ``apply``/``reject`` return: an AgentToolResult, a str, a result dict, or ``None``
+(the default text); anything else is refused when ``resolve`` runs it."""
+ApplyCallback: TypeAlias = "Callable[[str], CallbackResult | Awaitable[CallbackResult]]"
+"""``apply(reason)``, sync or async: performs the change; returns a :data:`CallbackResult`."""
+RejectCallback: TypeAlias = ApplyCallback
 """``reject(reason)``: like :data:`ApplyCallback`; ``None`` keeps the default discard text."""
-RebuildCallback = Callable[[], Any]
+Rebuilt: TypeAlias = "tuple[PendingAction, str] | None"
+"""A rebuilt preview as ``(new_action, preview_text)``, or ``None``: nothing to change now."""
+RebuildCallback: TypeAlias = "Callable[[], Rebuilt | Awaitable[Rebuilt]]"
 """``rebuild()``, sync or async: the action previewed again against the files as they are
-now, as ``(new_action, preview_text)``, or ``None`` when it would change nothing now.
-``resolve`` calls it when ``apply`` raised :class:`StalePreviewError`."""
-CheckPartsCallback = Callable[[Preview], Awaitable[CheckVerdict]]
+now. ``resolve`` calls it when ``apply`` raised :class:`StalePreviewError`."""
+CheckPartsCallback: TypeAlias = Callable[[Preview], Awaitable[CheckVerdict]]
 """``await check_parts(subset)``: the project's check run on a staged copy of the
 workspace with exactly the changes of ``subset`` applied (``resolve`` with ``only``
 and ``check: true``)."""
-ApplyPartsCallback = Callable[[Preview, str], Any]
+ApplyPartsCallback: TypeAlias = (
+    "Callable[[Preview, str], CallbackResult | Awaitable[CallbackResult]]"
+)
 """``apply_parts(subset, reason)``: applies exactly the changes of ``subset`` (a
 :meth:`Preview.subset` of the action's preview), all or nothing; returns like
 :data:`ApplyCallback`."""
@@ -65,9 +71,17 @@ class PushOrigin:
         )
 
 
-@dataclass
+@dataclass(frozen=True, kw_only=True)
 class PendingAction:
-    """A previewed change waiting for ``resolve`` (contract §1).
+    """A previewed change waiting for ``resolve`` (contract §1): a frozen value.
+
+    What it does is five calls, each awaited whatever its callback is:
+    :meth:`run_apply`, :meth:`run_apply_parts`, :meth:`run_reject`,
+    :meth:`run_rebuild` and :meth:`run_check_parts`. No one changes it, with
+    one exception inside this package: on push the store stamps the two
+    fields it owns, the preview's id and ``origin``, once (:func:`stamp`). A
+    wrapper such as the undo journal's returns a new action
+    (``dataclasses.replace``).
 
     Args:
         label: short, human-readable summary, e.g. ``"AST Edit: 3 replacements in 2 files"``;
@@ -105,7 +119,7 @@ class PendingAction:
     source_tool_name: str
     apply: ApplyCallback
     reject: RejectCallback | None = None
-    details: Any = None
+    details: object = None
     preview: Preview = field(default_factory=Preview)
     apply_parts: ApplyPartsCallback | None = None
     rebuild: RebuildCallback | None = None
@@ -129,6 +143,68 @@ class PendingAction:
         if self.source_tool_name == DEFAULT_SOURCE_TOOL_NAME and self.origin is not None:
             return self.origin.tool_label or self.origin.tool_name or self.source_tool_name
         return self.source_tool_name
+
+    async def run_apply(self, reason: str) -> AgentToolResult | None:
+        """Await ``apply(reason)``; ``None`` means the default text.
+
+        Raises:
+            TypeError: it returned something other than a :data:`CallbackResult`.
+            Exception: whatever ``apply`` raised (``resolve`` keeps the action pending).
+        """
+        return coerce_result(await call_maybe_async(self.apply, reason))
+
+    async def run_apply_parts(self, subset: Preview, reason: str) -> AgentToolResult | None:
+        """Await ``apply_parts(subset, reason)``; like :meth:`run_apply`.
+
+        Raises:
+            ToolError: the action cannot apply a subset (no ``apply_parts``).
+        """
+        if self.apply_parts is None:
+            raise ToolError(f"'{self.label}' cannot apply a subset of its changes.")
+        return coerce_result(await call_maybe_async(self.apply_parts, subset, reason))
+
+    async def run_reject(self, reason: str) -> AgentToolResult | None:
+        """Await ``reject(reason)`` when the action has one; ``None``: the default text."""
+        if self.reject is None:
+            return None
+        return coerce_result(await call_maybe_async(self.reject, reason))
+
+    async def run_rebuild(self) -> Rebuilt:
+        """Await ``rebuild()``; ``None`` when the action cannot be rebuilt or changes nothing."""
+        if self.rebuild is None:
+            return None
+        rebuilt: Rebuilt = await call_maybe_async(self.rebuild)
+        return rebuilt
+
+    @property
+    def can_check_parts(self) -> bool:
+        """True when the project's check can run on a subset of its changes."""
+        return self.check_parts is not None
+
+    async def run_check_parts(self, subset: Preview) -> CheckVerdict:
+        """Await ``check_parts(subset)``: the check's verdict on exactly ``subset`` staged.
+
+        Raises:
+            ToolError: the action cannot check a subset (no ``check_parts``).
+        """
+        if self.check_parts is None:
+            raise ToolError(f"'{self.label}' cannot check a subset of its changes.")
+        return await self.check_parts(subset)
+
+
+def stamp(
+    action: PendingAction, *, preview: Preview | None = None, origin: PushOrigin | None = None
+) -> None:
+    """Fill the fields the store owns (its preview with an id, its origin) on push.
+
+    Only :class:`~xcsh.pending.PendingActionStore` calls it, before the action
+    is on a stack, so that the value pushed stays the value on the stack
+    (``store.peek() is action``).
+    """
+    if preview is not None:
+        object.__setattr__(action, "preview", preview)
+    if origin is not None:
+        object.__setattr__(action, "origin", origin)
 
 
 class ApplyFailedError(ToolError):

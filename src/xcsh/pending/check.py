@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
+
+from xcsh.core.details import JsonObject
 
 CheckStatus = Literal[
     "passes", "newly_fails", "fails_before_and_after", "timed_out", "not_run", "not_checked"
@@ -73,6 +75,22 @@ class CheckVerdict:
     log: str = ""
     reason: str = ""
 
+    def contract(self) -> JsonObject:
+        """Every field as plain JSON values (tuples as lists), for a reader by key."""
+        return {
+            "status": self.status,
+            "command": self.command,
+            "staging": self.staging,
+            "before_passed": self.before_passed,
+            "new_failures": list(self.new_failures),
+            "changed": list(self.changed),
+            "exit_code": self.exit_code,
+            "seconds": self.seconds,
+            "output_tail": self.output_tail,
+            "log": self.log,
+            "reason": self.reason,
+        }
+
     @property
     def words(self) -> str:
         """The status as it reads: ``"newly fails"``."""
@@ -119,27 +137,4 @@ NOT_CHECKED = "Check: not checked (this action does not declare the files it wri
 """The line for a preview a check was asked for but that cannot be staged."""
 
 
-def verdict_from_dict(data: Mapping[str, Any] | None) -> CheckVerdict | None:
-    """Rebuild a :class:`CheckVerdict` saved with ``dataclasses.asdict`` (or ``None``)."""
-    if not data:
-        return None
-    status = next((s for s in STATUS_WORDS if s == data.get("status")), None)
-    if status is None:
-        return None
-    exit_code = data.get("exit_code")
-    return CheckVerdict(
-        status=status,
-        command=str(data.get("command", "")),
-        staging=str(data.get("staging", "")),
-        before_passed=bool(data.get("before_passed", False)),
-        new_failures=tuple(str(x) for x in data.get("new_failures", ())),
-        changed=tuple(str(x) for x in data.get("changed", ())),
-        exit_code=int(exit_code) if isinstance(exit_code, int) else None,
-        seconds=float(data.get("seconds", 0.0)),
-        output_tail=str(data.get("output_tail", "")),
-        log=str(data.get("log", "")),
-        reason=str(data.get("reason", "")),
-    )
-
-
-__all__ = ["NOT_CHECKED", "STATUS_WORDS", "CheckStatus", "CheckVerdict", "verdict_from_dict"]
+__all__ = ["NOT_CHECKED", "STATUS_WORDS", "CheckStatus", "CheckVerdict"]

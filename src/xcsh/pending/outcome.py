@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
-from xcsh.pending.preview import Preview, PreviewChange, change_from_dict, preview_from_dict
+from xcsh.core.details import JsonObject, ToolDetails
+from xcsh.pending.check import CheckVerdict
+from xcsh.pending.preview import Preview, PreviewChange
 
 ResolveStatus = Literal["applied", "discarded", "declined", "failed", "rebuilt"]
 """What happened to the top action:
@@ -18,8 +19,6 @@ ResolveStatus = Literal["applied", "discarded", "declined", "failed", "rebuilt"]
 - ``rebuilt``: the preview's files had changed, so it was computed again
   against them and the new preview is pending; nothing was applied.
 """
-
-_SPEC_KEYS = ("action", "reason", "source_tool_name", "label")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,13 +38,14 @@ class ApplyFailure:
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
-class ResolveOutcome(Mapping[str, Any]):
-    """The details of a ``resolve`` result.
+class ResolveOutcome(ToolDetails):
+    """The details of a ``resolve`` result: a plain frozen value; read its attributes.
 
-    Read its attributes. As a mapping it shows exactly ``action``, ``reason``,
-    ``source_tool_name`` and ``label`` (plus ``declined: True`` for a declined
-    apply), the keys the resolve contract names, so ``details["label"]`` and
-    ``details == {...}`` keep working for tool authors.
+    The resolve contract's shape, ``{"action", "reason", "source_tool_name",
+    "label"}`` (plus ``"declined": True`` for a declined apply), is
+    :meth:`contract`, produced there only; reading the outcome by key
+    (``details["label"]``, ``details == {...}``) sees that shape. The session
+    file keeps every field (:meth:`~xcsh.core.ToolDetails.to_json`).
 
     Args:
         action: ``"apply"`` or ``"discard"``, as asked.
@@ -61,7 +61,9 @@ class ResolveOutcome(Mapping[str, Any]):
         source_label: who made the action, as displays name it
             (:attr:`~xcsh.pending.PendingAction.source_label`: a custom tool's
             label rather than the generic ``custom_tool``); ``""`` falls back
-            to ``source_tool_name``. Display only: equality ignores it.
+            to ``source_tool_name``.
+        check: for an apply with ``only`` and ``check: true``, the verdict of
+            the project's check on the parts applied.
     """
 
     action: str
@@ -75,6 +77,7 @@ class ResolveOutcome(Mapping[str, Any]):
     rebuilt: Preview | None = None
     failure: ApplyFailure | None = None
     source_label: str = ""
+    check: CheckVerdict | None = None
 
     @property
     def badge(self) -> str:
@@ -91,70 +94,18 @@ class ResolveOutcome(Mapping[str, Any]):
         """True when the action left the stack (anything but a failed apply or a rebuild)."""
         return self.status not in ("failed", "rebuilt")
 
-    def _view(self) -> dict[str, Any]:
-        view: dict[str, Any] = {key: getattr(self, key) for key in _SPEC_KEYS}
+    def contract(self) -> JsonObject:
+        """``{"action", "reason", "source_tool_name", "label"}``, plus ``"declined": True``
+        for a declined apply: the details the resolve contract names."""
+        view: JsonObject = {
+            "action": self.action,
+            "reason": self.reason,
+            "source_tool_name": self.source_tool_name,
+            "label": self.label,
+        }
         if self.declined:
             view["declined"] = True
         return view
-
-    def __getitem__(self, key: str) -> Any:
-        return self._view()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._view())
-
-    def __len__(self) -> int:
-        return len(self._view())
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, ResolveOutcome):
-            return self._view() == other._view() and (
-                self.status,
-                self.preview_id,
-                self.applied,
-                self.dropped,
-                self.rebuilt,
-            ) == (other.status, other.preview_id, other.applied, other.dropped, other.rebuilt)
-        if isinstance(other, Mapping):
-            return self._view() == dict(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ResolveOutcome | None:
-        """Rebuild an outcome saved with ``dataclasses.asdict`` (a session file).
-
-        Returns:
-            ``None`` when ``data`` is not one (an older session's plain details).
-        """
-        status = data.get("status")
-        if status not in ("applied", "discarded", "declined", "failed", "rebuilt"):
-            return None
-        rebuilt = data.get("rebuilt")
-        return cls(
-            action=str(data.get("action", "")),
-            reason=str(data.get("reason", "")),
-            source_tool_name=str(data.get("source_tool_name", "")),
-            label=str(data.get("label", "")),
-            status=status,
-            preview_id=str(data.get("preview_id", "")),
-            applied=tuple(change_from_dict(c) for c in data.get("applied", ())),
-            dropped=tuple(change_from_dict(c) for c in data.get("dropped", ())),
-            rebuilt=preview_from_dict(rebuilt) if isinstance(rebuilt, Mapping) else None,
-            failure=_failure_from_dict(data.get("failure")),
-            source_label=str(data.get("source_label", "")),
-        )
-
-
-def _failure_from_dict(data: Any) -> ApplyFailure | None:
-    if not isinstance(data, Mapping):
-        return None
-    return ApplyFailure(
-        message=str(data.get("message", "")),
-        stale=tuple(str(name) for name in data.get("stale", ())),
-        new_content=tuple(str(name) for name in data.get("new_content", ())),
-    )
 
 
 __all__ = ["ApplyFailure", "ResolveOutcome", "ResolveStatus"]

@@ -11,11 +11,10 @@ parts. A preview with changes can be cut down to a subset with
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import dataclass
 
-from xcsh.pending.check import CheckVerdict, verdict_from_dict
+from xcsh.pending.check import CheckVerdict
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -157,44 +156,9 @@ class Preview:
         )
 
 
-def preview_from_dict(data: Mapping[str, Any]) -> Preview:
-    """Rebuild a :class:`Preview` saved with ``dataclasses.asdict`` (a session file)."""
-    return Preview(
-        id=str(data.get("id", "")),
-        files=tuple(
-            PreviewFile(
-                path=str(f.get("path", "")),
-                diff=str(f.get("diff", "")),
-                changes=tuple(f.get("changes", ())),
-            )
-            for f in data.get("files", ())
-        ),
-        changes=tuple(change_from_dict(c) for c in data.get("changes", ())),
-        diff=str(data.get("diff", "")),
-        left_out=tuple(
-            LeftOut(
-                file=str(o.get("file", "")),
-                reason=str(o.get("reason", "")),
-                error=str(o.get("error", "")),
-            )
-            for o in data.get("left_out", ())
-        ),
-        rebuilt_from=str(data.get("rebuilt_from", "")),
-        check=verdict_from_dict(data.get("check")),
-    )
-
-
-def change_from_dict(data: Mapping[str, Any]) -> PreviewChange:
-    """Rebuild a :class:`PreviewChange` saved with ``dataclasses.asdict``."""
-    names = {f.name for f in fields(PreviewChange)}
-    return PreviewChange(**{k: v for k, v in data.items() if k in names})
-
-
 __all__ = [
     "LeftOut",
     "Preview",
     "PreviewChange",
     "PreviewFile",
-    "change_from_dict",
-    "preview_from_dict",
 ]

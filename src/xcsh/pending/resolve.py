@@ -16,13 +16,11 @@ from xcsh.core import (
     TextContent,
     ToolCallContext,
     ToolError,
-    coerce_result,
 )
 from xcsh.pending.action import (
     ApplyFailedError,
     PendingAction,
     StalePreviewError,
-    call_maybe_async,
 )
 from xcsh.pending.check import CheckVerdict
 from xcsh.pending.outcome import ApplyFailure, ResolveOutcome, ResolveStatus
@@ -107,7 +105,7 @@ def check_request(store: PendingActionStore, params: ResolveParams) -> PendingAc
     return top
 
 
-def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams]:
+def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams, ResolveOutcome]:
     """Build the ``resolve`` tool bound to one session's store.
 
     Behaviour, in order:
@@ -137,9 +135,10 @@ def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams]:
        raises, the action stays discarded (nothing was applied) and the result
        is an ``is_error`` result naming the failed clean-up.
 
-    The result's ``details`` are a :class:`ResolveOutcome`, which reads as the
-    mapping ``{"action", "reason", "source_tool_name", "label"}``; ``reason``
-    never changes behaviour.
+    The result's ``details`` are a :class:`ResolveOutcome`, whose
+    :meth:`~ResolveOutcome.contract` (what reading it by key sees) is
+    ``{"action", "reason", "source_tool_name", "label"}``; ``reason`` never
+    changes behaviour.
 
     Args:
         store: the session's pending-action store.
@@ -148,7 +147,7 @@ def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams]:
         A hidden :class:`AgentTool` named ``resolve``, label ``Resolve``.
     """
 
-    async def run(params: ResolveParams, ctx: ToolCallContext) -> AgentToolResult:
+    async def run(params: ResolveParams, ctx: ToolCallContext) -> AgentToolResult[ResolveOutcome]:
         return await resolve_top(store, params)
 
     return AgentTool(
@@ -161,7 +160,9 @@ def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams]:
     )
 
 
-async def resolve_top(store: PendingActionStore, params: ResolveParams) -> AgentToolResult:
+async def resolve_top(
+    store: PendingActionStore, params: ResolveParams
+) -> AgentToolResult[ResolveOutcome]:
     """What the ``resolve`` tool does (see :func:`create_resolve_tool`).
 
     Raises:
@@ -180,7 +181,7 @@ async def resolve_top(store: PendingActionStore, params: ResolveParams) -> Agent
             only = chosen
     verdict = None
     if params.check and only is not None:
-        if action.check_parts is None:
+        if not action.can_check_parts:
             store.restore(action)
             raise ToolError(
                 f"{action.id} cannot check a subset of its changes (no project check here, or "
@@ -188,7 +189,7 @@ async def resolve_top(store: PendingActionStore, params: ResolveParams) -> Agent
                 "discard it."
             )
         try:
-            verdict = await action.check_parts(action.preview.subset(only))
+            verdict = await action.run_check_parts(action.preview.subset(only))
         except BaseException:
             store.restore(action)
             raise
@@ -216,7 +217,9 @@ def _outcome(
     )
 
 
-def _result(text: str, outcome: ResolveOutcome, *, is_error: bool = False) -> AgentToolResult:
+def _result(
+    text: str, outcome: ResolveOutcome, *, is_error: bool = False
+) -> AgentToolResult[ResolveOutcome]:
     return AgentToolResult(content=[TextContent(text)], details=outcome, is_error=is_error)
 
 
@@ -226,16 +229,12 @@ async def _apply(
     reason: str,
     only: list[str] | None,
     subset_check: CheckVerdict | None = None,
-) -> AgentToolResult:
+) -> AgentToolResult[ResolveOutcome]:
     try:
         if only is None:
-            outcome = await call_maybe_async(action.apply, reason)
-        else:
-            assert action.apply_parts is not None  # select_parts checked it
-            outcome = await call_maybe_async(
-                action.apply_parts, action.preview.subset(only), reason
-            )
-        result = coerce_result(outcome)
+            result = await action.run_apply(reason)
+        else:  # select_parts checked that the action can apply a subset
+            result = await action.run_apply_parts(action.preview.subset(only), reason)
     except asyncio.CancelledError:
         store.restore(action)
         raise
@@ -260,7 +259,9 @@ async def _apply(
         f"Applied {len(applied)} of {len(action.preview.changes)} changes of {action.id} "
         f"({action.label}): {grouped(applied)}. Discarded: {grouped(dropped)}."
     )
-    details = _outcome(action, "apply", reason, "applied", applied=applied, dropped=dropped)
+    details = _outcome(
+        action, "apply", reason, "applied", applied=applied, dropped=dropped, check=subset_check
+    )
     if subset_check is not None:
         text += f"\nOn the parts applied: {subset_check.summary()}"
     return _result(f"{head}\n{text}", details, is_error=is_error)
@@ -268,7 +269,7 @@ async def _apply(
 
 def _failed(
     store: PendingActionStore, action: PendingAction, reason: str, exc: Exception
-) -> AgentToolResult:
+) -> AgentToolResult[ResolveOutcome]:
     store.restore(action)
     message = str(exc) or type(exc).__name__
     text = (
@@ -285,12 +286,11 @@ def _failed(
 
 async def _rebuild(
     store: PendingActionStore, action: PendingAction, reason: str, stale: StalePreviewError
-) -> AgentToolResult:
+) -> AgentToolResult[ResolveOutcome]:
     """The files of ``action`` changed since its preview: preview again, leave that pending."""
-    assert action.rebuild is not None
     files = ", ".join(stale.files) or "its files"
     try:
-        rebuilt = await call_maybe_async(action.rebuild)
+        rebuilt = await action.run_rebuild()
     except Exception as exc:  # the old preview can never apply; keep it for a discard
         store.restore(action)
         text = (
@@ -306,8 +306,8 @@ async def _rebuild(
             "nothing changed."
         )
         return _result(text, _outcome(action, "apply", reason, "rebuilt"), is_error=True)
-    new_action, preview_text = rebuilt
-    store.push(new_action, origin=action.origin)
+    fresh, preview_text = rebuilt
+    new_action = store.push(fresh, origin=action.origin)
     changes = describe_rebuild(action, new_action)
     text = (
         f"Not applied: the files of {action.id} changed since its preview ({files}). "
@@ -318,7 +318,7 @@ async def _rebuild(
     return _result(text, details, is_error=True)
 
 
-async def discard_action(action: PendingAction, reason: str) -> AgentToolResult:
+async def discard_action(action: PendingAction, reason: str) -> AgentToolResult[ResolveOutcome]:
     """Discard ``action`` (already off the stack) as ``resolve`` ``discard`` does.
 
     Awaits ``reject(reason)`` when the action has one. Returns the result
@@ -332,7 +332,7 @@ async def discard_action(action: PendingAction, reason: str) -> AgentToolResult:
     if action.reject is None:
         return _result(default, details)
     try:
-        result = coerce_result(await call_maybe_async(action.reject, reason))
+        result = await action.run_reject(reason)
     except Exception as exc:  # the discard stands; only its clean-up failed
         message = str(exc) or type(exc).__name__
         return _result(f"{default}\nDiscard clean-up failed: {message}", details, is_error=True)

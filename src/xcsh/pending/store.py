@@ -8,11 +8,15 @@ import threading
 from collections.abc import Callable
 
 from xcsh.core import running_tool_call
-from xcsh.pending.action import PendingAction, PushOrigin
+from xcsh.pending.action import PendingAction, PushOrigin, stamp
 
 PushListener = Callable[[PendingAction, int], None]
 """``listener(action, count)``: runs synchronously after each push, outside the lock.
-``count`` is the stack size right after that push. A listener must not raise."""
+``action`` is the copy on the stack; ``count`` is the stack size right after that push.
+A listener must not raise."""
+ActionWrapper = Callable[[PendingAction], PendingAction]
+"""``wrap(action)``: the action to keep instead of ``action`` (a new value, such as one
+whose ``apply`` is recorded in the undo journal), or ``action`` itself. Must not raise."""
 
 
 class PendingActionStore:
@@ -26,6 +30,7 @@ class PendingActionStore:
         self._lock = threading.Lock()
         self._stack: list[PendingAction] = []
         self._listeners: list[PushListener] = []
+        self._wrap: ActionWrapper | None = None
         self._preview_ids = itertools.count(1)
         self._change_ids = itertools.count(1)
 
@@ -39,28 +44,51 @@ class PendingActionStore:
         with self._lock:
             return [f"c{next(self._change_ids)}" for _ in range(count)]
 
-    def push(self, action: PendingAction, *, origin: PushOrigin | None = None) -> None:
-        """Put ``action`` on top and notify push listeners with ``(action, count)``.
+    def compose(self, wrap: ActionWrapper) -> None:
+        """Keep ``wrap(action)`` for every action pushed from now on, and wrap those
+        on the stack now. A session composes its wrapper once (the undo journal's).
 
-        An action whose preview has no id gets the next one (``p1``, ``p2``, ...);
-        an id already set (from :meth:`new_preview_id`) is kept. The action's
-        :attr:`~PendingAction.origin` is stamped: ``origin`` when given (a
-        rebuilt preview keeps the one it replaces), else the tool call running
-        in this task (:func:`xcsh.core.running_tool_call`), else left as it is.
+        Raises:
+            RuntimeError: a wrapper was composed already.
+        """
+        with self._lock:
+            if self._wrap is not None:
+                raise RuntimeError("this store already wraps its actions")
+            self._wrap = wrap
+            self._stack = [wrap(action) for action in self._stack]
+
+    def push(self, action: PendingAction, *, origin: PushOrigin | None = None) -> PendingAction:
+        """Stamp ``action``, put it on top, notify push listeners, and return what is on top.
+
+        Stamping fills the two fields the store owns, once, before anyone else
+        sees the action: its preview gets the next id (``p1``, ``p2``, ...) when
+        it has none (an id from :meth:`new_preview_id` is kept), and its
+        :attr:`~PendingAction.origin` becomes ``origin`` when given (a rebuilt
+        preview keeps the one it replaces), else the tool call running in this
+        task (:func:`xcsh.core.running_tool_call`), else stays as it is. So
+        ``store.push(a); store.peek() is a`` holds, unless a wrapper is composed
+        (:meth:`compose`): then the wrapper's value is on top and returned.
+
+        Returns:
+            The action as it is on the stack (what :meth:`peek` and :meth:`pop` give).
         """
         if not action.preview.id:
-            action.preview = dataclasses.replace(action.preview, id=self.new_preview_id())
+            stamp(action, preview=dataclasses.replace(action.preview, id=self.new_preview_id()))
         if origin is None:
             call = running_tool_call()
             origin = PushOrigin.of_call(call) if call is not None else None
         if origin is not None:
-            action.origin = origin
+            stamp(action, origin=origin)
         with self._lock:
-            self._stack.append(action)
+            wrap = self._wrap
+        kept = wrap(action) if wrap is not None else action
+        with self._lock:
+            self._stack.append(kept)
             count = len(self._stack)
             listeners = list(self._listeners)
         for listener in listeners:
-            listener(action, count)
+            listener(kept, count)
+        return kept
 
     def restore(self, action: PendingAction) -> None:
         """Put back an action that ``resolve`` popped but could not apply.

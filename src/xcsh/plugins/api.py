@@ -162,8 +162,7 @@ class CustomToolAPI:
                 "push_pending_action expects a CustomToolPendingAction, "
                 f"got {describe_value_type(action)}."
             )
-        self._store.push(pending)
-        return pending.id
+        return self._store.push(pending).id
 
     async def apush_pending_action(
         self,

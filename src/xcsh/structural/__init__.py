@@ -79,7 +79,7 @@ from xcsh.structural.languages import (
     resolve_language,
     supported_languages,
 )
-from xcsh.structural.pattern import STRICTNESS_LEVELS, CompiledPattern, compile_pattern
+from xcsh.structural.pattern import CompiledPattern, compile_pattern
 from xcsh.structural.records import RecordFormat
 from xcsh.structural.results import (
     Capture,
@@ -93,6 +93,7 @@ from xcsh.structural.results import (
     Span,
     skipped_note,
 )
+from xcsh.structural.strictness import STRICTNESS_LEVELS, Strictness
 
 if TYPE_CHECKING:
     from xcsh.structural.project import Project, find_config, load_project
@@ -170,6 +171,7 @@ __all__ = [
     "SearchResult",
     "SkippedFile",
     "Span",
+    "Strictness",
     "apply_preview",
     "check_one_language",
     "compile_pattern",

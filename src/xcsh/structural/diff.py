@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xcsh.ui.safe import visible
+from xcsh.core.safe import visible
 
 CONTEXT = 3
 
@@ -48,7 +48,7 @@ def unified_diff(file: str, old: bytes, spans: Sequence[tuple[int, int, int, int
         file: display path (``a/<file>`` and ``b/<file>`` in the header, followed
             by a tab when it holds a space, as git writes it). Control characters in
             it (a newline, an escape) are shown in caret notation
-            (:func:`xcsh.ui.safe.visible`), so a file name cannot forge a header line.
+            (:func:`xcsh.core.safe.visible`), so a file name cannot forge a header line.
         old: the file's bytes.
         spans: ``(start_line, end_line, start_byte, end_byte, new_bytes)`` per
             replacement, sorted and non-overlapping; lines are 0-based rows.

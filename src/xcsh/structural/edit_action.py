@@ -11,12 +11,11 @@ write through :func:`~xcsh.structural.engine.apply_preview`, and whose
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
 
-from xcsh.core import AgentToolResult, TextContent
+from xcsh.core import AgentToolResult, JsonObject, TextContent
+from xcsh.core.safe import visible_line
 from xcsh.core.wording import name_list, plural
 from xcsh.journal import Journal
 from xcsh.pending import (
@@ -31,7 +30,7 @@ from xcsh.pending import (
 from xcsh.structural.engine import AppliedEdit, apply_preview, select_replacements
 from xcsh.structural.results import EditPreview, Match, SkippedFile, skipped_note
 from xcsh.structural.scan_edit import BROKEN_REASON
-from xcsh.ui.safe import visible_line
+from xcsh.structural.tool_details import AppliedEditDetails, AstEditDetails, LeftOutFile
 
 
 def edit_label(replacements: int, files: int, broken: int = 0) -> str:
@@ -126,13 +125,13 @@ class EditAction:
     """
 
     action: PendingAction | None
-    result: AgentToolResult
+    result: AgentToolResult[AstEditDetails]
 
 
 Recompute = Callable[[], EditPreview]
+"""``recompute()``: the same edit previewed again against the files as they are now."""
 CheckFiles = Callable[[dict[str, bytes]], Awaitable[CheckVerdict]]
 """``await check_files(files)``: the project's check on ``files`` staged over the workspace."""
-"""``recompute()``: the same edit previewed again against the files as they are now."""
 
 
 def _typed_preview(
@@ -213,7 +212,7 @@ def _overlap_note(store: PendingActionStore, files: list[str]) -> str | None:
 def build_edit_action(
     store: PendingActionStore,
     preview: EditPreview,
-    arguments: dict[str, Any],
+    arguments: JsonObject | None,
     recompute: Recompute | None = None,
     previous: Preview | None = None,
     broken_flag: str = "`include_broken`",
@@ -233,7 +232,8 @@ def build_edit_action(
     Args:
         store: gives the ids; notes name the pending previews touching the same files.
         preview: the preview to offer; its apply writes exactly these bytes.
-        arguments: recorded as ``details["arguments"]`` (what produced the preview).
+        arguments: the model-facing arguments of the call that produced the
+            preview (:attr:`AstEditDetails.arguments`), or ``None`` outside a tool call.
         recompute: previews the same edit again (for ``rebuild``).
         previous: the stale preview this one rebuilds; a change that is the same
             (file, old text, new text) keeps its id, so ids stay stable.
@@ -242,7 +242,8 @@ def build_edit_action(
         journal: the workspace's undo journal the apply records into (``None``:
             unrecorded); the action is then marked ``journaled``.
         check: the verdict of the project's check on this preview staged
-            (the typed preview's ``check``, its text in the result).
+            (the typed preview's ``check``, so the result's
+            :class:`AstEditDetails` carries it; its text ends the result).
         check_note: a line about checks instead of a verdict (no check is
             set, or none can run here).
         check_files: runs the project's check on staged files (relative path →
@@ -250,14 +251,14 @@ def build_edit_action(
             (``check_parts``, for ``resolve`` with ``only`` and ``check: true``).
     """
     notes = _notes(preview, broken_flag)
-    skipped = [{"file": s.file, "reason": s.reason} for s in preview.skipped]
+    skipped = tuple(LeftOutFile(file=s.file, reason=s.reason) for s in preview.skipped)
     if preview.total == 0:
         text = "\n".join(["No replacements made", *notes])
         return EditAction(
             action=None,
             result=AgentToolResult(
                 content=[TextContent(text)],
-                details={"total": 0, "files": [], "diff": "", "skipped": skipped},
+                details=AstEditDetails(skipped=skipped, notes=tuple(notes)),
             ),
         )
     broken = sum(1 for s in preview.skipped if s.reason == BROKEN_REASON)
@@ -273,20 +274,14 @@ def build_edit_action(
             strict=True,
         )
     }
-    details: dict[str, Any] = {
-        "arguments": arguments,
-        "id": preview_id,
-        "label": label,
-        "total": preview.total,
-        "files": [
-            {"file": f.path, "replacements": len(f.changes), "diff": f.diff, "changes": f.changes}
-            for f in typed.files
-        ],
-        "diff": typed.diff,
-        "skipped": skipped,
-    }
-    if check is not None:
-        details["check"] = dataclasses.asdict(check)
+    details = AstEditDetails(
+        preview=typed,
+        label=label,
+        total=preview.total,
+        skipped=skipped,
+        notes=tuple(notes),
+        arguments=dict(arguments) if arguments is not None else None,
+    )
     lines = _preview_text(preview, ids)
     lines.append(
         f"Total: {plural(preview.total, 'replacement')} in {plural(len(preview.files), 'file')}."
@@ -305,7 +300,7 @@ def build_edit_action(
     )
     text = "\n".join(lines)
 
-    def applied_result(done: AppliedEdit) -> AgentToolResult:
+    def applied_result(done: AppliedEdit) -> AgentToolResult[AppliedEditDetails]:
         names = name_list([visible_line(f) for f in done.files])
         text = (
             f"Applied {plural(done.replacements, 'replacement')} in "
@@ -315,16 +310,16 @@ def build_edit_action(
             text += "\n" + done.warning
         return AgentToolResult(
             content=[TextContent(text)],
-            details={"files": list(done.files), "total": done.replacements},
+            details=AppliedEditDetails(files=tuple(done.files), total=done.replacements),
         )
 
-    async def apply(reason: str) -> AgentToolResult:
+    async def apply(reason: str) -> AgentToolResult[AppliedEditDetails]:
         # Off the event loop: hashing and writing many files must not stall other
         # sessions of the same server (or the terminal's redraws).
         done = await asyncio.to_thread(apply_preview, preview, journal=journal, label=label)
         return applied_result(done)
 
-    def apply_parts(subset: Preview, reason: str) -> AgentToolResult:
+    def apply_parts(subset: Preview, reason: str) -> AgentToolResult[AppliedEditDetails]:
         keep = {index[c.id] for c in subset.changes if c.id in index}
         chosen = select_replacements(preview, keep)
         part_label = f"{label} (only {', '.join(c.id for c in subset.changes)})"
@@ -371,7 +366,7 @@ def build_edit_action(
 def push_edit_preview(
     store: PendingActionStore,
     preview: EditPreview,
-    arguments: dict[str, Any],
+    arguments: JsonObject | None,
     recompute: Recompute | None = None,
     broken_flag: str = "`include_broken`",
     *,
@@ -379,7 +374,7 @@ def push_edit_preview(
     check: CheckVerdict | None = None,
     check_note: str = "",
     check_files: CheckFiles | None = None,
-) -> AgentToolResult:
+) -> AgentToolResult[AstEditDetails]:
     """Turn a computed preview into the ``ast_edit`` result and push its pending action.
 
     This is what the ``ast_edit`` tool does after :func:`preview_edit`; front

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from xcsh.core import ToolError
+from xcsh.core.safe import visible_line
 from xcsh.core.wording import name_list
-from xcsh.ui.safe import visible_line
 
 
 @dataclass(frozen=True, kw_only=True)

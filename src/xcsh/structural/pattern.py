@@ -53,9 +53,7 @@ from xcsh.structural.pattern_tokens import (
     metavariable_texts,
     trailing_multi,
 )
-
-STRICTNESS_LEVELS = ("cst", "smart", "ast", "relaxed", "signature", "template")
-"""ast-grep's strictness levels; ``smart`` is the default, as in the CLI."""
+from xcsh.structural.strictness import STRICTNESS_LEVELS
 
 # A metavariable is a whole leaf: `$NAME`, `$$NAME` (also matches unnamed nodes) or `$$$NAME`,
 # NAME of [A-Z0-9_] (ast-grep meta_var.rs).

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING
 
 from ast_grep_py import Pos, Range, SgNode
 
+from xcsh.core.safe import visible_line
 from xcsh.fs import detect_newline
 from xcsh.structural.pattern import CompiledPattern
 from xcsh.structural.results import Position, RuleReport, Span
 from xcsh.structural.rewrite import expand_template
-from xcsh.ui.safe import visible_line
 
 if TYPE_CHECKING:
     from xcsh.structural.rules import CompiledRule

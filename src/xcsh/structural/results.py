@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from xcsh.core.safe import visible_line
 from xcsh.fs.confined import FileId
 from xcsh.structural.diff import unified_diff
-from xcsh.ui.safe import visible_line
 
 
 @dataclass(frozen=True, kw_only=True)

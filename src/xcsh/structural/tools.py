@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -29,9 +29,10 @@ from xcsh.structural.errors import error_pattern_note
 from xcsh.structural.results import EditPreview, Match
 from xcsh.structural.rules import CompiledRule, rule_from_parameter
 from xcsh.structural.spec import EditOp, EditSpec, MatchSpec, ScopeSpec
+from xcsh.structural.strictness import Strictness
+from xcsh.structural.tool_details import AstEditDetails, AstGrepDetails, LeftOutFile
 
 T = TypeVar("T")
-Strictness = Literal["cst", "smart", "ast", "relaxed", "signature", "template"]
 
 _GREP_DESCRIPTION = (
     "Structural code search with ast-grep patterns (read-only). A pattern is code with "
@@ -219,20 +220,21 @@ async def _scan_in_thread(
         raise
 
 
-def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
+def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams, AstGrepDetails]:
     """Build the read-only ``ast_grep`` tool for the workspace ``cwd`` (contract §4).
 
     The text lists each match as ``path:line:col`` (1-based) with its text and
     captured metavariables, then the total, a note when ``limit`` cut the list,
-    and the skipped files. ``details`` carries ``{"matches": [<CLI JSON objects>],
-    "total", "offset", "limit", "files_scanned", "skipped": [{file, reason}]}``.
+    and the skipped files. ``details`` is an
+    :class:`~xcsh.structural.tool_details.AstGrepDetails`: the matches as the
+    CLI's JSON objects, the total, offset, limit, files scanned and files left out.
 
     Raises (from ``execute``):
         ToolError: bad arguments (empty ``pat``, non-positive ``limit``,
             unknown language, malformed pattern, path outside the workspace).
     """
 
-    async def run(params: AstGrepParams, ctx: ToolCallContext) -> AgentToolResult:
+    async def run(params: AstGrepParams, ctx: ToolCallContext) -> AgentToolResult[AstGrepDetails]:
         rules = _rules(params.pat, params.rule, "pat")
         what = MatchSpec(
             patterns=tuple(params.pat or ()),
@@ -273,14 +275,14 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams]:
         skipped = skipped_text(result.skipped)
         if skipped:
             lines.append(skipped)
-        details = {
-            "matches": [m.to_cli_json() for m in result.matches],
-            "total": result.total,
-            "offset": params.offset,
-            "limit": params.limit,
-            "files_scanned": result.files_scanned,
-            "skipped": [{"file": s.file, "reason": s.reason} for s in result.skipped],
-        }
+        details = AstGrepDetails(
+            matches=tuple(m.to_cli_json() for m in result.matches),
+            total=result.total,
+            offset=params.offset,
+            limit=params.limit,
+            files_scanned=result.files_scanned,
+            skipped=tuple(LeftOutFile(file=s.file, reason=s.reason) for s in result.skipped),
+        )
         return AgentToolResult(content=[TextContent("\n".join(lines))], details=details)
 
     return AgentTool(
@@ -299,15 +301,15 @@ def create_ast_edit_tool(
     *,
     journal: Journal | None = None,
     checker: Checker | None = None,
-) -> AgentTool[AstEditParams]:
+) -> AgentTool[AstEditParams, AstEditDetails]:
     """Build the ``ast_edit`` tool: every call previews; ``resolve`` applies (contract §4).
 
     With at least one replacement the call pushes a :class:`PendingAction`
     labelled ``AST Edit: <R> replacement(s) in <F> file(s)``,
-    ``source_tool_name="ast_edit"``, without ``reject``, whose ``details`` are
-    ``{"arguments", "label", "total", "files": [{file, replacements, diff}],
-    "diff", "skipped"}`` (the arguments let a resumed session preview again).
-    Its ``apply(reason)`` writes exactly the previewed bytes via
+    ``source_tool_name="ast_edit"``, without ``reject``; the result's and the
+    action's ``details`` are an :class:`~xcsh.structural.tool_details.AstEditDetails`:
+    the typed preview, its label and total, the files left out, the closing
+    notes and the call's arguments. Its ``apply(reason)`` writes exactly the previewed bytes via
     :func:`~xcsh.structural.engine.apply_preview`, recorded in ``journal``
     (the workspace's undo journal; the session passes it), and raises
     :class:`ToolError` if a file changed since the preview.
@@ -321,7 +323,7 @@ def create_ast_edit_tool(
     and a paragraph of the text.
     """
 
-    async def run(params: AstEditParams, ctx: ToolCallContext) -> AgentToolResult:
+    async def run(params: AstEditParams, ctx: ToolCallContext) -> AgentToolResult[AstEditDetails]:
         rules = _rules(params.ops, params.rule, "ops")
 
         edit = EditSpec(

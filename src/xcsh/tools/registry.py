@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from xcsh.checks import Checker
-from xcsh.core import AgentTool
+from xcsh.core import AgentTool, ToolDetails
 from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore, create_resolve_tool
 from xcsh.sandbox import SandboxPlan
@@ -16,6 +17,27 @@ CODING_TOOL_NAMES = ("read", "write", "edit", "bash", "grep", "find", "ls")
 STRUCTURAL_TOOL_NAMES = ("ast_grep", "ast_edit")
 BUILTIN_TOOL_NAMES: tuple[str, ...] = (*CODING_TOOL_NAMES, *STRUCTURAL_TOOL_NAMES, "resolve")
 """Every built-in tool name; custom tools may not reuse them (contract §5)."""
+
+
+def builtin_details_types() -> Mapping[str, type[ToolDetails]]:
+    """The details class of each built-in tool's results, by tool name (what the
+    session file reads them back as)."""
+    from xcsh.pending import ResolveOutcome
+    from xcsh.structural.tool_details import AstEditDetails, AstGrepDetails
+    from xcsh.tools.coding import details
+
+    return {
+        "read": details.ReadDetails,
+        "write": details.WriteDetails,
+        "edit": details.EditFileDetails,
+        "bash": details.BashDetails,
+        "grep": details.GrepDetails,
+        "find": details.FindDetails,
+        "ls": details.LsDetails,
+        "ast_grep": AstGrepDetails,
+        "ast_edit": AstEditDetails,
+        "resolve": ResolveOutcome,
+    }
 
 
 def create_builtin_tools(

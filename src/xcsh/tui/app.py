@@ -38,8 +38,9 @@ from xcsh.tui.approval import ask_approval, ask_plain
 from xcsh.tui.greet import greet
 from xcsh.tui.options import InteractiveOptions
 from xcsh.tui.slash import SlashCommands
-from xcsh.tui.status import UsageTotals, short_model, status_line
+from xcsh.tui.status import short_model, status_line
 from xcsh.ui import TerminalStyle, detect_style, make_console
+from xcsh.ui.usage import UsageTotals
 
 if TYPE_CHECKING:
     from xcsh.agent import AgentSession, Approval, ToolQuestion, TurnEnd

@@ -163,8 +163,6 @@ async def review_top(session: AgentSession, reason: str, read: Read, show: Show)
     """
     from rich.text import Text
 
-    from xcsh.pending import ResolveOutcome
-
     top = session.store.peek() if session.store is not None else None
     if top is None:
         show(Text("No pending previews.", style="dim"))
@@ -194,5 +192,5 @@ async def review_top(session: AgentSession, reason: str, read: Read, show: Show)
         show(Text(NOTHING_KEPT, style="yellow"))
         return
     result = await session.resolve_top("apply", reason, only=kept)
-    if result.is_error and not isinstance(result.details, ResolveOutcome):
+    if result.outcome is None:  # refused (no Resolved event shows it)
         show(Text("\n".join(getattr(b, "text", "") for b in result.content), style="yellow"))

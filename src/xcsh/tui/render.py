@@ -29,7 +29,6 @@ from xcsh.agent import (
     TurnEnd,
 )
 from xcsh.core.wording import plural
-from xcsh.pending import ResolveOutcome
 from xcsh.ui import (
     TerminalStyle,
     format_arguments,
@@ -140,7 +139,7 @@ class EventRenderer:
     def _result(self, event: ToolResult) -> None:
         self._end_stream()
         message = event.message
-        if message.tool_name == "resolve" and isinstance(message.details, ResolveOutcome):
+        if event.resolved:
             return  # the Resolved block that follows says it all
         shown, more = collapse(event.text or ("(error)" if message.is_error else "(no output)"))
         colour = "red" if message.is_error else "dim"

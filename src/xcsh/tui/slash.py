@@ -107,10 +107,7 @@ class SlashCommands(RewindCommand):
         except XcshError as exc:
             self.console.print(Text(f"xcsh: {exc}", style="bold red"))
             return
-        from xcsh.pending import ResolveOutcome
-
-        resolved = isinstance(result.details, ResolveOutcome)
-        if result.is_error and not resolved:  # nothing pending, or refused: no Resolved event
+        if result.outcome is None:  # nothing pending, or refused: no Resolved event
             text = "\n".join(getattr(b, "text", "") for b in result.content)
             self.console.print(Text(text, style="yellow"))
 

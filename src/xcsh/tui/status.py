@@ -7,50 +7,7 @@ The pending part reads exactly ``2 pending · top: AST Edit: 3 replacements in 2
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-
-from xcsh.core import AssistantMessage, Message, Usage
-
-
-@dataclass(frozen=True, kw_only=True)
-class UsageTotals:
-    """Tokens and cost summed over a session's model answers.
-
-    Args:
-        input_tokens: prompt tokens sent (cache reads and writes included).
-        output_tokens: tokens the model wrote.
-        cost_usd: US dollars (0 when the provider reports no prices).
-    """
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-
-    def add(self, usage: Usage) -> UsageTotals:
-        """These totals plus one answer's usage."""
-        return UsageTotals(
-            input_tokens=self.input_tokens
-            + usage.input_tokens
-            + usage.cache_read_tokens
-            + usage.cache_write_tokens,
-            output_tokens=self.output_tokens + usage.output_tokens,
-            cost_usd=self.cost_usd + usage.cost_usd,
-        )
-
-    @classmethod
-    def of(cls, messages: Iterable[Message]) -> UsageTotals:
-        """The totals of a history (a resumed session starts from them)."""
-        totals = cls()
-        for message in messages:
-            if isinstance(message, AssistantMessage):
-                totals = totals.add(message.usage)
-        return totals
-
-
-def separator(unicode: bool) -> str:
-    """`` · `` or, in plain ASCII, `` - ``."""
-    return " · " if unicode else " - "
+from xcsh.ui.usage import UsageTotals, separator, tokens
 
 
 def pending_text(count: int, top_label: str | None, *, unicode: bool) -> str:
@@ -58,15 +15,6 @@ def pending_text(count: int, top_label: str | None, *, unicode: bool) -> str:
     if count <= 0 or top_label is None:
         return "no pending"
     return f"{count} pending{separator(unicode)}top: {top_label}"
-
-
-def tokens(count: int) -> str:
-    """``950``, ``12.3k``, ``1.2M``."""
-    if count < 1000:
-        return str(count)
-    if count < 1_000_000:
-        return f"{count / 1000:.1f}k"
-    return f"{count / 1_000_000:.1f}M"
 
 
 def short_model(provider: str, model: str, width: int = 32) -> str:

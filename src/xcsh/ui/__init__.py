@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from xcsh.ui.safe import format_arguments, has_control, visible, visible_line
+from xcsh.core.safe import format_arguments, has_control, visible, visible_line
 from xcsh.ui.style import TerminalStyle, detect_style
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
-from xcsh.ui.safe import visible
+from xcsh.core.safe import visible
 from xcsh.ui.style import TerminalStyle, detect_style
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 class SafeConsole(Console):
     """A rich console that never writes a control character it did not make itself.
 
-    Text handed to :meth:`print` as a string is made :func:`~xcsh.ui.safe.visible`
+    Text handed to :meth:`print` as a string is made :func:`~xcsh.core.safe.visible`
     before rich parses it (rich would silently drop a carriage return), and
     every segment of text is made visible again just before it is written, so
     a renderable built anywhere (a ``Text``, a table cell) cannot carry an

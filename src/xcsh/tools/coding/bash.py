@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import os
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -47,6 +47,7 @@ from xcsh.tools.coding._bash_output import (
     Output,
     default_log_dir,
 )
+from xcsh.tools.coding.details import BashDetails
 
 DEFAULT_TIMEOUT = 120.0
 """Seconds a command may run when the call gives no ``timeout``."""
@@ -107,7 +108,7 @@ def create_bash_tool(
     log_tail_bytes: int = LOG_TAIL_BYTES,
     keep_logs: int = LOG_KEEP,
     sandbox: SandboxPlan | None = None,
-) -> AgentTool[BashParams]:
+) -> AgentTool[BashParams, BashDetails]:
     """Build the ``bash`` tool.
 
     Args:
@@ -147,7 +148,7 @@ def create_bash_tool(
     plan = sandbox if sandbox is not None else SandboxPlan()
     supervisor = ProcessSupervisor()
 
-    async def run(params: BashParams, ctx: ToolCallContext) -> AgentToolResult:
+    async def run(params: BashParams, ctx: ToolCallContext) -> AgentToolResult[BashDetails]:
         if plan.refusal:
             raise ToolError(f"bash is refused: {plan.refusal}.")
         timeout = params.timeout if params.timeout is not None else DEFAULT_TIMEOUT
@@ -209,7 +210,9 @@ def create_bash_tool(
             note = denials.note(plan.confinement)
             if note:
                 text = "".join(c.text for c in result.content if isinstance(c, TextContent))
-                details = {**(result.details or {}), "sandbox_denied": list(denials.paths)}
+                details = None
+                if result.details is not None:
+                    details = replace(result.details, sandbox_denied=tuple(denials.paths))
                 return AgentToolResult(content=[TextContent(f"{text}\n{note}")], details=details)
         return result
 
@@ -267,28 +270,30 @@ async def _finish(pump: asyncio.Future[None], seconds: float) -> bool:
     return bool(done)
 
 
-def _result(command: str, timeout: float, outcome: _Outcome, output: Output) -> AgentToolResult:
+def _result(
+    command: str, timeout: float, outcome: _Outcome, output: Output
+) -> AgentToolResult[BashDetails]:
     body = output.render().rstrip("\n") if output.total else "(no output)"
-    details = {
-        "command": command,
-        "exit_code": outcome.returncode,
-        "seconds": round(outcome.seconds, 3),
-        "output_bytes": output.total,
-        "full_output_path": output.log_path,
-        "log_omitted_bytes": output.log_omitted,
-    }
+    details = BashDetails(
+        command=command,
+        exit_code=outcome.returncode,
+        seconds=round(outcome.seconds, 3),
+        output_bytes=output.total,
+        full_output_path=output.log_path,
+        log_omitted_bytes=output.log_omitted,
+    )
     if outcome.how == "timeout":
         raise ToolError(
             f"{body}\n\nCommand timed out after {timeout:g} s; {_killed_text(outcome.killed)} "
             "Run it with a larger timeout, or in the background with its output redirected "
             "to a file.",
-            details={**details, "timed_out": True},
+            details=replace(details, timed_out=True),
         )
     if outcome.how == "cancelled":
         raise ToolError(
             f"{body}\n\nCommand cancelled after {outcome.seconds:.1f} s; "
             f"{_killed_text(outcome.killed)}",
-            details={**details, "cancelled": True},
+            details=replace(details, cancelled=True),
         )
     code = outcome.returncode
     if code is not None and code < 0:

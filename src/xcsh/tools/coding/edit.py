@@ -15,6 +15,7 @@ from xcsh.core.wording import plural
 from xcsh.fs import NotTextError, Workspace, read_text_file
 from xcsh.journal import Journal
 from xcsh.tools.coding._journaled import write_file
+from xcsh.tools.coding.details import EditFileDetails
 
 DESCRIPTION = """\
 Replace exact text in a file. `old_text` must match the file exactly, including \
@@ -74,7 +75,7 @@ def create_edit_tool(
     *,
     allow_outside: Sequence[str | Path] = (),
     journal: Journal | None = None,
-) -> AgentTool[EditParams]:
+) -> AgentTool[EditParams, EditFileDetails]:
     """Build the ``edit`` tool.
 
     Matching compares ``old_text`` with the file after both have CRLF turned
@@ -95,7 +96,7 @@ def create_edit_tool(
     """
     policy = Workspace(cwd, allow_outside)
 
-    def run(params: EditParams, ctx: ToolCallContext) -> AgentToolResult:
+    def run(params: EditParams, ctx: ToolCallContext) -> AgentToolResult[EditFileDetails]:
         path = policy.resolve(params.path)
         shown = policy.display(path)
         if path.is_dir():
@@ -165,12 +166,9 @@ def create_edit_tool(
             text += "\n" + warning
         return AgentToolResult(
             content=[TextContent(text)],
-            details={
-                "path": str(path),
-                "replacements": len(starts),
-                "first_line": first_line,
-                "diff": diff,
-            },
+            details=EditFileDetails(
+                path=str(path), replacements=len(starts), first_line=first_line, diff=diff
+            ),
         )
 
     return AgentTool(

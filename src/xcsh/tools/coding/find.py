@@ -13,6 +13,7 @@ from xcsh.core.wording import plural
 from xcsh.fs import Workspace
 from xcsh.tools.coding._paths import capped_listing
 from xcsh.tools.coding._walk import GlobFilter, sort_key, walk
+from xcsh.tools.coding.details import FindDetails
 
 DEFAULT_LIMIT = 1000
 
@@ -35,7 +36,7 @@ class FindParams(BaseModel):
 
 def create_find_tool(
     cwd: str | Path, *, allow_outside: Sequence[str | Path] = ()
-) -> AgentTool[FindParams]:
+) -> AgentTool[FindParams, FindDetails]:
     """Build the ``find`` tool.
 
     Args:
@@ -48,7 +49,7 @@ def create_find_tool(
     """
     policy = Workspace(cwd, allow_outside)
 
-    def search(params: FindParams, ctx: ToolCallContext) -> AgentToolResult:
+    def search(params: FindParams, ctx: ToolCallContext) -> AgentToolResult[FindDetails]:
         start = policy.resolve(params.path)
         shown = policy.display(start)
         if not start.is_dir():
@@ -74,10 +75,10 @@ def create_find_tool(
             )
         return AgentToolResult(
             content=[TextContent(text)],
-            details={"count": len(found), "truncated": len(found) > params.limit},
+            details=FindDetails(count=len(found), truncated=len(found) > params.limit),
         )
 
-    async def run(params: FindParams, ctx: ToolCallContext) -> AgentToolResult:
+    async def run(params: FindParams, ctx: ToolCallContext) -> AgentToolResult[FindDetails]:
         return await asyncio.to_thread(search, params, ctx)
 
     return AgentTool(

@@ -47,6 +47,7 @@ from xcsh.core.wording import plural
 from xcsh.fs import Workspace, ignored_by, inherited_rules
 from xcsh.fs.text import BINARY_SNIFF_BYTES
 from xcsh.tools.coding._walk import GlobFilter, sort_key, walk
+from xcsh.tools.coding.details import GrepDetails
 
 DEFAULT_LIMIT = 100
 MAX_LINE_CHARS = 300
@@ -134,7 +135,7 @@ def create_grep_tool(
     *,
     allow_outside: Sequence[str | Path] = (),
     backend: Backend = "auto",
-) -> AgentTool[GrepParams]:
+) -> AgentTool[GrepParams, GrepDetails]:
     """Build the ``grep`` tool.
 
     Args:
@@ -150,7 +151,7 @@ def create_grep_tool(
     """
     policy = Workspace(cwd, allow_outside)
 
-    async def run(params: GrepParams, ctx: ToolCallContext) -> AgentToolResult:
+    async def run(params: GrepParams, ctx: ToolCallContext) -> AgentToolResult[GrepDetails]:
         start = policy.resolve(params.path)
         shown = policy.display(start)
         if not start.exists():
@@ -181,12 +182,12 @@ def create_grep_tool(
             text += f"\n[ripgrep reported: {warning}]"
         return AgentToolResult(
             content=[TextContent(text)],
-            details={
-                "backend": used,
-                "matches": collector.matches,
-                "files": len(collector.files),
-                "truncated": collector.more,
-            },
+            details=GrepDetails(
+                backend=used,
+                matches=collector.matches,
+                files=len(collector.files),
+                truncated=collector.more,
+            ),
         )
 
     return AgentTool(

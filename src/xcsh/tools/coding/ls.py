@@ -12,6 +12,7 @@ from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, 
 from xcsh.core.wording import plural
 from xcsh.fs import Workspace
 from xcsh.tools.coding._paths import capped_listing
+from xcsh.tools.coding.details import LsDetails
 
 DEFAULT_LIMIT = 500
 
@@ -31,7 +32,7 @@ class LsParams(BaseModel):
 
 def create_ls_tool(
     cwd: str | Path, *, allow_outside: Sequence[str | Path] = ()
-) -> AgentTool[LsParams]:
+) -> AgentTool[LsParams, LsDetails]:
     """Build the ``ls`` tool.
 
     Args:
@@ -44,7 +45,7 @@ def create_ls_tool(
     """
     policy = Workspace(cwd, allow_outside)
 
-    def run(params: LsParams, ctx: ToolCallContext) -> AgentToolResult:
+    def run(params: LsParams, ctx: ToolCallContext) -> AgentToolResult[LsDetails]:
         folder = policy.resolve(params.path)
         shown = policy.display(folder)
         if not folder.exists():
@@ -75,7 +76,7 @@ def create_ls_tool(
             )
         return AgentToolResult(
             content=[TextContent(text)],
-            details={"path": str(folder), "count": len(names)},
+            details=LsDetails(path=str(folder), count=len(names)),
         )
 
     return AgentTool(

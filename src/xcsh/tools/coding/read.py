@@ -23,6 +23,7 @@ from xcsh.core.wording import plural
 from xcsh.fs import Workspace, read_regular_bytes
 from xcsh.fs.text import BINARY_SNIFF_BYTES
 from xcsh.tools.coding._paths import human_size
+from xcsh.tools.coding.details import ReadDetails
 
 DEFAULT_LIMIT = 2000
 """Lines shown when no ``limit`` is given."""
@@ -77,7 +78,7 @@ def image_mime(head: bytes) -> str | None:
 
 def create_read_tool(
     cwd: str | Path, *, allow_outside: Sequence[str | Path] = ()
-) -> AgentTool[ReadParams]:
+) -> AgentTool[ReadParams, ReadDetails]:
     """Build the ``read`` tool.
 
     Args:
@@ -90,7 +91,7 @@ def create_read_tool(
     """
     policy = Workspace(cwd, allow_outside)
 
-    def read(params: ReadParams) -> AgentToolResult:
+    def read(params: ReadParams) -> AgentToolResult[ReadDetails]:
         path = policy.resolve(params.path)
         shown = policy.display(path)
         _check_readable_file(path, shown)
@@ -123,7 +124,7 @@ def create_read_tool(
         except OSError as exc:
             raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}.") from exc
 
-    async def run(params: ReadParams, ctx: ToolCallContext) -> AgentToolResult:
+    async def run(params: ReadParams, ctx: ToolCallContext) -> AgentToolResult[ReadDetails]:
         # A large file or a far offset takes a while to scan: keep the event loop free.
         return await asyncio.to_thread(read, params)
 
@@ -156,7 +157,7 @@ def _check_readable_file(path: Path, shown: str) -> None:
     raise ToolError(f"File not found: {shown}.{hint} Use find or ls to locate it.")
 
 
-def _read_image(path: Path, shown: str, mime: str, size: int) -> AgentToolResult:
+def _read_image(path: Path, shown: str, mime: str, size: int) -> AgentToolResult[ReadDetails]:
     if size > MAX_IMAGE_BYTES:
         raise ToolError(
             f"{shown} is an image ({mime}) of {human_size(size)}, above the "
@@ -168,13 +169,13 @@ def _read_image(path: Path, shown: str, mime: str, size: int) -> AgentToolResult
             TextContent(f"Image {shown} ({mime}, {human_size(size)})."),
             ImageContent(base64.b64encode(data).decode("ascii"), mime),
         ],
-        details={"path": str(path), "mime_type": mime, "bytes": size},
+        details=ReadDetails(path=str(path), mime_type=mime, bytes=size),
     )
 
 
 def _read_text(
     path: Path, shown: str, offset: int, limit: int | None, count_all: bool
-) -> AgentToolResult:
+) -> AgentToolResult[ReadDetails]:
     wanted = limit if limit is not None else DEFAULT_LIMIT
     lines: list[str] = []
     total = 0
@@ -203,7 +204,7 @@ def _read_text(
         if offset == 1:
             return AgentToolResult(
                 content=[TextContent(f"{shown} is empty.")],
-                details={"path": str(path), "total_lines": 0},
+                details=ReadDetails(path=str(path), total_lines=0),
             )
         raise ToolError(
             f"offset {offset} is past the end of {shown} ({plural(total, 'line')}). "
@@ -244,11 +245,11 @@ def _read_text(
     text = "\n".join(out + ([""] if notes else []) + notes)
     return AgentToolResult(
         content=[TextContent(text)],
-        details={
-            "path": str(path),
-            "start_line": offset,
-            "end_line": last,
-            "total_lines": total if counted else None,
-            "truncated": more_after,
-        },
+        details=ReadDetails(
+            path=str(path),
+            start_line=offset,
+            end_line=last,
+            total_lines=total if counted else None,
+            truncated=more_after,
+        ),
     )

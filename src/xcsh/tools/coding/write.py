@@ -15,6 +15,7 @@ from xcsh.fs.text import BINARY_SNIFF_BYTES
 from xcsh.journal import Journal
 from xcsh.tools.coding._journaled import write_file
 from xcsh.tools.coding._paths import human_size
+from xcsh.tools.coding.details import WriteDetails
 
 DESCRIPTION = """\
 Create a file, or replace a file's whole content, with `content`. Missing parent folders \
@@ -38,7 +39,7 @@ def create_write_tool(
     *,
     allow_outside: Sequence[str | Path] = (),
     journal: Journal | None = None,
-) -> AgentTool[WriteParams]:
+) -> AgentTool[WriteParams, WriteDetails]:
     """Build the ``write`` tool.
 
     Args:
@@ -54,7 +55,7 @@ def create_write_tool(
     """
     policy = Workspace(cwd, allow_outside)
 
-    def run(params: WriteParams, ctx: ToolCallContext) -> AgentToolResult:
+    def run(params: WriteParams, ctx: ToolCallContext) -> AgentToolResult[WriteDetails]:
         path = policy.resolve(params.path)
         shown = policy.display(path)
         if path.is_dir():
@@ -92,7 +93,7 @@ def create_write_tool(
             text += " " + " ".join(notes)
         return AgentToolResult(
             content=[TextContent(text)],
-            details={"path": str(path), "bytes": len(data), "created": not existed},
+            details=WriteDetails(path=str(path), bytes=len(data), created=not existed),
         )
 
     return AgentTool(
