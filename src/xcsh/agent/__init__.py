@@ -41,6 +41,7 @@ from xcsh.agent.persistence import (
     sessions_dir,
 )
 from xcsh.agent.previews import RebuiltPreview, preview_digest
+from xcsh.agent.profile import PROFILE_SETTINGS, Profile, choose_profile
 from xcsh.agent.prompt import build_system_prompt
 from xcsh.agent.session import (
     DECLINED_TEXT,
@@ -72,6 +73,7 @@ __all__ = [
     "DEFAULT_MAX_FORCED_TURNS",
     "EVENT_TYPES",
     "INSTRUCTIONS_FILE",
+    "PROFILE_SETTINGS",
     "REMINDER_TEXT",
     "SCHEMA_VERSION",
     "AgentError",
@@ -86,6 +88,7 @@ __all__ = [
     "NoticeKind",
     "PendingPushed",
     "PendingRecord",
+    "Profile",
     "RebuiltPreview",
     "Resolved",
     "ResumeReport",
@@ -107,6 +110,7 @@ __all__ = [
     "TurnStart",
     "approval_resolve_tool",
     "build_system_prompt",
+    "choose_profile",
     "enforce_policy",
     "event_to_dict",
     "latest_session_for",

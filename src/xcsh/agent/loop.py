@@ -35,6 +35,7 @@ from xcsh.agent.events import (
     TurnStart,
 )
 from xcsh.agent.history import cancelled_result
+from xcsh.agent.profile import compact_spec
 from xcsh.agent.steering import Steering
 from xcsh.core import (
     AgentTool,
@@ -74,6 +75,8 @@ class LoopContext:
         max_tokens: output cap per request, or ``None``.
         before_request: awaited before each request; may shorten the history
             (compaction) and returns how many messages it removed.
+        compact: the compact profile (:mod:`xcsh.agent.profile`): trimmed tool
+            schemas, ``resolve`` offered only while something is pending.
     """
 
     provider: Provider
@@ -87,6 +90,7 @@ class LoopContext:
     thinking: bool = False
     max_tokens: int | None = None
     before_request: Callable[[], Awaitable[int]] | None = None
+    compact: bool = False
 
 
 async def run(ctx: LoopContext) -> RunEnd:
@@ -98,6 +102,8 @@ async def run(ctx: LoopContext) -> RunEnd:
     ctx.steering.start_run()
     start = len(ctx.history())
     specs = [tool_spec(t) for t in ctx.tools.values()]
+    if ctx.compact:
+        specs = [compact_spec(s) for s in specs]
     turn = 0
     while True:
         turn += 1
@@ -144,7 +150,7 @@ async def query(
     request = ModelRequest(
         system=ctx.system_prompt,
         messages=list(ctx.history()),
-        tools=plan.offered(specs),
+        tools=_offered(ctx, plan.offered(specs), forced),
         tool_choice=plan.tool_choice,
         thinking=ctx.thinking,
         max_tokens=ctx.max_tokens,
@@ -356,6 +362,13 @@ def _resolved_something(result: ToolResultMessage) -> bool:
     if result.tool_name != RESOLVE_TOOL_NAME or not isinstance(outcome, ResolveOutcome):
         return False
     return outcome.status != "failed"
+
+
+def _offered(ctx: LoopContext, specs: list[ToolSpec], forced: bool) -> list[ToolSpec]:
+    """The compact profile offers ``resolve`` only while something is pending."""
+    if ctx.compact and not forced:
+        return [s for s in specs if s.name != RESOLVE_TOOL_NAME]
+    return specs
 
 
 def tool_spec(tool: AgentTool[Any]) -> ToolSpec:

@@ -40,6 +40,7 @@ from xcsh.agent.compaction import compact_history
 from xcsh.agent.events import AgentError, AgentEvent, Notice, RunEnd
 from xcsh.agent.history import repair_tool_pairs
 from xcsh.agent.persistence import SessionRecorder
+from xcsh.agent.profile import Profile
 from xcsh.agent.prompt import build_system_prompt
 from xcsh.agent.recording import SessionLog
 from xcsh.agent.resume import ResumeReport
@@ -99,6 +100,8 @@ class AgentSession(PendingOperations):
             resumed session already learnt it (:class:`SavedSession.steering`).
         requires_checks: ``apply_requires_checks``: the model's apply of a preview whose
             check newly fails or timed out needs the person (see :func:`approval_resolve_tool`).
+        profile: ``"full"`` or ``"compact"`` (:mod:`xcsh.agent.profile`): a
+            short system prompt and trimmed tool schemas for small models.
 
     Raises:
         ValueError: two tools share a name, or ``max_forced_turns < 1``.
@@ -125,6 +128,7 @@ class AgentSession(PendingOperations):
         context_window: int | None = None,
         steering_mode: SteeringMode | None = None,
         requires_checks: bool = False,
+        profile: Profile = "full",
     ) -> None:
         self.provider = provider
         self.cwd = cwd
@@ -139,8 +143,9 @@ class AgentSession(PendingOperations):
             context_window or context_window_of(provider.model) or DEFAULT_CONTEXT_WINDOW
         )
         self._tools = session_tools(tools, store, approval, requires_checks=requires_checks)
+        self.profile: Profile = profile
         self.system_prompt = system_prompt or build_system_prompt(
-            cwd, self._tools.values(), instructions
+            cwd, self._tools.values(), instructions, compact=profile == "compact"
         )
         self._steering = Steering(
             store,
@@ -228,6 +233,7 @@ class AgentSession(PendingOperations):
             thinking=self.thinking,
             max_tokens=self.max_tokens,
             before_request=self._compact_if_due,
+            compact=self.profile == "compact",
         )
         self._task = asyncio.create_task(loop.run(ctx))
         try:

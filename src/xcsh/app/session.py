@@ -17,6 +17,7 @@ from typing import Any, cast
 
 from xcsh.agent import (
     DEFAULT_MAX_FORCED_TURNS,
+    PROFILE_SETTINGS,
     AgentSession,
     ApprovalHook,
     Instructions,
@@ -24,6 +25,7 @@ from xcsh.agent import (
     SavedSession,
     SteeringMode,
     ToolApprovalHook,
+    choose_profile,
     enforce_policy,
     latest_session_for,
     load_instructions,
@@ -186,6 +188,20 @@ async def open_session(
             f"context_window in {home / 'settings.toml'} must be a whole number of tokens, "
             f"at least 1000, not {window!r}"
         )
+    profile_setting = settings.get("profile", "auto")
+    if profile_setting not in PROFILE_SETTINGS:
+        raise UsageError(
+            f"profile in {home / 'settings.toml'} must be one of "
+            f"{', '.join(repr(p) for p in PROFILE_SETTINGS)}, not {profile_setting!r}"
+        )
+    if window is None or profile_setting == "auto":
+        reported = await _server_window(provider)
+        window = window or reported
+    profile = choose_profile(
+        profile_setting,
+        compatible_server=getattr(provider, "compatible_server", False),
+        window=window,
+    )
     cwd = options.cwd.resolve()
     source = str(home / "settings.toml")
     policy = parse_tool_policy(settings, source=source)
@@ -252,6 +268,7 @@ async def open_session(
         context_window=window,
         steering_mode=learnt_mode(saved, provider),
         requires_checks=checker.settings.apply_requires_checks,
+        profile=profile,
     )
     record_applies(store, journal)  # custom tools' applies (and any not journaled) are recorded
     report = await session.restore_pending(saved.pending) if saved else None
@@ -266,6 +283,15 @@ async def open_session(
         instructions=instructions,
         elsewhere=elsewhere,
     )
+
+
+async def _server_window(provider: Provider) -> int | None:
+    """The window a ``--base-url`` server reports (``server_window``), or None."""
+    ask = getattr(provider, "server_window", None)
+    if ask is None or not getattr(provider, "compatible_server", False):
+        return None
+    value = await ask()
+    return value if isinstance(value, int) else None
 
 
 def session_folder(saved: SavedSession) -> Path:

@@ -26,6 +26,7 @@ KNOWN_SETTINGS = (
     "max_forced_turns",
     "steering",
     "context_window",
+    "profile",
     "journal_max_entries",
     "journal_max_bytes",
     *SANDBOX_KEYS,

@@ -87,6 +87,76 @@ def text_tool_call(text: str, offered: Collection[str], call_id: str) -> ToolCal
     return ToolCall(id=call_id, name=name, arguments=arguments, from_text=True)
 
 
+_TOOL_CALL_TAG = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.DOTALL)
+_FENCED_BLOCK = re.compile(r"```(?:json)?[ \t]*\n?(.*?)```", re.DOTALL)
+
+
+def text_tool_calls(
+    text: str, offered: Collection[str], id_prefix: str = "call_text_"
+) -> tuple[list[ToolCall], str]:
+    """The tool calls a model wrote in its answer text, and the text left around them.
+
+    Read, in this order, the first form that yields calls:
+
+    - the whole text as one call (:func:`text_tool_call`) or as a JSON list
+      of calls;
+    - ``<tool_call>...</tool_call>`` blocks (Qwen's and Hermes' format; a
+      last block cut off before its closing tag counts), each one call or a
+      list of calls;
+    - fenced code blocks (```` ```json ````), each one call or a list.
+
+    Every call must name one of the ``offered`` tools with an object of
+    arguments (:func:`text_tool_call`'s rules); in the block forms a block
+    that is not such a call is left in the text, and one that is, is taken
+    out of it. Prose around the calls is never read as a call. Returns
+    ``([], text)`` when nothing qualifies. Call ids are ``id_prefix`` plus
+    the call's index; each call is marked ``from_text``.
+    """
+    whole = _calls_in(text, offered)
+    if whole:
+        return _numbered(whole, id_prefix), ""
+    for pattern in (_TOOL_CALL_TAG, _FENCED_BLOCK):
+        calls: list[ToolCall] = []
+        kept: list[str] = []
+        last = 0
+        for match in pattern.finditer(text):
+            found = _calls_in(match.group(1), offered)
+            if not found:
+                continue
+            calls.extend(found)
+            kept.append(text[last : match.start()])
+            last = match.end()
+        if calls:
+            kept.append(text[last:])
+            return _numbered(calls, id_prefix), "".join(kept).strip()
+    return [], text
+
+
+def _calls_in(block: str, offered: Collection[str]) -> list[ToolCall]:
+    """One call or a JSON list of calls (all of them valid), else ``[]``."""
+    single = text_tool_call(block, offered, "")
+    if single is not None:
+        return [single]
+    stripped = block.strip()
+    if not stripped.startswith("["):
+        return []
+    try:
+        items = json.loads(stripped)
+    except json.JSONDecodeError:
+        return []
+    if not isinstance(items, list) or not items:
+        return []
+    calls = [text_tool_call(json.dumps(item), offered, "") for item in items]
+    return [c for c in calls if c is not None] if all(calls) else []
+
+
+def _numbered(calls: list[ToolCall], id_prefix: str) -> list[ToolCall]:
+    return [
+        ToolCall(id=f"{id_prefix}{i}", name=c.name, arguments=c.arguments, from_text=True)
+        for i, c in enumerate(calls)
+    ]
+
+
 def _malformed(call_id: str, name: str, raw: str, error: str) -> ToolCall:
     return ToolCall(
         id=call_id, name=name, arguments={}, invalid_arguments=raw, arguments_error=error

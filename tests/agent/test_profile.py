@@ -1,0 +1,61 @@
+"""The prompt profile a session gets: compact for a server that reports a small window."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fake_openai import FakeOpenAI
+
+from xcsh.app import AppOptions, open_session
+from xcsh.core import UsageError
+
+LLAMA_MODELS = {
+    "object": "list",
+    "data": [{"id": "local", "object": "model", "owned_by": "llamacpp", "meta": {"n_ctx": 16384}}],
+}
+
+
+async def test_a_server_reporting_a_16k_window_gets_the_compact_profile_and_that_window(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    with FakeOpenAI([[{"content": "Nothing to do."}]], models=LLAMA_MODELS) as fake:
+        options = AppOptions(cwd=tmp_path, provider="openai", model="local", base_url=fake.base_url)
+        opened = await open_session(options)
+        session = opened.session
+        assert (session.profile, session.context_window) == ("compact", 16384)
+        await session.prompt("hello")
+        opened.session.close()
+    (body,) = fake.requests
+    names = [t["function"]["name"] for t in body["tools"]]
+    assert "resolve" not in names and "ast_edit" in names  # nothing is pending
+    system = body["messages"][0]["content"]
+    assert len(system) < 1200 and system.endswith(f"Working folder: {tmp_path.resolve()}")
+
+
+async def test_profile_full_keeps_everything_and_a_silent_server_changes_nothing(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    (xcsh_home / "settings.toml").write_text('profile = "full"\n')
+    with FakeOpenAI([[{"content": "ok"}]], models=LLAMA_MODELS) as fake:
+        options = AppOptions(cwd=tmp_path, provider="openai", model="local", base_url=fake.base_url)
+        opened = await open_session(options)
+        assert (opened.session.profile, opened.session.context_window) == ("full", 16384)
+        opened.session.close()
+    (xcsh_home / "settings.toml").write_text('profile = "auto"\n')
+    with FakeOpenAI([[{"content": "ok"}]]) as fake:  # GET /v1/models answers 404
+        options = AppOptions(cwd=tmp_path, provider="openai", model="local", base_url=fake.base_url)
+        opened = await open_session(options)
+        assert opened.session.profile == "full"
+        opened.session.close()
+
+
+async def test_an_unknown_profile_is_refused_naming_the_values(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    (xcsh_home / "settings.toml").write_text('profile = "tiny"\n')
+    options = AppOptions(
+        cwd=tmp_path, provider="openai", model="m", base_url="http://127.0.0.1:9/v1"
+    )
+    with pytest.raises(UsageError, match=r"profile .* must be one of 'auto', 'full', 'compact'"):
+        await open_session(options)
