@@ -36,6 +36,7 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/structural.py
+	$(BIN)/python bench/check_staging.py
 
 stress-journal: $(STAMP)
 	$(BIN)/python bench/stress_journal.py

@@ -24,7 +24,7 @@ def test_tool_identity_and_schema() -> None:
     assert tool.label == "Resolve"
     assert tool.hidden is True
     schema = tool.json_schema()
-    assert set(schema["properties"]) == {"action", "reason", "id", "only"}
+    assert set(schema["properties"]) == {"action", "reason", "id", "only", "check"}
     assert set(schema["required"]) == {"action", "reason"}
     assert schema["properties"]["action"]["enum"] == ["apply", "discard"]
     assert schema.get("additionalProperties") is False

@@ -74,10 +74,20 @@ DECLINED_TEXT = (
     "and nothing changed."
 )
 SKIPPED_ALL_REASON = "the user skipped every change in review"
+CHECK_REFUSED_TEXT = (
+    "Not applied: {verdict} apply_requires_checks = true, so only the user can apply "
+    "{id} (/apply in the terminal, or --approve ask). It is still pending: discard it and "
+    "preview a change that keeps the check passing."
+)
+"""The model's ``resolve`` apply of a preview whose check newly fails (or timed out),
+with ``apply_requires_checks`` on and no person to ask."""
 
 
 def approval_resolve_tool(
-    store: PendingActionStore, approval: ApprovalHook | None
+    store: PendingActionStore,
+    approval: ApprovalHook | None,
+    *,
+    requires_checks: bool = False,
 ) -> AgentTool[ResolveParams]:
     """The ``resolve`` tool, asking ``approval`` before each apply (when given).
 
@@ -85,14 +95,27 @@ def approval_resolve_tool(
     :func:`xcsh.pending.create_resolve_tool`; a declined apply becomes a
     discard whose result text is :data:`DECLINED_TEXT` and whose outcome has
     status ``declined``; an approval with ``only`` applies those changes.
+
+    With ``requires_checks`` (``apply_requires_checks = true``), an apply of a
+    preview whose check newly fails or timed out needs the person: with
+    ``approval`` they are asked as for any apply; without, the call fails
+    with :data:`CHECK_REFUSED_TEXT` and the preview stays pending.
     """
     inner = create_resolve_tool(store)
-    if approval is None:
+    if approval is None and not requires_checks:
         return inner
 
     async def run(params: ResolveParams, ctx: ToolCallContext) -> AgentToolResult:
         if params.action == "apply":
             top = check_request(store, params)
+            verdict = top.preview.check
+            gated = requires_checks and verdict is not None and verdict.blocks_apply
+            if gated and approval is None and verdict is not None:
+                raise ToolError(CHECK_REFUSED_TEXT.format(verdict=verdict.summary(), id=top.id))
+            if approval is None:
+                return await inner.execute(
+                    ctx.tool_call_id, params.model_dump(exclude_none=True), cancel=ctx.cancel
+                )
             decision = await approval(top, params.reason, _model_only(top, params))
             if decision.approved and decision.only is not None and not decision.only:
                 decision = Approval(approved=False, reason=SKIPPED_ALL_REASON)
@@ -133,12 +156,17 @@ def _model_only(action: PendingAction, params: ResolveParams) -> tuple[str, ...]
 
 
 def session_tools(
-    tools: Iterable[AgentTool[Any]], store: PendingActionStore | None, approval: ApprovalHook | None
+    tools: Iterable[AgentTool[Any]],
+    store: PendingActionStore | None,
+    approval: ApprovalHook | None,
+    *,
+    requires_checks: bool = False,
 ) -> dict[str, AgentTool[Any]]:
     """The tools a session offers, by name, in order, with its own ``resolve`` last.
 
     A ``resolve`` among ``tools`` is left out: with a store, the session's is
-    :func:`approval_resolve_tool` bound to it; without one there is none.
+    :func:`approval_resolve_tool` bound to it (``requires_checks``: see there);
+    without one there is none.
 
     Raises:
         ValueError: two tools share a name.
@@ -151,7 +179,9 @@ def session_tools(
             raise ValueError(f"two tools are named {tool.name!r}; tool names must be unique")
         chosen[tool.name] = tool
     if store is not None:
-        chosen[RESOLVE_TOOL_NAME] = approval_resolve_tool(store, approval)
+        chosen[RESOLVE_TOOL_NAME] = approval_resolve_tool(
+            store, approval, requires_checks=requires_checks
+        )
     return chosen
 
 

@@ -98,6 +98,8 @@ class AgentSession(PendingOperations):
             it (:mod:`xcsh.agent.compaction`).
         steering_mode: how ``provider`` takes a forced tool choice, when a
             resumed session already learnt it (:class:`SavedSession.steering`).
+        requires_checks: ``apply_requires_checks``: the model's apply of a preview whose
+            check newly fails or timed out needs the person (see :func:`approval_resolve_tool`).
         profile: ``"full"`` or ``"compact"`` (:mod:`xcsh.agent.profile`): a
             short system prompt and trimmed tool schemas for small models.
 
@@ -125,6 +127,7 @@ class AgentSession(PendingOperations):
         steering: SteeringStyle = "forced",
         context_window: int | None = None,
         steering_mode: SteeringMode | None = None,
+        requires_checks: bool = False,
         profile: Profile = "full",
     ) -> None:
         self.provider = provider
@@ -139,7 +142,7 @@ class AgentSession(PendingOperations):
         self.context_window = (
             context_window or context_window_of(provider.model) or DEFAULT_CONTEXT_WINDOW
         )
-        self._tools = session_tools(tools, store, approval)
+        self._tools = session_tools(tools, store, approval, requires_checks=requires_checks)
         self.profile: Profile = profile
         self.system_prompt = system_prompt or build_system_prompt(
             cwd, self._tools.values(), instructions, compact=profile == "compact"

@@ -244,7 +244,8 @@ class Steering:
     def take_reminders(self) -> list[Message]:
         """The hidden reminder to append before the next request, if any.
 
-        Queued reminders collapse into one message, and are dropped when the
+        When the top preview was checked, a last block repeats the verdict of
+        its check. Queued reminders collapse into one message, and are dropped when the
         store is empty by now (a preview pushed and resolved in one batch): a
         reminder must never ask for ``resolve`` with nothing pending (R1).
         """
@@ -255,6 +256,10 @@ class Steering:
         blocks = [TextContent(REMINDER_TEXT)]
         if not self._plan().forces:
             blocks.append(TextContent(NO_FORCING_NOTE))
+        top = self.store.peek() if self.store is not None else None
+        if top is not None and top.preview.check is not None:
+            # the evidence goes with the turn that decides: the check's verdict on the top preview
+            blocks.append(TextContent(f"Preview {top.id}: {top.preview.check.summary()}"))
         return [UserMessage(content=list(blocks), hidden=True)]
 
     def forced(self) -> bool:

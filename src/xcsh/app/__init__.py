@@ -12,7 +12,8 @@ reminder), ``context_window`` (tokens, for models the built-in table does
 not know; older turns are compacted before a request passes 80% of it),
 the undo journal's retention, ``journal_max_entries`` (default 200) and
 ``journal_max_bytes`` (default 512 MiB), the sandbox keys of
-:mod:`xcsh.sandbox.policy` and the ``[approval]`` table of
+:mod:`xcsh.sandbox.policy`, the check keys of :mod:`xcsh.checks.settings`
+(:func:`open_checker`) and the ``[approval]`` table of
 :mod:`xcsh.agent.tool_policy`; any other key is refused (:data:`KNOWN_SETTINGS`).
 
 The session is composed here with the workspace's undo journal
@@ -21,6 +22,7 @@ tools write through it, and the apply of every other pending action pushed
 on the store (custom tools) is recorded too.
 """
 
+from xcsh.app.checks import open_checker
 from xcsh.app.session import (
     AppOptions,
     OpenedSession,
@@ -49,6 +51,7 @@ __all__ = [
     "check_home",
     "learnt_mode",
     "load_settings",
+    "open_checker",
     "open_journal",
     "open_session",
     "session_folder",

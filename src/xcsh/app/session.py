@@ -36,6 +36,7 @@ from xcsh.agent import (
     sessions_dir,
 )
 from xcsh.agent.rewind import CheckpointRecorder, reconcile
+from xcsh.app.checks import open_checker
 from xcsh.app.settings import build_provider, load_settings
 from xcsh.core import AgentTool, UsageError
 from xcsh.fs import xcsh_home
@@ -227,13 +228,14 @@ async def open_session(
     journal = opened_journal.journal.for_session(session_id)
     opened_journal = dataclasses.replace(opened_journal, journal=journal)
     store = PendingActionStore()
+    checker = open_checker(cwd, home, settings)
     custom = await aload_custom_tools(
-        cwd, store=store, home=home, trust_project=options.trust_project
+        cwd, store=store, home=home, trust_project=options.trust_project, checker=checker
     )
     if tools is not None:
         built = tools(cwd, store)
     else:
-        built = create_builtin_tools(cwd, store, journal=journal, sandbox=sandbox)
+        built = create_builtin_tools(cwd, store, journal=journal, sandbox=sandbox, checker=checker)
     session_tools = [*built, *custom.tools]
     instructions = load_instructions(cwd, home) if options.instructions else Instructions()
     policy.check_tool_names([t.name for t in session_tools])
@@ -267,11 +269,12 @@ async def open_session(
         steering=steering,
         context_window=window,
         steering_mode=learnt_mode(saved, provider),
+        requires_checks=checker.settings.apply_requires_checks,
         profile=profile,
     )
     record_applies(store, journal)  # custom tools' applies (and any not journaled) are recorded
     report = await session.restore_pending(saved.pending) if saved else None
-    notices = tuple(n for n in (sandbox.notice, sandbox.refusal) if n)
+    notices = tuple(n for n in (sandbox.notice, sandbox.refusal, checker.settings.notice) if n)
     return OpenedSession(
         session=session,
         path=path,

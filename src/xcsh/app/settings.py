@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from xcsh.agent import sessions_dir
+from xcsh.checks import CHECK_KEYS
 from xcsh.core import UsageError
 from xcsh.fs import xcsh_home
 from xcsh.providers import Provider
@@ -29,6 +30,7 @@ KNOWN_SETTINGS = (
     "journal_max_entries",
     "journal_max_bytes",
     *SANDBOX_KEYS,
+    *CHECK_KEYS,
     "approval",
     "strict_rules",
 )

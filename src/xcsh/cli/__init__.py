@@ -43,6 +43,7 @@ SUBCOMMANDS: dict[str, str] = {
     "rewind": "take a session's files and conversation back to before message N",
     "recover": "settle applies a crash interrupted (roll back or complete)",
     "sandbox": "show how bash commands are confined here (check)",
+    "check": "run the project's check (the `check` setting) on the unchanged tree",
 }
 
 
@@ -102,6 +103,10 @@ def command_main(name: str | None, *, owns_process: bool = False) -> Command:
             from xcsh.cli.sandbox_cmd import main as sandbox
 
             return sandbox
+        case "check":
+            from xcsh.cli.check_cmd import main as check
+
+            return check
     raise KeyError(name)
 
 

@@ -29,8 +29,12 @@ the fields of ``ast-grep run -r ... --json=stream`` (``replacement`` and
 ``replacementOffsets`` included); it never asks (use ``--yes`` to apply).
 The objects come from the very preview the pending action applies.
 
+``--check`` runs the project's check on the preview staged over the
+workspace and draws its verdict under the diff (:mod:`xcsh.cli.ast_edit_check`).
+
 Exit codes: 0 done (applied, discarded or previewed), 1 no replacement,
-2 bad input, 3 applying failed (nothing written; see the message), 130
+2 bad input, 3 applying failed (nothing written; see the message), 4 ``--yes``
+refused by ``apply_requires_checks`` (the check newly fails), 130
 Ctrl-C (the edit is discarded), 141 standard output closed early and
 nothing applied. When standard output closes early (``| head``) the command
 still does what it was asked: with ``--yes`` the edit is applied, the
@@ -52,6 +56,7 @@ from rich.console import Console
 
 from xcsh.cli.argparser import Parser
 from xcsh.cli.ast_edit_ask import Decision, ask, reviewed
+from xcsh.cli.ast_edit_check import EXIT_CHECK_REFUSED, check_preview
 from xcsh.cli.ast_edit_output import Stdout
 from xcsh.cli.ast_edit_preview import merged_preview
 from xcsh.cli.common import (
@@ -94,6 +99,9 @@ NOT_A_TERMINAL_NOTE = (
 DRY_RUN_NOTE = "dry run: previewed only, nothing changed."
 JSON_NOTE = "--json never asks: previewed only, nothing changed. Add --yes to apply."
 INTERRUPTED_NOTE = "interrupted: nothing changed."
+CHECK_INTERRUPTED_NOTE = (
+    "interrupted during the check: it was ended with every process it started; nothing changed."
+)
 INTERACTIVE_NEEDS_TERMINAL = (
     "-i asks about each change and needs a terminal: nothing changed. Run it in a "
     "terminal, or use --yes / --dry-run."
@@ -116,7 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog=(
             "exit codes: 0 done (applied, discarded or previewed), 1 no replacement, "
-            "2 bad input, 3 applying failed (nothing written), 130 Ctrl-C (discarded), "
+            "2 bad input, 3 applying failed (nothing written), 4 --yes refused because the "
+            "check newly fails (apply_requires_checks), 130 Ctrl-C (discarded), "
             "141 output closed early and nothing applied"
         ),
     )
@@ -150,6 +159,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--include-broken",
         action="store_true",
         help="also rewrite files whose new text would not parse (left out by default)",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="run the project's check (the `check` setting) on the preview staged over the "
+        "workspace, and show whether it passes, newly fails or timed out",
     )
     parser.add_argument(
         "--include-parse-errors",
@@ -200,6 +215,15 @@ def run(options: EditOptions) -> int:
     elsewhere = root != os.path.realpath(os.getcwd())
     if elsewhere:
         error(f"workspace {root}: the files below are named relative to it")
+    try:
+        checked = check_preview(options, Path(root), preview)
+    except UsageError as exc:
+        error(exc)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        error(CHECK_INTERRUPTED_NOTE)
+        return EXIT_INTERRUPTED
     store = PendingActionStore()
     # the apply is recorded in the folder's undo journal, so `xcsh undo` can put the files back
     try:
@@ -210,12 +234,15 @@ def run(options: EditOptions) -> int:
             journal=journal,
             broken_flag="--include-broken",
             with_diff=not options.json,
+            check=checked.verdict,
         )
     except KeyboardInterrupt:  # Ctrl-C while the pending action is built: nothing to apply
         print(file=sys.stderr)
         error(INTERRUPTED_NOTE)
         return EXIT_INTERRUPTED
     for note in _notes(result.details):
+        error(note)
+    for note in checked.note.splitlines():
         error(note)
     action = store.peek()
     if action is None:
@@ -228,6 +255,9 @@ def run(options: EditOptions) -> int:
         decision, code = Decision("discard", INTERRUPTED_REASON), EXIT_INTERRUPTED
     if decision is None:
         return EXIT_BROKEN_PIPE if out.broken else code
+    refusal = checked.refusal() if decision.reason == YES_REASON else ""
+    if refusal:
+        decision, code = Decision("discard", refusal), EXIT_CHECK_REFUSED
     # Ctrl-C cannot cut an apply short: it writes every file or none. SIGTERM and SIGHUP
     # are held by the journal until the apply committed or rolled back, then end the process.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -273,6 +303,8 @@ def _show(options: EditOptions, preview: EditPreview, action: PendingAction, out
     """
     if options.json:
         out.write_json(preview)
+        if action.preview.check is not None:
+            error(action.preview.check.summary())
         return
     if options.interactive:
         out.print(f"Preview {action.id}: {action.label}")
@@ -285,6 +317,7 @@ def _show(options: EditOptions, preview: EditPreview, action: PendingAction, out
         max_lines=None,
         max_line_chars=None,
         pending=will_ask,
+        check=action.preview.check,
     )
     out.print(rendered, pager=None if options.no_pager else pager_command())
 

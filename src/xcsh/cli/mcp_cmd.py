@@ -132,7 +132,7 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
     crash interrupted), so ``xcsh undo`` reverts MCP clients' changes too.
 
     Raises:
-        UsageError: a retention setting in settings.toml is invalid.
+        UsageError: a retention or check setting in settings.toml is invalid.
     """
     from xcsh.fs import xcsh_home
     from xcsh.journal import Journal, Retention, settled
@@ -144,6 +144,11 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
     if opened.problem:
         print(f"xcsh mcp: undo journal: {opened.problem}", file=sys.stderr)
     journal = opened.journal
+    from xcsh.app import open_checker
+
+    checker = open_checker(cwd, home)
+    if checker.settings.notice:
+        print(f"xcsh mcp: {checker.settings.notice}", file=sys.stderr)
     reported: set[tuple[str, str]] = set()
 
     def report(errors: list[LoadError]) -> None:
@@ -155,8 +160,10 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
 
     return journaled_factory(
         combine_factories(
-            builtin_tool_factory(cwd, journal=journal),
-            custom_tool_factory(cwd, trust_project=trust_project, on_errors=report),
+            builtin_tool_factory(cwd, journal=journal, checker=checker),
+            custom_tool_factory(
+                cwd, trust_project=trust_project, on_errors=report, checker=checker
+            ),
         ),
         journal,
     )

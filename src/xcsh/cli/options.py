@@ -82,6 +82,7 @@ class EditOptions(SearchOptions):
         include_broken: also rewrite files whose new text would not parse.
         include_parse_errors: also rewrite files that already have parse errors.
         no_pager: never page a long preview.
+        check: run the project's check on the staged preview (``--check``).
     """
 
     rewrite: str | None = None
@@ -91,6 +92,7 @@ class EditOptions(SearchOptions):
     include_broken: bool = False
     include_parse_errors: bool = False
     no_pager: bool = False
+    check: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> EditOptions:
@@ -104,6 +106,7 @@ class EditOptions(SearchOptions):
             include_broken=args.include_broken,
             include_parse_errors=args.include_parse_errors,
             no_pager=args.no_pager,
+            check=args.check,
         )
 
     @classmethod
@@ -118,6 +121,7 @@ class EditOptions(SearchOptions):
         include_broken: bool = False,
         include_parse_errors: bool = False,
         no_pager: bool = False,
+        check: bool = False,
     ) -> EditOptions:
         """``search``'s options, with these for the edit (``xcsh scan --fix``'s way in)."""
         return cls(
@@ -129,4 +133,5 @@ class EditOptions(SearchOptions):
             include_broken=include_broken,
             include_parse_errors=include_parse_errors,
             no_pager=no_pager,
+            check=check,
         )

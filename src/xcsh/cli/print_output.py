@@ -123,7 +123,11 @@ class TextPrinter:
             if not event.resolved:  # else the Resolved block shows it, with its error
                 self._error(event.message.tool_call_id, event.message.tool_name, event.text)
         elif isinstance(event, PendingPushed):
-            self.console.print(render_preview(event.label, event.preview, style=self.style))
+            self.console.print(
+                render_preview(
+                    event.label, event.preview, style=self.style, check=event.value.check
+                )
+            )
         elif isinstance(event, Resolved):
             block = render_resolution(
                 event.outcome, is_error=event.is_error, message=event.text, style=self.style

@@ -89,6 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
         "does (for valid files the parser gets wrong)",
     )
     parser.add_argument(
+        "--check",
+        action="store_true",
+        help="with --fix: run the project's check (the `check` setting) on the fixes staged "
+        "over the workspace, and show whether it passes, newly fails or timed out",
+    )
+    parser.add_argument(
         "paths", nargs="*", metavar="PATH", default=[], help="files, folders or globs to scan"
     )
     return parser
@@ -123,8 +129,8 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
     args = parser.parse_args(argv)
     if (args.yes or args.dry_run or args.interactive) and not args.fix:
         parser.error("--yes, --dry-run and -i go with --fix")
-    if (args.include_broken or args.include_parse_errors) and not args.fix:
-        parser.error("--include-broken and --include-parse-errors go with --fix")
+    if (args.include_broken or args.include_parse_errors or args.check) and not args.fix:
+        parser.error("--include-broken, --include-parse-errors and --check go with --fix")
     warnings: list[RuleWarning] = []
     try:
         strict = args.strict_rules or _strict_setting()
@@ -170,5 +176,6 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
             interactive=args.interactive,
             include_broken=args.include_broken,
             include_parse_errors=args.include_parse_errors,
+            check=args.check,
         )
     )

@@ -9,6 +9,8 @@ from typing import Any
 import mcp_types as types
 
 from xcsh import tools as builtin
+from xcsh.agent.approval import approval_resolve_tool
+from xcsh.checks import Checker
 from xcsh.core import AgentTool, Content, ImageContent, TextContent
 from xcsh.journal import Journal, record_applies
 from xcsh.mcp.session import McpToolsFactory
@@ -31,12 +33,15 @@ _ANNOTATIONS: dict[str, types.ToolAnnotations] = {
 }
 
 
-def builtin_tool_factory(cwd: str | Path, *, journal: Journal | None = None) -> McpToolsFactory:
+def builtin_tool_factory(
+    cwd: str | Path, *, journal: Journal | None = None, checker: Checker | None = None
+) -> McpToolsFactory:
     """The built-in MCP tools for a workspace: ``ast_grep``, ``ast_edit`` and ``resolve``.
 
     Args:
         cwd: the workspace folder; the structural tools refuse paths outside it.
         journal: the workspace's undo journal ``ast_edit`` applies record into.
+        checker: the project's check ``ast_edit`` runs on staged previews.
 
     Returns:
         A factory building fresh tool instances around one session's store.
@@ -47,8 +52,12 @@ def builtin_tool_factory(cwd: str | Path, *, journal: Journal | None = None) -> 
         # The structural tools (and ast-grep) load on the first session, not at import.
         return [
             builtin.create_ast_grep_tool(str(folder)),
-            builtin.create_ast_edit_tool(str(folder), store, journal=journal),
-            builtin.create_resolve_tool(store),
+            builtin.create_ast_edit_tool(str(folder), store, journal=journal, checker=checker),
+            approval_resolve_tool(
+                store,
+                None,
+                requires_checks=checker is not None and checker.settings.apply_requires_checks,
+            ),
         ]
 
     return build
@@ -70,6 +79,7 @@ def custom_tool_factory(
     *,
     trust_project: bool = False,
     on_errors: Callable[[list[LoadError]], None] | None = None,
+    checker: Checker | None = None,
 ) -> McpToolsFactory:
     """The folder's custom tools, built for each session from modules imported once.
 
@@ -87,6 +97,7 @@ def custom_tool_factory(
         trust_project: load the project's tools without a trust record.
         on_errors: receives the load errors (and the untrusted-folder notice)
             of every load; loading itself never raises because of a tool module.
+        checker: the project's check, for ``api.apush_pending_action``.
     """
     folder = Path(cwd)
     prepared: list[CustomToolSet] = []
@@ -94,7 +105,7 @@ def custom_tool_factory(
     def build(store: PendingActionStore) -> list[AgentTool[Any]]:
         if not prepared:
             prepared.append(prepare_custom_tools(folder, trust_project=trust_project))
-        result = prepared[0].build(store=store)
+        result = prepared[0].build(store=store, checker=checker)
         if result.errors and on_errors is not None:
             on_errors(list(result.errors))
         return result.tools

@@ -13,6 +13,7 @@ from xcsh.pending.action import (
     StalePreviewError,
     call_maybe_async,
 )
+from xcsh.pending.check import NOT_CHECKED, STATUS_WORDS, CheckStatus, CheckVerdict
 from xcsh.pending.outcome import ApplyFailure, ResolveOutcome, ResolveStatus
 from xcsh.pending.parts import describe_rebuild, grouped, select_parts
 from xcsh.pending.preview import LeftOut, Preview, PreviewChange, PreviewFile
@@ -32,9 +33,13 @@ __all__ = [
     "BLANK_REASON_MESSAGE",
     "DEFAULT_SOURCE_TOOL_NAME",
     "NOTHING_PENDING_MESSAGE",
+    "NOT_CHECKED",
     "RESOLVE_TOOL_NAME",
+    "STATUS_WORDS",
     "ApplyFailedError",
     "ApplyFailure",
+    "CheckStatus",
+    "CheckVerdict",
     "LeftOut",
     "PendingAction",
     "PendingActionStore",

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from xcsh.core import AgentToolResult, ToolError, coerce_result
+from xcsh.pending.check import CheckVerdict
 from xcsh.pending.preview import Preview
 
 if TYPE_CHECKING:
@@ -29,6 +30,10 @@ Rebuilt: TypeAlias = "tuple[PendingAction, str] | None"
 RebuildCallback: TypeAlias = "Callable[[], Rebuilt | Awaitable[Rebuilt]]"
 """``rebuild()``, sync or async: the action previewed again against the files as they are
 now. ``resolve`` calls it when ``apply`` raised :class:`StalePreviewError`."""
+CheckPartsCallback: TypeAlias = Callable[[Preview], Awaitable[CheckVerdict]]
+"""``await check_parts(subset)``: the project's check run on a staged copy of the
+workspace with exactly the changes of ``subset`` applied (``resolve`` with ``only``
+and ``check: true``)."""
 ApplyPartsCallback: TypeAlias = (
     "Callable[[Preview, str], CallbackResult | Awaitable[CallbackResult]]"
 )
@@ -70,12 +75,13 @@ class PushOrigin:
 class PendingAction:
     """A previewed change waiting for ``resolve`` (contract §1): a frozen value.
 
-    What it does is four calls, each awaited whatever its callback is:
-    :meth:`run_apply`, :meth:`run_apply_parts`, :meth:`run_reject` and
-    :meth:`run_rebuild`. No one changes it, with one exception inside this
-    package: on push the store stamps the two fields it owns, the preview's
-    id and ``origin``, once (:func:`stamp`). A wrapper such as the undo
-    journal's returns a new action (``dataclasses.replace``).
+    What it does is five calls, each awaited whatever its callback is:
+    :meth:`run_apply`, :meth:`run_apply_parts`, :meth:`run_reject`,
+    :meth:`run_rebuild` and :meth:`run_check_parts`. No one changes it, with
+    one exception inside this package: on push the store stamps the two
+    fields it owns, the preview's id and ``origin``, once (:func:`stamp`). A
+    wrapper such as the undo journal's returns a new action
+    (``dataclasses.replace``).
 
     Args:
         label: short, human-readable summary, e.g. ``"AST Edit: 3 replacements in 2 files"``;
@@ -100,6 +106,9 @@ class PendingAction:
             the undo journal itself (the built-in producers do); otherwise the
             session's journal wraps it when its preview names files (see
             :mod:`xcsh.journal.watch`).
+        check_parts: optional :data:`CheckPartsCallback`: the action can run the
+            project's check on a subset of its changes (``resolve`` with ``only``
+            and ``check: true``).
         origin: the tool call that pushed it, stamped by the store on push
             (``None`` for an action pushed outside any tool call, such as
             ``xcsh ast-edit``'s); a preview rebuilt by ``resolve`` keeps the
@@ -115,6 +124,7 @@ class PendingAction:
     apply_parts: ApplyPartsCallback | None = None
     rebuild: RebuildCallback | None = None
     journaled: bool = False
+    check_parts: CheckPartsCallback | None = None
     origin: PushOrigin | None = None
 
     @property
@@ -165,6 +175,21 @@ class PendingAction:
             return None
         rebuilt: Rebuilt = await call_maybe_async(self.rebuild)
         return rebuilt
+
+    @property
+    def can_check_parts(self) -> bool:
+        """True when the project's check can run on a subset of its changes."""
+        return self.check_parts is not None
+
+    async def run_check_parts(self, subset: Preview) -> CheckVerdict:
+        """Await ``check_parts(subset)``: the check's verdict on exactly ``subset`` staged.
+
+        Raises:
+            ToolError: the action cannot check a subset (no ``check_parts``).
+        """
+        if self.check_parts is None:
+            raise ToolError(f"'{self.label}' cannot check a subset of its changes.")
+        return await self.check_parts(subset)
 
 
 def stamp(

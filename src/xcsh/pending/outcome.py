@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from xcsh.core.details import JsonObject, ToolDetails
+from xcsh.pending.check import CheckVerdict
 from xcsh.pending.preview import Preview, PreviewChange
 
 ResolveStatus = Literal["applied", "discarded", "declined", "failed", "rebuilt"]
@@ -61,6 +62,8 @@ class ResolveOutcome(ToolDetails):
             (:attr:`~xcsh.pending.PendingAction.source_label`: a custom tool's
             label rather than the generic ``custom_tool``); ``""`` falls back
             to ``source_tool_name``.
+        check: for an apply with ``only`` and ``check: true``, the verdict of
+            the project's check on the parts applied.
     """
 
     action: str
@@ -74,6 +77,7 @@ class ResolveOutcome(ToolDetails):
     rebuilt: Preview | None = None
     failure: ApplyFailure | None = None
     source_label: str = ""
+    check: CheckVerdict | None = None
 
     @property
     def badge(self) -> str:

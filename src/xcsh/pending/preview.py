@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from xcsh.pending.check import CheckVerdict
+
 
 @dataclass(frozen=True, kw_only=True)
 class PreviewChange:
@@ -92,6 +94,8 @@ class Preview:
         left_out: files the producer left out of this preview.
         rebuilt_from: for a preview computed again because the files of a
             pending one changed, that preview's id; else ``""``.
+        check: the verdict of the project's check on a staged copy of the
+            workspace with this preview applied (``None``: not checked).
     """
 
     id: str = ""
@@ -100,6 +104,7 @@ class Preview:
     diff: str = ""
     left_out: tuple[LeftOut, ...] = ()
     rebuilt_from: str = ""
+    check: CheckVerdict | None = None
 
     @property
     def paths(self) -> list[str]:

@@ -22,6 +22,7 @@ from xcsh.pending.action import (
     PendingAction,
     StalePreviewError,
 )
+from xcsh.pending.check import CheckVerdict
 from xcsh.pending.outcome import ApplyFailure, ResolveOutcome, ResolveStatus
 from xcsh.pending.parts import (
     describe_rebuild,
@@ -64,6 +65,12 @@ class ResolveParams(BaseModel):
         default=None,
         description="With 'apply': change ids (e.g. 'c12') and/or file paths of the top preview; "
         "exactly those parts are applied, all or nothing, and the rest is discarded.",
+    )
+    check: bool = Field(
+        default=False,
+        description="With 'apply' and `only`: first run the project's check on just those "
+        "parts (a subset can fail where the whole passed); if it newly fails or times out, "
+        "nothing is applied and the preview stays pending.",
     )
 
 
@@ -116,7 +123,13 @@ def create_resolve_tool(store: PendingActionStore) -> AgentTool[ResolveParams, R
        ``is_error`` result ``Apply failed: <message>`` saying it is still
        pending. If it raises :class:`StalePreviewError` and the action can be
        rebuilt, the rebuilt preview is pushed instead and the result says how
-       it differs; nothing is applied.
+       it differs; nothing is applied. A whole apply of a checked preview
+       repeats its verdict (:meth:`CheckVerdict.summary`) as the last line.
+       With ``only`` and ``check: true`` the action's ``check_parts`` runs the
+       project's check on just those parts first; a verdict that newly fails
+       or timed out (or an action that cannot check parts) raises
+       :class:`ToolError` with the action put back; otherwise the result ends
+       with the verdict on the parts applied.
     4. ``discard``: awaits ``reject(reason)`` when present and uses a returned
        result; otherwise ``Discarded: <label>. Reason: <reason>``. If ``reject``
        raises, the action stays discarded (nothing was applied) and the result
@@ -166,7 +179,27 @@ async def resolve_top(
         chosen = select_parts(action, params.only, [])
         if len(chosen) < len(action.preview.changes):
             only = chosen
-    return await _apply(store, action, params.reason, only)
+    verdict = None
+    if params.check and only is not None:
+        if not action.can_check_parts:
+            store.restore(action)
+            raise ToolError(
+                f"{action.id} cannot check a subset of its changes (no project check here, or "
+                "its tool does not stage them). It is still pending: apply without `check`, or "
+                "discard it."
+            )
+        try:
+            verdict = await action.run_check_parts(action.preview.subset(only))
+        except BaseException:
+            store.restore(action)
+            raise
+        if verdict.blocks_apply:
+            store.restore(action)
+            raise ToolError(
+                f"Not applied: on the parts you chose, {verdict.text()}\n"
+                f"{action.id} is still pending: choose other parts, apply all of it, or discard it."
+            )
+    return await _apply(store, action, params.reason, only, verdict)
 
 
 def _outcome(
@@ -195,6 +228,7 @@ async def _apply(
     action: PendingAction,
     reason: str,
     only: list[str] | None,
+    subset_check: CheckVerdict | None = None,
 ) -> AgentToolResult[ResolveOutcome]:
     try:
         if only is None:
@@ -213,6 +247,8 @@ async def _apply(
     text = result.text if result is not None else ""
     if not text:
         text = f"Applied: {action.label}."
+    if only is None and action.preview.check is not None:
+        text += "\n" + action.preview.check.summary()
     is_error = result.is_error if result is not None else False
     if only is None:
         return _result(text, _outcome(action, "apply", reason, "applied"), is_error=is_error)
@@ -223,7 +259,11 @@ async def _apply(
         f"Applied {len(applied)} of {len(action.preview.changes)} changes of {action.id} "
         f"({action.label}): {grouped(applied)}. Discarded: {grouped(dropped)}."
     )
-    details = _outcome(action, "apply", reason, "applied", applied=applied, dropped=dropped)
+    details = _outcome(
+        action, "apply", reason, "applied", applied=applied, dropped=dropped, check=subset_check
+    )
+    if subset_check is not None:
+        text += f"\nOn the parts applied: {subset_check.summary()}"
     return _result(f"{head}\n{text}", details, is_error=is_error)
 
 

@@ -10,6 +10,7 @@ The pending action it pushes is :mod:`xcsh.plugins.pending_action`.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import logging
 import re
@@ -21,6 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 import jsonschema
 import pydantic
 
+from xcsh.checks import Checker
 from xcsh.core import (
     AgentTool,
     AgentToolResult,
@@ -30,7 +32,12 @@ from xcsh.core import (
     coerce_tool_result,
     describe_value_type,
 )
-from xcsh.pending import DEFAULT_SOURCE_TOOL_NAME, PendingAction, PendingActionStore
+from xcsh.pending import (
+    DEFAULT_SOURCE_TOOL_NAME,
+    CheckVerdict,
+    PendingAction,
+    PendingActionStore,
+)
 from xcsh.plugins.pending_action import CustomToolPendingAction, from_mapping
 from xcsh.plugins.process import ExecResult, run_command
 from xcsh.sandbox import ProcessSupervisor
@@ -94,6 +101,8 @@ class CustomToolAPI:
         ui: the front end's :class:`ToolUI`; :class:`HeadlessUI` when omitted.
         source: where the tool module came from: ``"project"``, ``"user"`` or
             ``"entry_point"`` (informational).
+        checker: the project's check, run by :meth:`apush_pending_action` on
+            the files an action declares (``None``: not available).
     """
 
     def __init__(
@@ -104,8 +113,10 @@ class CustomToolAPI:
         logger: logging.Logger | None = None,
         ui: ToolUI | None = None,
         source: str = "user",
+        checker: Checker | None = None,
     ) -> None:
         self.cwd = Path(cwd)
+        self._checker = checker
         self.logger = logger or logging.getLogger("xcsh.custom_tools")
         self.ui: ToolUI = ui if ui is not None else HeadlessUI(self.logger)
         self.source = source
@@ -152,6 +163,52 @@ class CustomToolAPI:
                 f"got {describe_value_type(action)}."
             )
         return self._store.push(pending).id
+
+    async def apush_pending_action(
+        self,
+        action: CustomToolPendingAction | Mapping[str, Any],
+        *,
+        check: bool = False,
+    ) -> str:
+        """:meth:`push_pending_action`, with the project's check run on the action first.
+
+        An action whose ``files`` is a mapping (relative path → the new bytes, or
+        text) declares what it will write: when ``check`` is true, or the
+        settings say ``check_when = "always"``, those files are staged over the
+        workspace and the check runs there; the verdict is the preview's
+        ``check`` (front ends show it, and the forced ``resolve`` turn repeats
+        it to the model). An action that does not declare its files gets the
+        verdict ``not_checked``.
+
+        Returns:
+            The preview id (``p3``).
+
+        Raises:
+            ToolError: as :meth:`push_pending_action`; a declared path that is
+                absolute or leads out of the workspace.
+        """
+        if self._store is None:
+            raise ToolError(STORE_UNAVAILABLE_MESSAGE)
+        given = from_mapping(action) if isinstance(action, Mapping) else action
+        if not isinstance(given, CustomToolPendingAction):
+            raise ToolError(
+                "apush_pending_action expects a CustomToolPendingAction, "
+                f"got {describe_value_type(action)}."
+            )
+        pending = given.to_pending_action()
+        declared = given.declared_files()
+        wanted = check or (self._checker is not None and self._checker.settings.wanted(False))
+        verdict: CheckVerdict | None = None
+        if wanted and declared is None:
+            verdict = CheckVerdict(status="not_checked", command="")
+        elif wanted and declared is not None and self._checker is not None:
+            verdict, _ = await self._checker.review(declared, asked=True)
+        if verdict is not None:
+            pending = dataclasses.replace(
+                pending, preview=dataclasses.replace(pending.preview, check=verdict)
+            )
+        self._store.push(pending)
+        return pending.id
 
     async def exec(
         self,

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from xcsh.checks import Checker
 from xcsh.core import AgentTool, UsageError, describe_value_type
 from xcsh.pending import PendingActionStore
 from xcsh.plugins.api import TOOL_NAME_PATTERN, CustomTool, CustomToolAPI, ToolUI
@@ -80,9 +81,12 @@ class CustomToolSet:
         store: PendingActionStore | None = None,
         builtin_names: Iterable[str] = BUILTIN_TOOL_NAMES,
         ui: ToolUI | None = None,
+        checker: Checker | None = None,
     ) -> LoadResult:
         """Call every factory for one session; arguments as :func:`load_custom_tools`."""
-        loader = _Loader(cwd=self.cwd, store=store, ui=ui, builtin_names=builtin_names)
+        loader = _Loader(
+            cwd=self.cwd, store=store, ui=ui, builtin_names=builtin_names, checker=checker
+        )
         for step in self.steps:
             if isinstance(step, LoadError):
                 loader.result.errors.append(step)
@@ -96,9 +100,12 @@ class CustomToolSet:
         store: PendingActionStore | None = None,
         builtin_names: Iterable[str] = BUILTIN_TOOL_NAMES,
         ui: ToolUI | None = None,
+        checker: Checker | None = None,
     ) -> LoadResult:
         """:meth:`abuild` from sync code (inside a running loop, on a worker thread)."""
-        return _run_sync(self.abuild(store=store, builtin_names=builtin_names, ui=ui))
+        return _run_sync(
+            self.abuild(store=store, builtin_names=builtin_names, ui=ui, checker=checker)
+        )
 
 
 async def aprepare_custom_tools(
@@ -162,6 +169,7 @@ async def aload_custom_tools(
     trust_project: bool = False,
     entry_points: bool = True,
     ui: ToolUI | None = None,
+    checker: Checker | None = None,
 ) -> LoadResult:
     """Discover and load custom tools; the async form of :func:`load_custom_tools`.
 
@@ -171,7 +179,7 @@ async def aload_custom_tools(
     prepared = await aprepare_custom_tools(
         cwd, home=home, trust_project=trust_project, entry_points=entry_points
     )
-    return await prepared.abuild(store=store, builtin_names=builtin_names, ui=ui)
+    return await prepared.abuild(store=store, builtin_names=builtin_names, ui=ui, checker=checker)
 
 
 def load_custom_tools(
@@ -253,9 +261,11 @@ class _Loader:
         store: PendingActionStore | None,
         ui: ToolUI | None,
         builtin_names: Iterable[str],
+        checker: Checker | None = None,
     ) -> None:
         self.cwd = cwd
         self.store = store
+        self.checker = checker
         self.ui = ui
         self.result = LoadResult()
         self.taken: dict[str, str] = {name: "" for name in builtin_names}
@@ -285,7 +295,14 @@ class _Loader:
             self.error(path, f"'factory' is {kind}, not a function.", source)
             return
         logger = logging.getLogger(logger_name)
-        api = CustomToolAPI(self.cwd, store=self.store, logger=logger, ui=self.ui, source=source)
+        api = CustomToolAPI(
+            self.cwd,
+            store=self.store,
+            logger=logger,
+            ui=self.ui,
+            source=source,
+            checker=self.checker,
+        )
         try:
             outcome = factory(api)
             if inspect.isawaitable(outcome):

@@ -39,7 +39,10 @@ class CustomToolPendingAction:
             ``path`` and ``diff`` still names the files and diff shown and journaled.
         source_tool_name: the badge shown with the label; ``"custom_tool"`` by default.
         files: the files the action changes, relative to the workspace (shown
-            by ``/pending``; recorded in the undo journal on apply).
+            by ``/pending``; recorded in the undo journal on apply). A mapping of
+            each path to its new content (bytes, or text written as UTF-8)
+            declares what the action will write, so the project's check can run
+            on it staged (:meth:`CustomToolAPI.apush_pending_action`).
         diff: the text that shows the preview (a unified diff).
         parts: to let ``resolve`` apply a subset (``only``, ``/review``): the
             parts, each a :class:`~xcsh.pending.PreviewChange` (or a dict of its
@@ -53,10 +56,30 @@ class CustomToolPendingAction:
     reject: Callable[[str], Any] | None = None
     details: Any = None
     source_tool_name: str = DEFAULT_SOURCE_TOOL_NAME
-    files: Sequence[str] = ()
+    files: Sequence[str] | Mapping[str, bytes | str] = ()
     diff: str = ""
     parts: Sequence[PreviewChange | Mapping[str, Any]] = ()
     apply_parts: Callable[[list[str], str], Any] | None = None
+
+    def declared_files(self) -> dict[str, bytes] | None:
+        """The declared new content of each file (``files`` given as a mapping), else ``None``.
+
+        Raises:
+            ToolError: a value is neither bytes nor text.
+        """
+        if not isinstance(self.files, Mapping):
+            return None
+        out: dict[str, bytes] = {}
+        for path, content in self.files.items():
+            if isinstance(content, str):
+                content = content.encode("utf-8")
+            if not isinstance(path, str) or not isinstance(content, bytes | bytearray):
+                raise ToolError(
+                    f"Pending action '{self.label}': files maps each relative path to its new "
+                    f"content (bytes or text); {path!r} maps to a {type(content).__name__}."
+                )
+            out[path] = bytes(content)
+        return out
 
     def to_pending_action(self) -> PendingAction:
         """The core :class:`~xcsh.pending.PendingAction` pushed on the session's store.
@@ -72,6 +95,7 @@ class CustomToolPendingAction:
             raise ToolError(f"Pending action '{self.label}': apply must be callable.")
         if self.reject is not None and not callable(self.reject):
             raise ToolError(f"Pending action '{self.label}': reject must be callable or None.")
+        self.declared_files()  # checks the declared contents
         parts = _parts(self.label, self.parts)
         if bool(parts) != (self.apply_parts is not None):
             raise ToolError(

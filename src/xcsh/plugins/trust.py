@@ -68,7 +68,8 @@ class TrustRecord:
 
 
 def tools_fingerprint(folder: str | Path) -> str:
-    """``sha256:<hex>`` of every file under ``folder``'s ``.xcsh/tools/`` (names and bytes).
+    """``sha256:<hex>`` of every file under ``folder``'s ``.xcsh/tools/`` (names and bytes),
+    and of its ``.xcsh/settings.toml`` when there is one (its ``check`` runs code too).
 
     Files are taken in sorted order of their relative paths, compiled code
     (``__pycache__/*.pyc``) included: bytecode planted there is code too, so it
@@ -91,6 +92,10 @@ def tools_fingerprint(folder: str | Path) -> str:
         except OSError:
             data = b"\0unreadable"
         digest.update(len(data).to_bytes(8, "big") + data)
+    settings = Path(folder) / ".xcsh" / "settings.toml"
+    if settings.is_file():
+        # after the tools, under a name no file of the tools folder can have
+        digest.update(b"\0project settings\0" + settings.read_bytes())
     return f"sha256:{digest.hexdigest()}"
 
 

@@ -11,7 +11,7 @@ write through :func:`~xcsh.structural.engine.apply_preview`, and whose
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from xcsh.core import MAX_RESULT_CHARS, AgentToolResult, JsonObject, TextContent
@@ -19,6 +19,7 @@ from xcsh.core.safe import visible_line
 from xcsh.core.wording import name_list, plural
 from xcsh.journal import Journal
 from xcsh.pending import (
+    CheckVerdict,
     LeftOut,
     PendingAction,
     PendingActionStore,
@@ -143,10 +144,17 @@ class EditAction:
 
 Recompute = Callable[[], EditPreview]
 """``recompute()``: the same edit previewed again against the files as they are now."""
+CheckFiles = Callable[[dict[str, bytes]], Awaitable[CheckVerdict]]
+"""``await check_files(files)``: the project's check on ``files`` staged over the workspace."""
 
 
 def _typed_preview(
-    preview: EditPreview, preview_id: str, ids: list[str], rebuilt_from: str, with_diff: bool
+    preview: EditPreview,
+    preview_id: str,
+    ids: list[str],
+    rebuilt_from: str,
+    with_diff: bool,
+    check: CheckVerdict | None = None,
 ) -> Preview:
     numbered = iter(ids)
     changes: list[PreviewChange] = []
@@ -175,7 +183,13 @@ def _typed_preview(
             LeftOut(file=s.file, reason=s.reason, error=s.error) for s in preview.skipped
         ),
         rebuilt_from=rebuilt_from,
+        check=check,
     )
+
+
+def staged_files(preview: EditPreview) -> dict[str, bytes]:
+    """What a check stages for ``preview``: each changed file's relative path → new bytes."""
+    return {edit.file: edit.new_bytes for edit in preview.files}
 
 
 def _change_ids(
@@ -222,6 +236,9 @@ def build_edit_action(
     broken_flag: str = "`include_broken`",
     journal: Journal | None = None,
     with_diff: bool = True,
+    check: CheckVerdict | None = None,
+    check_note: str = "",
+    check_files: CheckFiles | None = None,
 ) -> EditAction:
     """The ``ast_edit`` result and pending action for a computed preview, not pushed yet.
 
@@ -246,6 +263,14 @@ def build_edit_action(
         with_diff: build the unified diff of the typed preview (``False`` for a
             front end that never shows it, such as ``xcsh ast-edit --json``: the
             preview's diffs are then ``""``, as for a preview whose diff is unknown).
+        check: the verdict of the project's check on this preview staged
+            (the typed preview's ``check``, so the result's
+            :class:`AstEditDetails` carries it; its text ends the result).
+        check_note: a line about checks instead of a verdict (no check is
+            set, or none can run here).
+        check_files: runs the project's check on staged files (relative path →
+            new bytes); given, the action can check a subset of its changes
+            (``check_parts``, for ``resolve`` with ``only`` and ``check: true``).
     """
     notes = _notes(preview, broken_flag)
     skipped = tuple(LeftOutFile(file=s.file, reason=s.reason) for s in preview.skipped)
@@ -262,7 +287,9 @@ def build_edit_action(
     label = edit_label(preview.total, len(preview.files), broken)
     preview_id = store.new_preview_id()
     ids = _change_ids(store, preview, previous)
-    typed = _typed_preview(preview, preview_id, ids, previous.id if previous else "", with_diff)
+    typed = _typed_preview(
+        preview, preview_id, ids, previous.id if previous else "", with_diff, check
+    )
     details = AstEditDetails(
         preview=typed,
         label=label,
@@ -276,6 +303,10 @@ def build_edit_action(
         f"Total: {plural(preview.total, 'replacement')} in {plural(len(preview.files), 'file')}."
     )
     lines += notes
+    if check is not None:
+        lines.append(check.text())
+    elif check_note:
+        lines.append(check_note)
     overlap = _overlap_note(store, typed.paths)
     if overlap:
         lines.append(overlap)
@@ -304,11 +335,14 @@ def build_edit_action(
         done = await asyncio.to_thread(apply_preview, preview, journal=journal, label=label)
         return applied_result(done)
 
-    def apply_parts(subset: Preview, reason: str) -> AgentToolResult[AppliedEditDetails]:
+    def kept(subset: Preview) -> EditPreview:
+        # (file, replacement) places of the subset's changes, built only when asked for
         places = ((f, r) for f, e in enumerate(preview.files) for r in range(len(e.replacements)))
         index = dict(zip(ids, places, strict=True))
-        keep = {index[c.id] for c in subset.changes if c.id in index}
-        chosen = select_replacements(preview, keep)
+        return select_replacements(preview, {index[c.id] for c in subset.changes if c.id in index})
+
+    def apply_parts(subset: Preview, reason: str) -> AgentToolResult[AppliedEditDetails]:
+        chosen = kept(subset)
         part_label = f"{label} (only {', '.join(c.id for c in subset.changes)})"
         return applied_result(apply_preview(chosen, journal=journal, label=part_label))
 
@@ -316,15 +350,28 @@ def build_edit_action(
         assert recompute is not None
         fresh = await asyncio.to_thread(recompute)
         built = build_edit_action(
-            store, fresh, arguments, recompute, typed, broken_flag, journal, with_diff
+            store,
+            fresh,
+            arguments,
+            recompute,
+            typed,
+            broken_flag,
+            journal,
+            with_diff,
+            check_files=check_files,
         )
         if built.action is None:
             return None
         return built.action, built.result.text
 
+    async def check_parts(subset: Preview) -> CheckVerdict:
+        assert check_files is not None
+        return await check_files(staged_files(kept(subset)))
+
     action = PendingAction(
         label=label,
         source_tool_name="ast_edit",
+        check_parts=check_parts if check_files is not None else None,
         apply=apply,
         details=details,
         preview=typed,
@@ -346,6 +393,9 @@ def push_edit_preview(
     *,
     journal: Journal | None = None,
     with_diff: bool = True,
+    check: CheckVerdict | None = None,
+    check_note: str = "",
+    check_files: CheckFiles | None = None,
 ) -> AgentToolResult[AstEditDetails]:
     """Turn a computed preview into the ``ast_edit`` result and push its pending action.
 
@@ -358,7 +408,17 @@ def push_edit_preview(
         The tool result described in :func:`create_ast_edit_tool`.
     """
     built = build_edit_action(
-        store, preview, arguments, recompute, None, broken_flag, journal, with_diff
+        store,
+        preview,
+        arguments,
+        recompute,
+        None,
+        broken_flag,
+        journal,
+        with_diff,
+        check,
+        check_note,
+        check_files,
     )
     if built.action is not None:
         store.push(built.action)
@@ -366,6 +426,7 @@ def push_edit_preview(
 
 
 __all__ = [
+    "CheckFiles",
     "EditAction",
     "Recompute",
     "block",
@@ -374,4 +435,5 @@ __all__ = [
     "line_indent",
     "push_edit_preview",
     "skipped_text",
+    "staged_files",
 ]

@@ -55,7 +55,9 @@ class AstEditDetails(ToolDetails):
 
     Read by key (:meth:`contract`) it shows the dict of earlier versions: ``total``,
     ``files`` (``file``, ``replacements``, ``diff``, ``changes``), ``diff``,
-    ``skipped`` and, for a preview, ``arguments``, ``id`` and ``label``.
+    ``skipped`` and, for a preview, ``arguments``, ``id`` and ``label`` (and
+    ``check``, the verdict's fields, for a checked preview: the verdict itself is
+    ``preview.check``).
     """
 
     preview: Preview | None = None
@@ -79,7 +81,7 @@ class AstEditDetails(ToolDetails):
             }
             for f in self.preview.files
         ]
-        return {
+        view: JsonObject = {
             "arguments": self.arguments,
             "id": self.preview.id,
             "label": self.label,
@@ -88,6 +90,9 @@ class AstEditDetails(ToolDetails):
             "diff": self.preview.diff,
             "skipped": skipped,
         }
+        if self.preview.check is not None:
+            view["check"] = self.preview.check.contract()
+        return view
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)

@@ -9,6 +9,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from xcsh.checks import Checker
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
 from xcsh.core.wording import plural
 from xcsh.journal import Journal
@@ -21,6 +22,7 @@ from xcsh.structural.edit_action import (
     line_indent,
     push_edit_preview,
     skipped_text,
+    staged_files,
 )
 from xcsh.structural.engine import preview_edit, search
 from xcsh.structural.errors import error_pattern_note
@@ -48,6 +50,9 @@ _EDIT_DESCRIPTION = (
     "with 'apply' (or 'discard'). Files with syntax errors, binary and non-UTF-8 files are "
     "skipped and listed. Use sel to target a node kind inside a pattern that needs context."
 )
+
+
+NO_CHECKS_HERE = "Check: not run (this runtime has no project check)."
 
 
 def _one_as_list(value: Any) -> Any:
@@ -133,6 +138,12 @@ class AstEditParams(_ScopeParams):
         default=False,
         description="Also rewrite files that already have parse errors (skipped by default; "
         "use it for valid files the parser gets wrong).",
+    )
+    check: bool = Field(
+        default=False,
+        description="Also run the project's check (its test command) on a staged copy with "
+        "this change applied, before anyone decides: the preview then says whether it "
+        "passes, newly fails (naming the tests), fails before and after, or timed out.",
     )
 
 
@@ -285,7 +296,11 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams, AstGrepDetails]:
 
 
 def create_ast_edit_tool(
-    cwd: str, store: PendingActionStore, *, journal: Journal | None = None
+    cwd: str,
+    store: PendingActionStore,
+    *,
+    journal: Journal | None = None,
+    checker: Checker | None = None,
 ) -> AgentTool[AstEditParams, AstEditDetails]:
     """Build the ``ast_edit`` tool: every call previews; ``resolve`` applies (contract §4).
 
@@ -301,6 +316,11 @@ def create_ast_edit_tool(
 
     Zero replacements: the text is ``No replacements made`` (plus notes) and
     nothing is pushed. Overlapping ops fail the call with a ToolError naming them.
+
+    With ``checker`` (the workspace's project check), a call with ``check: true``
+    (or every call, under ``check_when = "always"``) runs the check on a staged
+    copy with the preview applied; the verdict is the typed preview's ``check``
+    and a paragraph of the text.
     """
 
     async def run(params: AstEditParams, ctx: ToolCallContext) -> AgentToolResult[AstEditDetails]:
@@ -321,7 +341,21 @@ def create_ast_edit_tool(
             return preview_edit(edit, where, progress=progress)
 
         preview = await _scan_in_thread(ctx, compute)
-        return push_edit_preview(store, preview, params.model_dump(), compute, journal=journal)
+        verdict, note = None, ""
+        if checker is not None:
+            verdict, note = await checker.review(staged_files(preview), asked=params.check)
+        elif params.check and preview.total:
+            note = NO_CHECKS_HERE
+        return push_edit_preview(
+            store,
+            preview,
+            params.model_dump(),
+            compute,
+            journal=journal,
+            check=verdict,
+            check_note=note,
+            check_files=checker.check if checker is not None else None,
+        )
 
     return AgentTool(
         name="ast_edit",

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from xcsh.checks import Checker
 from xcsh.core import AgentTool, ToolDetails
 from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore, create_resolve_tool
@@ -45,6 +46,7 @@ def create_builtin_tools(
     *,
     journal: Journal | None = None,
     sandbox: SandboxPlan | None = None,
+    checker: Checker | None = None,
 ) -> list[AgentTool[Any]]:
     """Build every built-in tool for one session.
 
@@ -55,6 +57,8 @@ def create_builtin_tools(
         journal: the workspace's undo journal: ``ast_edit`` applies, ``write`` and
             ``edit`` record into it.
         sandbox: how ``bash`` confines its commands (None: unconfined).
+        checker: the project's check ``ast_edit`` runs on staged previews
+            (None: previews are not checked).
 
     Returns:
         The coding tools, ``ast_grep``, ``ast_edit`` and the hidden ``resolve``.
@@ -63,6 +67,6 @@ def create_builtin_tools(
 
     tools: list[AgentTool[Any]] = create_coding_tools(cwd, journal=journal, sandbox=sandbox)
     tools.append(structural.create_ast_grep_tool(str(cwd)))
-    tools.append(structural.create_ast_edit_tool(str(cwd), store, journal=journal))
+    tools.append(structural.create_ast_edit_tool(str(cwd), store, journal=journal, checker=checker))
     tools.append(create_resolve_tool(store))
     return tools

@@ -95,7 +95,11 @@ class EventRenderer:
             self._result(event)
         elif isinstance(event, PendingPushed):
             self._end_stream()
-            self.console.print(render_preview(event.label, event.preview, style=self.style))
+            self.console.print(
+                render_preview(
+                    event.label, event.preview, style=self.style, check=event.value.check
+                )
+            )
         elif isinstance(event, Resolved):
             self._end_stream()
             self.console.print(resolution_block(event, self.style))

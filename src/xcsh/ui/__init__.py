@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from xcsh.ui.render import (
         SafeConsole,
         make_console,
+        render_check,
         render_diff,
         render_preview,
         render_resolution,
@@ -36,6 +37,7 @@ _RENDER_NAMES = frozenset(
     {
         "SafeConsole",
         "make_console",
+        "render_check",
         "render_diff",
         "render_preview",
         "render_resolution",
@@ -82,6 +84,7 @@ __all__ = [
     "make_console",
     "parse_decision",
     "render_change",
+    "render_check",
     "render_diff",
     "render_preview",
     "render_resolution",

@@ -19,7 +19,7 @@ from xcsh.core.safe import visible
 from xcsh.ui.style import TerminalStyle, detect_style
 
 if TYPE_CHECKING:
-    from xcsh.pending import ResolveOutcome
+    from xcsh.pending import CheckVerdict, ResolveOutcome
 
 
 class SafeConsole(Console):
@@ -215,8 +215,10 @@ def render_preview(
     max_lines: int | None = PREVIEW_MAX_LINES,
     max_line_chars: int | None = PREVIEW_MAX_LINE_CHARS,
     pending: bool = True,
+    check: CheckVerdict | None = None,
 ) -> RenderableType:
-    """A preview: its label, then its diff, then (when ``pending``) how to resolve it.
+    """A preview: its label, then its diff, the verdict of its ``check`` (when it
+    was checked), then (when ``pending``) how to resolve it.
 
     The diff is bounded by :func:`bound_preview` with ``max_lines`` and
     ``max_line_chars`` (the defaults suit the agent's screen); pass ``None``
@@ -228,7 +230,48 @@ def render_preview(
     header = Text(f"{symbol} Preview: {visible(label, keep='')}", style="bold magenta")
     bounded = bound_preview(diff_text, max_lines, max_line_chars)
     diff = render_diff(bounded) if style.color else PlainDiff(bounded)
-    if not pending:
-        return Group(header, diff)
-    footer = Text("  pending: apply or discard to continue", style="dim")
-    return Group(header, diff, footer)
+    parts: list[RenderableType] = [header, diff]
+    if check is not None:
+        parts.append(render_check(check, style=style))
+    if pending:
+        parts.append(Text("  pending: apply or discard to continue", style="dim"))
+    return Group(*parts)
+
+
+_CHECK_LOOK = {
+    "passes": ("apply", "green"),
+    "newly_fails": ("error", "red"),
+    "fails_before_and_after": ("pending", "yellow"),
+    "timed_out": ("error", "red"),
+    "not_run": ("pending", "yellow"),
+    "not_checked": ("pending", "yellow"),
+}
+
+
+def render_check(verdict: CheckVerdict, *, style: TerminalStyle, tail_lines: int = 10) -> Text:
+    """The verdict of a preview's check: one coloured line (``✔ check passes: ...``),
+    then for a failing or timed-out check the last ``tail_lines`` of its output
+    and where the whole output is."""
+    symbol_name, color = _CHECK_LOOK[verdict.status]
+    symbol = _SYMBOLS[style.unicode][symbol_name]
+    where = f"{verdict.staging}, " if verdict.staging else ""
+    text = Text()
+    text.append(f"{symbol} check {verdict.words}", style=f"bold {color}")
+    text.append(f": {visible(verdict.command, keep='')} ({where}{verdict.seconds:.1f} s)")
+    if verdict.status == "passes" and not verdict.before_passed:
+        text.append(" (it failed before the change)", style="dim")
+    if verdict.new_failures:
+        text.append("\n  newly failing: " + visible("; ".join(verdict.new_failures), keep=""))
+    if verdict.status == "fails_before_and_after":
+        text.append("\n  nothing new fails", style="dim")
+        if verdict.changed:
+            text.append("; new in its output: " + visible(" | ".join(verdict.changed[:3]), keep=""))
+    if verdict.reason:
+        text.append(f"\n  {visible(verdict.reason, keep='')}", style="dim")
+    if verdict.status in ("newly_fails", "fails_before_and_after", "timed_out"):
+        for line in verdict.output_tail.splitlines()[-tail_lines:]:
+            text.append("\n  │ " if style.unicode else "\n  | ", style="dim")
+            text.append(visible(line, keep=""), style="dim")
+        if verdict.log:
+            text.append(f"\n  whole output: {visible(verdict.log, keep='')}", style="dim")
+    return text

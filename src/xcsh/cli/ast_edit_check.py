@@ -1,0 +1,88 @@
+"""``--check`` of ``xcsh ast-edit`` and ``xcsh scan --fix``: the project's check on the preview.
+
+The check (the ``check`` setting) runs on a staged copy of the workspace with
+the preview applied, before the question; its verdict is drawn under the
+diff. With ``apply_requires_checks = true`` a ``--yes`` apply of a preview
+whose check newly fails or timed out is refused (exit 4); at the terminal's
+question the person decides with the verdict in view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from xcsh.cli.common import stderr_is_terminal
+from xcsh.cli.options import EditOptions
+from xcsh.pending import CheckVerdict
+from xcsh.structural import EditPreview
+from xcsh.structural.edit_action import staged_files
+from xcsh.ui import detect_style
+
+EXIT_CHECK_REFUSED = 4
+"""``--yes`` did not apply: the check newly fails (or timed out) and
+``apply_requires_checks = true``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckedPreview:
+    """What ``--check`` (or ``check_when = "always"``) found for a preview.
+
+    Args:
+        verdict: the check's verdict (``None``: not checked).
+        note: a line for stderr instead (no check set, a project file not used).
+        requires: ``apply_requires_checks`` is on.
+    """
+
+    verdict: CheckVerdict | None = None
+    note: str = ""
+    requires: bool = False
+
+    def refusal(self) -> str:
+        """Why ``--yes`` must not apply (``""``: nothing against it)."""
+        if not self.requires or self.verdict is None or not self.verdict.blocks_apply:
+            return ""
+        return (
+            f"not applied: the check {self.verdict.words} on this preview and "
+            "apply_requires_checks = true; run without --yes to be asked, or fix the rewrite."
+        )
+
+
+def check_preview(options: EditOptions, root: Path, preview: EditPreview) -> CheckedPreview:
+    """Run the check on ``preview`` staged over ``root`` when it is wanted.
+
+    Raises:
+        UsageError: bad check settings.
+        KeyboardInterrupt: Ctrl-C during the check (it was ended with its
+            process tree and the staged tree removed).
+    """
+    from xcsh.app import open_checker
+    from xcsh.fs import xcsh_home
+
+    checker = open_checker(root, xcsh_home())
+    settings = checker.settings
+    notes = [settings.notice] if settings.notice else []
+    files = staged_files(preview)
+    if not files or not settings.wanted(options.check):
+        return CheckedPreview(note="\n".join(notes), requires=settings.apply_requires_checks)
+    try:
+        if not stderr_is_terminal():
+            verdict, note = asyncio.run(checker.review(files, asked=options.check))
+        else:
+            console = Console(file=sys.stderr, no_color=not detect_style(sys.stderr).color)
+            with console.status(f"running the check: {settings.command}", spinner="dots"):
+                verdict, note = asyncio.run(checker.review(files, asked=options.check))
+    finally:
+        checker.close()
+    if note:
+        notes.append(note)
+    return CheckedPreview(
+        verdict=verdict, note="\n".join(notes), requires=settings.apply_requires_checks
+    )
+
+
+__all__ = ["EXIT_CHECK_REFUSED", "CheckedPreview", "check_preview"]
