@@ -214,6 +214,38 @@ def test_cli_print_runs_a_task_as_a_subprocess(project: Path, xcsh_home: Path) -
     assert json.loads(saved.read_text().splitlines()[0])["cwd"] == str(project.resolve())
 
 
+@pytest.mark.skipif(not HAS_BUILTIN_TOOLS, reason="the built-in structural tools are not installed")
+def test_json_mode_prints_tool_details_in_the_shape_scripts_read(
+    project: Path, xcsh_home: Path
+) -> None:
+    # Scripts read `--mode json`'s tool results: ast_edit's details keep the keys
+    # earlier releases printed (id, files, diff, ...), resolve's keep its fields.
+    (project / "m.py").write_text("x = foo(1)\n")
+    edit = call("ast_edit", ops=[{"pat": "foo($A)", "out": "bar($A)"}], lang="python", path="m.py")
+    steps = steps_file(
+        project.parent, [{"tool_calls": [edit]}, {"tool_calls": [apply("ok")]}, {"text": "done"}]
+    )
+    done = run_xcsh(
+        ["--provider", "scripted", "--model", str(steps), "-p", "go", "--mode", "json"],
+        cwd=project,
+        home=xcsh_home,
+    )
+    assert done.returncode == 0, done.stderr
+    results = {
+        event["message"]["tool_name"]: event["message"]["details"]
+        for event in map(json.loads, done.stdout.splitlines())
+        if event["type"] == "tool_result"
+    }
+    preview = results["ast_edit"]
+    assert {"id", "label", "total", "files", "diff", "skipped", "arguments"} <= set(preview)
+    assert preview["total"] == 1 and preview["id"].startswith("p")
+    assert preview["files"][0]["file"] == "m.py" and "+x = bar(1)" in preview["diff"]
+    outcome = results["resolve"]
+    assert outcome["action"] == "apply" and outcome["status"] == "applied"
+    assert outcome["preview_id"] == preview["id"]
+    assert (project / "m.py").read_text() == "x = bar(1)\n"
+
+
 def test_a_session_resumed_from_another_folder_works_in_its_own(
     tmp_path: Path, xcsh_home: Path
 ) -> None:

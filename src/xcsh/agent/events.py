@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Literal
 
-from xcsh.core import AssistantMessage, ToolResultMessage
+from xcsh.core import AssistantMessage, ToolDetails, ToolResultMessage
 from xcsh.pending import Preview, ResolveOutcome
 
 
@@ -248,7 +248,25 @@ EVENT_TYPES: tuple[type[AgentEvent], ...] = (
 def event_to_dict(event: AgentEvent) -> dict[str, Any]:
     """The event as JSON-ready data: ``{"type": ..., <fields>}``.
 
-    Nested messages become dicts (``dataclasses.asdict``); values JSON cannot
-    carry are left for ``json.dumps(default=str)``.
+    Nested messages become dicts, field by field. A tool result's typed
+    details are written as their :meth:`~xcsh.core.ToolDetails.contract`, the
+    keys earlier releases printed (``ast_edit``: ``id``, ``label``, ``total``,
+    ``files``, ``diff``, ``skipped``, ``arguments``), except a
+    :class:`ResolveOutcome`, which was always written field by field. Values
+    JSON cannot carry are left for ``json.dumps(default=str)``.
     """
-    return dataclasses.asdict(event)
+    data = _plain(event)
+    assert isinstance(data, dict)
+    return data
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, ToolDetails) and not isinstance(value, ResolveOutcome):
+        return value.contract()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
