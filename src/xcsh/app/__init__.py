@@ -14,7 +14,9 @@ the undo journal's retention, ``journal_max_entries`` (default 200) and
 ``journal_max_bytes`` (default 512 MiB), the sandbox keys of
 :mod:`xcsh.sandbox.policy`, the check keys of :mod:`xcsh.checks.settings`
 (:func:`open_checker`) and the ``[approval]`` table of
-:mod:`xcsh.agent.tool_policy`; any other key is refused (:data:`KNOWN_SETTINGS`).
+:mod:`xcsh.agent.tool_policy`; any other key is refused
+(:data:`KNOWN_SETTINGS`). The file is read once into :class:`Settings`, and
+each part of xcsh is handed its typed section.
 
 The session is composed here with the workspace's undo journal
 (:func:`open_journal`): interrupted applies are settled first, the built-in
@@ -34,6 +36,7 @@ from xcsh.app.session import (
 )
 from xcsh.app.settings import (
     KNOWN_SETTINGS,
+    Settings,
     build_provider,
     check_home,
     load_settings,
@@ -47,6 +50,7 @@ __all__ = [
     "OpenedJournal",
     "OpenedSession",
     "SessionToolsFactory",
+    "Settings",
     "build_provider",
     "check_home",
     "learnt_mode",

@@ -87,7 +87,7 @@ class Checker:
     """The project's check for one workspace.
 
     Args:
-        settings: the check settings (:func:`~xcsh.checks.settings.parse_check_settings`).
+        settings: the check settings (:func:`~xcsh.checks.settings.read_check_settings`).
         workspace: the workspace folder.
         home: ``$XCSH_HOME`` (baseline cache, logs, staged trees).
         network: whether the check may use the network (``sandbox_network``).

@@ -103,7 +103,7 @@ class SlashCommands(RewindCommand):
         assert session is not None
         why = reason or (DEFAULT_APPLY_REASON if action == "apply" else DEFAULT_DISCARD_REASON)
         try:
-            result = await session.resolve_top(action, why)
+            result = await session.pending.resolve_top(action, why)
         except XcshError as exc:
             self.console.print(Text(f"xcsh: {exc}", style="bold red"))
             return
