@@ -193,7 +193,8 @@ def test_importing_providers_loads_no_sdk() -> None:
         import xcsh.providers
         from xcsh.providers import ProviderFlags, StoredProviderSettings
         from xcsh.providers import resolve_provider_settings
-        resolve_provider_settings(ProviderFlags(), {"ANTHROPIC_API_KEY": "k"}, StoredProviderSettings())
+        env = {"ANTHROPIC_API_KEY": "k"}
+        resolve_provider_settings(ProviderFlags(), env, StoredProviderSettings())
         """
     )
     assert loaded == []
