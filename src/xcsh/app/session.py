@@ -26,6 +26,7 @@ from xcsh.agent import (
     SessionConfig,
     SteeringMode,
     ToolApprovalHook,
+    ToolPolicy,
     choose_profile,
     enforce_policy,
     latest_session_for,
@@ -150,9 +151,8 @@ async def open_session(
 
     Args:
         options: the front end's choices.
-        tools: builds the tools for ``(cwd, store)``; by default the built-in
-            tools, writing through the workspace's journal, with ``bash``
-            confined as the sandbox settings say.
+        tools: builds the tools for ``(cwd, store)``; default: the built-in tools,
+            writing through the workspace's journal, ``bash`` confined as settings say.
 
     Every tool (custom ones included) is wrapped by the user's approval
     policy (``[approval]``), which decides before anything runs.
@@ -179,19 +179,17 @@ async def open_session(
     journal = opened_journal.journal
     store = PendingActionStore()
     checker = open_checker(place.cwd, home, settings)
-    custom = await aload_custom_tools(
-        place.cwd, store=store, home=home, trust_project=options.trust_project, checker=checker
-    )
     if tools is not None:
         built = tools(place.cwd, store)
     else:
         built = create_builtin_tools(
             place.cwd, store, journal=journal, sandbox=sandbox, checker=checker
         )
-    session_tools = [*built, *custom.tools]
+    custom = await aload_custom_tools(
+        place.cwd, store=store, home=home, trust_project=options.trust_project, checker=checker
+    )
     instructions = load_instructions(place.cwd, home) if options.instructions else Instructions()
-    settings.approval.check_tool_names([t.name for t in session_tools])
-    session_tools = enforce_policy(session_tools, settings.approval, options.ask_tool)
+    session_tools = _policed([*built, *custom.tools], settings.approval, options.ask_tool)
     path, recorder = _recorder(home, place, provider, journal)
     saved = place.saved
     config = SessionConfig(
@@ -222,6 +220,14 @@ async def open_session(
         instructions=instructions,
         elsewhere=place.elsewhere,
     )
+
+
+def _policed(
+    tools: list[AgentTool[Any]], policy: ToolPolicy, ask: ToolApprovalHook | None
+) -> list[AgentTool[Any]]:
+    """Every tool wrapped by the user's approval policy (which must name only these tools)."""
+    policy.check_tool_names([t.name for t in tools])
+    return enforce_policy(tools, policy, ask)
 
 
 @dataclass(frozen=True, kw_only=True)
