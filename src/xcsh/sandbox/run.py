@@ -15,7 +15,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from xcsh.sandbox.supervisor import Confinement, KillReport, ProcessSupervisor
+from xcsh.sandbox.supervisor import (
+    Confinement,
+    KillReport,
+    ProcessSupervisor,
+    SupervisedProcess,
+)
 
 DRAIN_SECONDS = 2.0
 """How long output is still read after the command ended (a background child may hold
@@ -65,25 +70,7 @@ async def run_to_end(
     Raises:
         SupervisorError: the command could not be started (the message says why).
     """
-    read_fd, write_fd = os.pipe()
-    null_fd = os.open(os.devnull, os.O_RDONLY)
-    try:
-        proc = await supervisor.start(
-            argv,
-            cwd=cwd,
-            env=env,
-            stdin=null_fd,
-            stdout=write_fd,
-            stderr=write_fd,
-            confine=confine,
-            grace=grace,
-        )
-    except BaseException:
-        os.close(read_fd)
-        raise
-    finally:
-        os.close(write_fd)
-        os.close(null_fd)
+    proc, read_fd = await _start(supervisor, argv, cwd=cwd, env=env, confine=confine, grace=grace)
     loop = asyncio.get_running_loop()
     started = loop.time()
     reader = asyncio.StreamReader()
@@ -127,6 +114,43 @@ async def run_to_end(
             transport.close()
         else:
             pipe.close()
+
+
+async def _start(
+    supervisor: ProcessSupervisor,
+    argv: Sequence[str],
+    *,
+    cwd: str | Path,
+    env: Mapping[str, str],
+    confine: Confinement | None,
+    grace: float,
+) -> tuple[SupervisedProcess, int]:
+    """Start ``argv`` with stdin ``/dev/null`` and stdout and stderr on one pipe; the
+    process and the pipe's read end.
+
+    Raises:
+        SupervisorError: the command could not be started.
+    """
+    read_fd, write_fd = os.pipe()
+    null_fd = os.open(os.devnull, os.O_RDONLY)
+    try:
+        proc = await supervisor.start(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=null_fd,
+            stdout=write_fd,
+            stderr=write_fd,
+            confine=confine,
+            grace=grace,
+        )
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)
+        os.close(null_fd)
+    return proc, read_fd
 
 
 __all__ = ["RunOutcome", "run_to_end"]
