@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import os
 import signal
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -39,7 +40,7 @@ from xcsh.sandbox import (
     find_denials,
     withheld_note,
 )
-from xcsh.sandbox.supervisor import KillReport
+from xcsh.sandbox.supervisor import Confinement, KillReport
 from xcsh.tools.coding._bash_output import (
     LOG_HEAD_BYTES,
     LOG_KEEP,
@@ -158,31 +159,10 @@ def create_bash_tool(
         timeout = params.timeout if params.timeout is not None else DEFAULT_TIMEOUT
         output = Output(head_bytes, tail_bytes, policy)
         inherited = command_environment(plan.env, os.environ)
-        env = {**inherited.env, "PAGER": "cat", "GIT_PAGER": "cat"}
-        if plan.temp_dir is not None:
-            plan.temp_dir.mkdir(parents=True, exist_ok=True)
-            env.update(TMPDIR=str(plan.temp_dir), TMP=str(plan.temp_dir), TEMP=str(plan.temp_dir))
-        read_fd, write_fd = os.pipe()
-        null_fd = os.open(os.devnull, os.O_RDONLY)
-        try:
-            proc = await supervisor.start(
-                ["bash", "-c", params.command],
-                cwd=root,
-                env=env,
-                stdin=null_fd,
-                stdout=write_fd,
-                stderr=write_fd,
-                confine=plan.confinement,
-                grace=kill_grace,
-            )
-        except BaseException as exc:
-            os.close(read_fd)
-            if isinstance(exc, SupervisorError):
-                raise ToolError(f"Cannot start bash in {root}: {exc.strerror or exc}.") from exc
-            raise
-        finally:
-            os.close(write_fd)
-            os.close(null_fd)
+        env = _environment(inherited.env, plan.temp_dir)
+        proc, read_fd = await _start_bash(
+            supervisor, params.command, root, env, plan.confinement, kill_grace
+        )
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader()
         pipe = os.fdopen(read_fd, "rb", buffering=0)
@@ -210,25 +190,9 @@ def create_bash_tool(
                 pipe.close()
             output.close()
         result = _result(params.command, timeout, outcome, output)
-        notes: list[str] = []
-        details = result.details
-        if plan.confinement is not None:
-            denials = find_denials(output.render(), plan.confinement, root)
-            note = denials.note(plan.confinement)
-            if note:
-                notes.append(note)
-                if details is not None:
-                    details = replace(details, sandbox_denied=tuple(denials.paths))
-        if not announced:
-            announced = True
-            if inherited.withheld:
-                notes.append(withheld_note(inherited.withheld))
-                if details is not None:
-                    details = replace(details, env_withheld=inherited.withheld)
-        if not notes:
-            return result
-        text = "".join(c.text for c in result.content if isinstance(c, TextContent))
-        return AgentToolResult(content=[TextContent("\n".join([text, *notes]))], details=details)
+        withheld = () if announced else inherited.withheld
+        announced = True
+        return _with_notes(result, output, plan.confinement, root, withheld)
 
     return AgentTool(
         name="bash",
@@ -237,6 +201,82 @@ def create_bash_tool(
         parameters=BashParams,
         run=run,
     )
+
+
+def _environment(inherited: Mapping[str, str], temp_dir: Path | None) -> dict[str, str]:
+    """A command's environment: what it inherits, no pager, and the private temporary
+    folder (created now) when there is one."""
+    env = {**inherited, "PAGER": "cat", "GIT_PAGER": "cat"}
+    if temp_dir is not None:
+        temp_dir.mkdir(parents=True, exist_ok=True)
+        env.update(TMPDIR=str(temp_dir), TMP=str(temp_dir), TEMP=str(temp_dir))
+    return env
+
+
+async def _start_bash(
+    supervisor: ProcessSupervisor,
+    command: str,
+    root: Path,
+    env: Mapping[str, str],
+    confine: Confinement | None,
+    grace: float,
+) -> tuple[SupervisedProcess, int]:
+    """Start ``bash -c command`` in ``root`` (stdin ``/dev/null``, stdout and stderr on
+    one pipe); the process and the pipe's read end.
+
+    Raises:
+        ToolError: bash cannot be started (the message names the folder and why).
+    """
+    read_fd, write_fd = os.pipe()
+    null_fd = os.open(os.devnull, os.O_RDONLY)
+    try:
+        proc = await supervisor.start(
+            ["bash", "-c", command],
+            cwd=root,
+            env=env,
+            stdin=null_fd,
+            stdout=write_fd,
+            stderr=write_fd,
+            confine=confine,
+            grace=grace,
+        )
+    except BaseException as exc:
+        os.close(read_fd)
+        if isinstance(exc, SupervisorError):
+            raise ToolError(f"Cannot start bash in {root}: {exc.strerror or exc}.") from exc
+        raise
+    finally:
+        os.close(write_fd)
+        os.close(null_fd)
+    return proc, read_fd
+
+
+def _with_notes(
+    result: AgentToolResult[BashDetails],
+    output: Output,
+    confine: Confinement | None,
+    root: Path,
+    withheld: tuple[str, ...],
+) -> AgentToolResult[BashDetails]:
+    """``result`` with the notes a person and the model need: writes the sandbox denied
+    (found in ``output``), and the variables ``withheld`` (named in the first result only)."""
+    notes: list[str] = []
+    details = result.details
+    if confine is not None:
+        denials = find_denials(output.render(), confine, root)
+        note = denials.note(confine)
+        if note:
+            notes.append(note)
+            if details is not None:
+                details = replace(details, sandbox_denied=tuple(denials.paths))
+    if withheld:
+        notes.append(withheld_note(withheld))
+        if details is not None:
+            details = replace(details, env_withheld=withheld)
+    if not notes:
+        return result
+    text = "".join(c.text for c in result.content if isinstance(c, TextContent))
+    return AgentToolResult(content=[TextContent("\n".join([text, *notes]))], details=details)
 
 
 async def _pump(reader: asyncio.StreamReader, output: Output, ctx: ToolCallContext) -> None:
