@@ -163,32 +163,7 @@ def create_bash_tool(
         proc, read_fd = await _start_bash(
             supervisor, params.command, root, env, plan.confinement, kill_grace
         )
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader()
-        pipe = os.fdopen(read_fd, "rb", buffering=0)
-        transport: asyncio.BaseTransport | None = None
-        outcome: _Outcome | None = None
-        # One protected region from the moment bash exists: a cancellation that lands
-        # while the pipe is being connected must still kill the whole tree.
-        try:
-            transport, _ = await loop.connect_read_pipe(
-                lambda: asyncio.StreamReaderProtocol(reader), pipe
-            )
-            outcome = await _supervise(proc, reader, output, timeout, ctx)
-        except asyncio.CancelledError:
-            killer = asyncio.ensure_future(proc.kill())
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(killer)
-            raise
-        finally:
-            # Background processes of a command that exited on its own run on (until
-            # they end, or xcsh does); anything else is killed when the socket closes.
-            proc.close(keep_background=outcome is not None and outcome.how == "exited")
-            if transport is not None:
-                transport.close()
-            else:
-                pipe.close()
-            output.close()
+        outcome = await _watch(proc, read_fd, output, timeout, ctx)
         result = _result(params.command, timeout, outcome, output)
         withheld = () if announced else inherited.withheld
         announced = True
@@ -201,6 +176,41 @@ def create_bash_tool(
         parameters=BashParams,
         run=run,
     )
+
+
+async def _watch(
+    proc: SupervisedProcess, read_fd: int, output: Output, timeout: float, ctx: ToolCallContext
+) -> _Outcome:
+    """Read bash's output from ``read_fd`` into ``output`` until it ends, times out or the
+    call is cancelled (then its whole process tree is killed and the cancellation goes on).
+    """
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    pipe = os.fdopen(read_fd, "rb", buffering=0)
+    transport: asyncio.BaseTransport | None = None
+    outcome: _Outcome | None = None
+    # One protected region from the moment bash exists: a cancellation that lands
+    # while the pipe is being connected must still kill the whole tree.
+    try:
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), pipe
+        )
+        outcome = await _supervise(proc, reader, output, timeout, ctx)
+        return outcome
+    except asyncio.CancelledError:
+        killer = asyncio.ensure_future(proc.kill())
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(killer)
+        raise
+    finally:
+        # Background processes of a command that exited on its own run on (until
+        # they end, or xcsh does); anything else is killed when the socket closes.
+        proc.close(keep_background=outcome is not None and outcome.how == "exited")
+        if transport is not None:
+            transport.close()
+        else:
+            pipe.close()
+        output.close()
 
 
 def _environment(inherited: Mapping[str, str], temp_dir: Path | None) -> dict[str, str]:
