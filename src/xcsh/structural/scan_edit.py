@@ -183,6 +183,10 @@ class _Planned:
     check: tuple[str, int | None] | None
 
 
+_Candidate = tuple[int, int, int, SgNode, str, LanguageQuery]
+"""A change found: start, end, op, node, new text, and the language's patterns."""
+
+
 def _plan(
     query: Query,
     found: list[tuple[LanguageQuery, SgNode, list[int]]],
@@ -193,21 +197,57 @@ def _plan(
     language: str,
 ) -> _Planned | Outcome | None:
     """The changes of one file (see :func:`edit_file`), or the outcome that ends it."""
+    kept, nested, identical = _candidates(query, found, text)
+    if not kept:
+        return Outcome(identical=identical) if identical else None
+    kept.sort(key=lambda c: (c[0], -c[1]))
+    if not isinstance(kept[0][5].patterns[kept[0][2]], CompiledPattern):
+        # Fixes of several rules: as `ast-grep scan -U`, a fix overlapping an earlier
+        # one is left out (reported as nested); scanning again applies it.
+        chosen: list[_Candidate] = []
+        for cand in kept:
+            if chosen and cand[0] < chosen[-1][1]:
+                nested.append(cand)
+                continue
+            chosen.append(cand)
+        kept = chosen
+    conflict = _conflict(kept, file)
+    if conflict is not None:
+        return conflict
+    errors = [_has_error(root) for _, root, _ in found]
+    if query.skip_parse_errors and any(errors):
+        return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
+    check = _check(query, found, kept, (text, errors), language)
+    replacement = _builder(query, text, offsets, file)
+    count, display = len(nested), kept[0][5].display
+    return _Planned(  # _each empties kept and nested as it builds
+        replacements=_each(kept, replacement),
+        inner=_each(nested, replacement) if query.captures else (),
+        nested=count,
+        identical=identical,
+        display=display,
+        check=check,
+    )
+
+
+def _candidates(
+    query: Query, found: list[tuple[LanguageQuery, SgNode, list[int]]], text: str
+) -> tuple[list[_Candidate], list[_Candidate], int]:
+    """Each fixing pattern's changes: kept, nested inside an earlier match of the same
+    pattern (the CLI skips those too), and how many rewrote a node to itself."""
     # loaded with the first edit, so a search never imports the rule machinery
     from xcsh.structural.rule_eval import capture_spans, expanded_range, transformed_values
 
     newline = detect_newline(text)
-    # start, end, op, node, new text, the language's patterns
-    kept: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
-    nested: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
+    kept: list[_Candidate] = []
+    nested: list[_Candidate] = []
     identical = 0
-    candidates: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
     for unit, root, active in found:
         for i in active:
             pattern, template = unit.patterns[i], query.templates[i]
             if pattern is None or template is None:
                 continue  # a rule without a fix only reports
-            candidates = []  # the previous pattern's are in kept and nested
+            candidates: list[_Candidate] = []
             for node in find_nodes(root, pattern):
                 start, end = node.range().start.index, node.range().end.index
                 values = capture_spans(node, template)
@@ -228,19 +268,11 @@ def _plan(
                     identical += 1  # S2: an identity rewrite is not a change
                     continue
                 kept.append(cand)
-    if not kept:
-        return Outcome(identical=identical) if identical else None
-    kept.sort(key=lambda c: (c[0], -c[1]))
-    if not isinstance(kept[0][5].patterns[kept[0][2]], CompiledPattern):
-        # Fixes of several rules: as `ast-grep scan -U`, a fix overlapping an earlier
-        # one is left out (reported as nested); scanning again applies it.
-        chosen: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
-        for cand in kept:
-            if chosen and cand[0] < chosen[-1][1]:
-                nested.append(cand)
-                continue
-            chosen.append(cand)
-        kept = chosen
+    return kept, nested, identical
+
+
+def _conflict(kept: list[_Candidate], file: str) -> Outcome | None:
+    """The outcome naming the first two changes that overlap, or ``None``."""
     for before, after in itertools.pairwise(kept):
         if after[0] < before[1]:
             line = after[3].range().start
@@ -253,13 +285,19 @@ def _plan(
                     f"{earlier.source if earlier else ''}`)"
                 )
             )
-    errors = [_has_error(root) for _, root, _ in found]
-    if query.skip_parse_errors and any(errors):
-        return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
+    return None
+
+
+def _builder(
+    query: Query, text: str, offsets: Offsets, file: str
+) -> Callable[[_Candidate], Replacement]:
+    """Builds the :class:`Replacement` of a change of this file (with its JSON record
+    when the query wants captures)."""
+    from xcsh.structural.rule_eval import expanded_range
 
     quoted = encode_basestring(file) if query.captures else ""
 
-    def replacement(cand: tuple[int, int, int, SgNode, str, LanguageQuery]) -> Replacement:
+    def replacement(cand: _Candidate) -> Replacement:
         start, end, op, node, new, unit = cand
         rng = node.range()
         head, tail = rng.start, rng.end
@@ -293,11 +331,26 @@ def _plan(
             record,
         )
 
-    # The file is parsed again in its own language (code embedded in HTML is not re-checked).
+    return replacement
+
+
+def _check(
+    query: Query,
+    found: list[tuple[LanguageQuery, SgNode, list[int]]],
+    kept: list[_Candidate],
+    source: tuple[str, list[bool]],
+    language: str,
+) -> tuple[str, int | None] | None:
+    """Whether the new text must be parsed again in the file's own language (code
+    embedded in HTML is not re-checked): ``(language, errors in the old text)``, or
+    ``None`` when every change fits where it goes (``source``: the text and which
+    parsed trees have errors)."""
+    text, errors = source
     mine = query.languages.get(language)
     own = next((i for i, (unit, _, _) in enumerate(found) if unit is mine), None)
-    check: tuple[str, int | None] | None = None  # (language, errors in the old text)
-    if own is not None and not (
+    if own is None:
+        return None
+    if (
         not errors[own]
         and len(kept) * _FITS_COST_IN_BYTES < len(text)
         and all(
@@ -306,24 +359,15 @@ def _plan(
             if unit is mine
         )
     ):
-        old_root = found[own][1]
-        old_errors = len(old_root.find_all(**_error_rule(old_root))) if errors[own] else None
-        check = (found[own][0].name, old_errors)
-    count, display = len(nested), kept[0][5].display
-    candidates.clear()
-    return _Planned(
-        replacements=_each(kept, replacement),
-        inner=_each(nested, replacement) if query.captures else (),
-        nested=count,
-        identical=identical,
-        display=display,
-        check=check,
-    )
+        return None
+    old_root = found[own][1]
+    old_errors = len(old_root.find_all(**_error_rule(old_root))) if errors[own] else None
+    return (found[own][0].name, old_errors)
 
 
 def _each(
-    candidates: list[tuple[int, int, int, SgNode, str, LanguageQuery]],
-    build: Callable[[tuple[int, int, int, SgNode, str, LanguageQuery]], Replacement],
+    candidates: list[_Candidate],
+    build: Callable[[_Candidate], Replacement],
 ) -> tuple[Replacement, ...]:
     """``build(c)`` for each of ``candidates`` in order, emptying the list as it goes: each
     node handle (hundreds of bytes in ast-grep-py) is freed once its change is built, so

@@ -16,14 +16,11 @@ from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore
 from xcsh.structural.edit_action import (
     EditAction,
-    block,
     build_edit_action,
-    edit_label,
-    line_indent,
     push_edit_preview,
-    skipped_text,
     staged_files,
 )
+from xcsh.structural.edit_text import block, edit_label, line_indent, skipped_text
 from xcsh.structural.engine import preview_edit, search
 from xcsh.structural.errors import error_pattern_note
 from xcsh.structural.results import EditPreview, Match
