@@ -164,26 +164,18 @@ def build_edit_action(
             would not parse (``--include-broken`` on the command line).
         journal: the workspace's undo journal the apply records into (``None``:
             unrecorded); the action is then marked ``journaled``.
-        with_diff: build the unified diff of the typed preview (``False`` for a
-            front end that never shows it, such as ``xcsh ast-edit --json``: the
-            preview's diffs are then ``""``, as for a preview whose diff is unknown).
-        check: the verdict of the project's check on this preview staged
-            (the typed preview's ``check``, so the result's
-            :class:`AstEditDetails` carries it; its text ends the result).
-        check_note: a line about checks instead of a verdict (no check is
-            set, or none can run here).
-        check_files: runs the project's check on staged files (relative path →
-            new bytes); given, the action can check a subset of its changes
-            (``check_parts``, for ``resolve`` with ``only`` and ``check: true``).
+        with_diff: build the typed preview's unified diff (``False`` for a front end that
+            never shows it, ``xcsh ast-edit --json``: the diffs are then ``""``).
+        check: the project's check's verdict on this preview staged (the typed
+            preview's ``check``, carried by the details; its text ends the result).
+        check_note: a line about checks instead of a verdict (none set or can run).
+        check_files: runs the project's check on staged files (relative path → new
+            bytes); given, the action can check some changes (``check_parts``).
     """
     notes = edit_notes(preview, broken_flag)
     skipped = tuple(LeftOutFile(file=s.file, reason=s.reason) for s in preview.skipped)
     if preview.total == 0:
-        text = "\n".join(["No replacements made", *notes])
-        details = AstEditDetails(skipped=skipped, notes=tuple(notes))
-        return EditAction(
-            action=None, result=AgentToolResult(content=[TextContent(text)], details=details)
-        )
+        return _nothing_to_apply(notes, skipped)
     broken = sum(1 for s in preview.skipped if s.reason == BROKEN_REASON)
     label = edit_label(preview.total, len(preview.files), broken)
     preview_id = store.new_preview_id()
@@ -201,8 +193,7 @@ def build_edit_action(
     )
     verdict = [check.text()] if check is not None else [check_note] if check_note else []
     overlap = _overlap_note(store, typed.paths)
-    lines = [*notes, *verdict, *([overlap] if overlap else [])]
-    text = result_text(preview, ids, lines, preview_id)
+    text = result_text(preview, ids, [*notes, *verdict, *filter(None, [overlap])], preview_id)
     parts = _EditParts(
         store=store,
         preview=preview,
@@ -219,6 +210,15 @@ def build_edit_action(
     return EditAction(
         action=parts.action(details),
         result=AgentToolResult(content=[TextContent(text)], details=details),
+    )
+
+
+def _nothing_to_apply(notes: list[str], skipped: tuple[LeftOutFile, ...]) -> EditAction:
+    """The result of a preview without replacements: no action, and why."""
+    text = "\n".join(["No replacements made", *notes])
+    details = AstEditDetails(skipped=skipped, notes=tuple(notes))
+    return EditAction(
+        action=None, result=AgentToolResult(content=[TextContent(text)], details=details)
     )
 
 

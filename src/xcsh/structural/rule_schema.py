@@ -330,9 +330,20 @@ def drop_unknown_keys(
     The top-level keys are not touched: ast-grep refuses an unknown one, and so does
     :func:`xcsh.structural.rules.compile_rule`.
     """
-    warnings: list[RuleWarning] = []
+    pruner = _Pruner(origin)
+    return pruner.body(dict(document), ""), pruner.warnings
 
-    def keep(value: dict[str, Any], allowed: Sequence[str], where: str) -> dict[str, Any]:
+
+class _Pruner:
+    """Walks a rule document, leaving out the keys ast-grep ignores; ``warnings`` names
+    each (``origin``: the document's file, for the warnings)."""
+
+    def __init__(self, origin: str) -> None:
+        self.origin = origin
+        self.warnings: list[RuleWarning] = []
+
+    def keep(self, value: dict[str, Any], allowed: Sequence[str], where: str) -> dict[str, Any]:
+        """The ``allowed`` keys of ``value`` (at ``where``); a warning for each other key."""
         out = {}
         for key, sub in value.items():
             if key in allowed:
@@ -340,70 +351,72 @@ def drop_unknown_keys(
             else:
                 hint = _hint(str(key), allowed, _misplaced(allowed))
                 problem = f"unknown key ({hint})" if hint else "unknown key"
-                warnings.append(
+                self.warnings.append(
                     RuleWarning(
-                        origin=origin, yaml_path=yaml_path(where, str(key)), problem=problem
+                        origin=self.origin, yaml_path=yaml_path(where, str(key)), problem=problem
                     )
                 )
         return out
 
-    def rule(value: Any, where: str, *, relation: bool = False) -> Any:
+    def rule(self, value: Any, where: str, *, relation: bool = False) -> Any:
+        """A rule object (a relation's, with ``stopBy`` and ``field``), its sub-rules pruned."""
         if not isinstance(value, dict):
             return value
         allowed = RULE_KEYS + (("stopBy", "field") if relation else ())
-        out = keep(value, allowed, where)
+        out = self.keep(value, allowed, where)
         for key, sub in out.items():
             here = yaml_path(where, key)
             if key in RELATIONAL_KEYS:
-                out[key] = rule(sub, here, relation=True)
+                out[key] = self.rule(sub, here, relation=True)
             elif key in ("not", "stopBy"):
-                out[key] = rule(sub, here)
+                out[key] = self.rule(sub, here)
             elif key in ("all", "any") and isinstance(sub, list):
-                out[key] = [rule(item, yaml_path(here, i)) for i, item in enumerate(sub)]
+                out[key] = [self.rule(item, yaml_path(here, i)) for i, item in enumerate(sub)]
             elif key == "pattern" and isinstance(sub, dict):
-                out[key] = keep(sub, _PATTERN_KEYS, here)
+                out[key] = self.keep(sub, _PATTERN_KEYS, here)
             elif key == "nthChild" and isinstance(sub, dict):
-                out[key] = keep(sub, _NTH_CHILD_KEYS, here)
+                out[key] = self.keep(sub, _NTH_CHILD_KEYS, here)
                 if "ofRule" in out[key]:
-                    out[key]["ofRule"] = rule(out[key]["ofRule"], yaml_path(here, "ofRule"))
+                    out[key]["ofRule"] = self.rule(out[key]["ofRule"], yaml_path(here, "ofRule"))
         return out
 
-    def rules_of(value: Any, where: str) -> Any:
+    def rules_of(self, value: Any, where: str) -> Any:
+        """A table of named rules (``utils``, ``constraints``)."""
         if not isinstance(value, dict):
             return value
-        return {name: rule(sub, yaml_path(where, str(name))) for name, sub in value.items()}
+        return {name: self.rule(sub, yaml_path(where, str(name))) for name, sub in value.items()}
 
-    def fix(value: Any, where: str) -> Any:
+    def fix(self, value: Any, where: str) -> Any:
+        """A fix object, its ``expandStart`` and ``expandEnd`` rules pruned."""
         if not isinstance(value, dict):
             return value
-        out = keep(value, _FIX_KEYS, where)
+        out = self.keep(value, _FIX_KEYS, where)
         for key in ("expandStart", "expandEnd"):
             if key in out:
-                out[key] = rule(out[key], yaml_path(where, key))
+                out[key] = self.rule(out[key], yaml_path(where, key))
         return out
 
-    def rewriter(value: Any, where: str) -> Any:
+    def rewriter(self, value: Any, where: str) -> Any:
+        """A rewriter: its keys, then its body as a rule document's."""
         if not isinstance(value, dict):
             return value
-        out = keep(value, REWRITER_KEYS, where)
-        return body(out, where)
+        return self.body(self.keep(value, REWRITER_KEYS, where), where)
 
-    def body(out: dict[str, Any], where: str) -> dict[str, Any]:
+    def body(self, out: dict[str, Any], where: str) -> dict[str, Any]:
+        """A rule document's (or rewriter's) rule, utils, constraints, fix and rewriters."""
         if "rule" in out:
-            out["rule"] = rule(out["rule"], yaml_path(where, "rule"))
+            out["rule"] = self.rule(out["rule"], yaml_path(where, "rule"))
         for key in ("utils", "constraints"):
             if key in out:
-                out[key] = rules_of(out[key], yaml_path(where, key))
+                out[key] = self.rules_of(out[key], yaml_path(where, key))
         if "fix" in out:
-            out["fix"] = fix(out["fix"], yaml_path(where, "fix"))
+            out["fix"] = self.fix(out["fix"], yaml_path(where, "fix"))
         if isinstance(out.get("rewriters"), list):
             out["rewriters"] = [
-                rewriter(item, yaml_path(yaml_path(where, "rewriters"), i))
+                self.rewriter(item, yaml_path(yaml_path(where, "rewriters"), i))
                 for i, item in enumerate(out["rewriters"])
             ]
         return out
-
-    return body(dict(document), ""), warnings
 
 
 @functools.lru_cache(maxsize=256)
