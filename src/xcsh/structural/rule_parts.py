@@ -16,6 +16,7 @@ from xcsh.structural.languages import Language, resolve_language
 from xcsh.structural.pattern import bound_metavariables
 from xcsh.structural.pattern_checks import check_pattern_size
 from xcsh.structural.rewrite import Template, parse_template
+from xcsh.structural.rule_prune import drop_unknown_keys
 from xcsh.structural.rule_schema import (
     REWRITER_KEYS,
     RULE_KEYS,
@@ -24,7 +25,6 @@ from xcsh.structural.rule_schema import (
     RuleError,
     RuleWarning,
     check_rule,
-    drop_unknown_keys,
     fix_of,
     split_transforms,
     yaml_path,
