@@ -26,7 +26,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from xcsh.core import UsageError
 from xcsh.sandbox.confinement import Confinement
@@ -110,7 +110,7 @@ class SandboxPlan:
     env: EnvPolicy = field(default_factory=EnvPolicy)
 
 
-def parse_sandbox_settings(settings: Mapping[str, Any], *, source: str) -> SandboxSettings:
+def parse_sandbox_settings(settings: Mapping[str, object], *, source: str) -> SandboxSettings:
     """Read and check the sandbox keys of settings.toml.
 
     Args:
