@@ -164,6 +164,7 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
         json=args.json,
         json_style=style,
         paths=paths,
+        report=not args.json,
         scan_exit=True,
     )
     if not args.fix:
