@@ -7,6 +7,8 @@ Output (stdout):
   multi-line match are ``path:LINE-<source line>`` (grep's context marker).
   On a terminal the path, position and matched text are coloured; with
   ``NO_COLOR`` or through a pipe the text is plain.
+- ``--heading always|never|auto``: the lines of ``ast-grep run --heading``,
+  colour off (:func:`xcsh.structural.report.run_text`).
 - ``--json``: JSON Lines, one object per match, with the fields of
   ``ast-grep run --json=stream`` (``text``, ``range`` with ``byteOffset`` and
   0-based ``start``/``end`` ``line``/``column``, ``file``, ``lines``,
