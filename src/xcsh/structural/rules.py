@@ -33,6 +33,7 @@ from xcsh.core import ToolError
 from xcsh.structural.errors import Doubt
 from xcsh.structural.languages import resolve_language
 from xcsh.structural.rewrite import Template
+from xcsh.structural.rule_labels import RuleLabel, parse_labels
 from xcsh.structural.rule_parts import (
     Rewriter,
     branches_of,
@@ -104,6 +105,8 @@ class CompiledRule:
     severity: str = "hint"
     message: str = ""
     note: str | None = None
+    labels: tuple[RuleLabel, ...] | None = None
+    """``labels:``, which replace the default labels of the rule's report."""
     message_template: Template | None = None
     doubt: Doubt | None = None
     has_error: bool = False
@@ -236,6 +239,7 @@ def compile_rule(
             template_of(Fix(template=message), (), (), rid) if "$" in message else None
         ),
         note=note if isinstance(note, str) or note is None else str(note),
+        labels=parse_labels(document.get("labels"), where),
     )
 
 
