@@ -43,6 +43,8 @@ class Scope:
         skipped: files left out (outside the workspace).
         total_bytes: the size of ``files`` together.
         sizes: size in bytes of each of ``files`` (0 when unknown), to share work evenly.
+        stats: the ``stat`` of each of ``files`` taken by the walk (``None`` when it
+            failed), which a warm session's index reads fingerprints from.
     """
 
     root: Path
@@ -53,6 +55,7 @@ class Scope:
     skipped: list[SkippedFile] = field(default_factory=list)
     total_bytes: int = 0
     sizes: list[int] = field(default_factory=list)
+    stats: list[os.stat_result | None] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         """How many files of each language, most first."""
@@ -106,6 +109,7 @@ def resolve_scope(where: ScopeSpec, *, rules: bool = False) -> Scope:
         scope.files.append((file, display, found.name))
         size = info.st_size if info is not None else 0
         scope.sizes.append(size)
+        scope.stats.append(info)
         scope.total_bytes += size
     if not scope.files and language is None:
         raise EmptyScope(given)
