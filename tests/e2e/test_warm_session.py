@@ -4,6 +4,7 @@ between two searches, and every warm answer is compared with a cold search's."""
 
 from __future__ import annotations
 
+import asyncio
 import shlex
 import sys
 import time
@@ -13,8 +14,8 @@ from typing import Any
 from e2e_run import XCSH_BIN, env, newest_session, print_mode, tool_results, write_steps
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-from warm_scenario import CHANGES, PATTERN, SETTLE_SECONDS, make_workspace, run_change
 
+from warm_scenario import CHANGES, PATTERN, SETTLE_SECONDS, make_workspace, run_change
 from xcsh import PendingActionStore
 from xcsh.tools import create_ast_edit_tool, create_ast_grep_tool, create_resolve_tool
 
@@ -97,8 +98,6 @@ def test_print_mode_session_sees_every_change_a_cold_search_sees(
     warm = [(name, text) for name, _, text in results if name != "bash"]
 
     # The same changes, replayed on a twin of the workspace, searched cold after each.
-    import asyncio
-
     twin = make_workspace(tmp_path / "twin")
     expected = [("ast_grep", asyncio.run(cold_search(twin)))] * 2
     for _, source in CHANGES:
