@@ -222,7 +222,7 @@ def search(
         raise BadLimit(limit, "matches")
     if offset < 0:
         raise ToolError(f"`offset` must be 0 or more; got {offset}.")
-    scope = resolve_scope(where, rules=bool(what.rules))
+    scope = resolve_scope(where, rules=bool(what.rules), stats=index is not None)
     query = compile_query(what, scope)
     skipped = list(scope.skipped)
     kept: list[Match] = []
@@ -301,7 +301,7 @@ def preview_edit(
         raise ToolError("`ops` is empty. Give at least one {pat, out} rewrite.")
     if limit is not None and limit <= 0:
         raise BadLimit(limit, "replacements")
-    scope = resolve_scope(where, rules=bool(edit.rules))
+    scope = resolve_scope(where, rules=bool(edit.rules), stats=index is not None)
     if covered is not None:
         _leave_out_covered(scope, covered)
     query = compile_query(
