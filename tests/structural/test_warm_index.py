@@ -15,7 +15,8 @@ from warm_scenario import CHANGES, PATTERN, SETTLE_SECONDS, make_workspace, run_
 from xcsh import PendingActionStore
 from xcsh.app import open_index
 from xcsh.core import UsageError
-from xcsh.structural.warm import Fingerprint, WarmIndex, parse_index_memory
+from xcsh.structural.warm import Fingerprint, WarmIndex
+from xcsh.structural.warm_cache import parse_index_memory
 from xcsh.tools import create_ast_edit_tool, create_ast_grep_tool, create_resolve_tool
 
 

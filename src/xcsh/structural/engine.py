@@ -367,7 +367,7 @@ def _run(
     """The outcome of each file: from ``index`` when given, else scanned afresh."""
     if index is None:
         return run_query(query, scope, progress, workers)
-    return index.run(query, scope, progress)
+    return index.run(query, scope, progress, workers)
 
 
 def _leave_out_covered(scope: Scope, covered: set[str]) -> None:

@@ -23,12 +23,12 @@ estimated by the size of their text).
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import os
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -40,19 +40,32 @@ from xcsh.structural.embedded import hosts
 from xcsh.structural.matching import Outcome, Query
 from xcsh.structural.pattern import CompiledPattern
 from xcsh.structural.results import SkippedFile
+from xcsh.structural.runner import PARALLEL_MIN_BYTES, PARALLEL_MIN_FILES, run_query
 from xcsh.structural.scan import Source, decode_source, scan_source
 from xcsh.structural.scope import Scope
+from xcsh.structural.warm_cache import (
+    DEFAULT_INDEX_MEMORY,
+    TREE_BYTES_PER_SOURCE_BYTE,
+    BoundedCache,
+    CacheKey,
+    answer_cost,
+    parse_index_memory,
+)
 from xcsh.structural.warm_words import WordIndex, words_of
 
-DEFAULT_INDEX_MEMORY = 256 * 1024 * 1024
-TREE_BYTES_PER_SOURCE_BYTE = 32
-"""Memory of a parsed tree and its text per byte of source (measured: about 31 for the
-standard library's Python with ast-grep-py 0.3x; rounded up)."""
 RECENT_QUERIES = 8
 RACY_NS = 2_000_000_000
 """A file modified (or its inode changed) this close to the moment it was read may change
 again without its times changing: it is read again next time."""
-_ANSWER_BASE = 512
+
+
+class _Miss(enum.Enum):
+    """A file the index cannot answer for: it is read."""
+
+    MISS = 0
+
+
+_MISS = _Miss.MISS
 
 _Kind = Literal["text", "empty", "skipped"]
 
@@ -84,9 +97,6 @@ class _Entry:
     """Postings in the word index, ``-1`` when the words are not indexed."""
 
 
-_CacheKey = tuple[str, Path, str, int]
-
-
 class WarmIndex:
     """The structural index of one session or MCP server (thread-safe).
 
@@ -101,64 +111,154 @@ class WarmIndex:
         self._files: dict[Path, _Entry] = {}
         self._words = WordIndex()
         self._next_id = 0
-        self._cache: dict[str, OrderedDict[_CacheKey, tuple[object, int]]] = {
-            "tree": OrderedDict(),
-            "answer": OrderedDict(),
-        }
-        self._keys: dict[Path, set[_CacheKey]] = {}
-        self._used = {"tree": 0, "answer": 0}
+        self._cache = BoundedCache(memory)
         self._queries: list[tuple[Query, int]] = []
 
     @property
     def used(self) -> int:
         """Estimated bytes of the trees and answers held."""
-        return sum(self._used.values())
-
-    def _budget(self, kind: str) -> int:
-        """Answers may take a quarter of the memory, trees the rest."""
-        return self.memory // 4 if kind == "answer" else self.memory - self.memory // 4
+        return self._cache.used
 
     def run(
-        self, query: Query, scope: Scope, progress: Callable[[int, int], None] | None
+        self,
+        query: Query,
+        scope: Scope,
+        progress: Callable[[int, int], None] | None,
+        workers: int | None = None,
     ) -> Iterator[Outcome | None]:
         """One outcome per file of ``scope`` (as :func:`~xcsh.structural.runner.run_query`),
-        answered from the index where the file is unchanged."""
+        answered from the index where the file is unchanged.
+
+        The other files are read and scanned here, keeping their trees; when they
+        are many (a first search), on the scan pool as a cold search would, each
+        answer kept only if the file read here afterwards is the one the walk saw.
+        """
         now = time.time_ns()
         with self._lock:
             qid = self._query_id(query)
             allowed = {name: self._allowed(unit.patterns) for name, unit in query.languages.items()}
         stats = scope.stats if len(scope.stats) == len(scope.files) else [None] * len(scope.files)
+        prints = [Fingerprint.of(info) if info is not None else None for info in stats]
+        known = [
+            self._known(query, qid, allowed, item, fingerprint)
+            for item, fingerprint in zip(scope.files, prints, strict=True)
+        ]
+        misses = [index for index, answer in enumerate(known) if answer is _MISS]
+        pooled = self._pooled(query, qid, scope, misses, prints, now, workers)
         total = len(scope.files)
-        for done, ((path, display, language), info) in enumerate(
-            zip(scope.files, stats, strict=True), 1
-        ):
-            fingerprint = Fingerprint.of(info) if info is not None else None
-            yield self._outcome(query, qid, allowed, (path, display, language), fingerprint, now)
-            if progress is not None:
-                progress(done, total)
+        try:
+            for done, (item, fingerprint, answer) in enumerate(
+                zip(scope.files, prints, known, strict=True), 1
+            ):
+                if answer is _MISS:
+                    answer = (
+                        next(pooled)
+                        if pooled is not None
+                        else self._read_and_scan(query, qid, item, fingerprint, now)
+                    )
+                yield answer
+                if progress is not None:
+                    progress(done, total)
+        finally:
+            if pooled is not None:
+                pooled.close()
 
-    def _outcome(
+    def _known(
         self,
         query: Query,
         qid: int,
         allowed: dict[str, frozenset[int] | None],
         item: tuple[Path, str, str],
         fingerprint: Fingerprint | None,
-        now: int,
-    ) -> Outcome | None:
+    ) -> Outcome | _Miss | None:
+        """The outcome of an unchanged file from the index, or :data:`_MISS`."""
         path, display, language = item
-        key: _CacheKey = ("answer", path, language, qid)
         with self._lock:
             entry = self._files.get(path)
-            if entry is not None and entry.trusted and entry.fingerprint == fingerprint:
-                if entry.kind != "text":
-                    return _unsearchable(entry, path, display)
-                cached = self._get(key)
-                if cached is not None:
-                    return cached[0]  # type: ignore[return-value]
-                if entry.words >= 0 and not self._may_match(query, allowed, entry, language):
-                    return None
-        return self._read_and_scan(query, qid, item, fingerprint, now)
+            if entry is None or not entry.trusted or entry.fingerprint != fingerprint:
+                return _MISS
+            if entry.kind != "text":
+                return _unsearchable(entry, path, display)
+            cached = self._cache.answer(("answer", path, language, qid))
+            if cached is not None:
+                return cached[0]
+            if entry.words >= 0 and not self._may_match(query, allowed, entry, language):
+                return None
+        return _MISS
+
+    def _pooled(
+        self,
+        query: Query,
+        qid: int,
+        scope: Scope,
+        misses: list[int],
+        prints: list[Fingerprint | None],
+        now: int,
+        workers: int | None,
+    ) -> Generator[Outcome | None, None, None] | None:
+        """The outcomes of the files ``misses`` (indexes into ``scope.files``) from the
+        scan pool, or ``None`` when they are too few to share."""
+        count = workers if workers is not None else min(2, os.cpu_count() or 1)
+        known = len(scope.sizes) == len(scope.files)
+        sizes = [scope.sizes[i] if known else 0 for i in misses]
+        if count <= 1 or len(misses) < PARALLEL_MIN_FILES or sum(sizes) < PARALLEL_MIN_BYTES:
+            return None
+        part = Scope(
+            root=scope.root,
+            files=[scope.files[i] for i in misses],
+            sizes=sizes,
+            total_bytes=sum(sizes),
+        )
+        return self._adopted(query, qid, part, [prints[i] for i in misses], now, count)
+
+    def _adopted(
+        self,
+        query: Query,
+        qid: int,
+        part: Scope,
+        prints: list[Fingerprint | None],
+        now: int,
+        workers: int,
+    ) -> Generator[Outcome | None, None, None]:
+        outcomes = run_query(query, part, None, workers)
+        try:
+            for item, fingerprint, outcome in zip(part.files, prints, outcomes, strict=True):
+                if self._settle(query, qid, item, fingerprint, now, outcome):
+                    yield outcome
+                else:
+                    yield self._read_and_scan(query, qid, item, fingerprint, now)
+        finally:
+            close = getattr(outcomes, "close", None)
+            if close is not None:
+                close()
+
+    def _settle(
+        self,
+        query: Query,
+        qid: int,
+        item: tuple[Path, str, str],
+        fingerprint: Fingerprint | None,
+        now: int,
+        outcome: Outcome | None,
+    ) -> bool:
+        """Record a worker's ``outcome`` for a file, if the file read now is provably the
+        one the walk saw (an old fingerprint, the same after this read); else ``False``."""
+        path, display, language = item
+        if fingerprint is None or now - max(fingerprint.mtime_ns, fingerprint.ctime_ns) <= RACY_NS:
+            return False
+        try:
+            raw = read_regular_bytes(path)
+            after = Fingerprint.of(os.stat(path))
+        except (NotRegularFileError, OSError):
+            return False
+        if after != fingerprint:
+            return False
+        source = decode_source(raw, path, display)
+        with self._lock:
+            self._record(path, raw, source, fingerprint, True)
+            if query.records is None and any(q == qid for _, q in self._queries):
+                self._cache.put(("answer", path, language, qid), outcome, answer_cost(outcome))
+        return True
 
     def _read_and_scan(
         self,
@@ -177,32 +277,44 @@ class WarmIndex:
             reason = "not a regular file" if isinstance(exc, NotRegularFileError) else "unreadable"
             return Outcome(skipped=SkippedFile(path=path, file=display, reason=reason))
         source = decode_source(raw, path, display)
-        digest = hashlib.blake2b(raw, digest_size=16).digest()
         trusted = fingerprint is not None and (
             now - max(fingerprint.mtime_ns, fingerprint.ctime_ns) > RACY_NS
         )
-        key: _CacheKey = ("answer", path, language, qid)
+        key: CacheKey = ("answer", path, language, qid)
         with self._lock:
-            entry = self._files.get(path)
-            if entry is not None and entry.digest == digest:
-                entry.fingerprint, entry.trusted = fingerprint, trusted
-                if entry.words < 0 and entry.kind == "text":  # the word index was dropped
-                    words = words_of(raw)
-                    self._words.add(entry.file_id, words)
-                    entry.words = len(words)
-            else:
-                entry = self._remember(path, raw, source, digest, fingerprint, trusted)
+            entry = self._record(path, raw, source, fingerprint, trusted)
             if not isinstance(source, Source):
                 return source
-            cached = self._get(key)
+            cached = self._cache.answer(key)
             if cached is not None:
-                return cached[0]  # type: ignore[return-value]
+                return cached[0]
         answer = scan_source(query, source, path, display, language, self._parser(path, source))
         if query.records is None:
             with self._lock:
                 if self._files.get(path) is entry and any(q == qid for _, q in self._queries):
-                    self._put(key, answer, _answer_cost(answer))
+                    self._cache.put(key, answer, answer_cost(answer))
         return answer
+
+    def _record(
+        self,
+        path: Path,
+        raw: bytes,
+        source: Source | Outcome | None,
+        fingerprint: Fingerprint | None,
+        trusted: bool,
+    ) -> _Entry:
+        """The entry of ``path`` read as ``raw``: the known one when the bytes are the
+        same (its trees and answers hold), else a new one."""
+        digest = hashlib.blake2b(raw, digest_size=16).digest()
+        entry = self._files.get(path)
+        if entry is None or entry.digest != digest:
+            return self._remember(path, raw, source, digest, fingerprint, trusted)
+        entry.fingerprint, entry.trusted = fingerprint, trusted
+        if entry.words < 0 and entry.kind == "text":  # the word index was dropped
+            words = words_of(raw)
+            self._words.add(entry.file_id, words)
+            entry.words = len(words)
+        return entry
 
     def _remember(
         self,
@@ -232,9 +344,7 @@ class WarmIndex:
     def _forget(self, path: Path) -> None:
         """Drop what is known of ``path``: its entry, words, trees and answers."""
         entry = self._files.pop(path, None)
-        for key in self._keys.pop(path, set()):
-            _, cost = self._cache[key[0]].pop(key)
-            self._used[key[0]] -= cost
+        self._cache.forget_path(path)
         if entry is not None and entry.words > 0 and self._words.retire(entry.words):
             self._words = WordIndex()  # rebuilt as files are read again
             for other in self._files.values():
@@ -271,9 +381,9 @@ class WarmIndex:
         def parse(text: str, language: str) -> SgNode:
             if text is not source.text or self.memory <= 0:
                 return SgRoot(text, language).root()
-            key: _CacheKey = ("tree", path, language, 0)
+            key: CacheKey = ("tree", path, language, 0)
             with self._lock:
-                cached = self._get(key)
+                cached = self._cache.get(key)
             if cached is not None:
                 root = cached[0]
                 assert isinstance(root, SgRoot)
@@ -281,7 +391,7 @@ class WarmIndex:
             root = SgRoot(text, language)
             with self._lock:
                 if path in self._files:
-                    self._put(key, root, TREE_BYTES_PER_SOURCE_BYTE * len(source.raw))
+                    self._cache.put(key, root, TREE_BYTES_PER_SOURCE_BYTE * len(source.raw))
             return root.root()
 
         return parse
@@ -295,80 +405,14 @@ class WarmIndex:
         self._queries.append((query, qid))
         while len(self._queries) > RECENT_QUERIES:
             _, old = self._queries.pop(0)
-            for key in [k for k in self._cache["answer"] if k[3] == old]:
-                self._drop(key)
+            self._cache.forget_query(old)
         return qid
-
-    def _get(self, key: _CacheKey) -> tuple[object, int] | None:
-        cache = self._cache[key[0]]
-        found = cache.get(key)
-        if found is not None:
-            cache.move_to_end(key)
-        return found
-
-    def _put(self, key: _CacheKey, value: object, cost: int) -> None:
-        kind = key[0]
-        budget = self._budget(kind)
-        if cost > budget:
-            return
-        cache = self._cache[kind]
-        if key in cache:
-            self._drop(key)
-        cache[key] = (value, cost)
-        self._keys.setdefault(key[1], set()).add(key)
-        self._used[kind] += cost
-        while self._used[kind] > budget:
-            self._drop(next(iter(cache)))
-
-    def _drop(self, key: _CacheKey) -> None:
-        _, cost = self._cache[key[0]].pop(key)
-        self._used[key[0]] -= cost
-        keys = self._keys.get(key[1])
-        if keys is not None:
-            keys.discard(key)
-            if not keys:
-                del self._keys[key[1]]
 
 
 def _unsearchable(entry: _Entry, path: Path, display: str) -> Outcome | None:
     if entry.kind == "empty":
         return None
     return Outcome(skipped=SkippedFile(path=path, file=display, reason=entry.reason))
-
-
-def _answer_cost(answer: Outcome | None) -> int:
-    """Estimated bytes of one file's answer: its texts, twice (``str`` and the records)."""
-    if answer is None:
-        return 64
-    cost = _ANSWER_BASE
-    for match in answer.matches:
-        cost += _ANSWER_BASE + 2 * (len(match.text) + len(match.lines))
-    if answer.edit is not None:
-        cost += len(answer.edit.old_bytes) + len(answer.edit.new_bytes)
-        cost += _ANSWER_BASE * len(answer.edit.replacements)
-    return cost
-
-
-def parse_index_memory(value: object, where: str) -> int:
-    """``index_memory`` from settings.toml: bytes (a whole number), or a string such as
-    ``"256 MiB"`` (KiB, MiB, GiB).
-
-    Raises:
-        ValueError: anything else, with the message to show (naming ``where``).
-    """
-    units = {"": 1, "b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    if isinstance(value, str):
-        text = value.strip().lower()
-        number = text.rstrip("kmgib ")
-        unit = text[len(number) :].strip()
-        if number.isdigit() and unit in units:
-            return int(number) * units[unit]
-    raise ValueError(
-        f"index_memory in {where} must be a number of bytes or a size such as "
-        f'"256 MiB" (KiB, MiB, GiB; 0 keeps no trees), not {value!r}'
-    )
 
 
 __all__ = [
