@@ -157,3 +157,42 @@ def test_a_bad_index_memory_names_the_setting_and_the_fix(value: object, tmp_pat
     with pytest.raises(UsageError) as caught:
         open_index(tmp_path, {"index_memory": value})
     assert "index_memory" in str(caught.value) and "MiB" in str(caught.value)
+
+
+async def test_a_first_search_on_the_scan_pool_keeps_answers_only_for_proven_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "ws"
+    (root / "big").mkdir(parents=True)
+    filler = "x = 1\n" * 6000  # 36 KB each: 40 files run on the pool
+    old = time.time_ns() - 60 * 1_000_000_000
+    for number in range(40):
+        path = root / "big" / f"m{number:02}.py"
+        path.write_text(f"v = g({number})\n{filler}")
+        os.utime(path, ns=(old, old))
+    time.sleep(SETTLE_SECONDS)
+    reads = Reads(monkeypatch)
+    pooled: list[int] = []
+    real_run = warm_module.run_query
+
+    def run_query(query: Any, scope: Any, progress: Any, workers: Any) -> Any:
+        pooled.append(len(scope.files))
+        return real_run(query, scope, progress, workers)
+
+    monkeypatch.setattr(warm_module, "run_query", run_query)
+    index = WarmIndex()
+    warm = create_ast_grep_tool(str(root), index=index)
+    cold = await _text(create_ast_grep_tool(str(root)), pat=[PATTERN], limit=100)
+    assert await _text(warm, pat=[PATTERN], limit=100) == cold
+    assert pooled == [40]
+    assert len(reads.take()) == 40  # each read once more in the parent, to index it
+    assert await _text(warm, pat=[PATTERN], limit=100) == cold
+    assert reads.take() == []
+    changed = root / "big" / "m07.py"
+    info = changed.stat()
+    changed.write_text(f"v = h(7)\n{filler}")
+    os.utime(changed, ns=(info.st_atime_ns, info.st_mtime_ns))
+    cold = await _text(create_ast_grep_tool(str(root)), pat=[PATTERN], limit=100)
+    assert await _text(warm, pat=[PATTERN], limit=100) == cold
+    assert reads.take() == ["m07.py"]
+    assert pooled == [40], "one changed file is scanned in-process"
