@@ -24,7 +24,7 @@ on the store (custom tools) is recorded too.
 """
 
 from xcsh.app.checks import open_checker
-from xcsh.app.index import open_index
+from xcsh.app.index import index_memory, open_index
 from xcsh.app.session import (
     AppOptions,
     OpenedSession,
@@ -51,6 +51,7 @@ __all__ = [
     "SessionToolsFactory",
     "build_provider",
     "check_home",
+    "index_memory",
     "learnt_mode",
     "load_settings",
     "open_checker",

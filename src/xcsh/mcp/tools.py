@@ -41,7 +41,7 @@ def builtin_tool_factory(
     *,
     journal: Journal | None = None,
     checker: Checker | None = None,
-    index: WarmIndex | None = None,
+    index_memory: int | None = None,
 ) -> McpToolsFactory:
     """The built-in MCP tools for a workspace: ``ast_grep``, ``ast_edit`` and ``resolve``.
 
@@ -49,22 +49,22 @@ def builtin_tool_factory(
         cwd: the workspace folder; the structural tools refuse paths outside it.
         journal: the workspace's undo journal ``ast_edit`` applies record into.
         checker: the project's check ``ast_edit`` runs on staged previews.
-        index: the server's warm structural index, shared by every session's
-            ``ast_grep`` and ``ast_edit`` (default: one made on the first session,
-            with the default memory).
+        index_memory: bytes of trees and answers the server's warm structural
+            index keeps (default 256 MiB). One index, made on the first session,
+            serves every session's ``ast_grep`` and ``ast_edit``.
 
     Returns:
         A factory building fresh tool instances around one session's store.
     """
     folder = Path(cwd)
-    shared: list[WarmIndex] = [] if index is None else [index]
+    shared: list[WarmIndex] = []
 
     def build(store: PendingActionStore) -> list[AgentTool[Any]]:
         # The structural tools (and ast-grep) load on the first session, not at import.
         if not shared:
             from xcsh.structural.warm import WarmIndex
 
-            shared.append(WarmIndex())
+            shared.append(WarmIndex() if index_memory is None else WarmIndex(index_memory))
         warm = shared[0]
         return [
             builtin.create_ast_grep_tool(str(folder), index=warm),

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from pathlib import Path
-from typing import Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
-from xcsh.structural.matching import Outcome
+if TYPE_CHECKING:  # this module loads without the engine (settings read it)
+    from xcsh.structural.matching import Outcome
 
 DEFAULT_INDEX_MEMORY = 256 * 1024 * 1024
 TREE_BYTES_PER_SOURCE_BYTE = 32
