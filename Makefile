@@ -28,8 +28,11 @@ typecheck: $(STAMP)
 imports: $(STAMP)
 	$(BIN)/lint-imports
 
+# Two workers: half of a serial run is spent waiting on the real subprocesses
+# (xcsh, ast-grep, tmux, servers) the tests drive. TEST_WORKERS=0 runs serially.
+TEST_WORKERS ?= 2
 unit: $(STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS)
 
 demo: $(STAMP)
 	$(BIN)/python devtools/demo.py
