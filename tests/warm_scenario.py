@@ -1,7 +1,7 @@
 """A workspace and the changes made to it behind a warm session's back.
 
-Each change is Python source run with the workspace as the working folder:
-by the test itself (``exec``), or by the session's own ``bash`` tool. After
+Each change is Python source run in its own process with the workspace as the
+working folder: by the test, or by the session's own ``bash`` tool. After
 each one, a warm search must answer exactly what a cold search answers.
 
 The files are made old (mtimes 60 s back) and a test waits
@@ -13,6 +13,8 @@ re-read of a file too recently changed to be trusted.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -84,10 +86,5 @@ def make_workspace(root: Path) -> Path:
 
 
 def run_change(source: str, root: Path) -> None:
-    """Run one change's source with ``root`` as the working folder."""
-    here = os.getcwd()
-    os.chdir(root)
-    try:
-        exec(compile(source, "<change>", "exec"), {})
-    finally:
-        os.chdir(here)
+    """Run one change's source in its own process, with ``root`` as the working folder."""
+    subprocess.run([sys.executable, "-c", source], cwd=root, check=True, timeout=60)
