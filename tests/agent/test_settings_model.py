@@ -24,6 +24,7 @@ sandbox_network = false
 check = "pytest -q"
 check_when = "always"
 strict_rules = true
+index_memory = "64 MiB"
 
 [approval]
 bash = "ask"
@@ -47,6 +48,7 @@ def test_each_part_gets_its_typed_section(xcsh_home: Path) -> None:
     assert (settings.checks.command, settings.checks.when) == ("pytest -q", "always")
     assert settings.approval.tools == {"bash": "ask"}
     assert settings.strict_rules is True
+    assert settings.index_memory == 64 * 1024 * 1024
     # the checker takes the same sections: the check, and the sandbox's network
     checker = open_checker(xcsh_home, xcsh_home, settings)
     assert checker.settings.command == "pytest -q"

@@ -13,8 +13,9 @@ not know; older turns are compacted before a request passes 80% of it),
 the undo journal's retention, ``journal_max_entries`` (default 200) and
 ``journal_max_bytes`` (default 512 MiB), the sandbox keys of
 :mod:`xcsh.sandbox.policy`, the check keys of :mod:`xcsh.checks.settings`
-(:func:`open_checker`) and the ``[approval]`` table of
-:mod:`xcsh.agent.tool_policy`; any other key is refused
+(:func:`open_checker`), ``index_memory`` (the warm structural index's
+trees and answers, default 256 MiB: :func:`open_index`) and the ``[approval]``
+table of :mod:`xcsh.agent.tool_policy`; any other key is refused
 (:data:`KNOWN_SETTINGS`). The file is read once into :class:`Settings`, and
 each part of xcsh is handed its typed section.
 
@@ -25,6 +26,7 @@ on the store (custom tools) is recorded too.
 """
 
 from xcsh.app.checks import open_checker
+from xcsh.app.index import index_memory, open_index
 from xcsh.app.session import (
     AppOptions,
     OpenedSession,
@@ -53,9 +55,11 @@ __all__ = [
     "Settings",
     "build_provider",
     "check_home",
+    "index_memory",
     "learnt_mode",
     "load_settings",
     "open_checker",
+    "open_index",
     "open_journal",
     "open_session",
     "session_folder",

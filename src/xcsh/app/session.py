@@ -38,6 +38,7 @@ from xcsh.agent import (
 )
 from xcsh.agent.rewind import CheckpointRecorder, reconcile
 from xcsh.app.checks import open_checker
+from xcsh.app.index import open_index
 from xcsh.app.settings import Settings, build_provider, load_settings
 from xcsh.core import AgentTool, UsageError
 from xcsh.fs import xcsh_home
@@ -145,17 +146,15 @@ async def open_session(
 ) -> OpenedSession:
     """Build the provider, the tools and a new or resumed session.
 
-    The session offers the built-in tools, then the custom tools found for
-    ``cwd`` (user folder, entry points, and the project folder when it is
-    trusted or ``trust_project`` is set; contract §5).
+    The session offers the built-in tools, then the custom tools found for ``cwd``
+    (user folder, entry points, and the project folder when it is trusted or
+    ``trust_project`` is set; contract §5), each wrapped by the user's approval
+    policy (``[approval]``), which decides before anything runs.
 
     Args:
         options: the front end's choices.
         tools: builds the tools for ``(cwd, store)``; default: the built-in tools,
             writing through the workspace's journal, ``bash`` confined as settings say.
-
-    Every tool (custom ones included) is wrapped by the user's approval
-    policy (``[approval]``), which decides before anything runs.
 
     Raises:
         UsageError: bad settings, no provider configured, an unknown session
@@ -182,8 +181,9 @@ async def open_session(
     if tools is not None:
         built = tools(place.cwd, store)
     else:
+        index = open_index(home, settings)
         built = create_builtin_tools(
-            place.cwd, store, journal=journal, sandbox=sandbox, checker=checker
+            place.cwd, store, journal=journal, sandbox=sandbox, checker=checker, index=index
         )
     custom = await aload_custom_tools(
         place.cwd, store=store, home=home, trust_project=options.trust_project, checker=checker

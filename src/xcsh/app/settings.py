@@ -25,6 +25,7 @@ from xcsh.providers import Provider, ProviderFlags, StoredProviderSettings
 from xcsh.providers.config import SETTING_KEYS, create_provider, resolve_provider_settings
 from xcsh.sandbox import SETTING_KEYS as SANDBOX_KEYS
 from xcsh.sandbox import SandboxSettings, parse_sandbox_settings
+from xcsh.structural.warm_cache import DEFAULT_INDEX_MEMORY, parse_index_memory
 
 KNOWN_SETTINGS = (
     *SETTING_KEYS,
@@ -38,6 +39,7 @@ KNOWN_SETTINGS = (
     *CHECK_KEYS,
     "approval",
     "strict_rules",
+    "index_memory",
 )
 """The keys ``settings.toml`` may set; any other key is refused (a typo such as
 ``modle`` would otherwise silently fall back to another model)."""
@@ -89,6 +91,7 @@ class Settings(BaseModel):
         checks: the user's check (a trusted project's own overrides it:
             :func:`xcsh.checks.with_project`).
         strict_rules: ``xcsh scan`` refuses rule files ast-grep would half-read.
+        index_memory: bytes the warm structural index keeps (syntax trees and answers).
     """
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
@@ -101,6 +104,7 @@ class Settings(BaseModel):
     retention: Retention = Field(default_factory=Retention)
     checks: CheckSettings = Field(default_factory=CheckSettings)
     strict_rules: bool = False
+    index_memory: int = DEFAULT_INDEX_MEMORY
 
     @classmethod
     def from_values(cls, values: Mapping[str, object], path: Path) -> Settings:
@@ -120,6 +124,7 @@ class Settings(BaseModel):
             retention=Retention.from_settings(values, path),
             checks=read_check_settings(values, source),
             strict_rules=_strict_rules(values.get("strict_rules", False)),
+            index_memory=_index_memory(values.get("index_memory", DEFAULT_INDEX_MEMORY), path),
         )
 
 
@@ -130,6 +135,13 @@ def _strict_rules(value: object) -> bool:
             hint="write strict_rules = true (refuse rule files ast-grep would half-read)",
         )
     return value
+
+
+def _index_memory(value: object, path: Path) -> int:
+    try:
+        return parse_index_memory(value, str(path))
+    except ValueError as exc:
+        raise UsageError(str(exc), hint='write for instance index_memory = "256 MiB"') from None
 
 
 def load_settings(home: Path) -> Settings:

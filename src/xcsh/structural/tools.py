@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -23,11 +23,14 @@ from xcsh.structural.edit_action import (
 from xcsh.structural.edit_text import block, edit_label, line_indent, skipped_text
 from xcsh.structural.engine import preview_edit, search
 from xcsh.structural.errors import error_pattern_note
-from xcsh.structural.results import EditPreview, Match
+from xcsh.structural.results import EditPreview, Match, SearchResult
 from xcsh.structural.rules import CompiledRule, rule_from_parameter
 from xcsh.structural.spec import EditOp, EditSpec, MatchSpec, ScopeSpec
 from xcsh.structural.strictness import Strictness
 from xcsh.structural.tool_details import AstEditDetails, AstGrepDetails, LeftOutFile
+
+if TYPE_CHECKING:
+    from xcsh.structural.warm import WarmIndex
 
 T = TypeVar("T")
 
@@ -217,8 +220,13 @@ async def _scan_in_thread(
         raise
 
 
-def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams, AstGrepDetails]:
+def create_ast_grep_tool(
+    cwd: str, *, index: WarmIndex | None = None
+) -> AgentTool[AstGrepParams, AstGrepDetails]:
     """Build the read-only ``ast_grep`` tool for the workspace ``cwd`` (contract §4).
+
+    With ``index`` (the session's :class:`~xcsh.structural.warm.WarmIndex`),
+    files unchanged since an earlier call are answered from it.
 
     The text lists each match as ``path:line:col`` (1-based) with its text and
     captured metavariables, then the total, a note when ``limit`` cut the list,
@@ -240,7 +248,13 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams, AstGrepDetails]:
             strictness=params.strictness,
         )
         result = await _scan_in_thread(
-            ctx, search, what, _where(cwd, params), limit=params.limit, offset=params.offset
+            ctx,
+            search,
+            what,
+            _where(cwd, params),
+            limit=params.limit,
+            offset=params.offset,
+            index=index,
         )
         lines: list[str] = []
         for match in result.matches:
@@ -248,27 +262,7 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams, AstGrepDetails]:
         pats = ", ".join(f"`{p}`" for p in params.pat or []) or ", ".join(
             f"rule `{r.id}`" for r in rules
         )
-        if result.total == 0:
-            lines.append(f"No matches for {pats} in {plural(result.files_scanned, 'file')}.")
-            lines.extend(error_pattern_note(pat) for pat in result.error_patterns)
-        else:
-            lines.append(
-                f"{plural(result.total, 'match', 'matches')} in "
-                f"{plural(result.files_with_matches, 'file')}."
-            )
-            shown_end = params.offset + len(result.matches)
-            if params.offset or shown_end < result.total:
-                if result.matches:
-                    lines.append(
-                        f"Showing matches {params.offset + 1}-{shown_end} of {result.total}"
-                        + (
-                            f"; call again with offset={shown_end} for more."
-                            if shown_end < result.total
-                            else "."
-                        )
-                    )
-                else:
-                    lines.append(f"No matches at offset {params.offset} (total {result.total}).")
+        lines += _grep_summary(result, params, pats)
         skipped = skipped_text(result.skipped)
         if skipped:
             lines.append(skipped)
@@ -292,14 +286,46 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams, AstGrepDetails]:
     )
 
 
+def _grep_summary(result: SearchResult, params: AstGrepParams, pats: str) -> list[str]:
+    """The lines after the matches: none found (and why a pattern may be wrong), or the
+    total and which of the matches are shown (``pats``: what was searched, for the text)."""
+    lines: list[str] = []
+    if result.total == 0:
+        lines.append(f"No matches for {pats} in {plural(result.files_scanned, 'file')}.")
+        lines.extend(error_pattern_note(pat) for pat in result.error_patterns)
+    else:
+        lines.append(
+            f"{plural(result.total, 'match', 'matches')} in "
+            f"{plural(result.files_with_matches, 'file')}."
+        )
+        shown_end = params.offset + len(result.matches)
+        if params.offset or shown_end < result.total:
+            if result.matches:
+                lines.append(
+                    f"Showing matches {params.offset + 1}-{shown_end} of {result.total}"
+                    + (
+                        f"; call again with offset={shown_end} for more."
+                        if shown_end < result.total
+                        else "."
+                    )
+                )
+            else:
+                lines.append(f"No matches at offset {params.offset} (total {result.total}).")
+    return lines
+
+
 def create_ast_edit_tool(
     cwd: str,
     store: PendingActionStore,
     *,
     journal: Journal | None = None,
     checker: Checker | None = None,
+    index: WarmIndex | None = None,
 ) -> AgentTool[AstEditParams, AstEditDetails]:
     """Build the ``ast_edit`` tool: every call previews; ``resolve`` applies (contract §4).
+
+    ``index``: the session's warm index, as for :func:`create_ast_grep_tool`
+    (a preview rebuilt by ``resolve`` uses it too).
 
     With at least one replacement the call pushes a :class:`PendingAction`
     labelled ``AST Edit: <R> replacement(s) in <F> file(s)``,
@@ -335,7 +361,7 @@ def create_ast_edit_tool(
         where = _where(cwd, params)
 
         def compute(progress: Callable[[int, int], None] | None = None) -> EditPreview:
-            return preview_edit(edit, where, progress=progress)
+            return preview_edit(edit, where, progress=progress, index=index)
 
         preview = await _scan_in_thread(ctx, compute)
         verdict, note = None, ""
