@@ -73,6 +73,7 @@ def test_no_file_gives_every_default(xcsh_home: Path) -> None:
             "max_tokens = -5",
             "invalid provider settings: max_tokens: Input should be greater than 0",
         ),
+        ('index_memory = "lots"', "index_memory in {path} must be a number of bytes"),
     ],
 )
 def test_a_bad_value_is_named_as_before(xcsh_home: Path, line: str, words: str) -> None:
