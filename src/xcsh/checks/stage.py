@@ -2,22 +2,26 @@
 
 Two ways, the first that works:
 
-- **overlay**: the workspace is the lower layer of an overlay mounted at its
-  own path in an unprivileged user and mount namespace
-  (:mod:`xcsh.sandbox.overlay`); the upper layer is the namespace's private
-  tmpfs. The changed files go there first (from one archive, unpacked in
-  the namespace by ``_unpack.py``), then the check runs; whatever it
-  writes lands in that tmpfs and is gone when it ends. The rest of the file
-  system is read-only to the check, except its temporary folder and the
-  ``sandbox_write`` paths.
-- **copy**: the workspace copied into a temporary folder (reflinked where the
-  file system can, hard links never, so a check cannot write through to the
-  user's files; ``.git`` and special files left out), the changed files
-  written over it, and the check confined there by Landlock like ``bash``.
-  The check then runs at another path than the workspace's.
+- **overlay**: the changed files are written to a folder of ours (the
+  *layer*, in memory when the machine has room there: :mod:`.memory`), and
+  the workspace is mounted at its own path in an unprivileged user and mount
+  namespace (:mod:`xcsh.sandbox.overlay`) with that layer over it and the
+  namespace's private tmpfs as the upper layer; whatever the check writes
+  lands in that tmpfs and is gone when it ends. The rest of the file system
+  is read-only to the check, except its temporary folder and the
+  ``sandbox_write`` paths. Starting the check starts no other process.
+- **copy**: the workspace copied into a temporary folder (in memory when it
+  fits, reflinked where the file system can, hard links never, so a check
+  cannot write through to the user's files; ``.git`` and special files left
+  out), the changed files written over it, and the check confined there by
+  Landlock like ``bash``. The check then runs at another path than the
+  workspace's.
 
-Either way the staged tree lives under ``$XCSH_HOME/tmp/check-XXXXXXXX`` and
-is removed when the check ends.
+Either way the staged files are laid down by :func:`lay_files`, which follows
+the workspace's symlinked folders as writing there would, refuses a path that
+leads out of the workspace, and replaces a symlinked file. The check's
+temporary folder is ``$XCSH_HOME/tmp/check-XXXXXXXX``; everything is removed
+when the check ends.
 """
 
 from __future__ import annotations
@@ -27,21 +31,27 @@ import fcntl
 import os
 import secrets
 import shutil
-import sys
+import stat
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from xcsh.checks.memory import memory_folder
 from xcsh.core import ToolError
 from xcsh.sandbox import Confinement
 from xcsh.sandbox.overlay import OverlaySupport, overlay_command
 
 Staging = Literal["overlay", "copy"]
 
-_UNPACK = Path(__file__).with_name("_unpack.py")
 _FICLONE = 0x40049409
 """The Linux ioctl that shares a file's blocks (btrfs, XFS, bcachefs)."""
+_LAYER_SLACK = 16 << 20
+"""Bytes a memory file system must have free beyond the staged files themselves."""
+_COPY_SLACK = 256 << 20
+"""Bytes it must have free beyond twice a copied workspace (what the check writes lands there)."""
+OVERLAY_TEMP = "overlay-tmp"
+"""The empty folder (in ``$XCSH_HOME/tmp``) each overlay's check gets a private tmpfs on."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,38 +89,111 @@ def checked_relpath(rel: str) -> PurePosixPath:
     return path
 
 
-def pack_files(files: Mapping[str, bytes]) -> bytes:
-    """``files`` in the archive format ``_unpack.py`` reads (see there)."""
-    out = bytearray()
+def lay_files(files: Mapping[str, bytes], *, workspace: Path, into: Path) -> None:
+    """Write ``files`` (relative path → bytes) into ``into`` as they would land in ``workspace``.
+
+    Each file goes where writing it in the workspace would put it: through
+    the workspace's symlinked folders (to the same relative place in
+    ``into``), replacing a symlink at the file itself, keeping the mode of
+    the file it replaces. ``into`` is the workspace itself (a copy) or a
+    layer laid over it.
+
+    Raises:
+        ToolError: a path leads out of the workspace, is a folder there, or
+            runs through a file; nothing more is written.
+    """
+    real_ws = os.path.realpath(workspace)
+    folders: dict[tuple[str, ...], str] = {}  # a folder of relative paths → its place in `into`
     for rel, data in files.items():
-        name = rel.encode("utf-8")
-        out += len(name).to_bytes(4, "big") + name + len(data).to_bytes(8, "big") + data
-    return bytes(out)
-
-
-def _write_over(base: Path, files: Mapping[str, bytes]) -> None:
-    """Write ``files`` under ``base``, never through a symlink out of it."""
-    real_base = os.path.realpath(base)
-    for rel, data in files.items():
-        dest = base.joinpath(*checked_relpath(rel).parts)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        parent = os.path.realpath(dest.parent)
-        if parent != real_base and not parent.startswith(real_base + os.sep):
-            raise ToolError(f"Cannot stage {rel!r}: its folder leads out of the workspace.")
-        if dest.is_symlink() or (dest.exists() and not dest.is_file()):
-            if dest.is_dir() and not dest.is_symlink():
-                raise ToolError(f"Cannot stage {rel!r}: it is a folder in the workspace.")
-            dest.unlink()
-        dest.write_bytes(data)
-
-
-def _clone(src: str, dst: str) -> None:
-    with open(src, "rb") as fin, open(dst, "wb") as fout:
+        parts = checked_relpath(rel).parts
+        where = folders.get(parts[:-1])
+        if where is None:
+            where = folders[parts[:-1]] = _folder_for(rel, parts[:-1], real_ws, into)
+        name = parts[-1]
         try:
-            fcntl.ioctl(fout.fileno(), _FICLONE, fin.fileno())
-        except OSError:
-            shutil.copyfileobj(fin, fout, 1 << 20)
-    shutil.copystat(src, dst, follow_symlinks=False)
+            mode = os.lstat(os.path.join(real_ws, os.path.relpath(where, into), name)).st_mode
+        except FileNotFoundError:
+            mode = 0
+        if stat.S_ISDIR(mode):
+            raise ToolError(f"Cannot stage {rel!r}: it is a folder in the workspace.")
+        dest = os.path.join(where, name)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:
+            fd = os.open(dest, flags, 0o666)
+        except FileExistsError:  # a symlink, or a copied file that may be read-only
+            os.unlink(dest)
+            fd = os.open(dest, flags, 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            if stat.S_ISREG(mode):
+                os.fchmod(fd, stat.S_IMODE(mode))
+        finally:
+            os.close(fd)
+
+
+def _folder_for(rel: str, folder: tuple[str, ...], real_ws: str, into: Path) -> str:
+    """Where in ``into`` the files of the workspace's ``folder`` go (made when missing)."""
+    real = os.path.realpath(os.path.join(real_ws, *folder))
+    if real != real_ws and not real.startswith(real_ws + os.sep):
+        raise ToolError(f"Cannot stage {rel!r}: its folder leads out of the workspace.")
+    if os.path.lexists(real) and not os.path.isdir(real):
+        shown = os.path.relpath(real, real_ws)
+        raise ToolError(f"Cannot stage {rel!r}: {shown!r} is a file in the workspace.")
+    where = os.path.normpath(os.path.join(into, os.path.relpath(real, real_ws)))
+    os.makedirs(where, exist_ok=True)
+    return where
+
+
+@dataclass
+class _Survey:
+    """What :func:`copy_tree` copies: folders, regular files and symlinks (relative paths)."""
+
+    folders: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    links: list[tuple[str, str]] = field(default_factory=list)
+    size: int = 0
+
+
+def _survey(src: Path) -> _Survey:
+    found = _Survey()
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        with os.scandir(os.path.join(src, rel)) as entries:
+            for entry in entries:
+                path = os.path.join(rel, entry.name)
+                if entry.is_symlink():
+                    found.links.append((path, os.readlink(entry.path)))
+                elif entry.is_dir(follow_symlinks=False):
+                    if entry.name != ".git":
+                        found.folders.append(path)
+                        pending.append(path)
+                elif entry.is_file(follow_symlinks=False):
+                    found.files.append(path)
+                    found.size += entry.stat(follow_symlinks=False).st_size
+    return found
+
+
+def _copy_surveyed(src: Path, dst: Path, survey: _Survey) -> None:
+    dst.mkdir()
+    for rel in survey.folders:
+        (dst / rel).mkdir()
+    reflink = True  # until the file system says it cannot
+    for rel in survey.files:
+        source, target = os.path.join(src, rel), os.path.join(dst, rel)
+        if reflink:
+            with open(source, "rb") as fin, open(target, "wb") as fout:
+                try:
+                    fcntl.ioctl(fout.fileno(), _FICLONE, fin.fileno())
+                except OSError:
+                    reflink = False
+        if not reflink:
+            shutil.copyfile(source, target)  # sendfile: no copy through Python
+        shutil.copystat(source, target, follow_symlinks=False)
+    for rel, target in survey.links:
+        os.symlink(target, dst / rel)
 
 
 def copy_tree(src: Path, dst: Path) -> int:
@@ -120,24 +203,9 @@ def copy_tree(src: Path, dst: Path) -> int:
     Returns:
         The number of files copied.
     """
-    count = 0
-    for folder, dirs, names in os.walk(src):
-        rel = os.path.relpath(folder, src)
-        target = dst if rel == "." else dst / rel
-        target.mkdir(exist_ok=rel != ".")
-        dirs[:] = [d for d in dirs if d != ".git" and not os.path.islink(os.path.join(folder, d))]
-        for name in names + [
-            d for d in os.listdir(folder) if os.path.islink(os.path.join(folder, d))
-        ]:
-            path = os.path.join(folder, name)
-            out = str(target / name)
-            if os.path.islink(path):
-                if not os.path.lexists(out):
-                    os.symlink(os.readlink(path), out)
-            elif os.path.isfile(path):
-                _clone(path, out)
-                count += 1
-    return count
+    survey = _survey(src)
+    _copy_surveyed(src, dst, survey)
+    return len(survey.files)
 
 
 @contextlib.contextmanager
@@ -156,7 +224,8 @@ def staged_tree(
     Args:
         workspace: the workspace folder (a real path).
         files: the previewed new content of each changed file.
-        scratch_parent: where the temporary folder is made (``$XCSH_HOME/tmp``).
+        scratch_parent: ``$XCSH_HOME/tmp``: where a copy's temporary folder is
+            made, and the staged files when memory has no room.
         overlay: the overlay support (:func:`~xcsh.sandbox.overlay.probe_overlay`);
             ``None`` or unavailable: copy.
         network: whether the check may use the network.
@@ -165,45 +234,104 @@ def staged_tree(
 
     Raises:
         ToolError: a path in ``files`` is absolute, has ``..`` or leads out
-            of the workspace (nothing is run).
+            of the workspace, or the files could not be written (nothing is run).
     """
     for rel in files:
         checked_relpath(rel)
-    scratch_parent.mkdir(parents=True, exist_ok=True)
-    scratch = scratch_parent / f"check-{secrets.token_hex(4)}"
-    scratch.mkdir(mode=0o700)
-    temp = scratch / "tmp"
-    temp.mkdir()
+    held = _Held(scratch_parent)
     try:
-        if overlay is not None and overlay.available and overlay.bwrap is not None:
-            # One archive on disk; the files are laid over the workspace inside the
-            # namespace, in the overlay's in-memory upper layer (creating hundreds of
-            # files on a loaded disk costs a second; one file and a tmpfs, milliseconds).
-            archive = scratch / "staged.bin"
-            archive.write_bytes(pack_files(files))
-            unpack = [sys.executable, "-I", "-S", str(_UNPACK), str(archive), str(workspace), "--"]
-            prefix = overlay_command(
-                unpack,
-                bwrap=overlay.bwrap,
-                lower=workspace,
-                upper=None,
-                work=None,
-                writable=[str(temp), *writable],
-                network=network,
-            )
-            yield StagedTree(kind="overlay", root=workspace, temp=temp, argv_prefix=tuple(prefix))
-        else:
-            tree = scratch / "tree"
-            copy_tree(workspace, tree)
-            _write_over(tree, files)
-            rules = (
-                Confinement(write=(str(tree), str(temp), *writable), network=network)
-                if confine
-                else None
-            )
-            yield StagedTree(kind="copy", root=tree, temp=temp, confine=rules)
+        try:
+            if overlay is not None and overlay.available and overlay.bwrap is not None:
+                staged = _overlay(workspace, files, held, overlay.bwrap, network, writable)
+            else:
+                staged = _copy(workspace, files, held, network, writable, confine)
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename else ""
+            raise ToolError(f"Cannot stage the change: {exc.strerror or exc}{where}.") from exc
+        yield staged
     finally:
-        _remove(scratch)
+        held.remove()
+
+
+class _Held:
+    """The folders one staged tree made, removed together; the scratch folder
+    (``check-XXXXXXXX`` in ``parent``) is made on first use."""
+
+    def __init__(self, parent: Path) -> None:
+        self.parent = parent
+        self.folders: list[Path] = []
+        self._scratch: Path | None = None
+
+    def scratch(self) -> Path:
+        if self._scratch is None:
+            self.parent.mkdir(parents=True, exist_ok=True)
+            folder = self.parent / f"check-{secrets.token_hex(4)}"
+            folder.mkdir(mode=0o700)
+            self.folders.append(folder)
+            self._scratch = folder
+        return self._scratch
+
+    def in_memory(self, needed: int) -> Path:
+        """A folder in memory with ``needed`` bytes free, else the scratch folder."""
+        folder = memory_folder(needed)
+        if folder is None:
+            return self.scratch()
+        self.folders.append(folder)
+        return folder
+
+    def remove(self) -> None:
+        for folder in self.folders:
+            _remove(folder)
+
+
+def _overlay(
+    workspace: Path,
+    files: Mapping[str, bytes],
+    held: _Held,
+    bwrap: Path,
+    network: bool,
+    writable: Sequence[str],
+) -> StagedTree:
+    # The check's temporary folder is a tmpfs of its own namespace, mounted over
+    # an empty folder kept for that: in memory, private, gone with the namespace.
+    temp = held.parent / OVERLAY_TEMP
+    temp.mkdir(mode=0o700, parents=True, exist_ok=True)
+    layers: list[Path] = []
+    if files:
+        layer = held.in_memory(sum(map(len, files.values())) + _LAYER_SLACK) / "layer"
+        layer.mkdir()
+        lay_files(files, workspace=workspace, into=layer)
+        layers.append(layer)
+    prefix = overlay_command(
+        [],
+        bwrap=bwrap,
+        lower=workspace,
+        layers=layers,
+        private=[temp],
+        writable=writable,
+        network=network,
+    )
+    return StagedTree(kind="overlay", root=workspace, temp=temp, argv_prefix=tuple(prefix))
+
+
+def _copy(
+    workspace: Path,
+    files: Mapping[str, bytes],
+    held: _Held,
+    network: bool,
+    writable: Sequence[str],
+    confine: bool,
+) -> StagedTree:
+    temp = held.scratch() / "tmp"
+    temp.mkdir()
+    survey = _survey(workspace)
+    tree = held.in_memory(2 * survey.size + _COPY_SLACK) / "tree"
+    _copy_surveyed(workspace, tree, survey)
+    lay_files(files, workspace=tree, into=tree)
+    rules = (
+        Confinement(write=(str(tree), str(temp), *writable), network=network) if confine else None
+    )
+    return StagedTree(kind="copy", root=tree, temp=temp, confine=rules)
 
 
 def _remove(scratch: Path) -> None:
@@ -226,6 +354,6 @@ __all__ = [
     "Staging",
     "checked_relpath",
     "copy_tree",
-    "pack_files",
+    "lay_files",
     "staged_tree",
 ]
