@@ -1,15 +1,17 @@
 """What staging adds to a checked preview: a 300-file change over the standard-library copy.
 
-Three variants run the check ``true`` N times each, interleaved so machine
+Five variants run the check ``true`` N times each, interleaved so machine
 load hits them alike:
 
 - plain: ``true`` under the process supervisor in the workspace itself (the
   peer: what running any check costs, without staging);
-- overlay: the 300 changed files written to an upper layer, the workspace
-  mounted under it with bwrap in a user and mount namespace, ``true`` run
-  there, everything removed;
-- copy: the workspace copied (reflinked where the file system can), the 300
-  files written over it, ``true`` run confined there, the copy removed.
+- overlay: the 300 changed files written to a folder in memory, the
+  workspace mounted with that layer over it by bwrap in a user and mount
+  namespace, ``true`` run there, everything removed;
+- copy: the workspace copied into memory, the 300 files written over it,
+  ``true`` run confined there, the copy removed;
+- overlay (disk), copy (disk): the same where memory has no room, so the
+  staged files (or the copy) go to ``$XCSH_HOME/tmp`` on disk.
 
 Prints the median milliseconds per run, what staging adds to the plain run,
 and the cost of the fingerprint that keys the cached baseline.
@@ -22,12 +24,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "devtools"))
 
@@ -66,14 +71,18 @@ async def main(n: int) -> None:
                 on_output=sink.append,
             )
 
-        async def staged(overlay: bool) -> None:
-            with staged_tree(
-                ws,
-                change,
-                scratch_parent=home / "tmp",
-                overlay=support if overlay else None,
-                network=True,
-            ) as stage:
+        async def staged(overlay: bool, memory: bool = True) -> None:
+            no_memory = mock.patch("xcsh.checks.stage.memory_folder", return_value=None)
+            with (
+                contextlib.nullcontext() if memory else no_memory,
+                staged_tree(
+                    ws,
+                    change,
+                    scratch_parent=home / "tmp",
+                    overlay=support if overlay else None,
+                    network=True,
+                ) as stage,
+            ):
                 await run_to_end(
                     supervisor,
                     stage.argv("true"),
@@ -84,9 +93,15 @@ async def main(n: int) -> None:
                     confine=stage.confine,
                 )
 
-        variants = {"plain": plain, "overlay": lambda: staged(True), "copy": lambda: staged(False)}
+        variants: dict[str, Callable[[], Awaitable[None]]] = {
+            "plain": plain,
+            "overlay": lambda: staged(True),
+            "copy": lambda: staged(False),
+            "overlay (disk)": lambda: staged(True, memory=False),
+            "copy (disk)": lambda: staged(False, memory=False),
+        }
         if not support.available:
-            del variants["overlay"]
+            del variants["overlay"], variants["overlay (disk)"]
         times: dict[str, list[float]] = {name: [] for name in variants}
         for run in variants.values():  # warm-up: the supervisor's host, page cache
             await run()
@@ -117,11 +132,12 @@ async def main(n: int) -> None:
                     f"  staging adds {median - plain_ms:6.1f} ms ({median / plain_ms:.2f}x plain)"
                 )
             )
-            print(f"  {name:8} {median:7.1f} ms{added}")
+            print(f"  {name:14} {median:7.1f} ms{added}")
         print(
             f"  baseline key (fingerprint of {tree.files} files): "
             f"{statistics.median(fingerprints):.1f} ms"
         )
+        print(f"  load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

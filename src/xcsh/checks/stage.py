@@ -151,7 +151,7 @@ class _Survey:
     """What :func:`copy_tree` copies: folders, regular files and symlinks (relative paths)."""
 
     folders: list[str] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
+    files: list[tuple[str, os.stat_result]] = field(default_factory=list)
     links: list[tuple[str, str]] = field(default_factory=list)
     size: int = 0
 
@@ -171,8 +171,9 @@ def _survey(src: Path) -> _Survey:
                         found.folders.append(path)
                         pending.append(path)
                 elif entry.is_file(follow_symlinks=False):
-                    found.files.append(path)
-                    found.size += entry.stat(follow_symlinks=False).st_size
+                    st = entry.stat(follow_symlinks=False)
+                    found.files.append((path, st))
+                    found.size += st.st_size
     return found
 
 
@@ -181,17 +182,25 @@ def _copy_surveyed(src: Path, dst: Path, survey: _Survey) -> None:
     for rel in survey.folders:
         (dst / rel).mkdir()
     reflink = True  # until the file system says it cannot
-    for rel in survey.files:
-        source, target = os.path.join(src, rel), os.path.join(dst, rel)
-        if reflink:
-            with open(source, "rb") as fin, open(target, "wb") as fout:
-                try:
-                    fcntl.ioctl(fout.fileno(), _FICLONE, fin.fileno())
-                except OSError:
-                    reflink = False
-        if not reflink:
-            shutil.copyfile(source, target)  # sendfile: no copy through Python
-        shutil.copystat(source, target, follow_symlinks=False)
+    for rel, st in survey.files:
+        fin = os.open(os.path.join(src, rel), os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+            fout = os.open(os.path.join(dst, rel), flags, 0o600)
+            try:
+                if reflink:
+                    try:
+                        fcntl.ioctl(fout, _FICLONE, fin)
+                    except OSError:
+                        reflink = False
+                while not reflink and os.sendfile(fout, fin, None, 1 << 30):
+                    pass  # in the kernel: no copy through Python
+                os.fchmod(fout, stat.S_IMODE(st.st_mode))
+                os.utime(fout, ns=(st.st_atime_ns, st.st_mtime_ns))
+            finally:
+                os.close(fout)
+        finally:
+            os.close(fin)
     for rel, target in survey.links:
         os.symlink(target, dst / rel)
 
