@@ -1,17 +1,16 @@
 """What staging adds to a checked preview: a 300-file change over the standard-library copy.
 
-Five variants run the check ``true`` N times each, interleaved so machine
+Three variants run the check ``true`` N times each, interleaved so machine
 load hits them alike:
 
 - plain: ``true`` under the process supervisor in the workspace itself (the
   peer: what running any check costs, without staging);
-- overlay: the 300 changed files written to a folder in memory, the
-  workspace mounted with that layer over it by bwrap in a user and mount
-  namespace, ``true`` run there, everything removed;
-- copy: the workspace copied into memory, the 300 files written over it,
-  ``true`` run confined there, the copy removed;
-- overlay (disk), copy (disk): the same where memory has no room, so the
-  staged files (or the copy) go to ``$XCSH_HOME/tmp`` on disk.
+- overlay: the 300 changed files packed into one tar archive in memory, the
+  workspace mounted as an overlay by bwrap in a user and mount namespace,
+  the archive unpacked there by ``tar``, ``true`` run there, everything
+  removed;
+- copy: the workspace copied (reflinked where the file system can), the 300
+  files written over it, ``true`` run confined there, the copy removed.
 
 Prints the median milliseconds per run, what staging adds to the plain run,
 and the cost of the fingerprint that keys the cached baseline.
@@ -24,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
 import statistics
 import sys
@@ -32,7 +30,6 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "devtools"))
 
@@ -71,10 +68,8 @@ async def main(n: int) -> None:
                 on_output=sink.append,
             )
 
-        async def staged(overlay: bool, memory: bool = True) -> None:
-            no_memory = mock.patch("xcsh.checks.stage.memory_folder", return_value=None)
+        async def staged(overlay: bool) -> None:
             with (
-                contextlib.nullcontext() if memory else no_memory,
                 staged_tree(
                     ws,
                     change,
@@ -91,17 +86,16 @@ async def main(n: int) -> None:
                     timeout=60,
                     on_output=sink.append,
                     confine=stage.confine,
+                    stdin=stage.stdin,
                 )
 
         variants: dict[str, Callable[[], Awaitable[None]]] = {
             "plain": plain,
             "overlay": lambda: staged(True),
             "copy": lambda: staged(False),
-            "overlay (disk)": lambda: staged(True, memory=False),
-            "copy (disk)": lambda: staged(False, memory=False),
         }
         if not support.available:
-            del variants["overlay"], variants["overlay (disk)"]
+            del variants["overlay"]
         times: dict[str, list[float]] = {name: [] for name in variants}
         for run in variants.values():  # warm-up: the supervisor's host, page cache
             await run()

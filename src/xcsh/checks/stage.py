@@ -2,26 +2,26 @@
 
 Two ways, the first that works:
 
-- **overlay**: the changed files are written to a folder of ours (the
-  *layer*, in memory when the machine has room there: :mod:`.memory`), and
-  the workspace is mounted at its own path in an unprivileged user and mount
-  namespace (:mod:`xcsh.sandbox.overlay`) with that layer over it and the
-  namespace's private tmpfs as the upper layer; whatever the check writes
-  lands in that tmpfs and is gone when it ends. The rest of the file system
-  is read-only to the check, except its temporary folder and the
-  ``sandbox_write`` paths. Starting the check starts no other process.
-- **copy**: the workspace copied into a temporary folder (in memory when it
-  fits, reflinked where the file system can, hard links never, so a check
-  cannot write through to the user's files; ``.git`` and special files left
-  out), the changed files written over it, and the check confined there by
-  Landlock like ``bash``. The check then runs at another path than the
-  workspace's.
+- **overlay**: the workspace is mounted at its own path in an unprivileged
+  user and mount namespace (:mod:`xcsh.sandbox.overlay`) as the lower layer
+  of an overlay whose upper layer is the namespace's private tmpfs. The
+  changed files reach the namespace as one tar archive in memory (a memfd,
+  the first process's standard input); ``tar`` lays them down in the
+  overlay, then the check replaces the shell that ran it. Whatever the check
+  writes lands in that tmpfs and is gone when it ends; its temporary folder
+  is a tmpfs of the namespace too. The rest of the file system is read-only
+  to the check, except the ``sandbox_write`` paths. Nothing is written
+  outside the namespace.
+- **copy**: the workspace copied into a temporary folder (reflinked where
+  the file system can, hard links never, so a check cannot write through to
+  the user's files; ``.git`` and special files left out), the changed files
+  written over it, and the check confined there by Landlock like ``bash``.
+  The check then runs at another path than the workspace's.
 
-Either way the staged files are laid down by :func:`lay_files`, which follows
-the workspace's symlinked folders as writing there would, refuses a path that
-leads out of the workspace, and replaces a symlinked file. The check's
-temporary folder is ``$XCSH_HOME/tmp/check-XXXXXXXX``; everything is removed
-when the check ends.
+Either way :func:`~xcsh.checks.placing.place_files` first decides where each
+file lands (through symlinked folders, over a symlinked file, refusing a
+path that leads out of the workspace). A copy lives in
+``$XCSH_HOME/tmp/check-XXXXXXXX``; everything is removed when the check ends.
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ import shutil
 import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Literal
 
-from xcsh.checks.memory import memory_folder
+from xcsh.checks.placing import checked_relpath, place_files, tar_archive, write_files
 from xcsh.core import ToolError
 from xcsh.sandbox import Confinement
 from xcsh.sandbox.overlay import OverlaySupport, overlay_command
@@ -46,12 +46,13 @@ Staging = Literal["overlay", "copy"]
 
 _FICLONE = 0x40049409
 """The Linux ioctl that shares a file's blocks (btrfs, XFS, bcachefs)."""
-_LAYER_SLACK = 16 << 20
-"""Bytes a memory file system must have free beyond the staged files themselves."""
-_COPY_SLACK = 256 << 20
-"""Bytes it must have free beyond twice a copied workspace (what the check writes lands there)."""
 OVERLAY_TEMP = "overlay-tmp"
 """The empty folder (in ``$XCSH_HOME/tmp``) each overlay's check gets a private tmpfs on."""
+_UNTAR = (
+    'tar -x -m -f - -C "$1" || { echo "xcsh: tar could not lay the staged files down" >&2; '
+    'exit 125; }; exec sh -c "$2" </dev/null'
+)
+"""Run in the namespace: the archive on standard input, the workspace, the check."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,6 +66,9 @@ class StagedTree:
         temp: the check's temporary folder (``TMPDIR``).
         argv_prefix: what the check's ``sh -c`` is wrapped in (``bwrap ...``) or ``()``.
         confine: the Landlock ruleset for a copy (``None``: not confined).
+        stdin: a file descriptor to start the command with as its standard
+            input (the staged files' archive, which the check itself does not
+            see), else ``None`` (``/dev/null``).
     """
 
     kind: Staging
@@ -72,78 +76,13 @@ class StagedTree:
     temp: Path
     argv_prefix: tuple[str, ...] = ()
     confine: Confinement | None = None
+    stdin: int | None = None
 
     def argv(self, command: str) -> list[str]:
         """The command line that runs ``command`` with ``sh -c`` in the staged tree."""
+        if self.stdin is not None:
+            return [*self.argv_prefix, "sh", "-c", _UNTAR, "xcsh-stage", str(self.root), command]
         return [*self.argv_prefix, "sh", "-c", command]
-
-
-def checked_relpath(rel: str) -> PurePosixPath:
-    """``rel`` as a path inside the workspace, or :class:`ToolError` naming it."""
-    path = PurePosixPath(rel)
-    if not rel or path.is_absolute() or ".." in path.parts or path.parts[:1] == (".",):
-        raise ToolError(
-            f"Cannot stage {rel!r}: staged files must be paths relative to the workspace, "
-            "without '..'."
-        )
-    return path
-
-
-def lay_files(files: Mapping[str, bytes], *, workspace: Path, into: Path) -> None:
-    """Write ``files`` (relative path → bytes) into ``into`` as they would land in ``workspace``.
-
-    Each file goes where writing it in the workspace would put it: through
-    the workspace's symlinked folders (to the same relative place in
-    ``into``), replacing a symlink at the file itself, keeping the mode of
-    the file it replaces. ``into`` is the workspace itself (a copy) or a
-    layer laid over it.
-
-    Raises:
-        ToolError: a path leads out of the workspace, is a folder there, or
-            runs through a file; nothing more is written.
-    """
-    real_ws = os.path.realpath(workspace)
-    folders: dict[tuple[str, ...], str] = {}  # a folder of relative paths → its place in `into`
-    for rel, data in files.items():
-        parts = checked_relpath(rel).parts
-        where = folders.get(parts[:-1])
-        if where is None:
-            where = folders[parts[:-1]] = _folder_for(rel, parts[:-1], real_ws, into)
-        name = parts[-1]
-        try:
-            mode = os.lstat(os.path.join(real_ws, os.path.relpath(where, into), name)).st_mode
-        except FileNotFoundError:
-            mode = 0
-        if stat.S_ISDIR(mode):
-            raise ToolError(f"Cannot stage {rel!r}: it is a folder in the workspace.")
-        dest = os.path.join(where, name)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        try:
-            fd = os.open(dest, flags, 0o666)
-        except FileExistsError:  # a symlink, or a copied file that may be read-only
-            os.unlink(dest)
-            fd = os.open(dest, flags, 0o666)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            if stat.S_ISREG(mode):
-                os.fchmod(fd, stat.S_IMODE(mode))
-        finally:
-            os.close(fd)
-
-
-def _folder_for(rel: str, folder: tuple[str, ...], real_ws: str, into: Path) -> str:
-    """Where in ``into`` the files of the workspace's ``folder`` go (made when missing)."""
-    real = os.path.realpath(os.path.join(real_ws, *folder))
-    if real != real_ws and not real.startswith(real_ws + os.sep):
-        raise ToolError(f"Cannot stage {rel!r}: its folder leads out of the workspace.")
-    if os.path.lexists(real) and not os.path.isdir(real):
-        shown = os.path.relpath(real, real_ws)
-        raise ToolError(f"Cannot stage {rel!r}: {shown!r} is a file in the workspace.")
-    where = os.path.normpath(os.path.join(into, os.path.relpath(real, real_ws)))
-    os.makedirs(where, exist_ok=True)
-    return where
 
 
 @dataclass
@@ -233,8 +172,8 @@ def staged_tree(
     Args:
         workspace: the workspace folder (a real path).
         files: the previewed new content of each changed file.
-        scratch_parent: ``$XCSH_HOME/tmp``: where a copy's temporary folder is
-            made, and the staged files when memory has no room.
+        scratch_parent: ``$XCSH_HOME/tmp``: where a copy and its temporary
+            folder are made.
         overlay: the overlay support (:func:`~xcsh.sandbox.overlay.probe_overlay`);
             ``None`` or unavailable: copy.
         network: whether the check may use the network.
@@ -263,34 +202,36 @@ def staged_tree(
 
 
 class _Held:
-    """The folders one staged tree made, removed together; the scratch folder
-    (``check-XXXXXXXX`` in ``parent``) is made on first use."""
+    """What one staged tree made, removed together: the scratch folder
+    (``check-XXXXXXXX`` in ``parent``, made on first use) and the archive's memfd."""
 
     def __init__(self, parent: Path) -> None:
         self.parent = parent
-        self.folders: list[Path] = []
-        self._scratch: Path | None = None
+        self.scratch: Path | None = None
+        self.fds: list[int] = []
 
-    def scratch(self) -> Path:
-        if self._scratch is None:
+    def folder(self) -> Path:
+        if self.scratch is None:
             self.parent.mkdir(parents=True, exist_ok=True)
-            folder = self.parent / f"check-{secrets.token_hex(4)}"
-            folder.mkdir(mode=0o700)
-            self.folders.append(folder)
-            self._scratch = folder
-        return self._scratch
+            self.scratch = self.parent / f"check-{secrets.token_hex(4)}"
+            self.scratch.mkdir(mode=0o700)
+        return self.scratch
 
-    def in_memory(self, needed: int) -> Path:
-        """A folder in memory with ``needed`` bytes free, else the scratch folder."""
-        folder = memory_folder(needed)
-        if folder is None:
-            return self.scratch()
-        self.folders.append(folder)
-        return folder
+    def in_memory(self, data: bytes) -> int:
+        """A file descriptor reading ``data`` from its start: a memfd, nothing on disk."""
+        fd = os.memfd_create("xcsh-staged", os.MFD_CLOEXEC)
+        self.fds.append(fd)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+        return fd
 
     def remove(self) -> None:
-        for folder in self.folders:
-            _remove(folder)
+        for fd in self.fds:
+            os.close(fd)
+        if self.scratch is not None:
+            _remove(self.scratch)
 
 
 def _overlay(
@@ -305,22 +246,13 @@ def _overlay(
     # an empty folder kept for that: in memory, private, gone with the namespace.
     temp = held.parent / OVERLAY_TEMP
     temp.mkdir(mode=0o700, parents=True, exist_ok=True)
-    layers: list[Path] = []
-    if files:
-        layer = held.in_memory(sum(map(len, files.values())) + _LAYER_SLACK) / "layer"
-        layer.mkdir()
-        lay_files(files, workspace=workspace, into=layer)
-        layers.append(layer)
+    archive = held.in_memory(tar_archive(place_files(files, workspace))) if files else None
     prefix = overlay_command(
-        [],
-        bwrap=bwrap,
-        lower=workspace,
-        layers=layers,
-        private=[temp],
-        writable=writable,
-        network=network,
+        [], bwrap=bwrap, lower=workspace, private=[temp], writable=writable, network=network
     )
-    return StagedTree(kind="overlay", root=workspace, temp=temp, argv_prefix=tuple(prefix))
+    return StagedTree(
+        kind="overlay", root=workspace, temp=temp, argv_prefix=tuple(prefix), stdin=archive
+    )
 
 
 def _copy(
@@ -331,12 +263,11 @@ def _copy(
     writable: Sequence[str],
     confine: bool,
 ) -> StagedTree:
-    temp = held.scratch() / "tmp"
+    temp = held.folder() / "tmp"
     temp.mkdir()
-    survey = _survey(workspace)
-    tree = held.in_memory(2 * survey.size + _COPY_SLACK) / "tree"
-    _copy_surveyed(workspace, tree, survey)
-    lay_files(files, workspace=tree, into=tree)
+    tree = held.folder() / "tree"
+    copy_tree(workspace, tree)
+    write_files(place_files(files, tree), tree)
     rules = (
         Confinement(write=(str(tree), str(temp), *writable), network=network) if confine else None
     )
@@ -363,6 +294,5 @@ __all__ = [
     "Staging",
     "checked_relpath",
     "copy_tree",
-    "lay_files",
     "staged_tree",
 ]

