@@ -30,7 +30,8 @@ SEES = (
     "test -L alias.py && echo alias-is-a-link; "
     "test -x run.sh && echo run-is-executable; "
     "cat real.py; echo tmp > $TMPDIR/t && echo tmp-written; "
-    "echo out > pkg/out.txt && echo wrote-in-tree"
+    "echo out > pkg/out.txt && echo wrote-in-tree; "
+    "echo stdin has $(wc -c) bytes"  # the archive of an overlay is not the check's
 )
 STAGED = {
     "link/mod.py": b"staged mod\n",  # through the symlinked folder: pkg/mod.py
@@ -95,6 +96,7 @@ def test_the_check_sees_staged_files_where_writing_them_would_put_them(
         "original real",
         "tmp-written",
         "wrote-in-tree",
+        "stdin has 0 bytes",
     ]
     assert snapshot(workspace) == before
     assert list((xcsh_home / "tmp").glob("check-*")) == []
