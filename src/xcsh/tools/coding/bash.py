@@ -12,12 +12,10 @@ the paths the user listed, and the result says when the sandbox refused a write.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -33,12 +31,12 @@ from xcsh.core.wording import plural
 from xcsh.sandbox import (
     ProcessSupervisor,
     SandboxPlan,
-    SupervisedProcess,
     SupervisorError,
     command_environment,
     find_denials,
     withheld_note,
 )
+from xcsh.sandbox.run import RunOutcome, run_to_end
 from xcsh.sandbox.supervisor import KillReport
 from xcsh.tools.coding._bash_output import (
     LOG_HEAD_BYTES,
@@ -88,15 +86,6 @@ class BashParams(BaseModel):
         le=MAX_TIMEOUT,
         description=f"Seconds before the command is killed (default {DEFAULT_TIMEOUT:g}).",
     )
-
-
-@dataclass(frozen=True)
-class _Outcome:
-    how: Literal["exited", "timeout", "cancelled"]
-    returncode: int | None
-    detached: bool  # background processes still held the output when bash exited
-    seconds: float
-    killed: KillReport | None = None
 
 
 def create_bash_tool(
@@ -162,52 +151,35 @@ def create_bash_tool(
         if plan.temp_dir is not None:
             plan.temp_dir.mkdir(parents=True, exist_ok=True)
             env.update(TMPDIR=str(plan.temp_dir), TMP=str(plan.temp_dir), TEMP=str(plan.temp_dir))
-        read_fd, write_fd = os.pipe()
-        null_fd = os.open(os.devnull, os.O_RDONLY)
+        loop = asyncio.get_running_loop()
+        last_update = loop.time()
+
+        def feed(chunk: bytes) -> None:
+            nonlocal last_update
+            output.feed(chunk)
+            if ctx.on_update is not None and loop.time() - last_update >= _UPDATE_INTERVAL:
+                last_update = loop.time()
+                ctx.update(text_result(output.recent(), details={"partial": True}))
+
         try:
-            proc = await supervisor.start(
+            # Background processes of a command that exited on its own run on (until
+            # they end, or xcsh does); anything else is ended with the command.
+            outcome = await run_to_end(
+                supervisor,
                 ["bash", "-c", params.command],
                 cwd=root,
                 env=env,
-                stdin=null_fd,
-                stdout=write_fd,
-                stderr=write_fd,
+                timeout=timeout,
+                on_output=feed,
                 confine=plan.confinement,
                 grace=kill_grace,
+                cancel=ctx.cancel,
+                keep_background=True,
+                drain=DRAIN_AFTER_EXIT,
             )
-        except BaseException as exc:
-            os.close(read_fd)
-            if isinstance(exc, SupervisorError):
-                raise ToolError(f"Cannot start bash in {root}: {exc.strerror or exc}.") from exc
-            raise
+        except SupervisorError as exc:
+            raise ToolError(f"Cannot start bash in {root}: {exc.strerror or exc}.") from exc
         finally:
-            os.close(write_fd)
-            os.close(null_fd)
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader()
-        pipe = os.fdopen(read_fd, "rb", buffering=0)
-        transport: asyncio.BaseTransport | None = None
-        outcome: _Outcome | None = None
-        # One protected region from the moment bash exists: a cancellation that lands
-        # while the pipe is being connected must still kill the whole tree.
-        try:
-            transport, _ = await loop.connect_read_pipe(
-                lambda: asyncio.StreamReaderProtocol(reader), pipe
-            )
-            outcome = await _supervise(proc, reader, output, timeout, ctx)
-        except asyncio.CancelledError:
-            killer = asyncio.ensure_future(proc.kill())
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(killer)
-            raise
-        finally:
-            # Background processes of a command that exited on its own run on (until
-            # they end, or xcsh does); anything else is killed when the socket closes.
-            proc.close(keep_background=outcome is not None and outcome.how == "exited")
-            if transport is not None:
-                transport.close()
-            else:
-                pipe.close()
             output.close()
         result = _result(params.command, timeout, outcome, output)
         notes: list[str] = []
@@ -239,58 +211,13 @@ def create_bash_tool(
     )
 
 
-async def _pump(reader: asyncio.StreamReader, output: Output, ctx: ToolCallContext) -> None:
-    loop = asyncio.get_running_loop()
-    last_update = loop.time()
-    while chunk := await reader.read(65536):
-        output.feed(chunk)
-        if ctx.on_update is not None and loop.time() - last_update >= _UPDATE_INTERVAL:
-            last_update = loop.time()
-            ctx.update(text_result(output.recent(), details={"partial": True}))
-
-
-async def _supervise(
-    proc: SupervisedProcess,
-    reader: asyncio.StreamReader,
-    output: Output,
-    timeout: float,
-    ctx: ToolCallContext,
-) -> _Outcome:
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    pump = asyncio.ensure_future(_pump(reader, output, ctx))
-    waiter = asyncio.ensure_future(proc.wait())
-    cancelled = asyncio.ensure_future(ctx.cancel.wait())
-    try:
-        done, _ = await asyncio.wait(
-            {waiter, cancelled}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-        )
-        if waiter in done:
-            detached = not await _finish(pump, DRAIN_AFTER_EXIT)
-            return _Outcome("exited", proc.returncode, detached, loop.time() - started)
-        how: Literal["timeout", "cancelled"] = "cancelled" if cancelled in done else "timeout"
-        report = await proc.kill()
-        await _finish(pump, DRAIN_AFTER_EXIT)
-        return _Outcome(how, proc.returncode, False, loop.time() - started, report)
-    finally:
-        for task in (pump, waiter, cancelled):
-            task.cancel()
-        await asyncio.gather(pump, waiter, cancelled, return_exceptions=True)
-
-
-async def _finish(pump: asyncio.Future[None], seconds: float) -> bool:
-    """Let the reader reach end of output; False when it did not within ``seconds``."""
-    done, _ = await asyncio.wait({pump}, timeout=seconds)
-    return bool(done)
-
-
 def _result(
-    command: str, timeout: float, outcome: _Outcome, output: Output
+    command: str, timeout: float, outcome: RunOutcome, output: Output
 ) -> AgentToolResult[BashDetails]:
     body = output.render().rstrip("\n") if output.total else "(no output)"
     details = BashDetails(
         command=command,
-        exit_code=outcome.returncode,
+        exit_code=outcome.exit_code,
         seconds=round(outcome.seconds, 3),
         output_bytes=output.total,
         full_output_path=output.log_path,
@@ -309,7 +236,7 @@ def _result(
             f"{_killed_text(outcome.killed)}",
             details=replace(details, cancelled=True),
         )
-    code = outcome.returncode
+    code = outcome.exit_code
     if code is not None and code < 0:
         try:
             name = signal.Signals(-code).name
