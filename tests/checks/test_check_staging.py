@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from check_support import snapshot
 
-from conftest import snapshot
 from xcsh.checks import staged_tree
 from xcsh.core import ToolError
 from xcsh.sandbox import ProcessSupervisor
