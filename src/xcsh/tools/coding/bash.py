@@ -12,13 +12,11 @@ the paths the user listed, and the result says when the sandbox refused a write.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -34,12 +32,12 @@ from xcsh.core.wording import plural
 from xcsh.sandbox import (
     ProcessSupervisor,
     SandboxPlan,
-    SupervisedProcess,
     SupervisorError,
     command_environment,
     find_denials,
     withheld_note,
 )
+from xcsh.sandbox.run import RunOutcome, run_to_end
 from xcsh.sandbox.supervisor import Confinement, KillReport
 from xcsh.tools.coding._bash_output import (
     LOG_HEAD_BYTES,
@@ -89,15 +87,6 @@ class BashParams(BaseModel):
         le=MAX_TIMEOUT,
         description=f"Seconds before the command is killed (default {DEFAULT_TIMEOUT:g}).",
     )
-
-
-@dataclass(frozen=True)
-class _Outcome:
-    how: Literal["exited", "timeout", "cancelled"]
-    returncode: int | None
-    detached: bool  # background processes still held the output when bash exited
-    seconds: float
-    killed: KillReport | None = None
 
 
 def create_bash_tool(
@@ -160,10 +149,11 @@ def create_bash_tool(
         output = Output(head_bytes, tail_bytes, policy)
         inherited = command_environment(plan.env, os.environ)
         env = _environment(inherited.env, plan.temp_dir)
-        proc, read_fd = await _start_bash(
-            supervisor, params.command, root, env, plan.confinement, kill_grace
-        )
-        outcome = await _watch(proc, read_fd, output, timeout, ctx)
+        feed, how = _feeder(output, ctx), (plan, kill_grace, ctx.cancel)
+        try:
+            outcome = await _run_bash(supervisor, params.command, (root, env), timeout, feed, how)
+        finally:
+            output.close()
         result = _result(params.command, timeout, outcome, output)
         withheld = () if announced else inherited.withheld
         announced = True
@@ -178,39 +168,56 @@ def create_bash_tool(
     )
 
 
-async def _watch(
-    proc: SupervisedProcess, read_fd: int, output: Output, timeout: float, ctx: ToolCallContext
-) -> _Outcome:
-    """Read bash's output from ``read_fd`` into ``output`` until it ends, times out or the
-    call is cancelled (then its whole process tree is killed and the cancellation goes on).
-    """
+def _feeder(output: Output, ctx: ToolCallContext) -> Callable[[bytes], None]:
+    """Takes each chunk of output into ``output``, and sends the caller the recent output
+    at most every :data:`_UPDATE_INTERVAL` seconds."""
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
-    pipe = os.fdopen(read_fd, "rb", buffering=0)
-    transport: asyncio.BaseTransport | None = None
-    outcome: _Outcome | None = None
-    # One protected region from the moment bash exists: a cancellation that lands
-    # while the pipe is being connected must still kill the whole tree.
+    last_update = loop.time()
+
+    def feed(chunk: bytes) -> None:
+        nonlocal last_update
+        output.feed(chunk)
+        if ctx.on_update is not None and loop.time() - last_update >= _UPDATE_INTERVAL:
+            last_update = loop.time()
+            ctx.update(text_result(output.recent(), details={"partial": True}))
+
+    return feed
+
+
+async def _run_bash(
+    supervisor: ProcessSupervisor,
+    command: str,
+    where: tuple[Path, Mapping[str, str]],
+    timeout: float,
+    feed: Callable[[bytes], None],
+    how: tuple[SandboxPlan, float, asyncio.Event],
+) -> RunOutcome:
+    """Run ``bash -c command`` to its end (``where``: the folder and the environment;
+    ``how``: the sandbox plan, the kill grace and the call's cancel event).
+
+    Raises:
+        ToolError: bash cannot be started (the message names the folder and why).
+    """
+    root, env = where
+    plan, grace, cancel = how
     try:
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), pipe
-        )
-        outcome = await _supervise(proc, reader, output, timeout, ctx)
-        return outcome
-    except asyncio.CancelledError:
-        killer = asyncio.ensure_future(proc.kill())
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.shield(killer)
-        raise
-    finally:
         # Background processes of a command that exited on its own run on (until
-        # they end, or xcsh does); anything else is killed when the socket closes.
-        proc.close(keep_background=outcome is not None and outcome.how == "exited")
-        if transport is not None:
-            transport.close()
-        else:
-            pipe.close()
-        output.close()
+        # they end, or xcsh does); anything else is ended with the command.
+        return await run_to_end(
+            supervisor,
+            ["bash", "-c", command],
+            cwd=root,
+            env=env,
+            timeout=timeout,
+            on_output=feed,
+            confine=plan.confinement,
+            grace=grace,
+            cancel=cancel,
+            keep_background=True,
+            drain=DRAIN_AFTER_EXIT,
+        )
+    except SupervisorError as exc:
+        raise ToolError(f"Cannot start bash in {root}: {exc.strerror or exc}.") from exc
 
 
 def _environment(inherited: Mapping[str, str], temp_dir: Path | None) -> dict[str, str]:
@@ -223,44 +230,6 @@ def _environment(inherited: Mapping[str, str], temp_dir: Path | None) -> dict[st
     return env
 
 
-async def _start_bash(
-    supervisor: ProcessSupervisor,
-    command: str,
-    root: Path,
-    env: Mapping[str, str],
-    confine: Confinement | None,
-    grace: float,
-) -> tuple[SupervisedProcess, int]:
-    """Start ``bash -c command`` in ``root`` (stdin ``/dev/null``, stdout and stderr on
-    one pipe); the process and the pipe's read end.
-
-    Raises:
-        ToolError: bash cannot be started (the message names the folder and why).
-    """
-    read_fd, write_fd = os.pipe()
-    null_fd = os.open(os.devnull, os.O_RDONLY)
-    try:
-        proc = await supervisor.start(
-            ["bash", "-c", command],
-            cwd=root,
-            env=env,
-            stdin=null_fd,
-            stdout=write_fd,
-            stderr=write_fd,
-            confine=confine,
-            grace=grace,
-        )
-    except BaseException as exc:
-        os.close(read_fd)
-        if isinstance(exc, SupervisorError):
-            raise ToolError(f"Cannot start bash in {root}: {exc.strerror or exc}.") from exc
-        raise
-    finally:
-        os.close(write_fd)
-        os.close(null_fd)
-    return proc, read_fd
-
-
 def _with_notes(
     result: AgentToolResult[BashDetails],
     output: Output,
@@ -269,7 +238,7 @@ def _with_notes(
     withheld: tuple[str, ...],
 ) -> AgentToolResult[BashDetails]:
     """``result`` with the notes a person and the model need: writes the sandbox denied
-    (found in ``output``), and the variables ``withheld`` (named in the first result only)."""
+    (found in the output), and the variables ``withheld`` (named in the first result only)."""
     notes: list[str] = []
     details = result.details
     if confine is not None:
@@ -289,58 +258,13 @@ def _with_notes(
     return AgentToolResult(content=[TextContent("\n".join([text, *notes]))], details=details)
 
 
-async def _pump(reader: asyncio.StreamReader, output: Output, ctx: ToolCallContext) -> None:
-    loop = asyncio.get_running_loop()
-    last_update = loop.time()
-    while chunk := await reader.read(65536):
-        output.feed(chunk)
-        if ctx.on_update is not None and loop.time() - last_update >= _UPDATE_INTERVAL:
-            last_update = loop.time()
-            ctx.update(text_result(output.recent(), details={"partial": True}))
-
-
-async def _supervise(
-    proc: SupervisedProcess,
-    reader: asyncio.StreamReader,
-    output: Output,
-    timeout: float,
-    ctx: ToolCallContext,
-) -> _Outcome:
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    pump = asyncio.ensure_future(_pump(reader, output, ctx))
-    waiter = asyncio.ensure_future(proc.wait())
-    cancelled = asyncio.ensure_future(ctx.cancel.wait())
-    try:
-        done, _ = await asyncio.wait(
-            {waiter, cancelled}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-        )
-        if waiter in done:
-            detached = not await _finish(pump, DRAIN_AFTER_EXIT)
-            return _Outcome("exited", proc.returncode, detached, loop.time() - started)
-        how: Literal["timeout", "cancelled"] = "cancelled" if cancelled in done else "timeout"
-        report = await proc.kill()
-        await _finish(pump, DRAIN_AFTER_EXIT)
-        return _Outcome(how, proc.returncode, False, loop.time() - started, report)
-    finally:
-        for task in (pump, waiter, cancelled):
-            task.cancel()
-        await asyncio.gather(pump, waiter, cancelled, return_exceptions=True)
-
-
-async def _finish(pump: asyncio.Future[None], seconds: float) -> bool:
-    """Let the reader reach end of output; False when it did not within ``seconds``."""
-    done, _ = await asyncio.wait({pump}, timeout=seconds)
-    return bool(done)
-
-
 def _result(
-    command: str, timeout: float, outcome: _Outcome, output: Output
+    command: str, timeout: float, outcome: RunOutcome, output: Output
 ) -> AgentToolResult[BashDetails]:
     body = output.render().rstrip("\n") if output.total else "(no output)"
     details = BashDetails(
         command=command,
-        exit_code=outcome.returncode,
+        exit_code=outcome.exit_code,
         seconds=round(outcome.seconds, 3),
         output_bytes=output.total,
         full_output_path=output.log_path,
@@ -359,7 +283,7 @@ def _result(
             f"{_killed_text(outcome.killed)}",
             details=replace(details, cancelled=True),
         )
-    code = outcome.returncode
+    code = outcome.exit_code
     if code is not None and code < 0:
         try:
             name = signal.Signals(-code).name
