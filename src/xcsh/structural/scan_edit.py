@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ast_grep_py import SgNode, SgRoot
 
@@ -21,6 +21,7 @@ from xcsh.fs import detect_newline
 from xcsh.fs.confined import sha256_hex
 from xcsh.structural.matching import LanguageQuery, Outcome, Query, find_nodes
 from xcsh.structural.pattern import CompiledPattern
+from xcsh.structural.pattern_edit import PatternChanges, PatternRecords
 from xcsh.structural.records import Offsets, json_record, line_bounds
 from xcsh.structural.results import FileEdit, Replacement, SkippedFile
 from xcsh.structural.rewrite import expand_template
@@ -169,6 +170,28 @@ def _new_error(old_errors: int | None, new_bytes: bytes, language: str) -> str:
     return f"line {pos.line + 1}, column {pos.column + 1}"
 
 
+class _Candidate(NamedTuple):
+    """A match that may become a change: the code-point range it replaces, its op, its
+    node (``None`` once freed: a pattern's change is then :attr:`made`), the new text,
+    the language's patterns, and the change when it was made as the match was read."""
+
+    start: int
+    end: int
+    op: int
+    node: SgNode | None
+    new: str
+    unit: LanguageQuery
+    made: Replacement | None
+
+    def where(self) -> tuple[int, int]:
+        """The match's start: 0-based line and column."""
+        if self.made is not None:
+            return self.made.line, self.made.column
+        assert self.node is not None
+        start = self.node.range().start
+        return start.line, start.column
+
+
 @dataclass(frozen=True, kw_only=True)
 class _Planned:
     """The changes of one file, known while its syntax trees are alive; ``check`` says
@@ -181,6 +204,7 @@ class _Planned:
     identical: int
     display: str
     check: tuple[str, int | None] | None
+    records: PatternRecords | None = None
 
 
 def _plan(
@@ -197,26 +221,50 @@ def _plan(
     from xcsh.structural.rule_eval import capture_spans, expanded_range, transformed_values
 
     newline = detect_newline(text)
-    # start, end, op, node, new text, the language's patterns
-    kept: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
-    nested: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
+    kept: list[_Candidate] = []
+    nested: list[_Candidate] = []
     identical = 0
-    candidates: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
+    candidates: list[_Candidate] = []
+    records = (
+        PatternRecords(text=text, offsets=offsets, quoted_file=encode_basestring(file))
+        if query.captures
+        else None
+    )
     for unit, root, active in found:
         for i in active:
             pattern, template = unit.patterns[i], query.templates[i]
             if pattern is None or template is None:
                 continue  # a rule without a fix only reports
             candidates = []  # the previous pattern's are in kept and nested
-            for node in find_nodes(root, pattern):
-                start, end = node.range().start.index, node.range().end.index
+            nodes = find_nodes(root, pattern)
+            if isinstance(pattern, CompiledPattern):
+                # Each change is made at once; with too many for _fits to pay off, its
+                # node handle (hundreds of bytes) is freed as soon as it is made.
+                keep = len(nodes) * _FITS_COST_IN_BYTES < len(text)
+                shared = PatternChanges(
+                    text=text,
+                    newline=newline,
+                    offsets=offsets,
+                    pattern=pattern,
+                    template=template,
+                    records=records,
+                    entry=records.add(pattern, unit.display) if records is not None else 0,
+                )
+                nodes.reverse()
+                while nodes:
+                    node = nodes.pop()
+                    start, end, rep = shared.change(node)
+                    candidates.append(
+                        _Candidate(start, end, i, node if keep else None, rep.new_text, unit, rep)
+                    )
+            for node in nodes:
+                assert not isinstance(pattern, CompiledPattern)
                 values = capture_spans(node, template)
-                if not isinstance(pattern, CompiledPattern):
-                    first, last = expanded_range(node, pattern.fix)
-                    start, end = first.range().start.index, last.range().end.index
-                    values.update(transformed_values(node, pattern, text))
+                first, last = expanded_range(node, pattern.fix)
+                start, end = first.range().start.index, last.range().end.index
+                values.update(transformed_values(node, pattern, text))
                 new = expand_template(template, text, start, values, newline)
-                candidates.append((start, end, i, node, new, unit))
+                candidates.append(_Candidate(start, end, i, node, new, unit, None))
             candidates.sort(key=lambda c: (c[0], -c[1]))
             last_end = -1
             for cand in candidates:
@@ -234,7 +282,7 @@ def _plan(
     if not isinstance(kept[0][5].patterns[kept[0][2]], CompiledPattern):
         # Fixes of several rules: as `ast-grep scan -U`, a fix overlapping an earlier
         # one is left out (reported as nested); scanning again applies it.
-        chosen: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
+        chosen: list[_Candidate] = []
         for cand in kept:
             if chosen and cand[0] < chosen[-1][1]:
                 nested.append(cand)
@@ -243,12 +291,12 @@ def _plan(
         kept = chosen
     for before, after in itertools.pairwise(kept):
         if after[0] < before[1]:
-            line = after[3].range().start
+            line, column = after.where()
             later = after[5].patterns[after[2]]
             earlier = before[5].patterns[before[2]]
             return Outcome(
                 conflict=(
-                    f"{file}:{line.line + 1}:{line.column + 1}: op {after[2] + 1} (`"
+                    f"{file}:{line + 1}:{column + 1}: op {after[2] + 1} (`"
                     f"{later.source if later else ''}`) overlaps op {before[2] + 1} (`"
                     f"{earlier.source if earlier else ''}`)"
                 )
@@ -257,10 +305,11 @@ def _plan(
     if query.skip_parse_errors and any(errors):
         return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
 
-    quoted = encode_basestring(file) if query.captures else ""
-
-    def replacement(cand: tuple[int, int, int, SgNode, str, LanguageQuery]) -> Replacement:
-        start, end, op, node, new, unit = cand
+    def replacement(cand: _Candidate) -> Replacement:
+        start, end, op, node, new, unit, made = cand
+        if made is not None:
+            return made
+        assert node is not None  # only a pattern's changes are made beforehand
         rng = node.range()
         head, tail = rng.start, rng.end
         match_start, match_end = offsets.byte(head), offsets.byte(tail)
@@ -274,6 +323,7 @@ def _plan(
             first_line, last_line = opened.line, closed.line
         record = ""
         if query.captures:
+            quoted = encode_basestring(file)
             language = encode_basestring(unit.display)
             record = json_record(
                 node, pattern, text, offsets, quoted, language, (new, first_byte, last_byte)
@@ -301,8 +351,8 @@ def _plan(
         not errors[own]
         and len(kept) * _FITS_COST_IN_BYTES < len(text)
         and all(
-            _fits(node, new, text, found[own][0].name, (start, end))
-            for start, end, _, node, new, unit in kept
+            node is not None and _fits(node, new, text, found[own][0].name, (start, end))
+            for start, end, _, node, new, unit, _ in kept
             if unit is mine
         )
     ):
@@ -318,12 +368,12 @@ def _plan(
         identical=identical,
         display=display,
         check=check,
+        records=records,
     )
 
 
 def _each(
-    candidates: list[tuple[int, int, int, SgNode, str, LanguageQuery]],
-    build: Callable[[tuple[int, int, int, SgNode, str, LanguageQuery]], Replacement],
+    candidates: list[_Candidate], build: Callable[[_Candidate], Replacement]
 ) -> tuple[Replacement, ...]:
     """``build(c)`` for each of ``candidates`` in order, emptying the list as it goes: each
     node handle (hundreds of bytes in ast-grep-py) is freed once its change is built, so
@@ -383,6 +433,7 @@ def edit_file(
             nested_skipped=planned.nested,
             nested=planned.inner,
             new_error=error,
+            records=planned.records,
         ),
         identical=planned.identical,
     )
