@@ -238,7 +238,9 @@ def _search(options: SearchOptions, *, owns_process: bool) -> int:
                     out.write(record)
 
                 try:
-                    count, more = _print_all(records, write, remaining, bar)
+                    # only a rule's match has a severity: a pattern's records are written as
+                    # they come, with no look at each
+                    count, more = _print_all(records, write if rules else out.write, remaining, bar)
                 finally:
                     out.flush()
             else:
