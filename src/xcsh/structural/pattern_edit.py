@@ -18,6 +18,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from json.encoder import encode_basestring
 
 from ast_grep_py import SgNode
@@ -201,7 +202,9 @@ class PatternChanges:
         for var in self.template.variables:
             key = capture_key(var)
             values[key] = spans[key] if key in spans else capture_spans(node, var)
-        new = expand_template(self.template, text, start, values, self.newline)
+        new = self._one_line(values)
+        if new is None:
+            new = expand_template(self.template, text, start, values, self.newline)
         offsets = self.offsets
         match_start, match_end = (
             (start, end) if offsets.ascii else (offsets.byte(head), offsets.byte(tail))
@@ -226,6 +229,32 @@ class PatternChanges:
             record_at,
         )
         return start, end, _new_tuple(Replacement, fields)
+
+    def _one_line(self, values: dict[str, tuple[int, int] | str | None]) -> str | None:
+        """The replacement when neither the template nor a captured text holds a line
+        break: the captured texts put in as they are, with nothing to re-indent (what
+        :func:`~xcsh.structural.rewrite.expand_template` makes of it); else ``None``."""
+        fragments = self.template.fragments
+        if self.multi_line:
+            return None
+        text = self.text
+        parts = [fragments[0]]
+        for var, fragment in zip(self.template.variables, fragments[1:], strict=True):
+            span = values[capture_key(var)]
+            if span is not None:
+                if isinstance(span, str):
+                    return None
+                value = text[span[0] : span[1]]
+                if "\n" in value:
+                    return None
+                parts.append(value)
+            parts.append(fragment)
+        return "".join(parts)
+
+    @cached_property
+    def multi_line(self) -> bool:
+        """Whether the template itself holds a line break."""
+        return any("\n" in fragment for fragment in self.template.fragments)
 
     def _names(self, *, multi: bool) -> tuple[str, ...]:
         """The names of the template's ``$$$`` (``multi``) or ``$`` metavariables."""
