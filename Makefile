@@ -40,6 +40,7 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/structural.py
 	$(BIN)/python bench/check_staging.py
+	$(BIN)/python bench/warm.py
 
 stress-journal: $(STAMP)
 	$(BIN)/python bench/stress_journal.py

@@ -32,7 +32,6 @@ from xcsh.structural.results import (
     SkippedFile,
 )
 from xcsh.structural.rewrite import Template
-from xcsh.structural.rule_labels import label_nodes
 
 if TYPE_CHECKING:
     from xcsh.structural.rules import CompiledRule
@@ -160,6 +159,9 @@ def make_match(
                 Capture(text=n.text(), span=offsets.span(n)) for n in secondary_nodes(node)
             )
             if pattern.labels is not None:
+                # only a YAML rule has labels: a pattern search never loads the rule machinery
+                from xcsh.structural.rule_labels import label_nodes
+
                 labels = tuple(
                     MatchLabel(
                         text=text[lab.first.range().start.index : lab.last.range().end.index],
