@@ -13,18 +13,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from ast_grep_py import SgNode, SgRoot
 
 from xcsh.fs import detect_newline
 from xcsh.fs.confined import sha256_hex
+from xcsh.structural.candidates import Candidate, op_candidates
 from xcsh.structural.matching import LanguageQuery, Outcome, Query, find_nodes
 from xcsh.structural.pattern import CompiledPattern
-from xcsh.structural.pattern_edit import PatternChanges, PatternRecords
+from xcsh.structural.pattern_edit import PatternRecords
 from xcsh.structural.records import Offsets, json_record, line_bounds
 from xcsh.structural.results import FileEdit, Replacement, SkippedFile
-from xcsh.structural.rewrite import expand_template
 
 BROKEN_REASON = "the rewrite would not parse"
 """Why a file whose rewritten text has new parse errors was left out of an edit."""
@@ -170,28 +170,6 @@ def _new_error(old_errors: int | None, new_bytes: bytes, language: str) -> str:
     return f"line {pos.line + 1}, column {pos.column + 1}"
 
 
-class _Candidate(NamedTuple):
-    """A match that may become a change: the code-point range it replaces, its op, its
-    node (``None`` once freed: a pattern's change is then :attr:`made`), the new text,
-    the language's patterns, and the change when it was made as the match was read."""
-
-    start: int
-    end: int
-    op: int
-    node: SgNode | None
-    new: str
-    unit: LanguageQuery
-    made: Replacement | None
-
-    def where(self) -> tuple[int, int]:
-        """The match's start: 0-based line and column."""
-        if self.made is not None:
-            return self.made.line, self.made.column
-        assert self.node is not None
-        start = self.node.range().start
-        return start.line, start.column
-
-
 @dataclass(frozen=True, kw_only=True)
 class _Planned:
     """The changes of one file, known while its syntax trees are alive; ``check`` says
@@ -218,13 +196,13 @@ def _plan(
 ) -> _Planned | Outcome | None:
     """The changes of one file (see :func:`edit_file`), or the outcome that ends it."""
     # loaded with the first edit, so a search never imports the rule machinery
-    from xcsh.structural.rule_eval import capture_spans, expanded_range, transformed_values
+    from xcsh.structural.rule_eval import expanded_range
 
     newline = detect_newline(text)
-    kept: list[_Candidate] = []
-    nested: list[_Candidate] = []
+    kept: list[Candidate] = []
+    nested: list[Candidate] = []
     identical = 0
-    candidates: list[_Candidate] = []
+    candidates: list[Candidate] = []
     records = (
         PatternRecords(text=text, offsets=offsets, quoted_file=encode_basestring(file))
         if query.captures
@@ -235,36 +213,19 @@ def _plan(
             pattern, template = unit.patterns[i], query.templates[i]
             if pattern is None or template is None:
                 continue  # a rule without a fix only reports
-            candidates = []  # the previous pattern's are in kept and nested
             nodes = find_nodes(root, pattern)
-            if isinstance(pattern, CompiledPattern):
-                # Each change is made at once; with too many for _fits to pay off, its
-                # node handle (hundreds of bytes) is freed as soon as it is made.
-                keep = len(nodes) * _FITS_COST_IN_BYTES < len(text)
-                shared = PatternChanges(
-                    text=text,
-                    newline=newline,
-                    offsets=offsets,
-                    pattern=pattern,
-                    template=template,
-                    records=records,
-                    entry=records.add(pattern, unit.display) if records is not None else 0,
-                )
-                nodes.reverse()
-                while nodes:
-                    node = nodes.pop()
-                    start, end, rep = shared.change(node)
-                    candidates.append(
-                        _Candidate(start, end, i, node if keep else None, rep.new_text, unit, rep)
-                    )
-            for node in nodes:
-                assert not isinstance(pattern, CompiledPattern)
-                values = capture_spans(node, template)
-                first, last = expanded_range(node, pattern.fix)
-                start, end = first.range().start.index, last.range().end.index
-                values.update(transformed_values(node, pattern, text))
-                new = expand_template(template, text, start, values, newline)
-                candidates.append(_Candidate(start, end, i, node, new, unit, None))
+            # the previous pattern's candidates are in kept and nested
+            candidates = op_candidates(
+                nodes,
+                i,
+                unit,
+                template,
+                text,
+                offsets,
+                newline,
+                records,
+                keep_nodes=len(nodes) * _FITS_COST_IN_BYTES < len(text),
+            )
             candidates.sort(key=lambda c: (c[0], -c[1]))
             last_end = -1
             for cand in candidates:
@@ -282,7 +243,7 @@ def _plan(
     if not isinstance(kept[0][5].patterns[kept[0][2]], CompiledPattern):
         # Fixes of several rules: as `ast-grep scan -U`, a fix overlapping an earlier
         # one is left out (reported as nested); scanning again applies it.
-        chosen: list[_Candidate] = []
+        chosen: list[Candidate] = []
         for cand in kept:
             if chosen and cand[0] < chosen[-1][1]:
                 nested.append(cand)
@@ -305,7 +266,7 @@ def _plan(
     if query.skip_parse_errors and any(errors):
         return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
 
-    def replacement(cand: _Candidate) -> Replacement:
+    def replacement(cand: Candidate) -> Replacement:
         start, end, op, node, new, unit, made = cand
         if made is not None:
             return made
@@ -373,7 +334,7 @@ def _plan(
 
 
 def _each(
-    candidates: list[_Candidate], build: Callable[[_Candidate], Replacement]
+    candidates: list[Candidate], build: Callable[[Candidate], Replacement]
 ) -> tuple[Replacement, ...]:
     """``build(c)`` for each of ``candidates`` in order, emptying the list as it goes: each
     node handle (hundreds of bytes in ast-grep-py) is freed once its change is built, so
