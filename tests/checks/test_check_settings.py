@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from xcsh.app import open_checker
-from xcsh.checks import CheckRun, failing_tests, parse_check_settings, verdict
+from xcsh.checks import CheckRun, failing_tests, read_check_settings, verdict
 from xcsh.core import UsageError
 from xcsh.plugins import trust_folder
 
@@ -63,7 +63,7 @@ def test_each_verdict_from_a_baseline_and_a_run() -> None:
 )
 def test_bad_values_name_the_key(values: dict[str, object], problem: str) -> None:
     with pytest.raises(UsageError) as info:
-        parse_check_settings(values, source="settings.toml")
+        read_check_settings(values, "settings.toml")
     assert problem in str(info.value) and "settings.toml" in str(info.value)
 
 

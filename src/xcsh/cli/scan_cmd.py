@@ -110,13 +110,7 @@ def _strict_setting() -> bool:
     from xcsh.app.settings import load_settings
     from xcsh.fs import xcsh_home
 
-    value = load_settings(xcsh_home()).get("strict_rules", False)
-    if not isinstance(value, bool):
-        raise UsageError(
-            f"strict_rules in settings.toml is true or false; got {value!r}",
-            hint="write strict_rules = true (refuse rule files ast-grep would half-read)",
-        )
-    return value
+    return load_settings(xcsh_home()).strict_rules
 
 
 def main(argv: list[str], *, owns_process: bool = False) -> int:

@@ -195,26 +195,65 @@ def _plan(
     language: str,
 ) -> _Planned | Outcome | None:
     """The changes of one file (see :func:`edit_file`), or the outcome that ends it."""
-    # loaded with the first edit, so a search never imports the rule machinery
-    from xcsh.structural.rule_eval import expanded_range
-
-    newline = detect_newline(text)
-    kept: list[Candidate] = []
-    nested: list[Candidate] = []
-    identical = 0
-    candidates: list[Candidate] = []
     records = (
         PatternRecords(text=text, offsets=offsets, quoted_file=encode_basestring(file))
         if query.captures
         else None
     )
+    kept, nested, identical = _candidates(query, found, text, offsets, records)
+    if not kept:
+        return Outcome(identical=identical) if identical else None
+    kept.sort(key=lambda c: (c[0], -c[1]))
+    if not isinstance(kept[0][5].patterns[kept[0][2]], CompiledPattern):
+        # Fixes of several rules: as `ast-grep scan -U`, a fix overlapping an earlier
+        # one is left out (reported as nested); scanning again applies it.
+        chosen: list[Candidate] = []
+        for cand in kept:
+            if chosen and cand[0] < chosen[-1][1]:
+                nested.append(cand)
+                continue
+            chosen.append(cand)
+        kept = chosen
+    conflict = _conflict(kept, file)
+    if conflict is not None:
+        return conflict
+    errors = [_has_error(root) for _, root, _ in found]
+    if query.skip_parse_errors and any(errors):
+        return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
+    check = _check(query, found, kept, (text, errors), language)
+    replacement = _builder(query, text, offsets, file)
+    count, display = len(nested), kept[0][5].display
+    return _Planned(  # _each empties kept and nested as it builds
+        replacements=_each(kept, replacement),
+        inner=_each(nested, replacement) if query.captures else (),
+        nested=count,
+        identical=identical,
+        display=display,
+        check=check,
+        records=records,
+    )
+
+
+def _candidates(
+    query: Query,
+    found: list[tuple[LanguageQuery, SgNode, list[int]]],
+    text: str,
+    offsets: Offsets,
+    records: PatternRecords | None,
+) -> tuple[list[Candidate], list[Candidate], int]:
+    """Each fixing pattern's changes: kept, nested inside an earlier match of the same
+    pattern (the CLI skips those too), and how many rewrote a node to itself. A
+    pattern's JSON lines go to ``records`` as numbers (see :func:`op_candidates`)."""
+    newline = detect_newline(text)
+    kept: list[Candidate] = []
+    nested: list[Candidate] = []
+    identical = 0
     for unit, root, active in found:
         for i in active:
             pattern, template = unit.patterns[i], query.templates[i]
             if pattern is None or template is None:
                 continue  # a rule without a fix only reports
             nodes = find_nodes(root, pattern)
-            # the previous pattern's candidates are in kept and nested
             candidates = op_candidates(
                 nodes,
                 i,
@@ -237,19 +276,11 @@ def _plan(
                     identical += 1  # S2: an identity rewrite is not a change
                     continue
                 kept.append(cand)
-    if not kept:
-        return Outcome(identical=identical) if identical else None
-    kept.sort(key=lambda c: (c[0], -c[1]))
-    if not isinstance(kept[0][5].patterns[kept[0][2]], CompiledPattern):
-        # Fixes of several rules: as `ast-grep scan -U`, a fix overlapping an earlier
-        # one is left out (reported as nested); scanning again applies it.
-        chosen: list[Candidate] = []
-        for cand in kept:
-            if chosen and cand[0] < chosen[-1][1]:
-                nested.append(cand)
-                continue
-            chosen.append(cand)
-        kept = chosen
+    return kept, nested, identical
+
+
+def _conflict(kept: list[Candidate], file: str) -> Outcome | None:
+    """The outcome naming the first two changes that overlap, or ``None``."""
     for before, after in itertools.pairwise(kept):
         if after[0] < before[1]:
             line, column = after.where()
@@ -262,9 +293,17 @@ def _plan(
                     f"{earlier.source if earlier else ''}`)"
                 )
             )
-    errors = [_has_error(root) for _, root, _ in found]
-    if query.skip_parse_errors and any(errors):
-        return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
+    return None
+
+
+def _builder(
+    query: Query, text: str, offsets: Offsets, file: str
+) -> Callable[[Candidate], Replacement]:
+    """Builds the :class:`Replacement` of a change of this file (with its JSON record
+    when the query wants captures)."""
+    from xcsh.structural.rule_eval import expanded_range
+
+    quoted = encode_basestring(file) if query.captures else ""
 
     def replacement(cand: Candidate) -> Replacement:
         start, end, op, node, new, unit, made = cand
@@ -284,7 +323,6 @@ def _plan(
             first_line, last_line = opened.line, closed.line
         record = ""
         if query.captures:
-            quoted = encode_basestring(file)
             language = encode_basestring(unit.display)
             record = json_record(
                 node, pattern, text, offsets, quoted, language, (new, first_byte, last_byte)
@@ -304,11 +342,26 @@ def _plan(
             record,
         )
 
-    # The file is parsed again in its own language (code embedded in HTML is not re-checked).
+    return replacement
+
+
+def _check(
+    query: Query,
+    found: list[tuple[LanguageQuery, SgNode, list[int]]],
+    kept: list[Candidate],
+    source: tuple[str, list[bool]],
+    language: str,
+) -> tuple[str, int | None] | None:
+    """Whether the new text must be parsed again in the file's own language (code
+    embedded in HTML is not re-checked): ``(language, errors in the old text)``, or
+    ``None`` when every change fits where it goes (``source``: the text and which
+    parsed trees have errors)."""
+    text, errors = source
     mine = query.languages.get(language)
     own = next((i for i, (unit, _, _) in enumerate(found) if unit is mine), None)
-    check: tuple[str, int | None] | None = None  # (language, errors in the old text)
-    if own is not None and not (
+    if own is None:
+        return None
+    if (
         not errors[own]
         and len(kept) * _FITS_COST_IN_BYTES < len(text)
         and all(
@@ -317,24 +370,15 @@ def _plan(
             if unit is mine
         )
     ):
-        old_root = found[own][1]
-        old_errors = len(old_root.find_all(**_error_rule(old_root))) if errors[own] else None
-        check = (found[own][0].name, old_errors)
-    count, display = len(nested), kept[0][5].display
-    candidates.clear()
-    return _Planned(
-        replacements=_each(kept, replacement),
-        inner=_each(nested, replacement) if query.captures else (),
-        nested=count,
-        identical=identical,
-        display=display,
-        check=check,
-        records=records,
-    )
+        return None
+    old_root = found[own][1]
+    old_errors = len(old_root.find_all(**_error_rule(old_root))) if errors[own] else None
+    return (found[own][0].name, old_errors)
 
 
 def _each(
-    candidates: list[Candidate], build: Callable[[Candidate], Replacement]
+    candidates: list[Candidate],
+    build: Callable[[Candidate], Replacement],
 ) -> tuple[Replacement, ...]:
     """``build(c)`` for each of ``candidates`` in order, emptying the list as it goes: each
     node handle (hundreds of bytes in ast-grep-py) is freed once its change is built, so
