@@ -263,8 +263,10 @@ def parse_rules(
     """
     import yaml  # only a rule file needs the YAML parser
 
+    from xcsh.structural import rule_yaml
+
     try:
-        documents = [d for d in yaml.safe_load_all(text) if d is not None]
+        documents = [d for d in rule_yaml.load_all(text) if d is not None]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
