@@ -57,6 +57,8 @@ def test_each_verdict_from_a_baseline_and_a_run() -> None:
         ({"check": ""}, "check must be a command line"),
         ({"check": "pytest 'x"}, "is not a valid command line"),
         ({"check_timeout": 0}, "check_timeout must be a number of seconds above 0"),
+        ({"check_timeout": float("nan")}, "check_timeout must be a number of seconds above 0"),
+        ({"check_timeout": float("inf")}, "check_timeout must be a number of seconds above 0"),
         ({"check_when": "sometimes"}, "check_when must be 'asked' or 'always'"),
         ({"apply_requires_checks": "yes"}, "apply_requires_checks must be true or false"),
     ],

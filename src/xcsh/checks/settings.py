@@ -14,6 +14,7 @@ A project's file may set only these keys; its values win over the user's.
 
 from __future__ import annotations
 
+import math
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -88,7 +89,12 @@ def _command(value: object, source: str) -> str:
 
 
 def _timeout(value: object, source: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)  # nan compares false with everything; inf never ends
+        or value <= 0
+    ):
         raise UsageError(
             f"{source}: check_timeout must be a number of seconds above 0, not {value!r}",
             hint="for example check_timeout = 300",
