@@ -21,6 +21,7 @@ from xcsh.core import (
     AgentToolResult,
     Content,
     TextContent,
+    Tool,
     ToolCallContext,
     ToolError,
     ToolResultMessage,
@@ -156,12 +157,12 @@ def _model_only(action: PendingAction, params: ResolveParams) -> tuple[str, ...]
 
 
 def session_tools(
-    tools: Iterable[AgentTool[Any]],
+    tools: Iterable[Tool],
     store: PendingActionStore | None,
     approval: ApprovalHook | None,
     *,
     requires_checks: bool = False,
-) -> dict[str, AgentTool[Any]]:
+) -> dict[str, Tool]:
     """The tools a session offers, by name, in order, with its own ``resolve`` last.
 
     A ``resolve`` among ``tools`` is left out: with a store, the session's is
@@ -171,7 +172,7 @@ def session_tools(
     Raises:
         ValueError: two tools share a name.
     """
-    chosen: dict[str, AgentTool[Any]] = {}
+    chosen: dict[str, Tool] = {}
     for tool in tools:
         if tool.name == RESOLVE_TOOL_NAME:
             continue

@@ -38,12 +38,12 @@ from xcsh.agent.history import cancelled_result
 from xcsh.agent.profile import compact_spec
 from xcsh.agent.steering import Steering
 from xcsh.core import (
-    AgentTool,
     AssistantMessage,
     Message,
     ModelRequest,
     ProviderError,
     TextContent,
+    Tool,
     ToolCall,
     ToolError,
     ToolResultMessage,
@@ -80,7 +80,7 @@ class LoopContext:
     """
 
     provider: Provider
-    tools: Mapping[str, AgentTool[Any]]
+    tools: Mapping[str, Tool]
     steering: Steering
     system_prompt: str
     history: Callable[[], Sequence[Message]]
@@ -371,7 +371,7 @@ def _offered(ctx: LoopContext, specs: list[ToolSpec], forced: bool) -> list[Tool
     return specs
 
 
-def tool_spec(tool: AgentTool[Any]) -> ToolSpec:
+def tool_spec(tool: Tool) -> ToolSpec:
     """The tool as offered to a model: name, description, parameter schema."""
     return ToolSpec(name=tool.name, description=tool.description, parameters=tool.json_schema())
 

@@ -35,7 +35,7 @@ from typing import Any
 
 import anyio
 
-from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolError, cap_result
+from xcsh.core import AgentToolResult, TextContent, Tool, ToolError, cap_result
 from xcsh.pending import (
     RESOLVE_TOOL_NAME,
     PendingAction,
@@ -94,7 +94,7 @@ class Delivery:
             await callback()
 
 
-McpToolsFactory = Callable[[PendingActionStore], Sequence[AgentTool[Any]]]
+McpToolsFactory = Callable[[PendingActionStore], Sequence[Tool]]
 """Builds one session's tools around that session's store. Called once per session."""
 
 
@@ -152,10 +152,10 @@ class McpSession:
         ValueError: duplicate tool names or ``max_pending < 1``.
     """
 
-    tools: Sequence[AgentTool[Any]]
+    tools: Sequence[Tool]
     store: PendingActionStore
     max_pending: int = DEFAULT_MAX_PENDING
-    _by_name: dict[str, AgentTool[Any]] = field(init=False, repr=False)
+    _by_name: dict[str, Tool] = field(init=False, repr=False)
     _lock: asyncio.Lock = field(init=False, repr=False)
     _closed: bool = field(init=False, default=False, repr=False)
     _calls: int = field(init=False, default=0, repr=False)
@@ -184,7 +184,7 @@ class McpSession:
         """True once :meth:`close` ran; later calls fail."""
         return self._closed
 
-    def produces_previews(self, tool: AgentTool[Any]) -> bool:
+    def produces_previews(self, tool: Tool) -> bool:
         """Whether a call to ``tool`` may push pending actions (neither read-only nor resolve)."""
         return not tool.read_only and tool.name != RESOLVE_TOOL_NAME
 

@@ -26,6 +26,7 @@ from xcsh.checks import Checker
 from xcsh.core import (
     AgentTool,
     AgentToolResult,
+    Tool,
     ToolCallContext,
     ToolError,
     ToolUpdateCallback,
@@ -320,7 +321,7 @@ class CustomTool:
             raise TypeError(f"Tool '{self.name}': execute must be a function.")
         self._accepts = _optional_arguments(self.execute)
 
-    def to_agent_tool(self) -> AgentTool[Any]:
+    def to_agent_tool(self) -> Tool:
         """The core tool the agent runs: validates arguments, then calls ``execute``."""
         spec = self
 
