@@ -14,13 +14,14 @@ import contextvars
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, Protocol, cast
+from typing import Generic, Protocol, cast
 
 import jsonschema
 import pydantic
 from typing_extensions import TypeVar
 
 from xcsh.core.content import Content, TextContent, content_from_any
+from xcsh.core.details import JsonObject, JsonValue
 from xcsh.core.errors import ToolError
 
 D = TypeVar("D", covariant=True, default=object)
@@ -202,7 +203,7 @@ class ToolCallContext:
     on_update: ToolUpdateCallback | None = None
     tool_name: str = ""
     tool_label: str = ""
-    arguments: Mapping[str, object] | None = None
+    arguments: Mapping[str, JsonValue] | None = None
 
     def update(self, result: AgentToolResult) -> None:
         """Send a partial result to the progress callback, if any."""
@@ -233,7 +234,8 @@ R = TypeVar("R", covariant=True, default=object)
 """The details type of the tool's results."""
 
 ToolRun = Callable[[P, ToolCallContext], Awaitable[AgentToolResult[R]] | AgentToolResult[R]]
-ParametersSpec = type[pydantic.BaseModel] | Mapping[str, Any]
+ParametersSpec = type[pydantic.BaseModel] | Mapping[str, JsonValue]
+"""A tool's parameters: a pydantic model class, or a JSON Schema object."""
 
 ToolGuard = Callable[[Mapping[str, object]], Awaitable[None]]
 """Checks a call's validated arguments (as a dict) before the tool runs; raises
@@ -257,14 +259,14 @@ class Tool(Protocol):
     @property
     def read_only(self) -> bool: ...
 
-    def json_schema(self) -> dict[str, Any]:
+    def json_schema(self) -> JsonObject:
         """The parameters as a JSON Schema object."""
         ...
 
     async def execute(
         self,
         tool_call_id: str,
-        params: Mapping[str, object] | None,
+        params: Mapping[str, JsonValue] | None,
         *,
         cancel: asyncio.Event | None = None,
         on_update: ToolUpdateCallback | None = None,
@@ -302,13 +304,13 @@ class AgentTool(Generic[P, R]):
     hidden: bool = False
     read_only: bool = False
 
-    def json_schema(self) -> dict[str, Any]:
+    def json_schema(self) -> JsonObject:
         """The parameters as a JSON Schema object, as providers expect it."""
         if isinstance(self.parameters, type) and issubclass(self.parameters, pydantic.BaseModel):
             return _model_facing(self.parameters.model_json_schema())
         return dict(self.parameters)
 
-    def validate(self, params: Mapping[str, object] | None) -> P:
+    def validate(self, params: Mapping[str, JsonValue] | None) -> P:
         """Check ``params`` against the schema.
 
         Returns:
@@ -318,7 +320,7 @@ class AgentTool(Generic[P, R]):
             ToolError: the arguments do not fit; the message names each bad
                 field and what was expected.
         """
-        raw: Mapping[str, object] = {} if params is None else params
+        raw: Mapping[str, JsonValue] = {} if params is None else params
         if isinstance(self.parameters, type) and issubclass(self.parameters, pydantic.BaseModel):
             try:
                 return cast(P, self.parameters.model_validate(raw))
@@ -338,7 +340,7 @@ class AgentTool(Generic[P, R]):
     async def execute(
         self,
         tool_call_id: str,
-        params: Mapping[str, object] | None,
+        params: Mapping[str, JsonValue] | None,
         *,
         cancel: asyncio.Event | None = None,
         on_update: ToolUpdateCallback | None = None,
@@ -406,13 +408,14 @@ def _argument_values(params: object) -> dict[str, object]:
     )
 
 
-def _model_facing(schema: dict[str, Any]) -> dict[str, Any]:
+def _model_facing(schema: JsonObject) -> JsonObject:
     """Drop what pydantic takes from class docstrings and names: those are written
     for developers, while the model reads the tool's description and each field's
     ``description``."""
     for key in ("title", "description"):
         schema.pop(key, None)
-    for definition in schema.get("$defs", {}).values():
+    definitions = schema.get("$defs", {})
+    for definition in definitions.values() if isinstance(definitions, dict) else ():
         if isinstance(definition, dict):
             definition.pop("description", None)
     return schema

@@ -31,11 +31,10 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import anyio
 
-from xcsh.core import AgentToolResult, TextContent, Tool, ToolError, cap_result
+from xcsh.core import AgentToolResult, JsonValue, TextContent, Tool, ToolError, cap_result
 from xcsh.pending import (
     RESOLVE_TOOL_NAME,
     PendingAction,
@@ -159,7 +158,7 @@ class McpSession:
     _lock: asyncio.Lock = field(init=False, repr=False)
     _closed: bool = field(init=False, default=False, repr=False)
     _calls: int = field(init=False, default=0, repr=False)
-    _running: asyncio.Task[Any] | None = field(init=False, default=None, repr=False)
+    _running: asyncio.Task[object] | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.max_pending < 1:
@@ -189,7 +188,11 @@ class McpSession:
         return not tool.read_only and tool.name != RESOLVE_TOOL_NAME
 
     async def call(
-        self, name: str, arguments: Mapping[str, Any] | None, *, delivery: Delivery | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, JsonValue] | None,
+        *,
+        delivery: Delivery | None = None,
     ) -> AgentToolResult:
         """Run one tool call and return its result with the steering line.
 
@@ -246,7 +249,7 @@ class McpSession:
         return result
 
     async def _call_locked(
-        self, name: str, arguments: Mapping[str, Any] | None, cancel: asyncio.Event
+        self, name: str, arguments: Mapping[str, JsonValue] | None, cancel: asyncio.Event
     ) -> AgentToolResult:
         if self._closed:
             return _error("This MCP session is closed; reconnect to start a new one.")
@@ -332,5 +335,5 @@ def _preview_ids(pushed: Sequence[PendingAction]) -> list[str]:
     return lines
 
 
-def _error(text: str, *, details: Any = None) -> AgentToolResult:
+def _error(text: str, *, details: object = None) -> AgentToolResult:
     return AgentToolResult(content=[TextContent(text)], details=details, is_error=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from xcsh.core import Tool
 from xcsh.plugins.discovery import ToolSource
@@ -78,6 +78,6 @@ class LoadResult:
         """True when project tools were skipped because the folder is not trusted."""
         return any(error.kind == "untrusted" for error in self.errors)
 
-    def __await__(self) -> Generator[Any, None, LoadResult]:
+    def __await__(self) -> Generator[None, None, LoadResult]:
         return self
         yield  # pragma: no cover - makes this a generator
