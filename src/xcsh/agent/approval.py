@@ -14,12 +14,13 @@ import dataclasses
 import secrets
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from xcsh.core import (
     AgentTool,
     AgentToolResult,
     Content,
+    JsonObject,
     TextContent,
     Tool,
     ToolCallContext,
@@ -234,7 +235,7 @@ async def resolve_as_user(
         nothing pending).
     """
     call_id = f"user_{secrets.token_hex(4)}"
-    arguments: dict[str, Any] = {"action": action, "reason": reason}
+    arguments: JsonObject = {"action": action, "reason": reason}
     if only is not None:
         arguments["only"] = list(only)
     try:

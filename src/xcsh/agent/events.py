@@ -245,7 +245,7 @@ EVENT_TYPES: tuple[type[AgentEvent], ...] = (
 )
 
 
-def event_to_dict(event: AgentEvent) -> dict[str, Any]:
+def event_to_dict(event: AgentEvent) -> dict[str, object]:
     """The event as JSON-ready data: ``{"type": ..., <fields>}``.
 
     Nested messages become dicts, field by field. A tool result's typed

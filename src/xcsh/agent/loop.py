@@ -17,7 +17,6 @@ import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from xcsh.agent.events import (
     AgentError,
@@ -226,7 +225,7 @@ async def execute(
 async def _call_tool(
     ctx: LoopContext, call: ToolCall, turn_began_pending: bool
 ) -> ToolResultMessage:
-    def result(text: str, *, details: Any = None, is_error: bool = True) -> ToolResultMessage:
+    def result(text: str, *, details: object = None, is_error: bool = True) -> ToolResultMessage:
         return ToolResultMessage(
             tool_call_id=call.id,
             tool_name=call.name,

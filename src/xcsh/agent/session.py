@@ -26,7 +26,7 @@ import logging
 import secrets
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from xcsh.agent import loop
 from xcsh.agent.approval import (
@@ -340,7 +340,7 @@ class AgentSession:
             except Exception:
                 log.exception("an event listener raised on %s", type(event).__name__)
 
-    def _steering_state(self) -> dict[str, Any]:
+    def _steering_state(self) -> dict[str, str]:
         return {
             "provider": self.provider.name,
             "model": self.provider.model,
