@@ -129,7 +129,7 @@ def new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
 
 
-def message_to_dict(message: Message) -> dict[str, Any]:
+def message_to_dict(message: Message) -> dict[str, object]:
     """A message as JSON-ready data (its dataclass fields; ``role`` tags it); a tool
     result's typed details as :meth:`~xcsh.core.ToolDetails.to_json` gives them."""
     data = dataclasses.asdict(message)
