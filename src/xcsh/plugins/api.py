@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import jsonschema
 import pydantic
@@ -131,7 +131,7 @@ class CustomToolAPI:
         return self._store is not None
 
     def push_pending_action(
-        self, action: CustomToolPendingAction | PendingAction | Mapping[str, Any]
+        self, action: CustomToolPendingAction | PendingAction | Mapping[str, object]
     ) -> str:
         """Stage a preview on the session's store; ``resolve`` applies or discards it.
 
@@ -168,7 +168,7 @@ class CustomToolAPI:
 
     async def apush_pending_action(
         self,
-        action: CustomToolPendingAction | Mapping[str, Any],
+        action: CustomToolPendingAction | Mapping[str, object],
         *,
         check: bool = False,
     ) -> str:
