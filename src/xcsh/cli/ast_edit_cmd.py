@@ -81,7 +81,7 @@ from xcsh.cli.pager import pager_command
 from xcsh.core import ToolError, UsageError
 from xcsh.core.wording import name_list
 from xcsh.fs import xcsh_home
-from xcsh.journal import Journal, Retention, settled
+from xcsh.journal import Journal, Retention, held_signals, settled
 from xcsh.pending import PendingAction, PendingActionStore, ResolveParams, resolve_top
 from xcsh.structural import (
     EditPreview,
@@ -276,10 +276,13 @@ def _show_and_resolve(
     if refusal:
         decision, code = Decision("discard", refusal), EXIT_CHECK_REFUSED
     # Ctrl-C cannot cut an apply short: it writes every file or none. SIGTERM and SIGHUP
-    # are held by the journal until the apply committed or rolled back, then end the process.
+    # are held here, in the main thread (the apply runs in a worker thread, where the
+    # journal cannot install handlers), until the apply committed or rolled back; then
+    # the first one held ends the process.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        resolved = asyncio.run(_resolve(store, decision, out, undo=undo))
+        with held_signals((signal.SIGTERM, signal.SIGHUP)):
+            resolved = asyncio.run(_resolve(store, decision, out, undo=undo))
     finally:
         signal.signal(signal.SIGINT, previous)
     if code != EXIT_OK:

@@ -280,7 +280,10 @@ def _search_path(
             output.out.write(record)
 
         try:
-            count, tally.more = _print_all(records, write, remaining, bar)
+            # only a rule's match has a severity: a pattern's records are written as they
+            # come, with no look at each
+            to_stdout = write if what.rules else output.out.write
+            count, tally.more = _print_all(records, to_stdout, remaining, bar)
         finally:
             output.out.flush()
     else:

@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 
 from xcsh.core import UsageError
+from xcsh.fs.text import read_regular_bytes
 
 
 def read_settings_file(path: Path) -> dict[str, object] | None:
@@ -21,8 +22,7 @@ def read_settings_file(path: Path) -> dict[str, object] | None:
             names the file and the parser's position).
     """
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        return tomllib.loads(read_regular_bytes(path).decode("utf-8"))
     except FileNotFoundError:
         return None
     except OSError as exc:

@@ -413,6 +413,7 @@ def _truncate(edit: FileEdit, keep: int) -> FileEdit:
         nested_skipped=edit.nested_skipped,
         ident=edit.ident,
         nested=tuple(r for r in edit.nested if r.match_start < reps[-1].match_end) if reps else (),
+        records=edit.records,
     )
 
 

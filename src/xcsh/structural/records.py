@@ -249,7 +249,8 @@ def is_error_record(record: str, *, json: bool, report: bool = False) -> bool:
     return record.startswith("error[")
 
 
-def _range_json(rng: Range, offsets: Offsets) -> str:
+def range_json(rng: Range, offsets: Offsets) -> str:
+    """The CLI's ``range`` object of ``rng`` (byte offsets, start and end positions)."""
     return _positions_json(rng.start, rng.end, offsets)
 
 
@@ -307,7 +308,7 @@ def json_record(
     start, end = rng.start.index, rng.end.index
     line_start, line_end = line_bounds(text, start, end)
     matched = encode_basestring(text[start:end])
-    where = _range_json(rng, offsets)
+    where = range_json(rng, offsets)
     parts = [
         f'{{"text":{matched},"range":{where},"file":{file},'
         f'"lines":{encode_basestring(text[line_start:line_end])},'

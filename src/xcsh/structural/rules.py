@@ -30,6 +30,7 @@ from typing import Any
 from ast_grep_py import SgNode
 
 from xcsh.core import ToolError
+from xcsh.fs import read_regular_bytes
 from xcsh.structural.errors import Doubt
 from xcsh.structural.languages import resolve_language
 from xcsh.structural.rewrite import Template
@@ -327,7 +328,7 @@ def load_rule_file(
     """
     origin = display or str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_bytes(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleError(origin, "", f"cannot read the rule file: {exc}.") from None
     rules = parse_rules(text, origin=origin, strict=strict, warnings=warnings)

@@ -43,7 +43,7 @@ from pydantic import BaseModel, Field, JsonValue
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
 from xcsh.core.wording import plural
-from xcsh.fs import Workspace, ignored_by, inherited_rules
+from xcsh.fs import Workspace, ignored_by, inherited_rules, read_regular_bytes
 from xcsh.fs.text import BINARY_SNIFF_BYTES
 from xcsh.tools.coding._walk import GlobFilter, sort_key, walk
 from xcsh.tools.coding.details import GrepDetails
@@ -212,7 +212,7 @@ def _compile(params: GrepParams) -> re.Pattern[str]:
 
 def _file_lines(path: Path) -> list[str] | None:
     try:
-        raw = path.read_bytes()
+        raw = read_regular_bytes(path)
     except OSError:
         return None
     if b"\x00" in raw[:BINARY_SNIFF_BYTES]:
