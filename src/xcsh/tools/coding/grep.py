@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import BaseModel, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
 from xcsh.core.wording import plural
@@ -286,7 +286,7 @@ class _RgMessage(BaseModel):
     for the ``match`` and ``context`` messages only."""
 
     type: str
-    data: JsonValue = None
+    data: object = None  # not validated here: only a match's or a context's is read
 
 
 async def _search_rg(
