@@ -57,6 +57,25 @@ def test_malformed_trust_file_is_reported_and_never_overwritten(
         is_trusted(tmp_path)
 
 
+def test_hand_edited_trust_entries_without_a_path_are_left_out(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    path = xcsh_home / "trusted.json"
+    folders = [
+        {"path": str(tmp_path), "trusted_at": "2026-01-01T00:00:00Z", "note": "mine"},
+        {"path": 3},
+        "just a string",
+        {"trusted_at": "2026"},
+    ]
+    path.write_text(json.dumps({"version": 1, "folders": folders}), encoding="utf-8")
+    assert [(r.path, r.trusted_at, r.fingerprint) for r in trusted_folders()] == [
+        (str(tmp_path), "2026-01-01T00:00:00Z", "")
+    ]
+    for not_a_list in ('{"path": "/x"}', '"/x"', "5"):
+        path.write_text(f'{{"version": 1, "folders": {not_a_list}}}', encoding="utf-8")
+        assert trusted_folders() == []
+
+
 def test_malformed_trust_file_becomes_a_load_error(
     project: Path, project_tools: Path, xcsh_home: Path
 ) -> None:

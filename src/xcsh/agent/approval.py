@@ -14,13 +14,15 @@ import dataclasses
 import secrets
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from xcsh.core import (
     AgentTool,
     AgentToolResult,
     Content,
+    JsonObject,
     TextContent,
+    Tool,
     ToolCallContext,
     ToolError,
     ToolResultMessage,
@@ -156,12 +158,12 @@ def _model_only(action: PendingAction, params: ResolveParams) -> tuple[str, ...]
 
 
 def session_tools(
-    tools: Iterable[AgentTool[Any]],
+    tools: Iterable[Tool],
     store: PendingActionStore | None,
     approval: ApprovalHook | None,
     *,
     requires_checks: bool = False,
-) -> dict[str, AgentTool[Any]]:
+) -> dict[str, Tool]:
     """The tools a session offers, by name, in order, with its own ``resolve`` last.
 
     A ``resolve`` among ``tools`` is left out: with a store, the session's is
@@ -171,7 +173,7 @@ def session_tools(
     Raises:
         ValueError: two tools share a name.
     """
-    chosen: dict[str, AgentTool[Any]] = {}
+    chosen: dict[str, Tool] = {}
     for tool in tools:
         if tool.name == RESOLVE_TOOL_NAME:
             continue
@@ -233,7 +235,7 @@ async def resolve_as_user(
         nothing pending).
     """
     call_id = f"user_{secrets.token_hex(4)}"
-    arguments: dict[str, Any] = {"action": action, "reason": reason}
+    arguments: JsonObject = {"action": action, "reason": reason}
     if only is not None:
         arguments["only"] = list(only)
     try:

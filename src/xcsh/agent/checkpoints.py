@@ -21,9 +21,8 @@ loaded (:func:`xcsh.agent.persistence.load_session`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from xcsh.core import JsonObject, Message, TextContent, ToolCall, UserMessage
 
@@ -78,18 +77,9 @@ class CheckpointReplay:
         self.done: list[Checkpoint] = []
         self._open: tuple[int, int | None, tuple[Message, ...]] | None = None
 
-    def checkpoint(self, record: Mapping[str, Any], history: Sequence[Message]) -> None:
-        """A checkpoint record, with the history as loaded so far.
-
-        Raises:
-            KeyError, TypeError, ValueError: the record is malformed.
-        """
-        stamp = record.get("time_ns")
-        self._open = (
-            int(record["journal"]),
-            int(stamp) if stamp is not None else None,
-            tuple(history),
-        )
+    def checkpoint(self, journal: int, time_ns: int | None, history: Sequence[Message]) -> None:
+        """A checkpoint record (its journal entry and time), with the history as loaded so far."""
+        self._open = (journal, time_ns, tuple(history))
 
     def message(self, message: Message) -> None:
         """A history message; the user's next message completes the open checkpoint."""
@@ -108,14 +98,14 @@ class CheckpointReplay:
             )
         )
 
-    def rewind(self, record: Mapping[str, Any]) -> list[Message] | None:
-        """A rewind record: the history to continue from, or ``None`` when it keeps it.
+    def rewind(self, number: int, *, conversation: bool) -> list[Message] | None:
+        """A rewind record to user message ``number``: the history to continue from, or
+        ``None`` when it keeps it (``conversation`` false).
 
         Raises:
-            KeyError, TypeError, ValueError: the record is malformed or names no checkpoint.
+            ValueError: the record names no checkpoint.
         """
-        number = int(record["message"])
-        if not record.get("conversation"):
+        if not conversation:
             return None
         if not 1 <= number <= len(self.done):
             raise ValueError(f"no user message {number} to rewind to")

@@ -21,9 +21,9 @@ match on the class (``match event: case TextDelta(text=t): ...``) or on
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal
+from typing import Literal
 
-from xcsh.core import AssistantMessage, ToolDetails, ToolResultMessage
+from xcsh.core import AssistantMessage, JsonObject, ToolDetails, ToolResultMessage
 from xcsh.pending import Preview, ResolveOutcome
 
 
@@ -71,7 +71,7 @@ class ToolCallStart:
 
     id: str
     name: str
-    arguments: dict[str, Any]
+    arguments: JsonObject
     type: Literal["tool_call_start"] = "tool_call_start"
 
 
@@ -245,7 +245,7 @@ EVENT_TYPES: tuple[type[AgentEvent], ...] = (
 )
 
 
-def event_to_dict(event: AgentEvent) -> dict[str, Any]:
+def event_to_dict(event: AgentEvent) -> dict[str, object]:
     """The event as JSON-ready data: ``{"type": ..., <fields>}``.
 
     Nested messages become dicts, field by field. A tool result's typed

@@ -17,7 +17,6 @@ import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from xcsh.agent.events import (
     AgentError,
@@ -38,12 +37,12 @@ from xcsh.agent.history import cancelled_result
 from xcsh.agent.profile import compact_spec
 from xcsh.agent.steering import Steering
 from xcsh.core import (
-    AgentTool,
     AssistantMessage,
     Message,
     ModelRequest,
     ProviderError,
     TextContent,
+    Tool,
     ToolCall,
     ToolError,
     ToolResultMessage,
@@ -80,7 +79,7 @@ class LoopContext:
     """
 
     provider: Provider
-    tools: Mapping[str, AgentTool[Any]]
+    tools: Mapping[str, Tool]
     steering: Steering
     system_prompt: str
     history: Callable[[], Sequence[Message]]
@@ -226,7 +225,7 @@ async def execute(
 async def _call_tool(
     ctx: LoopContext, call: ToolCall, turn_began_pending: bool
 ) -> ToolResultMessage:
-    def result(text: str, *, details: Any = None, is_error: bool = True) -> ToolResultMessage:
+    def result(text: str, *, details: object = None, is_error: bool = True) -> ToolResultMessage:
         return ToolResultMessage(
             tool_call_id=call.id,
             tool_name=call.name,
@@ -371,7 +370,7 @@ def _offered(ctx: LoopContext, specs: list[ToolSpec], forced: bool) -> list[Tool
     return specs
 
 
-def tool_spec(tool: AgentTool[Any]) -> ToolSpec:
+def tool_spec(tool: Tool) -> ToolSpec:
     """The tool as offered to a model: name, description, parameter schema."""
     return ToolSpec(name=tool.name, description=tool.description, parameters=tool.json_schema())
 

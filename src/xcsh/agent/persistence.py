@@ -129,7 +129,7 @@ def new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
 
 
-def message_to_dict(message: Message) -> dict[str, Any]:
+def message_to_dict(message: Message) -> dict[str, object]:
     """A message as JSON-ready data (its dataclass fields; ``role`` tags it); a tool
     result's typed details as :meth:`~xcsh.core.ToolDetails.to_json` gives them."""
     data = dataclasses.asdict(message)
@@ -394,9 +394,14 @@ class _Loaded:
             self.messages.append(message_from_dict(record["message"]))
             self.replay.message(self.messages[-1])
         elif kind == "checkpoint":
-            self.replay.checkpoint(record, self.messages)
+            stamp = record.get("time_ns")
+            journal = int(record["journal"])
+            self.replay.checkpoint(
+                journal, int(stamp) if stamp is not None else None, self.messages
+            )
         elif kind == "rewind":
-            history = self.replay.rewind(record)
+            number = int(record["message"])
+            history = self.replay.rewind(number, conversation=bool(record.get("conversation")))
             self.messages = self.messages if history is None else history
             if record.get("journal") is not None:
                 self.rewinds.append(int(record["journal"]))

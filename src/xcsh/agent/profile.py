@@ -12,9 +12,9 @@ for a ``--base-url`` server whose context window is at most
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Literal
 
-from xcsh.core import ToolSpec
+from xcsh.core import JsonObject, JsonValue, ToolSpec
 
 Profile = Literal["full", "compact"]
 """What the model is sent: everything, or the compact profile."""
@@ -64,7 +64,7 @@ def compact_spec(spec: ToolSpec) -> ToolSpec:
     """``spec`` with its description cut to its first sentences and its schema trimmed
     (property descriptions to their first sentence, advanced parameters left out)."""
     hidden = ADVANCED_PARAMETERS.get(spec.name, frozenset())
-    parameters = _trim(spec.parameters)
+    parameters = _trim_object(spec.parameters)
     properties = parameters.get("properties")
     if isinstance(properties, dict):
         parameters["properties"] = {
@@ -90,20 +90,27 @@ def first_sentences(text: str, limit: int) -> str:
     return " ".join(kept)
 
 
-def _short_description(schema: Any, sentences: int) -> Any:
-    if not isinstance(schema, dict) or not isinstance(schema.get("description"), str):
+def _short_description(schema: JsonValue, sentences: int) -> JsonValue:
+    if not isinstance(schema, dict):
         return schema
-    first = _SENTENCE_END.split(" ".join(schema["description"].split()))[:sentences]
+    description = schema.get("description")
+    if not isinstance(description, str):
+        return schema
+    first = _SENTENCE_END.split(" ".join(description.split()))[:sentences]
     return {**schema, "description": " ".join(first)}
 
 
-def _trim(value: Any) -> Any:
+def _trim(value: JsonValue) -> JsonValue:
     """A schema without ``title``, ``default: null``, and with ``anyOf [X, null]`` as ``X``."""
     if isinstance(value, list):
         return [_trim(v) for v in value]
     if not isinstance(value, dict):
         return value
-    out: dict[str, Any] = {}
+    return _trim_object(value)
+
+
+def _trim_object(value: JsonObject) -> JsonObject:
+    out: JsonObject = {}
     for key, item in value.items():
         if key == "title" and isinstance(item, str):
             continue

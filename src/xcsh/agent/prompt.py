@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
-from xcsh.core import AgentTool
+from xcsh.core import Tool
 
 _BASE = """\
 You are xcsh, a coding agent working in a terminal on the user's project.
@@ -33,7 +32,7 @@ When the task is done, answer briefly in plain text."""
 
 
 def build_system_prompt(
-    cwd: Path, tools: Iterable[AgentTool[Any]], extra: str = "", *, compact: bool = False
+    cwd: Path, tools: Iterable[Tool], extra: str = "", *, compact: bool = False
 ) -> str:
     """The system prompt for a session in ``cwd`` offering ``tools``.
 

@@ -20,16 +20,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from xcsh.agent.events import Resolved, RunEnd
 from xcsh.agent.loop import resolved_event
 from xcsh.agent.persistence import PendingRecord
 from xcsh.agent.previews import RebuiltPreview, compare_rebuilt
 from xcsh.core import (
-    AgentTool,
     AgentToolResult,
     TextContent,
+    Tool,
     ToolError,
     ToolResultMessage,
     UserMessage,
@@ -76,7 +75,7 @@ class ResumeReport:
 async def rebuild_pending(
     records: Sequence[PendingRecord],
     *,
-    tools: Mapping[str, AgentTool[Any]],
+    tools: Mapping[str, Tool],
     rebuildable: frozenset[str],
     store: PendingActionStore | None,
     pushed: Callable[[ToolResultMessage], None],
@@ -156,7 +155,7 @@ async def rebuild_pending(
 
 def can_rebuild(
     record: PendingRecord | PendingAction,
-    tools: Mapping[str, AgentTool[Any]],
+    tools: Mapping[str, Tool],
     rebuildable: frozenset[str],
 ) -> bool:
     """True when a later session can rebuild this action from its tool call's arguments.
@@ -191,7 +190,7 @@ class EndDiscard:
 async def discard_unrebuildable(
     store: PendingActionStore,
     *,
-    tools: Mapping[str, AgentTool[Any]],
+    tools: Mapping[str, Tool],
     rebuildable: frozenset[str],
     reason: str,
 ) -> list[EndDiscard]:
@@ -215,7 +214,7 @@ async def discard_unrebuildable(
 async def end_unrebuildable(
     store: PendingActionStore,
     *,
-    tools: Mapping[str, AgentTool[Any]],
+    tools: Mapping[str, Tool],
     rebuildable: frozenset[str],
     reason: str,
 ) -> tuple[list[Resolved], UserMessage | None]:

@@ -26,7 +26,7 @@ import logging
 import secrets
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from xcsh.agent import loop
 from xcsh.agent.approval import (
@@ -48,9 +48,9 @@ from xcsh.agent.session_config import SessionConfig
 from xcsh.agent.session_pending import SessionPending
 from xcsh.agent.steering import Steering
 from xcsh.core import (
-    AgentTool,
     Message,
     TextContent,
+    Tool,
     UsageError,
     UserMessage,
 )
@@ -88,7 +88,7 @@ class AgentSession:
         self,
         *,
         provider: Provider,
-        tools: Iterable[AgentTool[Any]],
+        tools: Iterable[Tool],
         cwd: Path,
         store: PendingActionStore | None,
         config: SessionConfig | None = None,
@@ -146,7 +146,7 @@ class AgentSession:
         return list(self._messages)
 
     @property
-    def tools(self) -> dict[str, AgentTool[Any]]:
+    def tools(self) -> dict[str, Tool]:
         """The tools offered, by name, in order (``resolve`` last when there is a store)."""
         return dict(self._tools)
 
@@ -340,7 +340,7 @@ class AgentSession:
             except Exception:
                 log.exception("an event listener raised on %s", type(event).__name__)
 
-    def _steering_state(self) -> dict[str, Any]:
+    def _steering_state(self) -> dict[str, str]:
         return {
             "provider": self.provider.name,
             "model": self.provider.model,

@@ -8,7 +8,7 @@ rebuilding a resumed session's previews, and discarding what cannot outlive it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Literal
 
 from xcsh.agent import loop
 from xcsh.agent.approval import UserResolution, resolve_as_user
@@ -24,7 +24,7 @@ from xcsh.agent.resume import (
     rebuild_pending,
 )
 from xcsh.agent.steering import Steering
-from xcsh.core import AgentTool, Message, UsageError
+from xcsh.core import Message, Tool, UsageError
 from xcsh.pending import PendingActionStore
 
 
@@ -46,7 +46,7 @@ class SessionPending:
         self,
         *,
         store: PendingActionStore | None,
-        tools: Mapping[str, AgentTool[Any]],
+        tools: Mapping[str, Tool],
         rebuildable: frozenset[str],
         steering: Steering,
         log: SessionLog,

@@ -28,16 +28,15 @@ not in the prompt.
 from __future__ import annotations
 
 import difflib
-import inspect
 import os
 import shlex
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
 from xcsh.agent.approval import Approval
 from xcsh.agent.shell_commands import resolve_commands
-from xcsh.core import AgentTool, AgentToolResult, ToolCallContext, ToolError, UsageError
+from xcsh.core import Tool, ToolError, UsageError
 
 Decision = Literal["allow", "ask", "deny"]
 DECISIONS: tuple[Decision, ...] = ("allow", "ask", "deny")
@@ -132,7 +131,7 @@ class ToolPolicy:
         """True when every call is allowed."""
         return not self.rules and all(d == "allow" for d in self.tools.values())
 
-    def decide(self, tool_name: str, params: Mapping[str, Any]) -> Verdict:
+    def decide(self, tool_name: str, params: Mapping[str, object]) -> Verdict:
         """The decision for calling ``tool_name`` with ``params``."""
         default = self.tools.get(tool_name, "allow")
         base = Verdict(decision=default, why=f"{tool_name} = {default!r}")
@@ -248,7 +247,7 @@ def _rule(raw: object, where: str) -> PrefixRule:
     return PrefixRule(words=words, decision=_decision(raw.get("decision"), f"{where}: decision"))
 
 
-def _check_examples(rule: PrefixRule, raw: Mapping[str, Any], where: str) -> None:
+def _check_examples(rule: PrefixRule, raw: Mapping[str, object], where: str) -> None:
     for key, expected in (("match", True), ("not_match", False)):
         examples = raw.get(key, [])
         if not isinstance(examples, list) or not all(isinstance(e, str) for e in examples):
@@ -266,7 +265,7 @@ def _check_examples(rule: PrefixRule, raw: Mapping[str, Any], where: str) -> Non
                 )
 
 
-def _summary(tool_name: str, params: Mapping[str, Any]) -> str:
+def _summary(tool_name: str, params: Mapping[str, object]) -> str:
     command = params.get("command")
     if tool_name == "bash" and isinstance(command, str):
         first = command.strip().splitlines()[0] if command.strip() else command
@@ -276,8 +275,8 @@ def _summary(tool_name: str, params: Mapping[str, Any]) -> str:
 
 
 def enforce_policy(
-    tools: Sequence[AgentTool[Any]], policy: ToolPolicy, ask: ToolApprovalHook | None
-) -> list[AgentTool[Any]]:
+    tools: Sequence[Tool], policy: ToolPolicy, ask: ToolApprovalHook | None
+) -> list[Tool]:
     """Wrap ``tools`` so each call is checked against ``policy`` before it runs.
 
     A denied call fails with a :class:`ToolError` naming the rule; an ``ask``
@@ -298,11 +297,8 @@ def enforce_policy(
     return [_wrap(tool, policy, ask) for tool in tools]
 
 
-def _wrap(tool: AgentTool[Any], policy: ToolPolicy, ask: ToolApprovalHook | None) -> AgentTool[Any]:
-    inner = tool.run
-
-    async def run(params: Any, ctx: ToolCallContext) -> AgentToolResult:
-        values = params.model_dump() if hasattr(params, "model_dump") else dict(params)
+def _wrap(tool: Tool, policy: ToolPolicy, ask: ToolApprovalHook | None) -> Tool:
+    async def check(values: Mapping[str, object]) -> None:
         verdict = policy.decide(tool.name, values)
         if verdict.decision == "deny":
             raise ToolError(
@@ -327,9 +323,5 @@ def _wrap(tool: AgentTool[Any], policy: ToolPolicy, ask: ToolApprovalHook | None
             if not answer.approved:
                 why = answer.reason.strip() or "no reason given"
                 raise ToolError(f"The user declined this call: {why}. Nothing was run.")
-        outcome = inner(params, ctx)
-        if inspect.isawaitable(outcome):
-            return await outcome
-        return outcome
 
-    return replace(tool, run=run)
+    return tool.guarded(check)

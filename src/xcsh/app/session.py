@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from xcsh.agent import (
     AgentSession,
@@ -40,7 +40,7 @@ from xcsh.agent.rewind import CheckpointRecorder, reconcile
 from xcsh.app.checks import open_checker
 from xcsh.app.index import open_index
 from xcsh.app.settings import Settings, build_provider, load_settings
-from xcsh.core import AgentTool, UsageError
+from xcsh.core import Tool, UsageError
 from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, OpenedJournal, record_applies, settled
 from xcsh.pending import PendingActionStore
@@ -49,7 +49,7 @@ from xcsh.providers import Provider, ProviderFlags
 from xcsh.sandbox import SandboxPlan, make_undumpable, prepare_sandbox
 from xcsh.tools.registry import create_builtin_tools
 
-SessionToolsFactory = Callable[[Path, PendingActionStore], list[AgentTool[Any]]]
+SessionToolsFactory = Callable[[Path, PendingActionStore], list[Tool]]
 """``factory(cwd, store) -> tools``: the tools of a new session."""
 
 
@@ -222,9 +222,7 @@ async def open_session(
     )
 
 
-def _policed(
-    tools: list[AgentTool[Any]], policy: ToolPolicy, ask: ToolApprovalHook | None
-) -> list[AgentTool[Any]]:
+def _policed(tools: list[Tool], policy: ToolPolicy, ask: ToolApprovalHook | None) -> list[Tool]:
     """Every tool wrapped by the user's approval policy (which must name only these tools)."""
     policy.check_tool_names([t.name for t in tools])
     return enforce_policy(tools, policy, ask)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class ImageContent:
 Content = TextContent | ImageContent
 
 
-def content_from_any(value: Content | Mapping[str, Any] | str) -> Content:
+def content_from_any(value: Content | Mapping[str, object] | str) -> Content:
     """Normalise a content block given as a dataclass, a dict or a plain string.
 
     Dicts follow the shape of the original description's examples:
@@ -52,12 +52,14 @@ def content_from_any(value: Content | Mapping[str, Any] | str) -> Content:
         return TextContent(value)
     if isinstance(value, Mapping):
         kind = value.get("type", "text")
-        if kind == "text" and isinstance(value.get("text"), str):
-            return TextContent(value["text"])
-        if kind == "image" and isinstance(value.get("data"), str):
+        text = value.get("text")
+        if kind == "text" and isinstance(text, str):
+            return TextContent(text)
+        data = value.get("data")
+        if kind == "image" and isinstance(data, str):
             mime = value.get("mime_type", value.get("mimeType"))
             if isinstance(mime, str):
-                return ImageContent(value["data"], mime)
+                return ImageContent(data, mime)
     raise TypeError(
         f"content block must be TextContent, ImageContent, a str, or a dict with "
         f"type 'text' or 'image'; got {value!r}"

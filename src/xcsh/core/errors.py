@@ -13,8 +13,6 @@ with ``raise ... from exc`` so the original stays in ``__cause__``.
 
 from __future__ import annotations
 
-from typing import Any
-
 
 class XcshError(Exception):
     """Root of the errors xcsh raises deliberately."""
@@ -31,7 +29,7 @@ class ToolError(XcshError):
         details: optional structured data for front ends.
     """
 
-    def __init__(self, message: str, *, details: Any = None) -> None:
+    def __init__(self, message: str, *, details: object = None) -> None:
         super().__init__(message)
         self.details = details
 
@@ -68,7 +66,7 @@ class ProviderError(XcshError):
         message: str,
         *,
         status: int | None = None,
-        body: Any = None,
+        body: object = None,
         retryable: bool = False,
     ) -> None:
         super().__init__(message)

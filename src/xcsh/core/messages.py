@@ -138,7 +138,7 @@ class ToolResultMessage:
     tool_call_id: str
     tool_name: str
     content: list[Content]
-    details: Any = None
+    details: object = None
     is_error: bool = False
     role: Literal["tool_result"] = "tool_result"
 

@@ -25,7 +25,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from xcsh.core.details import JsonValue
 
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _UNSAFE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_BIDI}]")
@@ -70,7 +74,7 @@ def has_control(text: str) -> bool:
     return _UNSAFE.search(text) is not None
 
 
-def format_arguments(arguments: Any, width: int) -> str:
+def format_arguments(arguments: Mapping[str, JsonValue], width: int) -> str:
     """A tool call's arguments as compact JSON on one line, cut to ``width`` characters
     (the cut ends with ``...``). Control characters come out as JSON escapes."""
     text = json.dumps(arguments, ensure_ascii=False)

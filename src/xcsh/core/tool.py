@@ -13,14 +13,15 @@ import asyncio
 import contextvars
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Generic, cast
+from dataclasses import dataclass, field, replace
+from typing import Generic, Protocol, cast
 
 import jsonschema
 import pydantic
 from typing_extensions import TypeVar
 
 from xcsh.core.content import Content, TextContent, content_from_any
+from xcsh.core.details import JsonObject, JsonValue
 from xcsh.core.errors import ToolError
 
 D = TypeVar("D", covariant=True, default=object)
@@ -202,7 +203,7 @@ class ToolCallContext:
     on_update: ToolUpdateCallback | None = None
     tool_name: str = ""
     tool_label: str = ""
-    arguments: Mapping[str, Any] | None = None
+    arguments: Mapping[str, JsonValue] | None = None
 
     def update(self, result: AgentToolResult) -> None:
         """Send a partial result to the progress callback, if any."""
@@ -233,7 +234,49 @@ R = TypeVar("R", covariant=True, default=object)
 """The details type of the tool's results."""
 
 ToolRun = Callable[[P, ToolCallContext], Awaitable[AgentToolResult[R]] | AgentToolResult[R]]
-ParametersSpec = type[pydantic.BaseModel] | Mapping[str, Any]
+ParametersSpec = type[pydantic.BaseModel] | Mapping[str, JsonValue]
+"""A tool's parameters: a pydantic model class, or a JSON Schema object."""
+
+ToolGuard = Callable[[Mapping[str, object]], Awaitable[None]]
+"""Checks a call's validated arguments (as a dict) before the tool runs; raises
+:class:`ToolError` to refuse it."""
+
+
+class Tool(Protocol):
+    """Any tool, whatever its parameters' and details' types: what the agent, the
+    front ends and the MCP server use of an :class:`AgentTool` (which is one)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def parameters(self) -> ParametersSpec: ...
+    @property
+    def hidden(self) -> bool: ...
+    @property
+    def read_only(self) -> bool: ...
+
+    def json_schema(self) -> JsonObject:
+        """The parameters as a JSON Schema object."""
+        ...
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: Mapping[str, JsonValue] | None,
+        *,
+        cancel: asyncio.Event | None = None,
+        on_update: ToolUpdateCallback | None = None,
+    ) -> AgentToolResult:
+        """Validate ``params`` and run the tool (see :meth:`AgentTool.execute`)."""
+        ...
+
+    def guarded(self, guard: ToolGuard) -> Tool:
+        """The same tool, with ``guard`` run on each call's arguments before it runs."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -261,13 +304,13 @@ class AgentTool(Generic[P, R]):
     hidden: bool = False
     read_only: bool = False
 
-    def json_schema(self) -> dict[str, Any]:
+    def json_schema(self) -> JsonObject:
         """The parameters as a JSON Schema object, as providers expect it."""
         if isinstance(self.parameters, type) and issubclass(self.parameters, pydantic.BaseModel):
             return _model_facing(self.parameters.model_json_schema())
         return dict(self.parameters)
 
-    def validate(self, params: Mapping[str, Any] | None) -> P:
+    def validate(self, params: Mapping[str, JsonValue] | None) -> P:
         """Check ``params`` against the schema.
 
         Returns:
@@ -277,7 +320,7 @@ class AgentTool(Generic[P, R]):
             ToolError: the arguments do not fit; the message names each bad
                 field and what was expected.
         """
-        raw: Any = {} if params is None else params
+        raw: Mapping[str, JsonValue] = {} if params is None else params
         if isinstance(self.parameters, type) and issubclass(self.parameters, pydantic.BaseModel):
             try:
                 return cast(P, self.parameters.model_validate(raw))
@@ -297,7 +340,7 @@ class AgentTool(Generic[P, R]):
     async def execute(
         self,
         tool_call_id: str,
-        params: Mapping[str, Any] | None,
+        params: Mapping[str, JsonValue] | None,
         *,
         cancel: asyncio.Event | None = None,
         on_update: ToolUpdateCallback | None = None,
@@ -339,14 +382,40 @@ class AgentTool(Generic[P, R]):
         except TypeError as exc:
             raise ToolError(f"Tool '{self.name}' returned a bad result: {exc}.") from exc
 
+    def guarded(self, guard: ToolGuard) -> AgentTool[P, R]:
+        """The same tool, with ``guard`` awaited on each call's validated arguments
+        (a dict) before ``run``; what ``guard`` raises fails the call unrun."""
+        inner = self.run
 
-def _model_facing(schema: dict[str, Any]) -> dict[str, Any]:
+        async def run(params: P, ctx: ToolCallContext) -> AgentToolResult[R]:
+            await guard(_argument_values(params))
+            outcome = inner(params, ctx)
+            if inspect.isawaitable(outcome):
+                return await outcome
+            return outcome
+
+        return replace(self, run=run)
+
+
+def _argument_values(params: object) -> dict[str, object]:
+    """A call's validated arguments as a dict: the model's fields, or the dict itself."""
+    if isinstance(params, pydantic.BaseModel):
+        return params.model_dump()
+    if isinstance(params, Mapping):
+        return dict(params)
+    raise TypeError(
+        f"expected a pydantic model or a dict of arguments; got {describe_value_type(params)}"
+    )
+
+
+def _model_facing(schema: JsonObject) -> JsonObject:
     """Drop what pydantic takes from class docstrings and names: those are written
     for developers, while the model reads the tool's description and each field's
     ``description``."""
     for key in ("title", "description"):
         schema.pop(key, None)
-    for definition in schema.get("$defs", {}).values():
+    definitions = schema.get("$defs", {})
+    for definition in definitions.values() if isinstance(definitions, dict) else ():
         if isinstance(definition, dict):
             definition.pop("description", None)
     return schema

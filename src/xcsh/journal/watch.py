@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from xcsh.fs import Workspace
 from xcsh.fs.confined import ConfinedError, RootDir, sha256_hex
@@ -61,10 +60,7 @@ def journal_action(action: PendingAction, journal: Journal) -> PendingAction:
     label, source = action.label, action.source_tool_name
 
     async def apply(reason: str) -> CallbackResult:
-        result: CallbackResult = await _journaled(
-            journal, label, source, paths, lambda: original(reason)
-        )
-        return result
+        return await _journaled(journal, label, source, paths, lambda: original(reason))
 
     apply_parts: ApplyPartsCallback | None = None
     if original_parts is not None:
@@ -72,10 +68,9 @@ def journal_action(action: PendingAction, journal: Journal) -> PendingAction:
 
         async def apply_subset(subset: Preview, reason: str) -> CallbackResult:
             chosen = _paths(journal, subset.paths) or paths
-            result: CallbackResult = await _journaled(
+            return await _journaled(
                 journal, label, source, chosen, lambda: run_parts(subset, reason)
             )
-            return result
 
         apply_parts = apply_subset
     return dataclasses.replace(action, apply=apply, apply_parts=apply_parts, journaled=True)
@@ -93,8 +88,12 @@ def _paths(journal: Journal, names: list[str]) -> list[str]:
 
 
 async def _journaled(
-    journal: Journal, label: str, source: str, paths: list[str], run: Callable[[], object]
-) -> Any:
+    journal: Journal,
+    label: str,
+    source: str,
+    paths: list[str],
+    run: Callable[[], CallbackResult | Awaitable[CallbackResult]],
+) -> CallbackResult:
     entry = _begin(journal, label, source, paths)
     try:
         return await call_maybe_async(run)

@@ -22,19 +22,19 @@ import json
 import os
 import socket
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
 
 import anyio
 import mcp_types as types
-from mcp.server import Server, ServerRequestContext
+from mcp.server import Server
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
-from xcsh.mcp.server import DELIVERY_KEY, SessionSource, create_server
+from xcsh.mcp.server import DELIVERY_KEY, RequestContext, SessionSource, create_server
 from xcsh.mcp.session import (
     DEFAULT_MAX_PENDING,
     DISCONNECT_REASON,
@@ -48,6 +48,7 @@ from xcsh.mcp.sockets import bind_loopback, file_id, unix_listener
 
 if TYPE_CHECKING:  # uvicorn is imported only when the server starts
     import uvicorn
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 SESSION_HEADER = "mcp-session-id"
 DEFAULT_IDLE_TIMEOUT = 30 * 60.0
@@ -84,7 +85,7 @@ class HttpSessions:
     _last_seen: dict[str, float] = field(default_factory=dict)
     _template: McpSession | None = None
 
-    def session_for(self, ctx: ServerRequestContext[Any, Any]) -> McpSession | None:
+    def session_for(self, ctx: RequestContext) -> McpSession | None:
         session_id = _session_id(ctx)
         if session_id is None:
             return None
@@ -129,19 +130,13 @@ class HttpSessions:
             await self.close(session_id, STOP_REASON)
 
 
-def _session_id(ctx: ServerRequestContext[Any, Any]) -> str | None:
+def _session_id(ctx: RequestContext) -> str | None:
     request = ctx.request
     headers = getattr(request, "headers", None)
     if headers is None:
         return None
     value = headers.get(SESSION_HEADER)
     return value if isinstance(value, str) and value else None
-
-
-ASGIApp = Callable[
-    [MutableMapping[str, Any], Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]],
-    Awaitable[None],
-]
 
 
 def create_http_app(
@@ -198,9 +193,7 @@ def _mcp_server(sessions: HttpSessions) -> Server[SessionSource]:
 
     server = create_server(lifespan)
 
-    async def no_discover(
-        ctx: ServerRequestContext[SessionSource, Any], params: types.RequestParams
-    ) -> types.DiscoverResult:
+    async def no_discover(ctx: RequestContext, params: types.RequestParams) -> types.DiscoverResult:
         raise MCPError(
             code=types.METHOD_NOT_FOUND,
             message="xcsh keeps pending previews per session: use the initialize handshake",
@@ -229,9 +222,9 @@ def _guarded(inner: ASGIApp, sessions: HttpSessions, token: str | None) -> ASGIA
     dropping the previews of a response that did not reach the client."""
 
     async def app(
-        scope: MutableMapping[str, Any],
-        receive: Callable[[], Awaitable[Any]],
-        send: Callable[[Any], Awaitable[None]],
+        scope: Scope,
+        receive: Receive,
+        send: Send,
     ) -> None:
         if scope.get("type") == "lifespan":
             await inner(scope, receive, send)
@@ -247,7 +240,7 @@ def _guarded(inner: ASGIApp, sessions: HttpSessions, token: str | None) -> ASGIA
         scope[DELIVERY_KEY] = delivery
         started = completed = False
 
-        async def tracked_send(message: Any) -> None:
+        async def tracked_send(message: Message) -> None:
             nonlocal started, completed
             if message.get("type") == "http.response.start":
                 started = True
@@ -279,7 +272,7 @@ def _guarded(inner: ASGIApp, sessions: HttpSessions, token: str | None) -> ASGIA
     return app
 
 
-def _header(scope: MutableMapping[str, Any], name: str) -> str | None:
+def _header(scope: Scope, name: str) -> str | None:
     wanted = name.encode("latin-1")
     for key, value in scope.get("headers", []):
         if key.lower() == wanted:
@@ -287,7 +280,7 @@ def _header(scope: MutableMapping[str, Any], name: str) -> str | None:
     return None
 
 
-def _authorized(scope: MutableMapping[str, Any], token: str) -> bool:
+def _authorized(scope: Scope, token: str) -> bool:
     """True when the request carries ``token`` (compared in constant time)."""
     expected = token.encode()
     header = _header(scope, "authorization")
@@ -303,7 +296,7 @@ def _authorized(scope: MutableMapping[str, Any], token: str) -> bool:
     )
 
 
-async def _unauthorized(send: Callable[[Any], Awaitable[None]]) -> None:
+async def _unauthorized(send: Send) -> None:
     body = json.dumps(
         {
             "jsonrpc": "2.0",

@@ -19,7 +19,7 @@ import signal
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import anyio
 import mcp_types as types
@@ -55,10 +55,16 @@ NO_SESSION_MESSAGE = (
 )
 
 
+RequestContext = ServerRequestContext["SessionSource", object]
+"""A request's context: its ``lifespan_context`` is the server's :class:`SessionSource`; its
+``request`` is what the transport attached (a starlette request over HTTP, nothing over stdio),
+read only through ``getattr`` and ``isinstance``."""
+
+
 class SessionSource(Protocol):
     """Finds the :class:`McpSession` a request belongs to."""
 
-    def session_for(self, ctx: ServerRequestContext[Any, Any]) -> McpSession | None:
+    def session_for(self, ctx: RequestContext) -> McpSession | None:
         """The request's session, or ``None`` when it belongs to none."""
 
     def any_session(self) -> McpSession:
@@ -71,14 +77,14 @@ class SingleSession:
 
     session: McpSession
 
-    def session_for(self, ctx: ServerRequestContext[Any, Any]) -> McpSession | None:
+    def session_for(self, ctx: RequestContext) -> McpSession | None:
         return self.session
 
     def any_session(self) -> McpSession:
         return self.session
 
 
-def _delivery(ctx: ServerRequestContext[Any, Any]) -> Delivery | None:
+def _delivery(ctx: RequestContext) -> Delivery | None:
     scope = getattr(ctx.request, "scope", None)
     found = scope.get(DELIVERY_KEY) if isinstance(scope, dict) else None
     return found if isinstance(found, Delivery) else None
@@ -99,14 +105,14 @@ def create_server(lifespan: Lifespan) -> Server[SessionSource]:
     """
 
     async def list_tools(
-        ctx: ServerRequestContext[SessionSource, Any], params: types.PaginatedRequestParams | None
+        ctx: RequestContext, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         source = ctx.lifespan_context
         session = source.session_for(ctx) or source.any_session()
         return types.ListToolsResult(tools=[mcp_tool(tool) for tool in session.tools])
 
     async def call_tool(
-        ctx: ServerRequestContext[SessionSource, Any], params: types.CallToolRequestParams
+        ctx: RequestContext, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         session = ctx.lifespan_context.session_for(ctx)
         if session is None:

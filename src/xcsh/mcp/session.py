@@ -31,11 +31,10 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import anyio
 
-from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolError, cap_result
+from xcsh.core import AgentToolResult, JsonValue, TextContent, Tool, ToolError, cap_result
 from xcsh.pending import (
     RESOLVE_TOOL_NAME,
     PendingAction,
@@ -94,7 +93,7 @@ class Delivery:
             await callback()
 
 
-McpToolsFactory = Callable[[PendingActionStore], Sequence[AgentTool[Any]]]
+McpToolsFactory = Callable[[PendingActionStore], Sequence[Tool]]
 """Builds one session's tools around that session's store. Called once per session."""
 
 
@@ -152,14 +151,14 @@ class McpSession:
         ValueError: duplicate tool names or ``max_pending < 1``.
     """
 
-    tools: Sequence[AgentTool[Any]]
+    tools: Sequence[Tool]
     store: PendingActionStore
     max_pending: int = DEFAULT_MAX_PENDING
-    _by_name: dict[str, AgentTool[Any]] = field(init=False, repr=False)
+    _by_name: dict[str, Tool] = field(init=False, repr=False)
     _lock: asyncio.Lock = field(init=False, repr=False)
     _closed: bool = field(init=False, default=False, repr=False)
     _calls: int = field(init=False, default=0, repr=False)
-    _running: asyncio.Task[Any] | None = field(init=False, default=None, repr=False)
+    _running: asyncio.Task[object] | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.max_pending < 1:
@@ -184,12 +183,16 @@ class McpSession:
         """True once :meth:`close` ran; later calls fail."""
         return self._closed
 
-    def produces_previews(self, tool: AgentTool[Any]) -> bool:
+    def produces_previews(self, tool: Tool) -> bool:
         """Whether a call to ``tool`` may push pending actions (neither read-only nor resolve)."""
         return not tool.read_only and tool.name != RESOLVE_TOOL_NAME
 
     async def call(
-        self, name: str, arguments: Mapping[str, Any] | None, *, delivery: Delivery | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, JsonValue] | None,
+        *,
+        delivery: Delivery | None = None,
     ) -> AgentToolResult:
         """Run one tool call and return its result with the steering line.
 
@@ -246,7 +249,7 @@ class McpSession:
         return result
 
     async def _call_locked(
-        self, name: str, arguments: Mapping[str, Any] | None, cancel: asyncio.Event
+        self, name: str, arguments: Mapping[str, JsonValue] | None, cancel: asyncio.Event
     ) -> AgentToolResult:
         if self._closed:
             return _error("This MCP session is closed; reconnect to start a new one.")
@@ -332,5 +335,5 @@ def _preview_ids(pushed: Sequence[PendingAction]) -> list[str]:
     return lines
 
 
-def _error(text: str, *, details: Any = None) -> AgentToolResult:
+def _error(text: str, *, details: object = None) -> AgentToolResult:
     return AgentToolResult(content=[TextContent(text)], details=details, is_error=True)

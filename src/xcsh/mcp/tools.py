@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import mcp_types as types
 
 from xcsh import tools as builtin
 from xcsh.agent.approval import approval_resolve_tool
 from xcsh.checks import Checker
-from xcsh.core import AgentTool, Content, ImageContent, TextContent
+from xcsh.core import Content, ImageContent, TextContent, Tool
 from xcsh.journal import Journal, record_applies
 from xcsh.mcp.session import McpToolsFactory
 from xcsh.pending import RESOLVE_TOOL_NAME, PendingActionStore
@@ -59,7 +59,7 @@ def builtin_tool_factory(
     folder = Path(cwd)
     shared: list[WarmIndex] = []
 
-    def build(store: PendingActionStore) -> list[AgentTool[Any]]:
+    def build(store: PendingActionStore) -> list[Tool]:
         # The structural tools (and ast-grep) load on the first session, not at import.
         if not shared:
             from xcsh.structural.warm import WarmIndex
@@ -85,7 +85,7 @@ def journaled_factory(factory: McpToolsFactory, journal: Journal) -> McpToolsFac
     """``factory``, with the apply of every pending action pushed on a session's store
     recorded in ``journal`` (custom tools' applies; built-in ones record themselves)."""
 
-    def build(store: PendingActionStore) -> list[AgentTool[Any]]:
+    def build(store: PendingActionStore) -> list[Tool]:
         record_applies(store, journal)
         return list(factory(store))
 
@@ -120,7 +120,7 @@ def custom_tool_factory(
     folder = Path(cwd)
     prepared: list[CustomToolSet] = []
 
-    def build(store: PendingActionStore) -> list[AgentTool[Any]]:
+    def build(store: PendingActionStore) -> list[Tool]:
         if not prepared:
             prepared.append(prepare_custom_tools(folder, trust_project=trust_project))
         result = prepared[0].build(store=store, checker=checker)
@@ -134,8 +134,8 @@ def custom_tool_factory(
 def combine_factories(*factories: McpToolsFactory) -> McpToolsFactory:
     """One factory whose tools are those of ``factories``, in order."""
 
-    def build(store: PendingActionStore) -> list[AgentTool[Any]]:
-        tools: list[AgentTool[Any]] = []
+    def build(store: PendingActionStore) -> list[Tool]:
+        tools: list[Tool] = []
         for factory in factories:
             tools.extend(factory(store))
         return tools
@@ -143,7 +143,7 @@ def combine_factories(*factories: McpToolsFactory) -> McpToolsFactory:
     return build
 
 
-def tool_annotations(tool: AgentTool[Any]) -> types.ToolAnnotations:
+def tool_annotations(tool: Tool) -> types.ToolAnnotations:
     """MCP behaviour hints for ``tool``.
 
     ``ast_grep`` is read-only, ``ast_edit`` is not destructive (it only
@@ -159,7 +159,7 @@ def tool_annotations(tool: AgentTool[Any]) -> types.ToolAnnotations:
     return types.ToolAnnotations(read_only_hint=False)
 
 
-def mcp_tool(tool: AgentTool[Any]) -> types.Tool:
+def mcp_tool(tool: Tool) -> types.Tool:
     """Describe ``tool`` for ``tools/list``: name, title, description, input schema, hints."""
     schema = tool.json_schema()
     schema.setdefault("type", "object")

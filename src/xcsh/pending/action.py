@@ -5,9 +5,9 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, ParamSpec, TypeAlias, TypeVar, cast
 
-from xcsh.core import AgentToolResult, ToolError, coerce_result
+from xcsh.core import AgentToolResult, JsonValue, ToolError, coerce_result
 from xcsh.pending.check import CheckVerdict
 from xcsh.pending.preview import Preview
 
@@ -58,7 +58,7 @@ class PushOrigin:
     tool_call_id: str
     tool_name: str
     tool_label: str
-    arguments: Mapping[str, Any] | None = None
+    arguments: Mapping[str, JsonValue] | None = None
 
     @classmethod
     def of_call(cls, ctx: ToolCallContext) -> PushOrigin:
@@ -240,9 +240,15 @@ class StalePreviewError(ApplyFailedError):
         self.files = files
 
 
-async def call_maybe_async(func: Callable[..., Any], *args: Any) -> Any:
+_T = TypeVar("_T")
+_A = ParamSpec("_A")
+
+
+async def call_maybe_async(
+    func: Callable[_A, _T | Awaitable[_T]], *args: _A.args, **kwargs: _A.kwargs
+) -> _T:
     """Call ``func(*args)`` and await the outcome when it is awaitable."""
-    outcome = func(*args)
+    outcome = func(*args, **kwargs)
     if inspect.isawaitable(outcome):
-        outcome = await outcome
+        return cast(_T, await outcome)
     return outcome

@@ -14,10 +14,10 @@ import dataclasses
 import inspect
 import logging
 import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import jsonschema
 import pydantic
@@ -26,6 +26,8 @@ from xcsh.checks import Checker
 from xcsh.core import (
     AgentTool,
     AgentToolResult,
+    ParametersSpec,
+    Tool,
     ToolCallContext,
     ToolError,
     ToolUpdateCallback,
@@ -129,7 +131,7 @@ class CustomToolAPI:
         return self._store is not None
 
     def push_pending_action(
-        self, action: CustomToolPendingAction | PendingAction | Mapping[str, Any]
+        self, action: CustomToolPendingAction | PendingAction | Mapping[str, object]
     ) -> str:
         """Stage a preview on the session's store; ``resolve`` applies or discards it.
 
@@ -166,7 +168,7 @@ class CustomToolAPI:
 
     async def apush_pending_action(
         self,
-        action: CustomToolPendingAction | Mapping[str, Any],
+        action: CustomToolPendingAction | Mapping[str, object],
         *,
         check: bool = False,
     ) -> str:
@@ -259,8 +261,9 @@ class CustomToolAPI:
         )
 
 
-ExecuteFunction = Callable[..., Awaitable[Any] | Any]
-"""``execute(tool_call_id, params, *, signal=..., on_update=..., ctx=...)``."""
+ExecuteFunction = Callable[..., object]
+"""``execute(tool_call_id, params, *, signal=..., on_update=..., ctx=...)``: returns, or
+resolves to, what :func:`~xcsh.core.coerce_tool_result` accepts (checked when it returns)."""
 
 _OPTIONAL_ARGUMENTS = ("signal", "cancel", "on_update", "ctx")
 
@@ -301,7 +304,7 @@ class CustomTool:
     name: str
     label: str = ""
     description: str
-    parameters: type[pydantic.BaseModel] | Mapping[str, Any]
+    parameters: ParametersSpec
     execute: ExecuteFunction
     read_only: bool = False
     _accepts: frozenset[str] = field(init=False, repr=False, default=frozenset())
@@ -320,12 +323,12 @@ class CustomTool:
             raise TypeError(f"Tool '{self.name}': execute must be a function.")
         self._accepts = _optional_arguments(self.execute)
 
-    def to_agent_tool(self) -> AgentTool[Any]:
+    def to_agent_tool(self) -> Tool:
         """The core tool the agent runs: validates arguments, then calls ``execute``."""
         spec = self
 
-        async def run(params: Any, ctx: ToolCallContext) -> AgentToolResult:
-            kwargs: dict[str, Any] = {}
+        async def run(params: object, ctx: ToolCallContext) -> AgentToolResult:
+            kwargs: dict[str, object] = {}
             if "signal" in spec._accepts:
                 kwargs["signal"] = ctx.cancel
             if "cancel" in spec._accepts:
@@ -378,7 +381,7 @@ def _check_parameters(name: str, parameters: object) -> None:
         raise ValueError(f"Tool '{name}': invalid JSON Schema: {exc.message}.") from exc
 
 
-def _optional_arguments(func: Callable[..., Any]) -> frozenset[str]:
+def _optional_arguments(func: Callable[..., object]) -> frozenset[str]:
     try:
         sig = inspect.signature(func)
     except (TypeError, ValueError):
@@ -395,8 +398,9 @@ def _optional_arguments(func: Callable[..., Any]) -> frozenset[str]:
     return frozenset(names)
 
 
-ToolFactory = Callable[[CustomToolAPI], Any]
-"""``factory(api)`` returning (or resolving to) a :class:`CustomTool` or a list of them."""
+ToolFactory = Callable[[CustomToolAPI], object]
+"""``factory(api)`` returning (or resolving to) a :class:`CustomTool` or a list of them
+(the loader checks what it got)."""
 
 __all__ = [
     "DEFAULT_SOURCE_TOOL_NAME",

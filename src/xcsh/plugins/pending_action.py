@@ -8,9 +8,9 @@ typed preview.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from xcsh.core import ToolError
 from xcsh.pending import (
@@ -20,6 +20,12 @@ from xcsh.pending import (
     PreviewChange,
     PreviewFile,
 )
+from xcsh.pending.action import ApplyCallback, CallbackResult, RejectCallback
+
+PartIdsCallback: TypeAlias = (
+    "Callable[[list[str], str], CallbackResult | Awaitable[CallbackResult]]"
+)
+"""A custom tool's ``apply_parts(ids, reason)``, sync or async: returns like ``apply``."""
 
 
 @dataclass
@@ -52,14 +58,14 @@ class CustomToolPendingAction:
     """
 
     label: str
-    apply: Callable[[str], Any]
-    reject: Callable[[str], Any] | None = None
-    details: Any = None
+    apply: ApplyCallback
+    reject: RejectCallback | None = None
+    details: object = None
     source_tool_name: str = DEFAULT_SOURCE_TOOL_NAME
     files: Sequence[str] | Mapping[str, bytes | str] = ()
     diff: str = ""
     parts: Sequence[PreviewChange | Mapping[str, Any]] = ()
-    apply_parts: Callable[[list[str], str], Any] | None = None
+    apply_parts: PartIdsCallback | None = None
 
     def declared_files(self) -> dict[str, bytes] | None:
         """The declared new content of each file (``files`` given as a mapping), else ``None``.
@@ -108,7 +114,9 @@ class CustomToolPendingAction:
         if self.apply_parts is not None:
             chosen_apply = self.apply_parts
 
-            def apply_parts(subset: Preview, reason: str) -> Any:
+            def apply_parts(
+                subset: Preview, reason: str
+            ) -> CallbackResult | Awaitable[CallbackResult]:
                 return chosen_apply([c.id for c in subset.changes], reason)
 
         return PendingAction(
@@ -140,7 +148,7 @@ def _parts(label: str, given: Sequence[PreviewChange | Mapping[str, Any]]) -> li
     return parts
 
 
-def _legacy_files(details: Any) -> list[str]:
+def _legacy_files(details: object) -> list[str]:
     """Files named by the opaque ``details`` of tools written before typed previews."""
     if not isinstance(details, Mapping):
         return []

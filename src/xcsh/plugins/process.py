@@ -12,10 +12,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 from xcsh.core import ToolError
 from xcsh.sandbox import ProcessSupervisor, SupervisorError
@@ -134,16 +134,13 @@ async def _run(
         supervisor, [command, *args], cwd, env, piped_stdin=stdin is not None
     )
     data = stdin.encode() if isinstance(stdin, str) else stdin
-    readers: list[asyncio.Future[Any]] = [
-        asyncio.ensure_future(_read_all(out_r)),
-        asyncio.ensure_future(_read_all(err_r)),
-    ]
-    if data is not None:
-        readers.append(asyncio.ensure_future(_write_all(in_w, data)))
-    outputs = asyncio.ensure_future(asyncio.gather(*readers))
+    out_read = asyncio.ensure_future(_read_all(out_r))
+    err_read = asyncio.ensure_future(_read_all(err_r))
+    feed = asyncio.ensure_future(_write_all(in_w, data)) if data is not None else None
+    outputs = asyncio.ensure_future(_collect(out_read, err_read, feed))
     finished = asyncio.ensure_future(_both(proc.wait(), outputs))
-    waiters: set[asyncio.Future[Any]] = {finished}
-    cancel_wait: asyncio.Future[Any] | None = None
+    waiters: set[asyncio.Future[None] | asyncio.Future[Literal[True]]] = {finished}
+    cancel_wait: asyncio.Future[Literal[True]] | None = None
     if cancel is not None:
         cancel_wait = asyncio.ensure_future(cancel.wait())
         waiters.add(cancel_wait)
@@ -160,7 +157,7 @@ async def _run(
             if not drained:
                 finished.cancel()
                 return ExecResult(stdout="", stderr="", code=-9, killed=True, timed_out=timed_out)
-        out, err = (await outputs)[:2]
+        out, err = await outputs
     except asyncio.CancelledError:
         killer = asyncio.ensure_future(proc.kill())
         with contextlib.suppress(asyncio.CancelledError):
@@ -223,6 +220,17 @@ async def _start(
     return proc, (out_r, err_r, in_w)
 
 
-async def _both(exit_code: Any, outputs: asyncio.Future[Any]) -> None:
+async def _collect(
+    out: asyncio.Future[bytes], err: asyncio.Future[bytes], feed: asyncio.Future[None] | None
+) -> tuple[bytes, bytes]:
+    """The command's stdout and stderr, once both are read and its stdin is fed."""
+    if feed is None:
+        read_out, read_err = await asyncio.gather(out, err)
+    else:
+        read_out, read_err, _ = await asyncio.gather(out, err, feed)
+    return read_out, read_err
+
+
+async def _both(exit_code: Awaitable[int], outputs: asyncio.Future[tuple[bytes, bytes]]) -> None:
     await exit_code
     await outputs

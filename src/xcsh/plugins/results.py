@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-from xcsh.core import AgentTool
+from xcsh.core import Tool
 from xcsh.plugins.discovery import ToolSource
 
 
@@ -43,7 +43,7 @@ class LoadedTool:
         path: the module file or package folder (entry points: as in :class:`LoadError`).
     """
 
-    tool: AgentTool[Any]
+    tool: Tool
     source: ToolSource
     path: str
 
@@ -64,7 +64,7 @@ class LoadResult:
     errors: list[LoadError] = field(default_factory=list)
 
     @property
-    def tools(self) -> list[AgentTool[Any]]:
+    def tools(self) -> list[Tool]:
         """The loaded tools, ready to hand to a session."""
         return [entry.tool for entry in self.loaded]
 
@@ -78,6 +78,6 @@ class LoadResult:
         """True when project tools were skipped because the folder is not trusted."""
         return any(error.kind == "untrusted" for error in self.errors)
 
-    def __await__(self) -> Generator[Any, None, LoadResult]:
+    def __await__(self) -> Generator[None, None, LoadResult]:
         return self
         yield  # pragma: no cover - makes this a generator

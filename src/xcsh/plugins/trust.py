@@ -33,7 +33,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+
+import pydantic
+from pydantic import JsonValue
 
 from xcsh.core import UsageError
 from xcsh.fs import read_regular_bytes, xcsh_home
@@ -99,6 +101,32 @@ def tools_fingerprint(folder: str | Path) -> str:
     return f"sha256:{digest.hexdigest()}"
 
 
+class _TrustEntry(pydantic.BaseModel):
+    """One folder of the trust file as written (other keys are ignored)."""
+
+    path: pydantic.StrictStr
+    trusted_at: JsonValue = ""
+    fingerprint: JsonValue = ""
+
+
+class _TrustFile(pydantic.BaseModel):
+    """The trust file: its ``version`` and its ``folders``; an entry without a text
+    ``path`` is left out, as is every entry when ``folders`` is not a list."""
+
+    version: JsonValue = None
+    folders: JsonValue = []
+
+    def entries(self) -> list[_TrustEntry]:
+        """The folders whose entry names a ``path``, in order."""
+        found: list[_TrustEntry] = []
+        for entry in self.folders if isinstance(self.folders, list) else ():
+            try:
+                found.append(_TrustEntry.model_validate(entry))
+            except pydantic.ValidationError:
+                continue
+        return found
+
+
 def trusted_folders(home: str | Path | None = None) -> list[TrustRecord]:
     """Every trusted folder, in the order they were trusted.
 
@@ -115,24 +143,27 @@ def trusted_folders(home: str | Path | None = None) -> list[TrustRecord]:
         raise UsageError(f"Cannot read {path}: {exc.strerror}.") from exc
     hint = f"fix or delete {path}; then run 'xcsh trust PATH' again for the folders you trust"
     try:
-        data: Any = json.loads(raw)
+        parsed: object = json.loads(raw)
     except json.JSONDecodeError as exc:
         message = f"{path} is not valid JSON ({exc.msg}, line {exc.lineno})."
         raise UsageError(message, hint=hint) from exc
-    if not isinstance(data, dict) or data.get("version") != TRUST_SCHEMA_VERSION:
+    try:
+        data = _TrustFile.model_validate(parsed)
+    except pydantic.ValidationError:
+        data = None
+    if data is None or data.version != TRUST_SCHEMA_VERSION:
         raise UsageError(
             f"{path} has an unknown format (expected version {TRUST_SCHEMA_VERSION}).", hint=hint
         )
     records: list[TrustRecord] = []
-    for entry in data.get("folders", []):
-        if isinstance(entry, dict) and isinstance(entry.get("path"), str):
-            records.append(
-                TrustRecord(
-                    path=entry["path"],
-                    trusted_at=str(entry.get("trusted_at", "")),
-                    fingerprint=str(entry.get("fingerprint", "")),
-                )
+    for entry in data.entries():
+        records.append(
+            TrustRecord(
+                path=entry.path,
+                trusted_at=str(entry.trusted_at),
+                fingerprint=str(entry.fingerprint),
             )
+        )
     return records
 
 

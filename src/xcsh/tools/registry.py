@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from xcsh.checks import Checker
-from xcsh.core import AgentTool, ToolDetails
+from xcsh.core import Tool, ToolDetails
 from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore, create_resolve_tool
 from xcsh.sandbox import SandboxPlan
@@ -51,7 +51,7 @@ def create_builtin_tools(
     sandbox: SandboxPlan | None = None,
     checker: Checker | None = None,
     index: WarmIndex | None = None,
-) -> list[AgentTool[Any]]:
+) -> list[Tool]:
     """Build every built-in tool for one session.
 
     Args:
@@ -71,7 +71,7 @@ def create_builtin_tools(
     """
     import xcsh.structural as structural  # ast-grep is loaded with the first tools
 
-    tools: list[AgentTool[Any]] = create_coding_tools(cwd, journal=journal, sandbox=sandbox)
+    tools: list[Tool] = create_coding_tools(cwd, journal=journal, sandbox=sandbox)
     tools.append(structural.create_ast_grep_tool(str(cwd), index=index))
     tools.append(
         structural.create_ast_edit_tool(

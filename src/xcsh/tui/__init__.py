@@ -13,11 +13,11 @@ This module imports nothing heavy: :func:`main` is what ``xcsh`` calls.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
-from typing import Any
 
 
-def main(args: Any) -> int:
+def main(args: argparse.Namespace) -> int:
     """Run the interactive session for parsed ``xcsh`` arguments; returns the exit code.
 
     Args:

@@ -20,10 +20,11 @@ import signal
 import sys
 from collections.abc import Awaitable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app, run_in_terminal
+from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
@@ -168,7 +169,7 @@ class InteractiveApp(SlashCommands):
         session.default_buffer.on_text_changed += self._disarm
         return session
 
-    def _disarm(self, _buffer: Any) -> None:
+    def _disarm(self, _buffer: Buffer) -> None:
         self._armed = False
 
     async def open(self) -> None:

@@ -9,7 +9,9 @@ the preview change by change with :func:`review_changes`, as ``/review`` does.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from rich.console import RenderableType
 
 from xcsh.ui.review import (
     REVIEW_HELP,
@@ -37,7 +39,7 @@ UNCLEAR_YES_NO = "Please answer y to allow it, or n to refuse (you may add why: 
 
 Read = Callable[[str], Awaitable[str]]
 """``await read(prompt)``: one line typed by the person (raises on Ctrl-C / end of input)."""
-Show = Callable[[Any], None]
+Show = Callable[[RenderableType], None]
 """``show(renderable)``: prints a rich renderable or a string for the person."""
 
 

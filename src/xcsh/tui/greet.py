@@ -3,7 +3,7 @@ its rebuilt previews, load errors, the journal's recovery and other notices."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
@@ -11,8 +11,11 @@ from rich.text import Text
 from xcsh.ui import TerminalStyle
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from xcsh.agent import RebuiltPreview
     from xcsh.app import OpenedSession
+    from xcsh.core import Message
 
 
 def greet(console: Console, style: TerminalStyle, opened: OpenedSession) -> None:
@@ -68,7 +71,7 @@ def show_rebuilt(console: Console, style: TerminalStyle, rebuilt: RebuiltPreview
         console.print(Text(rebuilt.note(), style="bold yellow"))
 
 
-def recap(messages: list[Any], count: int = 4) -> list[str]:
+def recap(messages: Sequence[Message], count: int = 4) -> list[str]:
     """The last ``count`` visible turns of a resumed history, one short line each."""
     from xcsh.core import AssistantMessage, ToolResultMessage, UserMessage
 

@@ -10,9 +10,8 @@ block of :func:`xcsh.ui.render_resolution`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.text import Text
 
 from xcsh.agent import (
@@ -50,7 +49,7 @@ def collapse(text: str, lines: int = RESULT_LINES) -> tuple[list[str], int]:
     return all_lines[:lines], max(0, len(all_lines) - lines)
 
 
-def resolution_block(event: Resolved, style: TerminalStyle) -> Any:
+def resolution_block(event: Resolved, style: TerminalStyle) -> RenderableType:
     """The contract §6 block for a :class:`Resolved` event."""
     return render_resolution(
         event.outcome, is_error=event.is_error, message=event.text, style=style

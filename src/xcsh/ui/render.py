@@ -9,7 +9,8 @@ carry Unicode.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, TextIO
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.segment import Segment
@@ -70,9 +71,28 @@ def split_label(label: str, source_tool_name: str) -> tuple[str, str]:
     return source_tool_name, label
 
 
+@dataclass(frozen=True)
+class _Symbols:
+    """The marks in front of a block: an applied, discarded, failed or waiting thing."""
+
+    apply: str
+    discard: str
+    error: str
+    pending: str
+
+    def of(self, kind: SymbolKind) -> str:
+        """The mark of a check verdict's ``kind``."""
+        if kind == "apply":
+            return self.apply
+        return self.error if kind == "error" else self.pending
+
+
+SymbolKind = Literal["apply", "error", "pending"]
+"""The marks a check verdict may take."""
+
 _SYMBOLS = {
-    True: {"apply": "✔", "discard": "✖", "error": "✘", "pending": "◆"},
-    False: {"apply": "+", "discard": "-", "error": "x", "pending": "*"},
+    True: _Symbols(apply="✔", discard="✖", error="✘", pending="◆"),
+    False: _Symbols(apply="+", discard="-", error="x", pending="*"),
 }
 
 
@@ -106,7 +126,9 @@ def render_resolution(
     symbols = _SYMBOLS[style.unicode]
     verb = "Accept" if action == "apply" else "Discard"
     color = "red" if is_error else ("green" if action == "apply" else "yellow")
-    symbol = symbols["error"] if is_error else symbols["apply" if action == "apply" else "discard"]
+    symbol = (
+        symbols.error if is_error else (symbols.apply if action == "apply" else symbols.discard)
+    )
     header = Text()
     header.append(f"{symbol} {verb}: {summary}", style=f"bold {color}")
     header.append("  ")
@@ -226,7 +248,7 @@ def render_preview(
     ``pending=False`` leaves out the "apply or discard" footer, for a preview
     that nothing waits on (``xcsh ast-edit --dry-run``, or without a terminal).
     """
-    symbol = _SYMBOLS[style.unicode]["pending"]
+    symbol = _SYMBOLS[style.unicode].pending
     header = Text(f"{symbol} Preview: {visible(label, keep='')}", style="bold magenta")
     bounded = bound_preview(diff_text, max_lines, max_line_chars)
     diff = render_diff(bounded) if style.color else PlainDiff(bounded)
@@ -238,7 +260,7 @@ def render_preview(
     return Group(*parts)
 
 
-_CHECK_LOOK = {
+_CHECK_LOOK: dict[str, tuple[SymbolKind, str]] = {
     "passes": ("apply", "green"),
     "newly_fails": ("error", "red"),
     "fails_before_and_after": ("pending", "yellow"),
@@ -253,7 +275,7 @@ def render_check(verdict: CheckVerdict, *, style: TerminalStyle, tail_lines: int
     then for a failing or timed-out check the last ``tail_lines`` of its output
     and where the whole output is."""
     symbol_name, color = _CHECK_LOOK[verdict.status]
-    symbol = _SYMBOLS[style.unicode][symbol_name]
+    symbol = _SYMBOLS[style.unicode].of(symbol_name)
     where = f"{verdict.staging}, " if verdict.staging else ""
     text = Text()
     text.append(f"{symbol} check {verdict.words}", style=f"bold {color}")

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from xcsh.core import AgentTool
+from xcsh.core import Tool
 from xcsh.journal import Journal
 from xcsh.sandbox import SandboxPlan
 from xcsh.tools.coding.bash import BashParams, create_bash_tool
@@ -32,7 +31,7 @@ def create_coding_tools(
     allow_outside: Sequence[str | Path] = (),
     journal: Journal | None = None,
     sandbox: SandboxPlan | None = None,
-) -> list[AgentTool[Any]]:
+) -> list[Tool]:
     """Build the coding tools for one workspace.
 
     Args:

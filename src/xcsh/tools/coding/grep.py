@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import json
 import os
 import re
 import shutil
@@ -38,7 +37,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -262,10 +261,32 @@ def _search_python(
                 return
 
 
-def _rg_text(value: dict[str, Any]) -> str:
-    if "text" in value:
-        return str(value["text"])
-    return base64.b64decode(value.get("bytes", "")).decode("utf-8", errors="replace")
+class _RgData(BaseModel):
+    """ripgrep's arbitrary data: ``text``, or ``bytes`` (base64) when it is not UTF-8."""
+
+    text: str | None = None
+    bytes: str = ""
+
+    def decoded(self) -> str:
+        if self.text is not None:
+            return self.text
+        return base64.b64decode(self.bytes).decode("utf-8", errors="replace")
+
+
+class _RgLines(BaseModel):
+    """The ``data`` of a ``match`` or ``context`` message of ``rg --json``."""
+
+    path: _RgData
+    lines: _RgData
+    line_number: int | None = None
+
+
+class _RgMessage(BaseModel):
+    """One line of ``rg --json``: its ``type`` and its ``data``, read as :class:`_RgLines`
+    for the ``match`` and ``context`` messages only."""
+
+    type: str
+    data: object = None  # not validated here: only a match's or a context's is read
 
 
 async def _search_rg(
@@ -312,21 +333,19 @@ async def _search_rg(
             if ctx.cancel.is_set():
                 stopped = True
                 break
-            message = json.loads(line)
-            if message.get("type") not in ("match", "context"):
+            message = _RgMessage.model_validate_json(line)
+            if message.type not in ("match", "context"):
                 continue
-            data = message["data"]
-            relative = _rg_text(data["path"]).removeprefix("./")
+            data = _RgLines.model_validate(message.data)
+            relative = data.path.decoded().removeprefix("./")
             if glob is not None and not glob.matches(relative):
                 continue
             if inherited and ignored_by(base / relative, inherited):
                 continue
-            text = _rg_text(data["lines"]).removesuffix("\n").removesuffix("\r")
-            if data.get("line_number") is None:
+            text = data.lines.decoded().removesuffix("\n").removesuffix("\r")
+            if data.line_number is None:
                 continue
-            if not collector.add(
-                relative, int(data["line_number"]), text, message["type"] == "match"
-            ):
+            if not collector.add(relative, data.line_number, text, message.type == "match"):
                 stopped = True
                 break
         else:
