@@ -28,8 +28,15 @@ from model_e2e.project import fresh_repo, sdist
 from model_e2e.record import RecordingProxy
 from model_e2e.runner import write_settings, xcsh_failure
 from model_e2e.server import LlamaServer
-from model_e2e.tasks import TASKS, Context, Outcome
+from model_e2e.tasks import PRINT_TASKS, Context, Outcome, Task
+from model_e2e.terminal import terminal_approve
 from xcsh.tools.registry import BUILTIN_TOOL_NAMES
+
+TASKS: dict[str, Task] = {
+    **PRINT_TASKS,
+    "terminal-approve": Task("terminal-approve", terminal_approve),
+}
+"""Every task, by name, in the table's order."""
 
 
 def _value(text: str) -> Any:
@@ -100,7 +107,9 @@ def _one(
     exchange.parent.mkdir(parents=True, exist_ok=True)
     exchange.unlink(missing_ok=True)
     proxy.log_path = exchange
-    ctx = Context(repo=repo, home=home, base_url=proxy.base_url, timeout=args.timeout)
+    ctx = Context(
+        repo=repo, home=home, base_url=proxy.base_url, timeout=args.timeout, exchange=exchange
+    )
     try:
         outcome = TASKS[task].run(ctx)
     except Exception as exc:  # a harness fault is reported, not hidden

@@ -2,9 +2,9 @@
 
 xcsh talks to the proxy; the proxy forwards each request to ``llama-server``
 and streams the answer back unchanged while writing both into the current
-run's exchange file (JSON lines: ``{"request": <body>, "status": <int>,
-"response": <the raw answer text, SSE included>}``). An xcsh failure in the
-table names its exchange file, from which the regression test replays the
+run's exchange file (JSON lines: ``{"path", "request": <body>, "status": <int>,
+"response": <the raw answer text, SSE included>, "seconds": <the server's time>}``).
+An xcsh failure in the table names its exchange file, from which the regression test replays the
 answers through the SDK's HTTP transport.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 import http.client
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,7 @@ class RecordingProxy:
         self._server.server_close()
 
     def _forward(self, handler: BaseHTTPRequestHandler, body: bytes | None) -> None:
+        started = time.monotonic()
         upstream = http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=900)
         headers = {"Content-Type": handler.headers.get("Content-Type", "application/json")}
         upstream.request(handler.command, handler.path, body=body, headers=headers)
@@ -83,6 +85,7 @@ class RecordingProxy:
                 "request": json.loads(body or b"null"),
                 "status": answer.status,
                 "response": b"".join(received).decode("utf-8", "replace"),
+                "seconds": round(time.monotonic() - started, 3),
             }
             with self._lock, self.log_path.open("a") as out:
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")

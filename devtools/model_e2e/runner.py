@@ -43,6 +43,8 @@ class RunLog:
         wall: seconds from start to exit.
         timed_out: the harness ended it at the time limit.
         idle_at_timeout: seconds without an event when it was ended.
+        model_wait: seconds spent waiting on the model, when measured elsewhere
+            (the terminal task times the server's answers; it has no timed events).
     """
 
     events: list[Event] = field(default_factory=list)
@@ -51,6 +53,7 @@ class RunLog:
     wall: float = 0.0
     timed_out: bool = False
     idle_at_timeout: float = 0.0
+    model_wait: float | None = None
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         """The data of every event of ``kind``."""
@@ -63,7 +66,9 @@ class RunLog:
 
     def model_seconds(self) -> float:
         """Seconds spent waiting on the model: each turn's start to its first
-        tool call or, without one, to its end."""
+        tool call or, without one, to its end (or :attr:`model_wait` when set)."""
+        if self.model_wait is not None:
+            return self.model_wait
         total, started = 0.0, None
         for event in self.events:
             if event.type == "turn_start":
@@ -76,7 +81,8 @@ class RunLog:
         return total
 
     def first_turn_seconds(self) -> float | None:
-        """Seconds the first turn's answer took, or None when there was none."""
+        """Seconds the first turn's answer took, or None when there was none (or no
+        timed events)."""
         start = next((e.at for e in self.events if e.type == "turn_start"), None)
         if start is None:
             return None
