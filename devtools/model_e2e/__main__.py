@@ -53,6 +53,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated model names")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per xcsh run")
     parser.add_argument("--context", type=int, default=16384, help="the server's context size")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=2,
+        help="the server's CPU threads (default 2; 1 on cores other work shares: "
+        "llama.cpp's threads wait on each other for every token)",
+    )
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--out", type=Path, help="results folder (default: in the cache)")
     args = parser.parse_args(argv)
@@ -71,7 +78,11 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     for spec, weights in models:
         with LlamaServer(
-            binary, weights, out / f"server-{spec.name}.log", context=args.context
+            binary,
+            weights,
+            out / f"server-{spec.name}.log",
+            context=args.context,
+            threads=args.threads,
         ) as server:
             proxy = RecordingProxy(server.port)
             window = server.props().get("default_generation_settings", {})

@@ -86,6 +86,9 @@ def terminal_approve(ctx: Context) -> Outcome:
     log.model_wait = exchange_seconds(ctx.exchange)
     if ending == "exited":
         return Outcome(False, "the terminal exited during the run", [log])
+    if not answered and ending == "timeout":
+        reason = f"timed out ({ctx.timeout:.0f} s) before any approval question"
+        return Outcome(False, reason, [log])
     if not answered:
         return Outcome(False, "no approval question: the model never asked to apply", [log])
     problem = rename_problem(ctx.repo)
