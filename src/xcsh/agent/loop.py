@@ -264,13 +264,14 @@ INVALID_ARGUMENTS_SHOWN = 2000
 
 
 def invalid_arguments_text(call: ToolCall) -> str:
-    """The error result for a call whose arguments were not a JSON object (not run)."""
+    """The error result for a call whose arguments could not be read (not run): not a
+    JSON object, or parameters written beside ``arguments`` instead of inside it."""
     raw = call.invalid_arguments or ""
     if len(raw) > INVALID_ARGUMENTS_SHOWN:
         raw = raw[:INVALID_ARGUMENTS_SHOWN] + f"... ({plural(len(raw), 'character')} in all)"
     why = call.arguments_error or "not a JSON object"
     return (
-        f"Not executed: the arguments for '{call.name}' are not valid JSON ({why}). "
+        f"Not executed: the arguments for '{call.name}' could not be read ({why}). "
         f"You sent:\n{raw}\nCall '{call.name}' again with its arguments as one complete "
         "JSON object."
     )

@@ -3,6 +3,7 @@ content mapping both OpenAI APIs use (data URLs, text, tool-result images)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Collection
@@ -58,8 +59,15 @@ def text_tool_call(text: str, offered: Collection[str], call_id: str) -> ToolCal
     as text instead of a structured call. The text counts as a call only when
     it is exactly one JSON object (a ```json fence around it is allowed) with
     ``name`` naming one of the ``offered`` tools and ``arguments`` (or
-    ``parameters``) an object, or a string holding one; no other key. The call
-    is marked ``from_text``.
+    ``parameters``) an object, or a string holding one. The call is marked
+    ``from_text``.
+
+    Such an object with other keys beside ``arguments`` (``"check": true``
+    next to it: a parameter put one level too high) is a call the model
+    meant but wrote wrong: it comes back with the text in
+    ``invalid_arguments`` and the stray keys named in ``arguments_error``, so
+    the agent loop answers it with an error the model can correct instead of
+    running it with arguments the model did not mean, or taking it for prose.
     """
     stripped = text.strip()
     fenced = _FENCE.fullmatch(stripped)
@@ -71,7 +79,7 @@ def text_tool_call(text: str, offered: Collection[str], call_id: str) -> ToolCal
         value = json.loads(stripped)
     except json.JSONDecodeError:
         return None
-    if not isinstance(value, dict) or not set(value) <= _CALL_KEYS or "name" not in value:
+    if not isinstance(value, dict) or "name" not in value:
         return None
     if "arguments" in value and "parameters" in value:
         return None
@@ -84,6 +92,20 @@ def text_tool_call(text: str, offered: Collection[str], call_id: str) -> ToolCal
             return None
     if not isinstance(name, str) or name not in offered or not isinstance(arguments, dict):
         return None
+    stray = [key for key in value if key not in _CALL_KEYS]
+    if stray and "arguments" not in value and "parameters" not in value:
+        return None  # no arguments at all: not recognisably a call
+    if stray:
+        keys = ", ".join(json.dumps(key) for key in stray)
+        where = "arguments" if "arguments" in value else "parameters"
+        return ToolCall(
+            id=call_id,
+            name=name,
+            arguments={},
+            invalid_arguments=stripped,
+            arguments_error=f"{keys} beside {json.dumps(where)}: every parameter goes inside it",
+            from_text=True,
+        )
     return ToolCall(id=call_id, name=name, arguments=arguments, from_text=True)
 
 
@@ -151,10 +173,7 @@ def _calls_in(block: str, offered: Collection[str]) -> list[ToolCall]:
 
 
 def _numbered(calls: list[ToolCall], id_prefix: str) -> list[ToolCall]:
-    return [
-        ToolCall(id=f"{id_prefix}{i}", name=c.name, arguments=c.arguments, from_text=True)
-        for i, c in enumerate(calls)
-    ]
+    return [dataclasses.replace(c, id=f"{id_prefix}{i}") for i, c in enumerate(calls)]
 
 
 def _malformed(call_id: str, name: str, raw: str, error: str) -> ToolCall:
