@@ -26,7 +26,7 @@ from typing import Any
 from model_e2e.parts import MODELS, PartError, cache_root, llama_server, log, model_file
 from model_e2e.project import fresh_repo, sdist
 from model_e2e.record import RecordingProxy
-from model_e2e.runner import write_settings, xcsh_failure
+from model_e2e.runner import offered_by_turn, write_settings, xcsh_failure
 from model_e2e.server import LlamaServer
 from model_e2e.tasks import PRINT_TASKS, Context, Outcome, Task
 from model_e2e.terminal import terminal_approve
@@ -126,9 +126,7 @@ def _one(
     except Exception as exc:  # a harness fault is reported, not hidden
         outcome = Outcome(False, f"harness: {type(exc).__name__}: {exc}")
     proxy.log_path = None
-    xcsh = next(
-        (f for f in (xcsh_failure(lg, BUILTIN_TOOL_NAMES) for lg in outcome.logs) if f), None
-    )
+    xcsh = _xcsh_failure(outcome, offered_by_turn(exchange))
     if outcome.lost_preview:
         xcsh = outcome.reason
     failure = "" if outcome.ok else ("xcsh" if xcsh else "model")
@@ -150,6 +148,17 @@ def _one(
     status = "ok" if outcome.ok else f"FAIL ({failure}): {row['reason']}"
     log(f"{task} #{i + 1}: {status} [{row['wall']:.0f} s, {row['turns']} turns]")
     return row
+
+
+def _xcsh_failure(outcome: Outcome, offered: list[list[str]]) -> str | None:
+    """The first xcsh fault among the outcome's runs; their turns follow one another in
+    ``offered`` (the tools each turn offered, from the exchange file)."""
+    for run in outcome.logs:
+        failure = xcsh_failure(run, offered, BUILTIN_TOOL_NAMES)
+        if failure:
+            return failure
+        offered = offered[len(run.of("turn_end")) :]
+    return None
 
 
 def _median(values: list[float]) -> str:

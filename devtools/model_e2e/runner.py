@@ -224,13 +224,34 @@ def written_calls(text: str, offered: Sequence[str]) -> list[dict[str, Any]]:
     return calls
 
 
-def xcsh_failure(log: RunLog, offered: Sequence[str]) -> str | None:
+def offered_by_turn(exchange: Path | None) -> list[list[str]]:
+    """The tools each answered request of a run offered, in order: one list per turn.
+
+    Read from the recording proxy's exchange file (requests the server
+    refused, such as a schema it could not take, are not turns).
+    """
+    if exchange is None or not exchange.is_file():
+        return []
+    turns = []
+    for line in exchange.read_text().splitlines():
+        record = json.loads(line)
+        if record.get("status") == 200 and isinstance(record.get("request"), dict):
+            tools = record["request"].get("tools") or []
+            turns.append([str(t.get("function", {}).get("name")) for t in tools])
+    return turns
+
+
+def xcsh_failure(
+    log: RunLog, offered: Sequence[Sequence[str]], fallback: Sequence[str]
+) -> str | None:
     """Why this run failed through xcsh's fault, or ``None``.
 
     xcsh's faults: a traceback or an internal error; refusing to start; a request the server
     refused (HTTP status); a hang (no event for 120 s while not waiting on
-    the model); a well-formed call of an offered tool written as text and
-    not run.
+    the model); a well-formed call of a tool that turn offered (``offered``,
+    one list per turn; ``fallback`` past its end) written as text and not
+    run. A call of a tool the turn did not offer (``resolve`` with nothing
+    pending) stays text: the model's mistake.
     """
     if "Traceback (most recent call last)" in log.stderr:
         return "crash: " + log.stderr.strip().splitlines()[-1][:160]
@@ -246,13 +267,13 @@ def xcsh_failure(log: RunLog, offered: Sequence[str]) -> str | None:
         waiting = log.events and log.events[-1].type in ("turn_start", "text_delta")
         if not waiting and log.idle_at_timeout > 120:
             return f"hang: no event for {log.idle_at_timeout:.0f} s"
-    for end in log.of("turn_end"):
+    for turn, end in enumerate(log.of("turn_end")):
         message = end.get("message", {})
         content = message.get("content", [])
         if any("arguments" in block and "id" in block for block in content):
             continue
         text = "".join(str(block.get("text", "")) for block in content if "text" in block)
-        calls = written_calls(text, offered)
+        calls = written_calls(text, offered[turn] if turn < len(offered) else fallback)
         if calls:
             return f"call written as text not run: {json.dumps(calls[0])[:120]}"
     return None

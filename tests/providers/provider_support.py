@@ -255,8 +255,9 @@ class ReplayServer:
     ``GET /v1/models`` reports a llama.cpp model with ``meta.n_ctx`` of
     ``window`` (the window the recorded server had); each ``POST`` gets the
     next recorded answer, byte for byte, and its body is kept in
-    :attr:`requests`. A request past the recording gets HTTP 500, so a run
-    that asks more than the model answered fails loudly.
+    :attr:`requests`. A request past the recording gets HTTP 400 (which no
+    client retries), so a run that asks more than the model answered ends
+    there, and the test reads what it asked.
     """
 
     def __init__(self, name: str, *, window: int = 16384) -> None:
@@ -277,7 +278,7 @@ class ReplayServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 replay.requests.append(json.loads(self.rfile.read(length)))
                 if not replay.answers:
-                    self._send(500, "application/json", b'{"error": "past the recording"}')
+                    self._send(400, "application/json", b'{"error": "past the recording"}')
                     return
                 self._send(*replay.answers.pop(0))
 
