@@ -82,3 +82,51 @@ def replay(name: str, prompt: str, cwd: Path, home: Path) -> tuple[list[Any], Re
 
 def of(events: list[Any], kind: str) -> list[Any]:
     return [e for e in events if e.get("type") == kind]
+
+
+RENAME = (
+    "Rename the function `ordinal` to `ordinal_suffix` everywhere in this project: its "
+    "definition and every call, tests included. Use ast_edit, then apply the change."
+)
+
+
+def test_a_call_the_model_fenced_as_json_text_is_run_and_goes_back_as_a_call(
+    project: Path, xcsh_home: Path
+) -> None:
+    # The model answered with a ```json block holding an ast_edit call on a path
+    # it made up; llama-server passed it on as text.
+    events, server = replay("fenced-call-missing-path", RENAME, project, xcsh_home)
+    (notice,) = of(events, "notice")
+    assert notice["kind"] == "text_tool_call" and "it was run as a tool call" in notice["message"]
+    (start,) = of(events, "tool_call_start")
+    assert start["name"] == "ast_edit" and start["arguments"]["path"] == "src/app.py"
+    (result,) = of(events, "tool_result")
+    assert result["message"]["is_error"]
+    assert "Path 'src/app.py' does not exist" in result["message"]["content"][0]["text"]
+    # the next request carries the call as a structured call and its result
+    assistant, tool = server.requests[1]["messages"][-2:]
+    assert assistant["tool_calls"][0]["function"]["name"] == "ast_edit"
+    assert tool["role"] == "tool" and tool["tool_call_id"] == assistant["tool_calls"][0]["id"]
+    assert len(server.requests) == 2 and of(events, "run_end")[0]["reason"] == "stop"
+    assert (project / "inflection" / "__init__.py").read_text() == MODULE
+
+
+def test_a_call_with_a_parameter_beside_its_arguments_is_answered_with_the_fix(
+    project: Path, xcsh_home: Path
+) -> None:
+    # The model wrote {"name": "ast_edit", "arguments": {...}, "check": true}: a
+    # call it meant, with one parameter a level too high. It is not run and not
+    # taken for the final answer: the model is told which key to move.
+    events, server = replay("call-with-stray-key", RENAME, project, xcsh_home)
+    (notice,) = of(events, "notice")
+    assert "it was not run" in notice["message"]
+    assert [s["name"] for s in of(events, "tool_call_start")] == ["ast_edit"]
+    assert not of(events, "pending_pushed")
+    assert len(server.requests) == 2  # the model is asked again
+    tool = server.requests[1]["messages"][-1]
+    assert tool["role"] == "tool"
+    assert tool["content"].startswith(
+        "Not executed: the arguments for 'ast_edit' could not be read "
+        '("check" beside "arguments": every parameter goes inside it).'
+    )
+    assert (project / "inflection" / "__init__.py").read_text() == MODULE

@@ -346,12 +346,17 @@ def resolved_event(result: ToolResultMessage, pending: int) -> Resolved | None:
 def _notice_text_calls(ctx: LoopContext, message: AssistantMessage) -> None:
     for call in message.tool_calls:
         if call.from_text:
+            outcome = (
+                "it was run as a tool call."
+                if call.invalid_arguments is None
+                else f"it was not run ({call.arguments_error}); the model is told why."
+            )
             ctx.emit(
                 Notice(
                     kind="text_tool_call",
                     message=(
                         f"{ctx.provider.name}: the model wrote a call of '{call.name}' as "
-                        "text; it was run as a tool call."
+                        f"text; {outcome}"
                     ),
                 )
             )
