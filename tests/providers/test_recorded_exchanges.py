@@ -130,3 +130,31 @@ def test_a_call_with_a_parameter_beside_its_arguments_is_answered_with_the_fix(
         '("check" beside "arguments": every parameter goes inside it).'
     )
     assert (project / "inflection" / "__init__.py").read_text() == MODULE
+
+
+def test_a_recorded_rename_is_previewed_the_forced_turn_is_constrained_and_the_apply_lands(
+    project: Path, xcsh_home: Path
+) -> None:
+    # The model fenced an ast_edit call followed by prose; the preview went up;
+    # the forced turn carried the schema of a resolve call, and the model's
+    # answer (the JSON of the call as text) applied it; then it answered in prose.
+    events, server = replay("rename-forced-apply", RENAME, project, xcsh_home)
+    (pushed,) = of(events, "pending_pushed")
+    assert pushed["label"] == "AST Edit: 1 replacement in 1 file"
+    forced = server.requests[1]
+    assert forced["tool_choice"] == {"type": "function", "function": {"name": "resolve"}}
+    schema = forced["response_format"]["json_schema"]["schema"]
+    names = [b["properties"]["name"]["const"] for b in schema.get("oneOf", [schema])]
+    assert names == ["resolve"]
+    assert forced["messages"][-1]["content"].startswith("This is a preview.")
+    (resolved,) = of(events, "resolved")
+    assert resolved["action"] == "apply" and not resolved["is_error"]
+    # what the model asked for landed, and nothing else: its pattern matched the call
+    # inside ordinalize, not the definition (the run failed as the model's)
+    module = (project / "inflection" / "__init__.py").read_text()
+    assert module == MODULE.replace("ordinal(number))", "ordinal_suffix(number))")
+    assert (project / "test_inflection.py").read_text() == TESTS
+    # every call xcsh read from text has an id of its own in the conversation
+    ids = [c["id"] for m in server.requests[2]["messages"] for c in m.get("tool_calls") or []]
+    assert len(ids) == 2 and len(set(ids)) == 2
+    assert of(events, "run_end")[0]["reason"] == "stop" and len(server.requests) == 3
