@@ -204,24 +204,44 @@ _FENCED = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 def written_calls(text: str, offered: Sequence[str]) -> list[dict[str, Any]]:
     """Well-formed tool calls written as text: ``<tool_call>`` blocks, fenced
-    JSON or bare JSON objects or lists of ``{"name": <offered tool>,
-    "arguments": {...}}``."""
+    JSON or bare JSON objects (one or several one after another) or lists of
+    ``{"name": <offered tool>, "arguments": {...}}``."""
     candidates = [m.group(1) for m in _TOOL_CALL_BLOCK.finditer(text)]
     candidates += [m.group(1) for m in _FENCED.finditer(text)]
     candidates.append(text.strip())
     calls: list[dict[str, Any]] = []
     for candidate in candidates:
-        try:
-            value = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
-        for item in value if isinstance(value, list) else [value]:
-            if not isinstance(item, dict) or item.get("name") not in offered:
-                continue
-            arguments = item.get("arguments", item.get("parameters"))
-            if isinstance(arguments, dict) and item not in calls:
-                calls.append(item)
+        for value in _json_values(candidate):
+            for item in value if isinstance(value, list) else [value]:
+                _add_call(calls, item, offered)
     return calls
+
+
+def _json_values(text: str) -> list[Any]:
+    """The JSON values written one after another in ``text``; ``[]`` when anything else
+    is there."""
+    decoder = json.JSONDecoder()
+    values: list[Any] = []
+    at = 0
+    while at < len(text):
+        if text[at].isspace():
+            at += 1
+            continue
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except json.JSONDecodeError:
+            return []
+        values.append(value)
+    return values
+
+
+def _add_call(calls: list[dict[str, Any]], item: Any, offered: Sequence[str]) -> None:
+    """Add ``item`` to ``calls`` when it is a call of an ``offered`` tool not seen yet."""
+    if not isinstance(item, dict) or item.get("name") not in offered:
+        return
+    arguments = item.get("arguments", item.get("parameters"))
+    if isinstance(arguments, dict) and item not in calls:
+        calls.append(item)
 
 
 def offered_by_turn(exchange: Path | None) -> list[list[str]]:

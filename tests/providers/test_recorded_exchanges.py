@@ -158,3 +158,22 @@ def test_a_recorded_rename_is_previewed_the_forced_turn_is_constrained_and_the_a
     ids = [c["id"] for m in server.requests[2]["messages"] for c in m.get("tool_calls") or []]
     assert len(ids) == 2 and len(set(ids)) == 2
     assert of(events, "run_end")[0]["reason"] == "stop" and len(server.requests) == 3
+
+
+def test_calls_written_one_per_line_in_one_fence_run_the_offered_one(
+    project: Path, xcsh_home: Path
+) -> None:
+    # The model planned ast_edit then resolve as two JSON lines in one ```json fence.
+    # ast_edit is run (its preview goes up); resolve was not offered (nothing was
+    # pending), so it stays text and the next turn is forced to resolve.
+    events, server = replay("calls-one-per-line", RENAME, project, xcsh_home)
+    assert [s["name"] for s in of(events, "tool_call_start")] == ["ast_edit"]
+    (pushed,) = of(events, "pending_pushed")
+    assert pushed["label"] == "AST Edit: 4 replacements in 2 files"
+    assistant = server.requests[1]["messages"][-3]
+    assert assistant["content"].startswith('{"name": "resolve"')
+    assert [c["function"]["name"] for c in assistant["tool_calls"]] == ["ast_edit"]
+    assert server.requests[1]["tool_choice"]["function"]["name"] == "resolve"
+    assert "response_format" in server.requests[1]
+    # the recording ends here: nothing was applied
+    assert (project / "inflection" / "__init__.py").read_text() == MODULE

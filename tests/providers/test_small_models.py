@@ -91,6 +91,14 @@ def test_two_tools_defining_one_name_differently_keep_both_definitions() -> None
             ["ls", "read"],
             "First:\n\nthen",
         ),
+        # calls one per line in one fence, as Qwen2.5 1.5B wrote a plan: the call of a
+        # tool not offered stays text
+        (
+            '```json\n{"name": "ls", "arguments": {}}\n{"name": "rm", "arguments": {}}\n```',
+            ["ls"],
+            '{"name": "rm", "arguments": {}}',
+        ),
+        ('{"name": "ls", "arguments": {}}\n{"name": "read", "arguments": {}}', ["ls", "read"], ""),
         # a JSON list of calls
         ('[{"name": "ls", "arguments": {}}, {"name": "ls", "parameters": {}}]', ["ls", "ls"], ""),
         # a fenced block that is not a call stays text, the call is taken
