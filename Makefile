@@ -28,8 +28,11 @@ typecheck: $(STAMP)
 imports: $(STAMP)
 	$(BIN)/lint-imports
 
+# Two workers: half of a serial run is spent waiting on the real subprocesses
+# (xcsh, ast-grep, tmux, servers) the tests drive. TEST_WORKERS=0 runs serially.
+TEST_WORKERS ?= 2
 unit: $(STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS)
 
 demo: $(STAMP)
 	$(BIN)/python devtools/demo.py
@@ -37,6 +40,7 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/structural.py
 	$(BIN)/python bench/check_staging.py
+	$(BIN)/python bench/warm.py
 
 stress-journal: $(STAMP)
 	$(BIN)/python bench/stress_journal.py

@@ -7,8 +7,6 @@ its own copy, and its own ``XCSH_HOME`` whose settings set the check.
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 import subprocess
 import sys
@@ -16,10 +14,9 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from check_support import CHECK, set_check
 
 SIX = "six==1.17.0"
-CHECK = f"{sys.executable} -m pytest -q test_six.py"
-"""The project's check: its own test suite, run by this interpreter's pytest."""
 
 
 @pytest.fixture(scope="session")
@@ -61,22 +58,3 @@ def six_project(six_source: Path, tmp_path: Path, xcsh_home: Path) -> Path:
     shutil.copytree(six_source, project)
     set_check(xcsh_home, CHECK)
     return project
-
-
-def set_check(home: Path, command: str, **more: object) -> None:
-    """Write settings.toml with ``check = command`` and the other keys given."""
-    lines = [f"check = {json.dumps(command)}"]
-    lines += [f"{key} = {json.dumps(value)}" for key, value in more.items()]
-    (home / "settings.toml").write_text("\n".join(lines) + "\n")
-
-
-def snapshot(folder: Path) -> dict[str, tuple[bytes | None, int]]:
-    """Every entry under ``folder``: its bytes (None for folders) and modification time."""
-    out: dict[str, tuple[bytes | None, int]] = {}
-    for root, dirs, files in os.walk(folder):
-        for name in dirs + files:
-            path = Path(root, name)
-            rel = path.relative_to(folder).as_posix()
-            data = None if path.is_dir() else path.read_bytes()
-            out[rel] = (data, path.lstat().st_mtime_ns)
-    return out

@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from check_support import CHECK, set_check
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from conftest import CHECK, set_check
 from xcsh.agent import load_session
 from xcsh.core import AssistantMessage, TextContent, ToolResultMessage
 

@@ -17,8 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from conftest import CHECK, set_check, snapshot
+from check_support import CHECK, set_check, snapshot
 
 XCSH = str(Path(sys.executable).with_name("xcsh"))
 BREAK = ["-p", '$S.encode("latin-1")', "-r", '$S.encode("utf-8")', "six.py"]

@@ -24,7 +24,8 @@ def test_text_output_shows_control_characters_in_names(tmp_path: Path, xcsh_home
         "id: no-print\nlanguage: python\nrule: {pattern: print($A)}\nmessage: no print\n"
     )
     scanned = run_xcsh(["scan"], cwd=tmp_path, home=xcsh_home)
-    assert scanned.stdout == f"hint[no-print]: no print\n{shown}:1:1:print(1)\n", scanned.stdout
+    framed = f"help[no-print]: no print\n  ┌─ {shown}:1:1\n  │\n1 │ print(1)\n  │ ^^^^^^^^\n\n"
+    assert scanned.stdout == framed, scanned.stdout
 
     edited = run_xcsh(
         ["ast-edit", "-p", "print($A)", "-r", "log($A)", "--yes", "-l", "python"],

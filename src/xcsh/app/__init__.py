@@ -13,7 +13,8 @@ not know; older turns are compacted before a request passes 80% of it),
 the undo journal's retention, ``journal_max_entries`` (default 200) and
 ``journal_max_bytes`` (default 512 MiB), the sandbox keys of
 :mod:`xcsh.sandbox.policy`, the check keys of :mod:`xcsh.checks.settings`
-(:func:`open_checker`) and the ``[approval]`` table of
+(:func:`open_checker`), ``index_memory`` (the warm structural index's
+trees and answers, default 256 MiB: :func:`open_index`) and the ``[approval]`` table of
 :mod:`xcsh.agent.tool_policy`; any other key is refused (:data:`KNOWN_SETTINGS`).
 
 The session is composed here with the workspace's undo journal
@@ -23,6 +24,7 @@ on the store (custom tools) is recorded too.
 """
 
 from xcsh.app.checks import open_checker
+from xcsh.app.index import index_memory, open_index
 from xcsh.app.session import (
     AppOptions,
     OpenedSession,
@@ -49,9 +51,11 @@ __all__ = [
     "SessionToolsFactory",
     "build_provider",
     "check_home",
+    "index_memory",
     "learnt_mode",
     "load_settings",
     "open_checker",
+    "open_index",
     "open_journal",
     "open_session",
     "session_folder",

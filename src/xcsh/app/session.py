@@ -37,6 +37,7 @@ from xcsh.agent import (
 )
 from xcsh.agent.rewind import CheckpointRecorder, reconcile
 from xcsh.app.checks import open_checker
+from xcsh.app.index import open_index
 from xcsh.app.settings import build_provider, load_settings
 from xcsh.core import AgentTool, UsageError
 from xcsh.fs import xcsh_home
@@ -235,7 +236,14 @@ async def open_session(
     if tools is not None:
         built = tools(cwd, store)
     else:
-        built = create_builtin_tools(cwd, store, journal=journal, sandbox=sandbox, checker=checker)
+        built = create_builtin_tools(
+            cwd,
+            store,
+            journal=journal,
+            sandbox=sandbox,
+            checker=checker,
+            index=open_index(home, settings),
+        )
     session_tools = [*built, *custom.tools]
     instructions = load_instructions(cwd, home) if options.instructions else Instructions()
     policy.check_tool_names([t.name for t in session_tools])

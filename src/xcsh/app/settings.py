@@ -33,6 +33,7 @@ KNOWN_SETTINGS = (
     *CHECK_KEYS,
     "approval",
     "strict_rules",
+    "index_memory",
 )
 """The keys ``settings.toml`` may set; any other key is refused (a typo such as
 ``modle`` would otherwise silently fall back to another model)."""

@@ -7,6 +7,8 @@ Output (stdout):
   multi-line match are ``path:LINE-<source line>`` (grep's context marker).
   On a terminal the path, position and matched text are coloured; with
   ``NO_COLOR`` or through a pipe the text is plain.
+- ``--heading always|never|auto``: the lines of ``ast-grep run --heading``,
+  colour off (:func:`xcsh.structural.report.run_text`).
 - ``--json``: JSON Lines, one object per match, with the fields of
   ``ast-grep run --json=stream`` (``text``, ``range`` with ``byteOffset`` and
   0-based ``start``/``end`` ``line``/``column``, ``file``, ``lines``,
@@ -82,6 +84,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-p", "--pattern", help="the ast-grep pattern")
     add_rule_argument(parser)
     add_scope_arguments(parser)
+    parser.add_argument(
+        "--heading",
+        choices=("auto", "always", "never"),
+        help="print the text as ast-grep run does: the file name above its matches (always), "
+        "before each line (never), or above them on a terminal only (auto)",
+    )
     return parser
 
 
@@ -141,7 +149,14 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
     args = parser.parse_args(argv)
     if (args.pattern is None) == (args.rule is None):
         parser.error("give one of -p/--pattern or --rule FILE")
-    options = dataclasses.replace(SearchOptions.from_args(args), json_style=style)
+    if args.heading is not None and args.rule is not None:
+        parser.error(
+            "--heading goes with -p (as in ast-grep run); a rule's matches print as "
+            "xcsh scan --rule FILE prints them"
+        )
+    options = dataclasses.replace(
+        SearchOptions.from_args(args), json_style=style, heading=args.heading
+    )
     return run(options, owns_process=owns_process)
 
 
@@ -160,10 +175,11 @@ def run(options: SearchOptions, *, owns_process: bool = False) -> int:
 
 def _search(options: SearchOptions, *, owns_process: bool) -> int:
     style = detect_style(sys.stdout)
+    layout = _layout(options)
     # file=None: the console writes to whatever sys.stdout is when it prints, so a
     # progress bar on the same terminal can put matches above itself.
     console = None
-    if style.color and not options.json:
+    if style.color and not options.json and layout == "lines":
         from xcsh.ui import make_console
 
         console = make_console(None, style)
@@ -201,6 +217,7 @@ def _search(options: SearchOptions, *, owns_process: bool) -> int:
                 root=root if elsewhere else None,
                 cwd=os.getcwd(),
                 absolute=os.path.isabs(path),
+                layout=layout,
             )
             where = ScopeSpec(root=root, path=engine_path, globs=globs, lang=options.lang)
             cap = None if remaining is None else remaining + 1
@@ -217,7 +234,7 @@ def _search(options: SearchOptions, *, owns_process: bool) -> int:
 
                 def write(record: str) -> None:
                     nonlocal errors
-                    errors += is_error_record(record, json=options.json)
+                    errors += is_error_record(record, json=options.json, report=layout == "report")
                     out.write(record)
 
                 try:
@@ -269,6 +286,17 @@ def _search(options: SearchOptions, *, owns_process: bool) -> int:
     if trees:
         end_process(EXIT_OK)
     return EXIT_OK
+
+
+def _layout(options: SearchOptions) -> str:
+    """How the text is laid out (:class:`~xcsh.structural.RecordFormat`'s ``layout``)."""
+    if options.report:
+        return "report"
+    if options.heading is None:
+        return "lines"
+    if options.heading == "auto":
+        return "heading" if sys.stdout.isatty() else "prefix"
+    return "heading" if options.heading == "always" else "prefix"
 
 
 def _print_all(

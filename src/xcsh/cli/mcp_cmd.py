@@ -132,7 +132,8 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
     crash interrupted), so ``xcsh undo`` reverts MCP clients' changes too.
 
     Raises:
-        UsageError: a retention or check setting in settings.toml is invalid.
+        UsageError: a retention, check or ``index_memory`` setting in settings.toml
+            is invalid.
     """
     from xcsh.fs import xcsh_home
     from xcsh.journal import Journal, Retention, settled
@@ -144,9 +145,10 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
     if opened.problem:
         print(f"xcsh mcp: undo journal: {opened.problem}", file=sys.stderr)
     journal = opened.journal
-    from xcsh.app import open_checker
+    from xcsh.app import index_memory, open_checker
 
     checker = open_checker(cwd, home)
+    memory = index_memory(home)
     if checker.settings.notice:
         print(f"xcsh mcp: {checker.settings.notice}", file=sys.stderr)
     reported: set[tuple[str, str]] = set()
@@ -160,7 +162,7 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
 
     return journaled_factory(
         combine_factories(
-            builtin_tool_factory(cwd, journal=journal, checker=checker),
+            builtin_tool_factory(cwd, journal=journal, checker=checker, index_memory=memory),
             custom_tool_factory(
                 cwd, trust_project=trust_project, on_errors=report, checker=checker
             ),

@@ -36,6 +36,9 @@ class SearchOptions:
         json_style: with ``json``, ``stream`` (JSON lines), or ``pretty``/``compact`` (one
             JSON array, indented or on one line, as ``ast-grep --json=pretty|compact``).
         paths: the PATHs; at least one (``.`` when none was given).
+        heading: ``--heading`` (``auto``, ``always`` or ``never``): print the text as
+            ``ast-grep run --heading`` does; ``None``: xcsh's ``path:LINE:COL:`` lines.
+        report: print a rule's matches as ``ast-grep scan``'s report (``xcsh scan``).
         scan_exit: exit as ``ast-grep scan`` does (1 when a rule of severity ``error``
             matched, else 0; a scope without a file of the rules' languages is no
             error), instead of ``ast-grep run``'s 0 found, 1 none.
@@ -52,6 +55,8 @@ class SearchOptions:
     json: bool = False
     json_style: str = "stream"
     paths: tuple[str, ...] = (os.curdir,)
+    heading: str | None = None
+    report: bool = False
     scan_exit: bool = False
 
     @classmethod

@@ -3,9 +3,10 @@
 The rules come from the nearest ``sgconfig.yml`` at or above the current
 folder (its ``ruleDirs``, with the utility rules of its ``utilDirs``), from
 ``-c CONFIG``, or from ``--rule FILE``. Without ``--fix`` every match is
-printed as ``xcsh ast-grep --rule`` prints it (``--json``: the objects of
-``ast-grep scan --json=stream``). With ``--fix`` the fixes of the rules are
-previewed as one edit and applied or discarded as ``xcsh ast-edit`` does
+printed as ``ast-grep scan --color never`` prints it: a framed diagnostic
+with its labels and the rule's note, or the diff of the rule's fix
+(``--json``: the objects of ``ast-grep scan --json=stream``). With ``--fix``
+the fixes of the rules are previewed as one edit and applied or discarded as ``xcsh ast-edit`` does
 (``--yes``, ``--dry-run``, ``-i`` to go through the fixes one by one, the
 question on a terminal, ``xcsh undo``; ``--include-broken`` and
 ``--include-parse-errors`` to fix, as ``ast-grep scan -U`` does, the files
@@ -164,6 +165,7 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
         json=args.json,
         json_style=style,
         paths=paths,
+        report=not args.json,
         scan_exit=True,
     )
     if not args.fix:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
@@ -16,6 +16,9 @@ from xcsh.journal import Journal, record_applies
 from xcsh.mcp.session import McpToolsFactory
 from xcsh.pending import RESOLVE_TOOL_NAME, PendingActionStore
 from xcsh.plugins import CustomToolSet, LoadError, prepare_custom_tools
+
+if TYPE_CHECKING:
+    from xcsh.structural.warm import WarmIndex
 
 _ANNOTATIONS: dict[str, types.ToolAnnotations] = {
     # Searching changes nothing; the same query gives the same answer.
@@ -34,7 +37,11 @@ _ANNOTATIONS: dict[str, types.ToolAnnotations] = {
 
 
 def builtin_tool_factory(
-    cwd: str | Path, *, journal: Journal | None = None, checker: Checker | None = None
+    cwd: str | Path,
+    *,
+    journal: Journal | None = None,
+    checker: Checker | None = None,
+    index_memory: int | None = None,
 ) -> McpToolsFactory:
     """The built-in MCP tools for a workspace: ``ast_grep``, ``ast_edit`` and ``resolve``.
 
@@ -42,17 +49,28 @@ def builtin_tool_factory(
         cwd: the workspace folder; the structural tools refuse paths outside it.
         journal: the workspace's undo journal ``ast_edit`` applies record into.
         checker: the project's check ``ast_edit`` runs on staged previews.
+        index_memory: bytes of trees and answers the server's warm structural
+            index keeps (default 256 MiB). One index, made on the first session,
+            serves every session's ``ast_grep`` and ``ast_edit``.
 
     Returns:
         A factory building fresh tool instances around one session's store.
     """
     folder = Path(cwd)
+    shared: list[WarmIndex] = []
 
     def build(store: PendingActionStore) -> list[AgentTool[Any]]:
         # The structural tools (and ast-grep) load on the first session, not at import.
+        if not shared:
+            from xcsh.structural.warm import WarmIndex
+
+            shared.append(WarmIndex() if index_memory is None else WarmIndex(index_memory))
+        warm = shared[0]
         return [
-            builtin.create_ast_grep_tool(str(folder)),
-            builtin.create_ast_edit_tool(str(folder), store, journal=journal, checker=checker),
+            builtin.create_ast_grep_tool(str(folder), index=warm),
+            builtin.create_ast_edit_tool(
+                str(folder), store, journal=journal, checker=checker, index=warm
+            ),
             approval_resolve_tool(
                 store,
                 None,

@@ -14,7 +14,7 @@ import dataclasses
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from xcsh.core import ToolError
 from xcsh.structural.apply import AppliedEdit, apply_preview, identify, stale_files
@@ -32,6 +32,9 @@ from xcsh.structural.runner import (
 from xcsh.structural.scan_edit import splice
 from xcsh.structural.scope import Scope, resolve_scope
 from xcsh.structural.spec import EditOp, EditSpec, MatchSpec, ScopeSpec
+
+if TYPE_CHECKING:
+    from xcsh.structural.warm import WarmIndex
 
 T = TypeVar("T")
 
@@ -189,6 +192,7 @@ def search(
     offset: int = 0,
     progress: ProgressCallback | None = None,
     workers: int | None = None,
+    index: WarmIndex | None = None,
 ) -> SearchResult:
     """Search files structurally, as ``ast-grep run -p`` does.
 
@@ -199,6 +203,8 @@ def search(
         offset: skip this many matches before keeping any.
         progress: optional ``progress(files_done, files_total)``.
         workers: processes to use (default: up to 2); ``1`` forces in-process.
+        index: a warm session's index: files unchanged since it last saw them are
+            answered from it (in-process), the others read and remembered.
 
     Returns:
         The kept matches, the total, and the files skipped (binary, not
@@ -216,7 +222,7 @@ def search(
         raise BadLimit(limit, "matches")
     if offset < 0:
         raise ToolError(f"`offset` must be 0 or more; got {offset}.")
-    scope = resolve_scope(where, rules=bool(what.rules))
+    scope = resolve_scope(where, rules=bool(what.rules), stats=index is not None)
     query = compile_query(what, scope)
     skipped = list(scope.skipped)
     kept: list[Match] = []
@@ -225,7 +231,7 @@ def search(
     last_file: Path | None = None
     if limit is not None:  # later matches of a file are never kept: count them only
         query = dataclasses.replace(query, max_matches=offset + limit)
-    for outcome in run_query(query, scope, progress, workers):
+    for outcome in _run(query, scope, progress, workers, index):
         if outcome is None:
             continue
         if outcome.skipped is not None:
@@ -258,6 +264,7 @@ def preview_edit(
     workers: int | None = None,
     captures: bool = False,
     covered: set[str] | None = None,
+    index: WarmIndex | None = None,
 ) -> EditPreview:
     """Compute a structural rewrite without touching disk (contract §4).
 
@@ -274,6 +281,7 @@ def preview_edit(
         covered: real paths (``os.path.realpath``) of files already covered; files
             in it are left out and this call's files are added to it, so a front end
             previewing several overlapping paths reads each file once.
+        index: as for :func:`search`.
 
     Returns:
         Each changed file's new bytes (exactly what :func:`apply_preview`
@@ -293,7 +301,7 @@ def preview_edit(
         raise ToolError("`ops` is empty. Give at least one {pat, out} rewrite.")
     if limit is not None and limit <= 0:
         raise BadLimit(limit, "replacements")
-    scope = resolve_scope(where, rules=bool(edit.rules))
+    scope = resolve_scope(where, rules=bool(edit.rules), stats=index is not None)
     if covered is not None:
         _leave_out_covered(scope, covered)
     query = compile_query(
@@ -308,7 +316,7 @@ def preview_edit(
         root=scope.root, files=[], skipped=list(scope.skipped), files_scanned=len(scope.files)
     )
     count = 0
-    outcomes = run_query(query, scope, progress, workers)
+    outcomes = _run(query, scope, progress, workers, index)
     try:
         for outcome in outcomes:
             if outcome is None:
@@ -349,19 +357,36 @@ def preview_edit(
     return preview
 
 
+def _run(
+    query: Query,
+    scope: Scope,
+    progress: ProgressCallback | None,
+    workers: int | None,
+    index: WarmIndex | None,
+) -> Iterator[Outcome | None]:
+    """The outcome of each file: from ``index`` when given, else scanned afresh."""
+    if index is None:
+        return run_query(query, scope, progress, workers)
+    return index.run(query, scope, progress, workers)
+
+
 def _leave_out_covered(scope: Scope, covered: set[str]) -> None:
     """Drop from ``scope`` the files whose real path is in ``covered``; add the rest."""
     kept: list[tuple[Path, str, str]] = []
     sizes: list[int] = []
+    stats: list[os.stat_result | None] = []
     known = len(scope.sizes) == len(scope.files)
+    stated = len(scope.stats) == len(scope.files)
     for index, (file, display, language) in enumerate(scope.files):
         real = os.path.realpath(file)
         if real not in covered:
             covered.add(real)
             kept.append((file, display, language))
             sizes.append(scope.sizes[index] if known else 0)
+            stats.append(scope.stats[index] if stated else None)
     scope.files = kept
     scope.sizes = sizes
+    scope.stats = stats
     scope.total_bytes = sum(sizes)
 
 

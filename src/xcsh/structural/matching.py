@@ -27,6 +27,7 @@ from xcsh.structural.results import (
     Capture,
     FileEdit,
     Match,
+    MatchLabel,
     RuleReport,
     SkippedFile,
 )
@@ -150,12 +151,26 @@ def make_match(
     rule: RuleReport | None = None
     fix: tuple[str, int, int] | None = None
     secondary: tuple[Capture, ...] = ()
+    labels: tuple[MatchLabel, ...] | None = None
     if not isinstance(pattern, CompiledPattern):
         transformed, fix, rule = rule_parts(node, pattern, text, offsets, fix=captures)
         if captures:
             secondary = tuple(
                 Capture(text=n.text(), span=offsets.span(n)) for n in secondary_nodes(node)
             )
+            if pattern.labels is not None:
+                # only a YAML rule has labels: a pattern search never loads the rule machinery
+                from xcsh.structural.rule_labels import label_nodes
+
+                labels = tuple(
+                    MatchLabel(
+                        text=text[lab.first.range().start.index : lab.last.range().end.index],
+                        span=offsets.span_of(lab.first, lab.last),
+                        primary=lab.primary,
+                        message=lab.message,
+                    )
+                    for lab in label_nodes(node, pattern.labels)
+                )
     return Match(
         path=path,
         file=file,
@@ -172,4 +187,5 @@ def make_match(
         rule=rule,
         fix=fix,
         secondary=secondary,
+        labels=labels,
     )

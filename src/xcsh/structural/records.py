@@ -70,8 +70,12 @@ class Offsets:
 
     def span(self, node: SgNode) -> Span:
         """Where ``node`` is, as a :class:`~xcsh.structural.results.Span`."""
-        rng = node.range()
-        start, end = rng.start, rng.end
+        return self.span_of(node, node)
+
+    def span_of(self, first: SgNode, last: SgNode) -> Span:
+        """From the start of ``first`` to the end of ``last``, as a
+        :class:`~xcsh.structural.results.Span`."""
+        start, end = first.range().start, last.range().end
         return Span(
             start_byte=self.byte(start),
             end_byte=self.byte(end),
@@ -103,22 +107,15 @@ def rule_parts(
     message (metavariables filled in) and note.
     """
     from xcsh.structural.rule_eval import (  # loaded only when a search runs rules
-        capture_spans,
-        expanded_range,
         interpolate,
-        rule_template,
         transformed_values,
     )
 
     transformed = transformed_values(node, rule, text)
     replaced: tuple[str, int, int] | None = None
     if rule.fix is not None and fix:
-        first, last = expanded_range(node, rule.fix)
-        start = first.range().start.index
-        values = capture_spans(node, rule_template(rule))
-        values.update(transformed)
-        new = expand_template(rule_template(rule), text, start, values, detect_newline(text))
-        replaced = (new, offsets.byte(first.range().start), offsets.byte(last.range().end))
+        new, start, end = match_fix(node, rule, text, transformed)
+        replaced = (new, offsets.byte_at(start), offsets.byte_at(end))
     report = RuleReport(
         id=rule.id,
         severity=rule.severity,
@@ -126,6 +123,22 @@ def rule_parts(
         note=rule.note,
     )
     return transformed, replaced, report
+
+
+def match_fix(
+    node: SgNode, rule: CompiledRule, text: str, transformed: dict[str, str]
+) -> tuple[str, int, int]:
+    """The fix of ``rule`` (which has one) for its match ``node``: the new text and the
+    code-point range of ``text`` it replaces (wider than the match with ``expandStart``
+    or ``expandEnd``)."""
+    from xcsh.structural.rule_eval import capture_spans, expanded_range, rule_template
+
+    first, last = expanded_range(node, rule.fix)
+    start = first.range().start.index
+    values = capture_spans(node, rule_template(rule))
+    values.update(transformed)
+    new = expand_template(rule_template(rule), text, start, values, detect_newline(text))
+    return new, start, last.range().end.index
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -143,9 +156,13 @@ class RecordFormat:
             ``ast-grep`` prints them), or absolute when ``absolute``.
         cwd: the folder names are printed relative to (with ``root``).
         absolute: print absolute names (the search path was given as one).
+        layout: the text's layout: ``"lines"`` (the lines above), ``"prefix"`` or
+            ``"heading"`` (``ast-grep run --heading never|always``), or ``"report"``
+            (``ast-grep scan``'s report); see :mod:`xcsh.structural.report`.
     """
 
     json: bool
+    layout: str = "lines"
     root: str | None = None
     cwd: str = "."
     absolute: bool = False
@@ -186,22 +203,57 @@ def render(
             if language is None:
                 language = languages[display] = encode_basestring(display)
             yield json_record(node, pattern, text, offsets, quoted, language)
-    else:
+    elif form.layout == "lines":
         for node, pattern, _ in found:
             yield _text_record(node, pattern, text, shown)
+    elif form.layout == "report":
+        yield from _report(found, text, shown)
+    else:
+        from xcsh.structural.report import run_text
+
+        nodes = [node for node, _, _ in found]
+        yield from run_text(nodes, text, shown, heading=form.layout == "heading")
 
 
-def is_error_record(record: str, *, json: bool) -> bool:
+def _report(
+    found: Sequence[tuple[SgNode, CompiledPattern | CompiledRule, str]], text: str, shown: str
+) -> list[str]:
+    """``ast-grep scan``'s report of one file's rule matches, one record per match."""
+    from xcsh.structural.report import rule_report
+    from xcsh.structural.rule_eval import interpolate, transformed_values
+
+    matched: list[tuple[SgNode, CompiledRule]] = []
+    fixes: list[tuple[str, int, int] | None] = []
+    messages: list[str] = []
+    for node, rule, _ in found:
+        assert not isinstance(rule, CompiledPattern)
+        transformed = transformed_values(node, rule, text)
+        matched.append((node, rule))
+        fixes.append(None if rule.fix is None else match_fix(node, rule, text, transformed))
+        messages.append(interpolate(rule, node, text, transformed))
+    return rule_report(matched, text, shown, fixes, messages)
+
+
+def is_error_record(record: str, *, json: bool, report: bool = False) -> bool:
     """Whether ``record`` (rendered by :func:`render`) is the match of a rule of
     severity ``error``. In JSON the match's own text is escaped, so the unescaped
-    field can only be the record's; a text record starts with ``severity[id]``."""
+    field can only be the record's; a text record starts with ``severity[id]``, and
+    in a ``report`` so does a diagnostic, while a fix's starts with the file's name
+    and has the rule's line second (a diagnostic's second line is its frame)."""
     if json:
         return '"severity":"error","note":' in record
+    if report:
+        lines = record.split("\n", 2)
+        if len(lines) > 1 and lines[1].startswith(("error[", "warning[", "note[", "help[")):
+            return lines[1].startswith("error[")
     return record.startswith("error[")
 
 
 def _range_json(rng: Range, offsets: Offsets) -> str:
-    start, end = rng.start, rng.end
+    return _positions_json(rng.start, rng.end, offsets)
+
+
+def _positions_json(start: Pos, end: Pos, offsets: Offsets) -> str:
     if offsets.ascii:
         first, last = start.index, end.index
     else:
@@ -309,12 +361,31 @@ def json_record(
             f',"ruleId":{encode_basestring(report.id)},'
             f'"severity":{encode_basestring(report.severity)},"note":{note},'
             f'"message":{encode_basestring(report.message)},'
-            f'"labels":[{{"text":{matched},"range":{where},"style":"primary"}}'
+            f'"labels":['
         )
-        parts.extend(f',{label[:-1]},"style":"secondary"}}' for label in secondary)
+        assert not isinstance(pattern, CompiledPattern)
+        if pattern.labels is None:
+            parts.append(f'{{"text":{matched},"range":{where},"style":"primary"}}')
+            parts.extend(f',{label[:-1]},"style":"secondary"}}' for label in secondary)
+        else:
+            parts.append(",".join(_labels_json(node, pattern, text, offsets)))
         parts.append("]")
     parts.append("}\n")
     return "".join(parts)
+
+
+def _labels_json(node: SgNode, rule: CompiledRule, text: str, offsets: Offsets) -> Iterator[str]:
+    """The CLI's JSON objects of a rule's ``labels:`` on the match ``node``."""
+    from xcsh.structural.rule_labels import label_nodes
+
+    for label in label_nodes(node, rule.labels):
+        start, end = label.first.range().start, label.last.range().end
+        message = "" if label.message is None else f',"message":{encode_basestring(label.message)}'
+        style = "primary" if label.primary else "secondary"
+        yield (
+            f'{{"text":{encode_basestring(text[start.index : end.index])},'
+            f'"range":{_positions_json(start, end, offsets)}{message},"style":"{style}"}}'
+        )
 
 
 def _text_record(

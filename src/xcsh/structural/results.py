@@ -61,6 +61,24 @@ class Capture:
 
 
 @dataclass(frozen=True, kw_only=True)
+class MatchLabel:
+    """One of a rule's ``labels:`` on a match: the text it spans, its style and message."""
+
+    text: str
+    span: Span
+    primary: bool
+    message: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The CLI's label object (``message`` only when the label has one)."""
+        out: dict[str, Any] = {"text": self.text, "range": self.span.to_json()}
+        if self.message is not None:
+            out["message"] = self.message
+        out["style"] = "primary" if self.primary else "secondary"
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
 class Match:
     """One match of a pattern in a file.
 
@@ -99,6 +117,9 @@ class Match:
     secondary: tuple[Capture, ...] = ()
     """The nodes a YAML rule's relational parts (``inside``, ``has``, ``follows``,
     ``precedes``) matched, in the order ast-grep found them: the CLI's secondary labels."""
+    labels: tuple[MatchLabel, ...] | None = None
+    """A rule's ``labels:`` on this match, which replace the default ones (the match and
+    :attr:`secondary`); ``None`` for a rule without them."""
 
     def to_cli_json(self) -> dict[str, Any]:
         """This match as one object of ``ast-grep run --json`` (same keys, same order)."""
@@ -128,10 +149,14 @@ class Match:
             out["severity"] = self.rule.severity
             out["note"] = self.rule.note
             out["message"] = self.rule.message
-            out["labels"] = [
-                {"text": self.text, "range": self.span.to_json(), "style": "primary"},
-                *({**cap.to_json(), "style": "secondary"} for cap in self.secondary),
-            ]
+            out["labels"] = (
+                [label.to_json() for label in self.labels]
+                if self.labels is not None
+                else [
+                    {"text": self.text, "range": self.span.to_json(), "style": "primary"},
+                    *({**cap.to_json(), "style": "secondary"} for cap in self.secondary),
+                ]
+            )
         return out
 
 

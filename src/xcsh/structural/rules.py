@@ -36,6 +36,7 @@ from xcsh.structural.languages import resolve_language
 from xcsh.structural.pattern import bound_metavariables
 from xcsh.structural.pattern_checks import check_pattern_size
 from xcsh.structural.rewrite import Template, parse_template
+from xcsh.structural.rule_labels import RuleLabel, parse_labels
 from xcsh.structural.rule_schema import (
     REWRITER_KEYS,
     RULE_KEYS,
@@ -116,6 +117,8 @@ class CompiledRule:
     severity: str = "hint"
     message: str = ""
     note: str | None = None
+    labels: tuple[RuleLabel, ...] | None = None
+    """``labels:``, which replace the default labels of the rule's report."""
     message_template: Template | None = None
     doubt: Doubt | None = None
     has_error: bool = False
@@ -421,6 +424,7 @@ def compile_rule(
             _template(Fix(template=message), (), (), rid) if "$" in message else None
         ),
         note=note if isinstance(note, str) or note is None else str(note),
+        labels=parse_labels(document.get("labels"), where),
     )
 
 

@@ -8,7 +8,8 @@ in-process path (small scans) and the process pool (large ones).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from ast_grep_py import SgNode, SgRoot
@@ -37,6 +38,47 @@ def _units(query: Query, language: str, text: str) -> list[tuple[LanguageQuery, 
     return units
 
 
+ParseFn = Callable[[str, str], SgNode]
+"""``parse(source, language) -> root node``: how a scan gets a syntax tree (a warm
+session's index hands out the trees it keeps)."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """One file read for a scan: its bytes, and its text with the BOM kept (the CLI's
+    offsets count it)."""
+
+    raw: bytes
+    text: str
+
+
+def _parse(source: str, language: str) -> SgNode:
+    return SgRoot(source, language).root()
+
+
+def read_source(path: Path, file: str) -> Source | Outcome | None:
+    """The bytes and text of ``path`` (shown as ``file``); an outcome saying why it is
+    skipped when it cannot be searched; ``None`` for an empty file."""
+    try:
+        raw = read_regular_bytes(path)
+    except NotRegularFileError:
+        return Outcome(skipped=SkippedFile(path=path, file=file, reason="not a regular file"))
+    except OSError:
+        return Outcome(skipped=SkippedFile(path=path, file=file, reason="unreadable"))
+    return decode_source(raw, path, file)
+
+
+def decode_source(raw: bytes, path: Path, file: str) -> Source | Outcome | None:
+    """:func:`read_source` for bytes already read."""
+    if not raw:
+        return None  # an empty file holds no node to match, as for the CLI
+    try:
+        body, bom = decode_text(raw, name=file)
+    except NotTextError as exc:
+        return Outcome(skipped=SkippedFile(path=path, file=file, reason=exc.reason))
+    return Source(raw=raw, text="\ufeff" + body if bom else body)
+
+
 def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | None:
     """Search or preview-edit one file.
 
@@ -50,28 +92,31 @@ def scan_file(query: Query, path: Path, file: str, language: str) -> Outcome | N
         ``None`` when the file cannot match (pre-filter, empty file) or has no match;
         otherwise its matches, its edit, or why it was skipped.
     """
-    try:
-        raw = read_regular_bytes(path)
-    except NotRegularFileError:
-        return Outcome(skipped=SkippedFile(path=path, file=file, reason="not a regular file"))
-    except OSError:
-        return Outcome(skipped=SkippedFile(path=path, file=file, reason="unreadable"))
-    if not raw:
-        return None  # an empty file holds no node to match, as for the CLI
-    try:
-        body, bom = decode_text(raw, name=file)
-    except NotTextError as exc:
-        return Outcome(skipped=SkippedFile(path=path, file=file, reason=exc.reason))
+    source = read_source(path, file)
+    if not isinstance(source, Source):
+        return source
+    return scan_source(query, source, path, file, language)
+
+
+def scan_source(
+    query: Query,
+    source: Source,
+    path: Path,
+    file: str,
+    language: str,
+    parse: ParseFn = _parse,
+) -> Outcome | None:
+    """:func:`scan_file` for a file already read; its trees come from ``parse``."""
+    raw, text = source.raw, source.text
     own = query.languages.get(language)
     if own is not None and not hosts(language) and not _active(own, raw, path, file):
         return None
-    text = "\ufeff" + body if bom else body  # offsets count the BOM, as the CLI's do
     offsets = Offsets(text)
     found: list[tuple[LanguageQuery, SgNode, list[int]]] = []
-    for unit, source in _units(query, language, text):
+    for unit, unit_source in _units(query, language, text):
         active = _active(unit, raw, path, file)
         if active:
-            found.append((unit, SgRoot(source, unit.name).root(), active))
+            found.append((unit, parse(unit_source, unit.name), active))
     if not found:
         return None
     if not query.is_edit:

@@ -43,6 +43,9 @@ class Scope:
         skipped: files left out (outside the workspace).
         total_bytes: the size of ``files`` together.
         sizes: size in bytes of each of ``files`` (0 when unknown), to share work evenly.
+        stats: the ``stat`` of each of ``files`` taken by the walk (``None`` when it
+            failed), which a warm session's index reads fingerprints from; empty
+            unless asked for.
     """
 
     root: Path
@@ -53,6 +56,7 @@ class Scope:
     skipped: list[SkippedFile] = field(default_factory=list)
     total_bytes: int = 0
     sizes: list[int] = field(default_factory=list)
+    stats: list[os.stat_result | None] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         """How many files of each language, most first."""
@@ -62,7 +66,7 @@ class Scope:
         return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
-def resolve_scope(where: ScopeSpec, *, rules: bool = False) -> Scope:
+def resolve_scope(where: ScopeSpec, *, rules: bool = False, stats: bool = False) -> Scope:
     """Find the files a search or edit covers, as ``ast-grep run`` does (contract §4).
 
     Without ``lang`` every file of a known language is in scope, in its own
@@ -79,6 +83,8 @@ def resolve_scope(where: ScopeSpec, *, rules: bool = False) -> Scope:
             gitwildmatch filters (any may match), and the language name or
             alias (inferred per file when ``None``).
         rules: the scope is for YAML rules.
+        stats: keep each file's ``stat`` in :attr:`Scope.stats` (a warm index reads
+            fingerprints from them; a cold search does not keep them).
 
     Returns:
         The files in walk order with their display paths and languages, and the
@@ -106,6 +112,8 @@ def resolve_scope(where: ScopeSpec, *, rules: bool = False) -> Scope:
         scope.files.append((file, display, found.name))
         size = info.st_size if info is not None else 0
         scope.sizes.append(size)
+        if stats:
+            scope.stats.append(info)
         scope.total_bytes += size
     if not scope.files and language is None:
         raise EmptyScope(given)

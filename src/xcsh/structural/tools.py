@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -31,6 +31,9 @@ from xcsh.structural.rules import CompiledRule, rule_from_parameter
 from xcsh.structural.spec import EditOp, EditSpec, MatchSpec, ScopeSpec
 from xcsh.structural.strictness import Strictness
 from xcsh.structural.tool_details import AstEditDetails, AstGrepDetails, LeftOutFile
+
+if TYPE_CHECKING:
+    from xcsh.structural.warm import WarmIndex
 
 T = TypeVar("T")
 
@@ -220,8 +223,13 @@ async def _scan_in_thread(
         raise
 
 
-def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams, AstGrepDetails]:
+def create_ast_grep_tool(
+    cwd: str, *, index: WarmIndex | None = None
+) -> AgentTool[AstGrepParams, AstGrepDetails]:
     """Build the read-only ``ast_grep`` tool for the workspace ``cwd`` (contract §4).
+
+    With ``index`` (the session's :class:`~xcsh.structural.warm.WarmIndex`),
+    files unchanged since an earlier call are answered from it.
 
     The text lists each match as ``path:line:col`` (1-based) with its text and
     captured metavariables, then the total, a note when ``limit`` cut the list,
@@ -243,7 +251,13 @@ def create_ast_grep_tool(cwd: str) -> AgentTool[AstGrepParams, AstGrepDetails]:
             strictness=params.strictness,
         )
         result = await _scan_in_thread(
-            ctx, search, what, _where(cwd, params), limit=params.limit, offset=params.offset
+            ctx,
+            search,
+            what,
+            _where(cwd, params),
+            limit=params.limit,
+            offset=params.offset,
+            index=index,
         )
         lines: list[str] = []
         for match in result.matches:
@@ -301,8 +315,12 @@ def create_ast_edit_tool(
     *,
     journal: Journal | None = None,
     checker: Checker | None = None,
+    index: WarmIndex | None = None,
 ) -> AgentTool[AstEditParams, AstEditDetails]:
     """Build the ``ast_edit`` tool: every call previews; ``resolve`` applies (contract §4).
+
+    ``index``: the session's warm index, as for :func:`create_ast_grep_tool`
+    (a preview rebuilt by ``resolve`` uses it too).
 
     With at least one replacement the call pushes a :class:`PendingAction`
     labelled ``AST Edit: <R> replacement(s) in <F> file(s)``,
@@ -338,7 +356,7 @@ def create_ast_edit_tool(
         where = _where(cwd, params)
 
         def compute(progress: Callable[[int, int], None] | None = None) -> EditPreview:
-            return preview_edit(edit, where, progress=progress)
+            return preview_edit(edit, where, progress=progress, index=index)
 
         preview = await _scan_in_thread(ctx, compute)
         verdict, note = None, ""

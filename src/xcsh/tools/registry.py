@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xcsh.checks import Checker
 from xcsh.core import AgentTool, ToolDetails
@@ -12,6 +12,9 @@ from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore, create_resolve_tool
 from xcsh.sandbox import SandboxPlan
 from xcsh.tools.coding import create_coding_tools
+
+if TYPE_CHECKING:
+    from xcsh.structural.warm import WarmIndex
 
 CODING_TOOL_NAMES = ("read", "write", "edit", "bash", "grep", "find", "ls")
 STRUCTURAL_TOOL_NAMES = ("ast_grep", "ast_edit")
@@ -47,6 +50,7 @@ def create_builtin_tools(
     journal: Journal | None = None,
     sandbox: SandboxPlan | None = None,
     checker: Checker | None = None,
+    index: WarmIndex | None = None,
 ) -> list[AgentTool[Any]]:
     """Build every built-in tool for one session.
 
@@ -59,6 +63,8 @@ def create_builtin_tools(
         sandbox: how ``bash`` confines its commands (None: unconfined).
         checker: the project's check ``ast_edit`` runs on staged previews
             (None: previews are not checked).
+        index: the session's warm structural index ``ast_grep`` and ``ast_edit``
+            share (None: each call reads and parses afresh).
 
     Returns:
         The coding tools, ``ast_grep``, ``ast_edit`` and the hidden ``resolve``.
@@ -66,7 +72,11 @@ def create_builtin_tools(
     import xcsh.structural as structural  # ast-grep is loaded with the first tools
 
     tools: list[AgentTool[Any]] = create_coding_tools(cwd, journal=journal, sandbox=sandbox)
-    tools.append(structural.create_ast_grep_tool(str(cwd)))
-    tools.append(structural.create_ast_edit_tool(str(cwd), store, journal=journal, checker=checker))
+    tools.append(structural.create_ast_grep_tool(str(cwd), index=index))
+    tools.append(
+        structural.create_ast_edit_tool(
+            str(cwd), store, journal=journal, checker=checker, index=index
+        )
+    )
     tools.append(create_resolve_tool(store))
     return tools

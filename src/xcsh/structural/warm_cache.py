@@ -1,0 +1,127 @@
+"""What a warm index keeps within ``index_memory``: syntax trees and answers, least
+recently used out, and the ``index_memory`` setting itself."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, cast
+
+if TYPE_CHECKING:  # this module loads without the engine (settings read it)
+    from xcsh.structural.matching import Outcome
+
+DEFAULT_INDEX_MEMORY = 256 * 1024 * 1024
+TREE_BYTES_PER_SOURCE_BYTE = 32
+"""Memory of a parsed tree and its text per byte of source (measured: about 31 for the
+standard library's Python with ast-grep-py 0.3x; rounded up)."""
+_ANSWER_BASE = 512
+
+Kind = Literal["tree", "answer"]
+CacheKey = tuple[Kind, Path, str, int]
+"""``(kind, file, language, query id)``; a tree's query id is 0."""
+
+
+class BoundedCache:
+    """Trees (three quarters of ``memory``) and answers (a quarter), each least recently
+    used out when its share is exceeded; not thread-safe (the index locks)."""
+
+    def __init__(self, memory: int) -> None:
+        self.memory = memory
+        self._items: dict[Kind, OrderedDict[CacheKey, tuple[object, int]]] = {
+            "tree": OrderedDict(),
+            "answer": OrderedDict(),
+        }
+        self._by_path: dict[Path, set[CacheKey]] = {}
+        self._used: dict[Kind, int] = {"tree": 0, "answer": 0}
+
+    @property
+    def used(self) -> int:
+        """Estimated bytes held."""
+        return sum(self._used.values())
+
+    def budget(self, kind: Kind) -> int:
+        return self.memory // 4 if kind == "answer" else self.memory - self.memory // 4
+
+    def get(self, key: CacheKey) -> tuple[object] | None:
+        """``(value,)`` when held (now the most recently used), else ``None``."""
+        items = self._items[key[0]]
+        found = items.get(key)
+        if found is None:
+            return None
+        items.move_to_end(key)
+        return (found[0],)
+
+    def answer(self, key: CacheKey) -> tuple[Outcome | None] | None:
+        """:meth:`get` for an answer key (whose values are outcomes)."""
+        found = self.get(key)
+        return None if found is None else (cast("Outcome | None", found[0]),)
+
+    def put(self, key: CacheKey, value: object, cost: int) -> None:
+        """Hold ``value`` (estimated at ``cost`` bytes), dropping the least recently used
+        of its kind past its share; a value larger than the share is not held."""
+        kind = key[0]
+        budget = self.budget(kind)
+        if cost > budget:
+            return
+        items = self._items[kind]
+        if key in items:
+            self._drop(key)
+        items[key] = (value, cost)
+        self._by_path.setdefault(key[1], set()).add(key)
+        self._used[kind] += cost
+        while self._used[kind] > budget:
+            self._drop(next(iter(items)))
+
+    def forget_path(self, path: Path) -> None:
+        """Drop everything held for ``path``."""
+        for key in list(self._by_path.get(path, ())):
+            self._drop(key)
+
+    def forget_query(self, qid: int) -> None:
+        """Drop every answer to the query ``qid``."""
+        for key in [k for k in self._items["answer"] if k[3] == qid]:
+            self._drop(key)
+
+    def _drop(self, key: CacheKey) -> None:
+        _, cost = self._items[key[0]].pop(key)
+        self._used[key[0]] -= cost
+        keys = self._by_path.get(key[1])
+        if keys is not None:
+            keys.discard(key)
+            if not keys:
+                del self._by_path[key[1]]
+
+
+def answer_cost(answer: Outcome | None) -> int:
+    """Estimated bytes of one file's answer: its texts, twice (``str`` and the records)."""
+    if answer is None:
+        return 64
+    cost = _ANSWER_BASE
+    for match in answer.matches:
+        cost += _ANSWER_BASE + 2 * (len(match.text) + len(match.lines))
+    if answer.edit is not None:
+        cost += len(answer.edit.old_bytes) + len(answer.edit.new_bytes)
+        cost += _ANSWER_BASE * len(answer.edit.replacements)
+    return cost
+
+
+def parse_index_memory(value: object, where: str) -> int:
+    """``index_memory`` from settings.toml: bytes (a whole number), or a string such as
+    ``"256 MiB"`` (KiB, MiB, GiB).
+
+    Raises:
+        ValueError: anything else, with the message to show (naming ``where``).
+    """
+    units = {"": 1, "b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str):
+        text = value.strip().lower()
+        number = text.rstrip("kmgib ")
+        unit = text[len(number) :].strip()
+        if number.isdigit() and unit in units:
+            return int(number) * units[unit]
+    raise ValueError(
+        f"index_memory in {where} must be a number of bytes or a size such as "
+        f'"256 MiB" (KiB, MiB, GiB; 0 keeps no trees), not {value!r}'
+    )
