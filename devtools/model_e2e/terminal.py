@@ -15,6 +15,7 @@ the table and the failure classes treat this task like the others.
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -46,7 +47,9 @@ def _drive(term: TmuxXcsh, deadline: float) -> tuple[int, str]:
         screen = term.screen()
         if "[xcsh exited" in screen:
             return answered, "exited"
-        if screen.count(QUESTION) > answered and _last_line(term).endswith(":"):
+        # the question is wider than the terminal: the prompt wraps it anywhere
+        asked = re.sub(r"\s", "", screen).count(re.sub(r"\s", "", QUESTION))
+        if asked > answered and _last_line(term).endswith(":"):
             term.type("a")
             answered += 1
             busy = True
