@@ -198,12 +198,14 @@ def run_xcsh(
     return log
 
 
-_TOOL_CALL_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+_TOOL_CALL_BLOCK = re.compile(
+    r"<(?:tool_call|tools)>\s*(.*?)\s*(?:</(?:tool_call|tools)>|$)", re.DOTALL
+)
 _FENCED = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 
 def written_calls(text: str, offered: Sequence[str]) -> list[dict[str, Any]]:
-    """Well-formed tool calls written as text: ``<tool_call>`` blocks, fenced
+    """Well-formed tool calls written as text: ``<tool_call>`` (or ``<tools>``) blocks, fenced
     JSON or bare JSON objects (one or several one after another) or lists of
     ``{"name": <offered tool>, "arguments": {...}}``."""
     candidates = [m.group(1) for m in _TOOL_CALL_BLOCK.finditer(text)]

@@ -177,3 +177,18 @@ def test_calls_written_one_per_line_in_one_fence_run_the_offered_one(
     assert "response_format" in server.requests[1]
     # the recording ends here: nothing was applied
     assert (project / "inflection" / "__init__.py").read_text() == MODULE
+
+
+def test_calls_written_in_a_tools_tag_are_read_like_tool_call_blocks(
+    project: Path, xcsh_home: Path
+) -> None:
+    # The model wrapped its plan in <tools>...</tools> (the tag the chat template lists
+    # the tools in): ast_edit with the bare name, then resolve. ast_edit runs and its
+    # preview renames the definition and every call; resolve (not offered yet) stays text.
+    events, server = replay("calls-in-tools-tag", RENAME, project, xcsh_home)
+    (start,) = of(events, "tool_call_start")
+    assert start["arguments"] == {"ops": [{"pat": "ordinal", "out": "ordinal_suffix"}]}
+    (pushed,) = of(events, "pending_pushed")
+    assert pushed["label"] == "AST Edit: 4 replacements in 2 files"
+    assert server.requests[1]["tool_choice"]["function"]["name"] == "resolve"
+    assert (project / "inflection" / "__init__.py").read_text() == MODULE

@@ -109,8 +109,10 @@ def text_tool_call(text: str, offered: Collection[str], call_id: str) -> ToolCal
     return ToolCall(id=call_id, name=name, arguments=arguments, from_text=True)
 
 
-_TOOL_CALL_TAG = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.DOTALL)
-_FENCED_BLOCK = re.compile(r"```(?:json)?[ \t]*\n?(.*?)```", re.DOTALL)
+_TOOL_CALL_TAG = re.compile(r"<(tool_call|tools)>\s*(?P<body>.*?)\s*(?:</\1>|\Z)", re.DOTALL)
+"""``<tool_call>`` blocks, and ``<tools>`` ones: the tag Qwen's template lists the tools in,
+which a small model also writes its calls in."""
+_FENCED_BLOCK = re.compile(r"```(?:json)?[ \t]*\n?(?P<body>.*?)```", re.DOTALL)
 
 
 def text_tool_calls(
@@ -123,7 +125,8 @@ def text_tool_calls(
     - the whole text as one call (:func:`text_tool_call`), a JSON list of
       calls, or several calls one after another;
     - ``<tool_call>...</tool_call>`` blocks (Qwen's and Hermes' format; a
-      last block cut off before its closing tag counts), each as above;
+      last block cut off before its closing tag counts), and ``<tools>``
+      blocks (the tag Qwen's template lists the tools in), each as above;
     - fenced code blocks (```` ```json ````), each as above.
 
     Every call must name one of the ``offered`` tools with an object of
@@ -145,7 +148,7 @@ def text_tool_calls(
         kept: list[str] = []
         last = 0
         for match in pattern.finditer(text):
-            found, left = _calls_in(match.group(1), offered)
+            found, left = _calls_in(match.group("body"), offered)
             if not found:
                 continue
             calls.extend(found)
