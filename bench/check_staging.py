@@ -5,9 +5,10 @@ load hits them alike:
 
 - plain: ``true`` under the process supervisor in the workspace itself (the
   peer: what running any check costs, without staging);
-- overlay: the 300 changed files written to an upper layer, the workspace
-  mounted under it with bwrap in a user and mount namespace, ``true`` run
-  there, everything removed;
+- overlay: the 300 changed files packed into one tar archive in memory, the
+  workspace mounted as an overlay by bwrap in a user and mount namespace,
+  the archive unpacked there by ``tar``, ``true`` run there, everything
+  removed;
 - copy: the workspace copied (reflinked where the file system can), the 300
   files written over it, ``true`` run confined there, the copy removed.
 
@@ -27,6 +28,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "devtools"))
@@ -67,13 +69,15 @@ async def main(n: int) -> None:
             )
 
         async def staged(overlay: bool) -> None:
-            with staged_tree(
-                ws,
-                change,
-                scratch_parent=home / "tmp",
-                overlay=support if overlay else None,
-                network=True,
-            ) as stage:
+            with (
+                staged_tree(
+                    ws,
+                    change,
+                    scratch_parent=home / "tmp",
+                    overlay=support if overlay else None,
+                    network=True,
+                ) as stage,
+            ):
                 await run_to_end(
                     supervisor,
                     stage.argv("true"),
@@ -82,9 +86,14 @@ async def main(n: int) -> None:
                     timeout=60,
                     on_output=sink.append,
                     confine=stage.confine,
+                    stdin=stage.stdin,
                 )
 
-        variants = {"plain": plain, "overlay": lambda: staged(True), "copy": lambda: staged(False)}
+        variants: dict[str, Callable[[], Awaitable[None]]] = {
+            "plain": plain,
+            "overlay": lambda: staged(True),
+            "copy": lambda: staged(False),
+        }
         if not support.available:
             del variants["overlay"]
         times: dict[str, list[float]] = {name: [] for name in variants}
@@ -117,11 +126,12 @@ async def main(n: int) -> None:
                     f"  staging adds {median - plain_ms:6.1f} ms ({median / plain_ms:.2f}x plain)"
                 )
             )
-            print(f"  {name:8} {median:7.1f} ms{added}")
+            print(f"  {name:14} {median:7.1f} ms{added}")
         print(
             f"  baseline key (fingerprint of {tree.files} files): "
             f"{statistics.median(fingerprints):.1f} ms"
         )
+        print(f"  load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

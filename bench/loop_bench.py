@@ -22,7 +22,7 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
-from xcsh.agent import AgentEvent, AgentSession, SessionRecorder
+from xcsh.agent import AgentEvent, AgentSession, SessionConfig, SessionRecorder
 from xcsh.core import AgentTool, ToolCallContext, text_result
 from xcsh.core.tool import AgentToolResult
 from xcsh.pending import PendingAction, PendingActionStore
@@ -99,8 +99,7 @@ async def one_run(
         tools=[echo_tool(), stage_tool(store)],
         cwd=folder,
         store=store,
-        recorder=recorder,
-        max_forced_turns=turns + 1,
+        config=SessionConfig(recorder=recorder, max_forced_turns=turns + 1),
     )
     events = 0
 

@@ -6,6 +6,7 @@ Run ``python devtools/seam_counts.py [src/xcsh]``; it prints one line per figure
 - ``dict[str, Any]``: each ``dict``/``Mapping``/``MutableMapping`` subscripted ``[str, Any]``;
 - string-key reads: ``x["key"]`` loads and ``x.get("key", ...)`` calls, outside the
   modules named in :data:`JSON_ADAPTERS` (where JSON is read by key on purpose);
+  ``Literal["key"]`` is a type, not a read;
 - details isinstance in front ends: ``isinstance`` calls whose first argument names
   ``details`` in ``cli/``, ``tui/``, ``mcp/`` and ``ui/``;
 - pending-action field assignments outside ``pending/``: assignments to an attribute
@@ -81,6 +82,8 @@ def _is_str_any_mapping(node: ast.Subscript) -> bool:
 
 def _is_string_key_read(node: ast.AST) -> bool:
     if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+        if _names_literal(node.value):  # ``Literal["text"]`` is a type, not a key read
+            return False
         return isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         first = node.args[0] if node.args else None
@@ -90,6 +93,12 @@ def _is_string_key_read(node: ast.AST) -> bool:
             and isinstance(first.value, str)
         )
     return False
+
+
+def _names_literal(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "Literal") or (
+        isinstance(node, ast.Attribute) and node.attr == "Literal"
+    )
 
 
 def _names_details(node: ast.expr) -> bool:

@@ -14,6 +14,7 @@ import pytest
 from pydantic import BaseModel
 
 from xcsh.agent import AgentEvent, AgentSession, ApprovalHook
+from xcsh.agent.session_config import SessionConfig
 from xcsh.core import AgentTool, AgentToolResult, ToolCallContext, ToolError, text_result
 from xcsh.pending import PendingAction, PendingActionStore, Preview, PreviewFile
 from xcsh.providers.scripted import ScriptedProvider
@@ -171,10 +172,12 @@ def make_harness(tmp_path: Path) -> MakeHarness:
             tools=tools,
             cwd=root,
             store=store,
-            approval=approval,
-            max_forced_turns=max_forced_turns,
-            rebuildable_tools=("preview_write",),
-            steering=steering,
+            config=SessionConfig(
+                approval=approval,
+                max_forced_turns=max_forced_turns,
+                rebuildable_tools=frozenset({"preview_write"}),
+                steering=steering,
+            ),
         )
         events: list[AgentEvent] = []
         session.subscribe(events.append)

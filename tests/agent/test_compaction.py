@@ -10,6 +10,7 @@ from agent_harness import apply, call, preview_write_tool, read_tool
 
 from xcsh.agent import AgentSession, Notice, SessionRecorder, load_session, repair_tool_pairs
 from xcsh.agent.compaction import SUMMARY_HEADER, SUMMARY_REQUEST
+from xcsh.agent.session_config import SessionConfig
 from xcsh.app import AppOptions, open_session
 from xcsh.core import AgentTool, ToolResultMessage, UserMessage
 from xcsh.pending import PendingActionStore
@@ -118,7 +119,9 @@ async def test_compact_on_demand_and_a_failed_summary_changes_nothing(tmp_path: 
         tools=[read_tool(tmp_path)],
         cwd=tmp_path,
         store=PendingActionStore(),
-        recorder=SessionRecorder(path, header={"id": "s", "cwd": str(tmp_path)}),
+        config=SessionConfig(
+            recorder=SessionRecorder(path, header={"id": "s", "cwd": str(tmp_path)}),
+        ),
     )
     events: list[Any] = []
     session.subscribe(events.append)

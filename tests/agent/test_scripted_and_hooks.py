@@ -14,6 +14,7 @@ import pytest
 from agent_harness import call, preview_write_tool
 
 from xcsh.agent import REMINDER_TEXT, AgentSession, Approval, Resolved, RunEnd, TurnStart
+from xcsh.agent.session_config import SessionConfig
 from xcsh.cli.terminal_ask import terminal_approval
 from xcsh.core import ForcedTool, ModelRequest, TextContent, UsageError, UserMessage
 from xcsh.pending import PendingAction, PendingActionStore, Preview, PreviewChange, PreviewFile
@@ -91,7 +92,9 @@ async def test_provider_without_named_choice_is_forced_with_required_and_only_re
         tools=[preview_write_tool(tmp_path, store)],
         cwd=tmp_path,
         store=store,
-        max_forced_turns=1,
+        config=SessionConfig(
+            max_forced_turns=1,
+        ),
     )
     events: list[Any] = []
     session.subscribe(events.append)
@@ -219,7 +222,9 @@ async def test_an_approval_that_keeps_some_changes_applies_just_those(tmp_path: 
         tools=[create_ast_edit_tool(str(root), store)],
         cwd=root,
         store=store,
-        approval=review,
+        config=SessionConfig(
+            approval=review,
+        ),
     )
     events: list[Any] = []
     session.subscribe(events.append)
@@ -266,7 +271,9 @@ async def test_the_approval_hook_is_told_the_models_only_and_applies_it(tmp_path
         tools=[create_ast_edit_tool(str(root), store)],
         cwd=root,
         store=store,
-        approval=approve,
+        config=SessionConfig(
+            approval=approve,
+        ),
     )
     await session.prompt("go")
     # the first apply named one change of two; the second named the whole file: all of it
@@ -293,12 +300,14 @@ async def test_a_rebuilt_preview_keeps_the_call_that_made_it(tmp_path: Path) -> 
         tools=[create_ast_edit_tool(str(root), store)],
         cwd=root,
         store=store,
-        max_forced_turns=1,
+        config=SessionConfig(
+            max_forced_turns=1,
+        ),
     )
     await session.prompt("go")
     top = store.peek()
     assert store.count == 1 and top is not None
     assert (top.id, top.preview.rebuilt_from) == ("p3", "p1")
-    (record,) = session.pending_records()
+    (record,) = session.pending.records()
     # a resumed session can preview it again with the arguments of the call that made p1
     assert record.tool_name == "ast_edit" and record.arguments == first["arguments"]

@@ -19,6 +19,7 @@ from xcsh.agent import (
     new_session_id,
     sessions_dir,
 )
+from xcsh.agent.session_config import SessionConfig
 from xcsh.core import TextContent, UserMessage
 from xcsh.pending import PendingAction, PendingActionStore
 from xcsh.providers.scripted import ScriptedProvider
@@ -78,7 +79,7 @@ async def test_user_resolves_top_between_runs(make_harness: MakeHarness) -> None
     end = await h.session.prompt("go")
     assert end.reason == "forced_cap" and h.store.count == 1
 
-    result = await h.session.resolve_top("apply", "I checked it")
+    result = await h.session.pending.resolve_top("apply", "I checked it")
 
     assert not result.is_error
     assert (h.root / "a.txt").read_text() == "new\n"
@@ -88,7 +89,7 @@ async def test_user_resolves_top_between_runs(make_harness: MakeHarness) -> None
     assert isinstance(note, UserMessage) and note.hidden
     assert "apply" in note.text and "Wrote a.txt." in note.text
     # nothing left: the same resolve tool answers with contract §2's text
-    again = await h.session.resolve_top("discard", "x")
+    again = await h.session.pending.resolve_top("discard", "x")
     assert again.is_error
     assert again.content[0].text == "No pending action to resolve. Nothing to apply or discard."  # type: ignore[union-attr]
 
@@ -108,10 +109,12 @@ def make_session(
         tools=[read_tool(root), preview_write_tool(root, store), _opaque_tool(store)],
         cwd=root,
         store=store,
-        recorder=recorder,
-        messages=messages or [],  # type: ignore[arg-type]
-        rebuildable_tools=("preview_write",),
-        max_forced_turns=1,
+        config=SessionConfig(
+            recorder=recorder,
+            messages=messages or [],  # type: ignore[arg-type]
+            rebuildable_tools=frozenset({"preview_write"}),
+            max_forced_turns=1,
+        ),
     )
     events: list[object] = []
     session.subscribe(events.append)
@@ -171,7 +174,7 @@ async def test_session_saved_and_resumed_with_pending_rebuilt(
         SessionRecorder(path),
         messages=saved.messages,  # type: ignore[arg-type]
     )
-    report = await resumed.restore_pending(saved.pending)
+    report = await resumed.pending.restore(saved.pending)
 
     assert report.repreviewed == ["Write: a.txt"]
     # Same label, but it no longer replaces the same line: the report says so.

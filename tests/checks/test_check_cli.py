@@ -215,3 +215,13 @@ def test_scan_fix_check_shows_the_verdict(six_project: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "newly failing: test_six.py::test_b" in done.stdout
+
+
+def test_xcsh_check_names_a_bad_setting_and_its_hint_once(
+    six_project: Path, xcsh_home: Path
+) -> None:
+    set_check(xcsh_home, CHECK, check_when="sometimes")
+    done = xcsh("check", cwd=six_project)
+    assert done.returncode == 2
+    assert "check_when must be 'asked' or 'always', not 'sometimes'" in done.stderr
+    assert done.stderr.lower().count("hint:") == 1, done.stderr

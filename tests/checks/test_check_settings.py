@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from xcsh.app import open_checker
-from xcsh.checks import CheckRun, failing_tests, parse_check_settings, verdict
+from xcsh.checks import CheckRun, failing_tests, read_check_settings, verdict
 from xcsh.core import UsageError
 from xcsh.plugins import trust_folder
 
@@ -57,13 +57,15 @@ def test_each_verdict_from_a_baseline_and_a_run() -> None:
         ({"check": ""}, "check must be a command line"),
         ({"check": "pytest 'x"}, "is not a valid command line"),
         ({"check_timeout": 0}, "check_timeout must be a number of seconds above 0"),
+        ({"check_timeout": float("nan")}, "check_timeout must be a number of seconds above 0"),
+        ({"check_timeout": float("inf")}, "check_timeout must be a number of seconds above 0"),
         ({"check_when": "sometimes"}, "check_when must be 'asked' or 'always'"),
         ({"apply_requires_checks": "yes"}, "apply_requires_checks must be true or false"),
     ],
 )
 def test_bad_values_name_the_key(values: dict[str, object], problem: str) -> None:
     with pytest.raises(UsageError) as info:
-        parse_check_settings(values, source="settings.toml")
+        read_check_settings(values, "settings.toml")
     assert problem in str(info.value) and "settings.toml" in str(info.value)
 
 

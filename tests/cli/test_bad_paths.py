@@ -39,3 +39,29 @@ def test_a_folder_it_cannot_read_is_reported(tmp_path: Path, xcsh_home: Path) ->
     assert run.returncode == 0, run.stderr
     assert run.stdout == "b.py:1:1:print(2)\n"
     assert "d/ (Permission denied)" in run.stderr
+
+
+def test_named_pipes_in_place_of_ignore_rule_and_settings_files_never_hang(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    # a repository (or a `bash` command) can leave a FIFO where xcsh reads its own files;
+    # opening one to read waits for a writer that never comes
+    ws = tmp_path / "ws"
+    (ws / ".git" / "info").mkdir(parents=True)
+    (ws / "a.py").write_text("print(1)\n")
+    for name in (".gitignore", ".ignore", ".git/info/exclude", "rule.yml", "sgconfig.yml"):
+        os.mkfifo(ws / name)
+    os.mkfifo(xcsh_home / "settings.toml")
+    found = run_xcsh(["ast-grep", "-p", "print($A)"], cwd=ws, home=xcsh_home)
+    assert found.returncode == 0, found.stderr
+    assert found.stdout == "a.py:1:1:print(1)\n"  # the pipes read as no ignore rules
+    rule = run_xcsh(["ast-grep", "--rule", "rule.yml"], cwd=ws, home=xcsh_home)
+    assert rule.returncode == 2
+    assert "rule.yml: cannot read the rule file" in rule.stderr
+    assert "not a regular file" in rule.stderr and "Traceback" not in rule.stderr
+    scan = run_xcsh(["scan"], cwd=ws, home=xcsh_home)
+    assert scan.returncode == 2 and "Traceback" not in scan.stderr
+    assert "settings.toml is not a file" in scan.stderr
+    (xcsh_home / "settings.toml").unlink()
+    scan = run_xcsh(["scan"], cwd=ws, home=xcsh_home)
+    assert scan.returncode == 2 and "Traceback" not in scan.stderr

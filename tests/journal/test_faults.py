@@ -287,6 +287,70 @@ def test_folder_swapped_for_a_symlink_during_applies_writes_nothing_outside(
             path.unlink()
 
 
+def _swap_folder_at_settle(
+    monkeypatch: pytest.MonkeyPatch, ws: Path, outside: Path, *, back_after: float | None
+) -> None:
+    """When the apply syncs its folders (just before it drops the kept old names), swap
+    ``ws/pkg`` for a symlink to ``outside/pkg``; swap it back after ``back_after`` seconds
+    (``None``: leave it swapped)."""
+    real = confined.RootDir.sync_folder
+    done: list[bool] = []
+
+    def sync_then_swap(self: confined.RootDir, rel_folder: str) -> None:
+        real(self, rel_folder)
+        if done:
+            return
+        done.append(True)
+        os.rename(ws / "pkg", ws / "pkg-real")
+        os.symlink(outside / "pkg", ws / "pkg")
+        if back_after is not None:
+
+            def back() -> None:
+                os.unlink(ws / "pkg")
+                os.rename(ws / "pkg-real", ws / "pkg")
+
+            threading.Timer(back_after, back).start()
+
+    monkeypatch.setattr(confined.RootDir, "sync_folder", sync_then_swap)
+
+
+def test_folder_briefly_a_symlink_as_the_apply_ends_leaves_no_kept_old_names(
+    ws: Path, journal: Journal, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outside = tmp_path / "outside"
+    make_tree(outside, 3)
+    outside_before = snapshot(outside)
+    old = make_tree(ws, 3)
+    edit = preview(ws)
+    _swap_folder_at_settle(monkeypatch, ws, outside, back_after=0.004)
+    applied = apply_preview(edit, journal=journal)
+    assert applied.warning is None
+    assert snapshot(outside) == outside_before
+    assert snapshot(ws) == new_tree(old)  # no .<name>.xcsh-<seq>.orig left behind
+
+
+def test_folder_kept_as_a_symlink_as_the_apply_ends_names_the_old_copies_left(
+    ws: Path, journal: Journal, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outside = tmp_path / "outside"
+    make_tree(outside, 2)
+    outside_before = snapshot(outside)
+    old = make_tree(ws, 2)
+    edit = preview(ws)
+    _swap_folder_at_settle(monkeypatch, ws, outside, back_after=None)
+    applied = apply_preview(edit, journal=journal)
+    assert snapshot(outside) == outside_before
+    (ws / "pkg").unlink()
+    os.rename(ws / "pkg-real", ws / "pkg")
+    now = snapshot(ws)
+    kept = sorted(k for k in now if k.endswith(".orig"))
+    assert len(kept) == 2
+    assert applied.warning is not None
+    assert "the change is applied, but the old copies" in applied.warning
+    assert all(name in applied.warning for name in kept)
+    assert {k: v for k, v in now.items() if k not in kept} == new_tree(old)
+
+
 async def test_write_tool_racing_a_symlink_swap_writes_nothing_outside(
     ws: Path, journal: Journal, tmp_path: Path
 ) -> None:

@@ -16,6 +16,7 @@ import pytest
 from provider_support import Exchange, error, llama_chat_sse
 
 from xcsh.agent import AgentSession, Notice, SessionRecorder, ToolResult, load_session
+from xcsh.agent.session_config import SessionConfig
 from xcsh.agent.steering import NO_FORCING_NOTE, REMINDER_TEXT
 from xcsh.pending import PendingActionStore
 from xcsh.providers import ProviderSettings, create_provider
@@ -42,8 +43,10 @@ def session_for(
         tools=create_builtin_tools(ws, store),
         cwd=ws,
         store=store,
-        recorder=recorder,
-        steering_mode=steering_mode,
+        config=SessionConfig(
+            recorder=recorder,
+            steering_mode=steering_mode,
+        ),
     )
     events: list[Any] = []
     session.subscribe(events.append)

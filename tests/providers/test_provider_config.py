@@ -13,9 +13,22 @@ from typing import Any
 import pytest
 
 from xcsh.core import UsageError
-from xcsh.providers import ProviderSettings, create_provider, resolve_provider_settings
+from xcsh.providers import (
+    ProviderFlags,
+    ProviderSettings,
+    StoredProviderSettings,
+    create_provider,
+)
+from xcsh.providers import resolve_provider_settings as resolve_typed
 
 NO_FLAGS: dict[str, Any] = {}
+
+
+def resolve_provider_settings(
+    flags: dict[str, Any], env: dict[str, str], stored: dict[str, Any]
+) -> ProviderSettings:
+    """Resolve flags and settings.toml values given as a front end and the file give them."""
+    return resolve_typed(ProviderFlags(**flags), env, StoredProviderSettings.from_file(stored))
 
 
 def test_nothing_configured_says_what_to_set() -> None:
@@ -178,8 +191,10 @@ def test_importing_providers_loads_no_sdk() -> None:
     loaded = sdk_modules_after(
         """
         import xcsh.providers
+        from xcsh.providers import ProviderFlags, StoredProviderSettings
         from xcsh.providers import resolve_provider_settings
-        resolve_provider_settings({}, {"ANTHROPIC_API_KEY": "k"}, {})
+        env = {"ANTHROPIC_API_KEY": "k"}
+        resolve_provider_settings(ProviderFlags(), env, StoredProviderSettings())
         """
     )
     assert loaded == []

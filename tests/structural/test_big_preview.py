@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from sgcli import ast_grep_binary
 
 from xcsh.core import MAX_RESULT_CHARS
@@ -48,6 +49,37 @@ def test_edit_json_is_byte_identical_to_the_cli(tmp_path: Path) -> None:
     ours = _run([*XCSH, "ast-edit", *both, "--json", "--dry-run", "m.py"], tmp_path)
     assert ours.returncode == 0, ours.stderr
     assert theirs.stdout.count(b"\n") == 15  # 12 replacements and 3 nested matches
+    assert ours.stdout == theirs.stdout
+
+
+@pytest.mark.parametrize(
+    ("pattern", "rewrite"),
+    [
+        ("print($A)", "log($A)"),  # a single capture
+        ("compute($A, $$$REST)", "calc($A, $$$REST)"),  # both kinds, ``$$$REST`` empty once
+        ("compute($$$A)", "calc(\n    $$$A\n)"),  # a template of several lines, re-indented
+    ],
+)
+def test_edit_json_of_captures_and_templates_is_the_clis(
+    tmp_path: Path, pattern: str, rewrite: str
+) -> None:
+    source = (
+        "# é\n"
+        "def f():\n"
+        "    x = compute(a, 'é', c)\n"
+        "    y = compute(compute(1), 2)\n"
+        "    z = compute(\n"
+        "        first,\n"
+        "    )\n"
+        "    print('ü')\n"
+        "    w = compute()\n"
+    )
+    (tmp_path / "m.py").write_text(source * 2, encoding="utf-8")
+    both = ["-p", pattern, "-r", rewrite, "-l", "python"]
+    theirs = _run([ast_grep_binary(), "run", *both, "--json=stream", "m.py"], tmp_path)
+    ours = _run([*XCSH, "ast-edit", *both, "--json", "--dry-run", "m.py"], tmp_path)
+    assert ours.returncode == 0, ours.stderr
+    assert theirs.stdout.count(b"\n") >= 1
     assert ours.stdout == theirs.stdout
 
 

@@ -195,7 +195,7 @@ def test_edit_json_lists_nested_matches_as_the_cli(tmp_path: Path) -> None:
     preview = preview_edit(
         EditSpec(ops=(EditOp(pat="Some($A)", out="$A"),)), ScopeSpec(root=tmp_path), captures=True
     )
-    ours = [json.loads(r.record) for f in preview.files for r in f.listed()]
+    ours = [json.loads(f.record(r)) for f in preview.files for r in f.listed()]
     assert len(expected) == 2 and ours == expected
     assert preview.total == 1  # the nested one is listed, never written
 

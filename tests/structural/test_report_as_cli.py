@@ -170,3 +170,67 @@ def test_heading_with_a_rule_is_refused(tmp_path: Path, xcsh_home: Path) -> None
     )
     assert ours.returncode == 2
     assert "--heading goes with -p" in ours.stderr
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "id: on\nlanguage: python\nseverity: warning\nmessage: no\nnote: yes\n",
+        "id: off-rule\nlanguage: python\nseverity: off\nmessage: y\n",
+        "id: n\nlanguage: python\nseverity: error\nmessage: 1:30 or 0o17 is text\n",
+    ],
+    ids=["on-no-yes", "severity-off", "numbers"],
+)
+def test_yaml_words_read_as_ast_grep_reads_them(rule: str, tmp_path: Path, xcsh_home: Path) -> None:
+    # ast-grep reads YAML 1.2: unquoted on/off/yes/no/y/n are strings, not booleans
+    (tmp_path / "rule.yml").write_text(rule + "rule: {pattern: 'print($$$A)'}\n")
+    (tmp_path / "a.py").write_text(SOURCE)
+    theirs = subprocess.run(
+        [ast_grep_binary(), "scan", "--color", "never", "--rule", "rule.yml", "a.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    ours = run_xcsh(["scan", "--rule", "rule.yml", "a.py"], cwd=tmp_path, home=xcsh_home)
+    assert (ours.returncode, ours.stdout) == (theirs.returncode, theirs.stdout), ours.stderr
+
+
+FIXED = (
+    "id: to-log\nlanguage: python\nseverity: error\nrule: {pattern: 'print($$$A)'}\n"
+    "fix: log($$$A)\n"
+)
+UNFIXED = (
+    "id: no-return\nlanguage: python\nseverity: error\nmessage: r\nrule: {pattern: 'return $X'}\n"
+)
+
+
+@pytest.mark.parametrize(
+    "rules", [[UNFIXED], [FIXED, UNFIXED], [FIXED]], ids=["no-fix", "mixed", "fix-only"]
+)
+def test_scan_fix_yes_writes_reports_and_exits_as_scan_update_all(
+    rules: list[str], tmp_path: Path, xcsh_home: Path
+) -> None:
+    # `xcsh scan --fix --yes` in a CI step: the same files and exit status as
+    # `ast-grep scan -U`, and the matches no fix removes are reported as the CLI reports them
+    trees = {}
+    for who in ("cli", "xcsh"):
+        root = tmp_path / who
+        (root / "rules").mkdir(parents=True)
+        (root / "sgconfig.yml").write_text("ruleDirs: [rules]\n")
+        for i, rule in enumerate(rules):
+            (root / "rules" / f"r{i}.yml").write_text(rule)
+        (root / "a.py").write_text(SOURCE)
+        trees[who] = root
+    theirs = subprocess.run(
+        [ast_grep_binary(), "scan", "--color", "never", "-U"],
+        cwd=trees["cli"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    ours = run_xcsh(["scan", "--fix", "--yes"], cwd=trees["xcsh"], home=xcsh_home)
+    assert ours.returncode == theirs.returncode, ours.stderr
+    assert (trees["xcsh"] / "a.py").read_bytes() == (trees["cli"] / "a.py").read_bytes()
+    if UNFIXED in rules:
+        assert theirs.stdout and ours.stdout.endswith(theirs.stdout)

@@ -13,7 +13,7 @@ import pytest
 import xcsh.structural.warm as warm_module
 from warm_scenario import CHANGES, PATTERN, SETTLE_SECONDS, make_workspace, run_change
 from xcsh import PendingActionStore
-from xcsh.app import open_index
+from xcsh.app import Settings, open_index
 from xcsh.core import UsageError
 from xcsh.structural.warm import Fingerprint, WarmIndex
 from xcsh.structural.warm_cache import parse_index_memory
@@ -155,7 +155,8 @@ def test_index_memory_accepts_bytes_or_a_size(value: object, expected: int) -> N
 @pytest.mark.parametrize("value", [-1, "lots", "12 TB", True, 1.5])
 def test_a_bad_index_memory_names_the_setting_and_the_fix(value: object, tmp_path: Path) -> None:
     with pytest.raises(UsageError) as caught:
-        open_index(tmp_path, {"index_memory": value})
+        settings = Settings.from_values({"index_memory": value}, tmp_path / "settings.toml")
+        open_index(tmp_path, settings)
     assert "index_memory" in str(caught.value) and "MiB" in str(caught.value)
 
 

@@ -43,6 +43,7 @@ from xcsh.agent.persistence import (
 from xcsh.agent.previews import RebuiltPreview, preview_digest
 from xcsh.agent.profile import PROFILE_SETTINGS, Profile, choose_profile
 from xcsh.agent.prompt import build_system_prompt
+from xcsh.agent.run_settings import RunSettings, read_run_settings
 from xcsh.agent.session import (
     DECLINED_TEXT,
     AgentSession,
@@ -52,6 +53,8 @@ from xcsh.agent.session import (
     ResumeReport,
     approval_resolve_tool,
 )
+from xcsh.agent.session_config import SessionConfig
+from xcsh.agent.session_pending import SessionPending
 from xcsh.agent.steering import (
     DEFAULT_MAX_FORCED_TURNS,
     REMINDER_TEXT,
@@ -94,7 +97,10 @@ __all__ = [
     "ResumeReport",
     "RunEnd",
     "RunEndReason",
+    "RunSettings",
     "SavedSession",
+    "SessionConfig",
+    "SessionPending",
     "SessionRecorder",
     "Steering",
     "SteeringMode",
@@ -119,6 +125,7 @@ __all__ = [
     "new_session_id",
     "parse_tool_policy",
     "preview_digest",
+    "read_run_settings",
     "repair_tool_pairs",
     "session_path",
     "sessions_dir",

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from xcsh.core import Message, TextContent, ToolCall, UserMessage
+from xcsh.core import JsonObject, Message, TextContent, ToolCall, UserMessage
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -127,7 +127,7 @@ class CheckpointReplay:
 
 def rewind_record(
     number: int, *, conversation: bool, files: bool, journal: int | None
-) -> dict[str, Any]:
+) -> JsonObject:
     """The session file's ``rewind`` record."""
     return {
         "type": "rewind",

@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from xcsh.fs import read_regular_bytes
+
 INSTRUCTIONS_FILE = "AGENTS.md"
 
 MAX_INSTRUCTIONS_CHARS = 32_000
@@ -113,7 +115,7 @@ def load_instructions(
     left = limit
     for path in instruction_paths(cwd, home):
         try:
-            body = path.read_text(encoding="utf-8").strip()
+            body = read_regular_bytes(path).decode("utf-8").strip()
         except (OSError, UnicodeDecodeError) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             unreadable.append(f"{path}: {why}")

@@ -38,6 +38,7 @@ older readers survive additions; a header with a newer ``version`` is refused.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import secrets
 import time
@@ -46,9 +47,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
+from pydantic import TypeAdapter
+
 from xcsh.agent.checkpoints import Checkpoint, CheckpointReplay
 from xcsh.core import (
     AssistantMessage,
+    JsonObject,
     Message,
     TextContent,
     ThinkingContent,
@@ -78,7 +82,7 @@ class PendingRecord:
     """
 
     tool_name: str | None
-    arguments: dict[str, Any] | None
+    arguments: JsonObject | None
     label: str
     source_tool_name: str
     files: list[str] | None = None
@@ -203,12 +207,21 @@ def _details(tool_name: str, data: object) -> object:
 
 
 _USAGE_FIELDS = {f.name for f in dataclasses.fields(Usage)}
-_PENDING_FIELDS = {f.name for f in dataclasses.fields(PendingRecord)}
 
 
-def _pending_record(data: Mapping[str, Any]) -> PendingRecord:
-    """A saved stack entry; fields this version does not know are ignored."""
-    return PendingRecord(**{k: v for k, v in data.items() if k in _PENDING_FIELDS})
+@functools.cache
+def _pending_adapter() -> TypeAdapter[PendingRecord]:
+    """The one adapter of a saved stack entry (built on first use: it costs milliseconds)."""
+    return TypeAdapter(PendingRecord)
+
+
+def _pending_record(data: object) -> PendingRecord:
+    """A saved stack entry; fields this version does not know are ignored.
+
+    Raises:
+        ValueError: a field is missing or of the wrong kind.
+    """
+    return _pending_adapter().validate_python(data)
 
 
 class SessionRecorder:
@@ -224,7 +237,7 @@ class SessionRecorder:
     ignores, so new records start on a line of their own.
     """
 
-    def __init__(self, path: Path, *, header: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, path: Path, *, header: Mapping[str, str] | None = None) -> None:
         self.path = path
         self._fh: TextIO | None = None
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -234,7 +247,7 @@ class SessionRecorder:
             created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
             self.write({"type": "session", "version": SCHEMA_VERSION, "created": created, **header})
 
-    def write(self, record: Mapping[str, Any]) -> None:
+    def write(self, record: Mapping[str, object]) -> None:
         """Append one record as a JSON line (values JSON cannot hold become strings)."""
         line = json.dumps(record, ensure_ascii=False, default=str)
         if self._fh is None or self._fh.closed:
@@ -334,11 +347,7 @@ def load_session(path: Path) -> SavedSession:
             f"{SCHEMA_VERSION}",
             hint="upgrade xcsh to resume it",
         )
-    messages: list[Message] = []
-    pending: list[PendingRecord] = []
-    steering: tuple[str, str, str] | None = None
-    replay = CheckpointReplay()
-    rewinds: list[int] = []
+    loaded = _Loaded()
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
@@ -350,34 +359,53 @@ def load_session(path: Path) -> SavedSession:
             raise
         kind = record.get("type")
         try:
-            if kind == "message":
-                messages.append(message_from_dict(record["message"]))
-                replay.message(messages[-1])
-            elif kind == "checkpoint":
-                replay.checkpoint(record, messages)
-            elif kind == "rewind":
-                history = replay.rewind(record)
-                messages = messages if history is None else history
-                if record.get("journal") is not None:
-                    rewinds.append(int(record["journal"]))
-            elif kind == "compaction":
-                messages = [message_from_dict(m) for m in record["messages"]]
-            elif kind == "steering":
-                steering = (str(record["provider"]), str(record["model"]), str(record["mode"]))
-            elif kind == "pending":
-                pending = [_pending_record(r) for r in record.get("stack", [])]
+            loaded.read(kind, record)
         except (KeyError, TypeError, ValueError) as exc:
             raise UsageError(f"{path}:{number}: malformed {kind} record: {exc}") from exc
     return SavedSession(
         id=str(header.get("id", path.stem)),
         path=path,
         cwd=str(header.get("cwd", "")),
-        messages=messages,
-        pending=pending,
-        steering=steering,
-        checkpoints=tuple(replay.done),
-        rewinds=tuple(rewinds),
+        messages=loaded.messages,
+        pending=loaded.pending,
+        steering=loaded.steering,
+        checkpoints=tuple(loaded.replay.done),
+        rewinds=tuple(loaded.rewinds),
     )
+
+
+@dataclass
+class _Loaded:
+    """What the records of a session file read so far say."""
+
+    messages: list[Message] = dataclasses.field(default_factory=list)
+    pending: list[PendingRecord] = dataclasses.field(default_factory=list)
+    steering: tuple[str, str, str] | None = None
+    replay: CheckpointReplay = dataclasses.field(default_factory=CheckpointReplay)
+    rewinds: list[int] = dataclasses.field(default_factory=list)
+
+    def read(self, kind: object, record: dict[str, Any]) -> None:
+        """Take one record into account (an unknown ``kind`` is skipped).
+
+        Raises:
+            KeyError, TypeError, ValueError: the record is malformed.
+        """
+        if kind == "message":
+            self.messages.append(message_from_dict(record["message"]))
+            self.replay.message(self.messages[-1])
+        elif kind == "checkpoint":
+            self.replay.checkpoint(record, self.messages)
+        elif kind == "rewind":
+            history = self.replay.rewind(record)
+            self.messages = self.messages if history is None else history
+            if record.get("journal") is not None:
+                self.rewinds.append(int(record["journal"]))
+        elif kind == "compaction":
+            self.messages = [message_from_dict(m) for m in record["messages"]]
+        elif kind == "steering":
+            self.steering = (str(record["provider"]), str(record["model"]), str(record["mode"]))
+        elif kind == "pending":
+            self.pending = [_pending_record(r) for r in record.get("stack", [])]
 
 
 def _parse_line(path: Path, number: int, line: str) -> dict[str, Any]:

@@ -19,8 +19,11 @@ from xcsh.core import ToolSpec
 Profile = Literal["full", "compact"]
 """What the model is sent: everything, or the compact profile."""
 
-PROFILE_SETTINGS = ("auto", "full", "compact")
+ProfileSetting = Literal["auto", "full", "compact"]
 """The values of the ``profile`` setting."""
+
+PROFILE_SETTINGS: tuple[ProfileSetting, ...] = ("auto", "full", "compact")
+"""The values of the ``profile`` setting, in the order messages list them."""
 
 COMPACT_WINDOW = 32768
 """``auto`` picks the compact profile for servers whose window is at most this many tokens."""
@@ -37,7 +40,9 @@ ADVANCED_PARAMETERS: dict[str, frozenset[str]] = {
 """Parameters a compact tool schema leaves out, by tool (sent only in the full profile)."""
 
 
-def choose_profile(setting: str, *, compatible_server: bool, window: int | None) -> Profile:
+def choose_profile(
+    setting: ProfileSetting, *, compatible_server: bool, window: int | None
+) -> Profile:
     """The profile for a ``profile`` setting of ``"auto"``, ``"full"`` or ``"compact"``.
 
     ``auto`` is ``compact`` only for a ``--base-url`` server that reported a

@@ -12,15 +12,14 @@ rebuild it on resume.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from xcsh.agent.events import AgentEvent, Notice, PendingPushed, Resolved, RunEnd, TurnEnd
 from xcsh.agent.persistence import PendingRecord, SessionRecorder, message_to_dict
 from xcsh.agent.previews import preview_digest
-from xcsh.core import Message
+from xcsh.core import JsonObject, Message
 from xcsh.pending import PendingAction, PendingActionStore
 
-SteeringState = Callable[[], dict[str, Any]]
+SteeringState = Callable[[], dict[str, str]]
 """``state()``: the ``provider``, ``model`` and steering ``mode`` as they are now."""
 
 
@@ -45,7 +44,7 @@ def pending_records(store: PendingActionStore | None) -> list[PendingRecord]:
     return records
 
 
-def _arguments(action: PendingAction | None) -> dict[str, Any] | None:
+def _arguments(action: PendingAction | None) -> JsonObject | None:
     origin = action.origin if action is not None else None
     if origin is None or origin.arguments is None:
         return None
@@ -127,7 +126,7 @@ class SessionLog:
             )
             self.pending()
 
-    def _pushed(self, event: PendingPushed) -> dict[str, Any]:
+    def _pushed(self, event: PendingPushed) -> JsonObject:
         """The ``pending_pushed`` record: the call that produced the preview, from its action."""
         action = self._pending(event.value.id)
         origin = action.origin if action is not None else None

@@ -1,7 +1,7 @@
 """Resuming a recorded session: rebuilding the pending actions it left.
 
 Only an action whose tool can re-run it from the recorded arguments (the
-session's ``rebuildable_tools``, ``ast_edit``) survives the process. The
+session's ``SessionConfig.rebuildable_tools``, ``ast_edit``) survives the process. The
 others live only in memory (their ``apply`` and ``reject`` are callbacks of
 the process that made them), so a session that ends discards them first,
 running each ``reject`` (:func:`discard_unrebuildable`), and a later session

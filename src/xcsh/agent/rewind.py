@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from xcsh.agent.checkpoints import Checkpoint, is_user_turn, rewind_record
 from xcsh.agent.persistence import (
@@ -40,7 +40,7 @@ from xcsh.agent.persistence import (
     load_session,
     sessions_dir,
 )
-from xcsh.core import Message, UsageError, XcshError
+from xcsh.core import JsonObject, Message, UsageError, XcshError
 from xcsh.core.safe import visible_line
 from xcsh.core.wording import name_list, plural
 from xcsh.journal import ApplyError, Journal
@@ -74,7 +74,7 @@ class CheckpointRecorder(SessionRecorder):
     """
 
     def __init__(
-        self, path: Path, *, header: Mapping[str, Any] | None = None, journal: Journal
+        self, path: Path, *, header: Mapping[str, str] | None = None, journal: Journal
     ) -> None:
         super().__init__(path, header=header)
         self.journal = journal
@@ -258,7 +258,7 @@ def rewind(
     number: int,
     mode: RewindMode,
     *,
-    write: Callable[[dict[str, Any]], None],
+    write: Callable[[JsonObject], None],
     discarded: Sequence[str] = (),
 ) -> RewindOutcome:
     """Rewind session ``saved`` to just before its user message ``number``.

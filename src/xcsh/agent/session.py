@@ -2,11 +2,12 @@
 
 A front end drives the agent only through :class:`AgentSession`::
 
-    session = AgentSession(provider=provider, tools=tools, cwd=cwd, store=store)
+    session = AgentSession(provider=provider, tools=tools, cwd=cwd, store=store,
+                           config=SessionConfig(recorder=recorder))
     unsubscribe = session.subscribe(on_event)      # every AgentEvent, in order
     end = await session.prompt("rename foo to bar")  # one run; returns its RunEnd
     session.cancel()                                # from a key handler, mid-run
-    await session.resolve_top("apply", "looks right")  # /apply, /discard between runs
+    await session.pending.resolve_top("apply", "looks right")  # /apply, /discard between runs
 
 Events are delivered synchronously on the event loop, in order; a listener
 must not block or raise (an exception is logged and swallowed). The session
@@ -39,18 +40,13 @@ from xcsh.agent.approval import (
 from xcsh.agent.compaction import compact_history
 from xcsh.agent.events import AgentError, AgentEvent, Notice, RunEnd
 from xcsh.agent.history import repair_tool_pairs
-from xcsh.agent.persistence import SessionRecorder
 from xcsh.agent.profile import Profile
 from xcsh.agent.prompt import build_system_prompt
 from xcsh.agent.recording import SessionLog
 from xcsh.agent.resume import ResumeReport
-from xcsh.agent.session_pending import PendingOperations
-from xcsh.agent.steering import (
-    DEFAULT_MAX_FORCED_TURNS,
-    Steering,
-    SteeringMode,
-    SteeringStyle,
-)
+from xcsh.agent.session_config import SessionConfig
+from xcsh.agent.session_pending import SessionPending
+from xcsh.agent.steering import Steering
 from xcsh.core import (
     AgentTool,
     Message,
@@ -67,7 +63,7 @@ log = logging.getLogger(__name__)
 EventListener = Callable[[AgentEvent], None]
 
 
-class AgentSession(PendingOperations):
+class AgentSession:
     """One conversation with a model, its tools and its pending-action store.
 
     Args:
@@ -77,31 +73,12 @@ class AgentSession(PendingOperations):
         cwd: the working folder (for the system prompt and resume).
         store: the pending-action store the tools push onto; ``None`` for a
             session without previews (then no ``resolve`` and no steering).
-        system_prompt: overrides the default built from ``cwd`` and the tools.
-        instructions: project and user instructions (``AGENTS.md``) added to
-            the default system prompt.
-        messages: history to continue from (a resumed session).
-        approval: asked before each model ``apply`` (``--approve ask``, the TUI).
-        recorder: where the session is saved; ``None`` keeps it in memory.
-        session_id: the id shown to the user (default: the recorder's file name).
-        max_forced_turns: consecutive forced turns without progress before a
-            run stops with ``RunEnd(reason="forced_cap")`` (contract §3).
-        thinking: ask for extended reasoning where the provider supports it.
-        max_tokens: output cap per request.
-        rebuildable_tools: tools whose pending actions :meth:`restore_pending`
-            rebuilds by re-running the tool with the recorded arguments.
-        steering: ``"forced"`` (default) or ``"soft"``: remind first, force
-            only when the model ignores the reminder.
-        context_window: the model's context window in tokens (default: the
-            known window of ``provider.model``, else 128,000); older turns
-            are compacted into a summary before a request would pass 80% of
-            it (:mod:`xcsh.agent.compaction`).
-        steering_mode: how ``provider`` takes a forced tool choice, when a
-            resumed session already learnt it (:class:`SavedSession.steering`).
-        requires_checks: ``apply_requires_checks``: the model's apply of a preview whose
-            check newly fails or timed out needs the person (see :func:`approval_resolve_tool`).
-        profile: ``"full"`` or ``"compact"`` (:mod:`xcsh.agent.profile`): a
-            short system prompt and trimmed tool schemas for small models.
+        config: the prompt, history, recording and steering choices
+            (:class:`~xcsh.agent.session_config.SessionConfig`).
+
+    Attributes:
+        pending: the pending actions between runs (``/apply``, resume, what a
+            session's end discards): :class:`~xcsh.agent.session_pending.SessionPending`.
 
     Raises:
         ValueError: two tools share a name, or ``max_forced_turns < 1``.
@@ -114,53 +91,52 @@ class AgentSession(PendingOperations):
         tools: Iterable[AgentTool[Any]],
         cwd: Path,
         store: PendingActionStore | None,
-        system_prompt: str | None = None,
-        instructions: str = "",
-        messages: Sequence[Message] = (),
-        approval: ApprovalHook | None = None,
-        recorder: SessionRecorder | None = None,
-        session_id: str | None = None,
-        max_forced_turns: int = DEFAULT_MAX_FORCED_TURNS,
-        thinking: bool = False,
-        max_tokens: int | None = None,
-        rebuildable_tools: Iterable[str] = ("ast_edit",),
-        steering: SteeringStyle = "forced",
-        context_window: int | None = None,
-        steering_mode: SteeringMode | None = None,
-        requires_checks: bool = False,
-        profile: Profile = "full",
+        config: SessionConfig | None = None,
     ) -> None:
+        config = config or SessionConfig()
+        recorder = config.recorder
         self.provider = provider
         self.cwd = cwd
         self.store = store
         self.recorder = recorder
-        self.id = session_id or (recorder.path.stem if recorder else secrets.token_hex(4))
-        self.thinking = thinking
-        self.max_tokens = max_tokens
-        self.rebuildable_tools = frozenset(rebuildable_tools)
-        self._window_given = context_window is not None
+        self.id = config.session_id or (recorder.path.stem if recorder else secrets.token_hex(4))
+        self.thinking = config.thinking
+        self.max_tokens = config.max_tokens
+        self._window_given = config.context_window is not None
         self.context_window = (
-            context_window or context_window_of(provider.model) or DEFAULT_CONTEXT_WINDOW
+            config.context_window or context_window_of(provider.model) or DEFAULT_CONTEXT_WINDOW
         )
-        self._tools = session_tools(tools, store, approval, requires_checks=requires_checks)
-        self.profile: Profile = profile
-        self.system_prompt = system_prompt or build_system_prompt(
-            cwd, self._tools.values(), instructions, compact=profile == "compact"
+        self._tools = session_tools(
+            tools, store, config.approval, requires_checks=config.requires_checks
+        )
+        self.profile: Profile = config.profile
+        self.system_prompt = config.system_prompt or build_system_prompt(
+            cwd, self._tools.values(), config.instructions, compact=config.profile == "compact"
         )
         self._steering = Steering(
             store,
-            max_forced_turns=max_forced_turns,
+            max_forced_turns=config.max_forced_turns,
             supports_forced_tool_choice=getattr(provider, "supports_forced_tool_choice", True),
-            style=steering,
+            style=config.steering,
             learn_tool_choice=getattr(provider, "compatible_server", False),
         )
-        if steering_mode is not None:
-            self._steering.mode = steering_mode
-        self._messages: list[Message] = list(messages)
+        if config.steering_mode is not None:
+            self._steering.mode = config.steering_mode
+        self._messages: list[Message] = list(config.messages)
         self._listeners: list[EventListener] = []
         self._log = SessionLog(recorder, store, self._steering_state)
         self._task: asyncio.Task[RunEnd] | None = None
         self._cancel = asyncio.Event()
+        self.pending = SessionPending(
+            store=store,
+            tools=self._tools,
+            rebuildable=config.rebuildable_tools,
+            steering=self._steering,
+            log=self._log,
+            emit=self._emit,
+            append=self._append,
+            running=lambda: self.running,
+        )
 
     # -- reading -------------------------------------------------------------
 
@@ -199,7 +175,7 @@ class AgentSession(PendingOperations):
         """Add ``text`` as the user's message and run until the model stops.
 
         With ``last`` (``xcsh -p``: the run is the whole session), however the
-        run ends, :meth:`end_pending` runs before ``RunEnd``, which then names
+        run ends, :meth:`SessionPending.end` runs before ``RunEnd``, which then names
         what it discarded and counts only what stays pending.
 
         Returns:
@@ -240,7 +216,7 @@ class AgentSession(PendingOperations):
             end = await self._task
         except asyncio.CancelledError:
             self._task = None
-            end = await self._ending(self._run_end("cancelled", start, "Cancelled."), last)
+            end = await self.pending.ending(self._run_end("cancelled", start, "Cancelled."), last)
             self._emit(end)
             task = asyncio.current_task()
             if task is not None and task.cancelling():
@@ -249,11 +225,11 @@ class AgentSession(PendingOperations):
         except Exception as exc:
             self._task = None
             self._emit(AgentError(message=f"{type(exc).__name__}: {exc}", kind="internal"))
-            self._emit(await self._ending(self._run_end("error", start, str(exc)), last))
+            self._emit(await self.pending.ending(self._run_end("error", start, str(exc)), last))
             raise
         finally:
             self._task = None
-        end = await self._ending(end, last)
+        end = await self.pending.ending(end, last)
         self._emit(end)
         return end
 
@@ -388,5 +364,6 @@ __all__ = [
     "ApprovalHook",
     "EventListener",
     "ResumeReport",
+    "SessionConfig",
     "approval_resolve_tool",
 ]

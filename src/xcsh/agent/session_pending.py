@@ -1,16 +1,14 @@
 """The session's pending actions between runs: ``/apply`` on the user's behalf,
 rebuilding a resumed session's previews, and discarding what cannot outlive it.
 
-:class:`PendingOperations` is a part of :class:`~xcsh.agent.session.AgentSession`
-(mixed in); the work itself is done by :mod:`xcsh.agent.approval` and
-:mod:`xcsh.agent.resume`.
+:class:`SessionPending` is ``AgentSession.pending``; the work itself is done by
+:mod:`xcsh.agent.approval` and :mod:`xcsh.agent.resume`.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
 
 from xcsh.agent import loop
 from xcsh.agent.approval import UserResolution, resolve_as_user
@@ -30,39 +28,57 @@ from xcsh.core import AgentTool, Message, UsageError
 from xcsh.pending import PendingActionStore
 
 
-class PendingOperations:
-    """What a front end does with the pending actions outside a run (mixed into
-    ``AgentSession``, which owns the attributes declared here)."""
+class SessionPending:
+    """What a front end does with a session's pending actions outside a run.
 
-    store: PendingActionStore | None
-    rebuildable_tools: frozenset[str]
-    _task: asyncio.Task[RunEnd] | None
-    _tools: dict[str, AgentTool[Any]]
-    _steering: Steering
-    _log: SessionLog
+    Args:
+        store: the session's pending-action store (``None``: a session without previews).
+        tools: the session's tools, by name (``resolve`` among them when there is a store).
+        rebuildable: tools whose actions a later session rebuilds (they outlive the session).
+        steering: the session's steering (told of previews pushed again).
+        log: the session file's writer.
+        emit: emits an event to the session's listeners.
+        append: adds a message to the session's history (and its file).
+        running: True while a run is in progress.
+    """
 
-    if TYPE_CHECKING:
+    def __init__(
+        self,
+        *,
+        store: PendingActionStore | None,
+        tools: Mapping[str, AgentTool[Any]],
+        rebuildable: frozenset[str],
+        steering: Steering,
+        log: SessionLog,
+        emit: Callable[[AgentEvent], None],
+        append: Callable[[Message], None],
+        running: Callable[[], bool],
+    ) -> None:
+        self.store = store
+        self.rebuildable = rebuildable
+        self._tools = tools
+        self._steering = steering
+        self._log = log
+        self._emit = emit
+        self._append = append
+        self._running = running
 
-        def _emit(self, event: AgentEvent) -> None: ...
-
-        def _append(self, message: Message) -> None: ...
-
-    async def end_pending(self, reason: str = SESSION_ENDED_REASON) -> list[str]:
+    async def end(self, reason: str = SESSION_ENDED_REASON) -> list[str]:
         """Discard, ``reject`` run, the pending actions a later session cannot rebuild.
 
         Call it when the session ends (see :func:`~xcsh.agent.resume.end_unrebuildable`):
         each emits :class:`Resolved` (``tool_call_id=""``), the model is told in
-        a hidden message, ``rebuildable_tools``' actions stay. Returns their labels.
+        a hidden message, ``rebuildable``'s actions stay. Returns their labels.
 
         Raises:
             UsageError: a run is in progress.
         """
-        if self._task is not None:
+        if self._running():
             raise UsageError("cannot end the session while the model is running")
         if self.store is None:
             return []
         events, note = await end_unrebuildable(
-            self.store, tools=self._tools, rebuildable=self.rebuildable_tools, reason=reason
+            self.store, tools=self._tools, rebuildable=self.rebuildable, reason=reason
         )
         for event in events:
             self._emit(event)
@@ -71,11 +87,11 @@ class PendingOperations:
             self._log.pending()
         return [event.label for event in events]
 
-    async def _ending(self, end: RunEnd, last: bool) -> RunEnd:
-        """``end``, after :meth:`end_pending` when the run is the session's last."""
+    async def ending(self, end: RunEnd, last: bool) -> RunEnd:
+        """``end``, after :meth:`end` when the run is the session's last."""
         if not last:
             return end
-        labels = await self.end_pending(RUN_ENDED_REASON)
+        labels = await self.end(RUN_ENDED_REASON)
         return ended_run(end, labels, self.store.count if self.store else 0)
 
     async def resolve_top(
@@ -106,7 +122,7 @@ class PendingOperations:
         Raises:
             UsageError: a run is in progress, or the session has no store.
         """
-        if self._task is not None:
+        if self._running():
             raise UsageError(
                 "cannot resolve while the model is running", hint="cancel the run first"
             )
@@ -123,10 +139,10 @@ class PendingOperations:
         self._log.pending()
         return resolution
 
-    async def restore_pending(self, records: Sequence[PendingRecord]) -> ResumeReport:
+    async def restore(self, records: Sequence[PendingRecord]) -> ResumeReport:
         """Rebuild a resumed session's pending actions (bottom of the stack first).
 
-        An action whose tool is in ``rebuildable_tools`` (``ast_edit``) is
+        An action whose tool is in ``rebuildable`` (``ast_edit``) is
         re-previewed by running the tool again with the recorded arguments,
         against the files as they are now; any other is dropped. The model
         is told both in a hidden user message.
@@ -134,7 +150,7 @@ class PendingOperations:
         report, note = await rebuild_pending(
             records,
             tools=self._tools,
-            rebuildable=self.rebuildable_tools,
+            rebuildable=self.rebuildable,
             store=self.store,
             pushed=lambda result: loop.emit_pushes(self._emit, self._steering, result),
         )
@@ -143,9 +159,9 @@ class PendingOperations:
         self._log.pending()
         return report
 
-    def pending_records(self) -> list[PendingRecord]:
+    def records(self) -> list[PendingRecord]:
         """The store as it would be saved: bottom first, with each action's origin call."""
         return pending_records(self.store)
 
 
-__all__ = ["PendingOperations"]
+__all__ = ["SessionPending"]

@@ -194,7 +194,7 @@ def simple_commands(command: str) -> list[list[str]]:
     return found.commands
 
 
-def parse_tool_policy(settings: Mapping[str, Any], *, source: str) -> ToolPolicy:
+def parse_tool_policy(settings: Mapping[str, object], *, source: str) -> ToolPolicy:
     """Read ``[approval]`` from settings.toml and check its examples.
 
     Raises:
@@ -219,7 +219,7 @@ def parse_tool_policy(settings: Mapping[str, Any], *, source: str) -> ToolPolicy
     return policy
 
 
-def _decision(value: Any, where: str) -> Decision:
+def _decision(value: object, where: str) -> Decision:
     if value not in DECISIONS:
         raise UsageError(
             f'{where} must be "allow", "ask" or "deny", not {value!r}',
@@ -229,7 +229,7 @@ def _decision(value: Any, where: str) -> Decision:
     return decision
 
 
-def _rule(raw: Any, where: str) -> PrefixRule:
+def _rule(raw: object, where: str) -> PrefixRule:
     if not isinstance(raw, Mapping):
         raise UsageError(f"{where} must be a table with prefix and decision")
     unknown = set(raw) - {"prefix", "decision", "match", "not_match"}

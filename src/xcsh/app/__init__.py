@@ -14,8 +14,10 @@ the undo journal's retention, ``journal_max_entries`` (default 200) and
 ``journal_max_bytes`` (default 512 MiB), the sandbox keys of
 :mod:`xcsh.sandbox.policy`, the check keys of :mod:`xcsh.checks.settings`
 (:func:`open_checker`), ``index_memory`` (the warm structural index's
-trees and answers, default 256 MiB: :func:`open_index`) and the ``[approval]`` table of
-:mod:`xcsh.agent.tool_policy`; any other key is refused (:data:`KNOWN_SETTINGS`).
+trees and answers, default 256 MiB: :func:`open_index`) and the ``[approval]``
+table of :mod:`xcsh.agent.tool_policy`; any other key is refused
+(:data:`KNOWN_SETTINGS`). The file is read once into :class:`Settings`, and
+each part of xcsh is handed its typed section.
 
 The session is composed here with the workspace's undo journal
 (:func:`open_journal`): interrupted applies are settled first, the built-in
@@ -36,6 +38,7 @@ from xcsh.app.session import (
 )
 from xcsh.app.settings import (
     KNOWN_SETTINGS,
+    Settings,
     build_provider,
     check_home,
     load_settings,
@@ -49,6 +52,7 @@ __all__ = [
     "OpenedJournal",
     "OpenedSession",
     "SessionToolsFactory",
+    "Settings",
     "build_provider",
     "check_home",
     "index_memory",

@@ -2,33 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from xcsh.app.settings import load_settings
-from xcsh.core import UsageError
-from xcsh.structural.warm_cache import DEFAULT_INDEX_MEMORY, parse_index_memory
+from xcsh.app.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from xcsh.structural.warm import WarmIndex
 
 
-def index_memory(home: Path, settings: Mapping[str, Any] | None = None) -> int:
-    """``index_memory`` of ``home/settings.toml`` in bytes (default 256 MiB).
+def index_memory(home: Path, settings: Settings | None = None) -> int:
+    """``index_memory`` of ``home/settings.toml`` in bytes (default 256 MiB; ``settings``:
+    the file already read).
 
     Raises:
-        UsageError: it is not a size (the message names the file and the fix).
+        UsageError: bad settings, such as an ``index_memory`` that is not a size (the
+            message names the file and the fix).
     """
-    values = load_settings(home) if settings is None else settings
-    where = str(home / "settings.toml")
-    try:
-        return parse_index_memory(values.get("index_memory", DEFAULT_INDEX_MEMORY), where)
-    except ValueError as exc:
-        raise UsageError(str(exc), hint='write for instance index_memory = "256 MiB"') from None
+    return (load_settings(home) if settings is None else settings).index_memory
 
 
-def open_index(home: Path, settings: Mapping[str, Any] | None = None) -> WarmIndex:
+def open_index(home: Path, settings: Settings | None = None) -> WarmIndex:
     """An empty :class:`~xcsh.structural.warm.WarmIndex` keeping at most
     :func:`index_memory` bytes of syntax trees and answers.
 

@@ -16,55 +16,55 @@ from pathlib import Path
 from typing import Any, cast
 
 from xcsh.agent import (
-    DEFAULT_MAX_FORCED_TURNS,
-    PROFILE_SETTINGS,
     AgentSession,
     ApprovalHook,
     Instructions,
+    Profile,
     ResumeReport,
+    RunSettings,
     SavedSession,
+    SessionConfig,
     SteeringMode,
     ToolApprovalHook,
+    ToolPolicy,
     choose_profile,
     enforce_policy,
     latest_session_for,
     load_instructions,
     load_session,
     new_session_id,
-    parse_tool_policy,
     session_path,
     sessions_dir,
 )
 from xcsh.agent.rewind import CheckpointRecorder, reconcile
 from xcsh.app.checks import open_checker
 from xcsh.app.index import open_index
-from xcsh.app.settings import build_provider, load_settings
+from xcsh.app.settings import Settings, build_provider, load_settings
 from xcsh.core import AgentTool, UsageError
 from xcsh.fs import xcsh_home
-from xcsh.journal import Journal, OpenedJournal, Retention, record_applies, settled
+from xcsh.journal import Journal, OpenedJournal, record_applies, settled
 from xcsh.pending import PendingActionStore
 from xcsh.plugins import LoadError, aload_custom_tools
-from xcsh.providers import Provider
-from xcsh.sandbox import SandboxPlan, make_undumpable, parse_sandbox_settings, prepare_sandbox
+from xcsh.providers import Provider, ProviderFlags
+from xcsh.sandbox import SandboxPlan, make_undumpable, prepare_sandbox
 from xcsh.tools.registry import create_builtin_tools
 
 SessionToolsFactory = Callable[[Path, PendingActionStore], list[AgentTool[Any]]]
 """``factory(cwd, store) -> tools``: the tools of a new session."""
 
 
-def open_journal(home: Path, cwd: Path, settings: Mapping[str, Any] | None = None) -> OpenedJournal:
+def open_journal(home: Path, cwd: Path, settings: Settings | None = None) -> OpenedJournal:
     """The undo journal of ``cwd``, with any interrupted apply settled first.
 
     Args:
         home: ``$XCSH_HOME``.
         cwd: the workspace.
-        settings: ``settings.toml``'s values (default: read from ``home``).
+        settings: the settings (default: read from ``home``).
 
     Raises:
         UsageError: bad settings.
     """
-    values = load_settings(home) if settings is None else settings
-    retention = Retention.from_settings(values, home / "settings.toml")
+    retention = (load_settings(home) if settings is None else settings).retention
     return settled(Journal.for_root(home, cwd, retention=retention))
 
 
@@ -146,18 +146,15 @@ async def open_session(
 ) -> OpenedSession:
     """Build the provider, the tools and a new or resumed session.
 
-    The session offers the built-in tools, then the custom tools found for
-    ``cwd`` (user folder, entry points, and the project folder when it is
-    trusted or ``trust_project`` is set; contract §5).
+    The session offers the built-in tools, then the custom tools found for ``cwd``
+    (user folder, entry points, and the project folder when it is trusted or
+    ``trust_project`` is set; contract §5), each wrapped by the user's approval
+    policy (``[approval]``), which decides before anything runs.
 
     Args:
         options: the front end's choices.
-        tools: builds the tools for ``(cwd, store)``; by default the built-in
-            tools, writing through the workspace's journal, with ``bash``
-            confined as the sandbox settings say.
-
-    Every tool (custom ones included) is wrapped by the user's approval
-    policy (``[approval]``), which decides before anything runs.
+        tools: builds the tools for ``(cwd, store)``; default: the built-in tools,
+            writing through the workspace's journal, ``bash`` confined as settings say.
 
     Raises:
         UsageError: bad settings, no provider configured, an unknown session
@@ -170,118 +167,48 @@ async def open_session(
     # The session holds the provider's API key: no command may read xcsh's memory.
     make_undumpable()
     settings = load_settings(home)
-    flags = {"provider": options.provider, "model": options.model, "base_url": options.base_url}
-    provider = build_provider(flags, settings, options.env)
-    max_forced = settings.get("max_forced_turns", DEFAULT_MAX_FORCED_TURNS)
-    if not isinstance(max_forced, int) or isinstance(max_forced, bool) or max_forced < 1:
-        raise UsageError(
-            f"max_forced_turns in {home / 'settings.toml'} must be a whole number of at "
-            f"least 1, not {max_forced!r}"
-        )
-    steering = settings.get("steering", "forced")
-    if steering not in ("forced", "soft"):
-        raise UsageError(
-            f'steering in {home / "settings.toml"} must be "forced" or "soft", not {steering!r}'
-        )
-    window = settings.get("context_window")
-    if window is not None and (
-        not isinstance(window, int) or isinstance(window, bool) or window < 1000
-    ):
-        raise UsageError(
-            f"context_window in {home / 'settings.toml'} must be a whole number of tokens, "
-            f"at least 1000, not {window!r}"
-        )
-    profile_setting = settings.get("profile", "auto")
-    if profile_setting not in PROFILE_SETTINGS:
-        raise UsageError(
-            f"profile in {home / 'settings.toml'} must be one of "
-            f"{', '.join(repr(p) for p in PROFILE_SETTINGS)}, not {profile_setting!r}"
-        )
-    if window is None or profile_setting == "auto":
-        reported = await _server_window(provider)
-        window = window or reported
-    profile = choose_profile(
-        profile_setting,
-        compatible_server=getattr(provider, "compatible_server", False),
-        window=window,
-    )
-    cwd = options.cwd.resolve()
-    source = str(home / "settings.toml")
-    policy = parse_tool_policy(settings, source=source)
-    sandbox_settings = parse_sandbox_settings(settings, source=source)
-    path = _resume_path(home, cwd, options)
-    saved = load_session(path) if path is not None else None
-    elsewhere: Path | None = None
-    if saved is not None:
-        # A resumed session keeps the folder it started in: its previews are
-        # rebuilt, and applied, there and nowhere else.
-        own = session_folder(saved)
-        if own != cwd:
-            elsewhere, cwd = cwd, own
+    flags = ProviderFlags(provider=options.provider, model=options.model, base_url=options.base_url)
+    provider = build_provider(flags, settings.provider, options.env)
+    window, profile = await _window_and_profile(provider, settings.run)
+    place = _place(home, options)
     sandbox = SandboxPlan()
     if tools is None:
-        sandbox = prepare_sandbox(sandbox_settings, workspace=cwd, home=home)
-    opened_journal = open_journal(home, cwd, settings)
-    session_id = saved.id if saved is not None else new_session_id()
-    if saved is not None and path is not None and reconcile(opened_journal.journal, home, saved.id):
-        saved = load_session(path)  # a rewind a crash cut short now holds for the conversation too
-    # every change this session writes names it in the journal (what a rewind takes back)
-    journal = opened_journal.journal.for_session(session_id)
-    opened_journal = dataclasses.replace(opened_journal, journal=journal)
+        sandbox = prepare_sandbox(settings.sandbox, workspace=place.cwd, home=home)
+    place, opened_journal = _open_place_journal(home, place, settings)
+    journal = opened_journal.journal
     store = PendingActionStore()
-    checker = open_checker(cwd, home, settings)
-    custom = await aload_custom_tools(
-        cwd, store=store, home=home, trust_project=options.trust_project, checker=checker
-    )
+    checker = open_checker(place.cwd, home, settings)
     if tools is not None:
-        built = tools(cwd, store)
+        built = tools(place.cwd, store)
     else:
+        index = open_index(home, settings)
         built = create_builtin_tools(
-            cwd,
-            store,
-            journal=journal,
-            sandbox=sandbox,
-            checker=checker,
-            index=open_index(home, settings),
+            place.cwd, store, journal=journal, sandbox=sandbox, checker=checker, index=index
         )
-    session_tools = [*built, *custom.tools]
-    instructions = load_instructions(cwd, home) if options.instructions else Instructions()
-    policy.check_tool_names([t.name for t in session_tools])
-    session_tools = enforce_policy(session_tools, policy, options.ask_tool)
-    header: dict[str, Any] | None = None
-    if path is None:
-        path = sessions_dir(home) / f"{session_id}.jsonl"
-        header = {
-            "id": session_id,
-            "cwd": str(cwd),
-            "provider": provider.name,
-            "model": provider.model,
-        }
-    try:
-        recorder = CheckpointRecorder(path, header=header, journal=journal)
-    except OSError as exc:
-        raise UsageError(
-            f"cannot write the session file {path}: {exc.strerror or exc}",
-            hint=f"check that {sessions_dir(home)} is a folder you can write to",
-        ) from exc
-    session = AgentSession(
-        provider=provider,
-        tools=session_tools,
-        cwd=cwd,
-        store=store,
+    custom = await aload_custom_tools(
+        place.cwd, store=store, home=home, trust_project=options.trust_project, checker=checker
+    )
+    instructions = load_instructions(place.cwd, home) if options.instructions else Instructions()
+    session_tools = _policed([*built, *custom.tools], settings.approval, options.ask_tool)
+    path, recorder = _recorder(home, place, provider, journal)
+    saved = place.saved
+    config = SessionConfig(
         instructions=instructions.text,
         messages=saved.messages if saved else (),
         approval=options.approval,
         recorder=recorder,
-        max_forced_turns=max_forced,
-        steering=steering,
+        max_forced_turns=settings.run.max_forced_turns,
+        steering=settings.run.steering,
         context_window=window,
         steering_mode=learnt_mode(saved, provider),
         requires_checks=checker.settings.apply_requires_checks,
         profile=profile,
     )
+    session = AgentSession(
+        provider=provider, tools=session_tools, cwd=place.cwd, store=store, config=config
+    )
     record_applies(store, journal)  # custom tools' applies (and any not journaled) are recorded
-    report = await session.restore_pending(saved.pending) if saved else None
+    report = await session.pending.restore(saved.pending) if saved else None
     notices = tuple(n for n in (sandbox.notice, sandbox.refusal, checker.settings.notice) if n)
     return OpenedSession(
         session=session,
@@ -291,8 +218,104 @@ async def open_session(
         notices=notices,
         journal=opened_journal,
         instructions=instructions,
-        elsewhere=elsewhere,
+        elsewhere=place.elsewhere,
     )
+
+
+def _policed(
+    tools: list[AgentTool[Any]], policy: ToolPolicy, ask: ToolApprovalHook | None
+) -> list[AgentTool[Any]]:
+    """Every tool wrapped by the user's approval policy (which must name only these tools)."""
+    policy.check_tool_names([t.name for t in tools])
+    return enforce_policy(tools, policy, ask)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Place:
+    """Where a session works: its folder, its file and what was saved there.
+
+    Args:
+        cwd: the folder the session works in (a resumed session's own).
+        path: the session file to resume, or ``None`` for a new session.
+        saved: the resumed session as saved, or ``None``.
+        session_id: the session's id (a new one for a new session).
+        elsewhere: for a session resumed from another folder, the folder xcsh
+            was started in.
+    """
+
+    cwd: Path
+    path: Path | None
+    saved: SavedSession | None
+    session_id: str
+    elsewhere: Path | None = None
+
+
+def _place(home: Path, options: AppOptions) -> _Place:
+    """The session's folder and file: a resumed one keeps the folder it started in
+    (its previews are rebuilt, and applied, there and nowhere else)."""
+    cwd = options.cwd.resolve()
+    path = _resume_path(home, cwd, options)
+    saved = load_session(path) if path is not None else None
+    if saved is None:
+        return _Place(cwd=cwd, path=path, saved=None, session_id=new_session_id())
+    own = session_folder(saved)
+    elsewhere = cwd if own != cwd else None
+    return _Place(cwd=own, path=path, saved=saved, session_id=saved.id, elsewhere=elsewhere)
+
+
+def _open_place_journal(
+    home: Path, place: _Place, settings: Settings
+) -> tuple[_Place, OpenedJournal]:
+    """The workspace's journal, for this session (every change it writes names the
+    session: what a rewind takes back); a rewind a crash cut short is finished first."""
+    opened = open_journal(home, place.cwd, settings)
+    saved = place.saved
+    if saved is not None and place.path is not None and reconcile(opened.journal, home, saved.id):
+        # a rewind a crash cut short now holds for the conversation too
+        place = dataclasses.replace(place, saved=load_session(place.path))
+    journal = opened.journal.for_session(place.session_id)
+    return place, dataclasses.replace(opened, journal=journal)
+
+
+async def _window_and_profile(provider: Provider, run: RunSettings) -> tuple[int | None, Profile]:
+    """The context window (the setting's, else the one the server reports) and the profile."""
+    window = run.context_window
+    if window is None or run.profile == "auto":
+        reported = await _server_window(provider)
+        window = window or reported
+    profile = choose_profile(
+        run.profile,
+        compatible_server=getattr(provider, "compatible_server", False),
+        window=window,
+    )
+    return window, profile
+
+
+def _recorder(
+    home: Path, place: _Place, provider: Provider, journal: Journal
+) -> tuple[Path, CheckpointRecorder]:
+    """The session file (a new one names the session, its folder and its model) and its writer.
+
+    Raises:
+        UsageError: the file cannot be written.
+    """
+    path = place.path
+    header: dict[str, str] | None = None
+    if path is None:
+        path = sessions_dir(home) / f"{place.session_id}.jsonl"
+        header = {
+            "id": place.session_id,
+            "cwd": str(place.cwd),
+            "provider": provider.name,
+            "model": provider.model,
+        }
+    try:
+        return path, CheckpointRecorder(path, header=header, journal=journal)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot write the session file {path}: {exc.strerror or exc}",
+            hint=f"check that {sessions_dir(home)} is a folder you can write to",
+        ) from exc
 
 
 async def _server_window(provider: Provider) -> int | None:

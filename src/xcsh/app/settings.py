@@ -1,6 +1,9 @@
-"""Settings: ``$XCSH_HOME/settings.toml`` read and checked, and the provider built from them.
+"""Settings: ``$XCSH_HOME/settings.toml`` read once into :class:`Settings`, and the
+provider built from them.
 
-Flags come first, then the environment, then the file (see
+Each part of xcsh receives its own typed section: the provider keys, the
+run keys, the ``[approval]`` policy, the sandbox, the journal's retention
+and the check. Flags come first, then the environment, then the file (see
 :mod:`xcsh.providers.config` for the provider keys).
 """
 
@@ -8,18 +11,21 @@ from __future__ import annotations
 
 import difflib
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from xcsh.agent import sessions_dir
-from xcsh.checks import CHECK_KEYS
+from pydantic import BaseModel, ConfigDict, Field
+
+from xcsh.agent import RunSettings, ToolPolicy, parse_tool_policy, read_run_settings, sessions_dir
+from xcsh.checks import CHECK_KEYS, CheckSettings, read_check_settings
 from xcsh.core import UsageError
-from xcsh.fs import xcsh_home
-from xcsh.providers import Provider
+from xcsh.fs import read_settings_file, xcsh_home
+from xcsh.journal import Retention
+from xcsh.providers import Provider, ProviderFlags, StoredProviderSettings
 from xcsh.providers.config import SETTING_KEYS, create_provider, resolve_provider_settings
 from xcsh.sandbox import SETTING_KEYS as SANDBOX_KEYS
+from xcsh.sandbox import SandboxSettings, parse_sandbox_settings
+from xcsh.structural.warm_cache import DEFAULT_INDEX_MEMORY, parse_index_memory
 
 KNOWN_SETTINGS = (
     *SETTING_KEYS,
@@ -69,29 +75,89 @@ def check_home(home: Path) -> None:
         )
 
 
-def load_settings(home: Path) -> dict[str, Any]:
-    """The top level of ``home/settings.toml``, or ``{}`` when there is no such file.
+class Settings(BaseModel):
+    """``$XCSH_HOME/settings.toml``, read once; each part of xcsh takes its section.
+
+    A setting added to xcsh is a field here, its key in :data:`KNOWN_SETTINGS`
+    and its reading in :meth:`from_values`.
+
+    Attributes:
+        path: the file (named in messages; it need not exist).
+        provider: the provider keys (:func:`build_provider`).
+        run: forced turns, steering, context window and profile.
+        approval: the ``[approval]`` policy for tool calls.
+        sandbox: how ``bash`` and the check are confined.
+        retention: how much history the undo journal keeps.
+        checks: the user's check (a trusted project's own overrides it:
+            :func:`xcsh.checks.with_project`).
+        strict_rules: ``xcsh scan`` refuses rule files ast-grep would half-read.
+        index_memory: bytes the warm structural index keeps (syntax trees and answers).
+    """
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    path: Path
+    provider: StoredProviderSettings = Field(default_factory=StoredProviderSettings)
+    run: RunSettings = Field(default_factory=RunSettings)
+    approval: ToolPolicy = Field(default_factory=lambda: ToolPolicy(tools={}))
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    retention: Retention = Field(default_factory=Retention)
+    checks: CheckSettings = Field(default_factory=CheckSettings)
+    strict_rules: bool = False
+    index_memory: int = DEFAULT_INDEX_MEMORY
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, object], path: Path) -> Settings:
+        """Each section of a settings file's top level, read and checked.
+
+        Raises:
+            UsageError: a value of the wrong kind; the message names the file,
+                the key and the fix.
+        """
+        source = str(path)
+        return cls(
+            path=path,
+            provider=StoredProviderSettings.from_file(values),
+            run=read_run_settings(values, path),
+            approval=parse_tool_policy(values, source=source),
+            sandbox=parse_sandbox_settings(values, source=source),
+            retention=Retention.from_settings(values, path),
+            checks=read_check_settings(values, source),
+            strict_rules=_strict_rules(values.get("strict_rules", False)),
+            index_memory=_index_memory(values.get("index_memory", DEFAULT_INDEX_MEMORY), path),
+        )
+
+
+def _strict_rules(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise UsageError(
+            f"strict_rules in settings.toml is true or false; got {value!r}",
+            hint="write strict_rules = true (refuse rule files ast-grep would half-read)",
+        )
+    return value
+
+
+def _index_memory(value: object, path: Path) -> int:
+    try:
+        return parse_index_memory(value, str(path))
+    except ValueError as exc:
+        raise UsageError(str(exc), hint='write for instance index_memory = "256 MiB"') from None
+
+
+def load_settings(home: Path) -> Settings:
+    """``home/settings.toml`` read and checked (every default when there is no such file).
 
     Raises:
         UsageError: the layout of ``home`` is unusable (:func:`check_home`), the
             file cannot be read or is not valid TOML (the message names the file
-            and the parser's position), or it sets a key outside
-            :data:`KNOWN_SETTINGS` (the message names the key and the known keys).
+            and the parser's position), it sets a key outside
+            :data:`KNOWN_SETTINGS` (the message names the key and the known keys),
+            or a value of the wrong kind (the message names the key and the fix).
     """
     check_home(home)
     path = home / "settings.toml"
-    try:
-        with path.open("rb") as fh:
-            settings = tomllib.load(fh)
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(
-            f"{path} is not valid TOML: {exc}", hint="fix the file or move it aside"
-        ) from exc
-    unknown = [key for key in settings if key not in KNOWN_SETTINGS]
+    values = read_settings_file(path) or {}
+    unknown = [key for key in values if key not in KNOWN_SETTINGS]
     if unknown:
         close = difflib.get_close_matches(unknown[0], KNOWN_SETTINGS, n=1)
         maybe = f" (did you mean {close[0]!r}?)" if close else ""
@@ -100,18 +166,18 @@ def load_settings(home: Path) -> dict[str, Any]:
             f"{path}: unknown setting{'s' if len(unknown) > 1 else ''} {keys}{maybe}",
             hint="the known settings are " + ", ".join(KNOWN_SETTINGS),
         )
-    return settings
+    return Settings.from_values(values, path)
 
 
 def build_provider(
-    flags: Mapping[str, Any], settings: Mapping[str, Any], env: Mapping[str, str] | None = None
+    flags: ProviderFlags, stored: StoredProviderSettings, env: Mapping[str, str] | None = None
 ) -> Provider:
     """The provider the flags, environment and settings describe (SDK imported now).
 
     Raises:
         UsageError: nothing usable is configured; the hint says what to set.
     """
-    resolved = resolve_provider_settings(flags, os.environ if env is None else env, settings)
+    resolved = resolve_provider_settings(flags, os.environ if env is None else env, stored)
     return create_provider(resolved)
 
 
@@ -159,9 +225,6 @@ def switch_provider(
             provider = current.name
     elif provider != current.name:
         base_url = None
-    settings = load_settings(home or xcsh_home(env=env))
-    kept = {k: v for k, v in settings.items() if k not in ("provider", "model", "base_url")}
-    if base_url is not None:
-        kept["base_url"] = base_url
-    flags = {"provider": provider, "model": model}
-    return build_provider(flags, kept, env)
+    stored = load_settings(home or xcsh_home(env=env)).provider
+    kept = stored.model_copy(update={"provider": None, "model": None, "base_url": base_url})
+    return build_provider(ProviderFlags(provider=provider, model=model), kept, env)

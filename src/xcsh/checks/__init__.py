@@ -1,7 +1,7 @@
 """The project's check, run on a staged copy of the workspace with a preview applied.
 
-- :class:`CheckSettings` / :func:`parse_check_settings`: what runs (``check``),
-  for how long, when, and whether it gates apply.
+- :class:`CheckSettings` / :func:`read_check_settings` (and :func:`with_project`):
+  what runs (``check``), for how long, when, and whether it gates apply.
 - :class:`Checker`: stages a preview's files over the workspace (an overlay,
   else a copy), runs the check there under the bash sandbox's rules, and
   compares it with the baseline on the unchanged tree
@@ -15,8 +15,9 @@ from xcsh.checks.settings import (
     DEFAULT_TIMEOUT,
     HOW_TO_SET,
     CheckSettings,
-    parse_check_settings,
+    read_check_settings,
     read_project_settings,
+    with_project,
 )
 from xcsh.checks.stage import StagedTree, copy_tree, staged_tree
 
@@ -32,8 +33,9 @@ __all__ = [
     "copy_tree",
     "failing_tests",
     "new_lines",
-    "parse_check_settings",
+    "read_check_settings",
     "read_project_settings",
     "staged_tree",
     "verdict",
+    "with_project",
 ]

@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import secrets
+import shutil
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -87,7 +88,7 @@ class Checker:
     """The project's check for one workspace.
 
     Args:
-        settings: the check settings (:func:`~xcsh.checks.settings.parse_check_settings`).
+        settings: the check settings (:func:`~xcsh.checks.settings.read_check_settings`).
         workspace: the workspace folder.
         home: ``$XCSH_HOME`` (baseline cache, logs, staged trees).
         network: whether the check may use the network (``sandbox_network``).
@@ -127,7 +128,11 @@ class Checker:
             return None
         if self._overlay is None:
             scratch = self.home / "tmp" / f"probe-{secrets.token_hex(4)}"
-            self._overlay = probe_overlay(scratch)
+            support = probe_overlay(scratch)
+            if support.available and shutil.which("tar") is None:
+                reason = "no tar to lay the staged files down in the overlay"
+                support = OverlaySupport(bwrap=support.bwrap, reason=reason)
+            self._overlay = support
         return self._overlay
 
     def fingerprint(self) -> str:
@@ -205,6 +210,7 @@ class Checker:
                         timeout=self.settings.timeout,
                         on_output=collector.feed,
                         confine=staged.confine,
+                        stdin=staged.stdin,
                     )
                 except SupervisorError as exc:
                     raise ToolError(

@@ -14,14 +14,15 @@ A project's file may set only these keys; its values win over the user's.
 
 from __future__ import annotations
 
+import math
 import shlex
-import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from xcsh.core import UsageError
+from xcsh.fs import read_settings_file
 
 CHECK_KEYS = ("check", "check_timeout", "check_when", "apply_requires_checks")
 """The settings.toml keys this module reads (the only ones a project's file may set)."""
@@ -71,49 +72,81 @@ class CheckSettings:
         return asked or self.when == "always"
 
 
-def _check_values(values: Mapping[str, Any], source: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _command(value: object, source: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise UsageError(
+            f"{source}: check must be a command line, not {value!r}",
+            hint='for example check = "pytest -x -q"',
+        )
+    try:
+        shlex.split(value)
+    except ValueError as exc:
+        raise UsageError(
+            f"{source}: check {value!r} is not a valid command line: {exc}",
+            hint="close the quote, or escape it",
+        ) from exc
+    return value.strip()
+
+
+def _timeout(value: object, source: str) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)  # nan compares false with everything; inf never ends
+        or value <= 0
+    ):
+        raise UsageError(
+            f"{source}: check_timeout must be a number of seconds above 0, not {value!r}",
+            hint="for example check_timeout = 300",
+        )
+    return float(value)
+
+
+def _when(value: object, source: str) -> CheckWhen:
+    if value == "asked":
+        return "asked"
+    if value == "always":
+        return "always"
+    raise UsageError(
+        f"{source}: check_when must be 'asked' or 'always', not {value!r}",
+        hint='check_when = "always" checks every preview; "asked" only when a call asks',
+    )
+
+
+def _gate(value: object, source: str) -> bool:
+    if not isinstance(value, bool):
+        raise UsageError(f"{source}: apply_requires_checks must be true or false, not {value!r}")
+    return value
+
+
+def read_check_settings(
+    values: Mapping[str, object], source: str, base: CheckSettings | None = None
+) -> CheckSettings:
+    """``base`` (default: the defaults) with the check keys a settings file sets.
+
+    Args:
+        values: the file's top level (keys other than :data:`CHECK_KEYS` are not read).
+        source: the file's path, for messages.
+        base: the settings the file's values override (the user's, for a project's file).
+
+    Raises:
+        UsageError: a value of the wrong kind, or a command line that does not
+            split; the message names the file, the key and the fix.
+    """
+    result = base or CheckSettings()
     if "check" in values:
-        command = values["check"]
-        if not isinstance(command, str) or not command.strip():
-            raise UsageError(
-                f"{source}: check must be a command line, not {command!r}",
-                hint='for example check = "pytest -x -q"',
-            )
-        try:
-            shlex.split(command)
-        except ValueError as exc:
-            raise UsageError(
-                f"{source}: check {command!r} is not a valid command line: {exc}",
-                hint="close the quote, or escape it",
-            ) from exc
-        out["command"] = command.strip()
-        out["source"] = source
+        result = replace(result, command=_command(values["check"], source), source=source)
     if "check_timeout" in values:
-        timeout = values["check_timeout"]
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-            raise UsageError(
-                f"{source}: check_timeout must be a number of seconds above 0, not {timeout!r}",
-                hint="for example check_timeout = 300",
-            )
-        out["timeout"] = float(timeout)
+        result = replace(result, timeout=_timeout(values["check_timeout"], source))
     if "check_when" in values:
-        when = values["check_when"]
-        if when not in ("asked", "always"):
-            raise UsageError(
-                f"{source}: check_when must be 'asked' or 'always', not {when!r}",
-                hint='check_when = "always" checks every preview; "asked" only when a call asks',
-            )
-        out["when"] = when
+        result = replace(result, when=_when(values["check_when"], source))
     if "apply_requires_checks" in values:
-        gate = values["apply_requires_checks"]
-        if not isinstance(gate, bool):
-            raise UsageError(f"{source}: apply_requires_checks must be true or false, not {gate!r}")
-        out["apply_requires_checks"] = gate
-    return out
+        gate = _gate(values["apply_requires_checks"], source)
+        result = replace(result, apply_requires_checks=gate)
+    return result
 
 
-def read_project_settings(folder: Path) -> dict[str, Any] | None:
+def read_project_settings(folder: Path) -> dict[str, object] | None:
     """The top level of ``folder/.xcsh/settings.toml``, or ``None`` when there is none.
 
     Raises:
@@ -121,17 +154,9 @@ def read_project_settings(folder: Path) -> dict[str, Any] | None:
             than :data:`CHECK_KEYS` (the message names the file and the key).
     """
     path = folder / PROJECT_SETTINGS
-    try:
-        with path.open("rb") as fh:
-            values = tomllib.load(fh)
-    except FileNotFoundError:
+    values = read_settings_file(path)
+    if values is None:
         return None
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(
-            f"{path} is not valid TOML: {exc}", hint="fix the file or move it aside"
-        ) from exc
     unknown = [key for key in values if key not in CHECK_KEYS]
     if unknown:
         raise UsageError(
@@ -142,41 +167,34 @@ def read_project_settings(folder: Path) -> dict[str, Any] | None:
     return values
 
 
-def parse_check_settings(
-    user: Mapping[str, Any],
-    *,
-    source: str,
-    folder: Path | None = None,
-    trusted: bool = False,
-) -> CheckSettings:
-    """Read and check the check keys of the user's settings and the project's.
+def with_project(user: CheckSettings, folder: Path, *, trusted: bool) -> CheckSettings:
+    """The user's check settings overridden by ``folder``'s own, once the folder is trusted.
 
     Args:
-        user: the parsed top level of ``$XCSH_HOME/settings.toml``.
-        source: that file's path, for messages.
+        user: the check settings of ``$XCSH_HOME/settings.toml``.
         folder: the workspace; its ``.xcsh/settings.toml`` is read when ``trusted``.
         trusted: the folder is trusted (``xcsh trust``); otherwise a project's
             file is left unread and :attr:`CheckSettings.notice` says so.
 
     Raises:
-        UsageError: a value of the wrong kind, a command line that does not
-            split, or a project file that sets other keys; the message names
-            the file, the key and the fix.
+        UsageError: the project's file cannot be read, sets other keys, or
+            holds a bad value; the message names the file, the key and the fix.
     """
-    values = _check_values(user, source)
-    notice = ""
-    if folder is not None:
-        project_path = folder / PROJECT_SETTINGS
-        if trusted:
-            project = read_project_settings(folder)
-            if project is not None:
-                values.update(_check_values(project, str(project_path)))
-        elif project_path.is_file():
-            notice = (
+    project_path = folder / PROJECT_SETTINGS
+    if trusted:
+        project = read_project_settings(folder)
+        if project is None:
+            return user
+        return read_check_settings(project, str(project_path), user)
+    if project_path.is_file():
+        return replace(
+            user,
+            notice=(
                 f"{project_path} is not used: the folder is not trusted "
                 f"(run `xcsh trust {folder}` to let its check run)"
-            )
-    return CheckSettings(**values, notice=notice)
+            ),
+        )
+    return user
 
 
 __all__ = [
@@ -186,6 +204,7 @@ __all__ = [
     "PROJECT_SETTINGS",
     "CheckSettings",
     "CheckWhen",
-    "parse_check_settings",
+    "read_check_settings",
     "read_project_settings",
+    "with_project",
 ]

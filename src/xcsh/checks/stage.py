@@ -2,22 +2,26 @@
 
 Two ways, the first that works:
 
-- **overlay**: the workspace is the lower layer of an overlay mounted at its
-  own path in an unprivileged user and mount namespace
-  (:mod:`xcsh.sandbox.overlay`); the upper layer is the namespace's private
-  tmpfs. The changed files go there first (from one archive, unpacked in
-  the namespace by ``_unpack.py``), then the check runs; whatever it
-  writes lands in that tmpfs and is gone when it ends. The rest of the file
-  system is read-only to the check, except its temporary folder and the
-  ``sandbox_write`` paths.
-- **copy**: the workspace copied into a temporary folder (reflinked where the
-  file system can, hard links never, so a check cannot write through to the
-  user's files; ``.git`` and special files left out), the changed files
+- **overlay**: the workspace is mounted at its own path in an unprivileged
+  user and mount namespace (:mod:`xcsh.sandbox.overlay`) as the lower layer
+  of an overlay whose upper layer is the namespace's private tmpfs. The
+  changed files reach the namespace as one tar archive in memory (a memfd,
+  the first process's standard input); ``tar`` lays them down in the
+  overlay, then the check replaces the shell that ran it. Whatever the check
+  writes lands in that tmpfs and is gone when it ends; its temporary folder
+  is a tmpfs of the namespace too. The rest of the file system is read-only
+  to the check, except the ``sandbox_write`` paths. Nothing is written
+  outside the namespace.
+- **copy**: the workspace copied into a temporary folder (reflinked where
+  the file system can, hard links never, so a check cannot write through to
+  the user's files; ``.git`` and special files left out), the changed files
   written over it, and the check confined there by Landlock like ``bash``.
   The check then runs at another path than the workspace's.
 
-Either way the staged tree lives under ``$XCSH_HOME/tmp/check-XXXXXXXX`` and
-is removed when the check ends.
+Either way :func:`~xcsh.checks.placing.place_files` first decides where each
+file lands (through symlinked folders, over a symlinked file, refusing a
+path that leads out of the workspace). A copy lives in
+``$XCSH_HOME/tmp/check-XXXXXXXX``; everything is removed when the check ends.
 """
 
 from __future__ import annotations
@@ -27,21 +31,28 @@ import fcntl
 import os
 import secrets
 import shutil
-import sys
+import stat
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
+from xcsh.checks.placing import checked_relpath, place_files, tar_archive, write_files
 from xcsh.core import ToolError
 from xcsh.sandbox import Confinement
 from xcsh.sandbox.overlay import OverlaySupport, overlay_command
 
 Staging = Literal["overlay", "copy"]
 
-_UNPACK = Path(__file__).with_name("_unpack.py")
 _FICLONE = 0x40049409
 """The Linux ioctl that shares a file's blocks (btrfs, XFS, bcachefs)."""
+OVERLAY_TEMP = "overlay-tmp"
+"""The empty folder (in ``$XCSH_HOME/tmp``) each overlay's check gets a private tmpfs on."""
+_UNTAR = (
+    'tar -x -m -f - -C "$1" || { echo "xcsh: tar could not lay the staged files down" >&2; '
+    'exit 125; }; exec sh -c "$2" </dev/null'
+)
+"""Run in the namespace: the archive on standard input, the workspace, the check."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,6 +66,9 @@ class StagedTree:
         temp: the check's temporary folder (``TMPDIR``).
         argv_prefix: what the check's ``sh -c`` is wrapped in (``bwrap ...``) or ``()``.
         confine: the Landlock ruleset for a copy (``None``: not confined).
+        stdin: a file descriptor to start the command with as its standard
+            input (the staged files' archive, which the check itself does not
+            see), else ``None`` (``/dev/null``).
     """
 
     kind: Staging
@@ -62,55 +76,72 @@ class StagedTree:
     temp: Path
     argv_prefix: tuple[str, ...] = ()
     confine: Confinement | None = None
+    stdin: int | None = None
 
     def argv(self, command: str) -> list[str]:
         """The command line that runs ``command`` with ``sh -c`` in the staged tree."""
+        if self.stdin is not None:
+            return [*self.argv_prefix, "sh", "-c", _UNTAR, "xcsh-stage", str(self.root), command]
         return [*self.argv_prefix, "sh", "-c", command]
 
 
-def checked_relpath(rel: str) -> PurePosixPath:
-    """``rel`` as a path inside the workspace, or :class:`ToolError` naming it."""
-    path = PurePosixPath(rel)
-    if not rel or path.is_absolute() or ".." in path.parts or path.parts[:1] == (".",):
-        raise ToolError(
-            f"Cannot stage {rel!r}: staged files must be paths relative to the workspace, "
-            "without '..'."
-        )
-    return path
+@dataclass
+class _Survey:
+    """What :func:`copy_tree` copies: folders, regular files and symlinks (relative paths)."""
+
+    folders: list[str] = field(default_factory=list)
+    files: list[tuple[str, os.stat_result]] = field(default_factory=list)
+    links: list[tuple[str, str]] = field(default_factory=list)
+    size: int = 0
 
 
-def pack_files(files: Mapping[str, bytes]) -> bytes:
-    """``files`` in the archive format ``_unpack.py`` reads (see there)."""
-    out = bytearray()
-    for rel, data in files.items():
-        name = rel.encode("utf-8")
-        out += len(name).to_bytes(4, "big") + name + len(data).to_bytes(8, "big") + data
-    return bytes(out)
+def _survey(src: Path) -> _Survey:
+    found = _Survey()
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        with os.scandir(os.path.join(src, rel)) as entries:
+            for entry in entries:
+                path = os.path.join(rel, entry.name)
+                if entry.is_symlink():
+                    found.links.append((path, os.readlink(entry.path)))
+                elif entry.is_dir(follow_symlinks=False):
+                    if entry.name != ".git":
+                        found.folders.append(path)
+                        pending.append(path)
+                elif entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                    found.files.append((path, st))
+                    found.size += st.st_size
+    return found
 
 
-def _write_over(base: Path, files: Mapping[str, bytes]) -> None:
-    """Write ``files`` under ``base``, never through a symlink out of it."""
-    real_base = os.path.realpath(base)
-    for rel, data in files.items():
-        dest = base.joinpath(*checked_relpath(rel).parts)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        parent = os.path.realpath(dest.parent)
-        if parent != real_base and not parent.startswith(real_base + os.sep):
-            raise ToolError(f"Cannot stage {rel!r}: its folder leads out of the workspace.")
-        if dest.is_symlink() or (dest.exists() and not dest.is_file()):
-            if dest.is_dir() and not dest.is_symlink():
-                raise ToolError(f"Cannot stage {rel!r}: it is a folder in the workspace.")
-            dest.unlink()
-        dest.write_bytes(data)
-
-
-def _clone(src: str, dst: str) -> None:
-    with open(src, "rb") as fin, open(dst, "wb") as fout:
+def _copy_surveyed(src: Path, dst: Path, survey: _Survey) -> None:
+    dst.mkdir()
+    for rel in survey.folders:
+        (dst / rel).mkdir()
+    reflink = True  # until the file system says it cannot
+    for rel, st in survey.files:
+        fin = os.open(os.path.join(src, rel), os.O_RDONLY | os.O_CLOEXEC)
         try:
-            fcntl.ioctl(fout.fileno(), _FICLONE, fin.fileno())
-        except OSError:
-            shutil.copyfileobj(fin, fout, 1 << 20)
-    shutil.copystat(src, dst, follow_symlinks=False)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+            fout = os.open(os.path.join(dst, rel), flags, 0o600)
+            try:
+                if reflink:
+                    try:
+                        fcntl.ioctl(fout, _FICLONE, fin)
+                    except OSError:
+                        reflink = False
+                while not reflink and os.sendfile(fout, fin, None, 1 << 30):
+                    pass  # in the kernel: no copy through Python
+                os.fchmod(fout, stat.S_IMODE(st.st_mode))
+                os.utime(fout, ns=(st.st_atime_ns, st.st_mtime_ns))
+            finally:
+                os.close(fout)
+        finally:
+            os.close(fin)
+    for rel, target in survey.links:
+        os.symlink(target, dst / rel)
 
 
 def copy_tree(src: Path, dst: Path) -> int:
@@ -120,24 +151,9 @@ def copy_tree(src: Path, dst: Path) -> int:
     Returns:
         The number of files copied.
     """
-    count = 0
-    for folder, dirs, names in os.walk(src):
-        rel = os.path.relpath(folder, src)
-        target = dst if rel == "." else dst / rel
-        target.mkdir(exist_ok=rel != ".")
-        dirs[:] = [d for d in dirs if d != ".git" and not os.path.islink(os.path.join(folder, d))]
-        for name in names + [
-            d for d in os.listdir(folder) if os.path.islink(os.path.join(folder, d))
-        ]:
-            path = os.path.join(folder, name)
-            out = str(target / name)
-            if os.path.islink(path):
-                if not os.path.lexists(out):
-                    os.symlink(os.readlink(path), out)
-            elif os.path.isfile(path):
-                _clone(path, out)
-                count += 1
-    return count
+    survey = _survey(src)
+    _copy_surveyed(src, dst, survey)
+    return len(survey.files)
 
 
 @contextlib.contextmanager
@@ -156,7 +172,8 @@ def staged_tree(
     Args:
         workspace: the workspace folder (a real path).
         files: the previewed new content of each changed file.
-        scratch_parent: where the temporary folder is made (``$XCSH_HOME/tmp``).
+        scratch_parent: ``$XCSH_HOME/tmp``: where a copy and its temporary
+            folder are made.
         overlay: the overlay support (:func:`~xcsh.sandbox.overlay.probe_overlay`);
             ``None`` or unavailable: copy.
         network: whether the check may use the network.
@@ -165,45 +182,96 @@ def staged_tree(
 
     Raises:
         ToolError: a path in ``files`` is absolute, has ``..`` or leads out
-            of the workspace (nothing is run).
+            of the workspace, or the files could not be written (nothing is run).
     """
     for rel in files:
         checked_relpath(rel)
-    scratch_parent.mkdir(parents=True, exist_ok=True)
-    scratch = scratch_parent / f"check-{secrets.token_hex(4)}"
-    scratch.mkdir(mode=0o700)
-    temp = scratch / "tmp"
-    temp.mkdir()
+    held = _Held(scratch_parent)
     try:
-        if overlay is not None and overlay.available and overlay.bwrap is not None:
-            # One archive on disk; the files are laid over the workspace inside the
-            # namespace, in the overlay's in-memory upper layer (creating hundreds of
-            # files on a loaded disk costs a second; one file and a tmpfs, milliseconds).
-            archive = scratch / "staged.bin"
-            archive.write_bytes(pack_files(files))
-            unpack = [sys.executable, "-I", "-S", str(_UNPACK), str(archive), str(workspace), "--"]
-            prefix = overlay_command(
-                unpack,
-                bwrap=overlay.bwrap,
-                lower=workspace,
-                upper=None,
-                work=None,
-                writable=[str(temp), *writable],
-                network=network,
-            )
-            yield StagedTree(kind="overlay", root=workspace, temp=temp, argv_prefix=tuple(prefix))
-        else:
-            tree = scratch / "tree"
-            copy_tree(workspace, tree)
-            _write_over(tree, files)
-            rules = (
-                Confinement(write=(str(tree), str(temp), *writable), network=network)
-                if confine
-                else None
-            )
-            yield StagedTree(kind="copy", root=tree, temp=temp, confine=rules)
+        try:
+            if overlay is not None and overlay.available and overlay.bwrap is not None:
+                staged = _overlay(workspace, files, held, overlay.bwrap, network, writable)
+            else:
+                staged = _copy(workspace, files, held, network, writable, confine)
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename else ""
+            raise ToolError(f"Cannot stage the change: {exc.strerror or exc}{where}.") from exc
+        yield staged
     finally:
-        _remove(scratch)
+        held.remove()
+
+
+class _Held:
+    """What one staged tree made, removed together: the scratch folder
+    (``check-XXXXXXXX`` in ``parent``, made on first use) and the archive's memfd."""
+
+    def __init__(self, parent: Path) -> None:
+        self.parent = parent
+        self.scratch: Path | None = None
+        self.fds: list[int] = []
+
+    def folder(self) -> Path:
+        if self.scratch is None:
+            self.parent.mkdir(parents=True, exist_ok=True)
+            self.scratch = self.parent / f"check-{secrets.token_hex(4)}"
+            self.scratch.mkdir(mode=0o700)
+        return self.scratch
+
+    def in_memory(self, data: bytes) -> int:
+        """A file descriptor reading ``data`` from its start: a memfd, nothing on disk."""
+        fd = os.memfd_create("xcsh-staged", os.MFD_CLOEXEC)
+        self.fds.append(fd)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+        return fd
+
+    def remove(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        if self.scratch is not None:
+            _remove(self.scratch)
+
+
+def _overlay(
+    workspace: Path,
+    files: Mapping[str, bytes],
+    held: _Held,
+    bwrap: Path,
+    network: bool,
+    writable: Sequence[str],
+) -> StagedTree:
+    # The check's temporary folder is a tmpfs of its own namespace, mounted over
+    # an empty folder kept for that: in memory, private, gone with the namespace.
+    temp = held.parent / OVERLAY_TEMP
+    temp.mkdir(mode=0o700, parents=True, exist_ok=True)
+    archive = held.in_memory(tar_archive(place_files(files, workspace))) if files else None
+    prefix = overlay_command(
+        [], bwrap=bwrap, lower=workspace, private=[temp], writable=writable, network=network
+    )
+    return StagedTree(
+        kind="overlay", root=workspace, temp=temp, argv_prefix=tuple(prefix), stdin=archive
+    )
+
+
+def _copy(
+    workspace: Path,
+    files: Mapping[str, bytes],
+    held: _Held,
+    network: bool,
+    writable: Sequence[str],
+    confine: bool,
+) -> StagedTree:
+    temp = held.folder() / "tmp"
+    temp.mkdir()
+    tree = held.folder() / "tree"
+    copy_tree(workspace, tree)
+    write_files(place_files(files, tree), tree)
+    rules = (
+        Confinement(write=(str(tree), str(temp), *writable), network=network) if confine else None
+    )
+    return StagedTree(kind="copy", root=tree, temp=temp, confine=rules)
 
 
 def _remove(scratch: Path) -> None:
@@ -226,6 +294,5 @@ __all__ = [
     "Staging",
     "checked_relpath",
     "copy_tree",
-    "pack_files",
     "staged_tree",
 ]

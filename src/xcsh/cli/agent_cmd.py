@@ -27,8 +27,11 @@ from xcsh.cli import SUBCOMMANDS, is_output_error, subcommand_help
 from xcsh.cli.argparser import Parser
 
 if TYPE_CHECKING:  # the agent stack is imported only when a task runs
-    from xcsh.agent import AgentEvent
-    from xcsh.app import SessionToolsFactory
+    from rich.console import Console
+
+    from xcsh.agent import AgentEvent, RunEnd
+    from xcsh.app import AppOptions, OpenedSession, SessionToolsFactory
+    from xcsh.ui.usage import UsageTotals
 
 NO_TUI_MESSAGE = (
     "xcsh: the interactive session needs a terminal on stdin and stdout.\n"
@@ -217,102 +220,27 @@ async def run_print(
         stdout: where the answer (text) or the events (json) go; default ``sys.stdout``.
         tools: the session's tools factory; default the built-in registry.
     """
-    import dataclasses
-    from pathlib import Path
-
-    from xcsh.app import AppOptions, open_session
-    from xcsh.cli.print_output import JsonPrinter, TextPrinter, instructions_lines
-    from xcsh.cli.terminal_ask import (
-        NO_TERMINAL_HINT,
-        NO_TERMINAL_MESSAGE,
-        is_terminal,
-        terminal_approval,
-        terminal_tool_approval,
-    )
-    from xcsh.core import UsageError
-    from xcsh.ui import detect_style, make_console, render_preview
+    from xcsh.agent import TurnEnd
+    from xcsh.app import open_session
+    from xcsh.cli.print_output import JsonPrinter, TextPrinter
+    from xcsh.ui import make_console
+    from xcsh.ui.usage import UsageTotals
 
     out = stdout if stdout is not None else sys.stdout
     err_console = make_console(sys.stderr)
-    if args.approve == "ask" and not is_terminal(sys.stdin):
-        raise UsageError(NO_TERMINAL_MESSAGE, hint=NO_TERMINAL_HINT)
-    approval = terminal_approval(sys.stdin, sys.stderr) if args.approve == "ask" else None
-    opened = await open_session(
-        AppOptions(
-            cwd=Path.cwd(),
-            provider=args.provider,
-            model=args.model,
-            base_url=args.base_url,
-            continue_latest=args.continue_latest,
-            session_id=args.session,
-            approval=approval,
-            ask_tool=terminal_tool_approval(sys.stdin, sys.stderr)
-            if is_terminal(sys.stdin)
-            else None,
-            trust_project=args.trust_project,
-            instructions=args.instructions,
-        ),
-        tools=tools,
-    )
-    for recovered in opened.journal.recovered:
-        err_console.print(recovered.message, markup=False, highlight=False)
-    if opened.journal.problem:
-        err_console.print(f"undo journal: {opened.journal.problem}", markup=False, highlight=False)
+    opened = await open_session(_app_options(args), tools=tools)
+    _tell_opening(opened, err_console)
     session = opened.session
-    report = opened.resumed
-    notice = opened.elsewhere_notice()
-    if notice is not None:
-        err_console.print(f"xcsh: {notice}", style="yellow", markup=False, highlight=False)
-    for line in opened.notices:  # also in the JSON header
-        err_console.print(f"xcsh: {line}", style="yellow", markup=False, highlight=False)
     printer: TextPrinter | None = None
     json_printer: JsonPrinter | None = None
     if args.mode == "json":
-        header = {
-            "type": "session",
-            "id": session.id,
-            "path": str(opened.path),
-            "cwd": str(session.cwd),
-            "resumed": None
-            if report is None
-            else {
-                "repreviewed": report.repreviewed,
-                "dropped": report.dropped,
-                "rebuilt": [dataclasses.asdict(r) for r in report.rebuilt],
-            },
-            "load_errors": [e.to_dict() for e in opened.load_errors],
-            "instructions": [str(f.path) for f in opened.instructions.files],
-            "notices": list(opened.notices),
-        }
-        print(json.dumps(header, ensure_ascii=False), file=out, flush=True)
+        print(json.dumps(_json_header(opened), ensure_ascii=False), file=out, flush=True)
         json_printer = JsonPrinter(out, on_broken_pipe=session.cancel)
         session.subscribe(json_printer)
     else:
-        for line, style in instructions_lines(opened.instructions):
-            err_console.print(line, style=style, markup=False)
-        for problem in opened.load_errors:
-            style = "yellow" if problem.kind == "untrusted" else "red"
-            text = f"custom tools: {problem.path}: {problem.error}"
-            err_console.print(text, style=style, markup=False)
-        if report is not None:
-            term_style = detect_style(sys.stderr)
-            for rebuilt in report.rebuilt:
-                err_console.print(
-                    f"resumed: re-previewed against the current files "
-                    f"(was: {rebuilt.previous_label}):",
-                    style="dim",
-                    markup=False,
-                )
-                err_console.print(render_preview(rebuilt.label, rebuilt.preview, style=term_style))
-                if rebuilt.changed:
-                    err_console.print(rebuilt.note(), style="bold yellow", markup=False)
-            for label in report.dropped:
-                err_console.print(f"resumed: dropped {label}", style="yellow", markup=False)
+        _show_text_start(opened, err_console)
         printer = TextPrinter(err_console)
         session.subscribe(printer)
-    from xcsh.agent import TurnEnd
-    from xcsh.ui.usage import UsageTotals, usage_text
-
     totals = [UsageTotals()]
 
     def count(event: AgentEvent) -> None:
@@ -330,17 +258,132 @@ async def run_print(
     if json_printer is not None and json_printer.write_error is not None:
         raise json_printer.write_error  # the run was cancelled; the dispatcher says why
     if args.mode == "text":
-        if end.final_text:
-            from xcsh.ui import visible
-
-            print(visible(end.final_text), file=out, flush=True)
         shown = printer.shown_errors if printer is not None else set()
-        if end.reason != "stop" and end.message and end.message not in shown:
-            err_console.print(f"xcsh: {end.message}", style="yellow", markup=False)
+        _finish_text(end, session.id, totals[0], shown, out, err_console)
+    return {"stop": 0, "cancelled": 130}.get(end.reason, 1)
+
+
+def _app_options(args: argparse.Namespace) -> AppOptions:
+    """The session the command line asks for (``--approve ask`` needs a terminal).
+
+    Raises:
+        UsageError: ``--approve ask`` without a terminal on stdin.
+    """
+    from pathlib import Path
+
+    from xcsh.app import AppOptions
+    from xcsh.cli.terminal_ask import (
+        NO_TERMINAL_HINT,
+        NO_TERMINAL_MESSAGE,
+        is_terminal,
+        terminal_approval,
+        terminal_tool_approval,
+    )
+    from xcsh.core import UsageError
+
+    if args.approve == "ask" and not is_terminal(sys.stdin):
+        raise UsageError(NO_TERMINAL_MESSAGE, hint=NO_TERMINAL_HINT)
+    approval = terminal_approval(sys.stdin, sys.stderr) if args.approve == "ask" else None
+    return AppOptions(
+        cwd=Path.cwd(),
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        continue_latest=args.continue_latest,
+        session_id=args.session,
+        approval=approval,
+        ask_tool=terminal_tool_approval(sys.stdin, sys.stderr) if is_terminal(sys.stdin) else None,
+        trust_project=args.trust_project,
+        instructions=args.instructions,
+    )
+
+
+def _tell_opening(opened: OpenedSession, err_console: Console) -> None:
+    """What opening the session did that the user should know (in either mode)."""
+    for recovered in opened.journal.recovered:
+        err_console.print(recovered.message, markup=False, highlight=False)
+    if opened.journal.problem:
+        err_console.print(f"undo journal: {opened.journal.problem}", markup=False, highlight=False)
+    notice = opened.elsewhere_notice()
+    if notice is not None:
+        err_console.print(f"xcsh: {notice}", style="yellow", markup=False, highlight=False)
+    for line in opened.notices:  # also in the JSON header
+        err_console.print(f"xcsh: {line}", style="yellow", markup=False, highlight=False)
+
+
+def _json_header(opened: OpenedSession) -> dict[str, object]:
+    """The first line ``--mode json`` prints: the session and how it was opened."""
+    import dataclasses
+
+    session = opened.session
+    report = opened.resumed
+    return {
+        "type": "session",
+        "id": session.id,
+        "path": str(opened.path),
+        "cwd": str(session.cwd),
+        "resumed": None
+        if report is None
+        else {
+            "repreviewed": report.repreviewed,
+            "dropped": report.dropped,
+            "rebuilt": [dataclasses.asdict(r) for r in report.rebuilt],
+        },
+        "load_errors": [e.to_dict() for e in opened.load_errors],
+        "instructions": [str(f.path) for f in opened.instructions.files],
+        "notices": list(opened.notices),
+    }
+
+
+def _show_text_start(opened: OpenedSession, err_console: Console) -> None:
+    """In text mode: the instructions read, custom tools that failed to load, and
+    what resuming did to the pending previews."""
+    from xcsh.cli.print_output import instructions_lines
+    from xcsh.ui import detect_style, render_preview
+
+    for line, style in instructions_lines(opened.instructions):
+        err_console.print(line, style=style, markup=False)
+    for problem in opened.load_errors:
+        style = "yellow" if problem.kind == "untrusted" else "red"
+        text = f"custom tools: {problem.path}: {problem.error}"
+        err_console.print(text, style=style, markup=False)
+    report = opened.resumed
+    if report is None:
+        return
+    term_style = detect_style(sys.stderr)
+    for rebuilt in report.rebuilt:
         err_console.print(
-            f"session {session.id} (resume with --continue)"
-            + usage_text(totals[0], unicode=detect_style(sys.stderr).unicode),
+            f"resumed: re-previewed against the current files (was: {rebuilt.previous_label}):",
             style="dim",
             markup=False,
         )
-    return {"stop": 0, "cancelled": 130}.get(end.reason, 1)
+        err_console.print(render_preview(rebuilt.label, rebuilt.preview, style=term_style))
+        if rebuilt.changed:
+            err_console.print(rebuilt.note(), style="bold yellow", markup=False)
+    for label in report.dropped:
+        err_console.print(f"resumed: dropped {label}", style="yellow", markup=False)
+
+
+def _finish_text(
+    end: RunEnd,
+    session_id: str,
+    totals: UsageTotals,
+    shown: set[str],
+    out: TextIO,
+    err_console: Console,
+) -> None:
+    """In text mode: the answer on stdout, then why the run stopped (unless already
+    shown) and the session's id and usage on stderr."""
+    from xcsh.ui import detect_style, visible
+    from xcsh.ui.usage import usage_text
+
+    if end.final_text:
+        print(visible(end.final_text), file=out, flush=True)
+    if end.reason != "stop" and end.message and end.message not in shown:
+        err_console.print(f"xcsh: {end.message}", style="yellow", markup=False)
+    err_console.print(
+        f"session {session_id} (resume with --continue)"
+        + usage_text(totals, unicode=detect_style(sys.stderr).unicode),
+        style="dim",
+        markup=False,
+    )

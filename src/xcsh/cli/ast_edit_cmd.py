@@ -56,7 +56,7 @@ from rich.console import Console
 
 from xcsh.cli.argparser import Parser
 from xcsh.cli.ast_edit_ask import Decision, ask, reviewed
-from xcsh.cli.ast_edit_check import EXIT_CHECK_REFUSED, check_preview
+from xcsh.cli.ast_edit_check import EXIT_CHECK_REFUSED, CheckedPreview, check_preview
 from xcsh.cli.ast_edit_output import Stdout
 from xcsh.cli.ast_edit_preview import merged_preview
 from xcsh.cli.common import (
@@ -81,7 +81,7 @@ from xcsh.cli.pager import pager_command
 from xcsh.core import ToolError, UsageError
 from xcsh.core.wording import name_list
 from xcsh.fs import xcsh_home
-from xcsh.journal import Journal, Retention, settled
+from xcsh.journal import Journal, Retention, held_signals, settled
 from xcsh.pending import PendingAction, PendingActionStore, ResolveParams, resolve_top
 from xcsh.structural import (
     EditPreview,
@@ -247,6 +247,23 @@ def run(options: EditOptions) -> int:
     action = store.peek()
     if action is None:
         return EXIT_NO_MATCH
+    undo = f"cd {shlex.quote(root)} && xcsh undo" if elsewhere else "xcsh undo"
+    return _show_and_resolve(options, preview, checked, (store, action), out, undo=undo)
+
+
+def _show_and_resolve(
+    options: EditOptions,
+    preview: EditPreview,
+    checked: CheckedPreview,
+    pending: tuple[PendingActionStore, PendingAction],
+    out: Stdout,
+    *,
+    undo: str,
+) -> int:
+    """Show the pending edit (``pending``: the store and its top action), decide (ask,
+    ``--yes`` or ``--dry-run``) and resolve it; the exit code (``undo``: the command
+    that takes the apply back)."""
+    store, action = pending
     try:
         _show(options, preview, action, out)
         decision, code = _decide(options, action)
@@ -259,11 +276,13 @@ def run(options: EditOptions) -> int:
     if refusal:
         decision, code = Decision("discard", refusal), EXIT_CHECK_REFUSED
     # Ctrl-C cannot cut an apply short: it writes every file or none. SIGTERM and SIGHUP
-    # are held by the journal until the apply committed or rolled back, then end the process.
+    # are held here, in the main thread (the apply runs in a worker thread, where the
+    # journal cannot install handlers), until the apply committed or rolled back; then
+    # the first one held ends the process.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        undo = f"cd {shlex.quote(root)} && xcsh undo" if elsewhere else "xcsh undo"
-        resolved = asyncio.run(_resolve(store, decision, out, undo=undo))
+        with held_signals((signal.SIGTERM, signal.SIGHUP)):
+            resolved = asyncio.run(_resolve(store, decision, out, undo=undo))
     finally:
         signal.signal(signal.SIGINT, previous)
     if code != EXIT_OK:

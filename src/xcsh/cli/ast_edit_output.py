@@ -67,7 +67,7 @@ class Stdout:
         try:
             for edit in preview.files:
                 for rep in edit.listed():
-                    out.write(rep.record)
+                    out.write(edit.record(rep))
             out.flush()
             sys.stdout.flush()
         except BrokenPipeError:

@@ -173,6 +173,30 @@ def run(options: SearchOptions, *, owns_process: bool = False) -> int:
         return 130
 
 
+@dataclasses.dataclass
+class _Tally:
+    """What a search found so far, over its paths."""
+
+    found: int = 0
+    errors: int = 0
+    scanned: int = 0
+    more: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class _Output:
+    """Where a search prints: coloured matches on ``console``, else records on ``out``.
+
+    ``trees`` keeps the last file's syntax trees, to be dropped with the process
+    (see :func:`~xcsh.cli.stdout.end_process`); ``None`` when the process goes on.
+    """
+
+    console: Console | None
+    out: BlockWriter | JsonArray
+    skipped: list[SkippedFile]
+    trees: list[object] | None
+
+
 def _search(options: SearchOptions, *, owns_process: bool) -> int:
     style = detect_style(sys.stdout)
     layout = _layout(options)
@@ -183,34 +207,21 @@ def _search(options: SearchOptions, *, owns_process: bool) -> int:
         from xcsh.ui import make_console
 
         console = make_console(None, style)
-    skipped: list[SkippedFile] = []
-    found = 0
-    errors = 0
     paths = list(options.paths)
     root, given = workspace_for(paths)
     warn_interrupted(root)
     elsewhere = root != os.path.realpath(os.getcwd())
-    remaining: int | None = options.limit
-    more = False
     rules = load_rules(options)
     what = _what(options, rules)
-    globs = options.globs
-    scanned = 0
     out: BlockWriter | JsonArray = BlockWriter(sys.stdout)
     if options.json and options.json_style != "stream":
         out = JsonArray(sys.stdout, pretty=options.json_style == "pretty")
-    # the last file's syntax trees, kept to be dropped with the process (see end_process)
-    trees: list[object] | None = [] if owns_process else None
+    output = _Output(console, out, [], [] if owns_process else None)
+    tally = _Tally()
     with scan_progress("searching") as bar:
-
-        def progress(done: int, total: int) -> None:
-            nonlocal scanned
-            scanned = max(scanned, total)
-            bar.callback(done, total)
-
         for path, engine_path in zip(paths, given, strict=True):
-            if trees:
-                trees.clear()  # only the last PATH's last file is kept
+            if output.trees:
+                output.trees.clear()  # only the last PATH's last file is kept
             # printed relative to the current folder, as ast-grep does
             form = RecordFormat(
                 json=options.json,
@@ -219,67 +230,103 @@ def _search(options: SearchOptions, *, owns_process: bool) -> int:
                 absolute=os.path.isabs(path),
                 layout=layout,
             )
-            where = ScopeSpec(root=root, path=engine_path, globs=globs, lang=options.lang)
-            cap = None if remaining is None else remaining + 1
-            if console is None:  # plain text or JSON: rendered as found, no Match built
-                records = iter_records(
-                    what,
-                    where,
-                    form,
-                    progress=progress,
-                    skipped=skipped,
-                    max_per_file=cap,
-                    keep_last=trees,
-                )
-
-                def write(record: str) -> None:
-                    nonlocal errors
-                    errors += is_error_record(record, json=options.json, report=layout == "report")
-                    out.write(record)
-
-                try:
-                    count, more = _print_all(records, write, remaining, bar)
-                finally:
-                    out.flush()
-            else:
-                matches = iter_matches(
-                    what, where, progress=progress, skipped=skipped, max_per_file=cap
-                )
-
-                def emit(match: Match) -> None:
-                    nonlocal errors
-                    errors += match.rule is not None and match.rule.severity == "error"
-                    _emit_coloured(match, console)
-
-                count, more = _print_all(
-                    (dataclasses.replace(m, file=form.name(m.file)) for m in matches),
-                    emit,
-                    remaining,
-                    bar,
-                )
-            found += count
-            if remaining is not None:
-                remaining -= count
-            if more:  # the limit was reached with a match left over
+            where = ScopeSpec(root=root, path=engine_path, globs=options.globs, lang=options.lang)
+            _search_path(options, what, (where, form), output, tally, bar)
+            if tally.more:  # the limit was reached with a match left over
                 break
             # With the limit just reached, the next PATH is searched for one match
             # only, printed nowhere, so "more remain" is said only when true.
     if isinstance(out, JsonArray):
         out.close()
     sys.stdout.flush()
-    _report_skipped(skipped)
-    if more:
+    _report_skipped(output.skipped)
+    return _search_end(options, tally, rules, (root, given), output.trees)
+
+
+def _search_path(
+    options: SearchOptions,
+    what: MatchSpec,
+    place: tuple[ScopeSpec, RecordFormat],
+    output: _Output,
+    tally: _Tally,
+    bar: ScanProgress,
+) -> None:
+    """Search one PATH (``place``: its scope and how its records name files), printing
+    up to the limit that remains and adding to ``tally``."""
+    where, form = place
+    remaining = None if options.limit is None else options.limit - tally.found
+    cap = None if remaining is None else remaining + 1
+
+    def progress(done: int, total: int) -> None:
+        tally.scanned = max(tally.scanned, total)
+        bar.callback(done, total)
+
+    console = output.console
+    if console is None:  # plain text or JSON: rendered as found, no Match built
+        records = iter_records(
+            what,
+            where,
+            form,
+            progress=progress,
+            skipped=output.skipped,
+            max_per_file=cap,
+            keep_last=output.trees,
+        )
+
+        def write(record: str) -> None:
+            tally.errors += is_error_record(
+                record, json=options.json, report=form.layout == "report"
+            )
+            output.out.write(record)
+
+        try:
+            # only a rule's match has a severity: a pattern's records are written as they
+            # come, with no look at each
+            to_stdout = write if what.rules else output.out.write
+            count, tally.more = _print_all(records, to_stdout, remaining, bar)
+        finally:
+            output.out.flush()
+    else:
+        matches = iter_matches(
+            what, where, progress=progress, skipped=output.skipped, max_per_file=cap
+        )
+
+        def emit(match: Match) -> None:
+            tally.errors += match.rule is not None and match.rule.severity == "error"
+            _emit_coloured(match, console)
+
+        count, tally.more = _print_all(
+            (dataclasses.replace(m, file=form.name(m.file)) for m in matches),
+            emit,
+            remaining,
+            bar,
+        )
+    tally.found += count
+
+
+def _search_end(
+    options: SearchOptions,
+    tally: _Tally,
+    rules: list[CompiledRule],
+    workspace: tuple[str, list[str]],
+    trees: list[object] | None,
+) -> int:
+    """What a finished search says on stderr, and its exit code (``workspace``: the
+    root and the PATHs as the engine sees them)."""
+    found = tally.found
+    if tally.more:
         noun = "match" if found == 1 else "matches"
         error(f"stopped after {found} {noun} (--limit {options.limit}); more remain")
     if options.scan_exit:  # as `ast-grep scan`: only a match of severity error fails
-        if errors:
-            error(f"{plural(errors, 'match', 'matches')} of rules of severity error.")
-        code = EXIT_NO_MATCH if errors else EXIT_OK
+        if tally.errors:
+            error(f"{plural(tally.errors, 'match', 'matches')} of rules of severity error.")
+        code = EXIT_NO_MATCH if tally.errors else EXIT_OK
         if trees:
             end_process(code)
         return code
-    if not found and not scanned:
-        error(empty_scope_message(options.lang, paths))
+    root, given = workspace
+    if not found and not tally.scanned:
+        error(empty_scope_message(options.lang, list(options.paths)))
         return EXIT_BAD_INPUT
     if not found:
         return EXIT_NO_MATCH if rules else _explain_nothing_found(options, root, given[0])

@@ -47,9 +47,7 @@ def main(argv: list[str]) -> int:
     try:
         checker = open_checker(cwd, home)
     except UsageError as exc:
-        print(f"xcsh: {exc}", file=sys.stderr)
-        if exc.hint:
-            print(f"hint: {exc.hint}", file=sys.stderr)
+        print(f"xcsh: {exc}", file=sys.stderr)  # its text ends with the hint's line
         return 2
     settings = checker.settings
     if settings.notice:

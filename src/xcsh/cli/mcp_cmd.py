@@ -145,10 +145,11 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
     if opened.problem:
         print(f"xcsh mcp: undo journal: {opened.problem}", file=sys.stderr)
     journal = opened.journal
-    from xcsh.app import index_memory, open_checker
+    from xcsh.app import load_settings, open_checker
 
-    checker = open_checker(cwd, home)
-    memory = index_memory(home)
+    settings = load_settings(home)
+    checker = open_checker(cwd, home, settings)
+    memory = settings.index_memory
     if checker.settings.notice:
         print(f"xcsh mcp: {checker.settings.notice}", file=sys.stderr)
     reported: set[tuple[str, str]] = set()

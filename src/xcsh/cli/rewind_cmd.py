@@ -19,9 +19,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xcsh.cli.argparser import Parser
 from xcsh.cli.settle import settle_or_report
+
+if TYPE_CHECKING:  # the agent and the journal are imported only when the command runs
+    from xcsh.agent.checkpoints import Checkpoint
+    from xcsh.agent.persistence import SavedSession
+    from xcsh.journal import Journal
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,22 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     """Run ``xcsh rewind``; returns the exit code."""
-    from xcsh.agent.persistence import (
-        SessionRecorder,
-        latest_session_for,
-        load_session,
-        session_path,
-    )
-    from xcsh.agent.rewind import (
-        RewindError,
-        RewindMode,
-        checkpoint_of,
-        kept_pending,
-        reconcile,
-        rewind,
-        rewind_points,
-        session_closed,
-    )
+    from xcsh.agent.persistence import load_session
+    from xcsh.agent.rewind import checkpoint_of, reconcile
     from xcsh.core import UsageError
     from xcsh.fs import xcsh_home
     from xcsh.journal import Journal, Retention
@@ -91,23 +83,7 @@ def main(argv: list[str]) -> int:
     home = xcsh_home()
     here = Path.cwd().resolve()
     try:
-        if args.session:
-            try:
-                path = session_path(home, args.session)
-            except UsageError as exc:
-                raise UsageError(
-                    exc.args[0],
-                    hint=f"session files are in {home / 'sessions'} (the id is the file name "
-                    "without .jsonl); leave --session out for the latest one in this folder",
-                ) from exc
-        else:
-            found = latest_session_for(home, here)
-            if found is None:
-                raise UsageError(
-                    f"no saved session for {here}",
-                    hint="run xcsh here first, or name one with --session ID",
-                )
-            path = found
+        path = _session_file(home, here, args.session)
         saved = load_session(path)
         root = Path(saved.cwd) if saved.cwd else here
         journal = Journal.for_root(home, root, retention=Retention.of_home(home))
@@ -120,22 +96,70 @@ def main(argv: list[str]) -> int:
         saved = load_session(path)
     journal = journal.for_session(saved.id)
     if args.list:
-        points = rewind_points(saved, journal)
-        if not points:
-            print(f"Session {saved.id} has no user message to rewind to.")
-            return 0
-        print(f"Session {saved.id} in {root}, newest first (xcsh rewind N goes back before N):")
-        for point in reversed(points):
-            print(point.line())
-        return 0
-    mode: RewindMode = (
-        "files" if args.files_only else "conversation" if args.conversation_only else "both"
-    )
+        return _list(saved, journal, root)
     try:
         checkpoint = checkpoint_of(saved, args.message)
     except UsageError as exc:
         print(f"xcsh rewind: {exc}", file=sys.stderr)
         return 2
+    return _rewind(args, path, saved, journal, checkpoint)
+
+
+def _session_file(home: Path, here: Path, session: str | None) -> Path:
+    """The session file ``--session ID`` names, else the latest one of ``here``.
+
+    Raises:
+        UsageError: no such session, or none saved for ``here``.
+    """
+    from xcsh.agent.persistence import latest_session_for, session_path
+    from xcsh.core import UsageError
+
+    if session:
+        try:
+            return session_path(home, session)
+        except UsageError as exc:
+            raise UsageError(
+                exc.args[0],
+                hint=f"session files are in {home / 'sessions'} (the id is the file name "
+                "without .jsonl); leave --session out for the latest one in this folder",
+            ) from exc
+    found = latest_session_for(home, here)
+    if found is None:
+        raise UsageError(
+            f"no saved session for {here}",
+            hint="run xcsh here first, or name one with --session ID",
+        )
+    return found
+
+
+def _list(saved: SavedSession, journal: Journal, root: Path) -> int:
+    """``--list``: the points the session can go back to, newest first."""
+    from xcsh.agent.rewind import rewind_points
+
+    points = rewind_points(saved, journal)
+    if not points:
+        print(f"Session {saved.id} has no user message to rewind to.")
+        return 0
+    print(f"Session {saved.id} in {root}, newest first (xcsh rewind N goes back before N):")
+    for point in reversed(points):
+        print(point.line())
+    return 0
+
+
+def _rewind(
+    args: argparse.Namespace,
+    path: Path,
+    saved: SavedSession,
+    journal: Journal,
+    checkpoint: Checkpoint,
+) -> int:
+    """Go back before user message ``args.message``: the files, the conversation or both."""
+    from xcsh.agent.persistence import SessionRecorder
+    from xcsh.agent.rewind import RewindError, RewindMode, kept_pending, rewind, session_closed
+
+    mode: RewindMode = (
+        "files" if args.files_only else "conversation" if args.conversation_only else "both"
+    )
     kept = kept_pending(saved, checkpoint)
     dropped = [r.label for r in saved.pending if r not in kept]
     try:

@@ -40,17 +40,11 @@ def main(argv: list[str]) -> int:
     from xcsh.app import load_settings
     from xcsh.core import UsageError
     from xcsh.fs import xcsh_home
-    from xcsh.sandbox import (
-        NETWORK_ABI,
-        kernel_support,
-        parse_sandbox_settings,
-        plan_sandbox,
-    )
+    from xcsh.sandbox import NETWORK_ABI, kernel_support, plan_sandbox
 
     home = xcsh_home()
-    source = str(home / "settings.toml")
     try:
-        settings = parse_sandbox_settings(load_settings(home), source=source)
+        settings = load_settings(home).sandbox
     except UsageError as exc:
         print(f"xcsh: {exc}", file=sys.stderr)
         return 2

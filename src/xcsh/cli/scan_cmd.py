@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from xcsh.cli import ast_edit_cmd, ast_grep_cmd
@@ -110,13 +111,7 @@ def _strict_setting() -> bool:
     from xcsh.app.settings import load_settings
     from xcsh.fs import xcsh_home
 
-    value = load_settings(xcsh_home()).get("strict_rules", False)
-    if not isinstance(value, bool):
-        raise UsageError(
-            f"strict_rules in settings.toml is true or false; got {value!r}",
-            hint="write strict_rules = true (refuse rule files ast-grep would half-read)",
-        )
-    return value
+    return load_settings(xcsh_home()).strict_rules
 
 
 def main(argv: list[str], *, owns_process: bool = False) -> int:
@@ -153,9 +148,9 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
     for warning in warnings:
         error(f"warning: {warning}")
     rules = [rule for rule in rules if rule.severity != "off"]
-    if not rules:
-        error("No rule to run (every rule is `severity: off`, or the rule folders are empty).")
-        return EXIT_BAD_INPUT
+    if not rules:  # as ast-grep scan: nothing to report is not a failure
+        error("note: no rule to run (every rule is `severity: off`, or no rule file was found).")
+        return 0
     paths = tuple(args.paths) or (os.curdir,)
     search = SearchOptions(
         rule=args.rule,
@@ -168,11 +163,13 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
         report=not args.json,
         scan_exit=True,
     )
-    if not args.fix:
+    fixable = tuple(rule for rule in rules if rule.fix is not None)
+    if not args.fix or not fixable:
+        # without a fix to write, `--fix` is the report, as `ast-grep scan -U` is
         return ast_grep_cmd.run(search, owns_process=owns_process)
-    return ast_edit_cmd.run(  # a long preview on a terminal is paged, as ast-edit's
+    code = ast_edit_cmd.run(  # a long preview on a terminal is paged, as ast-edit's
         EditOptions.of_search(
-            search,
+            replace(search, rules=fixable),
             yes=args.yes,
             dry_run=args.dry_run,
             interactive=args.interactive,
@@ -181,3 +178,9 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
             check=args.check,
         )
     )
+    reported = tuple(rule for rule in rules if rule.fix is None)
+    if code != 0 or not reported or args.json:
+        return code
+    # the rules without a fix still report, and an `error` among them sets the exit
+    # status, as with `ast-grep scan -U`
+    return ast_grep_cmd.run(replace(search, rules=reported), owns_process=owns_process)

@@ -6,6 +6,7 @@ them refuse the same paths, skip the same files and write the same safe way.
 """
 
 from xcsh.fs.home import xcsh_home
+from xcsh.fs.settings_file import read_settings_file
 from xcsh.fs.text import (
     NotRegularFileError,
     NotTextError,
@@ -34,6 +35,7 @@ __all__ = [
     "iter_files",
     "open_regular",
     "read_regular_bytes",
+    "read_settings_file",
     "read_text_file",
     "xcsh_home",
 ]

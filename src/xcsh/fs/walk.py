@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from xcsh.fs.text import read_regular_bytes
+
 if TYPE_CHECKING:
     import pathspec
 
@@ -62,7 +64,7 @@ def _load_rules(folder: Path) -> list[_Rules]:
     for name in IGNORE_FILES:
         candidate = folder / name
         try:
-            lines = candidate.read_text(encoding="utf-8", errors="replace").splitlines()
+            lines = read_regular_bytes(candidate).decode("utf-8", errors="replace").splitlines()
         except OSError:
             continue
         spec = gitignore_spec(lines)
@@ -182,11 +184,8 @@ def repository_top(folder: Path) -> Path | None:
 def _load_exclude(repo: Path) -> list[_Rules]:
     """The repository's own ignore list, ``.git/info/exclude``, based at its top."""
     try:
-        lines = (
-            (repo / ".git" / "info" / "exclude")
-            .read_text(encoding="utf-8", errors="replace")
-            .splitlines()
-        )
+        exclude = repo / ".git" / "info" / "exclude"
+        lines = read_regular_bytes(exclude).decode("utf-8", errors="replace").splitlines()
     except OSError:
         return []
     spec = gitignore_spec(lines)

@@ -29,6 +29,7 @@ import contextlib
 import os
 import secrets
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -194,13 +195,19 @@ def _transaction(
                     journal.finish(entry, ROLLED_BACK)
         text = _failure_text(change, error, left, alone=len(todo) == 1)
         raise ApplyError(text, new_content=left) from error
-    problems = _settle(rd, written, tag)
-    warning = None
-    if problems:
-        warning = (
-            f"Warning: the folders of {', '.join(problems)} could not be synced to disk; "
-            "the change is applied but a power loss now could lose it."
+    settled = _settle(rd, written, tag)
+    notes = []
+    if settled.unsynced:
+        notes.append(
+            f"Warning: the folders of {', '.join(settled.unsynced)} could not be synced to "
+            "disk; the change is applied but a power loss now could lose it."
         )
+    if settled.kept:
+        notes.append(
+            f"Warning: the change is applied, but the old copies {', '.join(settled.kept)} "
+            "could not be removed (their folder was being moved); delete them by hand."
+        )
+    warning = " ".join(notes) or None
     if entry is not None and journal is not None:
         try:
             journal.finish(entry, COMMITTED)
@@ -322,19 +329,58 @@ def _roll_back(rd: RootDir, written: list[tuple[Change, FileId | None]], tag: st
     return left
 
 
-def _settle(rd: RootDir, written: list[tuple[Change, FileId | None]], tag: str) -> list[str]:
-    """fsync each folder written to, then drop the kept old names; returns folders not synced."""
+_KEPT_TRIES = 20
+"""Attempts at removing a kept old name whose folder could not be reached (moved, or
+briefly a symlink while another program renames it), a millisecond apart."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Settled:
+    unsynced: list[str]
+    """Folders whose fsync failed."""
+    kept: list[str]
+    """Kept old names (``.<name>.<tag>.orig``) still on disk, workspace-relative."""
+
+
+def _drop_kept(rd: RootDir, rel: str, suffix: str) -> bool:
+    """Remove ``.<name>.<suffix>`` beside ``rel``; True once it is gone (or was never there),
+    False when its folder could not be reached or the removal failed."""
+    try:
+        with rd.parent(rel) as (dirfd, name):
+            os.unlink(f".{name}.{suffix}", dir_fd=dirfd)
+    except FileNotFoundError:
+        return True
+    except (OSError, ConfinedError):
+        return False
+    return True
+
+
+def _settle(rd: RootDir, written: list[tuple[Change, FileId | None]], tag: str) -> _Settled:
+    """fsync each folder written to, then drop the kept old names.
+
+    A kept name whose folder cannot be reached right now (another program is
+    renaming it) is tried again for a few milliseconds; what is still there is
+    returned, so the result can name it.
+    """
     folders = sorted({c.path.rpartition("/")[0] for c, _ in written})
-    problems = []
+    unsynced = []
     for folder in folders:
         try:
             rd.sync_folder(folder)
         except (OSError, ConfinedError):
-            problems.append(folder or ".")
-    for change, _ in written:
-        if change.before is not None:
-            rd.remove_sibling(change.path, f"{tag}.orig")
-    return problems
+            unsynced.append(folder or ".")
+    pending = [c.path for c, _ in written if c.before is not None]
+    for attempt in range(_KEPT_TRIES):
+        pending = [path for path in pending if not _drop_kept(rd, path, f"{tag}.orig")]
+        if not pending:
+            break
+        if attempt + 1 < _KEPT_TRIES:
+            time.sleep(0.001)
+    kept = []
+    for path in pending:
+        folder, _, name = path.rpartition("/")
+        kept.append(f"{folder}/.{name}.{tag}.orig" if folder else f".{name}.{tag}.orig")
+    return _Settled(unsynced=unsynced, kept=kept)
 
 
 def _failure_text(change: Change, exc: Exception, left: list[str], *, alone: bool) -> str:

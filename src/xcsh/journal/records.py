@@ -42,7 +42,9 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
+
+from xcsh.core import JsonObject
 
 SCHEMA_VERSION = 2
 COMMITTED = "committed"
@@ -66,7 +68,7 @@ class RewindNote:
     conversation: bool
     entries: tuple[int, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The ``"rewind"`` value of the intent record."""
         return {
             "message": self.message,
@@ -75,7 +77,7 @@ class RewindNote:
         }
 
     @classmethod
-    def from_json(cls, data: Any) -> RewindNote | None:
+    def from_json(cls, data: object) -> RewindNote | None:
         """The note from its JSON, ``None`` when absent or malformed."""
         if not isinstance(data, Mapping):
             return None
@@ -145,9 +147,9 @@ class EntryRecord:
         """``000007``: the file name stem of its records."""
         return f"{self.seq:06d}"
 
-    def intent_json(self) -> dict[str, Any]:
+    def intent_json(self) -> JsonObject:
         """The intent record as written."""
-        extra: dict[str, Any] = {}
+        extra: JsonObject = {}
         if self.session is not None:
             extra["session"] = self.session
         if self.rewind is not None:
@@ -178,7 +180,7 @@ class EntryRecord:
         return replace(self, state=state, files=files)
 
 
-def parse_intent(data: Any) -> EntryRecord | None:
+def parse_intent(data: object) -> EntryRecord | None:
     """An intent record from its JSON, ``None`` when it is not one this version reads."""
     if not isinstance(data, Mapping) or data.get("version") != SCHEMA_VERSION:
         return None
@@ -214,7 +216,7 @@ def parse_intent(data: Any) -> EntryRecord | None:
         return None
 
 
-def _kind(value: Any) -> Kind | None:
+def _kind(value: object) -> Kind | None:
     text = str(value)
     if text == "apply":
         return "apply"
@@ -225,7 +227,7 @@ def _kind(value: Any) -> Kind | None:
     return None
 
 
-def parse_outcome(data: Any) -> tuple[str, dict[str, str | None] | None] | None:
+def parse_outcome(data: object) -> tuple[str, dict[str, str | None] | None] | None:
     """``(state, after hashes or None)`` from an outcome record's JSON."""
     if not isinstance(data, Mapping) or data.get("state") not in (COMMITTED, ROLLED_BACK):
         return None
@@ -235,7 +237,7 @@ def parse_outcome(data: Any) -> tuple[str, dict[str, str | None] | None] | None:
     return str(data["state"]), None
 
 
-def _digest(value: Any) -> str | None:
+def _digest(value: object) -> str | None:
     if value is None:
         return None
     text = str(value)

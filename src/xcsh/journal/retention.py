@@ -11,13 +11,12 @@ bytes the store holds.
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from xcsh.core import UsageError
+from xcsh.fs import read_settings_file
 from xcsh.journal.records import EntrySummary
 
 
@@ -35,40 +34,40 @@ class Retention:
     max_bytes: int = 512 * 1024 * 1024
 
     @classmethod
-    def from_settings(cls, settings: Mapping[str, Any], where: Path) -> Retention:
+    def from_settings(cls, settings: Mapping[str, object], where: Path) -> Retention:
         """The retention ``settings`` (``settings.toml``'s values) ask for; defaults when missing.
 
         Raises:
             UsageError: a value is not a whole number of at least 1 (naming ``where``).
         """
-        values = {}
-        for key, fallback in (
-            ("journal_max_entries", cls.max_entries),
-            ("journal_max_bytes", cls.max_bytes),
-        ):
-            value = settings.get(key, fallback)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise UsageError(
-                    f"{key} in {where} must be a whole number of at least 1, not {value!r}"
-                )
-            values[key] = value
-        return cls(max_entries=values["journal_max_entries"], max_bytes=values["journal_max_bytes"])
+        return cls(
+            max_entries=_whole(settings, "journal_max_entries", cls.max_entries, where),
+            max_bytes=_whole(settings, "journal_max_bytes", cls.max_bytes, where),
+        )
 
     @classmethod
     def of_home(cls, home: Path) -> Retention:
-        """The retention set in ``home/settings.toml`` (defaults when it is missing or unreadable;
-        the commands that own the settings file report its errors).
+        """The retention set in ``home/settings.toml``, for the commands that need only it
+        (``xcsh undo``, ``rewind``, ``ast-edit``, ``mcp``): the defaults when the file is
+        missing or unreadable, since the commands that own the settings file report its
+        errors (:func:`xcsh.app.load_settings`, whose ``retention`` is this same reading).
 
         Raises:
             UsageError: a retention value is invalid.
         """
         path = home / "settings.toml"
         try:
-            with path.open("rb") as handle:
-                values = tomllib.load(handle)
-        except (OSError, tomllib.TOMLDecodeError):
+            values = read_settings_file(path)
+        except UsageError:
             return cls()
-        return cls.from_settings(values, path)
+        return cls.from_settings(values or {}, path)
+
+
+def _whole(settings: Mapping[str, object], key: str, fallback: int, where: Path) -> int:
+    value = settings.get(key, fallback)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise UsageError(f"{key} in {where} must be a whole number of at least 1, not {value!r}")
+    return value
 
 
 def plan_prune(

@@ -25,7 +25,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 import anyio
@@ -45,6 +45,9 @@ from xcsh.mcp.session import (
     McpToolsFactory,
 )
 from xcsh.mcp.sockets import bind_loopback, file_id, unix_listener
+
+if TYPE_CHECKING:  # uvicorn is imported only when the server starts
+    import uvicorn
 
 SESSION_HEADER = "mcp-session-id"
 DEFAULT_IDLE_TIMEOUT = 30 * 60.0
@@ -169,6 +172,18 @@ def create_http_app(
         The ASGI app (serve it on 127.0.0.1 only) and the session registry.
     """
     sessions = HttpSessions(factory, max_pending=max_pending, idle_timeout=idle_timeout)
+    inner = _mcp_server(sessions).streamable_http_app(
+        host="127.0.0.1",
+        transport_security=_loopback_only(),
+        session_idle_timeout=idle_timeout,
+        max_sessions=max_sessions,
+    )
+    return _guarded(inner, sessions, token), sessions
+
+
+def _mcp_server(sessions: HttpSessions) -> Server[SessionSource]:
+    """The MCP server: ``sessions`` reaped while it runs and closed when it stops;
+    ``server/discover`` refused (the previews are kept per initialized session)."""
 
     @asynccontextmanager
     async def lifespan(_: Server[SessionSource]) -> AsyncIterator[SessionSource]:
@@ -192,8 +207,13 @@ def create_http_app(
         )
 
     server.add_request_handler("server/discover", types.RequestParams, no_discover)
+    return server
+
+
+def _loopback_only() -> TransportSecuritySettings:
+    """The SDK's Host/Origin checks: the loopback names only, with or without a port."""
     local = ("127.0.0.1", "localhost", "[::1]")
-    security = TransportSecuritySettings(
+    return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         # with or without a port: a client on the Unix socket may send a bare "localhost"
         allowed_hosts=[*local, *(f"{host}:*" for host in local)],
@@ -202,12 +222,11 @@ def create_http_app(
             *(f"http://{host}:*" for host in local),
         ],
     )
-    inner = server.streamable_http_app(
-        host="127.0.0.1",
-        transport_security=security,
-        session_idle_timeout=idle_timeout,
-        max_sessions=max_sessions,
-    )
+
+
+def _guarded(inner: ASGIApp, sessions: HttpSessions, token: str | None) -> ASGIApp:
+    """``inner`` behind the token check, closing a session the client ended and
+    dropping the previews of a response that did not reach the client."""
 
     async def app(
         scope: MutableMapping[str, Any],
@@ -257,7 +276,7 @@ def create_http_app(
             with contextlib.suppress(OSError):
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
 
-    return app, sessions
+    return app
 
 
 def _header(scope: MutableMapping[str, Any], name: str) -> str | None:
@@ -367,27 +386,7 @@ async def serve_http(
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
     )
 
-    ours = file_id(socket_path) if socket_path else None
-
-    def _remove_socket() -> None:
-        if socket_path is not None:
-            sock.close()
-            # only the socket this server made, not one a later server put there
-            if ours is not None and file_id(socket_path) == ours:
-                with contextlib.suppress(OSError):
-                    os.unlink(socket_path)
-
-    class _Server(uvicorn.Server):
-        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-            try:
-                await super().shutdown(sockets)
-            finally:
-                # before uvicorn ends the process by the stop signal
-                _remove_socket()
-                if on_stop is not None:
-                    on_stop()
-
-    server = _Server(config)
+    server, remove_socket = _stopping_server(config, sock, socket_path, on_stop)
 
     async def announce() -> None:
         while not server.started:
@@ -402,4 +401,37 @@ async def serve_http(
                 await server.serve(sockets=[sock])
                 tg.cancel_scope.cancel()
     finally:
-        _remove_socket()
+        remove_socket()
+
+
+def _stopping_server(
+    config: uvicorn.Config,
+    sock: socket.socket,
+    socket_path: str | None,
+    on_stop: Callable[[], None] | None,
+) -> tuple[uvicorn.Server, Callable[[], None]]:
+    """A uvicorn server that, once shut down, removes its Unix socket (only the one it
+    made) and calls ``on_stop``; and the function that removes the socket."""
+    import uvicorn
+
+    ours = file_id(socket_path) if socket_path else None
+
+    def remove_socket() -> None:
+        if socket_path is not None:
+            sock.close()
+            # only the socket this server made, not one a later server put there
+            if ours is not None and file_id(socket_path) == ours:
+                with contextlib.suppress(OSError):
+                    os.unlink(socket_path)
+
+    class _Server(uvicorn.Server):
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            try:
+                await super().shutdown(sockets)
+            finally:
+                # before uvicorn ends the process by the stop signal
+                remove_socket()
+                if on_stop is not None:
+                    on_stop()
+
+    return _Server(config), remove_socket

@@ -19,6 +19,7 @@ from typing import Any
 
 from xcsh.core import ToolError
 from xcsh.sandbox import ProcessSupervisor, SupervisorError
+from xcsh.sandbox.supervisor import SupervisedProcess
 
 _PIPE_GRACE_SECONDS = 5.0
 
@@ -129,31 +130,9 @@ async def _run(
     stdin: str | bytes | None,
     supervisor: ProcessSupervisor,
 ) -> ExecResult:
-    child_env = {**os.environ, **(env or {})}
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    in_r, in_w = os.pipe() if stdin is not None else (os.open(os.devnull, os.O_RDONLY), -1)
-    try:
-        proc = await supervisor.start(
-            [command, *args],
-            cwd=cwd,
-            env=child_env,
-            stdin=in_r,
-            stdout=out_w,
-            stderr=err_w,
-            grace=0.0,
-        )
-    except BaseException as exc:
-        for fd in (out_r, err_r, in_w):
-            if fd >= 0:
-                os.close(fd)
-        if isinstance(exc, SupervisorError):
-            reason = exc.strerror or str(exc)
-            raise ToolError(f"Cannot run '{command}' in {cwd}: {reason}.") from exc
-        raise
-    finally:
-        for fd in (out_w, err_w, in_r):
-            os.close(fd)
+    proc, (out_r, err_r, in_w) = await _start(
+        supervisor, [command, *args], cwd, env, piped_stdin=stdin is not None
+    )
     data = stdin.encode() if isinstance(stdin, str) else stdin
     readers: list[asyncio.Future[Any]] = [
         asyncio.ensure_future(_read_all(out_r)),
@@ -200,6 +179,48 @@ async def _run(
         killed=killed,
         timed_out=timed_out,
     )
+
+
+async def _start(
+    supervisor: ProcessSupervisor,
+    argv: list[str],
+    cwd: str | Path,
+    env: Mapping[str, str] | None,
+    *,
+    piped_stdin: bool,
+) -> tuple[SupervisedProcess, tuple[int, int, int]]:
+    """Start ``argv`` with its output on pipes; the process and the parent's ends of
+    them (stdout, stderr, and stdin's write end, ``-1`` when stdin is ``/dev/null``).
+
+    Raises:
+        ToolError: the command cannot be started (the message names it and ``cwd``).
+    """
+    child_env = {**os.environ, **(env or {})}
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    in_r, in_w = os.pipe() if piped_stdin else (os.open(os.devnull, os.O_RDONLY), -1)
+    try:
+        proc = await supervisor.start(
+            argv,
+            cwd=cwd,
+            env=child_env,
+            stdin=in_r,
+            stdout=out_w,
+            stderr=err_w,
+            grace=0.0,
+        )
+    except BaseException as exc:
+        for fd in (out_r, err_r, in_w):
+            if fd >= 0:
+                os.close(fd)
+        if isinstance(exc, SupervisorError):
+            reason = exc.strerror or str(exc)
+            raise ToolError(f"Cannot run '{argv[0]}' in {cwd}: {reason}.") from exc
+        raise
+    finally:
+        for fd in (out_w, err_w, in_r):
+            os.close(fd)
+    return proc, (out_r, err_r, in_w)
 
 
 async def _both(exit_code: Any, outputs: asyncio.Future[Any]) -> None:

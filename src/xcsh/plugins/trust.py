@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from xcsh.core import UsageError
-from xcsh.fs import xcsh_home
+from xcsh.fs import read_regular_bytes, xcsh_home
 from xcsh.plugins.discovery import project_tool_candidates, project_tools_dir
 
 TRUST_FILE_NAME = "trusted.json"
@@ -88,14 +88,14 @@ def tools_fingerprint(folder: str | Path) -> str:
     for relative, path in sorted(files):
         digest.update(relative.encode("utf-8", "surrogateescape") + b"\0")
         try:
-            data = path.read_bytes()
+            data = read_regular_bytes(path)
         except OSError:
             data = b"\0unreadable"
         digest.update(len(data).to_bytes(8, "big") + data)
     settings = Path(folder) / ".xcsh" / "settings.toml"
     if settings.is_file():
         # after the tools, under a name no file of the tools folder can have
-        digest.update(b"\0project settings\0" + settings.read_bytes())
+        digest.update(b"\0project settings\0" + read_regular_bytes(settings))
     return f"sha256:{digest.hexdigest()}"
 
 

@@ -14,8 +14,10 @@ from xcsh.providers.base import (
 )
 from xcsh.providers.config import (
     PROVIDER_NAMES,
+    ProviderFlags,
     ProviderName,
     ProviderSettings,
+    StoredProviderSettings,
     create_provider,
     resolve_provider_settings,
 )
@@ -23,9 +25,11 @@ from xcsh.providers.config import (
 __all__ = [
     "PROVIDER_NAMES",
     "Provider",
+    "ProviderFlags",
     "ProviderName",
     "ProviderSettings",
     "ResponseDone",
+    "StoredProviderSettings",
     "StreamEvent",
     "TextChunk",
     "ThinkingChunk",

@@ -7,12 +7,13 @@ user message, tool results first, as the API requires after ``tool_use``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from xcsh.core import (
     AssistantMessage,
     ForcedTool,
     ImageContent,
+    JsonObject,
     Message,
     ModelRequest,
     TextContent,
@@ -25,6 +26,53 @@ from xcsh.core import (
 
 MIN_THINKING_BUDGET = 1024
 """The smallest ``budget_tokens`` the API accepts."""
+
+
+class _Text(TypedDict):
+    type: Literal["text"]
+    text: str
+
+
+class _ImageSource(TypedDict):
+    type: Literal["base64"]
+    media_type: str
+    data: str
+
+
+class _Image(TypedDict):
+    type: Literal["image"]
+    source: _ImageSource
+
+
+class _Thinking(TypedDict):
+    type: Literal["thinking"]
+    thinking: str
+    signature: str
+
+
+class _ToolUse(TypedDict):
+    type: Literal["tool_use"]
+    id: str
+    name: str
+    input: JsonObject
+
+
+class _ToolResult(TypedDict):
+    type: Literal["tool_result"]
+    tool_use_id: str
+    content: NotRequired[list[Block]]
+    is_error: NotRequired[bool]
+
+
+Block = _Text | _Image | _Thinking | _ToolUse | _ToolResult
+"""A content block of a Messages API message."""
+
+
+class MessageParam(TypedDict):
+    """A message as the Messages API takes it."""
+
+    role: Literal["user", "assistant"]
+    content: list[Block]
 
 
 def build_params(
@@ -76,7 +124,7 @@ def build_params(
     return params
 
 
-def _thinking_allowed(messages: list[dict[str, Any]]) -> bool:
+def _thinking_allowed(messages: list[MessageParam]) -> bool:
     """False when the request continues a tool-use turn whose assistant message has no thinking.
 
     That is: the last message carries tool results and the assistant message
@@ -97,9 +145,9 @@ def map_tool_choice(choice: ToolChoice) -> dict[str, str]:
     return {"type": {"auto": "auto", "none": "none", "required": "any"}[choice]}
 
 
-def map_messages(messages: list[Message]) -> list[dict[str, Any]]:
+def map_messages(messages: list[Message]) -> list[MessageParam]:
     """Messages in API shape, merging consecutive same-role content; empty ones dropped."""
-    out: list[dict[str, Any]] = []
+    out: list[MessageParam] = []
     for message in messages:
         role, blocks = _blocks(message)
         if not blocks:
@@ -111,11 +159,11 @@ def map_messages(messages: list[Message]) -> list[dict[str, Any]]:
     return out
 
 
-def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
+def _blocks(message: Message) -> tuple[Literal["user", "assistant"], list[Block]]:
     if isinstance(message, UserMessage):
         return "user", _content(message.content)
     if isinstance(message, ToolResultMessage):
-        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
+        block: _ToolResult = {"type": "tool_result", "tool_use_id": message.tool_call_id}
         content = _content(message.content)
         if content:
             block["content"] = content
@@ -125,8 +173,8 @@ def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
     return "assistant", _assistant(message)
 
 
-def _assistant(message: AssistantMessage) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
+def _assistant(message: AssistantMessage) -> list[Block]:
+    blocks: list[Block] = []
     for part in message.content:
         if isinstance(part, TextContent):
             if part.text:
@@ -145,8 +193,8 @@ def _assistant(message: AssistantMessage) -> list[dict[str, Any]]:
     return blocks
 
 
-def _content(content: list[TextContent | ImageContent]) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
+def _content(content: list[TextContent | ImageContent]) -> list[Block]:
+    blocks: list[Block] = []
     for part in content:
         if isinstance(part, TextContent):
             if part.text:

@@ -7,7 +7,7 @@ import dataclasses
 import json
 import re
 from collections.abc import Callable, Collection
-from typing import Any
+from typing import Generic, Literal, TypedDict, TypeVar
 
 from xcsh.core import (
     AssistantMessage,
@@ -23,8 +23,17 @@ from xcsh.core import (
 TOOL_IMAGES_NOTE = "Images returned by the tool calls above:"
 """Opens the user message that carries the images of a run of tool results."""
 
-Part = Callable[[TextContent | ImageContent], dict[str, Any]]
-"""One content block in an API's own shape."""
+ItemT = TypeVar("ItemT")
+"""An input item (a message) in an API's own shape."""
+PartT = TypeVar("PartT")
+"""A content block in an API's own shape."""
+
+
+class UserItem(TypedDict, Generic[PartT]):
+    """A user message as both OpenAI APIs take it: text, or a list of content blocks."""
+
+    role: Literal["user"]
+    content: str | list[PartT]
 
 
 def parse_tool_call(call_id: str, name: str, raw: str | None) -> ToolCall:
@@ -242,9 +251,9 @@ def joined_text(blocks: list[TextContent | ImageContent]) -> str:
 
 def openai_messages(
     messages: list[Message],
-    items: Callable[[ToolResultMessage | AssistantMessage], list[dict[str, Any]]],
-    part: Part,
-) -> list[dict[str, Any]]:
+    items: Callable[[ToolResultMessage | AssistantMessage], list[ItemT]],
+    part: Callable[[TextContent | ImageContent], PartT],
+) -> list[ItemT | UserItem[PartT]]:
     """Messages in the shape both OpenAI APIs share for user content and tool-result images.
 
     A user message becomes ``{"role": "user", "content": ...}``: its text as
@@ -254,7 +263,7 @@ def openai_messages(
     tool results follow that run as one user message: the
     :data:`TOOL_IMAGES_NOTE` text, then the images, each as ``part`` makes it.
     """
-    out: list[dict[str, Any]] = []
+    out: list[ItemT | UserItem[PartT]] = []
     images: list[ImageContent] = []
     for message in messages:
         if not isinstance(message, ToolResultMessage) and images:
@@ -272,14 +281,16 @@ def openai_messages(
 
 
 def _user_content(
-    content: list[TextContent | ImageContent], part: Part
-) -> str | list[dict[str, Any]]:
+    content: list[TextContent | ImageContent], part: Callable[[TextContent | ImageContent], PartT]
+) -> str | list[PartT]:
     if not any(isinstance(b, ImageContent) for b in content):
         return joined_text(content)
     return [part(b) for b in content]
 
 
-def _image_message(images: list[ImageContent], part: Part) -> dict[str, Any]:
+def _image_message(
+    images: list[ImageContent], part: Callable[[TextContent | ImageContent], PartT]
+) -> UserItem[PartT]:
     parts = [part(TextContent(TOOL_IMAGES_NOTE))]
     parts.extend(part(i) for i in images)
     return {"role": "user", "content": parts}

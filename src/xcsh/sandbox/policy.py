@@ -26,7 +26,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from xcsh.core import UsageError
 from xcsh.sandbox.confinement import Confinement
@@ -110,7 +110,7 @@ class SandboxPlan:
     env: EnvPolicy = field(default_factory=EnvPolicy)
 
 
-def parse_sandbox_settings(settings: Mapping[str, Any], *, source: str) -> SandboxSettings:
+def parse_sandbox_settings(settings: Mapping[str, object], *, source: str) -> SandboxSettings:
     """Read and check the sandbox keys of settings.toml.
 
     Args:
@@ -225,29 +225,7 @@ def plan_sandbox(
     writable = [str(workspace), str(temp_dir), *(str(p) for p in settings.write)]
     write = tuple(dict.fromkeys(writable))
     if spaces.available:
-        opened = [Path(p) for p in settings.write]
-        read_only = tuple(
-            str(workspace / name)
-            for name in PROTECTED_NAMES
-            if not any((workspace / name).is_relative_to(p) for p in opened)
-        )
-        hidden = tuple(str(p) for p in (home, Path("/run/user")) if p is not None)
-        # Python and xcsh's own files, where a hidden folder would hide them
-        covered = ("/tmp", *hidden)
-        read_only += tuple(
-            p
-            for p in runtime_paths()
-            if any(Path(p).is_relative_to(h) for h in covered)
-            and not any(Path(p).is_relative_to(w) for w in write)
-        )
-        confinement = Confinement(
-            write=write,
-            network=settings.network,
-            read_only=read_only,
-            hidden=hidden,
-            bwrap=spaces.bwrap,
-            abi=support.abi,
-        )
+        confinement = _namespace_confinement(settings, support, workspace, write, home)
         notice = (
             ""
             if support.confines
@@ -266,8 +244,52 @@ def plan_sandbox(
             '(sandbox = "auto"; set sandbox = "require" to refuse instead)',
             env=env,
         )
+    return _landlock_only(settings, support, write, temp_dir)
+
+
+def _namespace_confinement(
+    settings: SandboxSettings,
+    support: KernelSupport,
+    workspace: Path,
+    write: tuple[str, ...],
+    home: Path | None,
+) -> Confinement:
+    """The namespace sandbox: ``write`` writable, the workspace's ``.git`` and ``.xcsh``
+    read-only (unless ``sandbox_write`` opens them), ``$XCSH_HOME`` and ``/run/user``
+    hidden, and Landlock inside when the kernel has it."""
+    opened = [Path(p) for p in settings.write]
+    read_only = tuple(
+        str(workspace / name)
+        for name in PROTECTED_NAMES
+        if not any((workspace / name).is_relative_to(p) for p in opened)
+    )
+    hidden = tuple(str(p) for p in (home, Path("/run/user")) if p is not None)
+    # Python and xcsh's own files, where a hidden folder would hide them
+    covered = ("/tmp", *hidden)
+    read_only += tuple(
+        p
+        for p in runtime_paths()
+        if any(Path(p).is_relative_to(h) for h in covered)
+        and not any(Path(p).is_relative_to(w) for w in write)
+    )
+    return Confinement(
+        write=write,
+        network=settings.network,
+        read_only=read_only,
+        hidden=hidden,
+        bwrap=support.namespaces.bwrap,
+        abi=support.abi,
+    )
+
+
+def _landlock_only(
+    settings: SandboxSettings, support: KernelSupport, write: tuple[str, ...], temp_dir: Path
+) -> SandboxPlan:
+    """Landlock without namespaces: its notice names what it leaves unprotected, and a
+    network it cannot deny is refused (``"require"``) or left on with a notice."""
+    env = settings.env
     notices = [
-        f"bash runs in the Landlock sandbox only ({spaces.reason}); "
+        f"bash runs in the Landlock sandbox only ({support.namespaces.reason}); "
         f"not protected: {LANDLOCK_ONLY_MISSING}"
     ]
     network = settings.network

@@ -1,9 +1,9 @@
-"""Run one command to its end under the supervisor, with a timeout and its output read.
+"""Run one command to its end under the supervisor: timeout, cancel, output read as it comes.
 
-:func:`run_to_end` is the plain "start, read, wait or kill" of a command whose
-whole output matters once it ends (the project's check); tools that stream
-partial output to the model keep their own loop around
-:meth:`ProcessSupervisor.start`.
+:func:`run_to_end` is the one home for "start a command, hand its output on as
+it arrives, and end it (with every process it started) at a timeout, on a
+cancel event or when the calling task is cancelled": the ``bash`` tool and
+the project's check both run commands through it.
 """
 
 from __future__ import annotations
@@ -14,12 +14,15 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-from xcsh.sandbox.supervisor import Confinement, KillReport, ProcessSupervisor
+from xcsh.sandbox.supervisor import Confinement, KillReport, ProcessSupervisor, SupervisedProcess
 
 DRAIN_SECONDS = 2.0
 """How long output is still read after the command ended (a background child may hold
 the pipe open)."""
+
+Ending = Literal["exited", "timeout", "cancelled"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -27,17 +30,26 @@ class RunOutcome:
     """How a command run by :func:`run_to_end` ended.
 
     Args:
+        how: ``"exited"`` (on its own), ``"timeout"`` or ``"cancelled"`` (the
+            cancel event; both end it with every descendant).
         exit_code: its exit code (``-N``: killed by signal ``N``); ``None`` when
-            it was ended at the timeout.
-        timed_out: the timeout ended it (with every descendant).
+            it was ended at the timeout or on the cancel event.
         killed: the supervisor's report of that kill (``None`` when it exited).
         seconds: wall-clock time from start to end.
+        detached: it exited, but background processes still held its output
+            open after the drain time (their later output is not read).
     """
 
+    how: Ending
     exit_code: int | None
-    timed_out: bool
     killed: KillReport | None
     seconds: float
+    detached: bool = False
+
+    @property
+    def timed_out(self) -> bool:
+        """The timeout ended it."""
+        return self.how == "timeout"
 
 
 async def run_to_end(
@@ -50,23 +62,31 @@ async def run_to_end(
     on_output: Callable[[bytes], None],
     confine: Confinement | None = None,
     grace: float = 2.0,
+    cancel: asyncio.Event | None = None,
+    keep_background: bool = False,
+    drain: float = DRAIN_SECONDS,
+    stdin: int | None = None,
 ) -> RunOutcome:
-    """Run ``argv`` (stdin ``/dev/null``, stdout and stderr on one pipe) until it ends.
+    """Run ``argv`` (stdout and stderr on one pipe) until it ends.
 
-    At ``timeout`` seconds, or when the calling task is cancelled, the command
-    and every descendant are ended (SIGTERM, SIGKILL after ``grace``); a
-    cancellation is re-raised once they are gone. Background processes left
-    by a command that exited on its own are ended too: nothing it started
-    outlives the run.
+    At ``timeout`` seconds, when ``cancel`` is set, or when the calling task is
+    cancelled, the command and every descendant are ended (SIGTERM, SIGKILL
+    after ``grace``); a task cancellation is re-raised once they are gone.
 
     Args:
         on_output: receives each chunk of output as it arrives.
+        keep_background: background processes left by a command that exited on
+            its own run on (until they end or the supervisor is closed);
+            otherwise they are ended too and nothing it started outlives the run.
+        drain: seconds output is still read after the command ended.
+        stdin: a file descriptor the command gets as its standard input (the
+            caller keeps and closes it); ``None``: ``/dev/null``.
 
     Raises:
         SupervisorError: the command could not be started (the message says why).
     """
     read_fd, write_fd = os.pipe()
-    null_fd = os.open(os.devnull, os.O_RDONLY)
+    null_fd = os.open(os.devnull, os.O_RDONLY) if stdin is None else os.dup(stdin)
     try:
         proc = await supervisor.start(
             argv,
@@ -85,48 +105,71 @@ async def run_to_end(
         os.close(write_fd)
         os.close(null_fd)
     loop = asyncio.get_running_loop()
-    started = loop.time()
     reader = asyncio.StreamReader()
     pipe = os.fdopen(read_fd, "rb", buffering=0)
     transport: asyncio.BaseTransport | None = None
-
-    async def pump() -> None:
-        while chunk := await reader.read(65536):
-            on_output(chunk)
-
-    pumping: asyncio.Future[None] | None = None
+    outcome: RunOutcome | None = None
+    # One protected region from the moment the command exists: a cancellation that
+    # lands while the pipe is being connected must still end the whole tree.
     try:
         transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), pipe
         )
-        pumping = asyncio.ensure_future(pump())
-        try:
-            code = await asyncio.wait_for(proc.wait(), timeout)
-        except TimeoutError:
-            report = await proc.kill()
-            await asyncio.wait({pumping}, timeout=DRAIN_SECONDS)
-            return RunOutcome(
-                exit_code=None, timed_out=True, killed=report, seconds=loop.time() - started
-            )
-        await asyncio.wait({pumping}, timeout=DRAIN_SECONDS)
-        return RunOutcome(
-            exit_code=code, timed_out=False, killed=None, seconds=loop.time() - started
-        )
+        outcome = await _watch(proc, reader, on_output, timeout, cancel, drain)
+        return outcome
     except asyncio.CancelledError:
         killer = asyncio.ensure_future(proc.kill())
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.shield(killer)
         raise
     finally:
-        if pumping is not None:
-            pumping.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await pumping
-        proc.close()
+        exited = outcome is not None and outcome.how == "exited"
+        proc.close(keep_background=keep_background and exited)
         if transport is not None:
             transport.close()
         else:
             pipe.close()
 
 
-__all__ = ["RunOutcome", "run_to_end"]
+async def _watch(
+    proc: SupervisedProcess,
+    reader: asyncio.StreamReader,
+    on_output: Callable[[bytes], None],
+    timeout: float,
+    cancel: asyncio.Event | None,
+    drain: float,
+) -> RunOutcome:
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+
+    async def pump() -> None:
+        while chunk := await reader.read(65536):
+            on_output(chunk)
+
+    pumping = asyncio.ensure_future(pump())
+    waiter = asyncio.ensure_future(proc.wait())
+    cancelled = asyncio.ensure_future(cancel.wait() if cancel is not None else loop.create_future())
+    try:
+        done, _ = await asyncio.wait(
+            {waiter, cancelled}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+        if waiter in done:
+            drained, _ = await asyncio.wait({pumping}, timeout=drain)
+            return RunOutcome(
+                how="exited",
+                exit_code=waiter.result(),
+                killed=None,
+                seconds=loop.time() - started,
+                detached=not drained,
+            )
+        how: Ending = "cancelled" if cancelled in done else "timeout"
+        report = await proc.kill()
+        await asyncio.wait({pumping}, timeout=drain)
+        return RunOutcome(how=how, exit_code=None, killed=report, seconds=loop.time() - started)
+    finally:
+        for task in (pumping, waiter, cancelled):
+            task.cancel()
+        await asyncio.gather(pumping, waiter, cancelled, return_exceptions=True)
+
+
+__all__ = ["DRAIN_SECONDS", "Ending", "RunOutcome", "run_to_end"]

@@ -44,6 +44,30 @@ class SupervisorError(OSError):
     """The command could not be started (the message says why)."""
 
 
+def _host_setup(
+    confine: Confinement | None,
+) -> tuple[tuple[str, ...], tuple[str, ...], dict[str, Any] | None]:
+    """How the host runs a command confined by ``confine``: the host's command prefix
+    (``bwrap``), its extra arguments (a seccomp filter) and the Landlock ruleset each
+    command applies (``None``: none)."""
+    if confine is None:
+        return (), (), None
+    landlock: dict[str, Any] | None = {
+        "write": list(confine.write),
+        "network": confine.network,
+        "devices": list(confine.devices),
+    }
+    if not confine.bwrap:
+        return (), (), landlock
+    # The host runs inside the namespaces and applies Landlock (a domain
+    # forbids the mounts bwrap makes, so it comes after) in each command.
+    prefix = tuple(namespace_argv(confine))
+    extra = () if confine.network else ("--seccomp", deny_unix_sockets_filter().hex())
+    # the network namespace, not Landlock, keeps the network out
+    landlock = None if confine.abi < 1 else {**(landlock or {}), "network": True}
+    return prefix, extra, landlock
+
+
 __all__ = [
     "DEVICES",
     "Confinement",
@@ -273,22 +297,7 @@ class ProcessSupervisor:
                 be started (not found, ``cwd`` missing, confinement refused by
                 the kernel); the message says why.
         """
-        prefix: tuple[str, ...] = ()
-        extra: tuple[str, ...] = ()
-        landlock: dict[str, Any] | None = None
-        if confine is not None:
-            landlock = {
-                "write": list(confine.write),
-                "network": confine.network,
-                "devices": list(confine.devices),
-            }
-        if confine is not None and confine.bwrap:
-            # The host runs inside the namespaces and applies Landlock (a domain
-            # forbids the mounts bwrap makes, so it comes after) in each command.
-            prefix = tuple(namespace_argv(confine))
-            extra = () if confine.network else ("--seccomp", deny_unix_sockets_filter().hex())
-            # the network namespace, not Landlock, keeps the network out
-            landlock = None if confine.abi < 1 else {**(landlock or {}), "network": True}
+        prefix, extra, landlock = _host_setup(confine)
         request: dict[str, Any] = {
             "argv": list(argv),
             "cwd": str(cwd),
@@ -296,24 +305,7 @@ class ProcessSupervisor:
             "grace": grace,
             "confine": landlock,
         }
-        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            with self._lock:
-                self._prune()
-                for attempt in (1, 2):
-                    control = self._ensure_host(prefix, extra)
-                    try:
-                        socket.send_fds(control, [b"run"], [theirs.fileno(), stdin, stdout, stderr])
-                        break
-                    except OSError:
-                        self._stop_host(prefix, extra)
-                        if attempt == 2:
-                            raise
-        except OSError as exc:
-            mine.close()
-            raise SupervisorError(exc.errno, f"cannot reach the process host: {exc}") from exc
-        finally:
-            theirs.close()
+        mine = self._hand_over((stdin, stdout, stderr), prefix, extra)
         keep = os.dup(mine.fileno())
         os.set_blocking(keep, False)
         reader, writer = await asyncio.open_unix_connection(sock=mine)
@@ -333,6 +325,35 @@ class ProcessSupervisor:
             os.close(keep)
             raise SupervisorError(int(answer.get("errno", 0)), str(answer.get("error", "failed")))
         return SupervisedProcess(int(answer["pid"]), reader, writer, keep, self)
+
+    def _hand_over(
+        self, fds: tuple[int, int, int], prefix: tuple[str, ...], extra: tuple[str, ...]
+    ) -> socket.socket:
+        """Send the host (started with ``prefix`` and ``extra`` when needed) one end of a
+        new socket pair and the command's stdin, stdout and stderr; the other end.
+
+        Raises:
+            SupervisorError: the host cannot be reached, even after a restart.
+        """
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            with self._lock:
+                self._prune()
+                for attempt in (1, 2):
+                    control = self._ensure_host(prefix, extra)
+                    try:
+                        socket.send_fds(control, [b"run"], [theirs.fileno(), *fds])
+                        break
+                    except OSError:
+                        self._stop_host(prefix, extra)
+                        if attempt == 2:
+                            raise
+        except OSError as exc:
+            mine.close()
+            raise SupervisorError(exc.errno, f"cannot reach the process host: {exc}") from exc
+        finally:
+            theirs.close()
+        return mine
 
     def close(self) -> None:
         """Kill every command still running (background ones included) and stop the host."""

@@ -77,32 +77,10 @@ def apply_preview(
             a write failed (:class:`xcsh.journal.ApplyError`: the message says
             what was restored and names any file left holding new content).
     """
-    ws = Workspace(preview.root)
-    outside: list[str] = []
-    from xcsh.journal import Change, apply_changes  # a search never loads the writer
+    from xcsh.journal import apply_changes  # a search never loads the writer
 
-    changes: list[Change] = []
-    for edit in preview.files:
-        try:
-            located = ws.locate(edit.path)
-        except OSError:  # a folder on the way vanished (swapped meanwhile): not writable here
-            located = None
-        if located is None or located[0] != ws.root or located[1] == ".":
-            outside.append(edit.file)
-            continue
-        changes.append(
-            Change(
-                path=located[1],
-                shown=edit.file,
-                before=edit.old_bytes,
-                after=edit.new_bytes,
-                ident=edit.ident,
-            )
-        )
-    if outside:
-        raise ToolError(
-            f"Refusing to write outside the workspace: {name_list(outside)}. Nothing was written."
-        )
+    ws = Workspace(preview.root)
+    changes = _changes(ws, preview)
     stale = stale_files(preview)
     if stale:
         from xcsh.pending import StalePreviewError  # only an apply needs it
@@ -127,6 +105,40 @@ def apply_preview(
         seq=applied.seq,
         warning=applied.warning,
     )
+
+
+def _changes(ws: Workspace, preview: EditPreview) -> list[Change]:
+    """The journal's changes for ``preview``'s files, each named inside the workspace.
+
+    Raises:
+        ToolError: a file is outside the workspace now (nothing written).
+    """
+    from xcsh.journal import Change
+
+    outside: list[str] = []
+    changes: list[Change] = []
+    for edit in preview.files:
+        try:
+            located = ws.locate(edit.path)
+        except OSError:  # a folder on the way vanished (swapped meanwhile): not writable here
+            located = None
+        if located is None or located[0] != ws.root or located[1] == ".":
+            outside.append(edit.file)
+            continue
+        changes.append(
+            Change(
+                path=located[1],
+                shown=edit.file,
+                before=edit.old_bytes,
+                after=edit.new_bytes,
+                ident=edit.ident,
+            )
+        )
+    if outside:
+        raise ToolError(
+            f"Refusing to write outside the workspace: {name_list(outside)}. Nothing was written."
+        )
+    return changes
 
 
 def identify(edit: FileEdit) -> FileEdit | str:

@@ -14,9 +14,8 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from xcsh.core import MAX_RESULT_CHARS, AgentToolResult, JsonObject, TextContent
-from xcsh.core.safe import visible_line
-from xcsh.core.wording import name_list, plural
+from xcsh.core import AgentToolResult, JsonObject, TextContent
+from xcsh.core.wording import name_list
 from xcsh.journal import Journal
 from xcsh.pending import (
     CheckVerdict,
@@ -27,106 +26,11 @@ from xcsh.pending import (
     PreviewChange,
     PreviewFile,
 )
-from xcsh.structural.engine import AppliedEdit, apply_preview, select_replacements
-from xcsh.structural.results import EditPreview, Match, SkippedFile, skipped_note
+from xcsh.structural.edit_text import applied_result, edit_label, edit_notes, result_text
+from xcsh.structural.engine import apply_preview, select_replacements
+from xcsh.structural.results import EditPreview
 from xcsh.structural.scan_edit import BROKEN_REASON
 from xcsh.structural.tool_details import AppliedEditDetails, AstEditDetails, LeftOutFile
-
-
-def edit_label(replacements: int, files: int, broken: int = 0) -> str:
-    """``AST Edit: <R> replacement(s) in <F> file(s)`` with English singular/plural.
-
-    With ``broken`` files left out because their rewrite would not parse, it
-    ends with `` (<B> file(s) left out: the rewrite would not parse)``.
-    """
-    label = f"AST Edit: {plural(replacements, 'replacement')} in {plural(files, 'file')}"
-    if broken:
-        label += f" ({plural(broken, 'file')} left out: {BROKEN_REASON})"
-    return label
-
-
-def line_indent(match: Match) -> str:
-    line = match.lines
-    return line[: len(line) - len(line.lstrip(" \t"))]
-
-
-def block(head: str, text: str, base: str, indent: str) -> list[str]:
-    """``head text`` for one line; otherwise ``head`` then the lines, re-based from ``base``."""
-    lines = text.split("\n")
-    if len(lines) == 1:
-        return [f"{head} {text}" if text else head]
-    body = [lines[0]] + [line[len(base) :] if line.startswith(base) else line for line in lines[1:]]
-    return [head] + [indent + line for line in body]
-
-
-def skipped_text(skipped: list[SkippedFile]) -> str | None:
-    return skipped_note((s.file, s.reason) for s in skipped)
-
-
-def _preview_text(preview: EditPreview, ids: list[str], budget: int) -> list[str]:
-    """Each file and change with its id, until about ``budget`` characters are written;
-    the changes past it are summed up in one line (the model reads a bounded text, so
-    a preview of 100,000 changes does not format them all)."""
-    lines: list[str] = []
-    used = 0
-    position = 0
-    for edit in preview.files:
-        lines.append(f"{edit.file}: {plural(len(edit.replacements), 'replacement')}")
-        for rep in edit.replacements:
-            if used > budget:
-                rest = len(ids) - position
-                lines.append(
-                    f"... and {plural(rest, 'more change')} ({ids[position]} to {ids[-1]}) "
-                    "not listed here: the diff shows them all."
-                )
-                return lines
-            change_id = ids[position]
-            position += 1
-            pos = f"{rep.line + 1}:{rep.column + 1}"
-            base = rep.indent
-            pad = " " * (len(change_id) + 1)
-            start = len(lines)
-            lines += block(f"  {change_id} -{pos}", rep.old_text, base, "      " + pad)
-            lines += block(f"  {pad}+{pos}", rep.new_text, base, "      " + pad)
-            used += sum(len(line) + 1 for line in lines[start:])
-    return lines
-
-
-def _broken_notes(preview: EditPreview, flag: str) -> list[str]:
-    notes = []
-    broken = [s for s in preview.skipped if s.reason == BROKEN_REASON]
-    if broken:
-        names = name_list([f"{s.file} ({s.error})" for s in broken])
-        notes.append(
-            f"Left out {plural(len(broken), 'file')} whose rewrite would not parse (new "
-            f"parse errors, first at): {names}. Check the rewrite; {flag} writes them anyway."
-        )
-    kept = [f for f in preview.files if f.new_error]
-    if kept:
-        names = name_list([f"{f.file} ({f.new_error})" for f in kept])
-        notes.append(f"Included although the rewrite does not parse: {names}.")
-    return notes
-
-
-def _notes(preview: EditPreview, broken_flag: str = "`include_broken`") -> list[str]:
-    notes: list[str] = _broken_notes(preview, broken_flag)
-    if preview.nested_skipped:
-        notes.append(
-            f"{plural(preview.nested_skipped, 'nested match', 'nested matches')} inside other "
-            "matches will not be rewritten (only the outermost match is); preview again after "
-            "applying to rewrite them."
-        )
-    if preview.identical:
-        notes.append(
-            f"{plural(preview.identical, 'match', 'matches')} already read as the rewrite "
-            "(no change)."
-        )
-    if preview.limit_reached:
-        notes.append("The limit was reached; more matches may remain.")
-    skipped = skipped_text([s for s in preview.skipped if s.reason != BROKEN_REASON])
-    if skipped:
-        notes.append(skipped)
-    return notes
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -260,29 +164,18 @@ def build_edit_action(
             would not parse (``--include-broken`` on the command line).
         journal: the workspace's undo journal the apply records into (``None``:
             unrecorded); the action is then marked ``journaled``.
-        with_diff: build the unified diff of the typed preview (``False`` for a
-            front end that never shows it, such as ``xcsh ast-edit --json``: the
-            preview's diffs are then ``""``, as for a preview whose diff is unknown).
-        check: the verdict of the project's check on this preview staged
-            (the typed preview's ``check``, so the result's
-            :class:`AstEditDetails` carries it; its text ends the result).
-        check_note: a line about checks instead of a verdict (no check is
-            set, or none can run here).
-        check_files: runs the project's check on staged files (relative path →
-            new bytes); given, the action can check a subset of its changes
-            (``check_parts``, for ``resolve`` with ``only`` and ``check: true``).
+        with_diff: build the typed preview's unified diff (``False`` for a front end that
+            never shows it, ``xcsh ast-edit --json``: the diffs are then ``""``).
+        check: the project's check's verdict on this preview staged (the typed
+            preview's ``check``, carried by the details; its text ends the result).
+        check_note: a line about checks instead of a verdict (none set or can run).
+        check_files: runs the project's check on staged files (relative path → new
+            bytes); given, the action can check some changes (``check_parts``).
     """
-    notes = _notes(preview, broken_flag)
+    notes = edit_notes(preview, broken_flag)
     skipped = tuple(LeftOutFile(file=s.file, reason=s.reason) for s in preview.skipped)
     if preview.total == 0:
-        text = "\n".join(["No replacements made", *notes])
-        return EditAction(
-            action=None,
-            result=AgentToolResult(
-                content=[TextContent(text)],
-                details=AstEditDetails(skipped=skipped, notes=tuple(notes)),
-            ),
-        )
+        return _nothing_to_apply(notes, skipped)
     broken = sum(1 for s in preview.skipped if s.reason == BROKEN_REASON)
     label = edit_label(preview.total, len(preview.files), broken)
     preview_id = store.new_preview_id()
@@ -298,90 +191,115 @@ def build_edit_action(
         notes=tuple(notes),
         arguments=dict(arguments) if arguments is not None else None,
     )
-    lines = _preview_text(preview, ids, MAX_RESULT_CHARS // 2)
-    lines.append(
-        f"Total: {plural(preview.total, 'replacement')} in {plural(len(preview.files), 'file')}."
-    )
-    lines += notes
-    if check is not None:
-        lines.append(check.text())
-    elif check_note:
-        lines.append(check_note)
+    verdict = [check.text()] if check is not None else [check_note] if check_note else []
     overlap = _overlap_note(store, typed.paths)
-    if overlap:
-        lines.append(overlap)
-    lines.append(
-        f"This is preview {preview_id}: nothing has changed yet. To apply only some changes, "
-        f"give resolve `only` with their ids (such as {ids[0]}) or files."
+    text = result_text(preview, ids, [*notes, *verdict, *filter(None, [overlap])], preview_id)
+    parts = _EditParts(
+        store=store,
+        preview=preview,
+        ids=ids,
+        label=label,
+        typed=typed,
+        arguments=arguments,
+        recompute=recompute,
+        broken_flag=broken_flag,
+        journal=journal,
+        with_diff=with_diff,
+        check_files=check_files,
     )
-    text = "\n".join(lines)
+    return EditAction(
+        action=parts.action(details),
+        result=AgentToolResult(content=[TextContent(text)], details=details),
+    )
 
-    def applied_result(done: AppliedEdit) -> AgentToolResult[AppliedEditDetails]:
-        names = name_list([visible_line(f) for f in done.files])
-        text = (
-            f"Applied {plural(done.replacements, 'replacement')} in "
-            f"{plural(len(done.files), 'file')}: {names}."
-        )
-        if done.warning:
-            text += "\n" + done.warning
-        return AgentToolResult(
-            content=[TextContent(text)],
-            details=AppliedEditDetails(files=tuple(done.files), total=done.replacements),
+
+def _nothing_to_apply(notes: list[str], skipped: tuple[LeftOutFile, ...]) -> EditAction:
+    """The result of a preview without replacements: no action, and why."""
+    text = "\n".join(["No replacements made", *notes])
+    details = AstEditDetails(skipped=skipped, notes=tuple(notes))
+    return EditAction(
+        action=None, result=AgentToolResult(content=[TextContent(text)], details=details)
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class _EditParts:
+    """What the pending action of an edit preview does: apply all or some of its changes,
+    check some of them, preview the edit again (the arguments are those of
+    :func:`build_edit_action`; ``ids`` are the changes', ``typed`` the typed preview)."""
+
+    store: PendingActionStore
+    preview: EditPreview
+    ids: list[str]
+    label: str
+    typed: Preview
+    arguments: JsonObject | None
+    recompute: Recompute | None
+    broken_flag: str
+    journal: Journal | None
+    with_diff: bool
+    check_files: CheckFiles | None
+
+    def action(self, details: AstEditDetails) -> PendingAction:
+        """The pending action."""
+        return PendingAction(
+            label=self.label,
+            source_tool_name="ast_edit",
+            check_parts=self.check_parts if self.check_files is not None else None,
+            apply=self.apply,
+            details=details,
+            preview=self.typed,
+            apply_parts=self.apply_parts,
+            rebuild=self.rebuild if self.recompute is not None else None,
+            journaled=self.journal is not None,
         )
 
-    async def apply(reason: str) -> AgentToolResult[AppliedEditDetails]:
+    async def apply(self, reason: str) -> AgentToolResult[AppliedEditDetails]:
+        """Write the whole preview."""
         # Off the event loop: hashing and writing many files must not stall other
         # sessions of the same server (or the terminal's redraws).
-        done = await asyncio.to_thread(apply_preview, preview, journal=journal, label=label)
+        done = await asyncio.to_thread(
+            apply_preview, self.preview, journal=self.journal, label=self.label
+        )
         return applied_result(done)
 
-    def kept(subset: Preview) -> EditPreview:
-        # (file, replacement) places of the subset's changes, built only when asked for
-        places = ((f, r) for f, e in enumerate(preview.files) for r in range(len(e.replacements)))
-        index = dict(zip(ids, places, strict=True))
-        return select_replacements(preview, {index[c.id] for c in subset.changes if c.id in index})
+    def apply_parts(self, subset: Preview, reason: str) -> AgentToolResult[AppliedEditDetails]:
+        """Write the changes of ``subset`` only."""
+        chosen = _subset(self.preview, self.ids, subset)
+        part_label = f"{self.label} (only {', '.join(c.id for c in subset.changes)})"
+        return applied_result(apply_preview(chosen, journal=self.journal, label=part_label))
 
-    def apply_parts(subset: Preview, reason: str) -> AgentToolResult[AppliedEditDetails]:
-        chosen = kept(subset)
-        part_label = f"{label} (only {', '.join(c.id for c in subset.changes)})"
-        return applied_result(apply_preview(chosen, journal=journal, label=part_label))
-
-    async def rebuild() -> tuple[PendingAction, str] | None:
-        assert recompute is not None
-        fresh = await asyncio.to_thread(recompute)
+    async def rebuild(self) -> tuple[PendingAction, str] | None:
+        """The edit previewed again against the files as they are now (``None``: no change)."""
+        assert self.recompute is not None
+        fresh = await asyncio.to_thread(self.recompute)
         built = build_edit_action(
-            store,
+            self.store,
             fresh,
-            arguments,
-            recompute,
-            typed,
-            broken_flag,
-            journal,
-            with_diff,
-            check_files=check_files,
+            self.arguments,
+            self.recompute,
+            self.typed,
+            self.broken_flag,
+            self.journal,
+            self.with_diff,
+            check_files=self.check_files,
         )
         if built.action is None:
             return None
         return built.action, built.result.text
 
-    async def check_parts(subset: Preview) -> CheckVerdict:
-        assert check_files is not None
-        return await check_files(staged_files(kept(subset)))
+    async def check_parts(self, subset: Preview) -> CheckVerdict:
+        """The project's check on the changes of ``subset`` staged."""
+        assert self.check_files is not None
+        return await self.check_files(staged_files(_subset(self.preview, self.ids, subset)))
 
-    action = PendingAction(
-        label=label,
-        source_tool_name="ast_edit",
-        check_parts=check_parts if check_files is not None else None,
-        apply=apply,
-        details=details,
-        preview=typed,
-        apply_parts=apply_parts,
-        rebuild=rebuild if recompute is not None else None,
-        journaled=journal is not None,
-    )
-    return EditAction(
-        action=action, result=AgentToolResult(content=[TextContent(text)], details=details)
-    )
+
+def _subset(preview: EditPreview, ids: list[str], subset: Preview) -> EditPreview:
+    """``preview`` cut down to the changes of ``subset`` (by id)."""
+    # (file, replacement) places of the subset's changes, built only when asked for
+    places = ((f, r) for f, e in enumerate(preview.files) for r in range(len(e.replacements)))
+    index = dict(zip(ids, places, strict=True))
+    return select_replacements(preview, {index[c.id] for c in subset.changes if c.id in index})
 
 
 def push_edit_preview(
@@ -429,11 +347,8 @@ __all__ = [
     "CheckFiles",
     "EditAction",
     "Recompute",
-    "block",
     "build_edit_action",
     "edit_label",
-    "line_indent",
     "push_edit_preview",
-    "skipped_text",
     "staged_files",
 ]

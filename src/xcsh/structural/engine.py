@@ -315,37 +315,9 @@ def preview_edit(
     preview = EditPreview(
         root=scope.root, files=[], skipped=list(scope.skipped), files_scanned=len(scope.files)
     )
-    count = 0
     outcomes = _run(query, scope, progress, workers, index)
     try:
-        for outcome in outcomes:
-            if outcome is None:
-                continue
-            if outcome.conflict is not None:
-                raise ToolError(
-                    f"Overlapping replacements: {outcome.conflict}. Nothing was previewed; "
-                    "split the ops into separate calls or make their patterns disjoint."
-                )
-            preview.identical += outcome.identical
-            if outcome.skipped is not None:
-                preview.skipped.append(outcome.skipped)
-            changed = outcome.edit
-            if changed is None:
-                continue
-            identified = identify(changed)
-            if isinstance(identified, str):
-                preview.skipped.append(
-                    SkippedFile(path=changed.path, file=changed.file, reason=identified)
-                )
-                continue
-            changed = identified
-            if limit is not None and count + len(changed.replacements) >= limit:
-                changed = _truncate(changed, limit - count)
-                preview.files.append(changed)
-                preview.limit_reached = True
-                break
-            preview.files.append(changed)
-            count += len(changed.replacements)
+        _collect(preview, outcomes, limit)
     finally:
         close = getattr(outcomes, "close", None)
         if close is not None:
@@ -355,6 +327,42 @@ def preview_edit(
     if scope.language is None and not edit.rules:  # each rule names its own language
         check_one_language(preview)
     return preview
+
+
+def _collect(preview: EditPreview, outcomes: Iterable[Outcome | None], limit: int | None) -> None:
+    """Add each file's outcome to ``preview`` until ``limit`` replacements (``None``: all).
+
+    Raises:
+        ToolError: two ops' replacements overlap in a file.
+    """
+    count = 0
+    for outcome in outcomes:
+        if outcome is None:
+            continue
+        if outcome.conflict is not None:
+            raise ToolError(
+                f"Overlapping replacements: {outcome.conflict}. Nothing was previewed; "
+                "split the ops into separate calls or make their patterns disjoint."
+            )
+        preview.identical += outcome.identical
+        if outcome.skipped is not None:
+            preview.skipped.append(outcome.skipped)
+        changed = outcome.edit
+        if changed is None:
+            continue
+        identified = identify(changed)
+        if isinstance(identified, str):
+            preview.skipped.append(
+                SkippedFile(path=changed.path, file=changed.file, reason=identified)
+            )
+            continue
+        changed = identified
+        if limit is not None and count + len(changed.replacements) >= limit:
+            preview.files.append(_truncate(changed, limit - count))
+            preview.limit_reached = True
+            return
+        preview.files.append(changed)
+        count += len(changed.replacements)
 
 
 def _run(
@@ -405,6 +413,7 @@ def _truncate(edit: FileEdit, keep: int) -> FileEdit:
         nested_skipped=edit.nested_skipped,
         ident=edit.ident,
         nested=tuple(r for r in edit.nested if r.match_start < reps[-1].match_end) if reps else (),
+        records=edit.records,
     )
 
 

@@ -197,6 +197,41 @@ def _pattern_root(root: SgNode) -> SgNode:
         node = children[0]
 
 
+def _probe(
+    pattern: str, language: Language, rule: dict[str, Any], selector: str | None, strictness: str
+) -> tuple[tuple[SgNode, SgNode, str] | None, SgNode | None]:
+    """Parse ``pattern`` as source with each candidate metavariable stand-in and find it
+    in itself: the accepted ``(probe root, node found, stand-in)``, preferring a parse
+    without errors, and a node found that cannot match anything (``None`` when none).
+
+    Raises:
+        ToolError: ast-grep refuses the rule (an unknown ``sel`` kind, several nodes).
+    """
+    fallback: SgNode | None = None
+    accepted: tuple[SgNode, SgNode, str] | None = None
+    known = _EXPANDO.get(language.name)
+    for expando in (known,) if known else EXPANDO_CANDIDATES:
+        probe = SgRoot(_substitute_expando(pattern, expando), language.name).root()
+        try:
+            found = probe.find(**rule)
+        except RuntimeError as exc:  # ast-grep refused the rule itself
+            config_error = _ast_grep_message(exc)
+            if selector is not None and _INVALID_KIND.search(config_error):
+                raise _unknown_kind(selector, language, probe) from exc
+            raise PatternNotUsable(pattern, language.name, config_error) from None
+        if found is None:
+            continue  # it cannot match its own source
+        root = found if selector is not None else _pattern_root(probe)
+        if cannot_match(root, probe.text(), rule, language, strictness):
+            fallback = fallback or found
+            continue
+        if accepted is None or not holds_error(found):
+            accepted = (probe, found, expando)
+        if not holds_error(found):
+            break
+    return accepted, fallback
+
+
 def compile_pattern(
     pattern: str,
     language: Language,
@@ -232,31 +267,8 @@ def compile_pattern(
     selector = selector.strip() if selector and selector.strip() else None
     rule = _rule_for(pattern, selector, strictness)
     single, multi = bound_metavariables(pattern)
-    config_error: str | None = None
-    fallback: SgNode | None = None
-    accepted: tuple[SgNode, SgNode, str] | None = None
     known = _EXPANDO.get(language.name)
-    for expando in (known,) if known else EXPANDO_CANDIDATES:
-        probe = SgRoot(_substitute_expando(pattern, expando), language.name).root()
-        try:
-            found = probe.find(**rule)
-        except RuntimeError as exc:  # ast-grep refused the rule itself
-            config_error = _ast_grep_message(exc)
-            if selector is not None and _INVALID_KIND.search(config_error):
-                raise _unknown_kind(selector, language, probe) from exc
-            break
-        if found is None:
-            continue  # it cannot match its own source
-        root = found if selector is not None else _pattern_root(probe)
-        if cannot_match(root, probe.text(), rule, language, strictness):
-            fallback = fallback or found
-            continue
-        if accepted is None or not holds_error(found):
-            accepted = (probe, found, expando)
-        if not holds_error(found):
-            break
-    if config_error is not None:
-        raise PatternNotUsable(pattern, language.name, config_error)
+    accepted, fallback = _probe(pattern, language, rule, selector, strictness)
     tokens: list[bytes] = []
     doubt: Doubt | None = None
     trailing: tuple[str, ...] = ()

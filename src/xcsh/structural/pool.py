@@ -251,25 +251,7 @@ def run_chunks(
         live = list(readers)
         for expected in range(len(chunks)):
             while expected not in ready:
-                if not live:
-                    raise BrokenProcessPool("A scan worker process ended before its work was done.")
-                for conn in wait(live):
-                    assert isinstance(conn, Connection)
-                    try:
-                        index, value = conn.recv()
-                    except (EOFError, OSError):  # died, maybe in the middle of a message
-                        slot = readers.index(conn)
-                        procs[slot].join(_STOP_GRACE_SECONDS)
-                        chunk = current[slot]
-                        raise WorkerDied(
-                            chunk if chunk != _IDLE else None, procs[slot].exitcode
-                        ) from None
-                    if index == _FAILED:
-                        raise value
-                    if index == _DONE:
-                        live.remove(conn)
-                    else:
-                        ready[index] = value
+                _receive(live, ready, readers, procs, current)
             if expected == len(chunks) - 1:
                 received_all = True
             value = ready.pop(expected)
@@ -277,6 +259,41 @@ def run_chunks(
             yield value
     finally:
         _stop(procs, readers, window, stop, graceful=received_all)
+
+
+def _receive(
+    live: list[Connection],
+    ready: dict[int, R],
+    readers: list[Connection],
+    procs: list[Any],
+    current: Any,
+) -> None:
+    """Read what the ``live`` workers sent: a result goes to ``ready`` by chunk index, a
+    worker that is done leaves ``live`` (``readers``, ``procs`` and ``current``, the
+    chunk each works on, are by worker slot).
+
+    Raises:
+        BrokenProcessPool: every worker ended with work left.
+        WorkerDied: a worker died without reporting.
+        BaseException: what ``func`` raised in a worker.
+    """
+    if not live:
+        raise BrokenProcessPool("A scan worker process ended before its work was done.")
+    for conn in wait(live):
+        assert isinstance(conn, Connection)
+        try:
+            index, value = conn.recv()
+        except (EOFError, OSError):  # died, maybe in the middle of a message
+            slot = readers.index(conn)
+            procs[slot].join(_STOP_GRACE_SECONDS)
+            chunk = current[slot]
+            raise WorkerDied(chunk if chunk != _IDLE else None, procs[slot].exitcode) from None
+        if index == _FAILED:
+            raise value
+        if index == _DONE:
+            live.remove(conn)
+        else:
+            ready[index] = value
 
 
 def _stop(

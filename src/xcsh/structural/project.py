@@ -9,6 +9,8 @@ from typing import Any
 
 import yaml
 
+from xcsh.fs import read_regular_bytes
+from xcsh.structural import rule_yaml
 from xcsh.structural.languages import resolve_language
 from xcsh.structural.rule_schema import RuleError, RuleWarning, strings_of, yaml_path
 from xcsh.structural.rules import CompiledRule, based, parse_rules
@@ -44,7 +46,7 @@ def load_project(
     """
     origin = config.name
     try:
-        data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+        data = rule_yaml.load(read_regular_bytes(config).decode("utf-8")) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise RuleError(origin, "", f"cannot read the project configuration: {exc}.") from None
     if not isinstance(data, dict):
@@ -78,7 +80,9 @@ def load_project(
         for file in _yaml_files(root / folder, origin, yaml_path("utilDirs", index)):
             shown = file.relative_to(root).as_posix()
             try:
-                documents = [d for d in yaml.safe_load_all(file.read_text(encoding="utf-8")) if d]
+                documents = [
+                    d for d in rule_yaml.load_all(read_regular_bytes(file).decode("utf-8")) if d
+                ]
             except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
                 raise RuleError(shown, "", f"cannot read the utility rule: {exc}.") from None
             for document in documents:
@@ -91,7 +95,7 @@ def load_project(
         for file in _yaml_files(root / folder, origin, yaml_path("ruleDirs", index)):
             shown = file.relative_to(root).as_posix()
             try:
-                text = file.read_text(encoding="utf-8")
+                text = read_regular_bytes(file).decode("utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 raise RuleError(shown, "", f"cannot read the rule file: {exc}.") from None
             rules += parse_rules(

@@ -249,7 +249,8 @@ def is_error_record(record: str, *, json: bool, report: bool = False) -> bool:
     return record.startswith("error[")
 
 
-def _range_json(rng: Range, offsets: Offsets) -> str:
+def range_json(rng: Range, offsets: Offsets) -> str:
+    """The CLI's ``range`` object of ``rng`` (byte offsets, start and end positions)."""
     return _positions_json(rng.start, rng.end, offsets)
 
 
@@ -307,7 +308,7 @@ def json_record(
     start, end = rng.start.index, rng.end.index
     line_start, line_end = line_bounds(text, start, end)
     matched = encode_basestring(text[start:end])
-    where = _range_json(rng, offsets)
+    where = range_json(rng, offsets)
     parts = [
         f'{{"text":{matched},"range":{where},"file":{file},'
         f'"lines":{encode_basestring(text[line_start:line_end])},'
@@ -329,6 +330,25 @@ def json_record(
             f'"replacementOffsets":{{"start":{fix[1]},"end":{fix[2]}}}'
         )
     parts.append(f',"language":{language}')
+    parts.append(_meta_json(node, pattern, (text, offsets), secondary, transformed))
+    if report is not None:
+        assert not isinstance(pattern, CompiledPattern)
+        labels = (matched, where, secondary)
+        parts.append(_report_json(report, node, pattern, (text, offsets), labels))
+    parts.append("}\n")
+    return "".join(parts)
+
+
+def _meta_json(
+    node: SgNode,
+    pattern: CompiledPattern | CompiledRule,
+    source: tuple[str, Offsets],
+    secondary: list[str],
+    transformed: dict[str, str],
+) -> str:
+    """The ``metaVariables`` member of a match's JSON line (``""`` when nothing is bound,
+    as the CLI leaves it out); ``secondary`` are a rule's secondary nodes, as JSON."""
+    text, offsets = source
     single = []
     for name in pattern.single:
         captured = node.get_match(name)
@@ -346,31 +366,42 @@ def json_record(
         )
     if secondary:
         multi.append(f'"secondary":[{",".join(secondary)}]')
-    if single or multi or transformed:  # the CLI omits it when nothing is bound
-        values = ",".join(
-            f"{encode_basestring(name)}:{encode_basestring(value)}"
-            for name, value in transformed.items()
-        )
-        parts.append(
-            f',"metaVariables":{{"single":{{{",".join(single)}}},'
-            f'"multi":{{{",".join(multi)}}},"transformed":{{{values}}}}}'
-        )
-    if report is not None:
-        note = "null" if report.note is None else encode_basestring(report.note)
-        parts.append(
-            f',"ruleId":{encode_basestring(report.id)},'
-            f'"severity":{encode_basestring(report.severity)},"note":{note},'
-            f'"message":{encode_basestring(report.message)},'
-            f'"labels":['
-        )
-        assert not isinstance(pattern, CompiledPattern)
-        if pattern.labels is None:
-            parts.append(f'{{"text":{matched},"range":{where},"style":"primary"}}')
-            parts.extend(f',{label[:-1]},"style":"secondary"}}' for label in secondary)
-        else:
-            parts.append(",".join(_labels_json(node, pattern, text, offsets)))
-        parts.append("]")
-    parts.append("}\n")
+    if not (single or multi or transformed):  # the CLI omits it when nothing is bound
+        return ""
+    values = ",".join(
+        f"{encode_basestring(name)}:{encode_basestring(value)}"
+        for name, value in transformed.items()
+    )
+    return (
+        f',"metaVariables":{{"single":{{{",".join(single)}}},'
+        f'"multi":{{{",".join(multi)}}},"transformed":{{{values}}}}}'
+    )
+
+
+def _report_json(
+    report: RuleReport,
+    node: SgNode,
+    rule: CompiledRule,
+    source: tuple[str, Offsets],
+    labels: tuple[str, str, list[str]],
+) -> str:
+    """The rule's members of a match's JSON line: id, severity, note, message and labels
+    (``labels``: the matched text and range as JSON, and the secondary nodes' JSON)."""
+    text, offsets = source
+    matched, where, secondary = labels
+    note = "null" if report.note is None else encode_basestring(report.note)
+    parts = [
+        f',"ruleId":{encode_basestring(report.id)},'
+        f'"severity":{encode_basestring(report.severity)},"note":{note},'
+        f'"message":{encode_basestring(report.message)},'
+        f'"labels":['
+    ]
+    if rule.labels is None:
+        parts.append(f'{{"text":{matched},"range":{where},"style":"primary"}}')
+        parts.extend(f',{label[:-1]},"style":"secondary"}}' for label in secondary)
+    else:
+        parts.append(",".join(_labels_json(node, rule, text, offsets)))
+    parts.append("]")
     return "".join(parts)
 
 

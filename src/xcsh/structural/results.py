@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from xcsh.core.safe import visible_line
 from xcsh.fs.confined import FileId
@@ -181,7 +181,11 @@ class Replacement(NamedTuple):
         match_end: the match's own end byte.
         indent: the white space starting the match's first line.
         record: the change as one line of ``ast-grep run -r ... --json=stream``
-            (line break included) when the preview recorded captures, else ``""``.
+            (line break included) when the preview recorded captures, else ``""``
+            (see :meth:`FileEdit.record`).
+        record_at: where the numbers of that line start in its file's
+            :attr:`FileEdit.records` (a pattern's change keeps its line as numbers
+            until printed), else -1.
     """
 
     old_text: str
@@ -196,6 +200,16 @@ class Replacement(NamedTuple):
     match_end: int
     indent: str
     record: str = ""
+    record_at: int = -1
+
+
+class RecordBook(Protocol):
+    """Where a file's changes keep their JSON lines until printed
+    (:class:`xcsh.structural.pattern_edit.PatternRecords`)."""
+
+    def render(self, change: Replacement) -> str:
+        """The line of ``change``, line break included."""
+        ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -255,6 +269,8 @@ class FileEdit:
             ``ast-grep run -r --json``, which lists them); never written.
         new_error: where the new text has a parse error the old one did not
             (``"line 3, column 7"``), for an edit kept on request; else ``""``.
+        records: the JSON lines of the changes that keep theirs as numbers
+            (:attr:`Replacement.record_at`); see :meth:`record`.
     """
 
     path: Path
@@ -268,6 +284,15 @@ class FileEdit:
     nested: tuple[Replacement, ...] = ()
     ident: FileId | None = None
     new_error: str = ""
+    records: RecordBook | None = None
+
+    def record(self, change: Replacement) -> str:
+        """``change`` (one of this file's) as one line of ``ast-grep run -r ...
+        --json=stream``, line break included (``""`` when the preview recorded no
+        captures)."""
+        if change.record_at < 0 or self.records is None:
+            return change.record
+        return self.records.render(change)
 
     def listed(self) -> list[Replacement]:
         """Every match of the file as the CLI's ``--json`` lists them: the replacements and

@@ -81,53 +81,66 @@ def check_rule(value: Any, where: str, origin: str, *, relation: bool = False) -
     for key, sub in value.items():
         here = yaml_path(where, str(key))
         if key not in allowed:
-            hint = ""
-            if key in ("stopBy", "field"):
-                hint = (
-                    f" `{key}` belongs inside a relational rule (inside, has, precedes, follows)."
+            raise _unknown_rule_key(origin, here, key, allowed)
+        _check_sub_rules(key, sub, here, origin)
+        _check_value(key, sub, here, origin)
+
+
+def _unknown_rule_key(origin: str, here: str, key: object, allowed: Sequence[str]) -> RuleError:
+    """The error for a key a rule object does not take, with where it belongs."""
+    hint = ""
+    if key in ("stopBy", "field"):
+        hint = f" `{key}` belongs inside a relational rule (inside, has, precedes, follows)."
+    elif key in TOP_KEYS:
+        hint = f" `{key}` is a key of the rule file, beside `rule`, not inside it."
+    return RuleError(
+        origin,
+        here,
+        f"unknown rule key `{key}`. Use one of: {', '.join(allowed)}.{hint}",
+    )
+
+
+def _check_sub_rules(key: object, sub: Any, here: str, origin: str) -> None:
+    """Check the rules inside a relational, ``not``, ``all``/``any`` or ``stopBy`` key."""
+    if key in RELATIONAL_KEYS:
+        check_rule(sub, here, origin, relation=True)
+    elif key == "not":
+        check_rule(sub, here, origin)
+    elif key in ("all", "any"):
+        if not isinstance(sub, list) or not sub:
+            raise RuleError(origin, here, f"`{key}` takes a non-empty list of rules.")
+        for index, item in enumerate(sub):
+            check_rule(item, yaml_path(here, index), origin)
+    elif key == "stopBy":
+        if isinstance(sub, str):
+            if sub not in ("neighbor", "end"):
+                raise RuleError(
+                    origin, here, f"`stopBy` is `neighbor`, `end` or a rule; got `{sub}`."
                 )
-            elif key in TOP_KEYS:
-                hint = f" `{key}` is a key of the rule file, beside `rule`, not inside it."
+        else:
+            check_rule(sub, here, origin)
+
+
+def _check_value(key: object, sub: Any, here: str, origin: str) -> None:
+    """Check the value of a leaf key: a string, a pattern object or a valid regex."""
+    if (
+        key in ("pattern", "kind", "regex", "matches", "field")
+        and not isinstance(sub, str)
+        and not (key == "pattern" and isinstance(sub, dict))
+    ):
+        raise RuleError(origin, here, f"`{key}` takes a string.")
+    if key == "pattern" and isinstance(sub, dict):
+        unknown = set(sub) - {"context", "selector", "strictness"}
+        if unknown or "context" not in sub:
             raise RuleError(
                 origin,
                 here,
-                f"unknown rule key `{key}`. Use one of: {', '.join(allowed)}.{hint}",
+                "a pattern object takes `context` (required), `selector` and `strictness`.",
             )
-        if key in RELATIONAL_KEYS:
-            check_rule(sub, here, origin, relation=True)
-        elif key == "not":
-            check_rule(sub, here, origin)
-        elif key in ("all", "any"):
-            if not isinstance(sub, list) or not sub:
-                raise RuleError(origin, here, f"`{key}` takes a non-empty list of rules.")
-            for index, item in enumerate(sub):
-                check_rule(item, yaml_path(here, index), origin)
-        elif key == "stopBy":
-            if isinstance(sub, str):
-                if sub not in ("neighbor", "end"):
-                    raise RuleError(
-                        origin, here, f"`stopBy` is `neighbor`, `end` or a rule; got `{sub}`."
-                    )
-            else:
-                check_rule(sub, here, origin)
-        elif (
-            key in ("pattern", "kind", "regex", "matches", "field")
-            and not isinstance(sub, str)
-            and not (key == "pattern" and isinstance(sub, dict))
-        ):
-            raise RuleError(origin, here, f"`{key}` takes a string.")
-        if key == "pattern" and isinstance(sub, dict):
-            unknown = set(sub) - {"context", "selector", "strictness"}
-            if unknown or "context" not in sub:
-                raise RuleError(
-                    origin,
-                    here,
-                    "a pattern object takes `context` (required), `selector` and `strictness`.",
-                )
-        if key == "regex" and isinstance(sub, str):
-            problem = regex_problem(sub)
-            if problem:
-                raise RuleError(origin, here, f"invalid regular expression: {problem}.")
+    if key == "regex" and isinstance(sub, str):
+        problem = regex_problem(sub)
+        if problem:
+            raise RuleError(origin, here, f"invalid regular expression: {problem}.")
 
 
 def regex_problem(regex: str) -> str:
@@ -148,7 +161,7 @@ def regex_problem(regex: str) -> str:
 REWRITER_KEYS = ("id", "rule", "constraints", "utils", "transform", "fix", "rewriters")
 
 
-_FIX_KEYS = ("template", "expandStart", "expandEnd")
+FIX_KEYS = ("template", "expandStart", "expandEnd")
 
 
 _TRANSFORMS = ("replace", "substring", "convert", "rewrite")
@@ -172,12 +185,12 @@ def fix_of(value: Any, where: str, origin: str) -> Fix | None:
     if isinstance(value, str):
         return Fix(template=value)
     if isinstance(value, dict):
-        unknown = set(value) - set(_FIX_KEYS)
+        unknown = set(value) - set(FIX_KEYS)
         if unknown:
             raise RuleError(
                 origin,
                 yaml_path(where, sorted(unknown)[0]),
-                f"unknown key. A fix object takes: {', '.join(_FIX_KEYS)}.",
+                f"unknown key. A fix object takes: {', '.join(FIX_KEYS)}.",
             )
         template = value.get("template")
         if not isinstance(template, str):
@@ -263,12 +276,6 @@ def strings_of(value: Any, where: str, origin: str) -> tuple[str, ...]:
     raise RuleError(origin, where, "takes a glob or a list of globs.")
 
 
-_NTH_CHILD_KEYS = ("position", "ofRule", "reverse")
-
-
-_PATTERN_KEYS = ("context", "selector", "strictness")
-
-
 @dataclass(frozen=True, kw_only=True)
 class RuleWarning:
     """Something in a rule file that ast-grep runs anyway, and so does xcsh unless strict:
@@ -295,115 +302,6 @@ class RuleWarning:
         return RuleError(
             self.origin, self.yaml_path, f"{self.problem}. Rules are checked strictly: fix it."
         )
-
-
-def _hint(key: str, allowed: Sequence[str], elsewhere: dict[str, str]) -> str:
-    import difflib
-
-    if key in elsewhere:
-        return elsewhere[key]
-    folded = {name.lower(): name for name in allowed}
-    if key.lower() in folded:
-        return f"did you mean `{folded[key.lower()]}`?"
-    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
-    return f"did you mean `{close[0]}`?" if close else ""
-
-
-def _misplaced(allowed: Sequence[str]) -> dict[str, str]:
-    out = {key: f"`{key}` belongs inside `nthChild`" for key in _NTH_CHILD_KEYS}
-    if "stopBy" not in allowed:
-        out.update(
-            {
-                key: f"`{key}` belongs inside a relational rule (inside, has, precedes, follows)"
-                for key in ("stopBy", "field")
-            }
-        )
-    return {key: hint for key, hint in out.items() if key not in allowed}
-
-
-def drop_unknown_keys(
-    document: dict[str, Any], origin: str
-) -> tuple[dict[str, Any], list[RuleWarning]]:
-    """``document`` without the keys ast-grep ignores inside rules, rewriters, fixes and
-    pattern objects, and a warning for each, naming its YAML path and the likely key.
-
-    The top-level keys are not touched: ast-grep refuses an unknown one, and so does
-    :func:`xcsh.structural.rules.compile_rule`.
-    """
-    warnings: list[RuleWarning] = []
-
-    def keep(value: dict[str, Any], allowed: Sequence[str], where: str) -> dict[str, Any]:
-        out = {}
-        for key, sub in value.items():
-            if key in allowed:
-                out[key] = sub
-            else:
-                hint = _hint(str(key), allowed, _misplaced(allowed))
-                problem = f"unknown key ({hint})" if hint else "unknown key"
-                warnings.append(
-                    RuleWarning(
-                        origin=origin, yaml_path=yaml_path(where, str(key)), problem=problem
-                    )
-                )
-        return out
-
-    def rule(value: Any, where: str, *, relation: bool = False) -> Any:
-        if not isinstance(value, dict):
-            return value
-        allowed = RULE_KEYS + (("stopBy", "field") if relation else ())
-        out = keep(value, allowed, where)
-        for key, sub in out.items():
-            here = yaml_path(where, key)
-            if key in RELATIONAL_KEYS:
-                out[key] = rule(sub, here, relation=True)
-            elif key in ("not", "stopBy"):
-                out[key] = rule(sub, here)
-            elif key in ("all", "any") and isinstance(sub, list):
-                out[key] = [rule(item, yaml_path(here, i)) for i, item in enumerate(sub)]
-            elif key == "pattern" and isinstance(sub, dict):
-                out[key] = keep(sub, _PATTERN_KEYS, here)
-            elif key == "nthChild" and isinstance(sub, dict):
-                out[key] = keep(sub, _NTH_CHILD_KEYS, here)
-                if "ofRule" in out[key]:
-                    out[key]["ofRule"] = rule(out[key]["ofRule"], yaml_path(here, "ofRule"))
-        return out
-
-    def rules_of(value: Any, where: str) -> Any:
-        if not isinstance(value, dict):
-            return value
-        return {name: rule(sub, yaml_path(where, str(name))) for name, sub in value.items()}
-
-    def fix(value: Any, where: str) -> Any:
-        if not isinstance(value, dict):
-            return value
-        out = keep(value, _FIX_KEYS, where)
-        for key in ("expandStart", "expandEnd"):
-            if key in out:
-                out[key] = rule(out[key], yaml_path(where, key))
-        return out
-
-    def rewriter(value: Any, where: str) -> Any:
-        if not isinstance(value, dict):
-            return value
-        out = keep(value, REWRITER_KEYS, where)
-        return body(out, where)
-
-    def body(out: dict[str, Any], where: str) -> dict[str, Any]:
-        if "rule" in out:
-            out["rule"] = rule(out["rule"], yaml_path(where, "rule"))
-        for key in ("utils", "constraints"):
-            if key in out:
-                out[key] = rules_of(out[key], yaml_path(where, key))
-        if "fix" in out:
-            out["fix"] = fix(out["fix"], yaml_path(where, "fix"))
-        if isinstance(out.get("rewriters"), list):
-            out["rewriters"] = [
-                rewriter(item, yaml_path(yaml_path(where, "rewriters"), i))
-                for i, item in enumerate(out["rewriters"])
-            ]
-        return out
-
-    return body(dict(document), ""), warnings
 
 
 @functools.lru_cache(maxsize=256)

@@ -22,57 +22,46 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from ast_grep_py import Config, SgNode, SgRoot
+from ast_grep_py import SgNode
 
 from xcsh.core import ToolError
+from xcsh.fs import read_regular_bytes
 from xcsh.structural.errors import Doubt
 from xcsh.structural.languages import resolve_language
-from xcsh.structural.pattern import bound_metavariables
-from xcsh.structural.pattern_checks import check_pattern_size
-from xcsh.structural.rewrite import Template, parse_template
+from xcsh.structural.rewrite import Template
 from xcsh.structural.rule_labels import RuleLabel, parse_labels
+from xcsh.structural.rule_parts import (
+    Rewriter,
+    branches_of,
+    checked_document,
+    names_of,
+    rewriter_ids,
+    rewriters_of,
+    rule_config,
+    rule_tables,
+    template_of,
+)
 from xcsh.structural.rule_schema import (
-    REWRITER_KEYS,
-    RULE_KEYS,
     SEVERITIES,
-    TOP_KEYS,
     Fix,
     RuleError,
     RuleWarning,
-    check_rule,
-    drop_unknown_keys,
     fix_of,
     glob_regex,
     split_transforms,
     strings_of,
-    yaml_path,
 )
 from xcsh.structural.rule_tokens import Requirement, admits, required_text
 from xcsh.structural.rule_vars import (
     bound_names,
     check_fix_names,
     check_rewrite_sources,
-    patterns_in,
 )
-
-
-@dataclass(frozen=True, kw_only=True)
-class Rewriter:
-    """One of a rule's ``rewriters``: a rule with a fix, used by the ``rewrite`` transform."""
-
-    id: str
-    config: dict[str, Any]
-    fix: Fix
-    template: Template
-    rewrites: dict[str, dict[str, Any]] = field(default_factory=dict)
-    names: tuple[str, ...] = ()
-    multi: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -175,120 +164,6 @@ class CompiledRule:
         return not self.files or glob_regex(self.files).match(file) is not None
 
 
-def _names(rule: Any, utils: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    single: list[str] = []
-    multi: list[str] = []
-    for text in patterns_in(rule) + patterns_in(dict(utils)):
-        s, m = bound_metavariables(text)
-        single += [n for n in s if n not in single]
-        multi += [n for n in m if n not in multi]
-    return tuple(single), tuple(multi)
-
-
-def _branches(
-    rule: dict[str, Any], multi: tuple[str, ...]
-) -> tuple[tuple[dict[str, Any], tuple[str, ...]], ...]:
-    """The ``any`` branches of ``rule`` (see :attr:`CompiledRule.branches`), or ``()``."""
-    groups = [rule.get("any")] + [
-        item.get("any") for item in rule.get("all") or [] if isinstance(item, dict)
-    ]
-    out: list[tuple[dict[str, Any], tuple[str, ...]]] = []
-    for group in groups:
-        if not isinstance(group, list):
-            continue
-        for branch in group:
-            if isinstance(branch, dict):
-                names = {m for text in patterns_in(branch) for m in bound_metavariables(text)[1]}
-                out.append((branch, tuple(n for n in multi if n in names)))
-    named = {n for _, names in out for n in names}
-    optional = [n for n in named if not all(n in names for _, names in out)]
-    return tuple(out) if optional else ()
-
-
-def _ast_grep_problem(exc: BaseException) -> str:
-    text = str(exc).split("Stack backtrace:")[0]
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    causes = [re.sub(r"^\d+:\s*", "", line) for line in lines if line != "Caused by:"]
-    causes = [c for c in causes if c != "cannot get matcher"]
-    return " ".join(causes) if causes else type(exc).__name__
-
-
-def _validate(config: dict[str, Any], language: str, origin: str, where: str) -> None:
-    """Let ast-grep-py check the configuration once, on an empty tree."""
-    try:
-        SgRoot("", language).root().find_all(cast("Config", config))
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException as exc:
-        problem = _ast_grep_problem(exc).rstrip(".")
-        raise RuleError(
-            origin, where, f"ast-grep refused it: {problem}. Fix the rule as the message says."
-        ) from None
-
-
-def _rewriter(
-    value: Any,
-    where: str,
-    origin: str,
-    language: str,
-    utils: dict[str, Any],
-    ids: list[str],
-    outer: tuple[str, ...],
-) -> Rewriter:
-    if not isinstance(value, dict):
-        raise RuleError(origin, where, "a rewriter is a mapping with `id`, `rule` and `fix`.")
-    for key in value:
-        if key not in REWRITER_KEYS:
-            raise RuleError(
-                origin,
-                yaml_path(where, str(key)),
-                f"unknown key. A rewriter takes: {', '.join(REWRITER_KEYS)}.",
-            )
-    rid = value.get("id")
-    if not isinstance(rid, str) or not rid:
-        raise RuleError(origin, yaml_path(where, "id"), "a rewriter needs an `id` string.")
-    check_rule(value.get("rule"), yaml_path(where, "rule"), origin)
-    fix = fix_of(value.get("fix"), yaml_path(where, "fix"), origin)
-    if fix is None:
-        raise RuleError(origin, yaml_path(where, "fix"), "a rewriter needs a `fix`.")
-    local_utils = {**utils, **(value.get("utils") or {})}
-    native, rewrites, _ = split_transforms(
-        value.get("transform"), yaml_path(where, "transform"), origin, ids
-    )
-    config: dict[str, Any] = {"rule": value["rule"]}
-    if value.get("constraints"):
-        config["constraints"] = value["constraints"]
-    if local_utils:
-        config["utils"] = local_utils
-    if native:
-        config["transform"] = native
-    _validate(config, language, origin, where)
-    bound = bound_names(
-        value["rule"],
-        local_utils=value.get("utils") or {},
-        constraints=value.get("constraints") or {},
-        transforms=(*native, *rewrites),
-    )
-    bound += tuple(n for n in outer if n not in bound)  # the calling rule's captures
-    check_rewrite_sources(rewrites, bound, origin, yaml_path(where, "transform"))
-    check_fix_names(fix.template, bound, origin, yaml_path(where, "fix"))
-    single, multi = _names(value["rule"], local_utils)
-    names = single + tuple(native) + tuple(rewrites)
-    return Rewriter(
-        id=rid,
-        config=config,
-        fix=fix,
-        template=_template(fix, names, multi, rid),
-        rewrites=rewrites,
-        names=names,
-        multi=multi,
-    )
-
-
-def _template(fix: Fix, single: tuple[str, ...], multi: tuple[str, ...], rid: str) -> Template:
-    return parse_template(fix.template, single=single, multi=multi, pattern=rid, strict=False)
-
-
 def compile_rule(
     document: Any,
     *,
@@ -318,82 +193,23 @@ def compile_rule(
     Raises:
         RuleError: naming the YAML path of the first problem and the fix.
     """
-    where = origin if index is None else f"{origin} (document {index + 1})"
-    if not isinstance(document, dict):
-        raise RuleError(
-            where, "", "a rule document must be a mapping with `id`, `language` and `rule`."
-        )
-    for key in document:
-        if key not in TOP_KEYS:
-            hint = f" `{key}` belongs inside `rule`." if key in RULE_KEYS else ""
-            raise RuleError(
-                where, str(key), f"unknown key. A rule file takes: {', '.join(TOP_KEYS)}.{hint}"
-            )
-    rid = document.get("id")
-    if not isinstance(rid, str) or not rid.strip():
-        raise RuleError(where, "id", "every rule needs an `id` string (a name for its matches).")
-    where = f"{where} rule `{rid}`"
-    document, ignored = drop_unknown_keys(document, where)
-    if ignored and strict:
-        raise ignored[0].as_error()
-    if warnings is not None:
-        warnings += ignored
-    lang_name = document.get("language")
-    if not isinstance(lang_name, str):
-        raise RuleError(where, "language", "missing: name the language, e.g. `language: python`.")
-    try:
-        language = resolve_language(lang_name)
-    except ToolError as exc:
-        raise RuleError(where, "language", str(exc)) from None
-    if "rule" not in document:
-        raise RuleError(where, "rule", "missing: every rule needs a `rule` (e.g. `pattern: ...`).")
-    check_rule(document["rule"], "rule", where)
-    utils: dict[str, Any] = dict((global_utils or {}).items())
-    local = document.get("utils") or {}
-    if not isinstance(local, dict):
-        raise RuleError(where, "utils", "`utils` maps names to rules.")
-    for name, util in local.items():
-        check_rule(util, yaml_path("utils", str(name)), where)
-    utils.update(local)
-    constraints = document.get("constraints") or {}
-    if not isinstance(constraints, dict):
-        raise RuleError(where, "constraints", "`constraints` maps metavariable names to rules.")
-    for name, constraint in constraints.items():
-        check_rule(constraint, yaml_path("constraints", str(name)), where)
+    document, rid, where, language = checked_document(
+        document, origin, index, strict=strict, warnings=warnings
+    )
+    utils, local, constraints = rule_tables(document, global_utils, where)
     severity = document.get("severity", "hint")
     if severity not in SEVERITIES:
         raise RuleError(where, "severity", f"use one of: {', '.join(SEVERITIES)}.")
-    raw_rewriters = document.get("rewriters") or []
-    if not isinstance(raw_rewriters, list):
-        raise RuleError(where, "rewriters", "`rewriters` is a list of rules with `id` and `fix`.")
-    ids = [str(r.get("id")) for r in raw_rewriters if isinstance(r, dict)]
+    raw_rewriters, ids = rewriter_ids(document, where)
     native, rewrites, transforms = split_transforms(
         document.get("transform"), "transform", where, ids
     )
     bound = bound_names(
         document["rule"], local_utils=local, constraints=constraints, transforms=transforms
     )
-    rewriters = {
-        r.id: r
-        for r in (
-            _rewriter(value, yaml_path("rewriters", i), where, language.name, utils, ids, bound)
-            for i, value in enumerate(raw_rewriters)
-        )
-    }
-    config: dict[str, Any] = {"rule": document["rule"]}
-    if constraints:
-        config["constraints"] = constraints
-    if utils:
-        config["utils"] = utils
-    if native:
-        config["transform"] = native
-    for text in patterns_in(document["rule"]) + patterns_in(dict(utils)):
-        try:  # the bounds of a `pat` hold for every pattern inside a rule
-            check_pattern_size(text, language)
-        except ToolError as exc:
-            raise RuleError(where, "rule", str(exc)) from None
-    _validate(config, language.name, where, "rule")
-    single, multi = _names(document["rule"], utils)
+    rewriters = rewriters_of(raw_rewriters, (where, language.name), utils, ids, bound)
+    config = rule_config(document["rule"], (constraints, utils, native), language, where)
+    single, multi = names_of(document["rule"], utils)
     message = document.get("message", "")
     message = message if isinstance(message, str) else str(message)
     note = document.get("note")
@@ -410,18 +226,18 @@ def compile_rule(
         rewrites=rewrites,
         rewriters=rewriters,
         fix=fix,
-        template=None if fix is None else _template(fix, single + transforms, multi, rid),
+        template=None if fix is None else template_of(fix, single + transforms, multi, rid),
         single=single,
         multi=multi,
         transforms=transforms,
         required=required_text(document["rule"], utils, language),
-        branches=_branches(document["rule"], multi),
+        branches=branches_of(document["rule"], multi),
         files=strings_of(document.get("files"), "files", where),
         ignores=strings_of(document.get("ignores"), "ignores", where),
         severity=severity,
         message=message,
         message_template=(
-            _template(Fix(template=message), (), (), rid) if "$" in message else None
+            template_of(Fix(template=message), (), (), rid) if "$" in message else None
         ),
         note=note if isinstance(note, str) or note is None else str(note),
         labels=parse_labels(document.get("labels"), where),
@@ -447,8 +263,10 @@ def parse_rules(
     """
     import yaml  # only a rule file needs the YAML parser
 
+    from xcsh.structural import rule_yaml
+
     try:
-        documents = [d for d in yaml.safe_load_all(text) if d is not None]
+        documents = [d for d in rule_yaml.load_all(text) if d is not None]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
@@ -512,7 +330,7 @@ def load_rule_file(
     """
     origin = display or str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_bytes(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleError(origin, "", f"cannot read the rule file: {exc}.") from None
     rules = parse_rules(text, origin=origin, strict=strict, warnings=warnings)

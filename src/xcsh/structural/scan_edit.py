@@ -19,11 +19,12 @@ from ast_grep_py import SgNode, SgRoot
 
 from xcsh.fs import detect_newline
 from xcsh.fs.confined import sha256_hex
+from xcsh.structural.candidates import Candidate, op_candidates
 from xcsh.structural.matching import LanguageQuery, Outcome, Query, find_nodes
 from xcsh.structural.pattern import CompiledPattern
+from xcsh.structural.pattern_edit import PatternRecords
 from xcsh.structural.records import Offsets, json_record, line_bounds
 from xcsh.structural.results import FileEdit, Replacement, SkippedFile
-from xcsh.structural.rewrite import expand_template
 
 BROKEN_REASON = "the rewrite would not parse"
 """Why a file whose rewritten text has new parse errors was left out of an edit."""
@@ -181,6 +182,7 @@ class _Planned:
     identical: int
     display: str
     check: tuple[str, int | None] | None
+    records: PatternRecords | None = None
 
 
 def _plan(
@@ -193,30 +195,76 @@ def _plan(
     language: str,
 ) -> _Planned | Outcome | None:
     """The changes of one file (see :func:`edit_file`), or the outcome that ends it."""
-    # loaded with the first edit, so a search never imports the rule machinery
-    from xcsh.structural.rule_eval import capture_spans, expanded_range, transformed_values
+    records = (
+        PatternRecords(text=text, offsets=offsets, quoted_file=encode_basestring(file))
+        if query.captures
+        else None
+    )
+    kept, nested, identical = _candidates(query, found, text, offsets, records)
+    if not kept:
+        return Outcome(identical=identical) if identical else None
+    kept.sort(key=lambda c: (c[0], -c[1]))
+    if not isinstance(kept[0][5].patterns[kept[0][2]], CompiledPattern):
+        # Fixes of several rules: as `ast-grep scan -U`, a fix overlapping an earlier
+        # one is left out (reported as nested); scanning again applies it.
+        chosen: list[Candidate] = []
+        for cand in kept:
+            if chosen and cand[0] < chosen[-1][1]:
+                nested.append(cand)
+                continue
+            chosen.append(cand)
+        kept = chosen
+    conflict = _conflict(kept, file)
+    if conflict is not None:
+        return conflict
+    errors = [_has_error(root) for _, root, _ in found]
+    if query.skip_parse_errors and any(errors):
+        return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
+    check = _check(query, found, kept, (text, errors), language)
+    replacement = _builder(query, text, offsets, file)
+    count, display = len(nested), kept[0][5].display
+    return _Planned(  # _each empties kept and nested as it builds
+        replacements=_each(kept, replacement),
+        inner=_each(nested, replacement) if query.captures else (),
+        nested=count,
+        identical=identical,
+        display=display,
+        check=check,
+        records=records,
+    )
 
+
+def _candidates(
+    query: Query,
+    found: list[tuple[LanguageQuery, SgNode, list[int]]],
+    text: str,
+    offsets: Offsets,
+    records: PatternRecords | None,
+) -> tuple[list[Candidate], list[Candidate], int]:
+    """Each fixing pattern's changes: kept, nested inside an earlier match of the same
+    pattern (the CLI skips those too), and how many rewrote a node to itself. A
+    pattern's JSON lines go to ``records`` as numbers (see :func:`op_candidates`)."""
     newline = detect_newline(text)
-    # start, end, op, node, new text, the language's patterns
-    kept: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
-    nested: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
+    kept: list[Candidate] = []
+    nested: list[Candidate] = []
     identical = 0
-    candidates: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
     for unit, root, active in found:
         for i in active:
             pattern, template = unit.patterns[i], query.templates[i]
             if pattern is None or template is None:
                 continue  # a rule without a fix only reports
-            candidates = []  # the previous pattern's are in kept and nested
-            for node in find_nodes(root, pattern):
-                start, end = node.range().start.index, node.range().end.index
-                values = capture_spans(node, template)
-                if not isinstance(pattern, CompiledPattern):
-                    first, last = expanded_range(node, pattern.fix)
-                    start, end = first.range().start.index, last.range().end.index
-                    values.update(transformed_values(node, pattern, text))
-                new = expand_template(template, text, start, values, newline)
-                candidates.append((start, end, i, node, new, unit))
+            nodes = find_nodes(root, pattern)
+            candidates = op_candidates(
+                nodes,
+                i,
+                unit,
+                template,
+                text,
+                offsets,
+                newline,
+                records,
+                keep_nodes=len(nodes) * _FITS_COST_IN_BYTES < len(text),
+            )
             candidates.sort(key=lambda c: (c[0], -c[1]))
             last_end = -1
             for cand in candidates:
@@ -228,39 +276,40 @@ def _plan(
                     identical += 1  # S2: an identity rewrite is not a change
                     continue
                 kept.append(cand)
-    if not kept:
-        return Outcome(identical=identical) if identical else None
-    kept.sort(key=lambda c: (c[0], -c[1]))
-    if not isinstance(kept[0][5].patterns[kept[0][2]], CompiledPattern):
-        # Fixes of several rules: as `ast-grep scan -U`, a fix overlapping an earlier
-        # one is left out (reported as nested); scanning again applies it.
-        chosen: list[tuple[int, int, int, SgNode, str, LanguageQuery]] = []
-        for cand in kept:
-            if chosen and cand[0] < chosen[-1][1]:
-                nested.append(cand)
-                continue
-            chosen.append(cand)
-        kept = chosen
+    return kept, nested, identical
+
+
+def _conflict(kept: list[Candidate], file: str) -> Outcome | None:
+    """The outcome naming the first two changes that overlap, or ``None``."""
     for before, after in itertools.pairwise(kept):
         if after[0] < before[1]:
-            line = after[3].range().start
+            line, column = after.where()
             later = after[5].patterns[after[2]]
             earlier = before[5].patterns[before[2]]
             return Outcome(
                 conflict=(
-                    f"{file}:{line.line + 1}:{line.column + 1}: op {after[2] + 1} (`"
+                    f"{file}:{line + 1}:{column + 1}: op {after[2] + 1} (`"
                     f"{later.source if later else ''}`) overlaps op {before[2] + 1} (`"
                     f"{earlier.source if earlier else ''}`)"
                 )
             )
-    errors = [_has_error(root) for _, root, _ in found]
-    if query.skip_parse_errors and any(errors):
-        return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
+    return None
+
+
+def _builder(
+    query: Query, text: str, offsets: Offsets, file: str
+) -> Callable[[Candidate], Replacement]:
+    """Builds the :class:`Replacement` of a change of this file (with its JSON record
+    when the query wants captures)."""
+    from xcsh.structural.rule_eval import expanded_range
 
     quoted = encode_basestring(file) if query.captures else ""
 
-    def replacement(cand: tuple[int, int, int, SgNode, str, LanguageQuery]) -> Replacement:
-        start, end, op, node, new, unit = cand
+    def replacement(cand: Candidate) -> Replacement:
+        start, end, op, node, new, unit, made = cand
+        if made is not None:
+            return made
+        assert node is not None  # only a pattern's changes are made beforehand
         rng = node.range()
         head, tail = rng.start, rng.end
         match_start, match_end = offsets.byte(head), offsets.byte(tail)
@@ -293,37 +342,43 @@ def _plan(
             record,
         )
 
-    # The file is parsed again in its own language (code embedded in HTML is not re-checked).
+    return replacement
+
+
+def _check(
+    query: Query,
+    found: list[tuple[LanguageQuery, SgNode, list[int]]],
+    kept: list[Candidate],
+    source: tuple[str, list[bool]],
+    language: str,
+) -> tuple[str, int | None] | None:
+    """Whether the new text must be parsed again in the file's own language (code
+    embedded in HTML is not re-checked): ``(language, errors in the old text)``, or
+    ``None`` when every change fits where it goes (``source``: the text and which
+    parsed trees have errors)."""
+    text, errors = source
     mine = query.languages.get(language)
     own = next((i for i, (unit, _, _) in enumerate(found) if unit is mine), None)
-    check: tuple[str, int | None] | None = None  # (language, errors in the old text)
-    if own is not None and not (
+    if own is None:
+        return None
+    if (
         not errors[own]
         and len(kept) * _FITS_COST_IN_BYTES < len(text)
         and all(
-            _fits(node, new, text, found[own][0].name, (start, end))
-            for start, end, _, node, new, unit in kept
+            node is not None and _fits(node, new, text, found[own][0].name, (start, end))
+            for start, end, _, node, new, unit, _ in kept
             if unit is mine
         )
     ):
-        old_root = found[own][1]
-        old_errors = len(old_root.find_all(**_error_rule(old_root))) if errors[own] else None
-        check = (found[own][0].name, old_errors)
-    count, display = len(nested), kept[0][5].display
-    candidates.clear()
-    return _Planned(
-        replacements=_each(kept, replacement),
-        inner=_each(nested, replacement) if query.captures else (),
-        nested=count,
-        identical=identical,
-        display=display,
-        check=check,
-    )
+        return None
+    old_root = found[own][1]
+    old_errors = len(old_root.find_all(**_error_rule(old_root))) if errors[own] else None
+    return (found[own][0].name, old_errors)
 
 
 def _each(
-    candidates: list[tuple[int, int, int, SgNode, str, LanguageQuery]],
-    build: Callable[[tuple[int, int, int, SgNode, str, LanguageQuery]], Replacement],
+    candidates: list[Candidate],
+    build: Callable[[Candidate], Replacement],
 ) -> tuple[Replacement, ...]:
     """``build(c)`` for each of ``candidates`` in order, emptying the list as it goes: each
     node handle (hundreds of bytes in ast-grep-py) is freed once its change is built, so
@@ -383,6 +438,7 @@ def edit_file(
             nested_skipped=planned.nested,
             nested=planned.inner,
             new_error=error,
+            records=planned.records,
         ),
         identical=planned.identical,
     )

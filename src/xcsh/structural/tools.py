@@ -16,17 +16,14 @@ from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore
 from xcsh.structural.edit_action import (
     EditAction,
-    block,
     build_edit_action,
-    edit_label,
-    line_indent,
     push_edit_preview,
-    skipped_text,
     staged_files,
 )
+from xcsh.structural.edit_text import block, edit_label, line_indent, skipped_text
 from xcsh.structural.engine import preview_edit, search
 from xcsh.structural.errors import error_pattern_note
-from xcsh.structural.results import EditPreview, Match
+from xcsh.structural.results import EditPreview, Match, SearchResult
 from xcsh.structural.rules import CompiledRule, rule_from_parameter
 from xcsh.structural.spec import EditOp, EditSpec, MatchSpec, ScopeSpec
 from xcsh.structural.strictness import Strictness
@@ -265,27 +262,7 @@ def create_ast_grep_tool(
         pats = ", ".join(f"`{p}`" for p in params.pat or []) or ", ".join(
             f"rule `{r.id}`" for r in rules
         )
-        if result.total == 0:
-            lines.append(f"No matches for {pats} in {plural(result.files_scanned, 'file')}.")
-            lines.extend(error_pattern_note(pat) for pat in result.error_patterns)
-        else:
-            lines.append(
-                f"{plural(result.total, 'match', 'matches')} in "
-                f"{plural(result.files_with_matches, 'file')}."
-            )
-            shown_end = params.offset + len(result.matches)
-            if params.offset or shown_end < result.total:
-                if result.matches:
-                    lines.append(
-                        f"Showing matches {params.offset + 1}-{shown_end} of {result.total}"
-                        + (
-                            f"; call again with offset={shown_end} for more."
-                            if shown_end < result.total
-                            else "."
-                        )
-                    )
-                else:
-                    lines.append(f"No matches at offset {params.offset} (total {result.total}).")
+        lines += _grep_summary(result, params, pats)
         skipped = skipped_text(result.skipped)
         if skipped:
             lines.append(skipped)
@@ -307,6 +284,34 @@ def create_ast_grep_tool(
         run=run,
         read_only=True,
     )
+
+
+def _grep_summary(result: SearchResult, params: AstGrepParams, pats: str) -> list[str]:
+    """The lines after the matches: none found (and why a pattern may be wrong), or the
+    total and which of the matches are shown (``pats``: what was searched, for the text)."""
+    lines: list[str] = []
+    if result.total == 0:
+        lines.append(f"No matches for {pats} in {plural(result.files_scanned, 'file')}.")
+        lines.extend(error_pattern_note(pat) for pat in result.error_patterns)
+    else:
+        lines.append(
+            f"{plural(result.total, 'match', 'matches')} in "
+            f"{plural(result.files_with_matches, 'file')}."
+        )
+        shown_end = params.offset + len(result.matches)
+        if params.offset or shown_end < result.total:
+            if result.matches:
+                lines.append(
+                    f"Showing matches {params.offset + 1}-{shown_end} of {result.total}"
+                    + (
+                        f"; call again with offset={shown_end} for more."
+                        if shown_end < result.total
+                        else "."
+                    )
+                )
+            else:
+                lines.append(f"No matches at offset {params.offset} (total {result.total}).")
+    return lines
 
 
 def create_ast_edit_tool(

@@ -33,6 +33,7 @@ from rich.console import Console
 from rich.text import Text
 
 from xcsh.core import XcshError
+from xcsh.providers import ProviderFlags
 from xcsh.tui import commands
 from xcsh.tui.approval import ask_approval, ask_plain
 from xcsh.tui.greet import greet
@@ -178,7 +179,9 @@ class InteractiveApp(SlashCommands):
         from xcsh.app import AppOptions, open_session
 
         options = self.options
-        flags = {"provider": options.provider, "model": options.model, "base_url": options.base_url}
+        flags = ProviderFlags(
+            provider=options.provider, model=options.model, base_url=options.base_url
+        )
         await asyncio.to_thread(_warm_provider, flags, self.home)
         try:
             opened = await open_session(
@@ -295,7 +298,7 @@ class InteractiveApp(SlashCommands):
                 self._opening.cancel()
             if self.session is not None:
                 if not self.session.running:  # custom tools' previews die with the process
-                    await self.session.end_pending()
+                    await self.session.pending.end()
                 self.session.close()
                 self.console.print(
                     Text(f"session {self.session.id} saved (resume with xcsh --continue)", "dim")
@@ -422,12 +425,12 @@ def _quiet_terminal() -> Iterator[None]:
             termios.tcsetattr(fd, termios.TCSANOW, saved)
 
 
-def _warm_provider(flags: dict[str, Any], home: Path) -> None:
+def _warm_provider(flags: ProviderFlags, home: Path) -> None:
     """Import the provider's SDK on a worker thread so the prompt never waits for it."""
     from xcsh.app import build_provider, load_settings
 
     with contextlib.suppress(Exception):  # open_session reports the real error
-        build_provider(flags, load_settings(home))
+        build_provider(flags, load_settings(home).provider)
 
 
 def run(options: InteractiveOptions) -> int:

@@ -191,6 +191,6 @@ async def review_top(session: AgentSession, reason: str, read: Read, show: Show)
     if not kept:
         show(Text(NOTHING_KEPT, style="yellow"))
         return
-    result = await session.resolve_top("apply", reason, only=kept)
+    result = await session.pending.resolve_top("apply", reason, only=kept)
     if result.outcome is None:  # refused (no Resolved event shows it)
         show(Text("\n".join(getattr(b, "text", "") for b in result.content), style="yellow"))

@@ -113,7 +113,7 @@ class RewindCommand:
             origin = top.origin.tool_call_id if top.origin is not None else None
             if not newer_previews(checkpoint, [origin])[0]:
                 break
-            await session.resolve_top("discard", DISCARD_REASON)
+            await session.pending.resolve_top("discard", DISCARD_REASON)
             discarded.append(top.label)
         recorder = session.recorder
         try:

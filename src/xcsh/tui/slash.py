@@ -65,6 +65,11 @@ class SlashCommands(RewindCommand):
         session = await self._wait_open()
         if session is None:
             return None  # self.error says why; run() reports it
+        await self._session_command(session, name, rest)
+        return None
+
+    async def _session_command(self, session: AgentSession, name: str, rest: str) -> None:
+        """Run ``/name rest``, a command that needs the open session."""
         if name in ("apply", "discard"):
             await self.resolve("apply" if name == "apply" else "discard", rest)
         elif name == "review":
@@ -76,13 +81,7 @@ class SlashCommands(RewindCommand):
         elif name == "rewind":
             await self.rewind(session, rest)
         elif name == "model":
-            if rest:
-                await self.switch_model(session, rest)
-                return None
-            provider = session.provider
-            self.console.print(f"provider: {provider.name}", markup=False)
-            self.console.print(f"model: {provider.model}", markup=False)
-            self.console.print(Text("(/model NAME switches to another model)", style="dim"))
+            await (self.switch_model(session, rest) if rest else self._show_model(session))
         elif name == "session":
             self.show_session(session)
         elif name == "instructions":
@@ -90,12 +89,22 @@ class SlashCommands(RewindCommand):
         elif name == "compact":
             await session.compact()  # its Notice says what happened
         elif name == "tools":
-            width = max((len(tool.name) for tool in session.tools.values()), default=0)
-            for tool in session.tools.values():
-                hidden = "  (hidden: resolves previews)" if tool.hidden else ""
-                line = f"  {tool.name.ljust(width)}  {tool.label}{hidden}"
-                self.console.print(line, markup=False)
-        return None
+            self._show_tools(session)
+
+    async def _show_model(self, session: AgentSession) -> None:
+        """``/model``: the provider and model in use."""
+        provider = session.provider
+        self.console.print(f"provider: {provider.name}", markup=False)
+        self.console.print(f"model: {provider.model}", markup=False)
+        self.console.print(Text("(/model NAME switches to another model)", style="dim"))
+
+    def _show_tools(self, session: AgentSession) -> None:
+        """``/tools``: the tools the model is offered."""
+        width = max((len(tool.name) for tool in session.tools.values()), default=0)
+        for tool in session.tools.values():
+            hidden = "  (hidden: resolves previews)" if tool.hidden else ""
+            line = f"  {tool.name.ljust(width)}  {tool.label}{hidden}"
+            self.console.print(line, markup=False)
 
     async def resolve(self, action: Literal["apply", "discard"], reason: str) -> None:
         """``/apply`` and ``/discard``: the top action, through the session's ``resolve``."""
@@ -103,7 +112,7 @@ class SlashCommands(RewindCommand):
         assert session is not None
         why = reason or (DEFAULT_APPLY_REASON if action == "apply" else DEFAULT_DISCARD_REASON)
         try:
-            result = await session.resolve_top(action, why)
+            result = await session.pending.resolve_top(action, why)
         except XcshError as exc:
             self.console.print(Text(f"xcsh: {exc}", style="bold red"))
             return

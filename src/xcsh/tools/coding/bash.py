@@ -12,12 +12,11 @@ the paths the user listed, and the result says when the sandbox refused a write.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -33,13 +32,13 @@ from xcsh.core.wording import plural
 from xcsh.sandbox import (
     ProcessSupervisor,
     SandboxPlan,
-    SupervisedProcess,
     SupervisorError,
     command_environment,
     find_denials,
     withheld_note,
 )
-from xcsh.sandbox.supervisor import KillReport
+from xcsh.sandbox.run import RunOutcome, run_to_end
+from xcsh.sandbox.supervisor import Confinement, KillReport
 from xcsh.tools.coding._bash_output import (
     LOG_HEAD_BYTES,
     LOG_KEEP,
@@ -88,15 +87,6 @@ class BashParams(BaseModel):
         le=MAX_TIMEOUT,
         description=f"Seconds before the command is killed (default {DEFAULT_TIMEOUT:g}).",
     )
-
-
-@dataclass(frozen=True)
-class _Outcome:
-    how: Literal["exited", "timeout", "cancelled"]
-    returncode: int | None
-    detached: bool  # background processes still held the output when bash exited
-    seconds: float
-    killed: KillReport | None = None
 
 
 def create_bash_tool(
@@ -158,77 +148,16 @@ def create_bash_tool(
         timeout = params.timeout if params.timeout is not None else DEFAULT_TIMEOUT
         output = Output(head_bytes, tail_bytes, policy)
         inherited = command_environment(plan.env, os.environ)
-        env = {**inherited.env, "PAGER": "cat", "GIT_PAGER": "cat"}
-        if plan.temp_dir is not None:
-            plan.temp_dir.mkdir(parents=True, exist_ok=True)
-            env.update(TMPDIR=str(plan.temp_dir), TMP=str(plan.temp_dir), TEMP=str(plan.temp_dir))
-        read_fd, write_fd = os.pipe()
-        null_fd = os.open(os.devnull, os.O_RDONLY)
+        env = _environment(inherited.env, plan.temp_dir)
+        feed, how = _feeder(output, ctx), (plan, kill_grace, ctx.cancel)
         try:
-            proc = await supervisor.start(
-                ["bash", "-c", params.command],
-                cwd=root,
-                env=env,
-                stdin=null_fd,
-                stdout=write_fd,
-                stderr=write_fd,
-                confine=plan.confinement,
-                grace=kill_grace,
-            )
-        except BaseException as exc:
-            os.close(read_fd)
-            if isinstance(exc, SupervisorError):
-                raise ToolError(f"Cannot start bash in {root}: {exc.strerror or exc}.") from exc
-            raise
+            outcome = await _run_bash(supervisor, params.command, (root, env), timeout, feed, how)
         finally:
-            os.close(write_fd)
-            os.close(null_fd)
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader()
-        pipe = os.fdopen(read_fd, "rb", buffering=0)
-        transport: asyncio.BaseTransport | None = None
-        outcome: _Outcome | None = None
-        # One protected region from the moment bash exists: a cancellation that lands
-        # while the pipe is being connected must still kill the whole tree.
-        try:
-            transport, _ = await loop.connect_read_pipe(
-                lambda: asyncio.StreamReaderProtocol(reader), pipe
-            )
-            outcome = await _supervise(proc, reader, output, timeout, ctx)
-        except asyncio.CancelledError:
-            killer = asyncio.ensure_future(proc.kill())
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(killer)
-            raise
-        finally:
-            # Background processes of a command that exited on its own run on (until
-            # they end, or xcsh does); anything else is killed when the socket closes.
-            proc.close(keep_background=outcome is not None and outcome.how == "exited")
-            if transport is not None:
-                transport.close()
-            else:
-                pipe.close()
             output.close()
         result = _result(params.command, timeout, outcome, output)
-        notes: list[str] = []
-        details = result.details
-        if plan.confinement is not None:
-            denials = find_denials(output.render(), plan.confinement, root)
-            note = denials.note(plan.confinement)
-            if note:
-                notes.append(note)
-                if details is not None:
-                    details = replace(details, sandbox_denied=tuple(denials.paths))
-        if not announced:
-            announced = True
-            if inherited.withheld:
-                notes.append(withheld_note(inherited.withheld))
-                if details is not None:
-                    details = replace(details, env_withheld=inherited.withheld)
-        if not notes:
-            return result
-        text = "".join(c.text for c in result.content if isinstance(c, TextContent))
-        return AgentToolResult(content=[TextContent("\n".join([text, *notes]))], details=details)
+        withheld = () if announced else inherited.withheld
+        announced = True
+        return _with_notes(result, output, plan.confinement, root, withheld)
 
     return AgentTool(
         name="bash",
@@ -239,58 +168,103 @@ def create_bash_tool(
     )
 
 
-async def _pump(reader: asyncio.StreamReader, output: Output, ctx: ToolCallContext) -> None:
+def _feeder(output: Output, ctx: ToolCallContext) -> Callable[[bytes], None]:
+    """Takes each chunk of output into ``output``, and sends the caller the recent output
+    at most every :data:`_UPDATE_INTERVAL` seconds."""
     loop = asyncio.get_running_loop()
     last_update = loop.time()
-    while chunk := await reader.read(65536):
+
+    def feed(chunk: bytes) -> None:
+        nonlocal last_update
         output.feed(chunk)
         if ctx.on_update is not None and loop.time() - last_update >= _UPDATE_INTERVAL:
             last_update = loop.time()
             ctx.update(text_result(output.recent(), details={"partial": True}))
 
+    return feed
 
-async def _supervise(
-    proc: SupervisedProcess,
-    reader: asyncio.StreamReader,
-    output: Output,
+
+async def _run_bash(
+    supervisor: ProcessSupervisor,
+    command: str,
+    where: tuple[Path, Mapping[str, str]],
     timeout: float,
-    ctx: ToolCallContext,
-) -> _Outcome:
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    pump = asyncio.ensure_future(_pump(reader, output, ctx))
-    waiter = asyncio.ensure_future(proc.wait())
-    cancelled = asyncio.ensure_future(ctx.cancel.wait())
+    feed: Callable[[bytes], None],
+    how: tuple[SandboxPlan, float, asyncio.Event],
+) -> RunOutcome:
+    """Run ``bash -c command`` to its end (``where``: the folder and the environment;
+    ``how``: the sandbox plan, the kill grace and the call's cancel event).
+
+    Raises:
+        ToolError: bash cannot be started (the message names the folder and why).
+    """
+    root, env = where
+    plan, grace, cancel = how
     try:
-        done, _ = await asyncio.wait(
-            {waiter, cancelled}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        # Background processes of a command that exited on its own run on (until
+        # they end, or xcsh does); anything else is ended with the command.
+        return await run_to_end(
+            supervisor,
+            ["bash", "-c", command],
+            cwd=root,
+            env=env,
+            timeout=timeout,
+            on_output=feed,
+            confine=plan.confinement,
+            grace=grace,
+            cancel=cancel,
+            keep_background=True,
+            drain=DRAIN_AFTER_EXIT,
         )
-        if waiter in done:
-            detached = not await _finish(pump, DRAIN_AFTER_EXIT)
-            return _Outcome("exited", proc.returncode, detached, loop.time() - started)
-        how: Literal["timeout", "cancelled"] = "cancelled" if cancelled in done else "timeout"
-        report = await proc.kill()
-        await _finish(pump, DRAIN_AFTER_EXIT)
-        return _Outcome(how, proc.returncode, False, loop.time() - started, report)
-    finally:
-        for task in (pump, waiter, cancelled):
-            task.cancel()
-        await asyncio.gather(pump, waiter, cancelled, return_exceptions=True)
+    except SupervisorError as exc:
+        raise ToolError(f"Cannot start bash in {root}: {exc.strerror or exc}.") from exc
 
 
-async def _finish(pump: asyncio.Future[None], seconds: float) -> bool:
-    """Let the reader reach end of output; False when it did not within ``seconds``."""
-    done, _ = await asyncio.wait({pump}, timeout=seconds)
-    return bool(done)
+def _environment(inherited: Mapping[str, str], temp_dir: Path | None) -> dict[str, str]:
+    """A command's environment: what it inherits, no pager, and the private temporary
+    folder (created now) when there is one."""
+    env = {**inherited, "PAGER": "cat", "GIT_PAGER": "cat"}
+    if temp_dir is not None:
+        temp_dir.mkdir(parents=True, exist_ok=True)
+        env.update(TMPDIR=str(temp_dir), TMP=str(temp_dir), TEMP=str(temp_dir))
+    return env
+
+
+def _with_notes(
+    result: AgentToolResult[BashDetails],
+    output: Output,
+    confine: Confinement | None,
+    root: Path,
+    withheld: tuple[str, ...],
+) -> AgentToolResult[BashDetails]:
+    """``result`` with the notes a person and the model need: writes the sandbox denied
+    (found in the output), and the variables ``withheld`` (named in the first result only)."""
+    notes: list[str] = []
+    details = result.details
+    if confine is not None:
+        denials = find_denials(output.render(), confine, root)
+        note = denials.note(confine)
+        if note:
+            notes.append(note)
+            if details is not None:
+                details = replace(details, sandbox_denied=tuple(denials.paths))
+    if withheld:
+        notes.append(withheld_note(withheld))
+        if details is not None:
+            details = replace(details, env_withheld=withheld)
+    if not notes:
+        return result
+    text = "".join(c.text for c in result.content if isinstance(c, TextContent))
+    return AgentToolResult(content=[TextContent("\n".join([text, *notes]))], details=details)
 
 
 def _result(
-    command: str, timeout: float, outcome: _Outcome, output: Output
+    command: str, timeout: float, outcome: RunOutcome, output: Output
 ) -> AgentToolResult[BashDetails]:
     body = output.render().rstrip("\n") if output.total else "(no output)"
     details = BashDetails(
         command=command,
-        exit_code=outcome.returncode,
+        exit_code=outcome.exit_code,
         seconds=round(outcome.seconds, 3),
         output_bytes=output.total,
         full_output_path=output.log_path,
@@ -309,7 +283,7 @@ def _result(
             f"{_killed_text(outcome.killed)}",
             details=replace(details, cancelled=True),
         )
-    code = outcome.returncode
+    code = outcome.exit_code
     if code is not None and code < 0:
         try:
             name = signal.Signals(-code).name

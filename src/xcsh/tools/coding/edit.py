@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
 from xcsh.core.wording import plural
-from xcsh.fs import NotTextError, Workspace, read_text_file
+from xcsh.fs import NotTextError, TextFile, Workspace, read_text_file
 from xcsh.journal import Journal
 from xcsh.tools.coding._journaled import write_file
 from xcsh.tools.coding.details import EditFileDetails
@@ -99,16 +99,7 @@ def create_edit_tool(
     def run(params: EditParams, ctx: ToolCallContext) -> AgentToolResult[EditFileDetails]:
         path = policy.resolve(params.path)
         shown = policy.display(path)
-        if path.is_dir():
-            raise ToolError(f"{shown} is a folder; edit changes one file.")
-        if not path.exists():
-            raise ToolError(f"File not found: {shown}. Use write to create a new file.")
-        try:
-            current = read_text_file(path, display_name=shown)
-        except NotTextError as exc:
-            raise ToolError(f"Cannot edit {shown}: {exc}") from exc
-        except OSError as exc:
-            raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}.") from exc
+        current = _read(path, shown)
         old = params.old_text.replace("\r\n", "\n")
         new = params.new_text.replace("\r\n", "\n")
         if not old:
@@ -129,17 +120,7 @@ def create_edit_tool(
                 "Include more surrounding lines so it matches exactly once, or set "
                 "replace_all to true to change every occurrence. The file was not changed."
             )
-        replacement = new.replace("\n", current.newline)
-        pieces: list[str] = []
-        cursor = 0
-        for start in starts:
-            begin = norm.original_index(start)
-            end = norm.original_index(start + len(old))
-            pieces.append(current.text[cursor:begin])
-            pieces.append(replacement)
-            cursor = end
-        pieces.append(current.text[cursor:])
-        updated = "".join(pieces)
+        updated = _spliced(current.text, norm, starts, len(old), new.replace("\n", current.newline))
         warning = write_file(
             policy,
             path,
@@ -151,15 +132,7 @@ def create_edit_tool(
             tool="edit",
         )
         first_line = norm.text.count("\n", 0, starts[0]) + 1
-        diff = "".join(
-            difflib.unified_diff(
-                current.text.replace("\r\n", "\n").splitlines(keepends=True),
-                updated.replace("\r\n", "\n").splitlines(keepends=True),
-                fromfile=f"a/{shown}",
-                tofile=f"b/{shown}",
-                n=2,
-            )
-        )
+        diff = _diff(current.text, updated, shown)
         where = f"at line {first_line}" if len(starts) == 1 else f"first at line {first_line}"
         text = f"Edited {shown}: replaced {plural(len(starts), 'occurrence')} {where}."
         if warning:
@@ -173,6 +146,53 @@ def create_edit_tool(
 
     return AgentTool(
         name="edit", label="Edit", description=DESCRIPTION, parameters=EditParams, run=run
+    )
+
+
+def _read(path: Path, shown: str) -> TextFile:
+    """The file ``edit`` changes.
+
+    Raises:
+        ToolError: it is a folder, missing, binary or not UTF-8, or unreadable.
+    """
+    if path.is_dir():
+        raise ToolError(f"{shown} is a folder; edit changes one file.")
+    if not path.exists():
+        raise ToolError(f"File not found: {shown}. Use write to create a new file.")
+    try:
+        current = read_text_file(path, display_name=shown)
+    except NotTextError as exc:
+        raise ToolError(f"Cannot edit {shown}: {exc}") from exc
+    except OSError as exc:
+        raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}.") from exc
+    return current
+
+
+def _spliced(text: str, norm: _Normalised, starts: list[int], length: int, new: str) -> str:
+    """``text`` with each match (``starts`` and ``length`` in the normalised text) replaced
+    by ``new``; every byte outside the matches stays as it was."""
+    pieces: list[str] = []
+    cursor = 0
+    for start in starts:
+        begin = norm.original_index(start)
+        end = norm.original_index(start + length)
+        pieces.append(text[cursor:begin])
+        pieces.append(new)
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
+def _diff(before: str, after: str, shown: str) -> str:
+    """The unified diff of the edit (two lines of context), LF line breaks."""
+    return "".join(
+        difflib.unified_diff(
+            before.replace("\r\n", "\n").splitlines(keepends=True),
+            after.replace("\r\n", "\n").splitlines(keepends=True),
+            fromfile=f"a/{shown}",
+            tofile=f"b/{shown}",
+            n=2,
+        )
     )
 
 

@@ -44,7 +44,7 @@ from pydantic import BaseModel, Field
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
 from xcsh.core.wording import plural
-from xcsh.fs import Workspace, ignored_by, inherited_rules
+from xcsh.fs import Workspace, ignored_by, inherited_rules, read_regular_bytes
 from xcsh.fs.text import BINARY_SNIFF_BYTES
 from xcsh.tools.coding._walk import GlobFilter, sort_key, walk
 from xcsh.tools.coding.details import GrepDetails
@@ -213,7 +213,7 @@ def _compile(params: GrepParams) -> re.Pattern[str]:
 
 def _file_lines(path: Path) -> list[str] | None:
     try:
-        raw = path.read_bytes()
+        raw = read_regular_bytes(path)
     except OSError:
         return None
     if b"\x00" in raw[:BINARY_SNIFF_BYTES]:
@@ -287,22 +287,7 @@ async def _search_rg(
     base = start if start.is_dir() else start.parent
     inherited = inherited_rules(start, policy.root) if start.is_dir() else []
     target = "." if start.is_dir() else start.name
-    args = [
-        rg, "--json", "--no-config", "--crlf", "--no-require-git", "--no-ignore-global",
-        "--no-ignore-parent", "--hidden",
-        "--glob", "!.*/", "--glob", "!node_modules/", "--sort", "path",
-    ]  # fmt: skip
-    if params.ignore_case:
-        args.append("--ignore-case")
-    if params.literal:
-        args.append("--fixed-strings")
-    if params.context:
-        args += ["--context", str(params.context)]
-    if glob is not None and glob.name_only:
-        for alternative in glob.alternatives:
-            args += ["--type-add", f"xcshglob:{alternative}"]
-        args += ["--type", "xcshglob"]
-    args += ["--regexp", params.pattern, "--", target]
+    args = _rg_args(rg, params, glob, target)
     proc = await asyncio.create_subprocess_exec(
         *args,
         cwd=base,
@@ -357,17 +342,48 @@ async def _search_rg(
         await proc.wait()
         stderr = (await stderr_task).decode("utf-8", errors="replace").strip()
     if not stopped and proc.returncode == 2:
-        first = stderr.splitlines()[0] if stderr else "unknown error"
-        if "regex parse error" in stderr or "error parsing" in stderr:
-            raise ToolError(
-                f"Invalid regular expression {params.pattern!r} for ripgrep:\n{stderr}\n"
-                "ripgrep's syntax has no look-around or back-references; escape special "
-                "characters, or set literal to true."
-            )
-        if collector.matches == 0:
-            raise ToolError(f"ripgrep failed: {stderr or first}")
-        return first
+        return _rg_problem(stderr, params.pattern, collector)
     return None
+
+
+def _rg_args(rg: str, params: GrepParams, glob: GlobFilter | None, target: str) -> list[str]:
+    """ripgrep's command line: JSON output, hidden files, ``.*/`` and ``node_modules/``
+    skipped, sorted by path, with the call's options."""
+    args = [
+        rg, "--json", "--no-config", "--crlf", "--no-require-git", "--no-ignore-global",
+        "--no-ignore-parent", "--hidden",
+        "--glob", "!.*/", "--glob", "!node_modules/", "--sort", "path",
+    ]  # fmt: skip
+    if params.ignore_case:
+        args.append("--ignore-case")
+    if params.literal:
+        args.append("--fixed-strings")
+    if params.context:
+        args += ["--context", str(params.context)]
+    if glob is not None and glob.name_only:
+        for alternative in glob.alternatives:
+            args += ["--type-add", f"xcshglob:{alternative}"]
+        args += ["--type", "xcshglob"]
+    args += ["--regexp", params.pattern, "--", target]
+    return args
+
+
+def _rg_problem(stderr: str, pattern: str, collector: _Collector) -> str:
+    """ripgrep's first stderr line, after it exited with status 2 having found matches.
+
+    Raises:
+        ToolError: the pattern is not a valid ripgrep regex, or nothing was found.
+    """
+    first = stderr.splitlines()[0] if stderr else "unknown error"
+    if "regex parse error" in stderr or "error parsing" in stderr:
+        raise ToolError(
+            f"Invalid regular expression {pattern!r} for ripgrep:\n{stderr}\n"
+            "ripgrep's syntax has no look-around or back-references; escape special "
+            "characters, or set literal to true."
+        )
+    if collector.matches == 0:
+        raise ToolError(f"ripgrep failed: {stderr or first}")
+    return first
 
 
 def _format(collector: _Collector, start: Path, policy: Workspace, params: GrepParams) -> str:

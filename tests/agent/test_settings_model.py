@@ -1,0 +1,97 @@
+"""settings.toml is read once into one typed value; each part of xcsh gets its section,
+and a bad value is refused with the same words wherever the file is read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers import run_xcsh
+from xcsh.app import load_settings, open_checker
+from xcsh.core import UsageError
+from xcsh.journal import Retention
+
+EVERY_SECTION = """\
+max_tokens = 2048
+max_forced_turns = 3
+steering = "soft"
+context_window = 64000
+profile = "compact"
+journal_max_entries = 7
+sandbox = "off"
+sandbox_network = false
+check = "pytest -q"
+check_when = "always"
+strict_rules = true
+index_memory = "64 MiB"
+
+[approval]
+bash = "ask"
+"""
+
+
+def test_each_part_gets_its_typed_section(xcsh_home: Path) -> None:
+    (xcsh_home / "settings.toml").write_text(EVERY_SECTION)
+    settings = load_settings(xcsh_home)
+    assert settings.path == xcsh_home / "settings.toml"
+    assert (settings.provider.max_tokens, settings.provider.model) == (2048, None)
+    run = settings.run
+    assert (run.max_forced_turns, run.steering, run.context_window, run.profile) == (
+        3,
+        "soft",
+        64000,
+        "compact",
+    )
+    assert settings.retention == Retention(max_entries=7)
+    assert (settings.sandbox.mode, settings.sandbox.network) == ("off", False)
+    assert (settings.checks.command, settings.checks.when) == ("pytest -q", "always")
+    assert settings.approval.tools == {"bash": "ask"}
+    assert settings.strict_rules is True
+    assert settings.index_memory == 64 * 1024 * 1024
+    # the checker takes the same sections: the check, and the sandbox's network
+    checker = open_checker(xcsh_home, xcsh_home, settings)
+    assert checker.settings.command == "pytest -q"
+
+
+def test_no_file_gives_every_default(xcsh_home: Path) -> None:
+    settings = load_settings(xcsh_home)
+    assert settings.run.max_forced_turns == 5 and settings.run.profile == "auto"
+    assert settings.retention == Retention()
+    assert settings.sandbox.mode == "auto" and not settings.checks.configured
+    assert settings.approval.empty and settings.strict_rules is False
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ('steering = "hard"', 'steering in {path} must be "forced" or "soft", not \'hard\''),
+        ("max_forced_turns = 0", "max_forced_turns in {path} must be a whole number of at least 1"),
+        ('profile = "tiny"', "profile in {path} must be one of 'auto', 'full', 'compact'"),
+        ("journal_max_bytes = 0", "journal_max_bytes in {path} must be a whole number"),
+        (
+            "max_tokens = -5",
+            "invalid provider settings: max_tokens: Input should be greater than 0",
+        ),
+        ('index_memory = "lots"', "index_memory in {path} must be a number of bytes"),
+    ],
+)
+def test_a_bad_value_is_named_as_before(xcsh_home: Path, line: str, words: str) -> None:
+    path = xcsh_home / "settings.toml"
+    path.write_text(line + "\n")
+    with pytest.raises(UsageError) as info:
+        load_settings(xcsh_home)
+    assert words.format(path=path) in str(info.value)
+
+
+def test_scan_refuses_a_strict_rules_that_is_not_true_or_false(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    (xcsh_home / "settings.toml").write_text('strict_rules = "yes"\n')
+    (tmp_path / "a.py").write_text("print(1)\n")
+    rules = tmp_path / "rule.yml"
+    rules.write_text("id: p\nlanguage: python\nrule:\n  pattern: print($A)\n")
+    done = run_xcsh(["scan", "--rule", str(rules), "a.py"], cwd=tmp_path, home=xcsh_home)
+    assert done.returncode == 2
+    assert "strict_rules in settings.toml is true or false; got 'yes'" in done.stderr
+    assert "Traceback" not in done.stderr
