@@ -196,11 +196,11 @@ def _calls_in(block: str, offered: Collection[str]) -> tuple[list[ToolCall], str
     return (calls, "\n".join(left)) if calls else ([], block)
 
 
-def _json_values(block: str) -> list[tuple[Any, str]] | None:
+def _json_values(block: str) -> list[tuple[object, str]] | None:
     """The JSON values written one after another in ``block`` (only whitespace between),
     each with its text; ``None`` when anything else is there."""
     decoder = json.JSONDecoder()
-    values: list[tuple[Any, str]] = []
+    values: list[tuple[object, str]] = []
     at = 0
     while True:
         while at < len(block) and block[at].isspace():
