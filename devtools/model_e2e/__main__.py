@@ -26,10 +26,17 @@ from typing import Any
 from model_e2e.parts import MODELS, PartError, cache_root, llama_server, log, model_file
 from model_e2e.project import fresh_repo, sdist
 from model_e2e.record import RecordingProxy
-from model_e2e.runner import write_settings, xcsh_failure
+from model_e2e.runner import offered_by_turn, write_settings, xcsh_failure
 from model_e2e.server import LlamaServer
-from model_e2e.tasks import TASKS, Context, Outcome
+from model_e2e.tasks import PRINT_TASKS, Context, Outcome, Task
+from model_e2e.terminal import terminal_approve
 from xcsh.tools.registry import BUILTIN_TOOL_NAMES
+
+TASKS: dict[str, Task] = {
+    **PRINT_TASKS,
+    "terminal-approve": Task("terminal-approve", terminal_approve),
+}
+"""Every task, by name, in the table's order."""
 
 
 def _value(text: str) -> Any:
@@ -46,6 +53,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated model names")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per xcsh run")
     parser.add_argument("--context", type=int, default=16384, help="the server's context size")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=2,
+        help="the server's CPU threads (default 2; 1 on cores other work shares: "
+        "llama.cpp's threads wait on each other for every token)",
+    )
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--out", type=Path, help="results folder (default: in the cache)")
     args = parser.parse_args(argv)
@@ -64,7 +78,11 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     for spec, weights in models:
         with LlamaServer(
-            binary, weights, out / f"server-{spec.name}.log", context=args.context
+            binary,
+            weights,
+            out / f"server-{spec.name}.log",
+            context=args.context,
+            threads=args.threads,
         ) as server:
             proxy = RecordingProxy(server.port)
             window = server.props().get("default_generation_settings", {})
@@ -100,15 +118,15 @@ def _one(
     exchange.parent.mkdir(parents=True, exist_ok=True)
     exchange.unlink(missing_ok=True)
     proxy.log_path = exchange
-    ctx = Context(repo=repo, home=home, base_url=proxy.base_url, timeout=args.timeout)
+    ctx = Context(
+        repo=repo, home=home, base_url=proxy.base_url, timeout=args.timeout, exchange=exchange
+    )
     try:
         outcome = TASKS[task].run(ctx)
     except Exception as exc:  # a harness fault is reported, not hidden
         outcome = Outcome(False, f"harness: {type(exc).__name__}: {exc}")
     proxy.log_path = None
-    xcsh = next(
-        (f for f in (xcsh_failure(lg, BUILTIN_TOOL_NAMES) for lg in outcome.logs) if f), None
-    )
+    xcsh = _xcsh_failure(outcome, offered_by_turn(exchange))
     if outcome.lost_preview:
         xcsh = outcome.reason
     failure = "" if outcome.ok else ("xcsh" if xcsh else "model")
@@ -130,6 +148,17 @@ def _one(
     status = "ok" if outcome.ok else f"FAIL ({failure}): {row['reason']}"
     log(f"{task} #{i + 1}: {status} [{row['wall']:.0f} s, {row['turns']} turns]")
     return row
+
+
+def _xcsh_failure(outcome: Outcome, offered: list[list[str]]) -> str | None:
+    """The first xcsh fault among the outcome's runs; their turns follow one another in
+    ``offered`` (the tools each turn offered, from the exchange file)."""
+    for run in outcome.logs:
+        failure = xcsh_failure(run, offered, BUILTIN_TOOL_NAMES)
+        if failure:
+            return failure
+        offered = offered[len(run.of("turn_end")) :]
+    return None
 
 
 def _median(values: list[float]) -> str:

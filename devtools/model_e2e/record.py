@@ -2,9 +2,10 @@
 
 xcsh talks to the proxy; the proxy forwards each request to ``llama-server``
 and streams the answer back unchanged while writing both into the current
-run's exchange file (JSON lines: ``{"request": <body>, "status": <int>,
-"response": <the raw answer text, SSE included>}``). An xcsh failure in the
-table names its exchange file, from which the regression test replays the
+run's exchange file (JSON lines: ``{"path", "request": <body>, "status": <int>,
+"response": <the raw answer text, SSE included>, "seconds": <the server's time>,
+"cancelled": <xcsh hung up before the answer ended>}``).
+An xcsh failure in the table names its exchange file, from which the regression test replays the
 answers through the SDK's HTTP transport.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import http.client
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -60,29 +62,36 @@ class RecordingProxy:
         self._server.server_close()
 
     def _forward(self, handler: BaseHTTPRequestHandler, body: bytes | None) -> None:
+        started = time.monotonic()
         upstream = http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=900)
         headers = {"Content-Type": handler.headers.get("Content-Type", "application/json")}
         upstream.request(handler.command, handler.path, body=body, headers=headers)
         answer = upstream.getresponse()
-        handler.send_response(answer.status)
-        for name in ("Content-Type",):
-            if answer.getheader(name):
-                handler.send_header(name, answer.getheader(name) or "")
-        handler.send_header("Connection", "close")
-        handler.end_headers()
         received: list[bytes] = []
-        while chunk := answer.read1(65536):
-            received.append(chunk)
-            handler.wfile.write(chunk)
-            handler.wfile.flush()
-        handler.close_connection = True
-        upstream.close()
+        cancelled = False
+        try:
+            handler.send_response(answer.status)
+            if answer.getheader("Content-Type"):
+                handler.send_header("Content-Type", answer.getheader("Content-Type") or "")
+            handler.send_header("Connection", "close")
+            handler.end_headers()
+            while chunk := answer.read1(65536):
+                received.append(chunk)
+                handler.wfile.write(chunk)
+                handler.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            cancelled = True  # xcsh hung up (a run stopped); closing upstream stops the server
+        finally:
+            handler.close_connection = True
+            upstream.close()
         if body is not None and self.log_path is not None:
             record = {
                 "path": handler.path,
                 "request": json.loads(body or b"null"),
                 "status": answer.status,
                 "response": b"".join(received).decode("utf-8", "replace"),
+                "seconds": round(time.monotonic() - started, 3),
+                "cancelled": cancelled,
             }
             with self._lock, self.log_path.open("a") as out:
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")

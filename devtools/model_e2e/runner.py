@@ -43,6 +43,8 @@ class RunLog:
         wall: seconds from start to exit.
         timed_out: the harness ended it at the time limit.
         idle_at_timeout: seconds without an event when it was ended.
+        model_wait: seconds spent waiting on the model, when measured elsewhere
+            (the terminal task times the server's answers; it has no timed events).
     """
 
     events: list[Event] = field(default_factory=list)
@@ -51,6 +53,7 @@ class RunLog:
     wall: float = 0.0
     timed_out: bool = False
     idle_at_timeout: float = 0.0
+    model_wait: float | None = None
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         """The data of every event of ``kind``."""
@@ -63,7 +66,9 @@ class RunLog:
 
     def model_seconds(self) -> float:
         """Seconds spent waiting on the model: each turn's start to its first
-        tool call or, without one, to its end."""
+        tool call or, without one, to its end (or :attr:`model_wait` when set)."""
+        if self.model_wait is not None:
+            return self.model_wait
         total, started = 0.0, None
         for event in self.events:
             if event.type == "turn_start":
@@ -76,7 +81,8 @@ class RunLog:
         return total
 
     def first_turn_seconds(self) -> float | None:
-        """Seconds the first turn's answer took, or None when there was none."""
+        """Seconds the first turn's answer took, or None when there was none (or no
+        timed events)."""
         start = next((e.at for e in self.events if e.type == "turn_start"), None)
         if start is None:
             return None
@@ -192,39 +198,82 @@ def run_xcsh(
     return log
 
 
-_TOOL_CALL_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+_TOOL_CALL_BLOCK = re.compile(
+    r"<(?:tool_call|tools)>\s*(.*?)\s*(?:</(?:tool_call|tools)>|$)", re.DOTALL
+)
 _FENCED = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 
 def written_calls(text: str, offered: Sequence[str]) -> list[dict[str, Any]]:
-    """Well-formed tool calls written as text: ``<tool_call>`` blocks, fenced
-    JSON or bare JSON objects or lists of ``{"name": <offered tool>,
-    "arguments": {...}}``."""
+    """Well-formed tool calls written as text: ``<tool_call>`` (or ``<tools>``) blocks, fenced
+    JSON or bare JSON objects (one or several one after another) or lists of
+    ``{"name": <offered tool>, "arguments": {...}}``."""
     candidates = [m.group(1) for m in _TOOL_CALL_BLOCK.finditer(text)]
     candidates += [m.group(1) for m in _FENCED.finditer(text)]
     candidates.append(text.strip())
     calls: list[dict[str, Any]] = []
     for candidate in candidates:
-        try:
-            value = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
-        for item in value if isinstance(value, list) else [value]:
-            if not isinstance(item, dict) or item.get("name") not in offered:
-                continue
-            arguments = item.get("arguments", item.get("parameters"))
-            if isinstance(arguments, dict) and item not in calls:
-                calls.append(item)
+        for value in _json_values(candidate):
+            for item in value if isinstance(value, list) else [value]:
+                _add_call(calls, item, offered)
     return calls
 
 
-def xcsh_failure(log: RunLog, offered: Sequence[str]) -> str | None:
+def _json_values(text: str) -> list[Any]:
+    """The JSON values written one after another in ``text``; ``[]`` when anything else
+    is there."""
+    decoder = json.JSONDecoder()
+    values: list[Any] = []
+    at = 0
+    while at < len(text):
+        if text[at].isspace():
+            at += 1
+            continue
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except json.JSONDecodeError:
+            return []
+        values.append(value)
+    return values
+
+
+def _add_call(calls: list[dict[str, Any]], item: Any, offered: Sequence[str]) -> None:
+    """Add ``item`` to ``calls`` when it is a call of an ``offered`` tool not seen yet."""
+    if not isinstance(item, dict) or item.get("name") not in offered:
+        return
+    arguments = item.get("arguments", item.get("parameters"))
+    if isinstance(arguments, dict) and item not in calls:
+        calls.append(item)
+
+
+def offered_by_turn(exchange: Path | None) -> list[list[str]]:
+    """The tools each answered request of a run offered, in order: one list per turn.
+
+    Read from the recording proxy's exchange file (requests the server
+    refused, such as a schema it could not take, are not turns).
+    """
+    if exchange is None or not exchange.is_file():
+        return []
+    turns = []
+    for line in exchange.read_text().splitlines():
+        record = json.loads(line)
+        if record.get("status") == 200 and isinstance(record.get("request"), dict):
+            tools = record["request"].get("tools") or []
+            turns.append([str(t.get("function", {}).get("name")) for t in tools])
+    return turns
+
+
+def xcsh_failure(
+    log: RunLog, offered: Sequence[Sequence[str]], fallback: Sequence[str]
+) -> str | None:
     """Why this run failed through xcsh's fault, or ``None``.
 
     xcsh's faults: a traceback or an internal error; refusing to start; a request the server
     refused (HTTP status); a hang (no event for 120 s while not waiting on
-    the model); a well-formed call of an offered tool written as text and
-    not run.
+    the model); a well-formed call of a tool that turn offered (``offered``,
+    one list per turn; ``fallback`` past its end) written as text and not
+    run. A call of a tool the turn did not offer (``resolve`` with nothing
+    pending) stays text: the model's mistake.
     """
     if "Traceback (most recent call last)" in log.stderr:
         return "crash: " + log.stderr.strip().splitlines()[-1][:160]
@@ -240,13 +289,13 @@ def xcsh_failure(log: RunLog, offered: Sequence[str]) -> str | None:
         waiting = log.events and log.events[-1].type in ("turn_start", "text_delta")
         if not waiting and log.idle_at_timeout > 120:
             return f"hang: no event for {log.idle_at_timeout:.0f} s"
-    for end in log.of("turn_end"):
+    for turn, end in enumerate(log.of("turn_end")):
         message = end.get("message", {})
         content = message.get("content", [])
         if any("arguments" in block and "id" in block for block in content):
             continue
         text = "".join(str(block.get("text", "")) for block in content if "text" in block)
-        calls = written_calls(text, offered)
+        calls = written_calls(text, offered[turn] if turn < len(offered) else fallback)
         if calls:
             return f"call written as text not run: {json.dumps(calls[0])[:120]}"
     return None

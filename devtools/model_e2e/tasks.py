@@ -28,6 +28,8 @@ class Context:
     base_url: str
     timeout: float
     extra: tuple[str, ...] = ()
+    exchange: Path | None = None
+    """The file the recording proxy writes this run's requests and answers to."""
 
     def xcsh(
         self,
@@ -104,31 +106,51 @@ def find_calls(ctx: Context) -> Outcome:
     return Outcome(True, "", [log])
 
 
-def _defined_functions(path: Path) -> set[str]:
+def defined_functions(path: Path) -> set[str]:
+    """The names of the functions defined at the top of the module at ``path``."""
     tree = ast.parse(path.read_text())
     return {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
 
 
-def rename_apply(ctx: Context) -> Outcome:
-    """Rename ``ordinal`` to ``ordinal_suffix`` with ``ast_edit``, apply; files and tests."""
-    log = ctx.xcsh(
-        "Rename the function `ordinal` to `ordinal_suffix` everywhere in this project: its "
-        "definition and every call, tests included. Use ast_edit, then apply the change."
-    )
-    applied = [r for r in log.of("resolved") if r.get("action") == "apply" and not r["is_error"]]
-    functions = _defined_functions(ctx.repo / MODULE)
+RENAME = (
+    "Rename the function `ordinal` to `ordinal_suffix` everywhere in this project: its "
+    "definition and every call, tests included. Use ast_edit, then apply the change."
+)
+"""The rename the ``rename-apply`` and ``terminal-approve`` tasks ask for."""
+
+
+NOT_RENAMED = "the definition was not renamed"
+
+
+def rename_problem(repo: Path) -> str | None:
+    """What is wrong with the ``ordinal`` -> ``ordinal_suffix`` rename on disk, or ``None``.
+
+    The definition renamed, no call of ``ordinal`` left outside doctests, and
+    the package's tests pass.
+    """
+    functions = defined_functions(repo / MODULE)
     if "ordinal_suffix" not in functions or "ordinal" in functions:
-        return Outcome(False, "the definition was not renamed", [log])
-    if not applied:
-        return Outcome(False, "renamed without an applied preview", [log])
-    code = (ctx.repo / MODULE).read_text() + (ctx.repo / TESTS).read_text()
+        return NOT_RENAMED
+    code = (repo / MODULE).read_text() + (repo / TESTS).read_text()
     left = re.findall(r"^(?!\s*>>>).*\bordinal\(", code, re.MULTILINE)
     if left:
-        return Outcome(False, f"calls left: {left[0].strip()[:60]}", [log])
-    passed, summary = run_tests(ctx.repo)
+        return f"calls left: {left[0].strip()[:60]}"
+    passed, summary = run_tests(repo)
     if not passed:
-        return Outcome(False, f"tests fail after the rename: {summary}", [log])
-    return Outcome(True, "", [log])
+        return f"tests fail after the rename: {summary}"
+    return None
+
+
+def rename_apply(ctx: Context) -> Outcome:
+    """Rename ``ordinal`` to ``ordinal_suffix`` with ``ast_edit``, apply; files and tests."""
+    log = ctx.xcsh(RENAME)
+    applied = [r for r in log.of("resolved") if r.get("action") == "apply" and not r["is_error"]]
+    problem = rename_problem(ctx.repo)
+    if problem == NOT_RENAMED:
+        return Outcome(False, problem, [log])
+    if not applied:
+        return Outcome(False, "renamed without an applied preview", [log])
+    return Outcome(problem is None, problem or "", [log])
 
 
 def discard(ctx: Context) -> Outcome:
@@ -207,12 +229,12 @@ def continue_pending(ctx: Context) -> Outcome:
     applied = [r for r in second.of("resolved") if r.get("action") == "apply" and not r["is_error"]]
     if not applied:
         return Outcome(False, "the pending preview was not applied", logs)
-    if "to_dashes" not in _defined_functions(ctx.repo / MODULE):
+    if "to_dashes" not in defined_functions(ctx.repo / MODULE):
         return Outcome(False, "applied, but the definition is not renamed", logs)
     return Outcome(True, "", logs)
 
 
-TASKS: dict[str, Task] = {
+PRINT_TASKS: dict[str, Task] = {
     t.name: t
     for t in (
         Task("find-calls", find_calls),
@@ -223,4 +245,4 @@ TASKS: dict[str, Task] = {
         Task("continue", continue_pending),
     )
 }
-"""The task set, by name, in the table's order."""
+"""The tasks run through ``xcsh -p --mode json``, by name, in the table's order."""

@@ -61,7 +61,7 @@ def test_malformed_arguments_get_an_error_result_and_the_model_retries(
     assert assistant["tool_calls"][0]["function"]["arguments"] == "{}"  # valid JSON goes back
     assert result["role"] == "tool" and result["tool_call_id"] == "call_1"
     assert result["content"] == (
-        "Not executed: the arguments for 'ls' are not valid JSON (Expecting value: line 1 "
+        "Not executed: the arguments for 'ls' could not be read (Expecting value: line 1 "
         "column 10 (char 9)). You sent:\n{\"path\": \nCall 'ls' again with its arguments as "
         "one complete JSON object."
     )

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from e2e_run import REPEAT, REPRODUCTION, Tree, env, rounds, write_steps
-
 from tmux_harness import TmuxXcsh, needs_tmux
 
 pytestmark = needs_tmux

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import httpx2
@@ -244,3 +247,65 @@ def recorded(name: str) -> tuple[list[dict[str, Any]], list[httpx2.Response]]:
             )
         )
     return requests, answers
+
+
+class ReplayServer:
+    """A loopback OpenAI-compatible server that answers with a recorded exchange, in order.
+
+    ``GET /v1/models`` reports a llama.cpp model with ``meta.n_ctx`` of
+    ``window`` (the window the recorded server had); each ``POST`` gets the
+    next recorded answer, byte for byte, and its body is kept in
+    :attr:`requests`. A request past the recording gets HTTP 400 (which no
+    client retries), so a run that asks more than the model answered ends
+    there, and the test reads what it asked.
+    """
+
+    def __init__(self, name: str, *, window: int = 16384) -> None:
+        self.recorded_requests, answers = recorded(name)
+        self.answers = [(a.status_code, a.headers["content-type"], a.content) for a in answers]
+        self.requests: list[Any] = []
+        replay = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+            def do_GET(self) -> None:
+                models = {"object": "list", "data": [{"id": "local", "meta": {"n_ctx": window}}]}
+                self._send(200, "application/json", json.dumps(models).encode())
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                replay.requests.append(json.loads(self.rfile.read(length)))
+                if not replay.answers:
+                    self._send(400, "application/json", b'{"error": "past the recording"}')
+                    return
+                self._send(*replay.answers.pop(0))
+
+            def _send(self, status: int, kind: str, body: bytes) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        """The ``--base-url`` to give xcsh."""
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def __enter__(self) -> ReplayServer:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._server.shutdown()
+        self._server.server_close()

@@ -91,6 +91,14 @@ def test_two_tools_defining_one_name_differently_keep_both_definitions() -> None
             ["ls", "read"],
             "First:\n\nthen",
         ),
+        # calls one per line in one fence, as Qwen2.5 1.5B wrote a plan: the call of a
+        # tool not offered stays text
+        (
+            '```json\n{"name": "ls", "arguments": {}}\n{"name": "rm", "arguments": {}}\n```',
+            ["ls"],
+            '{"name": "rm", "arguments": {}}',
+        ),
+        ('{"name": "ls", "arguments": {}}\n{"name": "read", "arguments": {}}', ["ls", "read"], ""),
         # a JSON list of calls
         ('[{"name": "ls", "arguments": {}}, {"name": "ls", "parameters": {}}]', ["ls", "ls"], ""),
         # a fenced block that is not a call stays text, the call is taken
@@ -113,6 +121,30 @@ def test_calls_written_as_text_in_the_forms_small_models_use(
     assert all(c.from_text for c in calls)
     assert len({c.id for c in calls}) == len(calls)
     assert left == (text if rest is None else rest)
+
+
+@pytest.mark.parametrize(
+    ("text", "stray"),
+    [
+        # a parameter written one level too high, as Qwen2.5 1.5B wrote it
+        ('```json\n{"name": "ast_edit", "arguments": {"ops": []}, "check": true}\n```', "check"),
+        ('<tool_call>{"name": "ls", "parameters": {}, "id": 1}</tool_call>', "id"),
+    ],
+)
+def test_a_call_with_keys_beside_its_arguments_is_a_call_the_model_is_told_to_fix(
+    text: str, stray: str
+) -> None:
+    calls, left = text_tool_calls(text, OFFERED)
+    (call,) = calls
+    assert call.from_text and call.arguments == {}
+    assert call.invalid_arguments is not None and f'"{stray}"' in call.invalid_arguments
+    assert call.arguments_error is not None and call.arguments_error.startswith(f'"{stray}" beside')
+    assert left == ""
+
+
+def test_an_object_naming_a_tool_without_arguments_but_with_other_keys_is_not_a_call() -> None:
+    text = '{"name": "read", "path": "a.py"}'
+    assert text_tool_calls(text, OFFERED) == ([], text)
 
 
 async def test_a_forced_turn_carries_the_schema_of_a_resolve_call_and_its_answer_runs(

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tmux_harness import TmuxXcsh, needs_tmux
 
 from helpers import find_process
-from tmux_harness import TmuxXcsh, needs_tmux
 from xcsh.agent import load_session, repair_tool_pairs
 from xcsh.agent.history import CANCELLED_TEXT
 from xcsh.core import ToolResultMessage

@@ -6,8 +6,9 @@ import json
 import shutil
 from pathlib import Path
 
-from helpers import STAMP_TOOL
 from tmux_harness import TmuxXcsh, needs_tmux
+
+from helpers import STAMP_TOOL
 
 pytestmark = needs_tmux
 

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from tmux_harness import TmuxXcsh, needs_tmux
 
 from helpers import tool_call, user_texts
-from tmux_harness import TmuxXcsh, needs_tmux
 
 pytestmark = needs_tmux
 

@@ -263,13 +263,14 @@ INVALID_ARGUMENTS_SHOWN = 2000
 
 
 def invalid_arguments_text(call: ToolCall) -> str:
-    """The error result for a call whose arguments were not a JSON object (not run)."""
+    """The error result for a call whose arguments could not be read (not run): not a
+    JSON object, or parameters written beside ``arguments`` instead of inside it."""
     raw = call.invalid_arguments or ""
     if len(raw) > INVALID_ARGUMENTS_SHOWN:
         raw = raw[:INVALID_ARGUMENTS_SHOWN] + f"... ({plural(len(raw), 'character')} in all)"
     why = call.arguments_error or "not a JSON object"
     return (
-        f"Not executed: the arguments for '{call.name}' are not valid JSON ({why}). "
+        f"Not executed: the arguments for '{call.name}' could not be read ({why}). "
         f"You sent:\n{raw}\nCall '{call.name}' again with its arguments as one complete "
         "JSON object."
     )
@@ -344,12 +345,17 @@ def resolved_event(result: ToolResultMessage, pending: int) -> Resolved | None:
 def _notice_text_calls(ctx: LoopContext, message: AssistantMessage) -> None:
     for call in message.tool_calls:
         if call.from_text:
+            outcome = (
+                "it was run as a tool call."
+                if call.invalid_arguments is None
+                else f"it was not run ({call.arguments_error}); the model is told why."
+            )
             ctx.emit(
                 Notice(
                     kind="text_tool_call",
                     message=(
                         f"{ctx.provider.name}: the model wrote a call of '{call.name}' as "
-                        "text; it was run as a tool call."
+                        f"text; {outcome}"
                     ),
                 )
             )

@@ -3,6 +3,7 @@ content mapping both OpenAI APIs use (data URLs, text, tool-result images)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Collection
@@ -67,8 +68,15 @@ def text_tool_call(text: str, offered: Collection[str], call_id: str) -> ToolCal
     as text instead of a structured call. The text counts as a call only when
     it is exactly one JSON object (a ```json fence around it is allowed) with
     ``name`` naming one of the ``offered`` tools and ``arguments`` (or
-    ``parameters``) an object, or a string holding one; no other key. The call
-    is marked ``from_text``.
+    ``parameters``) an object, or a string holding one. The call is marked
+    ``from_text``.
+
+    Such an object with other keys beside ``arguments`` (``"check": true``
+    next to it: a parameter put one level too high) is a call the model
+    meant but wrote wrong: it comes back with the text in
+    ``invalid_arguments`` and the stray keys named in ``arguments_error``, so
+    the agent loop answers it with an error the model can correct instead of
+    running it with arguments the model did not mean, or taking it for prose.
     """
     stripped = text.strip()
     fenced = _FENCE.fullmatch(stripped)
@@ -80,7 +88,7 @@ def text_tool_call(text: str, offered: Collection[str], call_id: str) -> ToolCal
         value = json.loads(stripped)
     except json.JSONDecodeError:
         return None
-    if not isinstance(value, dict) or not set(value) <= _CALL_KEYS or "name" not in value:
+    if not isinstance(value, dict) or "name" not in value:
         return None
     if "arguments" in value and "parameters" in value:
         return None
@@ -93,11 +101,27 @@ def text_tool_call(text: str, offered: Collection[str], call_id: str) -> ToolCal
             return None
     if not isinstance(name, str) or name not in offered or not isinstance(arguments, dict):
         return None
+    stray = [key for key in value if key not in _CALL_KEYS]
+    if stray and "arguments" not in value and "parameters" not in value:
+        return None  # no arguments at all: not recognisably a call
+    if stray:
+        keys = ", ".join(json.dumps(key) for key in stray)
+        where = "arguments" if "arguments" in value else "parameters"
+        return ToolCall(
+            id=call_id,
+            name=name,
+            arguments={},
+            invalid_arguments=stripped,
+            arguments_error=f"{keys} beside {json.dumps(where)}: every parameter goes inside it",
+            from_text=True,
+        )
     return ToolCall(id=call_id, name=name, arguments=arguments, from_text=True)
 
 
-_TOOL_CALL_TAG = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.DOTALL)
-_FENCED_BLOCK = re.compile(r"```(?:json)?[ \t]*\n?(.*?)```", re.DOTALL)
+_TOOL_CALL_TAG = re.compile(r"<(tool_call|tools)>\s*(?P<body>.*?)\s*(?:</\1>|\Z)", re.DOTALL)
+"""``<tool_call>`` blocks, and ``<tools>`` ones: the tag Qwen's template lists the tools in,
+which a small model also writes its calls in."""
+_FENCED_BLOCK = re.compile(r"```(?:json)?[ \t]*\n?(?P<body>.*?)```", re.DOTALL)
 
 
 def text_tool_calls(
@@ -107,33 +131,37 @@ def text_tool_calls(
 
     Read, in this order, the first form that yields calls:
 
-    - the whole text as one call (:func:`text_tool_call`) or as a JSON list
-      of calls;
+    - the whole text as one call (:func:`text_tool_call`), a JSON list of
+      calls, or several calls one after another;
     - ``<tool_call>...</tool_call>`` blocks (Qwen's and Hermes' format; a
-      last block cut off before its closing tag counts), each one call or a
-      list of calls;
-    - fenced code blocks (```` ```json ````), each one call or a list.
+      last block cut off before its closing tag counts), and ``<tools>``
+      blocks (the tag Qwen's template lists the tools in), each as above;
+    - fenced code blocks (```` ```json ````), each as above.
 
     Every call must name one of the ``offered`` tools with an object of
     arguments (:func:`text_tool_call`'s rules); in the block forms a block
     that is not such a call is left in the text, and one that is, is taken
-    out of it. Prose around the calls is never read as a call. Returns
-    ``([], text)`` when nothing qualifies. Call ids are ``id_prefix`` plus
-    the call's index; each call is marked ``from_text``.
+    out of it. A JSON list counts only when every item is a call; of
+    several objects one after another (one per line, as small models write
+    a plan), those that are calls are taken and the others stay text (a
+    ``resolve`` written before anything is pending). Prose around the calls
+    is never read as a call. Returns ``([], text)`` when nothing qualifies.
+    Call ids are ``id_prefix`` plus the call's index; each call is marked
+    ``from_text``.
     """
-    whole = _calls_in(text, offered)
+    whole, rest = _calls_in(text, offered)
     if whole:
-        return _numbered(whole, id_prefix), ""
+        return _numbered(whole, id_prefix), rest
     for pattern in (_TOOL_CALL_TAG, _FENCED_BLOCK):
         calls: list[ToolCall] = []
         kept: list[str] = []
         last = 0
         for match in pattern.finditer(text):
-            found = _calls_in(match.group(1), offered)
+            found, left = _calls_in(match.group("body"), offered)
             if not found:
                 continue
             calls.extend(found)
-            kept.append(text[last : match.start()])
+            kept += [text[last : match.start()], left]
             last = match.end()
         if calls:
             kept.append(text[last:])
@@ -141,29 +169,54 @@ def text_tool_calls(
     return [], text
 
 
-def _calls_in(block: str, offered: Collection[str]) -> list[ToolCall]:
-    """One call or a JSON list of calls (all of them valid), else ``[]``."""
+def _calls_in(block: str, offered: Collection[str]) -> tuple[list[ToolCall], str]:
+    """The calls in ``block`` and what is left of it: one call, a JSON list of calls (all
+    of them valid), or objects one after another (the calls among them); else
+    ``([], block)``."""
     single = text_tool_call(block, offered, "")
     if single is not None:
-        return [single]
-    stripped = block.strip()
-    if not stripped.startswith("["):
-        return []
-    try:
-        items = json.loads(stripped)
-    except json.JSONDecodeError:
-        return []
-    if not isinstance(items, list) or not items:
-        return []
-    calls = [text_tool_call(json.dumps(item), offered, "") for item in items]
-    return [c for c in calls if c is not None] if all(calls) else []
+        return [single], ""
+    values = _json_values(block)
+    if values is None or not values:
+        return [], block
+    if len(values) == 1:
+        items = values[0][0]
+        if not isinstance(items, list) or not items:
+            return [], block
+        listed = [text_tool_call(json.dumps(item), offered, "") for item in items]
+        return ([c for c in listed if c is not None], "") if all(listed) else ([], block)
+    calls: list[ToolCall] = []
+    left: list[str] = []
+    for _, source in values:
+        call = text_tool_call(source, offered, "")
+        if call is None:
+            left.append(source)
+        else:
+            calls.append(call)
+    return (calls, "\n".join(left)) if calls else ([], block)
+
+
+def _json_values(block: str) -> list[tuple[object, str]] | None:
+    """The JSON values written one after another in ``block`` (only whitespace between),
+    each with its text; ``None`` when anything else is there."""
+    decoder = json.JSONDecoder()
+    values: list[tuple[object, str]] = []
+    at = 0
+    while True:
+        while at < len(block) and block[at].isspace():
+            at += 1
+        if at == len(block):
+            return values
+        try:
+            value, end = decoder.raw_decode(block, at)
+        except json.JSONDecodeError:
+            return None
+        values.append((value, block[at:end]))
+        at = end
 
 
 def _numbered(calls: list[ToolCall], id_prefix: str) -> list[ToolCall]:
-    return [
-        ToolCall(id=f"{id_prefix}{i}", name=c.name, arguments=c.arguments, from_text=True)
-        for i, c in enumerate(calls)
-    ]
+    return [dataclasses.replace(c, id=f"{id_prefix}{i}") for i, c in enumerate(calls)]
 
 
 def _malformed(call_id: str, name: str, raw: str, error: str) -> ToolCall:

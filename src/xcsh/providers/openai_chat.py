@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import secrets
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
@@ -189,6 +190,9 @@ class OpenAIChatProvider(OpenAIAdapter):
         content: list[TextContent | ThinkingContent | ToolCall] = []
         if thinking:
             content.append(ThinkingContent(thinking="".join(thinking)))
+        # ids xcsh gives (a server sent none, or the call was written as text) are
+        # unique in the session: a result must name its own call, not one of an earlier turn
+        answer = secrets.token_hex(4)
         finish: str | None = None
         if snapshot.choices:
             choice = snapshot.choices[0]
@@ -197,14 +201,14 @@ class OpenAIChatProvider(OpenAIAdapter):
                 content.append(TextContent(choice.message.content))
             for index, call in enumerate(choice.message.tool_calls or []):
                 # Some local servers send no id; the result must still name its call.
-                call_id = call.id or f"call_{index}"
+                call_id = call.id or f"call_{answer}_{index}"
                 content.append(
                     parse_tool_call(call_id, call.function.name, call.function.arguments)
                 )
         calls = [b for b in content if isinstance(b, ToolCall)]
         texts = [b for b in content if isinstance(b, TextContent)]
         if offered and not calls and len(texts) == 1:
-            read, rest = text_tool_calls(texts[0].text, offered)
+            read, rest = text_tool_calls(texts[0].text, offered, f"call_text_{answer}_")
             if read:
                 kept = [TextContent(rest)] if rest else []
                 content = [b for b in content if b is not texts[0]] + kept + list(read)

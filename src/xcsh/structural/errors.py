@@ -246,7 +246,8 @@ class MissingPath(StructuralError):
     def worded(self, words: Wording) -> str:
         return (
             f"Path '{self.given}' does not exist in the workspace {self.root}. "
-            "Give an existing file, folder or a glob such as 'src/**/*.py'."
+            "Leave the path out to work on the whole workspace, or give an existing file, "
+            "folder or a glob such as '**/*.py'."
         )
 
 

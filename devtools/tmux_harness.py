@@ -3,7 +3,8 @@
 Each :class:`TmuxXcsh` uses its own socket (``tmux -L xcsh-test-<random>``), so
 tests never touch the user's tmux, and kills its server when closed. Waits
 poll the screen with a deadline; nothing sleeps a fixed long time. The
-terminal tests (``tests/tui``) and the real-use layer (``tests/e2e``) share it.
+terminal tests (``tests/tui``), the real-use layer (``tests/e2e``) and
+``make e2e-model``'s terminal task share it.
 """
 
 from __future__ import annotations

@@ -1,0 +1,117 @@
+"""``make e2e-model``'s own logic, without building or serving anything: where and when
+``llama-server`` is built, and which failures it calls xcsh's."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from model_e2e import parts
+from model_e2e.runner import Event, RunLog, offered_by_turn, xcsh_failure
+
+
+class Builds:
+    """Stands in for ``subprocess.run`` in :mod:`model_e2e.parts`: records each command
+    and, for a build, leaves the binary where CMake would."""
+
+    def __init__(self) -> None:
+        self.commands: list[list[str]] = []
+
+    def __call__(self, command: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
+        self.commands.append(command)
+        if command[:2] == ["cmake", "--build"]:
+            binary = Path(command[2]) / "bin" / "llama-server"
+            binary.parent.mkdir(parents=True, exist_ok=True)
+            binary.write_text("")
+            binary.chmod(0o755)
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+
+@pytest.fixture
+def builds(monkeypatch: pytest.MonkeyPatch) -> Builds:
+    fake = Builds()
+    monkeypatch.setattr(parts.subprocess, "run", fake)
+    monkeypatch.setattr(parts, "log", lambda message: None)
+    return fake
+
+
+def unpacked_source(cache: Path) -> Path:
+    """A cache whose llama.cpp source is already unpacked (no download, no archive)."""
+    source = cache / "llama.cpp" / parts.LLAMA_CPP_VERSION / "src"
+    source.mkdir(parents=True)
+    (source / "CMakeLists.txt").write_text("project(llama.cpp)\n")
+    return source
+
+
+def test_a_cache_reached_through_a_symlink_is_built_under_its_real_path(
+    tmp_path: Path, builds: Builds
+) -> None:
+    real = tmp_path / "real-cache"
+    source = unpacked_source(real)
+    link = tmp_path / "cache-link"
+    link.symlink_to(real)
+    binary = parts.llama_server(link)
+    configure, build = builds.commands
+    assert configure[:5] == ["cmake", "-S", str(source), "-B", str(source.parent / "build")]
+    assert build[:3] == ["cmake", "--build", str(source.parent / "build")]
+    assert binary == source.parent / "build" / "bin" / "llama-server"
+    assert str(link) not in json.dumps(builds.commands)
+
+
+def test_a_second_run_neither_configures_nor_builds_again(tmp_path: Path, builds: Builds) -> None:
+    unpacked_source(tmp_path)
+    first = parts.llama_server(tmp_path)
+    builds.commands.clear()
+    assert parts.llama_server(tmp_path) == first
+    assert builds.commands == []
+
+
+def test_an_interrupted_build_resumes_without_configuring_again(
+    tmp_path: Path, builds: Builds
+) -> None:
+    source = unpacked_source(tmp_path)
+    build = source.parent / "build"
+    build.mkdir()
+    (build / "build.ninja").write_text("")
+    (build / "CMakeCache.txt").write_text(f"CMAKE_HOME_DIRECTORY:INTERNAL={source}\n")
+    parts.llama_server(tmp_path)
+    assert [c[:2] for c in builds.commands] == [["cmake", "--build"]]
+
+
+def test_a_build_folder_configured_for_another_source_is_configured_again(
+    tmp_path: Path, builds: Builds
+) -> None:
+    source = unpacked_source(tmp_path)
+    build = source.parent / "build"
+    build.mkdir()
+    (build / "build.ninja").write_text("")
+    (build / "CMakeCache.txt").write_text("CMAKE_HOME_DIRECTORY:INTERNAL=/elsewhere/src\n")
+    parts.llama_server(tmp_path)
+    assert [c[:2] for c in builds.commands] == [["cmake", "-S"], ["cmake", "--build"]]
+
+
+def answer_turn(text: str) -> Event:
+    return Event(1.0, {"type": "turn_end", "message": {"content": [{"text": text}]}})
+
+
+def test_a_call_written_as_text_is_xcsh_s_failure_only_when_that_turn_offered_the_tool(
+    tmp_path: Path,
+) -> None:
+    exchange = tmp_path / "run.jsonl"
+    offered = [["ls", "ast_edit"], ["ls", "ast_edit", "resolve"]]
+    records = [{"status": 400, "request": {"tools": []}}]  # a refused schema is no turn
+    records += [
+        {"status": 200, "request": {"tools": [{"function": {"name": n}} for n in names]}}
+        for names in offered
+    ]
+    exchange.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert offered_by_turn(exchange) == offered
+    resolve = '```json\n{"name": "resolve", "arguments": {"action": "apply", "reason": "ok"}}\n```'
+    first = RunLog(events=[answer_turn(resolve)])
+    assert xcsh_failure(first, offered, ["resolve"]) is None  # not offered: the model's
+    second = RunLog(events=[answer_turn("thinking"), answer_turn(resolve)])
+    failure = xcsh_failure(second, offered, [])
+    assert failure is not None and failure.startswith("call written as text not run")

@@ -1,0 +1,194 @@
+"""Real answers of a small local model, replayed to the installed ``xcsh``.
+
+Each fixture in ``fixtures/recorded/`` is a run of ``make e2e-model``: the
+requests xcsh sent to llama.cpp's ``llama-server`` (Qwen2.5 1.5B Q4_K_M,
+``--jinja``) and the server's answers, byte for byte. A loopback server
+answers the installed ``xcsh -p --mode json`` with them, in order, through
+the SDK's real HTTP client; the tests check what xcsh does with those
+answers: the calls it reads and runs, the requests it sends back, and the
+files on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from provider_support import ReplayServer
+
+XCSH = str(Path(sys.executable).with_name("xcsh"))
+
+MODULE = '''\
+"""A few of inflection's functions, as the recorded runs saw them."""
+
+
+def ordinal(number):
+    """The suffix that makes ``number`` an ordinal: ``ordinal(1)`` is ``'st'``."""
+    number = abs(int(number))
+    if number % 100 in (11, 12, 13):
+        return "th"
+    return {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+
+
+def ordinalize(number):
+    """``number`` with its suffix: ``ordinalize(2)`` is ``'2nd'``."""
+    return "{}{}".format(number, ordinal(number))
+'''
+
+TESTS = """\
+import inflection
+
+
+def test_ordinal():
+    assert inflection.ordinal(1) == "st"
+    assert inflection.ordinal(12) == "th"
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """The package the recorded runs worked on, cut down to what their calls touch."""
+    root = tmp_path / "inflection"
+    (root / "inflection").mkdir(parents=True)
+    (root / "inflection" / "__init__.py").write_text(MODULE)
+    (root / "test_inflection.py").write_text(TESTS)
+    return root
+
+
+def replay(name: str, prompt: str, cwd: Path, home: Path) -> tuple[list[Any], ReplayServer]:
+    """Run ``xcsh -p PROMPT --mode json`` against the recording ``name``; its events."""
+    (home / "settings.toml").write_text("max_tokens = 1024\n")
+    env = {"PATH": os.environ.get("PATH", ""), "XCSH_HOME": str(home), "NO_COLOR": "1"}
+    with ReplayServer(name) as server:
+        command = [XCSH, "-p", prompt, "--mode", "json", "--provider", "openai"]
+        done = subprocess.run(
+            [*command, "--model", "local", "--base-url", server.base_url],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+    assert "Traceback" not in done.stderr, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    return events, server
+
+
+def of(events: list[Any], kind: str) -> list[Any]:
+    return [e for e in events if e.get("type") == kind]
+
+
+RENAME = (
+    "Rename the function `ordinal` to `ordinal_suffix` everywhere in this project: its "
+    "definition and every call, tests included. Use ast_edit, then apply the change."
+)
+
+
+def test_a_call_the_model_fenced_as_json_text_is_run_and_goes_back_as_a_call(
+    project: Path, xcsh_home: Path
+) -> None:
+    # The model answered with a ```json block holding an ast_edit call on a path
+    # it made up; llama-server passed it on as text.
+    events, server = replay("fenced-call-missing-path", RENAME, project, xcsh_home)
+    (notice,) = of(events, "notice")
+    assert notice["kind"] == "text_tool_call" and "it was run as a tool call" in notice["message"]
+    (start,) = of(events, "tool_call_start")
+    assert start["name"] == "ast_edit" and start["arguments"]["path"] == "src/app.py"
+    (result,) = of(events, "tool_result")
+    assert result["message"]["is_error"]
+    assert "Path 'src/app.py' does not exist" in result["message"]["content"][0]["text"]
+    # the next request carries the call as a structured call and its result
+    assistant, tool = server.requests[1]["messages"][-2:]
+    assert assistant["tool_calls"][0]["function"]["name"] == "ast_edit"
+    assert tool["role"] == "tool" and tool["tool_call_id"] == assistant["tool_calls"][0]["id"]
+    assert len(server.requests) == 2 and of(events, "run_end")[0]["reason"] == "stop"
+    assert (project / "inflection" / "__init__.py").read_text() == MODULE
+
+
+def test_a_call_with_a_parameter_beside_its_arguments_is_answered_with_the_fix(
+    project: Path, xcsh_home: Path
+) -> None:
+    # The model wrote {"name": "ast_edit", "arguments": {...}, "check": true}: a
+    # call it meant, with one parameter a level too high. It is not run and not
+    # taken for the final answer: the model is told which key to move.
+    events, server = replay("call-with-stray-key", RENAME, project, xcsh_home)
+    (notice,) = of(events, "notice")
+    assert "it was not run" in notice["message"]
+    assert [s["name"] for s in of(events, "tool_call_start")] == ["ast_edit"]
+    assert not of(events, "pending_pushed")
+    assert len(server.requests) == 2  # the model is asked again
+    tool = server.requests[1]["messages"][-1]
+    assert tool["role"] == "tool"
+    assert tool["content"].startswith(
+        "Not executed: the arguments for 'ast_edit' could not be read "
+        '("check" beside "arguments": every parameter goes inside it).'
+    )
+    assert (project / "inflection" / "__init__.py").read_text() == MODULE
+
+
+def test_a_recorded_rename_is_previewed_the_forced_turn_is_constrained_and_the_apply_lands(
+    project: Path, xcsh_home: Path
+) -> None:
+    # The model fenced an ast_edit call followed by prose; the preview went up;
+    # the forced turn carried the schema of a resolve call, and the model's
+    # answer (the JSON of the call as text) applied it; then it answered in prose.
+    events, server = replay("rename-forced-apply", RENAME, project, xcsh_home)
+    (pushed,) = of(events, "pending_pushed")
+    assert pushed["label"] == "AST Edit: 1 replacement in 1 file"
+    forced = server.requests[1]
+    assert forced["tool_choice"] == {"type": "function", "function": {"name": "resolve"}}
+    schema = forced["response_format"]["json_schema"]["schema"]
+    names = [b["properties"]["name"]["const"] for b in schema.get("oneOf", [schema])]
+    assert names == ["resolve"]
+    assert forced["messages"][-1]["content"].startswith("This is a preview.")
+    (resolved,) = of(events, "resolved")
+    assert resolved["action"] == "apply" and not resolved["is_error"]
+    # what the model asked for landed, and nothing else: its pattern matched the call
+    # inside ordinalize, not the definition (the run failed as the model's)
+    module = (project / "inflection" / "__init__.py").read_text()
+    assert module == MODULE.replace("ordinal(number))", "ordinal_suffix(number))")
+    assert (project / "test_inflection.py").read_text() == TESTS
+    # every call xcsh read from text has an id of its own in the conversation
+    ids = [c["id"] for m in server.requests[2]["messages"] for c in m.get("tool_calls") or []]
+    assert len(ids) == 2 and len(set(ids)) == 2
+    assert of(events, "run_end")[0]["reason"] == "stop" and len(server.requests) == 3
+
+
+def test_calls_written_one_per_line_in_one_fence_run_the_offered_one(
+    project: Path, xcsh_home: Path
+) -> None:
+    # The model planned ast_edit then resolve as two JSON lines in one ```json fence.
+    # ast_edit is run (its preview goes up); resolve was not offered (nothing was
+    # pending), so it stays text and the next turn is forced to resolve.
+    events, server = replay("calls-one-per-line", RENAME, project, xcsh_home)
+    assert [s["name"] for s in of(events, "tool_call_start")] == ["ast_edit"]
+    (pushed,) = of(events, "pending_pushed")
+    assert pushed["label"] == "AST Edit: 4 replacements in 2 files"
+    assistant = server.requests[1]["messages"][-3]
+    assert assistant["content"].startswith('{"name": "resolve"')
+    assert [c["function"]["name"] for c in assistant["tool_calls"]] == ["ast_edit"]
+    assert server.requests[1]["tool_choice"]["function"]["name"] == "resolve"
+    assert "response_format" in server.requests[1]
+    # the recording ends here: nothing was applied
+    assert (project / "inflection" / "__init__.py").read_text() == MODULE
+
+
+def test_calls_written_in_a_tools_tag_are_read_like_tool_call_blocks(
+    project: Path, xcsh_home: Path
+) -> None:
+    # The model wrapped its plan in <tools>...</tools> (the tag the chat template lists
+    # the tools in): ast_edit with the bare name, then resolve. ast_edit runs and its
+    # preview renames the definition and every call; resolve (not offered yet) stays text.
+    events, server = replay("calls-in-tools-tag", RENAME, project, xcsh_home)
+    (start,) = of(events, "tool_call_start")
+    assert start["arguments"] == {"ops": [{"pat": "ordinal", "out": "ordinal_suffix"}]}
+    (pushed,) = of(events, "pending_pushed")
+    assert pushed["label"] == "AST Edit: 4 replacements in 2 files"
+    assert server.requests[1]["tool_choice"]["function"]["name"] == "resolve"
+    assert (project / "inflection" / "__init__.py").read_text() == MODULE
