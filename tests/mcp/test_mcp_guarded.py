@@ -126,7 +126,7 @@ def test_a_delete_with_a_forged_host_leaves_the_previews(guarded: Path) -> None:
 
 
 def test_a_dropped_connection_during_a_preview_leaves_nothing_pending(guarded: Path) -> None:
-    for i in range(300):  # enough files that the preview takes a while
+    for i in range(1000):  # enough files that the preview takes a while
         (guarded / f"m{i}.py").write_text("print(1)\n" * 40)
     with http_server(guarded) as server, httpx2.Client(timeout=30) as client:
         session = RawSession(client, server).open()
