@@ -297,6 +297,25 @@ async def test_zero_matches_pushes_nothing(ws: Path) -> None:
     assert store.count == 0
 
 
+async def test_zero_matches_in_matching_files_adds_no_scope_note(ws: Path) -> None:
+    (ws / "a.py").write_text("x = 1\n")
+    result = await edit(ws, PendingActionStore(), ops=[op("print($A)", "log($A)")])
+    assert result.text == "No replacements made"
+
+
+async def test_a_lang_with_no_file_in_scope_says_so_and_how_to_fix_it(ws: Path) -> None:
+    # a small model's usual mistake: `lang: javascript` in a Python project
+    (ws / "a.py").write_text("print(1)\n")
+    store = PendingActionStore()
+    result = await edit(ws, store, ops=[op("print($A)", "log($A)")], lang="javascript")
+    assert result.text == (
+        "No replacements made\n"
+        "No javascript file was in scope, so nothing was searched: leave `lang` out to read "
+        "each file in the language of its extension, or check `path` and `glob`."
+    )
+    assert store.count == 0
+
+
 async def test_empty_out_deletes_the_match(ws: Path) -> None:
     (ws / "a.js").write_text("debugger;\nfoo();\n")
     store = PendingActionStore()

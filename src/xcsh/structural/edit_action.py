@@ -175,6 +175,8 @@ def build_edit_action(
     notes = edit_notes(preview, broken_flag)
     skipped = tuple(LeftOutFile(file=s.file, reason=s.reason) for s in preview.skipped)
     if preview.total == 0:
+        if preview.files_scanned == 0 and not preview.skipped:
+            notes.append(_empty_scope_note(arguments))
         return _nothing_to_apply(notes, skipped)
     broken = sum(1 for s in preview.skipped if s.reason == BROKEN_REASON)
     label = edit_label(preview.total, len(preview.files), broken)
@@ -211,6 +213,18 @@ def build_edit_action(
         action=parts.action(details),
         result=AgentToolResult(content=[TextContent(text)], details=details),
     )
+
+
+def _empty_scope_note(arguments: JsonObject | None) -> str:
+    """Why a preview found nothing when no file was in scope: a small model often sets a
+    ``lang`` the folder has no file of, or a ``path`` that holds none."""
+    lang = arguments.get("lang") if arguments is not None else None
+    if isinstance(lang, str) and lang:
+        return (
+            f"No {lang} file was in scope, so nothing was searched: leave `lang` out to read "
+            "each file in the language of its extension, or check `path` and `glob`."
+        )
+    return "No file was in scope, so nothing was searched: check `path` and `glob`."
 
 
 def _nothing_to_apply(notes: list[str], skipped: tuple[LeftOutFile, ...]) -> EditAction:
