@@ -84,6 +84,11 @@ class Fingerprint:
     def of(cls, info: os.stat_result) -> Fingerprint:
         return cls(info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
 
+    def settled(self, now: int) -> bool:
+        """True when the file's times were more than :data:`RACY_NS` older than ``now``
+        (nanoseconds): a change within the same timestamp tick cannot hide behind them."""
+        return now - max(self.mtime_ns, self.ctime_ns) > RACY_NS
+
 
 @dataclass
 class _Entry:
@@ -244,7 +249,7 @@ class WarmIndex:
         """Record a worker's ``outcome`` for a file, if the file read now is provably the
         one the walk saw (an old fingerprint, the same after this read); else ``False``."""
         path, display, language = item
-        if fingerprint is None or now - max(fingerprint.mtime_ns, fingerprint.ctime_ns) <= RACY_NS:
+        if fingerprint is None or not fingerprint.settled(now):
             return False
         try:
             raw = read_regular_bytes(path)
@@ -277,9 +282,7 @@ class WarmIndex:
             reason = "not a regular file" if isinstance(exc, NotRegularFileError) else "unreadable"
             return Outcome(skipped=SkippedFile(path=path, file=display, reason=reason))
         source = decode_source(raw, path, display)
-        trusted = fingerprint is not None and (
-            now - max(fingerprint.mtime_ns, fingerprint.ctime_ns) > RACY_NS
-        )
+        trusted = fingerprint is not None and fingerprint.settled(now)
         key: CacheKey = ("answer", path, language, qid)
         with self._lock:
             entry = self._record(path, raw, source, fingerprint, trusted)
