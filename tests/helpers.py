@@ -168,3 +168,24 @@ def user_texts(request: dict[str, Any]) -> list[str]:
         for block in m["content"]
         if block.get("type") == "text"
     ]
+
+
+SIGNAL_AT_WRITE = """
+import os
+from xcsh.fs import confined
+
+def _signal_at_write(sig, k):
+    real = confined._write_all
+    count = 0
+
+    def write(fd, data):
+        nonlocal count
+        count += 1
+        if count == k:
+            os.kill(os.getpid(), sig)
+        real(fd, data)
+
+    confined._write_all = write
+"""
+"""Source for a ``python -c`` child: ``_signal_at_write(sig, k)`` makes the process send
+itself ``sig`` as it starts its ``k``-th file write (a fault at an exact moment)."""

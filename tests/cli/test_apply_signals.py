@@ -17,28 +17,22 @@ from pathlib import Path
 
 import pytest
 
+from helpers import SIGNAL_AT_WRITE
 from xcsh.journal import Journal
 
-SCRIPT = """
-import os, sys
-from xcsh.fs import confined
+SCRIPT = (
+    SIGNAL_AT_WRITE
+    + """
+import sys
 from xcsh.cli import main
 
-sig, k = int(sys.argv[1]), int(sys.argv[2])
-real = confined._write_all
-count = 0
-def write(fd, data):
-    global count
-    count += 1
-    if count == k:
-        os.kill(os.getpid(), sig)
-    real(fd, data)
-confined._write_all = write
+_signal_at_write(int(sys.argv[1]), int(sys.argv[2]))
 sys.argv = ["xcsh", *sys.argv[3:]]
 code = main()
 print("finished", code)
 sys.exit(code)
 """
+)
 
 RULE = """id: print-to-log
 language: python

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from helpers import SIGNAL_AT_WRITE
 from xcsh.core import ToolError
 from xcsh.fs import confined
 from xcsh.journal import (
@@ -399,11 +400,12 @@ def test_undo_through_a_symlinked_folder_or_file_is_refused(
     assert target.read_bytes() == new_tree(old)["pkg/m00.py"]
 
 
-CRASH_SCRIPT = """
-import os, signal, sys
+CRASH_SCRIPT = (
+    SIGNAL_AT_WRITE
+    + """
+import os, sys
 from pathlib import Path
 from xcsh.core import ToolError
-from xcsh.fs import confined
 from xcsh.journal import Journal
 from xcsh.structural import EditOp, EditSpec, ScopeSpec, preview_edit
 from xcsh.structural.engine import apply_preview
@@ -413,15 +415,7 @@ journal = Journal.for_root(home, root)
 edit = preview_edit(
     EditSpec(ops=(EditOp(pat="print($$$A)", out="log($$$A)"),)), ScopeSpec(root=root, lang="python")
 )
-real = confined._write_all
-count = 0
-def write(fd, data):
-    global count
-    count += 1
-    if count == k:
-        os.kill(os.getpid(), sig)
-    real(fd, data)
-confined._write_all = write
+_signal_at_write(sig, k)
 if k == 0:  # die at the commit point: every file written, no outcome record yet
     real_settle = Journal.settle
     def settle(self, *a, **kw):
@@ -431,6 +425,7 @@ if k == 0:  # die at the commit point: every file written, no outcome record yet
 apply_preview(edit, journal=journal)
 print("finished")
 """
+)
 
 
 def crash(ws: Path, home: Path, sig: int, k: int) -> subprocess.CompletedProcess[str]:
