@@ -371,10 +371,13 @@ def _check_parameters(name: str, parameters: object) -> None:
             f"Tool '{name}': parameters must be a pydantic model class or a JSON Schema "
             f"dict, got {describe_value_type(parameters)}."
         )
-    if parameters.get("type") != "object":
-        raise ValueError(
-            f'Tool \'{name}\': the JSON Schema of parameters must have "type": "object".'
-        )
+    match parameters:
+        case {"type": "object"}:
+            pass
+        case _:
+            raise ValueError(
+                f'Tool \'{name}\': the JSON Schema of parameters must have "type": "object".'
+            )
     try:
         jsonschema.Draft202012Validator.check_schema(dict(parameters))
     except jsonschema.SchemaError as exc:
