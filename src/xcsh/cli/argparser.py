@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import difflib
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import NoReturn
 
 _UNRECOGNIZED = "unrecognized arguments: "
 _CUTOFF = 0.75
@@ -22,8 +22,33 @@ class Parser(argparse.ArgumentParser):
     closest flags the command has (``difflib``), as ``git`` and ``ast-grep`` do, and the
     closest of ``commands`` for a word that is not a flag."""
 
-    def __init__(self, *args: Any, commands: Sequence[str] = (), **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self,
+        *,
+        prog: str | None = None,
+        description: str | None = None,
+        epilog: str | None = None,
+        formatter_class: type[argparse.HelpFormatter] = argparse.HelpFormatter,
+        add_help: bool = True,
+        commands: Sequence[str] = (),
+    ) -> None:
+        """A parser with ``argparse``'s own meaning of each argument.
+
+        Args:
+            prog: the command's name in usage and messages.
+            description: the text before the options in ``--help``.
+            epilog: the text after them.
+            formatter_class: how ``--help`` lays the text out.
+            add_help: give the parser ``-h``/``--help``.
+            commands: the words a positional argument may be (offered for a typo).
+        """
+        super().__init__(
+            prog=prog,
+            description=description,
+            epilog=epilog,
+            formatter_class=formatter_class,
+            add_help=add_help,
+        )
         self.commands = tuple(commands)
 
     def error(self, message: str) -> NoReturn:

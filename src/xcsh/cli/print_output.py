@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from xcsh.cli import is_output_error, stdout_to_devnull
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from xcsh.agent import AgentEvent, Instructions
 
 
@@ -85,7 +87,7 @@ class TextPrinter:
 
     ARGUMENTS_WIDTH = 120
 
-    def __init__(self, console: Any) -> None:
+    def __init__(self, console: Console) -> None:
         from xcsh.ui import detect_style
 
         self.console = console

@@ -8,12 +8,20 @@ carry Unicode.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
-from rich.console import Console, ConsoleOptions, Group, RenderableType
+from rich.console import (
+    Console,
+    ConsoleOptions,
+    Group,
+    JustifyMethod,
+    OverflowMethod,
+    RenderableType,
+)
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 
 from xcsh.core.safe import visible
@@ -34,8 +42,29 @@ class SafeConsole(Console):
     are added after that step and are unaffected.
     """
 
-    def render_str(self, text: str, **kwargs: Any) -> Text:
-        return super().render_str(visible(text), **kwargs)
+    def render_str(
+        self,
+        text: str,
+        *,
+        style: str | Style = "",
+        justify: JustifyMethod | None = None,
+        overflow: OverflowMethod | None = None,
+        emoji: bool | None = None,
+        markup: bool | None = None,
+        highlight: bool | None = None,
+        highlighter: Callable[[str | Text], Text] | None = None,
+    ) -> Text:
+        """Rich's :meth:`~rich.console.Console.render_str` of ``text`` made visible first."""
+        return super().render_str(
+            visible(text),
+            style=style,
+            justify=justify,
+            overflow=overflow,
+            emoji=emoji,
+            markup=markup,
+            highlight=highlight,
+            highlighter=highlighter,
+        )
 
     def _render_buffer(self, buffer: Iterable[Segment]) -> str:
         return super()._render_buffer(
