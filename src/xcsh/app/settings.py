@@ -132,6 +132,7 @@ class Settings(BaseModel):
                 the key and the fix.
         """
         source = str(path)
+        own = _AppKeys.model_validate(values)
         return cls(
             path=path,
             provider=StoredProviderSettings.from_file(values),
@@ -140,8 +141,8 @@ class Settings(BaseModel):
             sandbox=parse_sandbox_settings(SandboxKeys.model_validate(values), source=source),
             retention=Retention.from_settings(values, path),
             checks=read_check_settings(CheckKeys.model_validate(values), source),
-            strict_rules=_strict_rules(_AppKeys.model_validate(values).strict_rules),
-            index_memory=_index_memory(_AppKeys.model_validate(values).index_memory, path),
+            strict_rules=_strict_rules(own.strict_rules),
+            index_memory=_index_memory(own.index_memory, path),
         )
 
 
