@@ -90,8 +90,10 @@ class PrefixRule:
         return shlex.join(self.words)
 
     def matches(self, simple: Sequence[str]) -> bool:
-        """True when the simple command's first words are the prefix (the program
-        may be given by path: ``/bin/rm`` matches ``rm``)."""
+        """True when the simple command's first words are the prefix.
+
+        The program may be given by path: ``/bin/rm`` matches ``rm``.
+        """
         n = len(self.words)
         if len(simple) < n or n == 0:
             return False
@@ -184,9 +186,10 @@ class ToolPolicy:
 
 
 def simple_commands(command: str) -> list[list[str]]:
-    """The simple commands ``command`` runs, each as its literal words (see
-    :func:`~xcsh.agent.shell_commands.resolve_commands`; parts that cannot be
-    resolved statically are left out).
+    """The simple commands ``command`` runs, each as its literal words.
+
+    See :func:`~xcsh.agent.shell_commands.resolve_commands`; parts that cannot
+    be resolved statically are left out.
 
     Raises:
         ValueError: the command is not valid bash (unbalanced quotes, ...).

@@ -1,5 +1,6 @@
-"""Settings: ``$XCSH_HOME/settings.toml`` read once into :class:`Settings`, and the
-provider built from them.
+"""Settings: ``$XCSH_HOME/settings.toml`` read once into :class:`Settings`.
+
+Also the provider built from them.
 
 Each part of xcsh receives its own typed section: the provider keys, the
 run keys, the ``[approval]`` policy, the sandbox, the journal's retention

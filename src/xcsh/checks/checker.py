@@ -156,8 +156,11 @@ class Checker:
         return self._overlay
 
     def fingerprint(self) -> str:
-        """sha256 over the check's command and timeout and each walked file's
-        relative path, size and modification time."""
+        """The sha256 of what a baseline run depends on (hex).
+
+        Over the check's command and timeout, and each walked file's relative
+        path, size and modification time.
+        """
         digest = hashlib.sha256()
         digest.update(f"{self.settings.command}\0{self.settings.timeout}\0".encode())
         for path in iter_files(self.workspace):

@@ -1,6 +1,8 @@
-"""The argument parser every ``xcsh`` command builds: ``argparse`` plus a close-match
-suggestion for a mistyped flag (``--limt`` -> ``did you mean --limit?``) or, where the
-parser is given its commands, a mistyped command (``ast-gerp`` -> ``ast-grep``).
+"""The argument parser every ``xcsh`` command builds: ``argparse`` plus suggestions.
+
+A close match is offered for a mistyped flag (``--limt`` -> ``did you mean
+--limit?``) or, where the parser is given its commands, a mistyped command
+(``ast-gerp`` -> ``ast-grep``).
 
 Standard library only, so that ``xcsh --help`` stays light.
 """
@@ -18,9 +20,12 @@ _CUTOFF = 0.75
 
 
 class Parser(argparse.ArgumentParser):
-    """:class:`argparse.ArgumentParser` whose "unrecognized arguments" error names the
-    closest flags the command has (``difflib``), as ``git`` and ``ast-grep`` do, and the
-    closest of ``commands`` for a word that is not a flag."""
+    """:class:`argparse.ArgumentParser` that suggests what a mistyped argument meant.
+
+    Its "unrecognized arguments" error names the closest flags the command has
+    (``difflib``), as ``git`` and ``ast-grep`` do, and the closest of ``commands``
+    for a word that is not a flag.
+    """
 
     def __init__(
         self,
@@ -64,8 +69,9 @@ class Parser(argparse.ArgumentParser):
 
 
 def suggest(given: list[str], flags: list[str], commands: Sequence[str] = ()) -> str:
-    """`` (did you mean --limit?)`` for the mistyped flags and commands in ``given``, or
-    ``""``.
+    """`` (did you mean --limit?)`` for the mistyped flags and commands in ``given``.
+
+    ``""`` when none is close to a known one.
 
     Args:
         given: the arguments the parser did not recognise (``--limt=5`` is looked up

@@ -1,5 +1,7 @@
-"""``xcsh ast-edit``'s standard output: the diff, paged when long, or JSON lines, and
-what is left to say once the reader has gone away (``| head``)."""
+"""``xcsh ast-edit``'s standard output: the diff, paged when long, or JSON lines.
+
+Also what is left to say once the reader has gone away (``| head``).
+"""
 
 from __future__ import annotations
 

@@ -51,6 +51,7 @@ class JsonPrinter:
         self.write_error: BaseException | None = None
 
     def __call__(self, event: AgentEvent) -> None:
+        """Print ``event`` as one JSON line (nothing once stdout is gone)."""
         from xcsh.agent import event_to_dict
 
         if self.broken_pipe or self.write_error is not None:
@@ -98,6 +99,7 @@ class TextPrinter:
         self._last_call: str | None = None
 
     def __call__(self, event: AgentEvent) -> None:
+        """Show ``event`` on the console, if it is one print mode shows."""
         from xcsh.agent import (
             AgentError,
             Notice,

@@ -90,6 +90,10 @@ class HttpSessions:
     _template: McpSession | None = None
 
     def session_for(self, ctx: RequestContext) -> McpSession | None:
+        """The session of the request's ``Mcp-Session-Id``, created on first use.
+
+        ``None`` for a request without a session id.
+        """
         session_id = _session_id(ctx)
         if session_id is None:
             return None
@@ -101,6 +105,7 @@ class HttpSessions:
         return session
 
     def any_session(self) -> McpSession:
+        """A session no client owns, whose tool list stands for every session's (made once)."""
         if self._template is None:
             self._template = McpSession.create(self.factory, max_pending=self.max_pending)
         return self._template
@@ -181,8 +186,10 @@ def create_http_app(
 
 
 def _mcp_server(sessions: HttpSessions) -> Server[SessionSource]:
-    """The MCP server: ``sessions`` reaped while it runs and closed when it stops;
-    ``server/discover`` refused (the previews are kept per initialized session)."""
+    """The MCP server, with ``sessions`` reaped while it runs and closed when it stops.
+
+    ``server/discover`` is refused (the previews are kept per initialized session).
+    """
 
     @asynccontextmanager
     async def lifespan(_: Server[SessionSource]) -> AsyncIterator[SessionSource]:
@@ -418,8 +425,11 @@ def _stopping_server(
     socket_path: str | None,
     on_stop: Callable[[], None] | None,
 ) -> tuple[uvicorn.Server, Callable[[], None]]:
-    """A uvicorn server that, once shut down, removes its Unix socket (only the one it
-    made) and calls ``on_stop``; and the function that removes the socket."""
+    """A uvicorn server that cleans up after itself, and its socket remover.
+
+    Once shut down, the server removes its Unix socket (only the one it made)
+    and calls ``on_stop``; the function returned with it removes the socket.
+    """
     import uvicorn
 
     ours = file_id(socket_path) if socket_path else None

@@ -74,21 +74,26 @@ class ToolUI(Protocol):
 
 
 class HeadlessUI:
-    """The :class:`ToolUI` of runs without a person: notifications go to a logger,
-    confirmations are refused."""
+    """The :class:`ToolUI` of runs without a person.
+
+    Notifications go to a logger; confirmations are refused.
+    """
 
     def __init__(self, logger: logging.Logger | None = None) -> None:
         self._logger = logger or logging.getLogger("xcsh.plugins.ui")
 
     @property
     def interactive(self) -> bool:
+        """False: nobody is there to answer."""
         return False
 
     def notify(self, message: str, level: str = "info") -> None:
+        """Log ``message`` at ``level`` (``"info"``, ``"warning"`` or ``"error"``)."""
         levels = {"warning": logging.WARNING, "error": logging.ERROR}
         self._logger.log(levels.get(level, logging.INFO), message)
 
     async def confirm(self, title: str, message: str) -> bool:
+        """Refuse: without a person nothing is confirmed."""
         return False
 
 

@@ -177,9 +177,11 @@ def parse_sandbox_settings(keys: SandboxKeys, *, source: str) -> SandboxSettings
 def kernel_support(
     env: Mapping[str, str] | None = None, *, namespaces: bool = True
 ) -> KernelSupport:
-    """Ask the kernel which Landlock ABI it offers (``XCSH_SANDBOX_ABI`` caps it) and,
-    with ``namespaces``, whether the namespace sandbox works (one ``bwrap`` run;
-    ``XCSH_SANDBOX_NAMESPACES=0`` says no without trying)."""
+    """Ask the kernel which Landlock ABI it offers (``XCSH_SANDBOX_ABI`` caps it).
+
+    With ``namespaces``, also whether the namespace sandbox works (one ``bwrap``
+    run; ``XCSH_SANDBOX_NAMESPACES=0`` says no without trying).
+    """
     environ = os.environ if env is None else env
     if platform.system() != "Linux":
         return KernelSupport(
@@ -273,9 +275,11 @@ def _namespace_confinement(
     write: tuple[str, ...],
     home: Path | None,
 ) -> Confinement:
-    """The namespace sandbox: ``write`` writable, the workspace's ``.git`` and ``.xcsh``
-    read-only (unless ``sandbox_write`` opens them), ``$XCSH_HOME`` and ``/run/user``
-    hidden, and Landlock inside when the kernel has it."""
+    """The namespace sandbox, with Landlock inside when the kernel has it.
+
+    ``write`` is writable, the workspace's ``.git`` and ``.xcsh`` read-only
+    (unless ``sandbox_write`` opens them), ``$XCSH_HOME`` and ``/run/user`` hidden.
+    """
     opened = [Path(p) for p in settings.write]
     read_only = tuple(
         str(workspace / name)
@@ -304,8 +308,11 @@ def _namespace_confinement(
 def _landlock_only(
     settings: SandboxSettings, support: KernelSupport, write: tuple[str, ...], temp_dir: Path
 ) -> SandboxPlan:
-    """Landlock without namespaces: its notice names what it leaves unprotected, and a
-    network it cannot deny is refused (``"require"``) or left on with a notice."""
+    """Landlock without namespaces.
+
+    Its notice names what it leaves unprotected, and a network it cannot deny
+    is refused (``"require"``) or left on with a notice.
+    """
     env = settings.env
     notices = [
         f"bash runs in the Landlock sandbox only ({support.namespaces.reason}); "
