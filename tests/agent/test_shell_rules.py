@@ -12,7 +12,7 @@ import pytest
 
 from helpers import run_steps
 from helpers import tool_results as results
-from xcsh.agent.tool_policy import ToolPolicy, parse_tool_policy
+from xcsh.agent.tool_policy import ApprovalKeys, ToolPolicy, parse_tool_policy
 
 DENY_TOUCH = '[[approval.rules]]\nprefix = "touch"\ndecision = "deny"\n'
 
@@ -55,7 +55,9 @@ LIMITS = ["cp /usr/bin/touch t && ./t x", "ln -s /usr/bin/touch t && ./t x"]
 
 
 def policy() -> ToolPolicy:
-    return parse_tool_policy(tomllib.loads(DENY_TOUCH), source="settings.toml")
+    return parse_tool_policy(
+        ApprovalKeys.model_validate(tomllib.loads(DENY_TOUCH)), source="settings.toml"
+    )
 
 
 @pytest.mark.parametrize(

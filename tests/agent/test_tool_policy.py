@@ -11,7 +11,7 @@ import pytest
 
 from helpers import run_steps
 from helpers import tool_results as results
-from xcsh.agent.tool_policy import parse_tool_policy, simple_commands
+from xcsh.agent.tool_policy import ApprovalKeys, parse_tool_policy, simple_commands
 from xcsh.core import UsageError
 
 RULES = """
@@ -38,7 +38,9 @@ match = ["FOO=1 curl -s http://example.invalid", "/usr/bin/curl x"]
 def policy(text: str = RULES) -> Any:
     import tomllib
 
-    return parse_tool_policy(tomllib.loads(text), source="settings.toml")
+    return parse_tool_policy(
+        ApprovalKeys.model_validate(tomllib.loads(text)), source="settings.toml"
+    )
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from xcsh.app import open_checker
-from xcsh.checks import CheckRun, failing_tests, read_check_settings, verdict
+from xcsh.checks import CheckKeys, CheckRun, failing_tests, read_check_settings, verdict
 from xcsh.core import UsageError
 from xcsh.plugins import trust_folder
 
@@ -65,7 +65,7 @@ def test_each_verdict_from_a_baseline_and_a_run() -> None:
 )
 def test_bad_values_name_the_key(values: dict[str, object], problem: str) -> None:
     with pytest.raises(UsageError) as info:
-        read_check_settings(values, "settings.toml")
+        read_check_settings(CheckKeys.model_validate(values), "settings.toml")
     assert problem in str(info.value) and "settings.toml" in str(info.value)
 
 

@@ -511,3 +511,24 @@ def test_dry_run_and_searches_leave_an_interrupted_apply_for_recover(
     assert snapshot(ws) == old
     said = recovered.stdout + recovered.stderr
     assert " more)" in said and said.count("pkg/m") == 20, said  # the file list is capped
+
+
+def test_recover_all_finds_the_workspace_from_its_journal(
+    ws: Path, journal: Journal, xcsh_home: Path, tmp_path: Path
+) -> None:
+    old = make_tree(ws, 60)
+    run = crash(ws, xcsh_home, signal.SIGKILL, 45)
+    assert run.returncode == -signal.SIGKILL and snapshot(ws) != old
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    recovered = subprocess.run(
+        [sys.executable, "-m", "xcsh", "recover", "--all"],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "XCSH_HOME": str(xcsh_home)},
+    )
+    assert recovered.returncode == 0, recovered.stderr
+    assert snapshot(ws) == old
+    assert recovered.stdout.startswith(f"{journal.root}: "), recovered.stdout

@@ -186,3 +186,41 @@ async def test_loader_without_a_store_argument_means_no_store(
     with pytest.raises(ToolError) as info:
         await tool.execute("c1", {"tag": "a"})
     assert str(info.value) == NO_STORE
+
+
+def test_a_mapping_keeps_its_spellings_defaults_and_legacy_details(tmp_path: Path) -> None:
+    store = PendingActionStore()
+    api = CustomToolAPI(tmp_path, store=store)
+
+    def noop(reason: str) -> None:
+        return None
+
+    # the snake-case spelling wins over the camel-case one; empty values mean the default
+    api.push_pending_action(
+        {"label": "A", "apply": noop, "sourceToolName": "camel", "source_tool_name": "snake"}
+    )
+    api.push_pending_action(
+        {"label": "B", "apply": noop, "source_tool_name": None, "files": None, "diff": ""}
+    )
+    # a tool written before typed previews names its files and diff in ``details``
+    legacy = {"files": ["a.py", {"file": "b.py"}, {"path": "c.py"}, 7], "diff": "--- a.py"}
+    api.push_pending_action({"label": "C", "apply": noop, "details": legacy})
+    api.push_pending_action({"label": "D", "apply": noop, "details": {"path": "d.py"}})
+    api.push_pending_action({"label": "E", "apply": noop, "details": {"files": "e.py"}})
+    seen = [store.pop() for _ in range(5)][::-1]
+    assert [(a.label, a.source_tool_name) for a in seen if a is not None] == [
+        ("A", "snake"),
+        ("B", "custom_tool"),
+        ("C", "custom_tool"),
+        ("D", "custom_tool"),
+        ("E", "custom_tool"),
+    ]
+    previews = [a.preview for a in seen if a is not None]
+    assert [[f.path for f in p.files] for p in previews if p is not None] == [
+        [],
+        [],
+        ["a.py", "b.py", "c.py"],
+        ["d.py"],
+        [],
+    ]
+    assert [p.diff for p in previews if p is not None] == ["", "", "--- a.py", "", ""]

@@ -43,7 +43,7 @@ from xcsh.agent.persistence import (
 from xcsh.agent.previews import RebuiltPreview, preview_digest
 from xcsh.agent.profile import PROFILE_SETTINGS, Profile, choose_profile
 from xcsh.agent.prompt import build_system_prompt
-from xcsh.agent.run_settings import RunSettings, read_run_settings
+from xcsh.agent.run_settings import RunKeys, RunSettings, read_run_settings
 from xcsh.agent.session import (
     DECLINED_TEXT,
     AgentSession,
@@ -63,6 +63,7 @@ from xcsh.agent.steering import (
     SteeringStyle,
 )
 from xcsh.agent.tool_policy import (
+    ApprovalKeys,
     ToolApprovalHook,
     ToolPolicy,
     ToolQuestion,
@@ -84,6 +85,7 @@ __all__ = [
     "AgentSession",
     "Approval",
     "ApprovalHook",
+    "ApprovalKeys",
     "EventListener",
     "InstructionFile",
     "Instructions",
@@ -97,6 +99,7 @@ __all__ = [
     "ResumeReport",
     "RunEnd",
     "RunEndReason",
+    "RunKeys",
     "RunSettings",
     "SavedSession",
     "SessionConfig",

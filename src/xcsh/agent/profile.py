@@ -61,17 +61,19 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def compact_spec(spec: ToolSpec) -> ToolSpec:
-    """``spec`` with its description cut to its first sentences and its schema trimmed
-    (property descriptions to their first sentence, advanced parameters left out)."""
+    """``spec`` with its description cut to its first sentences and its schema trimmed.
+
+    Property descriptions are cut to their first sentence; advanced parameters are left out.
+    """
     hidden = ADVANCED_PARAMETERS.get(spec.name, frozenset())
     parameters = _trim_object(spec.parameters)
-    properties = parameters.get("properties")
-    if isinstance(properties, dict):
-        parameters["properties"] = {
-            name: _short_description(value, 1)
-            for name, value in properties.items()
-            if name not in hidden
-        }
+    match parameters:
+        case {"properties": dict(properties)}:
+            parameters["properties"] = {
+                name: _short_description(value, 1)
+                for name, value in properties.items()
+                if name not in hidden
+            }
     return ToolSpec(
         name=spec.name,
         description=first_sentences(spec.description, DESCRIPTION_CHARS),
@@ -93,11 +95,11 @@ def first_sentences(text: str, limit: int) -> str:
 def _short_description(schema: JsonValue, sentences: int) -> JsonValue:
     if not isinstance(schema, dict):
         return schema
-    description = schema.get("description")
-    if not isinstance(description, str):
-        return schema
-    first = _SENTENCE_END.split(" ".join(description.split()))[:sentences]
-    return {**schema, "description": " ".join(first)}
+    match schema:
+        case {"description": str(description)}:
+            first = _SENTENCE_END.split(" ".join(description.split()))[:sentences]
+            return {**schema, "description": " ".join(first)}
+    return schema
 
 
 def _trim(value: JsonValue) -> JsonValue:
@@ -117,12 +119,12 @@ def _trim_object(value: JsonObject) -> JsonObject:
         if key == "default" and item is None:
             continue
         out[key] = _trim(item)
-    branches = out.get("anyOf")
-    if isinstance(branches, list):
-        kept = [b for b in branches if b != {"type": "null"}]
-        if len(kept) == 1 and isinstance(kept[0], dict):
-            del out["anyOf"]
-            out = {**kept[0], **out}
-        elif len(kept) != len(branches):
-            out["anyOf"] = kept
+    match out:
+        case {"anyOf": list(branches)}:
+            kept = [b for b in branches if b != {"type": "null"}]
+            if len(kept) == 1 and isinstance(kept[0], dict):
+                del out["anyOf"]
+                out = {**kept[0], **out}
+            elif len(kept) != len(branches):
+                out["anyOf"] = kept
     return out

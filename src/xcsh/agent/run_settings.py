@@ -1,12 +1,16 @@
-"""The settings.toml keys that shape a session's runs: forced turns, steering,
-context window and prompt profile."""
+"""The settings.toml keys that shape a session's runs.
+
+They are forced turns, steering, context window and prompt profile: given as
+:class:`RunKeys`, checked into :class:`RunSettings` by :func:`read_run_settings`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
+
+from pydantic import BaseModel, ConfigDict
 
 from xcsh.agent.profile import PROFILE_SETTINGS, ProfileSetting
 from xcsh.agent.steering import DEFAULT_MAX_FORCED_TURNS, SteeringStyle
@@ -41,23 +45,38 @@ class RunSettings:
     profile: ProfileSetting = "auto"
 
 
-def read_run_settings(values: Mapping[str, object], path: Path) -> RunSettings:
-    """The run keys of a settings file's top level (``path`` names it in messages).
+class RunKeys(BaseModel):
+    """The run keys of a settings file's top level, each as the file gives it.
+
+    A value may be any TOML value (:func:`read_run_settings` checks it); a key
+    the file does not set holds its default. Other keys of the file are left out.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    max_forced_turns: object = DEFAULT_MAX_FORCED_TURNS
+    steering: object = "forced"
+    context_window: object = None
+    profile: object = "auto"
+
+
+def read_run_settings(keys: RunKeys, path: Path) -> RunSettings:
+    """The run settings ``keys`` give, checked (``path`` names the file in messages).
 
     Raises:
         UsageError: a value of the wrong kind; the message names the key, the
             file and what it may be.
     """
-    max_forced = values.get("max_forced_turns", DEFAULT_MAX_FORCED_TURNS)
+    max_forced = keys.max_forced_turns
     if not isinstance(max_forced, int) or isinstance(max_forced, bool) or max_forced < 1:
         raise UsageError(
             f"max_forced_turns in {path} must be a whole number of at least 1, not {max_forced!r}"
         )
-    given = values.get("steering", "forced")
+    given = keys.steering
     steering = _one_of(given, STEERING_STYLES)
     if steering is None:
         raise UsageError(f'steering in {path} must be "forced" or "soft", not {given!r}')
-    window = values.get("context_window")
+    window = keys.context_window
     if window is not None and (
         not isinstance(window, int) or isinstance(window, bool) or window < 1000
     ):
@@ -65,7 +84,7 @@ def read_run_settings(values: Mapping[str, object], path: Path) -> RunSettings:
             f"context_window in {path} must be a whole number of tokens, "
             f"at least 1000, not {window!r}"
         )
-    asked = values.get("profile", "auto")
+    asked = keys.profile
     profile = _one_of(asked, PROFILE_SETTINGS)
     if profile is None:
         raise UsageError(
@@ -77,4 +96,4 @@ def read_run_settings(values: Mapping[str, object], path: Path) -> RunSettings:
     )
 
 
-__all__ = ["STEERING_STYLES", "RunSettings", "read_run_settings"]
+__all__ = ["STEERING_STYLES", "RunKeys", "RunSettings", "read_run_settings"]

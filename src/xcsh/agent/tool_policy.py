@@ -34,9 +34,12 @@ from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from xcsh.agent.approval import Approval
 from xcsh.agent.shell_commands import resolve_commands
 from xcsh.core import Tool, ToolError, UsageError
+from xcsh.tools.coding.bash import BashParams
 
 Decision = Literal["allow", "ask", "deny"]
 DECISIONS: tuple[Decision, ...] = ("allow", "ask", "deny")
@@ -87,8 +90,10 @@ class PrefixRule:
         return shlex.join(self.words)
 
     def matches(self, simple: Sequence[str]) -> bool:
-        """True when the simple command's first words are the prefix (the program
-        may be given by path: ``/bin/rm`` matches ``rm``)."""
+        """True when the simple command's first words are the prefix.
+
+        The program may be given by path: ``/bin/rm`` matches ``rm``.
+        """
         n = len(self.words)
         if len(simple) < n or n == 0:
             return False
@@ -137,8 +142,9 @@ class ToolPolicy:
         base = Verdict(decision=default, why=f"{tool_name} = {default!r}")
         if tool_name != "bash" or not self.rules:
             return base
-        command = params.get("command")
-        if not isinstance(command, str):
+        try:
+            command = BashParams.model_validate(params).command
+        except ValidationError:
             return base
         found = resolve_commands(command)
         if found.error:
@@ -180,9 +186,10 @@ class ToolPolicy:
 
 
 def simple_commands(command: str) -> list[list[str]]:
-    """The simple commands ``command`` runs, each as its literal words (see
-    :func:`~xcsh.agent.shell_commands.resolve_commands`; parts that cannot be
-    resolved statically are left out).
+    """The simple commands ``command`` runs, each as its literal words.
+
+    See :func:`~xcsh.agent.shell_commands.resolve_commands`; parts that cannot
+    be resolved statically are left out.
 
     Raises:
         ValueError: the command is not valid bash (unbalanced quotes, ...).
@@ -193,27 +200,61 @@ def simple_commands(command: str) -> list[list[str]]:
     return found.commands
 
 
-def parse_tool_policy(settings: Mapping[str, object], *, source: str) -> ToolPolicy:
+class ApprovalKeys(BaseModel):
+    """The ``[approval]`` key of a settings file's top level, as the file gives it.
+
+    Any TOML value (:func:`parse_tool_policy` checks it); an empty table when
+    the file has none. Other keys of the file are left out.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    approval: object = Field(default_factory=dict)
+
+
+class _ApprovalTable(BaseModel):
+    """The ``[approval]`` table: ``rules``, and each other key a tool's decision."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    rules: object = Field(default_factory=list)
+
+
+class _RuleTable(BaseModel):
+    """One ``[[approval.rules]]`` table, each key as the file gives it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    prefix: object = None
+    decision: object = None
+    match: object = Field(default_factory=list)
+    not_match: object = Field(default_factory=list)
+
+
+def parse_tool_policy(keys: ApprovalKeys, *, source: str) -> ToolPolicy:
     """Read ``[approval]`` from settings.toml and check its examples.
 
     Raises:
         UsageError: a decision other than allow/ask/deny, a malformed rule, or
             an example that contradicts its rule; the message names the rule.
     """
-    table = settings.get("approval", {})
-    if not isinstance(table, Mapping):
-        raise UsageError(f"{source}: approval must be a table ([approval]), not {table!r}")
-    tools: dict[str, Decision] = {}
-    for name, value in table.items():
-        if name == "rules":
-            continue
-        tools[name] = _decision(value, f"{source}: approval.{name}")
-    raw_rules = table.get("rules", [])
+    if not isinstance(keys.approval, Mapping):
+        raise UsageError(f"{source}: approval must be a table ([approval]), not {keys.approval!r}")
+    table = _ApprovalTable.model_validate(keys.approval)
+    tools: dict[str, Decision] = {
+        name: _decision(value, f"{source}: approval.{name}")
+        for name, value in (table.model_extra or {}).items()
+    }
+    raw_rules = table.rules
     if not isinstance(raw_rules, list):
         raise UsageError(f"{source}: approval.rules must be a list of [[approval.rules]] tables")
-    rules = tuple(_rule(raw, f"{source}: approval rule {i + 1}") for i, raw in enumerate(raw_rules))
-    policy = ToolPolicy(tools=tools, rules=rules, source=source)
-    for i, raw in enumerate(raw_rules):
+    tables: list[_RuleTable] = []
+    rules: list[PrefixRule] = []
+    for i, raw in enumerate(raw_rules):  # each rule checked whole before the next
+        tables.append(_rule_table(raw, f"{source}: approval rule {i + 1}"))
+        rules.append(_rule(tables[-1], f"{source}: approval rule {i + 1}"))
+    policy = ToolPolicy(tools=tools, rules=tuple(rules), source=source)
+    for i, raw in enumerate(tables):
         _check_examples(rules[i], raw, f"{source}: approval rule {i + 1} ({rules[i].text!r})")
     return policy
 
@@ -228,28 +269,34 @@ def _decision(value: object, where: str) -> Decision:
     return decision
 
 
-def _rule(raw: object, where: str) -> PrefixRule:
+def _rule_table(raw: object, where: str) -> _RuleTable:
     if not isinstance(raw, Mapping):
         raise UsageError(f"{where} must be a table with prefix and decision")
-    unknown = set(raw) - {"prefix", "decision", "match", "not_match"}
+    unknown = set(raw) - set(_RuleTable.model_fields)
     if unknown:
         raise UsageError(
             f"{where}: unknown key {sorted(unknown)[0]!r}",
             hint="a rule has prefix, decision, and optional match and not_match examples",
         )
-    prefix = raw.get("prefix")
+    return _RuleTable.model_validate(raw)
+
+
+def _rule(raw: _RuleTable, where: str) -> PrefixRule:
+    prefix = raw.prefix
     if not isinstance(prefix, str) or not prefix.strip():
         raise UsageError(f'{where}: prefix must be a non-empty command prefix such as "git status"')
     try:
         words = tuple(shlex.split(prefix))
     except ValueError as exc:
         raise UsageError(f"{where}: prefix {prefix!r} cannot be split into words: {exc}") from exc
-    return PrefixRule(words=words, decision=_decision(raw.get("decision"), f"{where}: decision"))
+    return PrefixRule(words=words, decision=_decision(raw.decision, f"{where}: decision"))
 
 
-def _check_examples(rule: PrefixRule, raw: Mapping[str, object], where: str) -> None:
-    for key, expected in (("match", True), ("not_match", False)):
-        examples = raw.get(key, [])
+def _check_examples(rule: PrefixRule, raw: _RuleTable, where: str) -> None:
+    for key, examples, expected in (
+        ("match", raw.match, True),
+        ("not_match", raw.not_match, False),
+    ):
         if not isinstance(examples, list) or not all(isinstance(e, str) for e in examples):
             raise UsageError(f"{where}: {key} must be a list of example commands")
         for example in examples:
@@ -265,13 +312,25 @@ def _check_examples(rule: PrefixRule, raw: Mapping[str, object], where: str) -> 
                 )
 
 
+class _PathArgument(BaseModel):
+    """A call's ``path`` argument, the one other tools' questions name."""
+
+    path: str
+
+
 def _summary(tool_name: str, params: Mapping[str, object]) -> str:
-    command = params.get("command")
-    if tool_name == "bash" and isinstance(command, str):
-        first = command.strip().splitlines()[0] if command.strip() else command
-        return f"bash: {first[:200]}"
-    path = params.get("path")
-    return f"{tool_name}: {path}" if isinstance(path, str) else tool_name
+    if tool_name == "bash":
+        try:
+            command = BashParams.model_validate(params).command
+        except ValidationError:
+            pass
+        else:
+            first = command.strip().splitlines()[0] if command.strip() else command
+            return f"bash: {first[:200]}"
+    try:
+        return f"{tool_name}: {_PathArgument.model_validate(params, strict=True).path}"
+    except ValidationError:
+        return tool_name
 
 
 def enforce_policy(

@@ -1,5 +1,6 @@
-"""Settings: ``$XCSH_HOME/settings.toml`` read once into :class:`Settings`, and the
-provider built from them.
+"""Settings: ``$XCSH_HOME/settings.toml`` read once into :class:`Settings`.
+
+Also the provider built from them.
 
 Each part of xcsh receives its own typed section: the provider keys, the
 run keys, the ``[approval]`` policy, the sandbox, the journal's retention
@@ -16,30 +17,47 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from xcsh.agent import RunSettings, ToolPolicy, parse_tool_policy, read_run_settings, sessions_dir
-from xcsh.checks import CHECK_KEYS, CheckSettings, read_check_settings
+from xcsh.agent import (
+    ApprovalKeys,
+    RunKeys,
+    RunSettings,
+    ToolPolicy,
+    parse_tool_policy,
+    read_run_settings,
+    sessions_dir,
+)
+from xcsh.checks import CHECK_KEYS, CheckKeys, CheckSettings, read_check_settings
 from xcsh.core import UsageError
 from xcsh.fs import read_settings_file, xcsh_home
 from xcsh.journal import Retention
 from xcsh.providers import Provider, ProviderFlags, StoredProviderSettings
 from xcsh.providers.config import SETTING_KEYS, create_provider, resolve_provider_settings
 from xcsh.sandbox import SETTING_KEYS as SANDBOX_KEYS
-from xcsh.sandbox import SandboxSettings, parse_sandbox_settings
+from xcsh.sandbox import SandboxKeys, SandboxSettings, parse_sandbox_settings
 from xcsh.structural.warm_cache import DEFAULT_INDEX_MEMORY, parse_index_memory
+
+
+class _AppKeys(BaseModel):
+    """The keys of a settings file's top level :class:`Settings` reads itself.
+
+    Each as the file gives it (any TOML value, checked by :meth:`Settings.from_values`).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    strict_rules: object = False
+    index_memory: object = DEFAULT_INDEX_MEMORY
+
 
 KNOWN_SETTINGS = (
     *SETTING_KEYS,
-    "max_forced_turns",
-    "steering",
-    "context_window",
-    "profile",
+    *RunKeys.model_fields,
     "journal_max_entries",
     "journal_max_bytes",
     *SANDBOX_KEYS,
     *CHECK_KEYS,
-    "approval",
-    "strict_rules",
-    "index_memory",
+    *ApprovalKeys.model_fields,
+    *_AppKeys.model_fields,
 )
 """The keys ``settings.toml`` may set; any other key is refused (a typo such as
 ``modle`` would otherwise silently fall back to another model)."""
@@ -115,16 +133,17 @@ class Settings(BaseModel):
                 the key and the fix.
         """
         source = str(path)
+        own = _AppKeys.model_validate(values)
         return cls(
             path=path,
             provider=StoredProviderSettings.from_file(values),
-            run=read_run_settings(values, path),
-            approval=parse_tool_policy(values, source=source),
-            sandbox=parse_sandbox_settings(values, source=source),
+            run=read_run_settings(RunKeys.model_validate(values), path),
+            approval=parse_tool_policy(ApprovalKeys.model_validate(values), source=source),
+            sandbox=parse_sandbox_settings(SandboxKeys.model_validate(values), source=source),
             retention=Retention.from_settings(values, path),
-            checks=read_check_settings(values, source),
-            strict_rules=_strict_rules(values.get("strict_rules", False)),
-            index_memory=_index_memory(values.get("index_memory", DEFAULT_INDEX_MEMORY), path),
+            checks=read_check_settings(CheckKeys.model_validate(values), source),
+            strict_rules=_strict_rules(own.strict_rules),
+            index_memory=_index_memory(own.index_memory, path),
         )
 
 

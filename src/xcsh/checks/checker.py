@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -22,7 +22,10 @@ import secrets
 import shutil
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+
+from pydantic import TypeAdapter
 
 from xcsh.checks.compare import CheckRun, verdict
 from xcsh.checks.settings import HOW_TO_SET, CheckSettings
@@ -84,6 +87,23 @@ class _Collector:
         return ""
 
 
+@dataclass(frozen=True)
+class _Baseline:
+    """A workspace's cached baseline run, valid while the workspace has ``fingerprint``.
+
+    Stored as ``$XCSH_HOME/checks/baseline-<key>.json``: ``{"fingerprint", "run"}``.
+    """
+
+    fingerprint: str
+    run: CheckRun
+
+
+@functools.cache
+def _baselines() -> TypeAdapter[_Baseline]:
+    """The one adapter between a baseline and its JSON file (built on first use)."""
+    return TypeAdapter(_Baseline)
+
+
 class Checker:
     """The project's check for one workspace.
 
@@ -136,8 +156,11 @@ class Checker:
         return self._overlay
 
     def fingerprint(self) -> str:
-        """sha256 over the check's command and timeout and each walked file's
-        relative path, size and modification time."""
+        """The sha256 of what a baseline run depends on (hex).
+
+        Over the check's command and timeout, and each walked file's relative
+        path, size and modification time.
+        """
         digest = hashlib.sha256()
         digest.update(f"{self.settings.command}\0{self.settings.timeout}\0".encode())
         for path in iter_files(self.workspace):
@@ -153,18 +176,14 @@ class Checker:
 
     def _cached(self, fingerprint: str) -> CheckRun | None:
         try:
-            data = json.loads(self._cache_file().read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            cached = _baselines().validate_json(self._cache_file().read_bytes())
+        except (OSError, ValueError):  # pydantic's ValidationError is a ValueError
             return None
-        if not isinstance(data, dict) or data.get("fingerprint") != fingerprint:
-            return None
-        with contextlib.suppress(TypeError, ValueError):
-            return CheckRun(**data["run"])
-        return None
+        return cached.run if cached.fingerprint == fingerprint else None
 
     def _store(self, fingerprint: str, run: CheckRun) -> None:
         path = self._cache_file()
-        payload = {"fingerprint": fingerprint, "run": dataclasses.asdict(run)}
+        payload = _baselines().dump_python(_Baseline(fingerprint, run), mode="json")
         with contextlib.suppress(OSError):
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(f".{secrets.token_hex(4)}.tmp")

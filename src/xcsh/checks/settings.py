@@ -16,15 +16,33 @@ from __future__ import annotations
 
 import math
 import shlex
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from pydantic import BaseModel, ConfigDict
+
 from xcsh.core import UsageError
 from xcsh.fs import read_settings_file
 
-CHECK_KEYS = ("check", "check_timeout", "check_when", "apply_requires_checks")
+
+class CheckKeys(BaseModel):
+    """The check keys of a settings file's top level, each as the file gives it.
+
+    A value may be any TOML value (:func:`read_check_settings` checks it); which
+    keys the file sets is ``model_fields_set`` (only those override). Other keys
+    of the file are left out.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    check: object = None
+    check_timeout: object = None
+    check_when: object = None
+    apply_requires_checks: object = None
+
+
+CHECK_KEYS = tuple(CheckKeys.model_fields)
 """The settings.toml keys this module reads (the only ones a project's file may set)."""
 DEFAULT_TIMEOUT = 120.0
 """Seconds a check may run before it is ended with its process tree."""
@@ -120,12 +138,12 @@ def _gate(value: object, source: str) -> bool:
 
 
 def read_check_settings(
-    values: Mapping[str, object], source: str, base: CheckSettings | None = None
+    keys: CheckKeys, source: str, base: CheckSettings | None = None
 ) -> CheckSettings:
     """``base`` (default: the defaults) with the check keys a settings file sets.
 
     Args:
-        values: the file's top level (keys other than :data:`CHECK_KEYS` are not read).
+        keys: the check keys of the file's top level.
         source: the file's path, for messages.
         base: the settings the file's values override (the user's, for a project's file).
 
@@ -134,19 +152,20 @@ def read_check_settings(
             split; the message names the file, the key and the fix.
     """
     result = base or CheckSettings()
-    if "check" in values:
-        result = replace(result, command=_command(values["check"], source), source=source)
-    if "check_timeout" in values:
-        result = replace(result, timeout=_timeout(values["check_timeout"], source))
-    if "check_when" in values:
-        result = replace(result, when=_when(values["check_when"], source))
-    if "apply_requires_checks" in values:
-        gate = _gate(values["apply_requires_checks"], source)
+    given = keys.model_fields_set
+    if "check" in given:
+        result = replace(result, command=_command(keys.check, source), source=source)
+    if "check_timeout" in given:
+        result = replace(result, timeout=_timeout(keys.check_timeout, source))
+    if "check_when" in given:
+        result = replace(result, when=_when(keys.check_when, source))
+    if "apply_requires_checks" in given:
+        gate = _gate(keys.apply_requires_checks, source)
         result = replace(result, apply_requires_checks=gate)
     return result
 
 
-def read_project_settings(folder: Path) -> dict[str, object] | None:
+def read_project_settings(folder: Path) -> CheckKeys | None:
     """The top level of ``folder/.xcsh/settings.toml``, or ``None`` when there is none.
 
     Raises:
@@ -164,7 +183,7 @@ def read_project_settings(folder: Path) -> dict[str, object] | None:
             f"not {', '.join(map(repr, unknown))}",
             hint="put other settings in $XCSH_HOME/settings.toml",
         )
-    return values
+    return CheckKeys.model_validate(values)
 
 
 def with_project(user: CheckSettings, folder: Path, *, trusted: bool) -> CheckSettings:
@@ -202,6 +221,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "HOW_TO_SET",
     "PROJECT_SETTINGS",
+    "CheckKeys",
     "CheckSettings",
     "CheckWhen",
     "read_check_settings",

@@ -1,6 +1,8 @@
-"""The argument parser every ``xcsh`` command builds: ``argparse`` plus a close-match
-suggestion for a mistyped flag (``--limt`` -> ``did you mean --limit?``) or, where the
-parser is given its commands, a mistyped command (``ast-gerp`` -> ``ast-grep``).
+"""The argument parser every ``xcsh`` command builds: ``argparse`` plus suggestions.
+
+A close match is offered for a mistyped flag (``--limt`` -> ``did you mean
+--limit?``) or, where the parser is given its commands, a mistyped command
+(``ast-gerp`` -> ``ast-grep``).
 
 Standard library only, so that ``xcsh --help`` stays light.
 """
@@ -10,7 +12,7 @@ from __future__ import annotations
 import argparse
 import difflib
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import NoReturn
 
 _UNRECOGNIZED = "unrecognized arguments: "
 _CUTOFF = 0.75
@@ -18,12 +20,40 @@ _CUTOFF = 0.75
 
 
 class Parser(argparse.ArgumentParser):
-    """:class:`argparse.ArgumentParser` whose "unrecognized arguments" error names the
-    closest flags the command has (``difflib``), as ``git`` and ``ast-grep`` do, and the
-    closest of ``commands`` for a word that is not a flag."""
+    """:class:`argparse.ArgumentParser` that suggests what a mistyped argument meant.
 
-    def __init__(self, *args: Any, commands: Sequence[str] = (), **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    Its "unrecognized arguments" error names the closest flags the command has
+    (``difflib``), as ``git`` and ``ast-grep`` do, and the closest of ``commands``
+    for a word that is not a flag.
+    """
+
+    def __init__(
+        self,
+        *,
+        prog: str | None = None,
+        description: str | None = None,
+        epilog: str | None = None,
+        formatter_class: type[argparse.HelpFormatter] = argparse.HelpFormatter,
+        add_help: bool = True,
+        commands: Sequence[str] = (),
+    ) -> None:
+        """A parser with ``argparse``'s own meaning of each argument.
+
+        Args:
+            prog: the command's name in usage and messages.
+            description: the text before the options in ``--help``.
+            epilog: the text after them.
+            formatter_class: how ``--help`` lays the text out.
+            add_help: give the parser ``-h``/``--help``.
+            commands: the words a positional argument may be (offered for a typo).
+        """
+        super().__init__(
+            prog=prog,
+            description=description,
+            epilog=epilog,
+            formatter_class=formatter_class,
+            add_help=add_help,
+        )
         self.commands = tuple(commands)
 
     def error(self, message: str) -> NoReturn:
@@ -39,8 +69,9 @@ class Parser(argparse.ArgumentParser):
 
 
 def suggest(given: list[str], flags: list[str], commands: Sequence[str] = ()) -> str:
-    """`` (did you mean --limit?)`` for the mistyped flags and commands in ``given``, or
-    ``""``.
+    """`` (did you mean --limit?)`` for the mistyped flags and commands in ``given``.
+
+    ``""`` when none is close to a known one.
 
     Args:
         given: the arguments the parser did not recognise (``--limt=5`` is looked up

@@ -14,7 +14,7 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from xcsh.pending import PreviewChange
 from xcsh.ui import (
@@ -26,6 +26,9 @@ from xcsh.ui import (
     render_change,
 )
 
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
 QUESTION = "Apply this edit? [a]pply / [d]iscard / [r]eview: "
 UNCLEAR = "Please answer a to apply, d to discard or r to review it change by change."
 NOTHING_KEPT_REASON = "no change kept in the review"
@@ -35,7 +38,8 @@ REVIEW_INTRO = (
 )
 
 Read = Callable[[str], str]
-Write = Callable[[Any], None]
+Write = Callable[["RenderableType"], None]
+"""Where a message goes (stderr by default): text or a rich renderable."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,7 @@ def read_line(prompt: str) -> str:
     return data.split(b"\n", 1)[0].decode("utf-8", errors="replace").rstrip("\r")
 
 
-def _stderr(text: Any) -> None:
+def _stderr(text: RenderableType) -> None:
     make_console(sys.stderr).print(text)
 
 

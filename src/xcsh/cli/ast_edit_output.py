@@ -1,12 +1,13 @@
-"""``xcsh ast-edit``'s standard output: the diff, paged when long, or JSON lines, and
-what is left to say once the reader has gone away (``| head``)."""
+"""``xcsh ast-edit``'s standard output: the diff, paged when long, or JSON lines.
+
+Also what is left to say once the reader has gone away (``| head``).
+"""
 
 from __future__ import annotations
 
 import sys
-from typing import Any
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 
 from xcsh.cli import stdout_to_devnull
 from xcsh.cli.pager import page
@@ -28,7 +29,7 @@ class Stdout:
         self.console = console
         self.broken = False
 
-    def print(self, renderable: Any, *, pager: str | None = None) -> None:
+    def print(self, renderable: RenderableType, *, pager: str | None = None) -> None:
         """Print on stdout; on stderr with ``--json`` (no console) or once stdout is closed.
 
         With a ``pager`` command, text taller than the terminal (stdout a
@@ -50,7 +51,7 @@ class Stdout:
                 self.broken = True
         make_console(sys.stderr).print(renderable)
 
-    def _paged(self, renderable: Any, pager: str) -> bool:
+    def _paged(self, renderable: RenderableType, pager: str) -> bool:
         assert self.console is not None
         with self.console.capture() as captured:
             self.console.print(renderable)

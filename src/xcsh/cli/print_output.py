@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from xcsh.cli import is_output_error, stdout_to_devnull
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from xcsh.agent import AgentEvent, Instructions
 
 
@@ -49,6 +51,7 @@ class JsonPrinter:
         self.write_error: BaseException | None = None
 
     def __call__(self, event: AgentEvent) -> None:
+        """Print ``event`` as one JSON line (nothing once stdout is gone)."""
         from xcsh.agent import event_to_dict
 
         if self.broken_pipe or self.write_error is not None:
@@ -85,7 +88,7 @@ class TextPrinter:
 
     ARGUMENTS_WIDTH = 120
 
-    def __init__(self, console: Any) -> None:
+    def __init__(self, console: Console) -> None:
         from xcsh.ui import detect_style
 
         self.console = console
@@ -96,6 +99,7 @@ class TextPrinter:
         self._last_call: str | None = None
 
     def __call__(self, event: AgentEvent) -> None:
+        """Show ``event`` on the console, if it is one print mode shows."""
         from xcsh.agent import (
             AgentError,
             Notice,

@@ -84,10 +84,18 @@ def _rewinds(journal: Journal, home: Path) -> list[str]:
 
 
 def _root_of(entries: Path) -> Path | None:
-    """The workspace a journal belongs to, read from one of its intent records."""
+    """The workspace a journal belongs to, read from one of its intent records.
+
+    A record this version cannot read (or not JSON) is passed over; ``None``
+    when no record names the workspace.
+    """
+    from xcsh.journal.records import parse_intent
+
     for record in sorted(entries.glob("*.json")):
         try:
-            return Path(json.loads(record.read_bytes())["root"])
-        except (OSError, ValueError, KeyError, TypeError):
+            intent = parse_intent(json.loads(record.read_bytes()))
+        except (OSError, ValueError):
             continue
+        if intent is not None:
+            return intent.root
     return None

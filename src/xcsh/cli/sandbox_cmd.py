@@ -15,6 +15,7 @@ from xcsh.cli.argparser import Parser
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``xcsh sandbox``."""
     parser = Parser(
         prog="xcsh sandbox",
         description="Show how xcsh confines bash commands on this machine.",

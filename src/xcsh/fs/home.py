@@ -34,8 +34,10 @@ def xcsh_home(home: str | Path | None = None, *, env: Mapping[str, str] | None =
 
 
 def journal_folder(home: Path, root: Path) -> Path:
-    """``$XCSH_HOME/journal/<name>-<12 hex of the path's sha256>``: the undo journal of the
-    workspace ``root`` (its real path); not created here."""
+    """The undo journal's folder of the workspace ``root`` (its real path).
+
+    ``$XCSH_HOME/journal/<name>-<12 hex of the path's sha256>``; not created here.
+    """
     import hashlib  # here, not at the top: OpenSSL's import costs a search a few ms
 
     real = os.path.realpath(root)
@@ -48,8 +50,10 @@ def _journal_prefix(real: str) -> str:
 
 
 def interrupted_in(home: Path, root: Path) -> bool:
-    """True when the journal of the workspace ``root`` holds an entry with an intent record
-    and no outcome record (an apply running now, or one a crash interrupted). No lock.
+    """True when the journal of the workspace ``root`` holds an unfinished entry.
+
+    That is an intent record without its outcome record: an apply running now,
+    or one a crash interrupted. No lock.
 
     When no journal folder carries ``root``'s name (a folder xcsh never changed), one
     listing answers, without hashing the path; otherwise one more lists the entries.

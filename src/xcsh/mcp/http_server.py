@@ -26,7 +26,6 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from urllib.parse import parse_qs
 
 import anyio
 import mcp_types as types
@@ -48,9 +47,14 @@ from xcsh.mcp.sockets import bind_loopback, file_id, unix_listener
 
 if TYPE_CHECKING:  # uvicorn is imported only when the server starts
     import uvicorn
+    from starlette.requests import HTTPConnection
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 SESSION_HEADER = "mcp-session-id"
+AUTHORIZATION = "authorization"
+"""The header that carries the bearer token."""
+TOKEN_PARAMETER = "token"
+"""The query parameter that may carry the token instead (clients that cannot set headers)."""
 DEFAULT_IDLE_TIMEOUT = 30 * 60.0
 """Seconds an HTTP session may stay idle before it is closed and its previews discarded."""
 
@@ -86,6 +90,10 @@ class HttpSessions:
     _template: McpSession | None = None
 
     def session_for(self, ctx: RequestContext) -> McpSession | None:
+        """The session of the request's ``Mcp-Session-Id``, created on first use.
+
+        ``None`` for a request without a session id.
+        """
         session_id = _session_id(ctx)
         if session_id is None:
             return None
@@ -97,6 +105,7 @@ class HttpSessions:
         return session
 
     def any_session(self) -> McpSession:
+        """A session no client owns, whose tool list stands for every session's (made once)."""
         if self._template is None:
             self._template = McpSession.create(self.factory, max_pending=self.max_pending)
         return self._template
@@ -177,8 +186,10 @@ def create_http_app(
 
 
 def _mcp_server(sessions: HttpSessions) -> Server[SessionSource]:
-    """The MCP server: ``sessions`` reaped while it runs and closed when it stops;
-    ``server/discover`` refused (the previews are kept per initialized session)."""
+    """The MCP server, with ``sessions`` reaped while it runs and closed when it stops.
+
+    ``server/discover`` is refused (the previews are kept per initialized session).
+    """
 
     @asynccontextmanager
     async def lifespan(_: Server[SessionSource]) -> AsyncIterator[SessionSource]:
@@ -218,40 +229,50 @@ def _loopback_only() -> TransportSecuritySettings:
 
 
 def _guarded(inner: ASGIApp, sessions: HttpSessions, token: str | None) -> ASGIApp:
-    """``inner`` behind the token check, closing a session the client ended and
-    dropping the previews of a response that did not reach the client."""
+    """``inner`` behind the token check.
+
+    It also closes a session the client ended, and drops the previews of a
+    response that did not reach the client.
+    """
+    from starlette.requests import Request  # imported once the server starts
 
     async def app(
         scope: Scope,
         receive: Receive,
         send: Send,
     ) -> None:
-        if scope.get("type") == "lifespan":
-            await inner(scope, receive, send)
-            return
-        if scope.get("type") != "http":
-            return  # nothing but HTTP is served (no websockets)
-        if token is not None and not _authorized(scope, token):
+        match scope:
+            case {"type": "lifespan"}:
+                await inner(scope, receive, send)
+                return
+            case {"type": "http"}:
+                pass
+            case _:
+                return  # nothing but HTTP is served (no websockets)
+        request = Request(scope)
+        if token is not None and not _authorized(request, token):
             await _unauthorized(send)
             return
-        method = scope.get("method")
-        session_id = _header(scope, SESSION_HEADER)
+        deleting = request.method == "DELETE"
+        session_id = request.headers.get(SESSION_HEADER)
         delivery = Delivery()
         scope[DELIVERY_KEY] = delivery
         started = completed = False
 
         async def tracked_send(message: Message) -> None:
             nonlocal started, completed
-            if message.get("type") == "http.response.start":
-                started = True
-                status = int(message.get("status", 0))
-                if method == "DELETE" and session_id is not None and 200 <= status < 300:
-                    # The SDK accepted the client's end of its session (Host, Origin
-                    # and the session id checked): its previews are discarded, never
-                    # applied, before the reply goes out, so the reply means "done".
-                    await sessions.close(session_id)
-            elif message.get("type") == "http.response.body" and not message.get("more_body"):
-                completed = True
+            match message:
+                case {"type": "http.response.start"}:
+                    started = True
+                    if deleting and session_id is not None and _succeeded(message):
+                        # The SDK accepted the client's end of its session (Host, Origin
+                        # and the session id checked): its previews are discarded, never
+                        # applied, before the reply goes out, so the reply means "done".
+                        await sessions.close(session_id)
+                case {"type": "http.response.body", "more_body": True}:
+                    pass
+                case {"type": "http.response.body"}:
+                    completed = True
             await send(message)
 
         try:
@@ -272,27 +293,28 @@ def _guarded(inner: ASGIApp, sessions: HttpSessions, token: str | None) -> ASGIA
     return app
 
 
-def _header(scope: Scope, name: str) -> str | None:
-    wanted = name.encode("latin-1")
-    for key, value in scope.get("headers", []):
-        if key.lower() == wanted:
-            return str(value.decode("latin-1"))
-    return None
+def _succeeded(start: Message) -> bool:
+    """True when a response's start message has a 2xx status."""
+    match start:
+        case {"status": int(status)}:
+            return 200 <= status < 300
+    return False
 
 
-def _authorized(scope: Scope, token: str) -> bool:
-    """True when the request carries ``token`` (compared in constant time)."""
+def _authorized(request: HTTPConnection, token: str) -> bool:
+    """True when the request carries ``token`` (compared in constant time).
+
+    As ``Authorization: Bearer TOKEN``, or as the query parameter ``token``.
+    """
     expected = token.encode()
-    header = _header(scope, "authorization")
-    if header is not None:
-        scheme, _, credential = header.partition(" ")
-        if scheme.lower() == "bearer" and hmac.compare_digest(
-            credential.strip().encode("latin-1"), expected
-        ):
-            return True
-    query = parse_qs(bytes(scope.get("query_string", b"")).decode("latin-1"))
+    scheme, _, credential = request.headers.get(AUTHORIZATION, "").partition(" ")
+    if scheme.lower() == "bearer" and hmac.compare_digest(
+        credential.strip().encode("latin-1"), expected
+    ):
+        return True
     return any(
-        hmac.compare_digest(value.encode("latin-1"), expected) for value in query.get("token", [])
+        hmac.compare_digest(value.encode("latin-1"), expected)
+        for value in request.query_params.getlist(TOKEN_PARAMETER)
     )
 
 
@@ -403,8 +425,11 @@ def _stopping_server(
     socket_path: str | None,
     on_stop: Callable[[], None] | None,
 ) -> tuple[uvicorn.Server, Callable[[], None]]:
-    """A uvicorn server that, once shut down, removes its Unix socket (only the one it
-    made) and calls ``on_stop``; and the function that removes the socket."""
+    """A uvicorn server that cleans up after itself, and its socket remover.
+
+    Once shut down, the server removes its Unix socket (only the one it made)
+    and calls ``on_stop``; the function returned with it removes the socket.
+    """
     import uvicorn
 
     ours = file_id(socket_path) if socket_path else None

@@ -74,21 +74,26 @@ class ToolUI(Protocol):
 
 
 class HeadlessUI:
-    """The :class:`ToolUI` of runs without a person: notifications go to a logger,
-    confirmations are refused."""
+    """The :class:`ToolUI` of runs without a person.
+
+    Notifications go to a logger; confirmations are refused.
+    """
 
     def __init__(self, logger: logging.Logger | None = None) -> None:
         self._logger = logger or logging.getLogger("xcsh.plugins.ui")
 
     @property
     def interactive(self) -> bool:
+        """False: nobody is there to answer."""
         return False
 
     def notify(self, message: str, level: str = "info") -> None:
+        """Log ``message`` at ``level`` (``"info"``, ``"warning"`` or ``"error"``)."""
         levels = {"warning": logging.WARNING, "error": logging.ERROR}
         self._logger.log(levels.get(level, logging.INFO), message)
 
     async def confirm(self, title: str, message: str) -> bool:
+        """Refuse: without a person nothing is confirmed."""
         return False
 
 
@@ -371,10 +376,13 @@ def _check_parameters(name: str, parameters: object) -> None:
             f"Tool '{name}': parameters must be a pydantic model class or a JSON Schema "
             f"dict, got {describe_value_type(parameters)}."
         )
-    if parameters.get("type") != "object":
-        raise ValueError(
-            f'Tool \'{name}\': the JSON Schema of parameters must have "type": "object".'
-        )
+    match parameters:
+        case {"type": "object"}:
+            pass
+        case _:
+            raise ValueError(
+                f'Tool \'{name}\': the JSON Schema of parameters must have "type": "object".'
+            )
     try:
         jsonschema.Draft202012Validator.check_schema(dict(parameters))
     except jsonschema.SchemaError as exc:

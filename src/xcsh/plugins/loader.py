@@ -23,7 +23,7 @@ import types
 from collections.abc import Coroutine, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from xcsh.checks import Checker
 from xcsh.core import AgentTool, UsageError, describe_value_type
@@ -244,7 +244,8 @@ def prepare_custom_tools(
 _T = TypeVar("_T")
 
 
-def _run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
+def _run_sync(coro: Coroutine[object, None, _T]) -> _T:
+    """``coro`` run to its end on a loop of its own (a worker thread's when one runs here)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import TypeAlias, TypeVar
 
 from xcsh.core import ToolError
 from xcsh.pending import (
@@ -64,7 +64,7 @@ class CustomToolPendingAction:
     source_tool_name: str = DEFAULT_SOURCE_TOOL_NAME
     files: Sequence[str] | Mapping[str, bytes | str] = ()
     diff: str = ""
-    parts: Sequence[PreviewChange | Mapping[str, Any]] = ()
+    parts: Sequence[PreviewChange | Mapping[str, object]] = ()
     apply_parts: PartIdsCallback | None = None
 
     def declared_files(self) -> dict[str, bytes] | None:
@@ -130,12 +130,26 @@ class CustomToolPendingAction:
         )
 
 
-def _parts(label: str, given: Sequence[PreviewChange | Mapping[str, Any]]) -> list[PreviewChange]:
+_T = TypeVar("_T")
+
+
+def _build(constructor: Callable[..., _T], given: Mapping[str, object]) -> _T:
+    """A dataclass built from the fields a plugin gave by name.
+
+    The constructor refuses an unknown or missing field (``TypeError``); the
+    values are checked where they are used (:meth:`CustomToolPendingAction.to_pending_action`).
+    """
+    return constructor(**given)
+
+
+def _parts(
+    label: str, given: Sequence[PreviewChange | Mapping[str, object]]
+) -> list[PreviewChange]:
     parts: list[PreviewChange] = []
     for item in given:
         if isinstance(item, Mapping):
             try:
-                item = PreviewChange(**item)
+                item = _build(PreviewChange, item)
             except TypeError as exc:
                 raise ToolError(f"Pending action '{label}': a part is malformed: {exc}") from exc
         if not isinstance(item, PreviewChange) or not str(item.id).strip():
@@ -149,20 +163,39 @@ def _parts(label: str, given: Sequence[PreviewChange | Mapping[str, Any]]) -> li
 
 
 def _legacy_files(details: object) -> list[str]:
-    """Files named by the opaque ``details`` of tools written before typed previews."""
-    if not isinstance(details, Mapping):
-        return []
+    """Files named by the opaque ``details`` of tools written before typed previews.
+
+    ``details`` is a mapping with ``files`` (a list of paths or of mappings
+    with ``file`` or ``path``) or a single ``path``; anything else names none.
+    """
     names: list[str] = []
-    files = details.get("files")
-    if isinstance(files, Sequence) and not isinstance(files, str):
-        for entry in files:
-            name = entry.get("file", entry.get("path")) if isinstance(entry, Mapping) else entry
-            if isinstance(name, str) and name:
-                names.append(name)
-    path = details.get("path")
-    if not names and isinstance(path, str) and path:
-        names.append(path)
+    match details:
+        case {"files": [*files]}:
+            names = [name for name in map(_legacy_name, files) if isinstance(name, str) and name]
+    match details:
+        case {"path": str(path)} if not names and path:
+            names.append(path)
     return names
+
+
+def _legacy_name(entry: object) -> object:
+    """The file one entry of a legacy ``files`` list names (not checked to be text)."""
+    match entry:
+        case {"file": name}:
+            return name
+        case {"path": name}:
+            return name
+        case Mapping():
+            return None
+    return entry
+
+
+def _legacy_diff(details: object) -> str:
+    """The ``diff`` text of a legacy ``details`` mapping, or ``""``."""
+    match details:
+        case {"diff": str(diff)}:
+            return diff
+    return ""
 
 
 def _preview(action: CustomToolPendingAction, parts: list[PreviewChange]) -> Preview:
@@ -170,10 +203,7 @@ def _preview(action: CustomToolPendingAction, parts: list[PreviewChange]) -> Pre
     for part in parts:
         if part.file and part.file not in files:
             files.append(part.file)
-    diff = action.diff
-    if not diff and isinstance(action.details, Mapping):
-        legacy = action.details.get("diff")
-        diff = legacy if isinstance(legacy, str) else ""
+    diff = action.diff or _legacy_diff(action.details)
     return Preview(
         files=tuple(
             PreviewFile(path=f, changes=tuple(p.id for p in parts if p.file == f)) for f in files
@@ -182,6 +212,12 @@ def _preview(action: CustomToolPendingAction, parts: list[PreviewChange]) -> Pre
         diff=diff,
     )
 
+
+_CAMEL_CASE = {"sourceToolName": "source_tool_name"}
+"""Field names a mapping may spell in camel case (the snake-case spelling wins)."""
+
+_EMPTY_MEANS_DEFAULT = frozenset({"source_tool_name", "files", "diff", "parts"})
+"""Fields for which a mapping's empty value (``None``, ``""``, ``[]``) means the default."""
 
 _ACTION_KEYS = {
     "label",
@@ -197,24 +233,25 @@ _ACTION_KEYS = {
 }
 
 
-def from_mapping(data: Mapping[str, Any]) -> CustomToolPendingAction:
+def from_mapping(data: Mapping[str, object]) -> CustomToolPendingAction:
+    """The action a custom tool gave as a mapping of its fields (``sourceToolName`` also).
+
+    Raises:
+        ToolError: a key is not a field (the message lists the fields), or
+            ``label`` or ``apply`` is missing.
+    """
     unknown = sorted(set(data) - _ACTION_KEYS)
     if unknown:
         raise ToolError(
             f"Unknown pending action field(s): {', '.join(unknown)}. "
             f"Use: {', '.join(sorted(_ACTION_KEYS - {'sourceToolName'}))}."
         )
-    if "label" not in data or "apply" not in data:
+    if not {"label", "apply"} <= set(data):
         raise ToolError("A pending action needs 'label' and 'apply'.")
-    source = data.get("source_tool_name", data.get("sourceToolName"))
-    return CustomToolPendingAction(
-        label=data["label"],
-        apply=data["apply"],
-        reject=data.get("reject"),
-        details=data.get("details"),
-        source_tool_name=source or DEFAULT_SOURCE_TOOL_NAME,
-        files=data.get("files") or (),
-        diff=data.get("diff") or "",
-        parts=data.get("parts") or (),
-        apply_parts=data.get("apply_parts"),
+    # the camel-case spellings first, so that a snake-case one given too wins
+    named = sorted(data.items(), key=lambda item: item[0] not in _CAMEL_CASE)
+    given = {_CAMEL_CASE.get(key, key): value for key, value in named}
+    return _build(
+        CustomToolPendingAction,
+        {k: v for k, v in given.items() if v or k not in _EMPTY_MEANS_DEFAULT},
     )

@@ -26,6 +26,11 @@ command's own stream socket, and its stdin, stdout and stderr. The host forks a
   even by SIGKILL), ends every descendant: SIGTERM, then SIGKILL after the
   grace period, repeated until none is left; answers
   ``{"killed": N, "left": 0}`` and exits.
+
+The messages are typed values, one frozen dataclass each (:class:`Request` and
+the :data:`Reply` union); :func:`encode`, :func:`decode_request` and
+:func:`decode_reply` are the protocol's one adapter to and from JSON lines, and
+:mod:`xcsh.sandbox.supervisor` uses the same ones on its side.
 """
 
 from __future__ import annotations
@@ -39,7 +44,8 @@ import signal
 import socket
 import sys
 import time
-from typing import Any
+from dataclasses import asdict, dataclass
+from typing import BinaryIO
 
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_DUMPABLE = 4
@@ -47,6 +53,133 @@ PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
 _MAX_FDS = 4
+
+
+@dataclass(frozen=True)
+class Landlock:
+    """The Landlock ruleset a command applies before ``exec``.
+
+    Attributes:
+        write: paths (folders or files) the command may write; it reads everywhere.
+        network: whether it may use the network (False also scopes abstract Unix sockets).
+        devices: device files it may read and write.
+    """
+
+    write: tuple[str, ...]
+    network: bool
+    devices: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to run: xcsh's one request per command.
+
+    Attributes:
+        argv: the program (looked up on ``PATH`` of ``env``) and its arguments.
+        cwd: the working folder.
+        env: the command's whole environment.
+        grace: seconds between SIGTERM and SIGKILL when the tree is killed.
+        confine: the Landlock ruleset to apply, or None.
+    """
+
+    argv: tuple[str, ...]
+    cwd: str
+    env: dict[str, str]
+    grace: float
+    confine: Landlock | None
+
+
+@dataclass(frozen=True)
+class Started:
+    """The command runs as process ``pid``."""
+
+    pid: int
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The command could not be started: ``errno`` (0: none) and the reason."""
+
+    errno: int
+    error: str
+
+
+@dataclass(frozen=True)
+class Exited:
+    """The command itself ended with ``exit`` (negative ``-N``: killed by signal ``N``)."""
+
+    exit: int
+
+
+@dataclass(frozen=True)
+class Done:
+    """No descendant of the command is left."""
+
+    done: bool = True
+
+
+@dataclass(frozen=True)
+class Killed:
+    """After ``kill``: ``killed`` distinct processes were signalled, ``left`` still alive."""
+
+    killed: int
+    left: int
+
+
+Reply = Started | Failed | Exited | Done | Killed
+"""What the supervising process tells xcsh about a command."""
+
+
+def encode(message: Request | Reply) -> bytes:
+    """One message as its JSON line (``Request`` and every ``Reply``)."""
+    return json.dumps(asdict(message)).encode() + b"\n"
+
+
+def decode_request(line: bytes) -> Request:
+    """The request a JSON line carries.
+
+    Raises:
+        ValueError: the line is not JSON or not a request.
+    """
+    match json.loads(line):
+        case {
+            "argv": list(argv),
+            "cwd": str(cwd),
+            "env": dict(env),
+            "grace": int() | float() as grace,
+            "confine": confine,
+        }:
+            return Request(tuple(argv), cwd, env, float(grace), _landlock(confine))
+    raise ValueError(f"not a request: {line[:200]!r}")
+
+
+def _landlock(raw: object) -> Landlock | None:
+    match raw:
+        case None:
+            return None
+        case {"write": list(write), "network": bool(network), "devices": list(devices)}:
+            return Landlock(tuple(write), network, tuple(devices))
+    raise ValueError(f"not a Landlock ruleset: {raw!r}")
+
+
+def decode_reply(line: bytes) -> Reply:
+    """The reply a JSON line carries.
+
+    Raises:
+        ValueError: the line is not JSON or not a reply.
+    """
+    match json.loads(line):
+        case {"pid": int(pid)}:
+            return Started(pid)
+        case {"errno": int(errno), "error": str(error)}:
+            return Failed(errno, error)
+        case {"exit": int(code)}:
+            return Exited(code)
+        case {"done": True}:
+            return Done()
+        case {"killed": int(killed), "left": int(left)}:
+            return Killed(killed, left)
+    raise ValueError(f"not a reply: {line[:200]!r}")
 
 
 def main(argv: list[str]) -> int:
@@ -105,9 +238,9 @@ def _seccomp(libc: ctypes.CDLL, program: bytes) -> None:
         raise OSError(err, f"cannot apply the seccomp filter: {os.strerror(err)}")
 
 
-def _send(sock: socket.socket, value: dict[str, Any]) -> None:
+def _send(sock: socket.socket, reply: Reply) -> None:
     with contextlib.suppress(OSError):
-        sock.sendall(json.dumps(value).encode() + b"\n")
+        sock.sendall(encode(reply))
 
 
 def _supervise(cmd_fd: int, stdin_fd: int, stdout_fd: int, stderr_fd: int) -> int:
@@ -119,8 +252,7 @@ def _supervise(cmd_fd: int, stdin_fd: int, stdout_fd: int, stderr_fd: int) -> in
     line = reader.readline()
     if not line:
         return 0
-    request = json.loads(line)
-    grace = float(request.get("grace", 0.0))
+    request = decode_request(line)
     err_r, err_w = os.pipe2(os.O_CLOEXEC)
     wake_r, wake_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
     signal.set_wakeup_fd(wake_w)
@@ -138,14 +270,14 @@ def _supervise(cmd_fd: int, stdin_fd: int, stdout_fd: int, stderr_fd: int) -> in
     os.close(err_r)
     if failure:
         _reap_all(block=True)
-        _send(sock, json.loads(failure))
+        _send(sock, decode_reply(failure))
         return 0
-    _send(sock, {"pid": child})
-    return _watch(sock, reader, child, grace, wake_r)
+    _send(sock, Started(child))
+    return _watch(sock, reader, child, request.grace, wake_r)
 
 
 def _exec_command(
-    request: dict[str, Any], cmd_fd: int, stdin_fd: int, stdout_fd: int, stderr_fd: int, err_w: int
+    request: Request, cmd_fd: int, stdin_fd: int, stdout_fd: int, stderr_fd: int, err_w: int
 ) -> None:
     """In the forked child: new session, fds, confinement, exec. Never returns."""
     try:
@@ -158,24 +290,22 @@ def _exec_command(
         os.dup2(stderr_fd, 2)
         for fd in {cmd_fd, stdin_fd, stdout_fd, stderr_fd} - {0, 1, 2}:
             os.close(fd)
-        os.chdir(request["cwd"])
-        confine = request.get("confine")
-        if confine is not None:
-            _restrict(confine)
-        argv = request["argv"]
-        os.execvpe(argv[0], argv, request["env"])
+        os.chdir(request.cwd)
+        if request.confine is not None:
+            _restrict(request.confine)
+        os.execvpe(request.argv[0], request.argv, request.env)
     except BaseException as exc:  # report anything to the supervisor, then die
         if isinstance(exc, OSError) and exc.strerror:
-            report = {"errno": exc.errno or 0, "error": exc.strerror}
+            report = Failed(exc.errno or 0, exc.strerror)
         else:
-            report = {"errno": 0, "error": repr(exc)}
+            report = Failed(0, repr(exc))
         try:
-            os.write(err_w, json.dumps(report).encode())
+            os.write(err_w, encode(report))
         finally:
             os._exit(127)
 
 
-def _restrict(confine: dict[str, Any]) -> None:
+def _restrict(confine: Landlock) -> None:
     """Apply the Landlock ruleset: read everywhere, write only under ``write``."""
     import landlockpy
     from landlockpy import AccessFS, AccessNet, Scope
@@ -184,22 +314,22 @@ def _restrict(confine: dict[str, Any]) -> None:
     if abi < 1:
         raise OSError(0, "the kernel has no Landlock")
     handled_fs = landlockpy.fs_for_abi(abi)
-    no_network = not confine.get("network", True)
+    no_network = not confine.network
     handled_net = landlockpy.net_for_abi(abi) if no_network else AccessNet.NONE
     scoped = Scope.ABSTRACT_UNIX_SOCKET if no_network else Scope.NONE
     read = AccessFS.READ_FILE | AccessFS.READ_DIR | AccessFS.EXECUTE | AccessFS.IOCTL_DEV
     file_rights = read & ~AccessFS.READ_DIR | AccessFS.WRITE_FILE | AccessFS.TRUNCATE
     with landlockpy.Ruleset(handled_fs=handled_fs, handled_net=handled_net, scoped=scoped) as rs:
         rs.allow_path("/", read)
-        for path in confine.get("write", []):
+        for path in confine.write:
             rs.allow_path(path, handled_fs if os.path.isdir(path) else file_rights)
-        for path in confine.get("devices", []):
+        for path in confine.devices:
             if os.path.exists(path):
                 rs.allow_path(path, file_rights)
         rs.restrict()
 
 
-def _watch(sock: socket.socket, reader: Any, child: int, grace: float, wake_r: int) -> int:
+def _watch(sock: socket.socket, reader: BinaryIO, child: int, grace: float, wake_r: int) -> int:
     sel = selectors.DefaultSelector()
     sel.register(sock, selectors.EVENT_READ)
     sel.register(wake_r, selectors.EVENT_READ)
@@ -208,9 +338,9 @@ def _watch(sock: socket.socket, reader: Any, child: int, grace: float, wake_r: i
         for pid, status in _reap_all(block=False):
             if pid == child:
                 exited = True
-                _send(sock, {"exit": os.waitstatus_to_exitcode(status)})
+                _send(sock, Exited(os.waitstatus_to_exitcode(status)))
         if exited and not _has_children():
-            _send(sock, {"done": True})
+            _send(sock, Done())
             return 0
         for key, _ in sel.select(timeout=1.0):
             if key.fileobj is sock:
@@ -218,7 +348,7 @@ def _watch(sock: socket.socket, reader: Any, child: int, grace: float, wake_r: i
                 # "kill" from xcsh, or end of file: xcsh closed the socket or died
                 if not line or line.strip() == b"kill":
                     killed = _kill_tree(grace)
-                    _send(sock, {"killed": killed, "left": len(_descendants())})
+                    _send(sock, Killed(killed, len(_descendants())))
                     return 0
             else:
                 try:

@@ -25,6 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from xcsh.core import UsageError
 
 InheritMode = Literal["safe", "all", "none"]
@@ -123,35 +125,53 @@ def withheld_note(withheld: tuple[str, ...]) -> str:
     )
 
 
-def parse_bash_env(settings: Mapping[str, object], *, source: str) -> EnvPolicy:
-    """Read and check ``[bash_env]`` of settings.toml.
+class _BashEnvTable(BaseModel):
+    """The ``[bash_env]`` table, each key as the file gives it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    inherit: object = "safe"
+    include: object = Field(default_factory=list)
+    exclude: object = Field(default_factory=list)
+
+
+def parse_bash_env(raw: object, *, source: str) -> EnvPolicy:
+    """Read and check ``[bash_env]`` of settings.toml (``raw``: its value, ``{}`` when unset).
 
     Raises:
         UsageError: not a table, an unknown key, an unknown ``inherit`` mode, or
             ``include`` / ``exclude`` not a list of names; the message names the
             key and the fix.
     """
-    raw = settings.get("bash_env", {})
     hint = '[bash_env] takes inherit = "safe" | "all" | "none", include = [...], exclude = [...]'
     if not isinstance(raw, dict):
         raise UsageError(f"{source}: bash_env must be a table, not {raw!r}", hint=hint)
-    unknown = sorted(set(raw) - {"inherit", "include", "exclude"})
+    unknown = sorted(set(raw) - set(_BashEnvTable.model_fields))
     if unknown:
         raise UsageError(f"{source}: unknown key bash_env.{unknown[0]}", hint=hint)
-    inherit = raw.get("inherit", "safe")
+    table = _BashEnvTable.model_validate(raw)
+    inherit = table.inherit
     if inherit not in INHERIT_MODES:
         raise UsageError(
             f"{source}: bash_env.inherit must be one of "
             f"{', '.join(map(repr, INHERIT_MODES))}, not {inherit!r}",
             hint=hint,
         )
-    lists: dict[str, tuple[str, ...]] = {}
-    for key in ("include", "exclude"):
-        value = raw.get(key, [])
-        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise UsageError(
-                f"{source}: bash_env.{key} must be a list of variable names, not {value!r}",
-                hint='for example include = ["GITHUB_TOKEN"] (glob patterns such as "AWS_*" work)',
-            )
-        lists[key] = tuple(value)
-    return EnvPolicy(inherit=inherit, include=lists["include"], exclude=lists["exclude"])
+    include = _names("include", table.include, source)
+    return EnvPolicy(
+        inherit=inherit, include=include, exclude=_names("exclude", table.exclude, source)
+    )
+
+
+def _names(key: str, value: object, source: str) -> tuple[str, ...]:
+    """``bash_env.include`` or ``exclude``: a list of non-empty variable names (globs).
+
+    Raises:
+        UsageError: anything else; the message names the key.
+    """
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise UsageError(
+            f"{source}: bash_env.{key} must be a list of variable names, not {value!r}",
+            hint='for example include = ["GITHUB_TOKEN"] (glob patterns such as "AWS_*" work)',
+        )
+    return tuple(value)

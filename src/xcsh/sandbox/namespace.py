@@ -37,9 +37,11 @@ PROBE_TIMEOUT = 10.0
 
 
 def namespace_argv(confine: Confinement) -> list[str]:
-    """The ``bwrap`` command line (ending in ``--``) that runs a program in the
-    namespace sandbox ``confine`` describes, as the file system is now (paths
-    that do not exist are left out, so the result changes when they appear)."""
+    """The ``bwrap`` command line (ending in ``--``) for the sandbox ``confine`` describes.
+
+    It runs a program in that namespace sandbox as the file system is now: paths
+    that do not exist are left out, so the result changes when they appear.
+    """
     args = [
         confine.bwrap,
         "--unshare-user",
@@ -68,9 +70,11 @@ def namespace_argv(confine: Confinement) -> list[str]:
 
 
 def runtime_paths() -> tuple[str, ...]:
-    """Where the Python running xcsh and its packages live (real paths): the host
-    runs from there inside the sandbox, so they stay visible even when they are
-    under a hidden folder or ``/tmp`` (a virtual environment made there)."""
+    """Where the Python running xcsh and its packages live (real paths).
+
+    The host runs from there inside the sandbox, so they stay visible even when
+    they are under a hidden folder or ``/tmp`` (a virtual environment made there).
+    """
     import sys
 
     places = {

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from xcsh.core import UsageError
 from xcsh.sandbox.confinement import Confinement
 from xcsh.sandbox.environment import EnvPolicy, parse_bash_env
@@ -35,8 +37,6 @@ from xcsh.sandbox.namespace import NamespaceSupport, probe_namespaces, runtime_p
 
 SandboxMode = Literal["auto", "require", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "require", "off")
-SETTING_KEYS = ("sandbox", "sandbox_network", "sandbox_write", "bash_env")
-"""The settings.toml keys this module reads."""
 NOT_PROBED = NamespaceSupport(reason="namespaces were not tried")
 NETWORK_ABI = 4
 """The first Landlock ABI that can deny TCP bind and connect."""
@@ -110,11 +110,30 @@ class SandboxPlan:
     env: EnvPolicy = field(default_factory=EnvPolicy)
 
 
-def parse_sandbox_settings(settings: Mapping[str, object], *, source: str) -> SandboxSettings:
+class SandboxKeys(BaseModel):
+    """The sandbox keys of a settings file's top level, each as the file gives it.
+
+    A value may be any TOML value (:func:`parse_sandbox_settings` checks it); a
+    key the file does not set holds its default. Other keys of the file are left out.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    sandbox: object = "auto"
+    sandbox_network: object = True
+    sandbox_write: object = Field(default_factory=list)
+    bash_env: object = Field(default_factory=dict)
+
+
+SETTING_KEYS = tuple(SandboxKeys.model_fields)
+"""The settings.toml keys this module reads."""
+
+
+def parse_sandbox_settings(keys: SandboxKeys, *, source: str) -> SandboxSettings:
     """Read and check the sandbox keys of settings.toml.
 
     Args:
-        settings: the parsed top level of settings.toml.
+        keys: the sandbox keys of the file's top level.
         source: the file's path, for messages.
 
     Raises:
@@ -122,16 +141,16 @@ def parse_sandbox_settings(settings: Mapping[str, object], *, source: str) -> Sa
             ``sandbox_write`` path that is relative or does not exist; the
             message names the key and the fix.
     """
-    mode = settings.get("sandbox", "auto")
+    mode = keys.sandbox
     if mode not in SANDBOX_MODES:
         raise UsageError(
             f"{source}: sandbox must be one of {', '.join(map(repr, SANDBOX_MODES))}, not {mode!r}",
             hint='sandbox = "auto" confines bash when the kernel allows it',
         )
-    network = settings.get("sandbox_network", True)
+    network = keys.sandbox_network
     if not isinstance(network, bool):
         raise UsageError(f"{source}: sandbox_network must be true or false, not {network!r}")
-    raw = settings.get("sandbox_write", [])
+    raw = keys.sandbox_write
     if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
         raise UsageError(
             f"{source}: sandbox_write must be a list of paths, not {raw!r}",
@@ -151,16 +170,18 @@ def parse_sandbox_settings(settings: Mapping[str, object], *, source: str) -> Sa
                 hint=f"create it (mkdir -p {path}) or remove it from sandbox_write",
             )
         paths.append(Path(os.path.realpath(path)))
-    env = parse_bash_env(settings, source=source)
+    env = parse_bash_env(keys.bash_env, source=source)
     return SandboxSettings(mode=mode, network=network, write=tuple(paths), env=env)
 
 
 def kernel_support(
     env: Mapping[str, str] | None = None, *, namespaces: bool = True
 ) -> KernelSupport:
-    """Ask the kernel which Landlock ABI it offers (``XCSH_SANDBOX_ABI`` caps it) and,
-    with ``namespaces``, whether the namespace sandbox works (one ``bwrap`` run;
-    ``XCSH_SANDBOX_NAMESPACES=0`` says no without trying)."""
+    """Ask the kernel which Landlock ABI it offers (``XCSH_SANDBOX_ABI`` caps it).
+
+    With ``namespaces``, also whether the namespace sandbox works (one ``bwrap``
+    run; ``XCSH_SANDBOX_NAMESPACES=0`` says no without trying).
+    """
     environ = os.environ if env is None else env
     if platform.system() != "Linux":
         return KernelSupport(
@@ -254,9 +275,11 @@ def _namespace_confinement(
     write: tuple[str, ...],
     home: Path | None,
 ) -> Confinement:
-    """The namespace sandbox: ``write`` writable, the workspace's ``.git`` and ``.xcsh``
-    read-only (unless ``sandbox_write`` opens them), ``$XCSH_HOME`` and ``/run/user``
-    hidden, and Landlock inside when the kernel has it."""
+    """The namespace sandbox, with Landlock inside when the kernel has it.
+
+    ``write`` is writable, the workspace's ``.git`` and ``.xcsh`` read-only
+    (unless ``sandbox_write`` opens them), ``$XCSH_HOME`` and ``/run/user`` hidden.
+    """
     opened = [Path(p) for p in settings.write]
     read_only = tuple(
         str(workspace / name)
@@ -285,8 +308,11 @@ def _namespace_confinement(
 def _landlock_only(
     settings: SandboxSettings, support: KernelSupport, write: tuple[str, ...], temp_dir: Path
 ) -> SandboxPlan:
-    """Landlock without namespaces: its notice names what it leaves unprotected, and a
-    network it cannot deny is refused (``"require"``) or left on with a notice."""
+    """Landlock without namespaces.
+
+    Its notice names what it leaves unprotected, and a network it cannot deny
+    is refused (``"require"``) or left on with a notice.
+    """
     env = settings.env
     notices = [
         f"bash runs in the Landlock sandbox only ({support.namespaces.reason}); "

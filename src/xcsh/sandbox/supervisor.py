@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import select
 import socket
@@ -30,10 +29,20 @@ import subprocess
 import sys
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
+from xcsh.sandbox._host import (
+    Done,
+    Exited,
+    Failed,
+    Killed,
+    Landlock,
+    Request,
+    Started,
+    decode_reply,
+    encode,
+)
 from xcsh.sandbox.confinement import DEVICES, Confinement
 from xcsh.sandbox.namespace import deny_unix_sockets_filter, namespace_argv
 
@@ -46,17 +55,16 @@ class SupervisorError(OSError):
 
 def _host_setup(
     confine: Confinement | None,
-) -> tuple[tuple[str, ...], tuple[str, ...], dict[str, Any] | None]:
-    """How the host runs a command confined by ``confine``: the host's command prefix
-    (``bwrap``), its extra arguments (a seccomp filter) and the Landlock ruleset each
-    command applies (``None``: none)."""
+) -> tuple[tuple[str, ...], tuple[str, ...], Landlock | None]:
+    """How the host runs a command confined by ``confine``.
+
+    Returns:
+        The host's command prefix (``bwrap``), its extra arguments (a seccomp
+        filter) and the Landlock ruleset each command applies (``None``: none).
+    """
     if confine is None:
         return (), (), None
-    landlock: dict[str, Any] | None = {
-        "write": list(confine.write),
-        "network": confine.network,
-        "devices": list(confine.devices),
-    }
+    landlock = Landlock(tuple(confine.write), confine.network, tuple(confine.devices))
     if not confine.bwrap:
         return (), (), landlock
     # The host runs inside the namespaces and applies Landlock (a domain
@@ -64,8 +72,7 @@ def _host_setup(
     prefix = tuple(namespace_argv(confine))
     extra = () if confine.network else ("--seccomp", deny_unix_sockets_filter().hex())
     # the network namespace, not Landlock, keeps the network out
-    landlock = None if confine.abi < 1 else {**(landlock or {}), "network": True}
-    return prefix, extra, landlock
+    return prefix, extra, None if confine.abi < 1 else replace(landlock, network=True)
 
 
 __all__ = [
@@ -118,15 +125,14 @@ class SupervisedProcess:
     async def _read(self, reader: asyncio.StreamReader) -> None:
         try:
             while line := await reader.readline():
-                message: dict[str, Any] = json.loads(line)
-                if "exit" in message and not self._exited.done():
-                    self.returncode = int(message["exit"])
-                    self._exited.set_result(self.returncode)
-                if message.get("done"):
-                    self._done.set()
-                if "killed" in message and not self._killed.done():
-                    report = KillReport(int(message["killed"]), int(message["left"]))
-                    self._killed.set_result(report)
+                match decode_reply(line):
+                    case Exited(code) if not self._exited.done():
+                        self.returncode = code
+                        self._exited.set_result(code)
+                    case Done():
+                        self._done.set()
+                    case Killed(killed, left) if not self._killed.done():
+                        self._killed.set_result(KillReport(killed, left))
         except (OSError, ValueError):
             pass
         # The supervisor is gone: whatever it did not report cannot be known any more.
@@ -166,8 +172,11 @@ class SupervisedProcess:
         return await asyncio.shield(self._killed)
 
     def close(self, *, keep_background: bool = False) -> None:
-        """Stop watching. Unless ``keep_background``, what is still running is killed
-        now; otherwise it runs on until it ends or the supervisor is closed."""
+        """Stop watching.
+
+        Unless ``keep_background``, what is still running is killed now; otherwise
+        it runs on until it ends or the supervisor is closed.
+        """
         if self._closed:
             return
         self._closed = True
@@ -180,8 +189,10 @@ class SupervisedProcess:
 
 
 class _Host:
-    """One process host, started with ``prefix`` in front of it (a ``bwrap`` command
-    line for the namespace sandbox, or nothing)."""
+    """One process host, started with ``prefix`` in front of it.
+
+    ``prefix`` is a ``bwrap`` command line for the namespace sandbox, or nothing.
+    """
 
     def __init__(self, prefix: Sequence[str], extra: Sequence[str]) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -286,8 +297,10 @@ class ProcessSupervisor:
             argv: the program (looked up on ``PATH`` of ``env``) and its arguments.
             cwd: the working folder.
             env: the whole environment of the command.
-            stdin, stdout, stderr: file descriptors the command gets as 0, 1, 2
-                (the caller keeps and closes its own copies).
+            stdin: the file descriptor the command gets as 0 (the caller keeps
+                and closes its own copy).
+            stdout: the one it gets as 1.
+            stderr: the one it gets as 2.
             confine: a Landlock ruleset to apply, or None to run unconfined.
             grace: seconds between SIGTERM and SIGKILL when the tree is killed
                 (0: SIGKILL at once).
@@ -298,18 +311,12 @@ class ProcessSupervisor:
                 the kernel); the message says why.
         """
         prefix, extra, landlock = _host_setup(confine)
-        request: dict[str, Any] = {
-            "argv": list(argv),
-            "cwd": str(cwd),
-            "env": dict(env),
-            "grace": grace,
-            "confine": landlock,
-        }
+        request = Request(tuple(argv), str(cwd), dict(env), grace, landlock)
         mine = self._hand_over((stdin, stdout, stderr), prefix, extra)
         keep = os.dup(mine.fileno())
         os.set_blocking(keep, False)
         reader, writer = await asyncio.open_unix_connection(sock=mine)
-        writer.write(json.dumps(request).encode() + b"\n")
+        writer.write(encode(request))
         try:
             await writer.drain()
             line = await reader.readline()
@@ -319,18 +326,23 @@ class ProcessSupervisor:
             if isinstance(exc, OSError):
                 raise SupervisorError(exc.errno, f"the process host went away: {exc}") from exc
             raise
-        answer: dict[str, Any] = json.loads(line) if line else {"error": "the host went away"}
-        if "pid" not in answer:
+        answer = _answer(line)
+        if not isinstance(answer, Started):
             writer.close()
             os.close(keep)
-            raise SupervisorError(int(answer.get("errno", 0)), str(answer.get("error", "failed")))
-        return SupervisedProcess(int(answer["pid"]), reader, writer, keep, self)
+            raise SupervisorError(answer.errno, answer.error)
+        return SupervisedProcess(answer.pid, reader, writer, keep, self)
 
     def _hand_over(
         self, fds: tuple[int, int, int], prefix: tuple[str, ...], extra: tuple[str, ...]
     ) -> socket.socket:
-        """Send the host (started with ``prefix`` and ``extra`` when needed) one end of a
-        new socket pair and the command's stdin, stdout and stderr; the other end.
+        """Send the host one end of a new socket pair and the command's ``fds``.
+
+        The host is started with ``prefix`` and ``extra`` when needed; ``fds`` are
+        the command's stdin, stdout and stderr.
+
+        Returns:
+            The other end of the pair.
 
         Raises:
             SupervisorError: the host cannot be reached, even after a restart.
@@ -365,6 +377,14 @@ class ProcessSupervisor:
             for host in self._hosts.values():
                 host.stop()
             self._hosts.clear()
+
+
+def _answer(line: bytes) -> Started | Failed:
+    """The host's answer to a request: the command started, or why not."""
+    if not line:
+        return Failed(0, "the host went away")
+    answer = decode_reply(line)
+    return answer if isinstance(answer, Started | Failed) else Failed(0, "failed")
 
 
 PR_SET_DUMPABLE = 4

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from xcsh.core import ToolError
 from xcsh.structural.errors import Doubt, EmptyPatterns, MixedLanguages
@@ -16,7 +16,21 @@ from xcsh.structural.scope import HOSTED_LANGUAGES, Scope
 from xcsh.structural.spec import MatchSpec
 
 if TYPE_CHECKING:
+    from xcsh.structural.records import RecordFormat
     from xcsh.structural.rules import CompiledRule
+
+
+class QueryFlags(TypedDict, total=False):
+    """The settings of a :class:`~xcsh.structural.matching.Query` besides what it matches.
+
+    Each is the query's attribute of that name (its default when not given).
+    """
+
+    skip_parse_errors: bool
+    captures: bool
+    max_matches: int | None
+    keep_broken: bool
+    records: RecordFormat | None
 
 
 def error_patterns_of(query: Query) -> tuple[str, ...]:
@@ -42,11 +56,21 @@ def doubt_of(query: Query, scope: Scope) -> Doubt | None:
 
 
 def rule_query(
-    rules: Sequence[CompiledRule], scope: Scope, *, edit: bool = False, **flags: Any
+    rules: Sequence[CompiledRule],
+    scope: Scope,
+    *,
+    edit: bool = False,
+    **flags: Unpack[QueryFlags],
 ) -> Query:
-    """A query running YAML rules: each on the files of its language (and, for
-    JavaScript, TypeScript and CSS rules, the code inside HTML files). Files of
-    other languages are left out of ``scope``."""
+    """A query running YAML rules, each on the files of its language.
+
+    JavaScript, TypeScript and CSS rules also run on the code inside HTML files.
+    Files of other languages are left out of ``scope``; ``flags`` set the query's
+    other attributes.
+
+    Raises:
+        ToolError: ``edit`` and none of the rules has a ``fix``.
+    """
     names = list(dict.fromkeys(rule.language for rule in rules))
     languages = {
         name: LanguageQuery(
@@ -78,10 +102,11 @@ def compile_query(
     what: MatchSpec,
     scope: Scope,
     templates: Sequence[str] | None = None,
-    **flags: Any,
+    **flags: Unpack[QueryFlags],
 ) -> Query:
-    """Compile every pattern for every language of ``scope`` (and the languages HTML
-    files embed). A pattern that does not compile in a language is left out there,
+    """Compile every pattern for every language of ``scope`` (and those HTML embeds).
+
+    A pattern that does not compile in a language is left out there,
     as the CLI leaves it out; when ``lang`` was given, or no language accepts a
     pattern, its error is raised. With ``rules``, they are the query instead.
     """

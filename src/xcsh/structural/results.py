@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from xcsh.core.safe import visible_line
 from xcsh.fs.confined import FileId
 from xcsh.structural.diff import unified_diff
+
+if TYPE_CHECKING:  # a type only: the engine's commands do not load pydantic
+    from xcsh.core.details import JsonObject, JsonValue
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,7 +32,7 @@ class Span:
     start: Position
     end: Position
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The CLI's ``range`` object."""
         return {
             "byteOffset": {"start": self.start_byte, "end": self.end_byte},
@@ -55,7 +58,7 @@ class Capture:
     text: str
     span: Span
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The CLI's ``{text, range}`` object."""
         return {"text": self.text, "range": self.span.to_json()}
 
@@ -69,9 +72,9 @@ class MatchLabel:
     primary: bool
     message: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The CLI's label object (``message`` only when the label has one)."""
-        out: dict[str, Any] = {"text": self.text, "range": self.span.to_json()}
+        out: JsonObject = {"text": self.text, "range": self.span.to_json()}
         if self.message is not None:
             out["message"] = self.message
         out["style"] = "primary" if self.primary else "secondary"
@@ -121,9 +124,9 @@ class Match:
     """A rule's ``labels:`` on this match, which replace the default ones (the match and
     :attr:`secondary`); ``None`` for a rule without them."""
 
-    def to_cli_json(self) -> dict[str, Any]:
+    def to_cli_json(self) -> JsonObject:
         """This match as one object of ``ast-grep run --json`` (same keys, same order)."""
-        out: dict[str, Any] = {
+        out: JsonObject = {
             "text": self.text,
             "range": self.span.to_json(),
             "file": self.file,
@@ -136,11 +139,14 @@ class Match:
         out["language"] = self.language
         # the CLI omits it when nothing is bound
         if self.single or self.multi or self.transformed or self.secondary:
-            multi = {name: [cap.to_json() for cap in caps] for name, caps in self.multi.items()}
+            multi: JsonObject = {
+                name: [cap.to_json() for cap in caps] for name, caps in self.multi.items()
+            }
             if self.secondary:
                 multi["secondary"] = [cap.to_json() for cap in self.secondary]
+            single: JsonObject = {name: cap.to_json() for name, cap in self.single.items()}
             out["metaVariables"] = {
-                "single": {name: cap.to_json() for name, cap in self.single.items()},
+                "single": single,
                 "multi": multi,
                 "transformed": dict(self.transformed),
             }
@@ -149,7 +155,7 @@ class Match:
             out["severity"] = self.rule.severity
             out["note"] = self.rule.note
             out["message"] = self.rule.message
-            out["labels"] = (
+            labels: list[JsonValue] = (
                 [label.to_json() for label in self.labels]
                 if self.labels is not None
                 else [
@@ -157,6 +163,7 @@ class Match:
                     *({**cap.to_json(), "style": "secondary"} for cap in self.secondary),
                 ]
             )
+            out["labels"] = labels
         return out
 
 

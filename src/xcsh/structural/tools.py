@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, JsonValue, WithJsonSchema
 
 from xcsh.checks import Checker
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
@@ -55,7 +55,7 @@ _EDIT_DESCRIPTION = (
 NO_CHECKS_HERE = "Check: not run (this runtime has no project check)."
 
 
-def _one_as_list(value: Any) -> Any:
+def _one_as_list(value: object) -> object:
     """A single value where a list is expected becomes a one-element list.
 
     MCP clients (the Inspector among them) and small models send one pattern
@@ -89,6 +89,11 @@ class _ScopeParams(BaseModel):
     )
 
 
+RuleObject = Annotated[
+    dict[str, JsonValue], WithJsonSchema({"additionalProperties": True, "type": "object"})
+]
+"""A YAML rule given as a JSON object (its schema for the model: any object)."""
+
 _RULE_DESCRIPTION = (
     "A YAML rule instead of pat (as ast-grep scan reads it): an object or YAML text with "
     "id, language, rule (pattern, kind, regex, inside, has, precedes, follows, all, any, "
@@ -103,7 +108,7 @@ class AstGrepParams(_ScopeParams):
     pat: Annotated[list[str] | None, BeforeValidator(_one_as_list)] = Field(
         default=None, min_length=1, description="One or more ast-grep patterns."
     )
-    rule: dict[str, Any] | str | None = Field(default=None, description=_RULE_DESCRIPTION)
+    rule: RuleObject | str | None = Field(default=None, description=_RULE_DESCRIPTION)
     limit: int = Field(default=50, gt=0, description="Maximum matches to show (default 50).")
     offset: int = Field(default=0, ge=0, description="Matches to skip before showing (paging).")
 
@@ -123,7 +128,7 @@ class AstEditParams(_ScopeParams):
     ops: Annotated[list[AstEditOp] | None, BeforeValidator(_one_as_list)] = Field(
         default=None, min_length=1, description="Rewrites to apply, {pat, out} each."
     )
-    rule: dict[str, Any] | str | None = Field(
+    rule: RuleObject | str | None = Field(
         default=None, description=_RULE_DESCRIPTION + " Its fix is the rewrite."
     )
     limit: int | None = Field(
@@ -148,7 +153,7 @@ class AstEditParams(_ScopeParams):
 
 
 def _rules(
-    given: list[Any] | None, rule: dict[str, Any] | str | None, name: str
+    given: Sequence[object] | None, rule: dict[str, JsonValue] | str | None, name: str
 ) -> list[CompiledRule]:
     """The rules of a ``rule`` argument; checks that exactly one of ``name`` and ``rule`` is given.
 
@@ -192,7 +197,11 @@ def _format_match(match: Match) -> list[str]:
     return lines
 
 
-def _cancel_check(ctx: ToolCallContext, stopped: threading.Event) -> Callable[[int, int], None]:
+Progress = Callable[[int, int], None]
+"""A scan's progress callback: files done, files in all."""
+
+
+def _cancel_check(ctx: ToolCallContext, stopped: threading.Event) -> Progress:
     def progress(done: int, total: int) -> None:
         if ctx.cancel.is_set() or stopped.is_set():
             raise ToolError(
@@ -202,11 +211,8 @@ def _cancel_check(ctx: ToolCallContext, stopped: threading.Event) -> Callable[[i
     return progress
 
 
-async def _scan_in_thread(
-    ctx: ToolCallContext, scan: Callable[..., T], *args: Any, **kwargs: Any
-) -> T:
-    """``scan(*args, **kwargs, progress=...)`` on a worker thread, stopped when the call
-    is cancelled.
+async def _scan_in_thread(ctx: ToolCallContext, scan: Callable[[Progress], T]) -> T:
+    """``scan(progress)`` on a worker thread, stopped when the call is cancelled.
 
     Cancelling the awaiting task (Ctrl-C, SIGTERM, a closed MCP session)
     cannot stop a thread; the progress callback sees the flag set here and
@@ -214,7 +220,7 @@ async def _scan_in_thread(
     """
     stopped = threading.Event()
     try:
-        return await asyncio.to_thread(scan, *args, **kwargs, progress=_cancel_check(ctx, stopped))
+        return await asyncio.to_thread(scan, _cancel_check(ctx, stopped))
     except asyncio.CancelledError:
         stopped.set()
         raise
@@ -247,15 +253,19 @@ def create_ast_grep_tool(
             selector=params.sel,
             strictness=params.strictness,
         )
-        result = await _scan_in_thread(
-            ctx,
-            search,
-            what,
-            _where(cwd, params),
-            limit=params.limit,
-            offset=params.offset,
-            index=index,
-        )
+        where = _where(cwd, params)
+
+        def scan(progress: Progress) -> SearchResult:
+            return search(
+                what,
+                where,
+                limit=params.limit,
+                offset=params.offset,
+                index=index,
+                progress=progress,
+            )
+
+        result = await _scan_in_thread(ctx, scan)
         lines: list[str] = []
         for match in result.matches:
             lines += _format_match(match)

@@ -21,30 +21,42 @@ CacheKey = tuple[Kind, Path, str, int]
 """``(kind, file, language, query id)``; a tree's query id is 0."""
 
 
+class _Shelf:
+    """The values of one kind, least recently used first, and the bytes they cost."""
+
+    def __init__(self) -> None:
+        self.items: OrderedDict[CacheKey, tuple[object, int]] = OrderedDict()
+        self.used = 0
+
+
 class BoundedCache:
-    """Trees (three quarters of ``memory``) and answers (a quarter), each least recently
-    used out when its share is exceeded; not thread-safe (the index locks)."""
+    """Trees and answers, each kind held within its share of ``memory``.
+
+    Trees get three quarters, answers a quarter; each kind drops its least
+    recently used values when its share is exceeded. Not thread-safe (the index locks).
+    """
 
     def __init__(self, memory: int) -> None:
         self.memory = memory
-        self._items: dict[Kind, OrderedDict[CacheKey, tuple[object, int]]] = {
-            "tree": OrderedDict(),
-            "answer": OrderedDict(),
-        }
+        self._trees = _Shelf()
+        self._answers = _Shelf()
         self._by_path: dict[Path, set[CacheKey]] = {}
-        self._used: dict[Kind, int] = {"tree": 0, "answer": 0}
+
+    def _shelf(self, kind: Kind) -> _Shelf:
+        return self._answers if kind == "answer" else self._trees
 
     @property
     def used(self) -> int:
         """Estimated bytes held."""
-        return sum(self._used.values())
+        return self._trees.used + self._answers.used
 
     def budget(self, kind: Kind) -> int:
+        """The bytes values of ``kind`` may hold."""
         return self.memory // 4 if kind == "answer" else self.memory - self.memory // 4
 
     def get(self, key: CacheKey) -> tuple[object] | None:
         """``(value,)`` when held (now the most recently used), else ``None``."""
-        items = self._items[key[0]]
+        items = self._shelf(key[0]).items
         found = items.get(key)
         if found is None:
             return None
@@ -57,20 +69,23 @@ class BoundedCache:
         return None if found is None else (cast("Outcome | None", found[0]),)
 
     def put(self, key: CacheKey, value: object, cost: int) -> None:
-        """Hold ``value`` (estimated at ``cost`` bytes), dropping the least recently used
-        of its kind past its share; a value larger than the share is not held."""
+        """Hold ``value`` (estimated at ``cost`` bytes) within its kind's share.
+
+        The least recently used values of its kind are dropped past the share; a
+        value larger than the share is not held.
+        """
         kind = key[0]
         budget = self.budget(kind)
         if cost > budget:
             return
-        items = self._items[kind]
-        if key in items:
+        shelf = self._shelf(kind)
+        if key in shelf.items:
             self._drop(key)
-        items[key] = (value, cost)
+        shelf.items[key] = (value, cost)
         self._by_path.setdefault(key[1], set()).add(key)
-        self._used[kind] += cost
-        while self._used[kind] > budget:
-            self._drop(next(iter(items)))
+        shelf.used += cost
+        while shelf.used > budget:
+            self._drop(next(iter(shelf.items)))
 
     def forget_path(self, path: Path) -> None:
         """Drop everything held for ``path``."""
@@ -79,12 +94,13 @@ class BoundedCache:
 
     def forget_query(self, qid: int) -> None:
         """Drop every answer to the query ``qid``."""
-        for key in [k for k in self._items["answer"] if k[3] == qid]:
+        for key in [k for k in self._answers.items if k[3] == qid]:
             self._drop(key)
 
     def _drop(self, key: CacheKey) -> None:
-        _, cost = self._items[key[0]].pop(key)
-        self._used[key[0]] -= cost
+        shelf = self._shelf(key[0])
+        _, cost = shelf.items.pop(key)
+        shelf.used -= cost
         keys = self._by_path.get(key[1])
         if keys is not None:
             keys.discard(key)

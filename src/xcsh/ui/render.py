@@ -8,12 +8,20 @@ carry Unicode.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
-from rich.console import Console, ConsoleOptions, Group, RenderableType
+from rich.console import (
+    Console,
+    ConsoleOptions,
+    Group,
+    JustifyMethod,
+    OverflowMethod,
+    RenderableType,
+)
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 
 from xcsh.core.safe import visible
@@ -34,8 +42,29 @@ class SafeConsole(Console):
     are added after that step and are unaffected.
     """
 
-    def render_str(self, text: str, **kwargs: Any) -> Text:
-        return super().render_str(visible(text), **kwargs)
+    def render_str(
+        self,
+        text: str,
+        *,
+        style: str | Style = "",
+        justify: JustifyMethod | None = None,
+        overflow: OverflowMethod | None = None,
+        emoji: bool | None = None,
+        markup: bool | None = None,
+        highlight: bool | None = None,
+        highlighter: Callable[[str | Text], Text] | None = None,
+    ) -> Text:
+        """Rich's :meth:`~rich.console.Console.render_str` of ``text`` made visible first."""
+        return super().render_str(
+            visible(text),
+            style=style,
+            justify=justify,
+            overflow=overflow,
+            emoji=emoji,
+            markup=markup,
+            highlight=highlight,
+            highlighter=highlighter,
+        )
 
     def _render_buffer(self, buffer: Iterable[Segment]) -> str:
         return super()._render_buffer(
@@ -156,8 +185,11 @@ _DIFF_STYLES = (("+++", "bold"), ("---", "bold"), ("+", "green"), ("-", "red"), 
 
 
 def _diff_lines(diff_text: str) -> list[str]:
-    """The lines of a unified diff as they are shown: split on ``\\n`` only, each with its
-    line break (the last one as it was), control characters other than tab visible."""
+    r"""The lines of a unified diff as they are shown.
+
+    Split on ``\n`` only, each with its line break (the last one as it was),
+    control characters other than tab visible.
+    """
     rows = diff_text.split("\n")
     lines = []
     for index, raw in enumerate(rows):
@@ -169,9 +201,9 @@ def _diff_lines(diff_text: str) -> list[str]:
 
 
 def render_diff(diff_text: str) -> Text:
-    """Colour a unified diff: additions green, removals red, hunk headers cyan.
+    r"""Colour a unified diff: additions green, removals red, hunk headers cyan.
 
-    Lines are split on ``\\n`` only; any other control character in a line
+    Lines are split on ``\n`` only; any other control character in a line
     (a carriage return, an escape sequence) is shown in visible notation, so
     file contents cannot move the cursor or redraw another line of the diff.
     """
@@ -183,9 +215,11 @@ def render_diff(diff_text: str) -> Text:
 
 
 class PlainDiff:
-    """A unified diff printed as it is, for output without colour (a pipe, a file,
-    ``NO_COLOR``): the lines of :func:`render_diff` (control characters visible)
-    in one segment, tabs kept, so the diff applies with ``patch``/``git apply``.
+    """A unified diff printed as it is, for output without colour.
+
+    For a pipe, a file or ``NO_COLOR``: the lines of :func:`render_diff` (control
+    characters visible) in one segment, tabs kept, so the diff applies with
+    ``patch``/``git apply``.
 
     rich would lay out each line (its ``Text`` turns tabs into spaces) at about
     40 µs a line: 8 s for a diff of 200,000 lines, which this prints in
@@ -211,9 +245,12 @@ def bound_preview(
     max_lines: int | None = PREVIEW_MAX_LINES,
     max_chars: int | None = PREVIEW_MAX_LINE_CHARS,
 ) -> str:
-    """``diff_text`` cut for the terminal: at most ``max_lines`` lines of at most
-    ``max_chars`` characters each, ending with a note of how many lines were left out.
-    ``None`` lifts that bound (``None`` for both returns ``diff_text`` unchanged)."""
+    """``diff_text`` cut for the terminal.
+
+    At most ``max_lines`` lines of at most ``max_chars`` characters each, ending
+    with a note of how many lines were left out. ``None`` lifts that bound
+    (``None`` for both returns ``diff_text`` unchanged).
+    """
     lines = diff_text.splitlines(keepends=True)
     shown = []
     for line in lines if max_lines is None else lines[:max_lines]:
@@ -239,8 +276,9 @@ def render_preview(
     pending: bool = True,
     check: CheckVerdict | None = None,
 ) -> RenderableType:
-    """A preview: its label, then its diff, the verdict of its ``check`` (when it
-    was checked), then (when ``pending``) how to resolve it.
+    """A preview: its label, diff, check verdict and (when ``pending``) how to resolve it.
+
+    The verdict of its ``check`` is shown when it was checked.
 
     The diff is bounded by :func:`bound_preview` with ``max_lines`` and
     ``max_line_chars`` (the defaults suit the agent's screen); pass ``None``
@@ -271,9 +309,11 @@ _CHECK_LOOK: dict[str, tuple[SymbolKind, str]] = {
 
 
 def render_check(verdict: CheckVerdict, *, style: TerminalStyle, tail_lines: int = 10) -> Text:
-    """The verdict of a preview's check: one coloured line (``✔ check passes: ...``),
-    then for a failing or timed-out check the last ``tail_lines`` of its output
-    and where the whole output is."""
+    """The verdict of a preview's check, one coloured line (``✔ check passes: ...``).
+
+    For a failing or timed-out check, then the last ``tail_lines`` of its output
+    and where the whole output is.
+    """
     symbol_name, color = _CHECK_LOOK[verdict.status]
     symbol = _SYMBOLS[style.unicode].of(symbol_name)
     where = f"{verdict.staging}, " if verdict.staging else ""

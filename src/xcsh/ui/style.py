@@ -6,7 +6,7 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TextIO
+from typing import IO
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class TerminalStyle:
 
 
 def detect_style(
-    stream: TextIO | None = None, env: Mapping[str, str] | None = None
+    stream: IO[str] | None = None, env: Mapping[str, str] | None = None
 ) -> TerminalStyle:
     """Decide colour and Unicode for ``stream`` (default ``sys.stdout``).
 
