@@ -25,6 +25,7 @@ from xcsh.core import (
     ThinkingContent,
     ToolCall,
     Usage,
+    json_object,
 )
 from xcsh.providers._adapter import Received, StreamingAdapter
 from xcsh.providers._anthropic_request import build_params
@@ -154,7 +155,7 @@ class AnthropicProvider(StreamingAdapter):
             elif block.type == "thinking":
                 content.append(ThinkingContent(thinking=block.thinking, signature=block.signature))
             elif block.type == "tool_use":
-                arguments = block.input if isinstance(block.input, dict) else {}
+                arguments = json_object(block.input) or {}
                 content.append(ToolCall(id=block.id, name=block.name, arguments=arguments))
         usage = final.usage
         counts = Usage(
