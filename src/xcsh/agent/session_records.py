@@ -103,12 +103,10 @@ def message_from_dict(data: object) -> Message:
 
 def _content_block(value: object) -> Content:
     """A saved content block (a block's fields, or a plain string) as its dataclass."""
-    if isinstance(value, str | Mapping):
-        try:
-            return content_from_any(value)
-        except TypeError as exc:
-            raise ValueError(str(exc)) from exc
-    raise ValueError(f"a content block is a JSON object or a string, not {value!r}")
+    try:
+        return content_from_any(value)
+    except TypeError as exc:
+        raise ValueError(str(exc)) from exc
 
 
 _ContentBlock = Annotated[Content, PlainValidator(_content_block)]
