@@ -13,9 +13,12 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
 from xcsh.core import (
     AssistantMessage,
     ImageContent,
+    JsonValue,
     Message,
     TextContent,
     ThinkingContent,
@@ -67,7 +70,20 @@ def parse_tool_call(call_id: str, name: str, raw: str | None) -> ToolCall:
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL)
-_CALL_KEYS = {"name", "arguments", "parameters"}
+
+
+class _WrittenCall(BaseModel):
+    """A tool call a model wrote as a JSON object.
+
+    ``name``, and its ``arguments`` (or ``parameters``); any other key is kept
+    (``model_extra``), as a parameter put one level too high.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    name: JsonValue
+    arguments: JsonValue = None
+    parameters: JsonValue = None
 
 
 def text_tool_call(text: str, offered: Collection[str], call_id: str) -> ToolCall | None:
@@ -97,25 +113,30 @@ def text_tool_call(text: str, offered: Collection[str], call_id: str) -> ToolCal
         value = json.loads(stripped)
     except json.JSONDecodeError:
         return None
-    if not isinstance(value, dict) or "name" not in value:
+    try:
+        call = _WrittenCall.model_validate(value)
+    except ValidationError:  # not a JSON object, or no "name"
         return None
-    if "arguments" in value and "parameters" in value:
+    given = sorted(call.model_fields_set & {"arguments", "parameters"})
+    if len(given) == 2:
         return None
-    name = value["name"]
-    arguments = value.get("arguments", value.get("parameters", {}))
+    where = given[0] if given else None
+    arguments: JsonValue = {}
+    if where is not None:
+        arguments = call.arguments if where == "arguments" else call.parameters
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
         except json.JSONDecodeError:
             return None
+    name = call.name
     if not isinstance(name, str) or name not in offered or not isinstance(arguments, dict):
         return None
-    stray = [key for key in value if key not in _CALL_KEYS]
-    if stray and "arguments" not in value and "parameters" not in value:
+    stray = list(call.model_extra or {})
+    if stray and where is None:
         return None  # no arguments at all: not recognisably a call
     if stray:
         keys = ", ".join(json.dumps(key) for key in stray)
-        where = "arguments" if "arguments" in value else "parameters"
         return ToolCall(
             id=call_id,
             name=name,
