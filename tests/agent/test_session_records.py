@@ -129,3 +129,13 @@ def test_a_file_without_a_header_is_not_a_session(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="is not an xcsh session file"):
         load_session(path)
     assert read_header(path) is None
+
+
+def test_a_line_that_is_not_json_is_named_unless_it_is_the_last(tmp_path: Path) -> None:
+    path = _session(tmp_path, {"type": "run_end"})
+    with path.open("a") as fh:
+        fh.write('{"type": "message", "mess\n{"type": "run_end"}\n')
+    with pytest.raises(UsageError, match=r"s\.jsonl:3: not valid JSON"):
+        load_session(path)
+    path.write_text(path.read_text().rsplit("\n", 2)[0] + "\n")  # now the torn line is last
+    assert load_session(path).messages == []

@@ -51,6 +51,7 @@ from xcsh.agent.session_records import (
     CheckpointRecord,
     CompactionRecord,
     MessageRecord,
+    OtherRecord,
     PendingRecord,
     PendingSnapshot,
     RewindRecord,
@@ -61,6 +62,7 @@ from xcsh.agent.session_records import (
     message_to_dict,
     read_header_record,
     read_record,
+    read_record_line,
 )
 from xcsh.core import Message, UsageError
 
@@ -233,16 +235,18 @@ def load_session(path: Path) -> SavedSession:
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
+        record = read_record_line(line)
+        if record is None:  # read it again the slow way, for the error that names why
+            try:
+                record = _record(path, number, line)
+            except _TornLine:
+                if number == len(lines):
+                    break  # a last line cut short by a crash: keep everything before it
+                raise
         try:
-            data = _parse_line(path, number, line)
-        except UsageError:
-            if number == len(lines):
-                break  # a last line cut short by a crash: keep everything before it
-            raise
-        try:
-            loaded.read(read_record(data))
+            loaded.read(record)
         except (KeyError, TypeError, ValueError) as exc:
-            kind = data.get("type")
+            kind = None if isinstance(record, OtherRecord) else record.type
             raise UsageError(f"{path}:{number}: malformed {kind} record: {exc}") from exc
     return SavedSession(
         id=header.id if header.id is not None else path.stem,
@@ -291,13 +295,32 @@ class _Loaded:
             self.pending = list(record.stack)
 
 
+class _TornLine(UsageError):
+    """A line that is not a JSON object (a crash may have cut it short)."""
+
+
+def _record(path: Path, number: int, line: str) -> SessionRecord:
+    """The record of a line the quick reader refused.
+
+    Raises:
+        _TornLine: the line is not a JSON object.
+        UsageError: the record is malformed; the message names its line and type.
+    """
+    data = _parse_line(path, number, line)
+    try:
+        return read_record(data)
+    except ValueError as exc:
+        kind = data.get("type")
+        raise UsageError(f"{path}:{number}: malformed {kind} record: {exc}") from exc
+
+
 def _parse_line(path: Path, number: int, line: str) -> dict[str, object]:
     try:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+        raise _TornLine(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
     if not isinstance(data, dict):
-        raise UsageError(f"{path}:{number}: expected a JSON object")
+        raise _TornLine(f"{path}:{number}: expected a JSON object")
     return data
 
 

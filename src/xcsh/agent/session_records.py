@@ -4,11 +4,11 @@
 what its lines hold. A history message is written as its dataclass fields
 (:func:`message_to_dict`; the ``role`` field tags it, each block's ``type``
 tags the block) and read back through one pydantic adapter of that shape
-(:func:`message_from_dict`); every other record (the header, a checkpoint, a
-rewind, a compaction, a steering mode, a pending snapshot) is read by
-:func:`read_record`. The reader is as lenient as every earlier version's:
-keys it does not know are ignored, a record type it does not know is
-skipped, a content block may be a plain string, an image may spell
+(:func:`message_from_dict`); the header is read by :func:`read_header_record`,
+every other record (a message, a checkpoint, a rewind, a compaction, a
+steering mode, a pending snapshot) by :func:`read_record`. The reader is as
+lenient as every earlier version's: keys it does not know are ignored, a
+record type it does not know is skipped, a content block may be a plain string, an image may spell
 ``mimeType``, and a missing optional field takes its default.
 """
 
@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import (
+    AliasChoices,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
-    PlainValidator,
+    StrictStr,
     Tag,
     TypeAdapter,
 )
@@ -34,6 +35,7 @@ from pydantic import (
 from xcsh.core import (
     AssistantMessage,
     Content,
+    ImageContent,
     JsonObject,
     JsonValue,
     Message,
@@ -45,7 +47,6 @@ from xcsh.core import (
     ToolResultMessage,
     Usage,
     UserMessage,
-    content_from_any,
 )
 from xcsh.tools.registry import builtin_details_types
 
@@ -101,22 +102,51 @@ def message_from_dict(data: object) -> Message:
     return _message_adapter().validate_python(data).message()
 
 
-def _content_block(value: object) -> Content:
-    """A saved content block (a block's fields, or a plain string) as its dataclass."""
-    try:
-        return content_from_any(value)
-    except TypeError as exc:
-        raise ValueError(str(exc)) from exc
-
-
-_ContentBlock = Annotated[Content, PlainValidator(_content_block)]
-"""A user's or a tool result's content block, read as :func:`content_from_any` reads it."""
-
-
 class _Saved(BaseModel):
     """A saved value: keys this version does not know are ignored."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class _SavedTextBlock(_Saved):
+    """A text block of a user's or a tool result's content (``type`` may be left out)."""
+
+    type: Literal["text"] = "text"
+    text: StrictStr
+
+    def block(self) -> TextContent:
+        return TextContent(self.text)
+
+
+class _SavedImageBlock(_Saved):
+    """An image block of a user's or a tool result's content."""
+
+    type: Literal["image"]
+    data: StrictStr
+    mime_type: StrictStr = Field(validation_alias=AliasChoices("mime_type", "mimeType"))
+
+    def block(self) -> ImageContent:
+        return ImageContent(self.data, self.mime_type)
+
+
+def _content_kind(value: object) -> object:
+    if isinstance(value, str):
+        return "str"
+    return value.get("type", "text") if isinstance(value, dict) else None
+
+
+_ContentBlock = Annotated[
+    Annotated[StrictStr, Tag("str")]
+    | Annotated[_SavedTextBlock, Tag("text")]
+    | Annotated[_SavedImageBlock, Tag("image")],
+    Discriminator(_content_kind),
+]
+"""A user's or a tool result's content block, as :func:`~xcsh.core.content_from_any`
+reads one: its fields, or a plain string."""
+
+
+def _content(blocks: list[str | _SavedTextBlock | _SavedImageBlock]) -> list[Content]:
+    return [TextContent(b) if isinstance(b, str) else b.block() for b in blocks]
 
 
 class _SavedText(_Saved):
@@ -172,7 +202,7 @@ class _SavedUser(_Saved):
     hidden: bool = False
 
     def message(self) -> UserMessage:
-        return UserMessage(content=list(self.content), hidden=self.hidden)
+        return UserMessage(content=_content(self.content), hidden=self.hidden)
 
 
 class _SavedAssistant(_Saved):
@@ -207,7 +237,7 @@ class _SavedToolResult(_Saved):
         return ToolResultMessage(
             tool_call_id=self.tool_call_id,
             tool_name=self.tool_name,
-            content=list(self.content),
+            content=_content(self.content),
             details=_details(self.tool_name, self.details),
             is_error=self.is_error,
         )
@@ -353,6 +383,21 @@ def read_record(data: object) -> SessionRecord:
     return _record_adapter().validate_python(data)
 
 
+def read_record_line(line: str) -> SessionRecord | None:
+    """A session file's line read straight from its JSON text (the quick way).
+
+    Returns:
+        The record; ``None`` when the line does not read so (not JSON this
+        parser takes, not an object, or a malformed record): then parse it with
+        :func:`json.loads` and call :func:`read_record`, whose error names the
+        problem.
+    """
+    try:
+        return _record_adapter().validate_json(line)
+    except ValueError:
+        return None
+
+
 @functools.cache
 def _header_adapter() -> TypeAdapter[SessionHeader]:
     return TypeAdapter(SessionHeader)
@@ -382,4 +427,5 @@ __all__ = [
     "message_to_dict",
     "read_header_record",
     "read_record",
+    "read_record_line",
 ]
