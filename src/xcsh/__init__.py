@@ -26,7 +26,9 @@ if (
 ):
     del _sys.path[0]
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from xcsh.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from xcsh.core import (
@@ -43,35 +45,29 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-_CORE_NAMES = {
-    "AgentTool",
-    "AgentToolResult",
-    "ImageContent",
-    "TextContent",
-    "ToolError",
-    "UsageError",
-    "XcshError",
-}
-_PENDING_NAMES = {"PendingAction", "PendingActionStore"}
-_PLUGIN_NAMES = {"CustomTool", "CustomToolAPI", "CustomToolPendingAction", "load_custom_tools"}
-
-
-def __getattr__(name: str) -> Any:
-    # The package root is the public facade over every layer; nothing below imports it
-    # for these names, so the imports wait until a name is asked for.
-    if name in _CORE_NAMES:
-        import xcsh.core
-
-        return getattr(xcsh.core, name)
-    if name in _PENDING_NAMES:
-        import xcsh.pending
-
-        return getattr(xcsh.pending, name)
-    if name in _PLUGIN_NAMES:
-        import xcsh.plugins
-
-        return getattr(xcsh.plugins, name)
-    raise AttributeError(f"module 'xcsh' has no attribute {name!r}")
+# The package root is the public facade over every layer; nothing below imports it
+# for these names, so the imports wait until a name is asked for.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "xcsh.core": (
+            "AgentTool",
+            "AgentToolResult",
+            "ImageContent",
+            "TextContent",
+            "ToolError",
+            "UsageError",
+            "XcshError",
+        ),
+        "xcsh.pending": ("PendingAction", "PendingActionStore"),
+        "xcsh.plugins": (
+            "CustomTool",
+            "CustomToolAPI",
+            "CustomToolPendingAction",
+            "load_custom_tools",
+        ),
+    },
+)
 
 
 __all__ = [

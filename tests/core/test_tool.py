@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -117,6 +118,38 @@ def test_coerce_result_shapes() -> None:
     assert str(info.value) == (
         "expected an AgentToolResult, a str, a dict with 'content', or None; got an int"
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ({"content": "one string"}, ([TextContent("one string")], None, False)),
+        ({"content": ["a", {"text": "b"}], "details": {"k": 1}}, (["a", "b"], {"k": 1}, False)),
+        ({"is_error": None, "isError": True}, ([], None, False)),  # is_error wins when given
+        ({"isError": "yes", "other": 1}, ([], None, True)),  # any truthy value; keys ignored
+        ({}, ([], None, False)),
+    ],
+)
+def test_a_dict_result_is_read_as_the_description_writes_it(
+    value: dict[str, Any], expected: tuple[list[Any], Any, bool]
+) -> None:
+    content, details, is_error = expected
+    result = coerce_tool_result(value)
+    assert result.content == [TextContent(b) if isinstance(b, str) else b for b in content]
+    assert (result.details, result.is_error) == (details, is_error)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "'NoneType' object is not iterable"),
+        ([{"type": "image", "data": "AA"}], "a dict with type 'text' or 'image'; got {"),
+        ([{"type": "text", "text": 5}], "got {'type': 'text', 'text': 5}"),
+    ],
+)
+def test_a_dict_result_with_bad_content_is_refused(content: object, message: str) -> None:
+    with pytest.raises(TypeError, match=re.escape(message)):
+        coerce_tool_result({"content": content})
 
 
 def test_a_tool_result_may_not_be_none() -> None:

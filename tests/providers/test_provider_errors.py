@@ -235,3 +235,42 @@ async def test_connection_dropped_mid_stream(
     assert err.retryable and err.status is None
     assert f"{provider}: lost the connection to {api} mid-stream: " in str(err)
     assert "connection reset by peer" in str(err)
+
+
+@pytest.mark.parametrize(
+    ("body", "message", "kind"),
+    [
+        (
+            {"error": {"message": "bad model", "type": "not_found_error"}},
+            "bad model",
+            "not_found_error",
+        ),
+        ({"error": "model not loaded"}, "model not loaded", None),
+        (
+            {"message": "no such route", "type": "overloaded_error"},
+            "no such route",
+            "overloaded_error",
+        ),
+        ({"error": {"code": 7}, "message": "outer text"}, "outer text", None),
+        ({"error": None, "message": "outer text", "type": "api_error"}, "outer text", None),
+        ({"error": {"message": 5}}, "the SDK's text", None),
+        ("<html>502 Bad Gateway</html>", "the SDK's text", None),
+        (None, "the SDK's text", None),
+    ],
+)
+def test_error_bodies_of_every_shape_give_the_servers_text(
+    body: object, message: str, kind: str | None
+) -> None:
+    """Whatever shape a server's error body has, its own text reaches the user when it
+    has one; an error inside a stream takes its status from the error's type."""
+    from xcsh.providers._errors import ErrorContext, status_error
+
+    ctx = ErrorContext(
+        provider="openai", model="m", key_env="OPENAI_API_KEY", base_url=None, max_retries=0
+    )
+    error = status_error(ctx, 400, body, "the SDK's text")
+    assert f"(400): {message}" in str(error)
+    assert error.body is body
+    in_stream = status_error(ctx, 200, body, "the SDK's text")
+    statuses = {"not_found_error": 404, "overloaded_error": 529, None: 500}
+    assert in_stream.status == statuses.get(kind, 500)

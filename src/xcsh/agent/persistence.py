@@ -38,56 +38,35 @@ older readers survive additions; a header with a newer ``version`` is refused.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
-
-from pydantic import TypeAdapter
+from typing import BinaryIO, TextIO
 
 from xcsh.agent.checkpoints import Checkpoint, CheckpointReplay
-from xcsh.core import (
-    AssistantMessage,
-    JsonObject,
-    Message,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    ToolDetails,
-    ToolResultMessage,
-    Usage,
-    UsageError,
-    UserMessage,
-    content_from_any,
+from xcsh.agent.session_records import (
+    CheckpointRecord,
+    CompactionRecord,
+    MessageRecord,
+    OtherRecord,
+    PendingRecord,
+    PendingSnapshot,
+    RewindRecord,
+    SessionHeader,
+    SessionRecord,
+    SteeringRecord,
+    message_from_dict,
+    message_to_dict,
+    read_header_record,
+    read_record,
+    read_record_line,
 )
-from xcsh.tools.registry import builtin_details_types
+from xcsh.core import Message, UsageError
 
 SCHEMA_VERSION = 1
-
-
-@dataclass(frozen=True, kw_only=True)
-class PendingRecord:
-    """A pending action as saved: enough to rebuild it by re-running its tool.
-
-    Args:
-        tool_name, arguments: the call that pushed it (``None`` when unknown).
-        label, source_tool_name: the action's.
-        files: the files it touched (:func:`xcsh.agent.previews.action_files`).
-        digest: its diff's fingerprint (:func:`xcsh.agent.previews.preview_digest`).
-        tool_call_id: the id of the call that pushed it (``None`` when unknown).
-    """
-
-    tool_name: str | None
-    arguments: JsonObject | None
-    label: str
-    source_tool_name: str
-    files: list[str] | None = None
-    digest: str | None = None
-    tool_call_id: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -127,101 +106,6 @@ def sessions_dir(home: Path) -> Path:
 def new_session_id() -> str:
     """A sortable, unique id: ``YYYYMMDD-HHMMSS-xxxxxx``."""
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
-
-
-def message_to_dict(message: Message) -> dict[str, object]:
-    """A message as JSON-ready data (its dataclass fields; ``role`` tags it); a tool
-    result's typed details as :meth:`~xcsh.core.ToolDetails.to_json` gives them."""
-    data = dataclasses.asdict(message)
-    if isinstance(message, ToolResultMessage) and isinstance(message.details, ToolDetails):
-        data["details"] = message.details.to_json()
-    return data
-
-
-def message_from_dict(data: Mapping[str, Any]) -> Message:
-    """Rebuild a message written by :func:`message_to_dict`.
-
-    Raises:
-        ValueError: unknown role or block type.
-    """
-    role = data.get("role")
-    if role == "user":
-        return UserMessage(
-            content=[content_from_any(b) for b in data.get("content", [])],
-            hidden=bool(data.get("hidden", False)),
-        )
-    if role == "assistant":
-        blocks: list[TextContent | ThinkingContent | ToolCall] = []
-        for block in data.get("content", []):
-            kind = block.get("type")
-            if kind == "text":
-                blocks.append(TextContent(block["text"]))
-            elif kind == "thinking":
-                blocks.append(
-                    ThinkingContent(
-                        thinking=block["thinking"],
-                        signature=block.get("signature"),
-                        id=block.get("id"),
-                    )
-                )
-            elif kind == "tool_call":
-                blocks.append(
-                    ToolCall(
-                        id=block["id"],
-                        name=block["name"],
-                        arguments=dict(block["arguments"]),
-                        invalid_arguments=block.get("invalid_arguments"),
-                        arguments_error=block.get("arguments_error"),
-                        from_text=bool(block.get("from_text", False)),
-                    )
-                )
-            else:
-                raise ValueError(f"unknown assistant block type {kind!r}")
-        usage = {k: v for k, v in (data.get("usage") or {}).items() if k in _USAGE_FIELDS}
-        return AssistantMessage(
-            content=blocks,
-            stop_reason=data.get("stop_reason", "stop"),
-            usage=Usage(**usage),
-            provider=data.get("provider", ""),
-            model=data.get("model", ""),
-            error=data.get("error"),
-        )
-    if role == "tool_result":
-        details = _details(str(data["tool_name"]), data.get("details"))
-        return ToolResultMessage(
-            tool_call_id=data["tool_call_id"],
-            tool_name=data["tool_name"],
-            content=[content_from_any(b) for b in data.get("content", [])],
-            details=details,
-            is_error=bool(data.get("is_error", False)),
-        )
-    raise ValueError(f"unknown message role {role!r}")
-
-
-def _details(tool_name: str, data: object) -> object:
-    """A built-in tool's details as its typed value; anything else (a custom tool's,
-    a refused call's, an older version's dict) as it was saved."""
-    kind = builtin_details_types().get(tool_name)
-    typed = kind.from_json(data) if kind is not None and data is not None else None
-    return typed if typed is not None else data
-
-
-_USAGE_FIELDS = {f.name for f in dataclasses.fields(Usage)}
-
-
-@functools.cache
-def _pending_adapter() -> TypeAdapter[PendingRecord]:
-    """The one adapter of a saved stack entry (built on first use: it costs milliseconds)."""
-    return TypeAdapter(PendingRecord)
-
-
-def _pending_record(data: object) -> PendingRecord:
-    """A saved stack entry; fields this version does not know are ignored.
-
-    Raises:
-        ValueError: a field is missing or of the wrong kind.
-    """
-    return _pending_adapter().validate_python(data)
 
 
 class SessionRecorder:
@@ -270,7 +154,7 @@ class SessionRecorder:
 
 
 def drop_torn_tail(path: Path) -> int:
-    """Make the file end with a line break before more records are appended.
+    r"""Make the file end with a line break before more records are appended.
 
     Every record is written as one line ending in ``\n``. Bytes after the last
     line break are either a whole record that lost only its line break (it is
@@ -309,7 +193,7 @@ def _is_record(raw: bytes) -> bool:
 
 
 def _end_of_last_line(fh: BinaryIO, size: int) -> int:
-    """The offset just after the last ``\n`` in ``fh`` (0 when there is none)."""
+    r"""The offset just after the last ``\n`` in ``fh`` (0 when there is none)."""
     block = 64 * 1024
     end = size
     while end > 0:
@@ -337,10 +221,10 @@ def load_session(path: Path) -> SavedSession:
     except (OSError, UnicodeDecodeError) as exc:
         detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise UsageError(f"cannot read the session file {path}: {detail}") from exc
-    header = _parse_line(path, 1, lines[0]) if lines else {}
-    if header.get("type") != "session":
+    header = read_header_record(_parse_line(path, 1, lines[0])) if lines else None
+    if header is None:
         raise UsageError(f"{path} is not an xcsh session file (no header line)")
-    version = header.get("version")
+    version = header.version
     if not isinstance(version, int) or version > SCHEMA_VERSION:
         raise UsageError(
             f"{path} has session format version {version!r}; this xcsh reads up to "
@@ -351,21 +235,23 @@ def load_session(path: Path) -> SavedSession:
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
+        record = read_record_line(line)
+        if record is None:  # read it again the slow way, for the error that names why
+            try:
+                record = _record(path, number, line)
+            except _TornLine:
+                if number == len(lines):
+                    break  # a last line cut short by a crash: keep everything before it
+                raise
         try:
-            record = _parse_line(path, number, line)
-        except UsageError:
-            if number == len(lines):
-                break  # a last line cut short by a crash: keep everything before it
-            raise
-        kind = record.get("type")
-        try:
-            loaded.read(kind, record)
+            loaded.read(record)
         except (KeyError, TypeError, ValueError) as exc:
+            kind = None if isinstance(record, OtherRecord) else record.type
             raise UsageError(f"{path}:{number}: malformed {kind} record: {exc}") from exc
     return SavedSession(
-        id=str(header.get("id", path.stem)),
+        id=header.id if header.id is not None else path.stem,
         path=path,
-        cwd=str(header.get("cwd", "")),
+        cwd=header.cwd or "",
         messages=loaded.messages,
         pending=loaded.pending,
         steering=loaded.steering,
@@ -384,46 +270,61 @@ class _Loaded:
     replay: CheckpointReplay = dataclasses.field(default_factory=CheckpointReplay)
     rewinds: list[int] = dataclasses.field(default_factory=list)
 
-    def read(self, kind: object, record: dict[str, Any]) -> None:
-        """Take one record into account (an unknown ``kind`` is skipped).
+    def read(self, record: SessionRecord) -> None:
+        """Take one record into account (an :class:`OtherRecord` is skipped).
 
         Raises:
-            KeyError, TypeError, ValueError: the record is malformed.
+            ValueError: a rewind names a message the history does not have.
         """
-        if kind == "message":
-            self.messages.append(message_from_dict(record["message"]))
+        if isinstance(record, MessageRecord):
+            self.messages.append(record.message.message())
             self.replay.message(self.messages[-1])
-        elif kind == "checkpoint":
-            stamp = record.get("time_ns")
-            journal = int(record["journal"])
-            self.replay.checkpoint(
-                journal, int(stamp) if stamp is not None else None, self.messages
-            )
-        elif kind == "rewind":
-            number = int(record["message"])
-            history = self.replay.rewind(number, conversation=bool(record.get("conversation")))
+        elif isinstance(record, CheckpointRecord):
+            self.replay.checkpoint(record.journal, record.time_ns, self.messages)
+        elif isinstance(record, RewindRecord):
+            conversation = bool(record.conversation)
+            history = self.replay.rewind(record.message, conversation=conversation)
             self.messages = self.messages if history is None else history
-            if record.get("journal") is not None:
-                self.rewinds.append(int(record["journal"]))
-        elif kind == "compaction":
-            self.messages = [message_from_dict(m) for m in record["messages"]]
-        elif kind == "steering":
-            self.steering = (str(record["provider"]), str(record["model"]), str(record["mode"]))
-        elif kind == "pending":
-            self.pending = [_pending_record(r) for r in record.get("stack", [])]
+            if record.journal is not None:
+                self.rewinds.append(record.journal)
+        elif isinstance(record, CompactionRecord):
+            self.messages = [saved.message() for saved in record.messages]
+        elif isinstance(record, SteeringRecord):
+            self.steering = (record.provider, record.model, record.mode)
+        elif isinstance(record, PendingSnapshot):
+            self.pending = list(record.stack)
 
 
-def _parse_line(path: Path, number: int, line: str) -> dict[str, Any]:
+class _TornLine(UsageError):
+    """A line that is not a JSON object (a crash may have cut it short)."""
+
+
+def _record(path: Path, number: int, line: str) -> SessionRecord:
+    """The record of a line the quick reader refused.
+
+    Raises:
+        _TornLine: the line is not a JSON object.
+        UsageError: the record is malformed; the message names its line and type.
+    """
+    data = _parse_line(path, number, line)
+    try:
+        return read_record(data)
+    except ValueError as exc:
+        kind = data.get("type")
+        raise UsageError(f"{path}:{number}: malformed {kind} record: {exc}") from exc
+
+
+def _parse_line(path: Path, number: int, line: str) -> dict[str, object]:
     try:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+        raise _TornLine(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
     if not isinstance(data, dict):
-        raise UsageError(f"{path}:{number}: expected a JSON object")
+        raise _TornLine(f"{path}:{number}: expected a JSON object")
     return data
 
 
-def read_header(path: Path) -> dict[str, Any] | None:
+def read_header(path: Path) -> SessionHeader | None:
     """The header of a session file, or ``None`` when it has none."""
     try:
         with path.open(encoding="utf-8") as fh:
@@ -431,7 +332,7 @@ def read_header(path: Path) -> dict[str, Any] | None:
         data = json.loads(first)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
-    return data if isinstance(data, dict) and data.get("type") == "session" else None
+    return read_header_record(data)
 
 
 def latest_session_for(home: Path, cwd: Path) -> Path | None:
@@ -443,7 +344,7 @@ def latest_session_for(home: Path, cwd: Path) -> Path | None:
     candidates = []
     for path in folder.glob("*.jsonl"):
         header = read_header(path)
-        if header is not None and header.get("cwd") == want:
+        if header is not None and header.cwd == want:
             candidates.append((path.stat().st_mtime_ns, path.name, path))
     return max(candidates)[2] if candidates else None
 
@@ -462,3 +363,20 @@ def session_path(home: Path, session_id: str) -> Path:
             "without .jsonl); use --continue for the latest one in this folder",
         )
     return path
+
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "PendingRecord",
+    "SavedSession",
+    "SessionRecorder",
+    "drop_torn_tail",
+    "latest_session_for",
+    "load_session",
+    "message_from_dict",
+    "message_to_dict",
+    "new_session_id",
+    "read_header",
+    "session_path",
+    "sessions_dir",
+]

@@ -1,17 +1,20 @@
-"""Core data types shared by every layer: content blocks, tool results, the tool
-interface and the error tree.
+"""Core data types shared by every layer.
 
-This package imports nothing else of xcsh; everything else may import it.
+Content blocks, tool results, the tool interface, JSON value types and the
+error tree. This package imports nothing else of xcsh; everything else may import it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from xcsh.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from xcsh.core.content import Content, ImageContent, TextContent, content_from_any
-    from xcsh.core.details import JsonObject, JsonValue, ToolDetails
+    from xcsh.core.details import ToolDetails
     from xcsh.core.errors import ProviderError, ToolError, UsageError, XcshError
+    from xcsh.core.json_types import JsonObject, JsonValue, json_object
     from xcsh.core.messages import (
         AssistantMessage,
         ForcedTool,
@@ -45,71 +48,49 @@ if TYPE_CHECKING:
         text_result,
     )
 
-_CONTENT = frozenset({"Content", "ImageContent", "TextContent", "content_from_any"})
-_DETAILS = frozenset({"JsonObject", "JsonValue", "ToolDetails"})
-_ERRORS = frozenset({"ProviderError", "ToolError", "UsageError", "XcshError"})
-_MESSAGES = frozenset(
+# Each name is imported from its module when first used, so a command that needs
+# only the errors (xcsh ast-grep) never loads pydantic, jsonschema or asyncio.
+__getattr__ = lazy_exports(
+    __name__,
     {
-        "AssistantMessage",
-        "ForcedTool",
-        "Message",
-        "ModelRequest",
-        "StopReason",
-        "ThinkingContent",
-        "ToolCall",
-        "ToolChoice",
-        "ToolResultMessage",
-        "ToolSpec",
-        "Usage",
-        "UserMessage",
-    }
+        "xcsh.core.content": ("Content", "ImageContent", "TextContent", "content_from_any"),
+        "xcsh.core.details": ("ToolDetails",),
+        "xcsh.core.errors": ("ProviderError", "ToolError", "UsageError", "XcshError"),
+        "xcsh.core.json_types": ("JsonObject", "JsonValue", "json_object"),
+        "xcsh.core.messages": (
+            "AssistantMessage",
+            "ForcedTool",
+            "Message",
+            "ModelRequest",
+            "StopReason",
+            "ThinkingContent",
+            "ToolCall",
+            "ToolChoice",
+            "ToolResultMessage",
+            "ToolSpec",
+            "Usage",
+            "UserMessage",
+        ),
+        "xcsh.core.tool": (
+            "MAX_RESULT_CHARS",
+            "AgentTool",
+            "AgentToolResult",
+            "ParametersSpec",
+            "Tool",
+            "ToolCallContext",
+            "ToolGuard",
+            "ToolUpdateCallback",
+            "cap_content",
+            "cap_result",
+            "cap_text",
+            "coerce_result",
+            "coerce_tool_result",
+            "describe_value_type",
+            "running_tool_call",
+            "text_result",
+        ),
+    },
 )
-_TOOL = frozenset(
-    {
-        "MAX_RESULT_CHARS",
-        "AgentTool",
-        "AgentToolResult",
-        "ParametersSpec",
-        "Tool",
-        "ToolCallContext",
-        "ToolGuard",
-        "ToolUpdateCallback",
-        "cap_content",
-        "cap_result",
-        "cap_text",
-        "coerce_result",
-        "coerce_tool_result",
-        "describe_value_type",
-        "running_tool_call",
-        "text_result",
-    }
-)
-
-
-def __getattr__(name: str) -> Any:
-    # Each name is imported from its module when first used, so a command that needs
-    # only the errors (xcsh ast-grep) never loads pydantic, jsonschema or asyncio.
-    if name in _CONTENT:
-        import xcsh.core.content as content
-
-        return getattr(content, name)
-    if name in _DETAILS:
-        import xcsh.core.details as details
-
-        return getattr(details, name)
-    if name in _ERRORS:
-        import xcsh.core.errors as errors
-
-        return getattr(errors, name)
-    if name in _MESSAGES:
-        import xcsh.core.messages as messages
-
-        return getattr(messages, name)
-    if name in _TOOL:
-        import xcsh.core.tool as tool
-
-        return getattr(tool, name)
-    raise AttributeError(f"module 'xcsh.core' has no attribute {name!r}")
 
 
 __all__ = [
@@ -150,6 +131,7 @@ __all__ = [
     "coerce_tool_result",
     "content_from_any",
     "describe_value_type",
+    "json_object",
     "running_tool_call",
     "text_result",
 ]

@@ -14,14 +14,11 @@ unless a class narrows it (``resolve``'s four keys).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Self, TypeAlias
+from typing import Self
 
 import pydantic
-from pydantic import JsonValue
 
-JsonObject: TypeAlias = dict[str, JsonValue]
-"""A JSON object (:data:`JsonValue`: pydantic's, a value JSON can carry)."""
-
+from xcsh.core.json_types import JsonObject, JsonValue
 
 _ADAPTERS: dict[type[ToolDetails], pydantic.TypeAdapter[ToolDetails]] = {}
 """One adapter per details class, built on first use (building one costs milliseconds)."""

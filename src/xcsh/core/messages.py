@@ -9,9 +9,10 @@ in one :class:`AssistantMessage`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from xcsh.core.content import Content, TextContent
+from xcsh.core.json_types import JsonObject
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,7 +37,7 @@ class ToolCall:
 
     id: str
     name: str
-    arguments: dict[str, Any]
+    arguments: JsonObject
     invalid_arguments: str | None = None
     arguments_error: str | None = None
     from_text: bool = False
@@ -87,6 +88,7 @@ class UserMessage:
 
     @property
     def text(self) -> str:
+        """The text blocks joined by newlines (images left out)."""
         return "\n".join(b.text for b in self.content if isinstance(b, TextContent))
 
 
@@ -116,10 +118,12 @@ class AssistantMessage:
 
     @property
     def text(self) -> str:
+        """The answer's text blocks joined together (thinking and tool calls left out)."""
         return "".join(b.text for b in self.content if isinstance(b, TextContent))
 
     @property
     def tool_calls(self) -> list[ToolCall]:
+        """The tool calls of the answer, in the order the model made them."""
         return [b for b in self.content if isinstance(b, ToolCall)]
 
 
@@ -152,7 +156,7 @@ class ToolSpec:
 
     name: str
     description: str
-    parameters: dict[str, Any]
+    parameters: JsonObject
 
 
 @dataclass(frozen=True, kw_only=True)

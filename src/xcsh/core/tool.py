@@ -12,9 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Generic, Protocol, cast
+from typing import Annotated, Generic, Protocol, cast
 
 import jsonschema
 import pydantic
@@ -111,16 +111,38 @@ def _coerce(value: object, accepted: str) -> AgentToolResult:
     if isinstance(value, str):
         return text_result(value)
     if isinstance(value, Mapping):
-        raw_content = value.get("content", [])
-        if isinstance(raw_content, str):
-            raw_content = [raw_content]
-        is_error = bool(value.get("is_error", value.get("isError", False)))
-        return AgentToolResult(
-            content=[content_from_any(block) for block in raw_content],
-            details=value.get("details"),
-            is_error=is_error,
-        )
+        read = _ResultDict.model_validate(dict(value))
+        return AgentToolResult(content=read.content, details=read.details, is_error=read.is_error)
     raise TypeError(f"expected {accepted}; got {describe_value_type(value)}")
+
+
+def _content_blocks(value: object) -> list[Content]:
+    """A dict result's ``content``: a list of blocks, or one string.
+
+    Raises:
+        TypeError: ``value`` is not iterable, or one of its items is not a
+            content block (:func:`content_from_any`'s message).
+    """
+    blocks = [value] if isinstance(value, str) else value
+    if not isinstance(blocks, Iterable):
+        raise TypeError(f"{type(blocks).__name__!r} object is not iterable")
+    return [content_from_any(block) for block in blocks]
+
+
+class _ResultDict(pydantic.BaseModel):
+    """A result given as a dict, as the original description's examples write it.
+
+    ``{"content": [...] | "text", "details": ..., "is_error"|"isError": ...}``;
+    other keys are ignored, and any truthy ``is_error`` counts.
+    """
+
+    model_config = pydantic.ConfigDict(frozen=True, extra="ignore")
+
+    content: Annotated[list[Content], pydantic.PlainValidator(_content_blocks)] = []
+    details: object = None
+    is_error: Annotated[bool, pydantic.BeforeValidator(bool)] = pydantic.Field(
+        default=False, validation_alias=pydantic.AliasChoices("is_error", "isError")
+    )
 
 
 MAX_RESULT_CHARS = 50_000

@@ -3,17 +3,19 @@
 Wire format: https://docs.anthropic.com/en/api/messages. Consecutive
 user-role content (tool results, then a hidden reminder) is merged into one
 user message, tool results first, as the API requires after ``tool_use``.
+The parameters are typed with the SDK's own ``TypedDict`` types (imported for
+type checkers only: building them loads no SDK).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Required, TypeAlias, TypedDict, cast
 
 from xcsh.core import (
     AssistantMessage,
     ForcedTool,
     ImageContent,
-    JsonObject,
     Message,
     ModelRequest,
     TextContent,
@@ -24,55 +26,50 @@ from xcsh.core import (
     UserMessage,
 )
 
+if TYPE_CHECKING:
+    from anthropic.types import (
+        CacheControlEphemeralParam,
+        ImageBlockParam,
+        MessageParam,
+        TextBlockParam,
+        ThinkingBlockParam,
+        ThinkingConfigEnabledParam,
+        ToolChoiceParam,
+        ToolParam,
+        ToolResultBlockParam,
+        ToolUseBlockParam,
+    )
+    from anthropic.types.base64_image_source_param import Base64ImageSourceParam
+
 MIN_THINKING_BUDGET = 1024
 """The smallest ``budget_tokens`` the API accepts."""
 
-
-class _Text(TypedDict):
-    type: Literal["text"]
-    text: str
-
-
-class _ImageSource(TypedDict):
-    type: Literal["base64"]
-    media_type: str
-    data: str
-
-
-class _Image(TypedDict):
-    type: Literal["image"]
-    source: _ImageSource
+ContentBlock: TypeAlias = "TextBlockParam | ImageBlockParam"
+"""A block of a user's or a tool result's content."""
+Block: TypeAlias = (
+    "TextBlockParam | ImageBlockParam | ThinkingBlockParam | ToolUseBlockParam"
+    " | ToolResultBlockParam"
+)
+"""A content block of a Messages API message, as xcsh sends them."""
+MediaType: TypeAlias = Literal["image/jpeg", "image/png", "image/gif", "image/webp"]
+"""The image types the API names; an image of another type is sent as it is, and refused."""
 
 
-class _Thinking(TypedDict):
-    type: Literal["thinking"]
-    thinking: str
-    signature: str
+class StreamParams(TypedDict, total=False):
+    """The keyword arguments xcsh passes to ``AsyncAnthropic().messages.stream``.
 
+    Each value has the SDK's own parameter type; keys are sent in this order,
+    those not marked required only when set.
+    """
 
-class _ToolUse(TypedDict):
-    type: Literal["tool_use"]
-    id: str
-    name: str
-    input: JsonObject
-
-
-class _ToolResult(TypedDict):
-    type: Literal["tool_result"]
-    tool_use_id: str
-    content: NotRequired[list[Block]]
-    is_error: NotRequired[bool]
-
-
-Block = _Text | _Image | _Thinking | _ToolUse | _ToolResult
-"""A content block of a Messages API message."""
-
-
-class MessageParam(TypedDict):
-    """A message as the Messages API takes it."""
-
-    role: Literal["user", "assistant"]
-    content: list[Block]
+    model: Required[str]
+    max_tokens: Required[int]
+    messages: Required[list[MessageParam]]
+    cache_control: CacheControlEphemeralParam
+    system: str
+    tools: list[ToolParam]
+    tool_choice: ToolChoiceParam
+    thinking: ThinkingConfigEnabledParam
 
 
 def build_params(
@@ -83,7 +80,7 @@ def build_params(
     thinking: bool,
     thinking_budget: int,
     prompt_cache: bool = True,
-) -> dict[str, Any]:
+) -> StreamParams:
     """Keyword arguments for ``AsyncAnthropic().messages.stream``.
 
     Args:
@@ -105,105 +102,144 @@ def build_params(
     the assistant message of a tool-use loop to start with one.
     """
     cap = request.max_tokens or max_tokens
-    messages = map_messages(request.messages)
-    params: dict[str, Any] = {"model": model, "max_tokens": cap, "messages": messages}
+    turns = _turns(request.messages)
+    params: StreamParams = {
+        "model": model,
+        "max_tokens": cap,
+        "messages": [turn.param() for turn in turns],
+    }
     if prompt_cache:
         params["cache_control"] = {"type": "ephemeral"}
     if request.system:
         params["system"] = request.system
     if request.tools:
         params["tools"] = [
-            {"name": t.name, "description": t.description, "input_schema": t.parameters}
+            {"name": t.name, "description": t.description, "input_schema": {**t.parameters}}
             for t in request.tools
         ]
         params["tool_choice"] = map_tool_choice(request.tool_choice)
     forces = isinstance(request.tool_choice, ForcedTool) or request.tool_choice == "required"
     budget = min(thinking_budget, cap - 1)
-    if thinking and not forces and budget >= MIN_THINKING_BUDGET and _thinking_allowed(messages):
+    if thinking and not forces and budget >= MIN_THINKING_BUDGET and _thinking_allowed(turns):
         params["thinking"] = {"type": "enabled", "budget_tokens": budget}
     return params
 
 
-def _thinking_allowed(messages: list[MessageParam]) -> bool:
+@dataclass
+class _Turn:
+    """One message as sent: consecutive same-role messages merged.
+
+    Attributes:
+        role: whose message it is.
+        blocks: its content blocks, in order.
+        answers_tools: it carries tool results.
+        opens_with_thinking: its first block is a signed thinking block.
+    """
+
+    role: Literal["user", "assistant"]
+    blocks: list[Block]
+    answers_tools: bool = False
+    opens_with_thinking: bool = False
+
+    def param(self) -> MessageParam:
+        """The message in the API's shape."""
+        if self.role == "user":
+            return {"role": "user", "content": self.blocks}
+        return {"role": "assistant", "content": self.blocks}
+
+
+def _thinking_allowed(turns: list[_Turn]) -> bool:
     """False when the request continues a tool-use turn whose assistant message has no thinking.
 
     That is: the last message carries tool results and the assistant message
     before it does not start with a thinking block. A fresh user message
     starts a new turn, where thinking is allowed again.
     """
-    if len(messages) < 2 or messages[-2]["role"] != "assistant":
+    if len(turns) < 2 or turns[-2].role != "assistant":
         return True
-    if not any(b["type"] == "tool_result" for b in messages[-1]["content"]):
+    if not turns[-1].answers_tools:
         return True
-    return bool(messages[-2]["content"][0]["type"] == "thinking")
+    return turns[-2].opens_with_thinking
 
 
-def map_tool_choice(choice: ToolChoice) -> dict[str, str]:
+def map_tool_choice(choice: ToolChoice) -> ToolChoiceParam:
     """``auto``/``none``/``required`` → ``auto``/``none``/``any``; a forced tool → ``tool``."""
     if isinstance(choice, ForcedTool):
         return {"type": "tool", "name": choice.name}
-    return {"type": {"auto": "auto", "none": "none", "required": "any"}[choice]}
+    if choice == "auto":
+        return {"type": "auto"}
+    if choice == "none":
+        return {"type": "none"}
+    return {"type": "any"}
 
 
 def map_messages(messages: list[Message]) -> list[MessageParam]:
     """Messages in API shape, merging consecutive same-role content; empty ones dropped."""
-    out: list[MessageParam] = []
+    return [turn.param() for turn in _turns(messages)]
+
+
+def _turns(messages: list[Message]) -> list[_Turn]:
+    out: list[_Turn] = []
     for message in messages:
-        role, blocks = _blocks(message)
-        if not blocks:
+        turn = _turn(message)
+        if not turn.blocks:
             continue
-        if out and out[-1]["role"] == role:
-            out[-1]["content"].extend(blocks)
+        if out and out[-1].role == turn.role:
+            out[-1].blocks.extend(turn.blocks)
+            out[-1].answers_tools |= turn.answers_tools
         else:
-            out.append({"role": role, "content": blocks})
+            out.append(turn)
     return out
 
 
-def _blocks(message: Message) -> tuple[Literal["user", "assistant"], list[Block]]:
+def _turn(message: Message) -> _Turn:
     if isinstance(message, UserMessage):
-        return "user", _content(message.content)
+        return _Turn("user", list(_content(message.content)))
     if isinstance(message, ToolResultMessage):
-        block: _ToolResult = {"type": "tool_result", "tool_use_id": message.tool_call_id}
+        block: ToolResultBlockParam = {"type": "tool_result", "tool_use_id": message.tool_call_id}
         content = _content(message.content)
         if content:
             block["content"] = content
         if message.is_error:
             block["is_error"] = True
-        return "user", [block]
-    return "assistant", _assistant(message)
+        return _Turn("user", [block], answers_tools=True)
+    return _assistant(message)
 
 
-def _assistant(message: AssistantMessage) -> list[Block]:
-    blocks: list[Block] = []
+def _assistant(message: AssistantMessage) -> _Turn:
+    turn = _Turn("assistant", [])
     for part in message.content:
         if isinstance(part, TextContent):
             if part.text:
-                blocks.append({"type": "text", "text": part.text})
+                turn.blocks.append({"type": "text", "text": part.text})
         elif isinstance(part, ThinkingContent):
             # Unsigned reasoning (an aborted stream) cannot be sent back, nor an
             # OpenAI reasoning item (it has an id; its signature is encrypted content).
             if part.signature and part.id is None:
-                blocks.append(
+                turn.opens_with_thinking |= not turn.blocks
+                turn.blocks.append(
                     {"type": "thinking", "thinking": part.thinking, "signature": part.signature}
                 )
         elif isinstance(part, ToolCall):
-            blocks.append(
-                {"type": "tool_use", "id": part.id, "name": part.name, "input": part.arguments}
-            )
-    return blocks
+            turn.blocks.append(_tool_use(part))
+    return turn
 
 
-def _content(content: list[TextContent | ImageContent]) -> list[Block]:
-    blocks: list[Block] = []
+def _tool_use(call: ToolCall) -> ToolUseBlockParam:
+    return {"type": "tool_use", "id": call.id, "name": call.name, "input": {**call.arguments}}
+
+
+def _content(content: list[TextContent | ImageContent]) -> list[ContentBlock]:
+    blocks: list[ContentBlock] = []
     for part in content:
         if isinstance(part, TextContent):
             if part.text:
                 blocks.append({"type": "text", "text": part.text})
         else:
-            blocks.append(
-                {
-                    "type": "image",
-                    "source": {"type": "base64", "media_type": part.mime_type, "data": part.data},
-                }
-            )
+            blocks.append({"type": "image", "source": _image_source(part)})
     return blocks
+
+
+def _image_source(image: ImageContent) -> Base64ImageSourceParam:
+    media_type = cast(MediaType, image.mime_type)  # sent as given: the API names what it refuses
+    return {"type": "base64", "media_type": media_type, "data": image.data}

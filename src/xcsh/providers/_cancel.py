@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 
@@ -48,7 +48,7 @@ async def race(awaitable: Awaitable[T], cancel: asyncio.Event | None) -> T:
     raise Cancelled
 
 
-def _observe(work: asyncio.Future[Any]) -> None:
+def _observe(work: asyncio.Future[T]) -> None:
     """Mark ``work``'s outcome as seen (an abandoned read's error is expected)."""
     if not work.cancelled():
         work.exception()

@@ -1,5 +1,8 @@
-"""Small pieces the adapters share: tool-call parsing, aborted answers, and the
-content mapping both OpenAI APIs use (data URLs, text, tool-result images)."""
+"""Small pieces the adapters share.
+
+Tool-call parsing, aborted answers, and the content mapping both OpenAI APIs
+use (data URLs, text, tool-result images).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +10,15 @@ import dataclasses
 import json
 import re
 from collections.abc import Callable, Collection
-from typing import Generic, Literal, TypedDict, TypeVar
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from xcsh.core import (
     AssistantMessage,
     ImageContent,
+    JsonValue,
     Message,
     TextContent,
     ThinkingContent,
@@ -29,10 +36,15 @@ PartT = TypeVar("PartT")
 """A content block in an API's own shape."""
 
 
-class UserItem(TypedDict, Generic[PartT]):
-    """A user message as both OpenAI APIs take it: text, or a list of content blocks."""
+@dataclass(frozen=True)
+class UserContent(Generic[PartT]):
+    """A user message's content as both OpenAI APIs take it.
 
-    role: Literal["user"]
+    Attributes:
+        content: its text as one string, or a list of ``PartT`` blocks when it
+            holds images. Each API wraps it in its own user message type.
+    """
+
     content: str | list[PartT]
 
 
@@ -58,7 +70,20 @@ def parse_tool_call(call_id: str, name: str, raw: str | None) -> ToolCall:
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL)
-_CALL_KEYS = {"name", "arguments", "parameters"}
+
+
+class _WrittenCall(BaseModel):
+    """A tool call a model wrote as a JSON object.
+
+    ``name``, and its ``arguments`` (or ``parameters``); any other key is kept
+    (``model_extra``), as a parameter put one level too high.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    name: JsonValue
+    arguments: JsonValue = None
+    parameters: JsonValue = None
 
 
 def text_tool_call(text: str, offered: Collection[str], call_id: str) -> ToolCall | None:
@@ -88,25 +113,30 @@ def text_tool_call(text: str, offered: Collection[str], call_id: str) -> ToolCal
         value = json.loads(stripped)
     except json.JSONDecodeError:
         return None
-    if not isinstance(value, dict) or "name" not in value:
+    try:
+        call = _WrittenCall.model_validate(value)
+    except ValidationError:  # not a JSON object, or no "name"
         return None
-    if "arguments" in value and "parameters" in value:
+    given = sorted(call.model_fields_set & {"arguments", "parameters"})
+    if len(given) == 2:
         return None
-    name = value["name"]
-    arguments = value.get("arguments", value.get("parameters", {}))
+    where = given[0] if given else None
+    arguments: JsonValue = {}
+    if where is not None:
+        arguments = call.arguments if where == "arguments" else call.parameters
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
         except json.JSONDecodeError:
             return None
+    name = call.name
     if not isinstance(name, str) or name not in offered or not isinstance(arguments, dict):
         return None
-    stray = [key for key in value if key not in _CALL_KEYS]
-    if stray and "arguments" not in value and "parameters" not in value:
+    stray = list(call.model_extra or {})
+    if stray and where is None:
         return None  # no arguments at all: not recognisably a call
     if stray:
         keys = ", ".join(json.dumps(key) for key in stray)
-        where = "arguments" if "arguments" in value else "parameters"
         return ToolCall(
             id=call_id,
             name=name,
@@ -170,9 +200,11 @@ def text_tool_calls(
 
 
 def _calls_in(block: str, offered: Collection[str]) -> tuple[list[ToolCall], str]:
-    """The calls in ``block`` and what is left of it: one call, a JSON list of calls (all
-    of them valid), or objects one after another (the calls among them); else
-    ``([], block)``."""
+    """The calls in ``block`` and what is left of it.
+
+    One call, a JSON list of calls (all of them valid), or objects one after
+    another (the calls among them); else ``([], block)``.
+    """
     single = text_tool_call(block, offered, "")
     if single is not None:
         return [single], ""
@@ -197,8 +229,10 @@ def _calls_in(block: str, offered: Collection[str]) -> tuple[list[ToolCall], str
 
 
 def _json_values(block: str) -> list[tuple[object, str]] | None:
-    """The JSON values written one after another in ``block`` (only whitespace between),
-    each with its text; ``None`` when anything else is there."""
+    """The JSON values written one after another in ``block``, each with its text.
+
+    Only whitespace may come between them; ``None`` when anything else is there.
+    """
     decoder = json.JSONDecoder()
     values: list[tuple[object, str]] = []
     at = 0
@@ -253,24 +287,24 @@ def openai_messages(
     messages: list[Message],
     items: Callable[[ToolResultMessage | AssistantMessage], list[ItemT]],
     part: Callable[[TextContent | ImageContent], PartT],
-) -> list[ItemT | UserItem[PartT]]:
+) -> list[ItemT | UserContent[PartT]]:
     """Messages in the shape both OpenAI APIs share for user content and tool-result images.
 
-    A user message becomes ``{"role": "user", "content": ...}``: its text as
-    one string, or a list of ``part`` blocks when it holds images. Tool
-    results and assistant messages become ``items(message)``. The OpenAI APIs
-    take text only in a tool's output, so the images of a run of consecutive
-    tool results follow that run as one user message: the
-    :data:`TOOL_IMAGES_NOTE` text, then the images, each as ``part`` makes it.
+    A user message becomes a :class:`UserContent`: its text as one string, or
+    a list of ``part`` blocks when it holds images. Tool results and assistant
+    messages become ``items(message)``. The OpenAI APIs take text only in a
+    tool's output, so the images of a run of consecutive tool results follow
+    that run as one more :class:`UserContent`: the :data:`TOOL_IMAGES_NOTE`
+    text, then the images, each as ``part`` makes it.
     """
-    out: list[ItemT | UserItem[PartT]] = []
+    out: list[ItemT | UserContent[PartT]] = []
     images: list[ImageContent] = []
     for message in messages:
         if not isinstance(message, ToolResultMessage) and images:
             out.append(_image_message(images, part))
             images = []
         if isinstance(message, UserMessage):
-            out.append({"role": "user", "content": _user_content(message.content, part)})
+            out.append(UserContent(_user_content(message.content, part)))
         else:
             out.extend(items(message))
         if isinstance(message, ToolResultMessage):
@@ -290,7 +324,7 @@ def _user_content(
 
 def _image_message(
     images: list[ImageContent], part: Callable[[TextContent | ImageContent], PartT]
-) -> UserItem[PartT]:
+) -> UserContent[PartT]:
     parts = [part(TextContent(TOOL_IMAGES_NOTE))]
     parts.extend(part(i) for i in images)
-    return {"role": "user", "content": parts}
+    return UserContent(parts)

@@ -8,7 +8,9 @@ The SDKs have already retried rate limits, overloads and 5xx answers
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 from xcsh.core import ProviderError
 
@@ -32,17 +34,63 @@ class ErrorContext:
     max_retries: int
 
 
-def api_message(body: Any, fallback: str) -> str:
-    """The provider's own error text from a JSON error body, or ``fallback``."""
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return str(inner["message"])
-        if isinstance(inner, str):
-            return inner
-        if isinstance(body.get("message"), str):
-            return str(body["message"])
-    return fallback
+def _text_or_none(value: object) -> object:
+    return value if isinstance(value, str) else None
+
+
+def _object_or_text(value: object) -> object:
+    return value if isinstance(value, dict | str) else None
+
+
+_Text = Annotated[str | None, BeforeValidator(_text_or_none)]
+"""A string field of an error body; any other value there reads as absent."""
+
+
+class _ErrorObject(BaseModel):
+    """The part of an error body that says what went wrong (other keys ignored)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    message: _Text = None
+    type: _Text = None
+
+
+class _ErrorBody(_ErrorObject):
+    """A provider's JSON error body, in any of the shapes servers send.
+
+    ``{"error": {"message": ..., "type": ...}}`` (Anthropic, OpenAI),
+    ``{"error": "text"}`` or ``{"message": ...}`` (some compatible servers).
+    """
+
+    error: Annotated[_ErrorObject | str | None, BeforeValidator(_object_or_text)] = None
+
+    @property
+    def inner(self) -> _ErrorObject | str | None:
+        """What ``error`` holds, or the body itself when it has no ``error`` key."""
+        return self.error if "error" in self.model_fields_set else self
+
+
+def _error_body(body: object) -> _ErrorBody | None:
+    """``body`` read as an error body; ``None`` when it is not a JSON object."""
+    return _ErrorBody.model_validate(body) if isinstance(body, dict) else None
+
+
+def api_message(body: object, fallback: str) -> str:
+    """The provider's own error text from a JSON error body, or ``fallback``.
+
+    Args:
+        body: the parsed error body (any value; only a JSON object can carry a message).
+        fallback: the text returned when the body names none.
+    """
+    parsed = _error_body(body)
+    if parsed is None:
+        return fallback
+    inner = parsed.inner
+    if isinstance(inner, _ErrorObject) and inner.message is not None:
+        return inner.message
+    if isinstance(inner, str):
+        return inner
+    return parsed.message if parsed.message is not None else fallback
 
 
 _ERROR_TYPE_STATUS = {
@@ -58,15 +106,13 @@ _ERROR_TYPE_STATUS = {
 """Anthropic's error types, for errors sent inside a 200 stream (no retry happened)."""
 
 
-def _error_type(body: Any) -> str | None:
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("type"), str):
-            return str(inner["type"])
-    return None
+def _error_type(body: object) -> str | None:
+    parsed = _error_body(body)
+    inner = parsed.inner if parsed is not None else None
+    return inner.type if isinstance(inner, _ErrorObject) else None
 
 
-def status_error(ctx: ErrorContext, status: int, body: Any, fallback: str) -> ProviderError:
+def status_error(ctx: ErrorContext, status: int, body: object, fallback: str) -> ProviderError:
     """A :class:`ProviderError` for an HTTP error answer or an error event in a stream.
 
     Args:

@@ -8,7 +8,7 @@ images a tool returned follow the tool messages as one user message.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Required, TypeAlias, TypedDict
 
 from xcsh.core import (
     AssistantMessage,
@@ -21,67 +21,44 @@ from xcsh.core import (
     ToolResultMessage,
     ToolSpec,
 )
-from xcsh.providers._common import UserItem, data_url, joined_text, openai_messages
+from xcsh.providers._common import UserContent, data_url, joined_text, openai_messages
 from xcsh.providers._tool_schema import tool_call_schema
 
+if TYPE_CHECKING:
+    from openai.types.chat import (
+        ChatCompletionAssistantMessageParam,
+        ChatCompletionContentPartImageParam,
+        ChatCompletionContentPartTextParam,
+        ChatCompletionFunctionToolParam,
+        ChatCompletionMessageFunctionToolCallParam,
+        ChatCompletionMessageParam,
+        ChatCompletionStreamOptionsParam,
+        ChatCompletionToolChoiceOptionParam,
+        ChatCompletionToolMessageParam,
+        ChatCompletionUserMessageParam,
+    )
+    from openai.types.shared_params import ReasoningEffort, ResponseFormatJSONSchema
 
-class _TextPart(TypedDict):
-    type: Literal["text"]
-    text: str
-
-
-class _ImageURL(TypedDict):
-    url: str
-
-
-class _ImagePart(TypedDict):
-    type: Literal["image_url"]
-    image_url: _ImageURL
-
-
-Part = _TextPart | _ImagePart
+Part: TypeAlias = "ChatCompletionContentPartTextParam | ChatCompletionContentPartImageParam"
 """A content block of a user message."""
 
 
-class _Function(TypedDict):
-    name: str
-    arguments: str
+class StreamParams(TypedDict, total=False):
+    """The keyword arguments xcsh passes to ``AsyncOpenAI().chat.completions.stream``.
 
+    Each value has the SDK's own parameter type; keys are sent in the order
+    :func:`build_params` sets them, those not marked required only when set.
+    """
 
-class _ToolCall(TypedDict):
-    id: str
-    type: Literal["function"]
-    function: _Function
-
-
-class _SystemMessage(TypedDict):
-    role: Literal["system"]
-    content: str
-
-
-class _ToolMessage(TypedDict):
-    role: Literal["tool"]
-    tool_call_id: str
-    content: str
-
-
-class _AssistantMessage(TypedDict):
-    role: Literal["assistant"]
-    content: str | None
-    tool_calls: NotRequired[list[_ToolCall]]
-
-
-ChatMessage = _SystemMessage | UserItem[Part] | _ToolMessage | _AssistantMessage
-"""A message as Chat Completions takes it."""
-
-
-class _FunctionName(TypedDict):
-    name: str
-
-
-class _NamedChoice(TypedDict):
-    type: Literal["function"]
-    function: _FunctionName
+    model: Required[str]
+    messages: Required[list[ChatCompletionMessageParam]]
+    stream_options: Required[ChatCompletionStreamOptionsParam]
+    tools: list[ChatCompletionFunctionToolParam]
+    tool_choice: ChatCompletionToolChoiceOptionParam
+    response_format: ResponseFormatJSONSchema
+    max_tokens: int
+    max_completion_tokens: int
+    reasoning_effort: ReasoningEffort
 
 
 def build_params(
@@ -93,7 +70,7 @@ def build_params(
     forced_tool_choice: bool,
     compatible_server: bool,
     constrain_forced: bool = False,
-) -> dict[str, Any]:
+) -> StreamParams:
     """Keyword arguments for ``AsyncOpenAI().chat.completions.stream``.
 
     Args:
@@ -113,45 +90,51 @@ def build_params(
             constrains its output (llama.cpp) can only write that call, as
             JSON text the adapter reads back (:func:`forced_tools`).
     """
-    messages: list[ChatMessage] = []
+    messages: list[ChatCompletionMessageParam] = []
     if request.system:
         messages.append({"role": "system", "content": request.system})
     messages.extend(map_messages(request.messages))
-    params: dict[str, Any] = {
+    params: StreamParams = {
         "model": model,
         "messages": messages,
         "stream_options": {"include_usage": True},
     }
     if request.tools:
-        params["tools"] = [
-            {
-                "type": "function",
-                "function": {
-                    "name": t.name,
-                    "description": t.description,
-                    "parameters": t.parameters,
-                },
-            }
-            for t in request.tools
-        ]
+        params["tools"] = [_tool(t) for t in request.tools]
         params["tool_choice"] = map_tool_choice(request.tool_choice, forced_tool_choice)
         allowed = forced_tools(request) if constrain_forced else []
         if allowed:
             params["response_format"] = {
                 "type": "json_schema",
-                "json_schema": {"name": "tool_call", "schema": tool_call_schema(allowed)},
+                "json_schema": {"name": "tool_call", "schema": {**tool_call_schema(allowed)}},
             }
     cap = request.max_tokens or max_tokens
-    if cap is not None:
-        params["max_tokens" if compatible_server else "max_completion_tokens"] = cap
+    if cap is not None and compatible_server:
+        params["max_tokens"] = cap
+    elif cap is not None:
+        params["max_completion_tokens"] = cap
     if thinking:
         params["reasoning_effort"] = "medium"
     return params
 
 
+def _tool(tool: ToolSpec) -> ChatCompletionFunctionToolParam:
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": {**tool.parameters},
+        },
+    }
+
+
 def forced_tools(request: ModelRequest) -> list[ToolSpec]:
-    """The tools a forced turn may call: the named one, every offered one for
-    ``"required"``, none when the turn does not force."""
+    """The tools a forced turn may call.
+
+    The named one, every offered one for ``"required"``, none when the turn
+    does not force.
+    """
     choice = request.tool_choice
     if isinstance(choice, ForcedTool):
         return [t for t in request.tools if t.name == choice.name]
@@ -160,7 +143,9 @@ def forced_tools(request: ModelRequest) -> list[ToolSpec]:
     return []
 
 
-def map_tool_choice(choice: ToolChoice, forced_supported: bool) -> str | _NamedChoice:
+def map_tool_choice(
+    choice: ToolChoice, forced_supported: bool
+) -> ChatCompletionToolChoiceOptionParam:
     """``"auto"``/``"none"``/``"required"`` as is; a forced tool as a named function."""
     if isinstance(choice, ForcedTool):
         if not forced_supported:
@@ -169,7 +154,7 @@ def map_tool_choice(choice: ToolChoice, forced_supported: bool) -> str | _NamedC
     return choice
 
 
-def map_messages(messages: list[Message]) -> list[ChatMessage]:
+def map_messages(messages: list[Message]) -> list[ChatCompletionMessageParam]:
     """Messages in Chat Completions shape; consecutive user messages are merged.
 
     Chat templates of local models (llama.cpp, vLLM) often require user and
@@ -178,14 +163,23 @@ def map_messages(messages: list[Message]) -> list[ChatMessage]:
     user's own text) become one: their texts joined by a blank line, or their
     parts concatenated when one holds images.
     """
-    out: list[ChatMessage] = []
+    out: list[ChatCompletionMessageParam] = []
+    user: str | list[Part] | None = None  # the user content not yet sent, merged so far
     for item in openai_messages(messages, _items, _part):
-        previous = out[-1] if out else None
-        if previous is not None and previous["role"] == "user" and item["role"] == "user":
-            out[-1] = {"role": "user", "content": _merged(previous["content"], item["content"])}
-        else:
-            out.append(item)
+        if isinstance(item, UserContent):
+            user = item.content if user is None else _merged(user, item.content)
+            continue
+        if user is not None:
+            out.append(_user(user))
+            user = None
+        out.append(item)
+    if user is not None:
+        out.append(_user(user))
     return out
+
+
+def _user(content: str | list[Part]) -> ChatCompletionUserMessageParam:
+    return {"role": "user", "content": content}
 
 
 def _merged(first: str | list[Part], second: str | list[Part]) -> str | list[Part]:
@@ -202,7 +196,7 @@ def _parts(content: str | list[Part]) -> list[Part]:
 
 def _items(
     message: ToolResultMessage | AssistantMessage,
-) -> list[_ToolMessage | _AssistantMessage]:
+) -> list[ChatCompletionToolMessageParam | ChatCompletionAssistantMessageParam]:
     if isinstance(message, ToolResultMessage):
         return [
             {
@@ -215,9 +209,9 @@ def _items(
     return [] if assistant is None else [assistant]
 
 
-def _assistant(message: AssistantMessage) -> _AssistantMessage | None:
+def _assistant(message: AssistantMessage) -> ChatCompletionAssistantMessageParam | None:
     text = message.text
-    calls: list[_ToolCall] = [
+    calls: list[ChatCompletionMessageFunctionToolCallParam] = [
         {
             "id": call.id,
             "type": "function",
@@ -227,7 +221,7 @@ def _assistant(message: AssistantMessage) -> _AssistantMessage | None:
     ]
     if not text and not calls:
         return None
-    out: _AssistantMessage = {"role": "assistant", "content": text or None}
+    out: ChatCompletionAssistantMessageParam = {"role": "assistant", "content": text or None}
     if calls:
         out["tool_calls"] = calls
     return out

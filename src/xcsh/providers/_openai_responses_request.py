@@ -12,7 +12,7 @@ model keeps its reasoning across tool turns.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Required, TypedDict
 
 from xcsh.core import (
     AssistantMessage,
@@ -22,70 +22,51 @@ from xcsh.core import (
     ModelRequest,
     TextContent,
     ThinkingContent,
+    ToolCall,
     ToolChoice,
     ToolResultMessage,
+    ToolSpec,
 )
-from xcsh.providers._common import UserItem, data_url, joined_text, openai_messages
+from xcsh.providers._common import UserContent, data_url, joined_text, openai_messages
+
+if TYPE_CHECKING:
+    from openai.types.responses import (
+        EasyInputMessageParam,
+        FunctionToolParam,
+        ResponseFunctionToolCallParam,
+        ResponseIncludable,
+        ResponseInputContentParam,
+        ResponseInputItemParam,
+        ResponseReasoningItemParam,
+    )
+    from openai.types.responses.response_create_params import ToolChoice as ToolChoiceParam
+    from openai.types.responses.response_input_item_param import FunctionCallOutput
+    from openai.types.responses.response_reasoning_item_param import Summary
+    from openai.types.shared_params import Reasoning
 
 
-class _InputText(TypedDict):
-    type: Literal["input_text"]
-    text: str
+class CreateParams(TypedDict, total=False):
+    """The keyword arguments xcsh passes to ``AsyncOpenAI().responses.create``.
 
+    ``stream`` is passed besides them. Each value has the SDK's own parameter
+    type; keys are sent in the order :func:`build_params` sets them, those not
+    marked required only when set.
+    """
 
-class _InputImage(TypedDict):
-    type: Literal["input_image"]
-    image_url: str
-    detail: Literal["auto"]
-
-
-Part = _InputText | _InputImage
-"""A content block of a user message."""
-
-
-class _CallOutput(TypedDict):
-    type: Literal["function_call_output"]
-    call_id: str
-    output: str
-
-
-class _Summary(TypedDict):
-    type: Literal["summary_text"]
-    text: str
-
-
-class _Reasoning(TypedDict):
-    type: Literal["reasoning"]
-    id: str | None
-    summary: list[_Summary]
-    encrypted_content: str | None
-
-
-class _AssistantText(TypedDict):
-    role: Literal["assistant"]
-    content: str
-
-
-class _FunctionCall(TypedDict):
-    type: Literal["function_call"]
-    call_id: str
-    name: str
-    arguments: str
-
-
-_Item = _CallOutput | _Reasoning | _AssistantText | _FunctionCall
-InputItem = _Item | UserItem[Part]
-"""An input item as the Responses API takes it."""
-
-
-class _NamedChoice(TypedDict):
-    type: Literal["function"]
-    name: str
+    model: Required[str]
+    input: Required[list[ResponseInputItemParam]]
+    store: Required[bool]
+    instructions: str
+    tools: list[FunctionToolParam]
+    tool_choice: ToolChoiceParam
+    max_output_tokens: int
+    reasoning: Reasoning
+    include: list[ResponseIncludable]
 
 
 def build_params(
     request: ModelRequest, *, model: str, max_tokens: int | None, thinking: bool
-) -> dict[str, Any]:
+) -> CreateParams:
     """Keyword arguments for ``AsyncOpenAI().responses.create`` (besides ``stream``).
 
     Args:
@@ -94,7 +75,7 @@ def build_params(
         max_tokens: ``max_output_tokens`` when the request sets none (None: omitted).
         thinking: ask reasoning models for reasoning and its summary.
     """
-    params: dict[str, Any] = {
+    params: CreateParams = {
         "model": model,
         "input": map_input(request.messages),
         "store": False,
@@ -102,16 +83,7 @@ def build_params(
     if request.system:
         params["instructions"] = request.system
     if request.tools:
-        params["tools"] = [
-            {
-                "type": "function",
-                "name": t.name,
-                "description": t.description,
-                "parameters": t.parameters,
-                "strict": False,
-            }
-            for t in request.tools
-        ]
+        params["tools"] = [_tool(t) for t in request.tools]
         params["tool_choice"] = map_tool_choice(request.tool_choice)
     cap = request.max_tokens or max_tokens
     if cap is not None:
@@ -122,50 +94,72 @@ def build_params(
     return params
 
 
-def map_tool_choice(choice: ToolChoice) -> str | _NamedChoice:
+def _tool(tool: ToolSpec) -> FunctionToolParam:
+    return {
+        "type": "function",
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": {**tool.parameters},
+        "strict": False,
+    }
+
+
+def map_tool_choice(choice: ToolChoice) -> ToolChoiceParam:
     """``"auto"``, ``"none"``, ``"required"`` as is; a forced tool as a named function."""
     if isinstance(choice, ForcedTool):
         return {"type": "function", "name": choice.name}
     return choice
 
 
-def map_input(messages: list[Message]) -> list[InputItem]:
+def map_input(messages: list[Message]) -> list[ResponseInputItemParam]:
     """Conversation as input items; tool-result images follow as one user message."""
-    return openai_messages(messages, _items, _part)
+    return [
+        _user(item) if isinstance(item, UserContent) else item
+        for item in openai_messages(messages, _items, _part)
+    ]
 
 
-def _items(message: ToolResultMessage | AssistantMessage) -> list[_Item]:
+def _user(item: UserContent[ResponseInputContentParam]) -> EasyInputMessageParam:
+    return {"role": "user", "content": item.content}
+
+
+def _items(message: ToolResultMessage | AssistantMessage) -> list[ResponseInputItemParam]:
     if isinstance(message, ToolResultMessage):
-        return [
-            {
-                "type": "function_call_output",
-                "call_id": message.tool_call_id,
-                "output": joined_text(message.content),
-            }
-        ]
-    items: list[_Item] = []
-    items.extend(_reasoning(b) for b in message.content if _returnable(b))
+        output: FunctionCallOutput = {
+            "type": "function_call_output",
+            "call_id": message.tool_call_id,
+            "output": joined_text(message.content),
+        }
+        return [output]
+    items: list[ResponseInputItemParam] = []
+    for block in message.content:
+        reasoning = _reasoning(block) if isinstance(block, ThinkingContent) else None
+        if reasoning is not None:
+            items.append(reasoning)
     if message.text:
         items.append({"role": "assistant", "content": message.text})
-    items.extend(
-        {
-            "type": "function_call",
-            "call_id": call.id,
-            "name": call.name,
-            "arguments": json.dumps(call.arguments),
-        }
-        for call in message.tool_calls
-    )
+    items.extend(_function_call(call) for call in message.tool_calls)
     return items
 
 
-def _returnable(block: object) -> bool:
-    return isinstance(block, ThinkingContent) and bool(block.id) and bool(block.signature)
+def _function_call(call: ToolCall) -> ResponseFunctionToolCallParam:
+    return {
+        "type": "function_call",
+        "call_id": call.id,
+        "name": call.name,
+        "arguments": json.dumps(call.arguments),
+    }
 
 
-def _reasoning(block: object) -> _Reasoning:
-    assert isinstance(block, ThinkingContent)
-    summary: list[_Summary] = (
+def _reasoning(block: ThinkingContent) -> ResponseReasoningItemParam | None:
+    """An earlier answer's reasoning item, sent back.
+
+    ``None`` for reasoning that cannot be (no id, or no encrypted content: not
+    an item of this API).
+    """
+    if not block.id or not block.signature:
+        return None
+    summary: list[Summary] = (
         [{"type": "summary_text", "text": block.thinking}] if block.thinking else []
     )
     return {
@@ -176,7 +170,7 @@ def _reasoning(block: object) -> _Reasoning:
     }
 
 
-def _part(block: TextContent | ImageContent) -> Part:
+def _part(block: TextContent | ImageContent) -> ResponseInputContentParam:
     if isinstance(block, TextContent):
         return {"type": "input_text", "text": block.text}
     return {"type": "input_image", "image_url": data_url(block), "detail": "auto"}

@@ -11,15 +11,14 @@ there); two tools defining the same name differently get prefixed names.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
-from xcsh.core import ToolSpec
+from xcsh.core import JsonObject, JsonValue, ToolSpec
 
 _DEFS_KEYS = ("$defs", "definitions")
 
 
-def tool_call_schema(tools: Sequence[ToolSpec]) -> dict[str, Any]:
+def tool_call_schema(tools: Sequence[ToolSpec]) -> JsonObject:
     """The schema of ``{"name": ..., "arguments": ...}`` for a call of one of ``tools``.
 
     Args:
@@ -34,19 +33,19 @@ def tool_call_schema(tools: Sequence[ToolSpec]) -> dict[str, Any]:
     """
     if not tools:
         raise ValueError("a tool-call schema needs at least one tool")
-    root_defs: dict[str, Any] = {}
-    branches = []
+    root_defs: JsonObject = {}
+    branches: list[JsonValue] = []
     for tool in tools:
         parameters = copy.deepcopy(tool.parameters) or {"type": "object"}
         renames: dict[str, str] = {}
         for key in _DEFS_KEYS:
-            for name, definition in (parameters.pop(key, None) or {}).items():
+            for name, definition in _object(parameters.pop(key, None)).items():
                 new = name
                 if new in root_defs and root_defs[new] != definition:
                     new = f"{tool.name}__{name}"
                 renames[f"#/{key}/{name}"] = f"#/$defs/{new}"
                 root_defs[new] = definition
-        branch = {
+        branch: JsonObject = {
             "type": "object",
             "properties": {"name": {"const": tool.name}, "arguments": parameters},
             "required": ["name", "arguments"],
@@ -57,13 +56,19 @@ def tool_call_schema(tools: Sequence[ToolSpec]) -> dict[str, Any]:
     among = {f"#/definitions/{name}": f"#/$defs/{name}" for name in root_defs}
     for name, definition in list(root_defs.items()):
         root_defs[name] = _rewrite_refs(definition, among)
-    schema: dict[str, Any] = branches[0] if len(branches) == 1 else {"oneOf": branches}
+    schema: JsonObject = _object(branches[0]) if len(branches) == 1 else {"oneOf": branches}
     if root_defs:
         schema["$defs"] = root_defs
     return schema
 
 
-def _rewrite_refs(value: Any, renames: dict[str, str]) -> Any:
+def _object(value: JsonValue) -> JsonObject:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def _rewrite_refs(value: JsonValue, renames: Mapping[str, str]) -> JsonValue:
+    """``value`` with every ``$ref`` named in ``renames`` pointing at its new place."""
     if isinstance(value, dict):
         out = {k: _rewrite_refs(v, renames) for k, v in value.items()}
         ref = out.get("$ref")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator
-from typing import Any
 
 import anthropic
 import httpx2
@@ -25,9 +24,10 @@ from xcsh.core import (
     ThinkingContent,
     ToolCall,
     Usage,
+    json_object,
 )
 from xcsh.providers._adapter import Received, StreamingAdapter
-from xcsh.providers._anthropic_request import build_params
+from xcsh.providers._anthropic_request import StreamParams, build_params
 from xcsh.providers._cancel import race, until_cancelled
 from xcsh.providers._errors import connection_error, status_error
 from xcsh.providers.base import StreamEvent
@@ -95,7 +95,7 @@ class AnthropicProvider(StreamingAdapter):
             api_key=api_key, base_url=base_url, max_retries=max_retries, http_client=http_client
         )
 
-    def request_params(self, request: ModelRequest) -> dict[str, Any]:
+    def request_params(self, request: ModelRequest) -> StreamParams:
         """The keyword arguments sent to ``messages.stream`` for ``request``."""
         return build_params(
             request,
@@ -154,7 +154,7 @@ class AnthropicProvider(StreamingAdapter):
             elif block.type == "thinking":
                 content.append(ThinkingContent(thinking=block.thinking, signature=block.signature))
             elif block.type == "tool_use":
-                arguments = block.input if isinstance(block.input, dict) else {}
+                arguments = json_object(block.input) or {}
                 content.append(ToolCall(id=block.id, name=block.name, arguments=arguments))
         usage = final.usage
         counts = Usage(

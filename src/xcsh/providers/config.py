@@ -13,12 +13,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 
 from xcsh.core import UsageError
 from xcsh.providers.base import Provider
+
+if TYPE_CHECKING:
+    import httpx2
 
 ProviderName = Literal["anthropic", "openai", "openai-responses", "scripted"]
 PROVIDER_NAMES: tuple[ProviderName, ...] = ("anthropic", "openai", "openai-responses", "scripted")
@@ -248,7 +251,9 @@ def _default_model(provider: str, base_url: str | None) -> str:
     return DEFAULT_MODELS[provider]
 
 
-def create_provider(settings: ProviderSettings, *, http_client: Any = None) -> Provider:
+def create_provider(
+    settings: ProviderSettings, *, http_client: httpx2.AsyncClient | None = None
+) -> Provider:
     """Build the provider ``settings`` describe, importing its SDK only now.
 
     Args:

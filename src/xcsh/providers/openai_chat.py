@@ -29,11 +29,12 @@ import contextlib
 import re
 import secrets
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated
 
 import openai
 from openai.lib.streaming.chat import ParsedChatCompletionSnapshot
 from openai.types.completion_usage import CompletionUsage
+from pydantic import BaseModel, BeforeValidator
 
 from xcsh.core import (
     AssistantMessage,
@@ -47,7 +48,7 @@ from xcsh.core import (
 from xcsh.providers._adapter import Received
 from xcsh.providers._cancel import race, until_cancelled
 from xcsh.providers._common import parse_tool_call, text_tool_calls
-from xcsh.providers._openai_chat_request import build_params
+from xcsh.providers._openai_chat_request import StreamParams, build_params
 from xcsh.providers._openai_common import OpenAIAdapter
 from xcsh.providers.base import StreamEvent
 from xcsh.providers.pricing import with_cost
@@ -134,14 +135,12 @@ class OpenAIChatProvider(OpenAIAdapter):
         except openai.OpenAIError:
             return None
         for model in page.data:
-            extra = model.model_extra or {}
-            meta = extra.get("meta")
-            value = meta.get("n_ctx") if isinstance(meta, dict) else extra.get("max_model_len")
-            if isinstance(value, int) and value > 0:
-                return value
+            window = _ServedModel.model_validate(model.model_extra or {}).window()
+            if window is not None:
+                return window
         return None
 
-    def request_params(self, request: ModelRequest) -> dict[str, Any]:
+    def request_params(self, request: ModelRequest) -> StreamParams:
         """The keyword arguments sent to ``chat.completions.stream`` for ``request``."""
         return build_params(
             request,
@@ -223,6 +222,42 @@ class OpenAIChatProvider(OpenAIAdapter):
             model=self.model,
             error="the response was withheld by a content filter" if stop == "error" else None,
         )
+
+
+def _int_or_none(value: object) -> object:
+    return value if isinstance(value, int) else None
+
+
+def _object_or_none(value: object) -> object:
+    return value if isinstance(value, dict) else None
+
+
+_Count = Annotated[int | None, BeforeValidator(_int_or_none)]
+"""A count a server reports; any other value there reads as absent."""
+
+
+class _ServerMeta(BaseModel):
+    """llama.cpp's ``meta`` of a ``/models`` entry (other keys ignored)."""
+
+    n_ctx: _Count = None
+
+
+class _ServedModel(BaseModel):
+    """What a compatible server adds to a ``/models`` entry beyond OpenAI's fields.
+
+    llama.cpp's ``meta``, vLLM's ``max_model_len`` (other keys ignored).
+    """
+
+    meta: Annotated[_ServerMeta | None, BeforeValidator(_object_or_none)] = None
+    max_model_len: _Count = None
+
+    def window(self) -> int | None:
+        """The context window in tokens, or None when the entry reports none.
+
+        llama.cpp's ``meta.n_ctx`` when ``meta`` is there, else vLLM's ``max_model_len``.
+        """
+        value = self.meta.n_ctx if self.meta is not None else self.max_model_len
+        return value if value is not None and value > 0 else None
 
 
 def _usage(usage: CompletionUsage | None) -> Usage:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator
-from typing import Any
 
 from openai.types.responses import Response, ResponseUsage
 
@@ -28,7 +27,7 @@ from xcsh.providers._adapter import Received
 from xcsh.providers._cancel import race, until_cancelled
 from xcsh.providers._common import parse_tool_call
 from xcsh.providers._openai_common import OpenAIAdapter
-from xcsh.providers._openai_responses_request import build_params
+from xcsh.providers._openai_responses_request import CreateParams, build_params
 from xcsh.providers.base import StreamEvent
 from xcsh.providers.pricing import with_cost
 
@@ -52,7 +51,7 @@ class OpenAIResponsesProvider(OpenAIAdapter):
 
     name = "openai-responses"
 
-    def request_params(self, request: ModelRequest) -> dict[str, Any]:
+    def request_params(self, request: ModelRequest) -> CreateParams:
         """The keyword arguments for ``responses.create`` (besides ``stream``)."""
         return build_params(
             request,

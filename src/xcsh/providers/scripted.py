@@ -35,11 +35,14 @@ import json
 import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
 from xcsh.core import (
     AssistantMessage,
     ForcedTool,
+    JsonObject,
+    JsonValue,
     Message,
     ModelRequest,
     ProviderError,
@@ -59,8 +62,35 @@ class ScriptedStep:
     """One scripted answer: optional text, then tool calls; or an error."""
 
     text: str = ""
-    tool_calls: tuple[tuple[str, dict[str, Any]], ...] = ()
+    tool_calls: tuple[tuple[str, JsonObject], ...] = ()
     error: str | None = None
+
+
+class _StepFile(BaseModel):
+    """A step as the file holds it: the one adapter of the steps file's JSON."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: StrictStr = ""
+    error: StrictStr | None = None
+    tool_calls: list[JsonValue] = []
+
+
+class _CallFile(BaseModel):
+    """A tool call of a step as the file holds it (other keys ignored)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    name: StrictStr = Field(min_length=1)
+    arguments: JsonObject = {}
+
+
+_FIELD_PROBLEMS = {
+    "text": "'text' must be a string",
+    "error": "'error' must be a string",
+    "tool_calls": "'tool_calls' must be a list",
+}
+"""What a step's field must be, by field, for the message naming the first bad one."""
 
 
 def requests_log_path(steps_path: Path) -> Path:
@@ -96,32 +126,28 @@ def load_steps(steps_path: Path) -> list[ScriptedStep]:
     return [_parse_step(steps_path, i, step) for i, step in enumerate(raw, start=1)]
 
 
-def _parse_step(path: Path, index: int, step: Any) -> ScriptedStep:
+def _parse_step(path: Path, index: int, step: object) -> ScriptedStep:
     where = f"scripted model: {path} step {index}"
     shape = '{"text": "..."} or {"tool_calls": [{"name": "...", "arguments": {...}}]}'
     if not isinstance(step, dict) or not step or not set(step) <= _STEP_KEYS:
         raise UsageError(f"{where} must be {shape}; got {json.dumps(step)[:200]}")
-    text = step.get("text", "")
-    if not isinstance(text, str):
-        raise UsageError(f"{where}: 'text' must be a string")
-    error = step.get("error")
-    if error is not None and not isinstance(error, str):
-        raise UsageError(f"{where}: 'error' must be a string")
-    calls: list[tuple[str, dict[str, Any]]] = []
-    raw_calls = step.get("tool_calls", [])
-    if not isinstance(raw_calls, list):
-        raise UsageError(f"{where}: 'tool_calls' must be a list")
-    for j, call in enumerate(raw_calls, start=1):
-        name = call.get("name") if isinstance(call, dict) else None
-        arguments = call.get("arguments", {}) if isinstance(call, dict) else None
-        if not isinstance(name, str) or not name or not isinstance(arguments, dict):
+    try:
+        parsed = _StepFile.model_validate(step)
+    except ValidationError as exc:
+        field = str(exc.errors()[0]["loc"][0])
+        raise UsageError(f"{where}: {_FIELD_PROBLEMS[field]}") from exc
+    calls: list[tuple[str, JsonObject]] = []
+    for j, call in enumerate(parsed.tool_calls, start=1):
+        try:
+            read = _CallFile.model_validate(call)
+        except ValidationError as exc:
             raise UsageError(
                 f"{where}, tool call {j}: expected "
                 '{"name": "<tool>", "arguments": {...}}; '
                 f"got {json.dumps(call)[:200]}"
-            )
-        calls.append((name, arguments))
-    return ScriptedStep(text=text, tool_calls=tuple(calls), error=error)
+            ) from exc
+        calls.append((read.name, read.arguments))
+    return ScriptedStep(text=parsed.text, tool_calls=tuple(calls), error=parsed.error)
 
 
 def tool_choice_to_json(choice: ToolChoice) -> str | dict[str, str]:

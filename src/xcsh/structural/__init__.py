@@ -49,8 +49,9 @@ Tools: :func:`create_ast_grep_tool` (read-only) and
 labelled ``AST Edit: <R> replacement(s) in <F> file(s)`` applies it).
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from xcsh.core.lazy import lazy_exports
 from xcsh.structural.engine import (
     PARALLEL_MIN_BYTES,
     PARALLEL_MIN_FILES,
@@ -112,34 +113,28 @@ if TYPE_CHECKING:
         edit_label,
     )
 
-_TOOL_NAMES = frozenset(
-    {"AstEditParams", "AstGrepParams", "create_ast_edit_tool", "create_ast_grep_tool", "edit_label"}
+# The tools (pydantic models, the tool interface) load only when asked for, so
+# `xcsh ast-grep` runs on the engine alone.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "xcsh.structural.tools": (
+            "AstEditParams",
+            "AstGrepParams",
+            "create_ast_edit_tool",
+            "create_ast_grep_tool",
+            "edit_label",
+        ),
+        "xcsh.structural.rule_schema": ("RuleError",),
+        "xcsh.structural.rules": (
+            "CompiledRule",
+            "load_rule_file",
+            "parse_rules",
+            "rule_from_parameter",
+        ),
+        "xcsh.structural.project": ("Project", "find_config", "load_project"),
+    },
 )
-
-_RULE_NAMES = frozenset({"CompiledRule", "load_rule_file", "parse_rules", "rule_from_parameter"})
-_PROJECT_NAMES = frozenset({"Project", "find_config", "load_project"})
-
-
-def __getattr__(name: str) -> Any:
-    # The tools (pydantic models, the tool interface) load only when asked for, so
-    # `xcsh ast-grep` runs on the engine alone.
-    if name in _TOOL_NAMES:
-        import xcsh.structural.tools as tools
-
-        return getattr(tools, name)
-    if name == "RuleError":
-        from xcsh.structural.rule_schema import RuleError
-
-        return RuleError
-    if name in _RULE_NAMES:
-        import xcsh.structural.rules as rules
-
-        return getattr(rules, name)
-    if name in _PROJECT_NAMES:
-        import xcsh.structural.project as project
-
-        return getattr(project, name)
-    raise AttributeError(f"module 'xcsh.structural' has no attribute {name!r}")
 
 
 __all__ = [

@@ -6,8 +6,9 @@ write ``from xcsh.tools import create_ast_edit_tool``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from xcsh.core.lazy import lazy_exports
 from xcsh.pending import create_resolve_tool
 from xcsh.tools.coding import (
     create_bash_tool,
@@ -23,16 +24,10 @@ from xcsh.tools.coding import (
 if TYPE_CHECKING:
     from xcsh.structural import create_ast_edit_tool, create_ast_grep_tool
 
-_STRUCTURAL = {"create_ast_grep_tool", "create_ast_edit_tool"}
-
-
-def __getattr__(name: str) -> Any:
-    # ast-grep is imported only when a structural tool is asked for.
-    if name in _STRUCTURAL:
-        import xcsh.structural
-
-        return getattr(xcsh.structural, name)
-    raise AttributeError(f"module 'xcsh.tools' has no attribute {name!r}")
+# ast-grep is imported only when a structural tool is asked for.
+__getattr__ = lazy_exports(
+    __name__, {"xcsh.structural": ("create_ast_edit_tool", "create_ast_grep_tool")}
+)
 
 
 __all__ = [

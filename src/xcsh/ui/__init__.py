@@ -8,8 +8,9 @@ and the review walk load with the first name asked of them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from xcsh.core.lazy import lazy_exports
 from xcsh.core.safe import format_arguments, has_control, visible, visible_line
 from xcsh.ui.style import TerminalStyle, detect_style
 
@@ -33,41 +34,30 @@ if TYPE_CHECKING:
         render_change,
     )
 
-_RENDER_NAMES = frozenset(
+# rich loads with the first thing drawn, not with the style check.
+__getattr__ = lazy_exports(
+    __name__,
     {
-        "SafeConsole",
-        "make_console",
-        "render_check",
-        "render_diff",
-        "render_preview",
-        "render_resolution",
-        "split_label",
-    }
+        "xcsh.ui.render": (
+            "SafeConsole",
+            "make_console",
+            "render_check",
+            "render_diff",
+            "render_preview",
+            "render_resolution",
+            "split_label",
+        ),
+        "xcsh.ui.review": (
+            "REVIEW_HELP",
+            "REVIEW_KEYS",
+            "REVIEW_PROMPT",
+            "Answer",
+            "ReviewWalk",
+            "parse_decision",
+            "render_change",
+        ),
+    },
 )
-_REVIEW_NAMES = frozenset(
-    {
-        "REVIEW_HELP",
-        "REVIEW_KEYS",
-        "REVIEW_PROMPT",
-        "Answer",
-        "ReviewWalk",
-        "parse_decision",
-        "render_change",
-    }
-)
-
-
-def __getattr__(name: str) -> Any:
-    # rich loads with the first thing drawn, not with the style check.
-    if name in _RENDER_NAMES:
-        import xcsh.ui.render as render
-
-        return getattr(render, name)
-    if name in _REVIEW_NAMES:
-        import xcsh.ui.review as review
-
-        return getattr(review, name)
-    raise AttributeError(f"module 'xcsh.ui' has no attribute {name!r}")
 
 
 __all__ = [

@@ -1,0 +1,141 @@
+"""A session file is read as leniently as every earlier version read it, and a broken
+record is named with its line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from xcsh.agent.persistence import SessionRecorder, load_session, read_header
+from xcsh.core import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UsageError,
+    UserMessage,
+)
+
+
+def _session(tmp_path: Path, *records: object) -> Path:
+    path = tmp_path / "s.jsonl"
+    header = {"type": "session", "version": 1, "id": "s", "cwd": "/x"}
+    lines = [json.dumps(header), *(json.dumps(r) for r in records)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_hand_written_and_older_shapes_still_load(tmp_path: Path) -> None:
+    path = _session(
+        tmp_path,
+        {"type": "notice", "kind": "k", "message": "a record type this reader skips"},
+        {
+            "type": "message",
+            "message": {
+                "role": "user",
+                "content": ["plain text", {"type": "image", "data": "QQ==", "mimeType": "x/y"}],
+                "a_key_from_a_newer_xcsh": 1,
+            },
+        },
+        {
+            "type": "message",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "hmm"},
+                    {"type": "tool_call", "id": "c1", "name": "ls", "arguments": {"path": "."}},
+                ],
+                "usage": None,
+            },
+        },
+        {
+            "type": "message",
+            "message": {"role": "tool_result", "tool_call_id": "c1", "tool_name": "mine"},
+        },
+        {"type": "steering", "provider": "openai", "model": "m", "mode": "required"},
+    )
+    saved = load_session(path)
+    user, assistant, result = saved.messages
+    assert user == UserMessage(content=[TextContent("plain text"), ImageContent("QQ==", "x/y")])
+    assert assistant == AssistantMessage(
+        content=[
+            ThinkingContent(thinking="hmm"),
+            ToolCall(id="c1", name="ls", arguments={"path": "."}),
+        ],
+        usage=Usage(),
+    )
+    assert result == ToolResultMessage(tool_call_id="c1", tool_name="mine", content=[])
+    assert saved.steering == ("openai", "m", "required")
+    assert (saved.id, saved.cwd) == ("s", "/x")
+
+
+def test_what_the_recorder_writes_reads_back_equal(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    recorder = SessionRecorder(path, header={"id": "s", "cwd": "/x"})
+    messages = [
+        UserMessage(content=[TextContent("go")], hidden=True),
+        AssistantMessage(
+            content=[
+                TextContent("ok"),
+                ThinkingContent(thinking="t", signature="sig", id="r1"),
+                ToolCall(
+                    id="c", name="x", arguments={}, invalid_arguments="{", arguments_error="e"
+                ),
+            ],
+            stop_reason="tool_use",
+            usage=Usage(input_tokens=3, output_tokens=4, cost_usd=0.5),
+            provider="p",
+            model="m",
+        ),
+        ToolResultMessage(
+            tool_call_id="c", tool_name="x", content=[], details={"k": [1]}, is_error=True
+        ),
+    ]
+    for message in messages:
+        recorder.message(message)
+    recorder.close()
+    assert load_session(path).messages == messages
+    header = read_header(path)
+    assert header is not None and (header.id, header.cwd) == ("s", "/x")
+
+
+@pytest.mark.parametrize(
+    ("record", "why"),
+    [
+        ({"type": "message", "message": {"role": "robot"}}, "robot"),
+        (
+            {"type": "message", "message": {"role": "assistant", "content": [{"type": "x"}]}},
+            "'x'",
+        ),
+        ({"type": "checkpoint"}, "journal"),
+        ({"type": "steering", "provider": "p"}, "model"),
+    ],
+)
+def test_a_broken_record_is_named_with_its_line(tmp_path: Path, record: object, why: str) -> None:
+    path = _session(tmp_path, record, {"type": "run_end"})
+    with pytest.raises(UsageError, match=r"s\.jsonl:2: malformed \w+ record") as caught:
+        load_session(path)
+    assert why in str(caught.value)
+
+
+def test_a_file_without_a_header_is_not_a_session(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps({"type": "message"}) + "\n")
+    with pytest.raises(UsageError, match="is not an xcsh session file"):
+        load_session(path)
+    assert read_header(path) is None
+
+
+def test_a_line_that_is_not_json_is_named_unless_it_is_the_last(tmp_path: Path) -> None:
+    path = _session(tmp_path, {"type": "run_end"})
+    with path.open("a") as fh:
+        fh.write('{"type": "message", "mess\n{"type": "run_end"}\n')
+    with pytest.raises(UsageError, match=r"s\.jsonl:3: not valid JSON"):
+        load_session(path)
+    path.write_text(path.read_text().rsplit("\n", 2)[0] + "\n")  # now the torn line is last
+    assert load_session(path).messages == []
