@@ -9,7 +9,7 @@ import pytest
 
 from xcsh.structural import MatchSpec, ScopeSpec, search
 from xcsh.structural.languages import resolve_language
-from xcsh.structural.rule_tokens import admits, regex_clause, required_text
+from xcsh.structural.rules.tokens import admits, regex_clause, required_text
 
 PYTHON = resolve_language("python")
 
@@ -57,7 +57,7 @@ def test_a_rule_needs_what_each_part_needs_and_one_branch_of_any() -> None:
 
 
 def test_the_pre_filter_leaves_out_files_without_the_text_never_matches(tmp_path: Path) -> None:
-    from xcsh.structural.rules import parse_rules
+    from xcsh.structural.rules.compile import parse_rules
 
     (tmp_path / "a.py").write_text("import hashlib\nhashlib.md5(data)\n")
     (tmp_path / "b.py").write_text("md5(data)\n")

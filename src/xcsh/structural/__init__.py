@@ -96,14 +96,14 @@ from xcsh.structural.results import (
 from xcsh.structural.strictness import STRICTNESS_LEVELS, Strictness
 
 if TYPE_CHECKING:
-    from xcsh.structural.project import Project, find_config, load_project
-    from xcsh.structural.rule_schema import RuleError
     from xcsh.structural.rules import (
         CompiledRule,
+        RuleError,
         load_rule_file,
         parse_rules,
         rule_from_parameter,
     )
+    from xcsh.structural.rules.project import Project, find_config, load_project
     from xcsh.structural.tools import (
         AstEditParams,
         AstGrepParams,
@@ -128,7 +128,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(tools, name)
     if name == "RuleError":
-        from xcsh.structural.rule_schema import RuleError
+        from xcsh.structural.rules import RuleError
 
         return RuleError
     if name in _RULE_NAMES:
@@ -136,7 +136,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(rules, name)
     if name in _PROJECT_NAMES:
-        import xcsh.structural.project as project
+        import xcsh.structural.rules.project as project
 
         return getattr(project, name)
     raise AttributeError(f"module 'xcsh.structural' has no attribute {name!r}")

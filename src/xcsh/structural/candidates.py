@@ -84,7 +84,7 @@ def op_candidates(
             candidates.append(Candidate(start, end, op, kept, made.new_text, unit, made))
         return candidates
     # loaded with the first rule's edit, so a search never imports the rule machinery
-    from xcsh.structural.rule_eval import capture_spans, expanded_range, transformed_values
+    from xcsh.structural.rules.evaluate import capture_spans, expanded_range, transformed_values
 
     for node in nodes:
         values = capture_spans(node, template)

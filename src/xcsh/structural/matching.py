@@ -34,7 +34,7 @@ from xcsh.structural.results import (
 from xcsh.structural.rewrite import Template
 
 if TYPE_CHECKING:
-    from xcsh.structural.rules import CompiledRule
+    from xcsh.structural.rules.compile import CompiledRule
 
 Matcher: TypeAlias = "CompiledPattern | CompiledRule"
 """A pattern (``-p``, ``pat``) or a YAML rule: what a query runs on each file."""
@@ -160,7 +160,7 @@ def make_match(
             )
             if pattern.labels is not None:
                 # only a YAML rule has labels: a pattern search never loads the rule machinery
-                from xcsh.structural.rule_labels import label_nodes
+                from xcsh.structural.rules.labels import label_nodes
 
                 labels = tuple(
                     MatchLabel(

@@ -281,7 +281,7 @@ def _numbers(nodes: Sequence[SgNode], numbers: array[int]) -> tuple[int, int] | 
 def capture_spans(node: SgNode, var: TemplateVar) -> tuple[int, int] | None:
     """What ``var`` captured in the match ``node`` when the pattern does not name it
     alike (``$A`` where the pattern binds ``$$$A``): as
-    :func:`xcsh.structural.rule_eval.capture_spans` reads it."""
+    :func:`xcsh.structural.rules.evaluate.capture_spans` reads it."""
     if var.multi:
         nodes = node.get_multiple_matches(var.name)
         return (nodes[0].range().start.index, nodes[-1].range().end.index) if nodes else None

@@ -16,7 +16,7 @@ from xcsh.structural.scope import HOSTED_LANGUAGES, Scope
 from xcsh.structural.spec import MatchSpec
 
 if TYPE_CHECKING:
-    from xcsh.structural.rules import CompiledRule
+    from xcsh.structural.rules.compile import CompiledRule
 
 
 def error_patterns_of(query: Query) -> tuple[str, ...]:

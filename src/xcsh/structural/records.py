@@ -30,7 +30,7 @@ from xcsh.structural.results import Position, RuleReport, Span
 from xcsh.structural.rewrite import expand_template
 
 if TYPE_CHECKING:
-    from xcsh.structural.rules import CompiledRule
+    from xcsh.structural.rules.compile import CompiledRule
 
 _BLOCK = 256
 """Code points per entry of a non-ASCII file's byte-offset table."""
@@ -106,7 +106,7 @@ def rule_parts(
     without a fix, or when ``fix`` is false); ``report`` the id, severity,
     message (metavariables filled in) and note.
     """
-    from xcsh.structural.rule_eval import (  # loaded only when a search runs rules
+    from xcsh.structural.rules.evaluate import (  # loaded only when a search runs rules
         interpolate,
         transformed_values,
     )
@@ -131,7 +131,7 @@ def match_fix(
     """The fix of ``rule`` (which has one) for its match ``node``: the new text and the
     code-point range of ``text`` it replaces (wider than the match with ``expandStart``
     or ``expandEnd``)."""
-    from xcsh.structural.rule_eval import capture_spans, expanded_range, rule_template
+    from xcsh.structural.rules.evaluate import capture_spans, expanded_range, rule_template
 
     first, last = expanded_range(node, rule.fix)
     start = first.range().start.index
@@ -220,7 +220,7 @@ def _report(
 ) -> list[str]:
     """``ast-grep scan``'s report of one file's rule matches, one record per match."""
     from xcsh.structural.report import rule_report
-    from xcsh.structural.rule_eval import interpolate, transformed_values
+    from xcsh.structural.rules.evaluate import interpolate, transformed_values
 
     matched: list[tuple[SgNode, CompiledRule]] = []
     fixes: list[tuple[str, int, int] | None] = []
@@ -407,7 +407,7 @@ def _report_json(
 
 def _labels_json(node: SgNode, rule: CompiledRule, text: str, offsets: Offsets) -> Iterator[str]:
     """The CLI's JSON objects of a rule's ``labels:`` on the match ``node``."""
-    from xcsh.structural.rule_labels import label_nodes
+    from xcsh.structural.rules.labels import label_nodes
 
     for label in label_nodes(node, rule.labels):
         start, end = label.first.range().start, label.last.range().end
@@ -431,7 +431,7 @@ def _text_record(
     if not isinstance(pattern, CompiledPattern):
         message = pattern.message
         if pattern.message_template is not None:
-            from xcsh.structural.rule_eval import interpolate, transformed_values
+            from xcsh.structural.rules.evaluate import interpolate, transformed_values
 
             transformed = transformed_values(node, pattern, text)
             message = interpolate(pattern, node, text, transformed)

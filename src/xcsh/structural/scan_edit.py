@@ -301,7 +301,7 @@ def _builder(
 ) -> Callable[[Candidate], Replacement]:
     """Builds the :class:`Replacement` of a change of this file (with its JSON record
     when the query wants captures)."""
-    from xcsh.structural.rule_eval import expanded_range
+    from xcsh.structural.rules.evaluate import expanded_range
 
     quoted = encode_basestring(file) if query.captures else ""
 

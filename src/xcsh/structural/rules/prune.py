@@ -1,12 +1,12 @@
 """Leaving out the keys ast-grep ignores inside a rule document, as ast-grep does, with
-a :class:`~xcsh.structural.rule_schema.RuleWarning` naming each (refused when strict)."""
+a :class:`~xcsh.structural.rules.schema.RuleWarning` naming each (refused when strict)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from xcsh.structural.rule_schema import (
+from xcsh.structural.rules.schema import (
     FIX_KEYS,
     RELATIONAL_KEYS,
     REWRITER_KEYS,

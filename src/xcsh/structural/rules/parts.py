@@ -16,8 +16,14 @@ from xcsh.structural.languages import Language, resolve_language
 from xcsh.structural.pattern import bound_metavariables
 from xcsh.structural.pattern_checks import check_pattern_size
 from xcsh.structural.rewrite import Template, parse_template
-from xcsh.structural.rule_prune import drop_unknown_keys
-from xcsh.structural.rule_schema import (
+from xcsh.structural.rules.names import (
+    bound_names,
+    check_fix_names,
+    check_rewrite_sources,
+    patterns_in,
+)
+from xcsh.structural.rules.prune import drop_unknown_keys
+from xcsh.structural.rules.schema import (
     REWRITER_KEYS,
     RULE_KEYS,
     TOP_KEYS,
@@ -28,12 +34,6 @@ from xcsh.structural.rule_schema import (
     fix_of,
     split_transforms,
     yaml_path,
-)
-from xcsh.structural.rule_vars import (
-    bound_names,
-    check_fix_names,
-    check_rewrite_sources,
-    patterns_in,
 )
 
 

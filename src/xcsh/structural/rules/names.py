@@ -19,7 +19,7 @@ from typing import Any
 
 from xcsh.structural.pattern import bound_metavariables
 from xcsh.structural.rewrite import template_names
-from xcsh.structural.rule_schema import RuleError, yaml_path
+from xcsh.structural.rules.schema import RuleError, yaml_path
 
 
 def patterns_in(value: Any) -> list[str]:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from xcsh.structural.rule_schema import RuleError
+from xcsh.structural.rules.schema import RuleError
 
 if TYPE_CHECKING:
     from ast_grep_py import SgNode

@@ -10,10 +10,10 @@ from typing import Any
 import yaml
 
 from xcsh.fs import read_regular_bytes
-from xcsh.structural import rule_yaml
 from xcsh.structural.languages import resolve_language
-from xcsh.structural.rule_schema import RuleError, RuleWarning, strings_of, yaml_path
-from xcsh.structural.rules import CompiledRule, based, parse_rules
+from xcsh.structural.rules import loader as rule_yaml
+from xcsh.structural.rules.compile import CompiledRule, based, parse_rules
+from xcsh.structural.rules.schema import RuleError, RuleWarning, strings_of, yaml_path
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -34,8 +34,13 @@ from xcsh.fs import read_regular_bytes
 from xcsh.structural.errors import Doubt
 from xcsh.structural.languages import resolve_language
 from xcsh.structural.rewrite import Template
-from xcsh.structural.rule_labels import RuleLabel, parse_labels
-from xcsh.structural.rule_parts import (
+from xcsh.structural.rules.labels import RuleLabel, parse_labels
+from xcsh.structural.rules.names import (
+    bound_names,
+    check_fix_names,
+    check_rewrite_sources,
+)
+from xcsh.structural.rules.parts import (
     Rewriter,
     branches_of,
     checked_document,
@@ -46,7 +51,7 @@ from xcsh.structural.rule_parts import (
     rule_tables,
     template_of,
 )
-from xcsh.structural.rule_schema import (
+from xcsh.structural.rules.schema import (
     SEVERITIES,
     Fix,
     RuleError,
@@ -56,12 +61,7 @@ from xcsh.structural.rule_schema import (
     split_transforms,
     strings_of,
 )
-from xcsh.structural.rule_tokens import Requirement, admits, required_text
-from xcsh.structural.rule_vars import (
-    bound_names,
-    check_fix_names,
-    check_rewrite_sources,
-)
+from xcsh.structural.rules.tokens import Requirement, admits, required_text
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,7 +82,7 @@ class CompiledRule:
         multi: ``$$$`` names of the rule's patterns.
         transforms: names of every transform, in order.
         required: the text a file must hold for the rule to match in it
-            (:mod:`xcsh.structural.rule_tokens`); ``()`` when nothing is known.
+            (:mod:`xcsh.structural.rules.tokens`); ``()`` when nothing is known.
         files: globs a file must match (relative to :attr:`base`), or empty for all.
         ignores: globs of files left out.
         severity, message, note: reported with each match (``message`` may hold metavariables).
@@ -152,7 +152,7 @@ class CompiledRule:
         ``/``-separated name, ``path`` its absolute path. The globs are read relative to
         :attr:`base` when the file is inside it, as ``ast-grep scan`` reads them
         relative to the project's folder, else to ``file``, and as ast-grep's globs
-        (:func:`~xcsh.structural.rule_schema.glob_regex`: ``*`` also matches ``/``)."""
+        (:func:`~xcsh.structural.rules.schema.glob_regex`: ``*`` also matches ``/``)."""
         if not self.files and not self.ignores:
             return True
         if self.base and path is not None:
@@ -263,7 +263,7 @@ def parse_rules(
     """
     import yaml  # only a rule file needs the YAML parser
 
-    from xcsh.structural import rule_yaml
+    from xcsh.structural.rules import loader as rule_yaml
 
     try:
         documents = [d for d in rule_yaml.load_all(text) if d is not None]

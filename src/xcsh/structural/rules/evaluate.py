@@ -16,9 +16,9 @@ from xcsh.structural.rewrite import (
     indent_at,
     reindent,
 )
-from xcsh.structural.rule_parts import Rewriter
-from xcsh.structural.rule_schema import Fix
-from xcsh.structural.rules import CompiledRule
+from xcsh.structural.rules.compile import CompiledRule
+from xcsh.structural.rules.parts import Rewriter
+from xcsh.structural.rules.schema import Fix
 
 
 def interpolate(rule: CompiledRule, node: SgNode, text: str, transformed: dict[str, str]) -> str:
