@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias, cast
+from typing import TYPE_CHECKING, TypeAlias
 
-from ast_grep_py import Config, SgNode
+from ast_grep_py import SgNode
 
 from xcsh.structural.pattern import CompiledPattern
 from xcsh.structural.records import (
@@ -115,7 +115,7 @@ class Outcome:
 def find_nodes(root: SgNode, matcher: Matcher) -> list[SgNode]:
     """Every node under ``root`` (itself included) that ``matcher`` matches, in source order."""
     if not isinstance(matcher, CompiledPattern):
-        return root.find_all(cast("Config", matcher.config))
+        return root.find_all(matcher.config)
     return root.find_all(**matcher.rule)
 
 

@@ -4,9 +4,7 @@ the message. ast-grep-py evaluates the rule and its native transforms; the rest 
 
 from __future__ import annotations
 
-from typing import Any, cast
-
-from ast_grep_py import Config, SgNode
+from ast_grep_py import SgNode
 
 from xcsh.fs import detect_newline
 from xcsh.structural.rewrite import (
@@ -17,8 +15,8 @@ from xcsh.structural.rewrite import (
     reindent,
 )
 from xcsh.structural.rules.compile import CompiledRule
+from xcsh.structural.rules.model import Fix, RewriteTransform
 from xcsh.structural.rules.parts import Rewriter
-from xcsh.structural.rules.schema import Fix
 
 
 def interpolate(rule: CompiledRule, node: SgNode, text: str, transformed: dict[str, str]) -> str:
@@ -48,23 +46,21 @@ def transformed_values(
     """The values of a rule's transforms for one match: ast-grep-py's, and the
     ``rewrite`` transforms evaluated here with the rule's rewriters."""
     out: dict[str, str] = {}
-    native = rule.config.get("transform", {})
-    rewrites = rule.rewrites
     if rewriters is None:
         rewriters = rule.rewriters if isinstance(rule, CompiledRule) else {}
-    for name in native:
+    for name in rule.native:
         value = node.get_transformed(name)
         if value is not None:
             out[name] = value
-    for name, spec in rewrites.items():
+    for spec in rule.rewrites:
         value = _rewrite(node, spec, rewriters, text)
         if value is not None:
-            out[name] = value
+            out[spec.name] = value
     return out
 
 
 def _rewrite(
-    node: SgNode, spec: dict[str, Any], rewriters: dict[str, Rewriter], text: str
+    node: SgNode, spec: RewriteTransform, rewriters: dict[str, Rewriter], text: str
 ) -> str | None:
     """The ``rewrite`` transform: the source capture with every rewriter match replaced.
 
@@ -75,7 +71,7 @@ def _rewrite(
     it, the text between the nodes is kept; with it, only the rewriters' edits are
     joined and the nodes no rewriter matched are left out).
     """
-    source = str(spec["source"])
+    source = spec.source
     name = source.lstrip("$")
     if source.startswith("$$$"):
         nodes = node.get_multiple_matches(name)
@@ -84,12 +80,12 @@ def _rewrite(
         nodes = [one] if one is not None else []
     if not nodes:
         return None
-    chosen = [rewriters[rid] for rid in spec.get("rewriters", []) if rid in rewriters]
+    chosen = [rewriters[rid] for rid in spec.rewriters if rid in rewriters]
     newline = detect_newline(text)
-    join_by = spec.get("joinBy")
+    join_by = spec.join_by
     if join_by is not None:  # only the rewriters' edits, joined; the rest is dropped
         edits = _edits(nodes, chosen, rewriters, text, newline, node)
-        return str(join_by).join(replacement for _, _, replacement in edits)
+        return join_by.join(replacement for _, _, replacement in edits)
     start = nodes[0].range().start.index
     end = nodes[-1].range().end.index
     # The result is source text: de-indented as a captured text is, before insertion.
@@ -120,7 +116,7 @@ def _edits(
     found: list[tuple[int, int, int, SgNode]] = []
     for order, rewriter in enumerate(rewriters):
         for source in nodes:
-            for hit in source.find_all(cast("Config", rewriter.config)):
+            for hit in source.find_all(rewriter.config):
                 if not _agrees(hit, outer, rewriter):
                     continue
                 rng = hit.range()
@@ -171,11 +167,11 @@ def expanded_range(node: SgNode, fix: Fix | None) -> tuple[SgNode, SgNode]:
     first = last = node
     if fix is None:
         return first, last
-    if fix.expand_start:
-        while (prev := first.prev()) is not None and prev.matches(**fix.expand_start):
+    if fix.expand_start is not None and fix.expand_start.parts:
+        while (prev := first.prev()) is not None and prev.matches(**fix.expand_start.config):
             first = prev
-    if fix.expand_end:
-        while (nxt := last.next()) is not None and nxt.matches(**fix.expand_end):
+    if fix.expand_end is not None and fix.expand_end.parts:
+        while (nxt := last.next()) is not None and nxt.matches(**fix.expand_end.config):
             last = nxt
     return first, last
 
