@@ -23,7 +23,7 @@ from json.encoder import encode_basestring
 
 from ast_grep_py import SgNode
 
-from xcsh.structural.pattern import CompiledPattern
+from xcsh.structural.matcher import Matcher
 from xcsh.structural.records import Offsets, line_bounds
 from xcsh.structural.results import Replacement
 from xcsh.structural.rewrite import Template, TemplateVar, capture_key, expand_template
@@ -58,10 +58,10 @@ class PatternRecords:
     text: str
     offsets: Offsets
     quoted_file: str
-    ops: list[tuple[CompiledPattern, str]] = field(default_factory=list)
+    ops: list[tuple[Matcher, str]] = field(default_factory=list)
     numbers: array[int] = field(default_factory=lambda: array("i"))
 
-    def add(self, pattern: CompiledPattern, language: str) -> int:
+    def add(self, pattern: Matcher, language: str) -> int:
         """The entry of a new op: its pattern, and its language's display name."""
         self.ops.append((pattern, encode_basestring(language)))
         return len(self.ops) - 1
@@ -153,7 +153,7 @@ class PatternChanges:
     text: str
     newline: str
     offsets: Offsets
-    pattern: CompiledPattern
+    pattern: Matcher
     template: Template
     records: PatternRecords | None = None
     entry: int = 0

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 from xcsh.core import ToolError
 from xcsh.structural.errors import Doubt, EmptyPatterns, MixedLanguages
 from xcsh.structural.languages import resolve_language
-from xcsh.structural.matching import LanguageQuery, Matcher, Query
+from xcsh.structural.matcher import Matcher
+from xcsh.structural.matching import LanguageQuery, Query
 from xcsh.structural.pattern import bound_metavariables, compile_pattern
 from xcsh.structural.results import EditPreview
 from xcsh.structural.rewrite import Template, parse_template

@@ -25,7 +25,7 @@ from ast_grep_py import Pos, Range, SgNode
 
 from xcsh.core.safe import visible_line
 from xcsh.fs import detect_newline
-from xcsh.structural.pattern import CompiledPattern
+from xcsh.structural.matcher import Matcher
 from xcsh.structural.results import Position, RuleReport, Span
 from xcsh.structural.rewrite import expand_template
 
@@ -183,7 +183,7 @@ class RecordFormat:
 
 def render(
     form: RecordFormat,
-    found: Sequence[tuple[SgNode, CompiledPattern | CompiledRule, str]],
+    found: Sequence[tuple[SgNode, Matcher, str]],
     text: str,
     offsets: Offsets,
     file: str,
@@ -215,9 +215,7 @@ def render(
         yield from run_text(nodes, text, shown, heading=form.layout == "heading")
 
 
-def _report(
-    found: Sequence[tuple[SgNode, CompiledPattern | CompiledRule, str]], text: str, shown: str
-) -> list[str]:
+def _report(found: Sequence[tuple[SgNode, Matcher, str]], text: str, shown: str) -> list[str]:
     """``ast-grep scan``'s report of one file's rule matches, one record per match."""
     from xcsh.structural.report import rule_report
     from xcsh.structural.rules.evaluate import interpolate, transformed_values
@@ -225,8 +223,9 @@ def _report(
     matched: list[tuple[SgNode, CompiledRule]] = []
     fixes: list[tuple[str, int, int] | None] = []
     messages: list[str] = []
-    for node, rule, _ in found:
-        assert not isinstance(rule, CompiledPattern)
+    for node, matcher, _ in found:
+        rule = matcher.yaml_rule
+        assert rule is not None
         transformed = transformed_values(node, rule, text)
         matched.append((node, rule))
         fixes.append(None if rule.fix is None else match_fix(node, rule, text, transformed))
@@ -290,7 +289,7 @@ def _captures_json(nodes: Sequence[SgNode], text: str, offsets: Offsets) -> list
 
 def json_record(
     node: SgNode,
-    pattern: CompiledPattern | CompiledRule,
+    pattern: Matcher,
     text: str,
     offsets: Offsets,
     file: str,
@@ -318,9 +317,10 @@ def json_record(
     report: RuleReport | None = None
     secondary: list[str] = []
     fix = replacement
-    if not isinstance(pattern, CompiledPattern):
+    rule = pattern.yaml_rule
+    if rule is not None:
         transformed, own_fix, report = rule_parts(
-            node, pattern, text, offsets, fix=replacement is None
+            node, rule, text, offsets, fix=replacement is None
         )
         fix = fix or own_fix
         secondary = _captures_json(secondary_nodes(node), text, offsets)
@@ -331,17 +331,16 @@ def json_record(
         )
     parts.append(f',"language":{language}')
     parts.append(_meta_json(node, pattern, (text, offsets), secondary, transformed))
-    if report is not None:
-        assert not isinstance(pattern, CompiledPattern)
+    if report is not None and rule is not None:
         labels = (matched, where, secondary)
-        parts.append(_report_json(report, node, pattern, (text, offsets), labels))
+        parts.append(_report_json(report, node, rule, (text, offsets), labels))
     parts.append("}\n")
     return "".join(parts)
 
 
 def _meta_json(
     node: SgNode,
-    pattern: CompiledPattern | CompiledRule,
+    pattern: Matcher,
     source: tuple[str, Offsets],
     secondary: list[str],
     transformed: dict[str, str],
@@ -419,23 +418,22 @@ def _labels_json(node: SgNode, rule: CompiledRule, text: str, offsets: Offsets) 
         )
 
 
-def _text_record(
-    node: SgNode, pattern: CompiledPattern | CompiledRule, text: str, file: str
-) -> str:
+def _text_record(node: SgNode, pattern: Matcher, text: str, file: str) -> str:
     rng = node.range()
     start = rng.start
     first, end = start.index, rng.end.index
     line_start, line_end = line_bounds(text, first, end)
     lines = text[line_start:line_end]
     head = ""
-    if not isinstance(pattern, CompiledPattern):
-        message = pattern.message
-        if pattern.message_template is not None:
+    rule = pattern.yaml_rule
+    if rule is not None:
+        message = rule.message
+        if rule.message_template is not None:
             from xcsh.structural.rules.evaluate import interpolate, transformed_values
 
-            transformed = transformed_values(node, pattern, text)
-            message = interpolate(pattern, node, text, transformed)
-        label = f"{pattern.severity}[{pattern.id}]"
+            transformed = transformed_values(node, rule, text)
+            message = interpolate(rule, node, text, transformed)
+        label = f"{rule.severity}[{rule.id}]"
         head = f"{label}: {message}\n" if message else f"{label}\n"
     number = start.line + 1
     if "\n" not in lines:

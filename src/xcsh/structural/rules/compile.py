@@ -33,6 +33,7 @@ from xcsh.core import ToolError
 from xcsh.fs import read_regular_bytes
 from xcsh.structural.errors import Doubt
 from xcsh.structural.languages import resolve_language
+from xcsh.structural.matcher import Requirement, admits
 from xcsh.structural.rewrite import Template
 from xcsh.structural.rules.adapter import document_language, read_document
 from xcsh.structural.rules.labels import RuleLabel
@@ -51,7 +52,7 @@ from xcsh.structural.rules.parts import (
     template_of,
 )
 from xcsh.structural.rules.schema import RuleError, RuleWarning, glob_regex
-from xcsh.structural.rules.tokens import Requirement, admits, required_text
+from xcsh.structural.rules.tokens import required_text
 
 if TYPE_CHECKING:
     from ast_grep_py import Rule
@@ -137,6 +138,25 @@ class CompiledRule:
     def selector(self) -> None:
         """Rules have no ``sel``."""
         return None
+
+    @property
+    def yaml_rule(self) -> CompiledRule:
+        """The rule itself: its fix, transforms, severity, message and labels come with
+        each match."""
+        return self
+
+    def find_all(self, root: SgNode) -> list[SgNode]:
+        """Every node under ``root`` (itself included) the rule matches, in source order."""
+        return root.find_all(self.config)
+
+    def matches(self, node: SgNode) -> bool:
+        """Whether ``node`` itself matches the rule (constraints and utilities included)."""
+        return node.find(self.config) == node
+
+    def may_match(self, raw: bytes, file: str, path: Path | None = None) -> bool:
+        """Whether a file may hold a match: its bytes ``raw`` hold the text the rule
+        needs, and its name passes ``files``/``ignores`` (see :meth:`applies_to`)."""
+        return self.admits(raw) and self.applies_to(file, path)
 
     def admits(self, raw: bytes) -> bool:
         """Whether a file of bytes ``raw`` holds the text the rule needs to match in it."""

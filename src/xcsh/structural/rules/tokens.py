@@ -29,6 +29,7 @@ from collections.abc import Mapping
 
 from xcsh.core import ToolError
 from xcsh.structural.languages import Language
+from xcsh.structural.matcher import Clause, Requirement, admits
 from xcsh.structural.pattern import compile_pattern
 from xcsh.structural.rules.model import (
     AllRule,
@@ -40,12 +41,6 @@ from xcsh.structural.rules.model import (
     RuleObject,
     RulePart,
 )
-
-Clause = tuple[bytes, ...]
-"""Alternatives: the file must hold at least one."""
-
-Requirement = tuple[Clause, ...]
-"""Clauses: the file must satisfy each."""
 
 _MIN = 2
 """Shorter literal runs are too common to skip anything."""
@@ -60,11 +55,6 @@ def required_text(
     match in it, in ``language``; ``()`` when nothing is known."""
     reader = _Reader(utils, language)
     return _dedupe(reader.rule(rule, depth=0))
-
-
-def admits(requirement: Requirement, raw: bytes) -> bool:
-    """Whether ``raw`` (a file's bytes) satisfies ``requirement``."""
-    return all(any(alt in raw for alt in clause) for clause in requirement)
 
 
 def _dedupe(clauses: list[Clause]) -> Requirement:
@@ -251,3 +241,6 @@ def _longest_literal(alternative: str) -> str | None:
             current += literal
     runs.append(current)
     return max(runs, key=len)
+
+
+__all__ = ["Clause", "Requirement", "admits", "regex_clause", "required_text"]
