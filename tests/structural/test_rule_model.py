@@ -116,3 +116,14 @@ def test_a_pattern_and_a_rule_run_through_one_protocol(tmp_path: Path) -> None:
     assert pattern.may_match(b"f(1)", "lib/a.py") and not pattern.may_match(b"g(1)", "a.py")
     assert rule.may_match(b"f(1)", "src/a.py") and not rule.may_match(b"f(1)", "lib/a.py")
     assert rule.required == pattern.required == ((b"f",), (b"(",), (b")",))
+
+
+def test_a_rewriters_own_utils_are_checked_as_the_rules_are() -> None:
+    document = {
+        "id": "r",
+        "language": "python",
+        "rule": {"pattern": "f($A)"},
+        "rewriters": [{"id": "w", "rule": {"matches": "u"}, "utils": {"u": "call"}, "fix": "g"}],
+    }
+    with pytest.raises(RuleError, match=r"rewriters\[0\]\.utils\.u: a rule must be a mapping"):
+        compile_rule(document, origin="r.yml")

@@ -1,5 +1,7 @@
-"""What a query runs on each file: the :class:`Matcher` protocol, in the style of
-ast-grep's core (find in a tree, match a node, the text a file must hold first).
+"""What a query runs on each file: the :class:`Matcher` protocol.
+
+It is in the style of ast-grep's core: find in a tree, match a node, and the text
+a file must hold first.
 
 A ``-p``/``pat`` pattern (:class:`~xcsh.structural.pattern.CompiledPattern`) and a
 YAML rule (:class:`~xcsh.structural.rules.compile.CompiledRule`) both satisfy it;
@@ -87,8 +89,10 @@ class Matcher(Protocol):
 
     @property
     def yaml_rule(self) -> CompiledRule | None:
-        """The YAML rule whose fix, transforms, severity, message and labels come with
-        each match; ``None`` for a pattern."""
+        """The YAML rule behind the matches, ``None`` for a pattern.
+
+        Its fix, transforms, severity, message and labels come with each match.
+        """
         ...
 
     def find_all(self, root: SgNode) -> list[SgNode]:
@@ -100,9 +104,12 @@ class Matcher(Protocol):
         ...
 
     def may_match(self, raw: bytes, file: str, path: Path | None = None) -> bool:
-        """Whether a file may hold a match: its bytes ``raw`` hold :attr:`required`, and
-        (a rule) its workspace-relative name ``file`` (absolute ``path``) passes the
-        rule's ``files``/``ignores``."""
+        """Whether a file may hold a match.
+
+        Its bytes ``raw`` must hold :attr:`required`, and for a rule its
+        workspace-relative name ``file`` (absolute ``path``) must pass the rule's
+        ``files``/``ignores``.
+        """
         ...
 
     def multi_bound(self, node: SgNode, name: str) -> bool:

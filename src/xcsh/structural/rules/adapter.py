@@ -1,6 +1,8 @@
-"""The one place a rule is read by key: a parsed YAML document (or the tools' ``rule``
-argument), a project's utility rule or its ``sgconfig.yml``, made typed
-(:mod:`xcsh.structural.rules.model`) and checked, each problem a
+"""The one place a rule is read by key, made typed and checked.
+
+A parsed YAML document (or the tools' ``rule`` argument), a project's utility
+rule or its ``sgconfig.yml`` become the values of
+:mod:`xcsh.structural.rules.model`; each problem is a
 :class:`~xcsh.structural.rules.schema.RuleError` naming its YAML path and the fix.
 
 Rule objects are read by :func:`~xcsh.structural.rules.schema.parse_rule`; the
@@ -56,8 +58,10 @@ def read_document(
     strict: bool,
     warnings: list[RuleWarning] | None,
 ) -> RuleDocument:
-    """One rule document, checked and typed (``index``: its place in a file of several;
-    ``strict`` and ``warnings``: see :func:`~xcsh.structural.rules.compile.compile_rule`).
+    """One rule document, checked and typed.
+
+    ``index`` is its place in a file of several; ``strict`` and ``warnings`` are as
+    for :func:`~xcsh.structural.rules.compile.compile_rule`.
 
     Raises:
         RuleError: naming the YAML path of the first problem and the fix.
@@ -114,8 +118,10 @@ def _top_level(
     strict: bool,
     warnings: list[RuleWarning] | None,
 ) -> tuple[dict[str, object], str, str, Language]:
-    """A document's top level checked: the document without the keys ast-grep ignores,
-    its id, where it is (for messages) and its language.
+    """A document's top level, checked.
+
+    Returns the document without the keys ast-grep ignores, its id, where it is
+    (for messages) and its language.
 
     Raises:
         RuleError: not a mapping, an unknown top-level key, no id, no language or no rule.
@@ -209,8 +215,9 @@ def _rewriter(value: object, where: str, origin: str, ids: list[str]) -> Rewrite
 
 
 def fix_of(value: object, where: str, origin: str) -> Fix | None:
-    """A ``fix`` (at YAML path ``where``): a template string or ``{template, expandStart,
-    expandEnd}``; ``None`` when absent.
+    """A ``fix`` (at YAML path ``where``), ``None`` when absent.
+
+    It is a template string, or ``{template, expandStart, expandEnd}``.
 
     Raises:
         RuleError: an unknown key, no ``template`` string, or a bad expand rule.
@@ -249,8 +256,10 @@ def fix_of(value: object, where: str, origin: str) -> Fix | None:
 def transforms_of(
     value: object, where: str, origin: str, rewriter_ids: Sequence[str]
 ) -> Transforms:
-    """A ``transform`` (at YAML path ``where``), checked: the names it defines, each a
-    transformation ast-grep-py evaluates or a ``rewrite`` with these ``rewriter_ids``.
+    """A ``transform`` (at YAML path ``where``), checked.
+
+    Each name it defines is a transformation ast-grep-py evaluates, or a ``rewrite``
+    with some of these ``rewriter_ids``.
 
     Raises:
         RuleError: not a mapping, an unknown transformation, a ``rewrite`` without
@@ -370,8 +379,10 @@ def document_language(document: object) -> str | None:
 
 
 def util_rule(document: object, shown: str) -> tuple[str, str, RuleObject]:
-    """A project's shared utility rule (a document of a ``utilDirs`` file named
-    ``shown``): its language, id and rule (the keys ast-grep ignores left out).
+    """A project's shared utility rule: its language, id and rule.
+
+    ``document`` is one of a ``utilDirs`` file named ``shown``; the keys ast-grep
+    ignores inside its rule are left out, silently, as ast-grep does.
 
     Raises:
         RuleError: no ``id``, ``language`` or ``rule``, an unknown language or a bad rule.

@@ -117,9 +117,11 @@ class CompiledRule:
     captured nothing is bound only if the first branch that matches binds it."""
 
     def multi_bound(self, node: SgNode, name: str) -> bool:
-        """Whether the ``$$$name`` that captured nothing in the match ``node`` is bound
-        (reported as ``[]``) rather than left unbound by an ``any`` branch that did not
-        match, as the CLI tells them apart."""
+        """Whether ``$$$name``, which captured nothing in the match ``node``, is bound.
+
+        Bound, it is reported as ``[]``; an ``any`` branch that did not match leaves it
+        unbound instead, as the CLI tells them apart.
+        """
         if name in self.trailing_multi:
             return False  # never reached by ast-grep's matcher
         if not any(name in names for _, names in self.branches):
@@ -141,8 +143,10 @@ class CompiledRule:
 
     @property
     def yaml_rule(self) -> CompiledRule:
-        """The rule itself: its fix, transforms, severity, message and labels come with
-        each match."""
+        """The rule itself.
+
+        Its fix, transforms, severity, message and labels come with each match.
+        """
         return self
 
     def find_all(self, root: SgNode) -> list[SgNode]:
@@ -154,8 +158,11 @@ class CompiledRule:
         return node.find(self.config) == node
 
     def may_match(self, raw: bytes, file: str, path: Path | None = None) -> bool:
-        """Whether a file may hold a match: its bytes ``raw`` hold the text the rule
-        needs, and its name passes ``files``/``ignores`` (see :meth:`applies_to`)."""
+        """Whether a file may hold a match.
+
+        Its bytes ``raw`` must hold the text the rule needs, and its name must pass
+        ``files``/``ignores`` (see :meth:`applies_to`).
+        """
         return self.admits(raw) and self.applies_to(file, path)
 
     def admits(self, raw: bytes) -> bool:
@@ -270,10 +277,10 @@ def parse_rules(
     """
     import yaml  # only a rule file needs the YAML parser
 
-    from xcsh.structural.rules import loader as rule_yaml
+    from xcsh.structural.rules import loader
 
     try:
-        documents = [d for d in rule_yaml.load_all(text) if d is not None]
+        documents = [d for d in loader.load_all(text) if d is not None]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""

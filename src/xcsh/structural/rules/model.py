@@ -44,8 +44,10 @@ JsonObject: TypeAlias = "dict[str, JsonValue]"
 
 @dataclass(frozen=True, kw_only=True)
 class PatternObject:
-    """A pattern written as a mapping: ``context`` (required), ``selector``, ``strictness``
-    (``None``: not written)."""
+    """A pattern written as a mapping.
+
+    ``context`` is required; ``selector`` and ``strictness`` are ``None`` when not written.
+    """
 
     context: JsonValue
     selector: JsonValue = None
@@ -254,8 +256,10 @@ class RuleObject:
         return cast("Rule", self.to_json())
 
     def patterns(self) -> Iterator[str]:
-        """Every pattern text inside, in document order (sub-rules, ``not``, ``stopBy``
-        and ``nthChild.ofRule`` included)."""
+        """Every pattern text inside, in document order.
+
+        Sub-rules, ``not``, ``stopBy`` and ``nthChild.ofRule`` included.
+        """
         for part in self.parts:
             yield from part_patterns(part)
 
@@ -310,8 +314,10 @@ class Fix:
 
 @dataclass(frozen=True, kw_only=True)
 class NativeTransform:
-    """A transformation ast-grep-py evaluates (``replace``, ``substring``, ``convert``,
-    or the string form), handed on as written."""
+    """A transformation ast-grep-py evaluates, handed on as written.
+
+    It is ``replace``, ``substring``, ``convert``, or the string form.
+    """
 
     name: str
     written: JsonValue
@@ -429,8 +435,11 @@ def ast_grep_config(
     utils: Mapping[str, RuleObject],
     native: tuple[NativeTransform, ...],
 ) -> Config:
-    """The configuration ast-grep-py's ``find_all(config)`` runs: the rule, with the
-    constraints, utility rules and native transforms given (each left out when empty)."""
+    """The configuration ast-grep-py's ``find_all(config)`` runs.
+
+    It holds the rule, with the constraints, utility rules and native transforms
+    given (each left out when empty).
+    """
     out: JsonObject = {"rule": rule.to_json()}
     if constraints:
         out["constraints"] = {name: sub.to_json() for name, sub in constraints.items()}

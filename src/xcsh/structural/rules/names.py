@@ -1,6 +1,8 @@
-"""Which metavariables a YAML rule can bind, and the check that its ``fix``, its
-``rewrite`` transforms and its rewriters' fixes use no other (as ``ast-grep scan``
-checks when it loads a rule: a name nothing binds would insert nothing, silently).
+"""Which metavariables a YAML rule can bind, and the check that its fixes use no other.
+
+Its ``fix``, its ``rewrite`` transforms and its rewriters' fixes are checked, as
+``ast-grep scan`` checks them when it loads a rule: a name nothing binds would
+insert nothing, silently.
 
 What counts as bound, as the CLI counts it: every capturing name (``$A``, ``$$A``,
 ``$$$A``; not ``$_`` or ``$_A``) of every pattern in the rule tree (relational

@@ -1,6 +1,9 @@
-"""The steps of compiling one typed rule document (:func:`xcsh.structural.rules.compile_rule`):
-the names it binds, its rewriters, and the configuration ast-grep-py runs, each checked
-with the YAML path of a problem."""
+"""The steps of compiling one typed rule document.
+
+See :func:`xcsh.structural.rules.compile_rule`: the names it binds, its
+rewriters, and the configuration ast-grep-py runs, each checked with the YAML
+path of a problem.
+"""
 
 from __future__ import annotations
 
@@ -124,9 +127,10 @@ def rewriter_of(
     utils: Mapping[str, RuleObject],
     outer: tuple[str, ...],
 ) -> Rewriter:
-    """One of a rule's ``rewriters``, compiled and checked (``place``: where the rule is,
-    and its language; ``utils``: the utility rules the rule sees; ``outer``: the names
-    the rule binds).
+    """One of a rule's ``rewriters``, compiled and checked.
+
+    ``place`` is where the rule is, and its language; ``utils`` the utility rules
+    the rule sees; ``outer`` the names the rule binds.
 
     Raises:
         RuleError: naming the YAML path of the problem.
@@ -173,8 +177,10 @@ def rule_config(
     language: Language,
     where: str,
 ) -> Config:
-    """The configuration ast-grep-py runs (``tables``: constraints, utils and native
-    transforms), checked by ast-grep once, every pattern inside within the size bounds.
+    """The configuration ast-grep-py runs, checked.
+
+    ``tables`` are the constraints, utils and native transforms. ast-grep checks the
+    configuration once, and every pattern inside must be within the size bounds.
 
     Raises:
         RuleError: a pattern too big, or ast-grep refuses the configuration.
@@ -196,8 +202,9 @@ def rewriters_of(
     utils: Mapping[str, RuleObject],
     bound: tuple[str, ...],
 ) -> dict[str, Rewriter]:
-    """A rule's rewriters by id, each compiled and checked (``place``: where the rule is,
-    and its language; ``bound``: the names the rule binds).
+    """A rule's rewriters by id, each compiled and checked.
+
+    ``place`` is where the rule is, and its language; ``bound`` the names the rule binds.
 
     Raises:
         RuleError: naming the YAML path of the problem.

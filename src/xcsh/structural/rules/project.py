@@ -1,5 +1,8 @@
-"""A project's ``sgconfig.yml``: the rule files of its ``ruleDirs``, with the shared
-utility rules of its ``utilDirs``, as ``ast-grep scan`` reads them."""
+"""A project's ``sgconfig.yml``, as ``ast-grep scan`` reads it.
+
+It names the rule files of its ``ruleDirs``, with the shared utility rules of its
+``utilDirs``.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from pathlib import Path
 import yaml
 
 from xcsh.fs import read_regular_bytes
-from xcsh.structural.rules import loader as rule_yaml
+from xcsh.structural.rules import loader
 from xcsh.structural.rules.adapter import read_sgconfig, util_rule
 from xcsh.structural.rules.compile import CompiledRule, based, parse_rules
 from xcsh.structural.rules.model import RuleObject
@@ -38,15 +41,16 @@ def find_config(start: Path) -> Path | None:
 def load_project(
     config: Path, *, strict: bool = True, warnings: list[RuleWarning] | None = None
 ) -> Project:
-    """Load ``sgconfig.yml``: the rules of ``ruleDirs``, with the utilities of ``utilDirs``
-    (``strict``, ``warnings``: as for :func:`xcsh.structural.rules.parse_rules`).
+    """Load ``sgconfig.yml``: the rules of ``ruleDirs``, with the utilities of ``utilDirs``.
+
+    ``strict`` and ``warnings`` are as for :func:`xcsh.structural.rules.parse_rules`.
 
     Raises:
         RuleError: a bad configuration, a missing folder, or a bad rule (named).
     """
     origin = config.name
     try:
-        data = rule_yaml.load(read_regular_bytes(config).decode("utf-8")) or {}
+        data = loader.load(read_regular_bytes(config).decode("utf-8")) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise RuleError(origin, "", f"cannot read the project configuration: {exc}.") from None
     sgconfig = read_sgconfig(data, origin)
@@ -57,7 +61,7 @@ def load_project(
             shown = file.relative_to(root).as_posix()
             try:
                 documents = [
-                    d for d in rule_yaml.load_all(read_regular_bytes(file).decode("utf-8")) if d
+                    d for d in loader.load_all(read_regular_bytes(file).decode("utf-8")) if d
                 ]
             except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
                 raise RuleError(shown, "", f"cannot read the utility rule: {exc}.") from None

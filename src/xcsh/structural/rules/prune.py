@@ -1,5 +1,7 @@
-"""Leaving out the keys ast-grep ignores inside a rule document, as ast-grep does, with
-a :class:`~xcsh.structural.rules.schema.RuleWarning` naming each (refused when strict)."""
+"""Leaving out the keys ast-grep ignores inside a rule document, as ast-grep does.
+
+A :class:`~xcsh.structural.rules.schema.RuleWarning` names each (refused when strict).
+"""
 
 from __future__ import annotations
 
@@ -49,8 +51,10 @@ def _misplaced(allowed: Sequence[str]) -> dict[str, str]:
 def drop_unknown_keys(
     document: dict[str, object], origin: str
 ) -> tuple[dict[str, object], list[RuleWarning]]:
-    """``document`` without the keys ast-grep ignores inside rules, rewriters, fixes and
-    pattern objects, and a warning for each, naming its YAML path and the likely key.
+    """``document`` without the keys ast-grep ignores, and a warning for each.
+
+    Keys are left out inside rules, rewriters, fixes and pattern objects; each
+    warning names the YAML path and the likely key.
 
     The top-level keys are not touched: ast-grep refuses an unknown one, and so does
     :func:`xcsh.structural.rules.compile_rule`.
@@ -60,8 +64,10 @@ def drop_unknown_keys(
 
 
 class _Pruner:
-    """Walks a rule document, leaving out the keys ast-grep ignores; ``warnings`` names
-    each (``origin``: the document's file, for the warnings)."""
+    """Walks a rule document, leaving out the keys ast-grep ignores.
+
+    ``warnings`` names each; ``origin`` is the document's file, for the warnings.
+    """
 
     def __init__(self, origin: str) -> None:
         self.origin = origin

@@ -1,6 +1,8 @@
-"""The shape of a YAML rule object, checked key by key so an error names its YAML path,
-and made typed (:class:`~xcsh.structural.rules.model.RuleObject`); the errors and
-warnings of reading a rule file."""
+"""The shape of a YAML rule object, checked key by key, and the errors of reading rules.
+
+A rule object is made typed (:class:`~xcsh.structural.rules.model.RuleObject`);
+each problem names its YAML path.
+"""
 
 from __future__ import annotations
 
@@ -84,14 +86,17 @@ SEVERITIES = ("hint", "info", "warning", "error", "off")
 
 
 def yaml_path(parent: str, key: str | int) -> str:
+    """The YAML path of ``key`` (a list index when an int) inside ``parent`` (``""``: top)."""
     if isinstance(key, int):
         return f"{parent}[{key}]"
     return f"{parent}.{key}" if parent else key
 
 
 def parse_rule(value: object, where: str, origin: str, *, relation: bool = False) -> RuleObject:
-    """A rule object checked key by key and made typed (``relation``: a relational rule's
-    own object, which may also hold ``stopBy`` and ``field``).
+    """A rule object, checked key by key and made typed.
+
+    With ``relation``, it is a relational rule's own object, which may also hold
+    ``stopBy`` and ``field``.
 
     Raises:
         RuleError: naming the YAML path of the first bad key or value.
@@ -136,8 +141,10 @@ _RELATIONS: dict[str, RelationName] = {
 
 
 def _nested_part(key: str, sub: object, here: str, origin: str) -> RulePart | None:
-    """The part of a relational, ``not``, ``all``/``any`` or ``stopBy`` key, its rules
-    checked; ``None`` for another key."""
+    """The part of a key holding rules, checked; ``None`` for another key.
+
+    Relational keys, ``not``, ``all``/``any`` and ``stopBy`` hold rules.
+    """
     if key in _RELATIONS:
         return Relation(_RELATIONS[key], parse_rule(sub, here, origin, relation=True))
     if key == "not":
@@ -159,8 +166,10 @@ def _nested_part(key: str, sub: object, here: str, origin: str) -> RulePart | No
 
 
 def _leaf_part(key: str, sub: JsonValue, here: str, origin: str) -> RulePart:
-    """The part of a leaf key: a string, a pattern object or a valid regex; ``nthChild``
-    and ``range`` as written (ast-grep checks them)."""
+    """The part of a leaf key: a string, a pattern object or a valid regex.
+
+    ``nthChild`` and ``range`` are kept as written (ast-grep checks them).
+    """
     if (
         key in ("pattern", "kind", "regex", "matches", "field")
         and not isinstance(sub, str)

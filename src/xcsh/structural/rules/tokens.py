@@ -51,8 +51,10 @@ _META = set(".^$*+?{}[]()|\\")
 def required_text(
     rule: RuleObject, utils: Mapping[str, RuleObject], language: Language
 ) -> Requirement:
-    """What a file must hold for ``rule`` (a rule object, with its ``utils`` by id) to
-    match in it, in ``language``; ``()`` when nothing is known."""
+    """What a file must hold for ``rule`` to match in it; ``()`` when nothing is known.
+
+    ``utils`` are the utility rules it sees, by id; ``language`` the file's.
+    """
     reader = _Reader(utils, language)
     return _dedupe(reader.rule(rule, depth=0))
 
