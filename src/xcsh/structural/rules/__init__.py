@@ -4,7 +4,8 @@ The phases, each a module:
 
 - :mod:`~xcsh.structural.rules.loader` reads YAML as ast-grep does (YAML 1.2 scalars);
 - :mod:`~xcsh.structural.rules.adapter` turns one parsed document (or a tool's ``rule``
-  argument) into the typed rule of :mod:`~xcsh.structural.rules.model`, checking it key
+  argument) into the typed rule of :mod:`~xcsh.structural.rules.document` and
+  :mod:`~xcsh.structural.rules.model`, checking it key
   by key so that each problem names its YAML path
   (:mod:`~xcsh.structural.rules.schema`, :mod:`~xcsh.structural.rules.prune`);
 - :mod:`~xcsh.structural.rules.compile` compiles the typed rule into a

@@ -2,7 +2,8 @@
 
 A parsed YAML document (or the tools' ``rule`` argument), a project's utility
 rule or its ``sgconfig.yml`` become the values of
-:mod:`xcsh.structural.rules.model`; each problem is a
+:mod:`xcsh.structural.rules.document` and :mod:`xcsh.structural.rules.model`; each
+problem is a
 :class:`~xcsh.structural.rules.schema.RuleError` naming its YAML path and the fix.
 
 Rule objects are read by :func:`~xcsh.structural.rules.schema.parse_rule`; the
@@ -20,17 +21,17 @@ from dataclasses import dataclass
 
 from xcsh.core import ToolError
 from xcsh.structural.languages import Language, resolve_language
-from xcsh.structural.rules.labels import RuleLabel
-from xcsh.structural.rules.model import (
+from xcsh.structural.rules.document import (
     Fix,
     NativeTransform,
     RewriterSpec,
     RewriteTransform,
     RuleDocument,
-    RuleObject,
     Transform,
     Transforms,
 )
+from xcsh.structural.rules.labels import RuleLabel
+from xcsh.structural.rules.model import RuleObject
 from xcsh.structural.rules.prune import drop_unknown_keys
 from xcsh.structural.rules.schema import (
     FIX_KEYS,

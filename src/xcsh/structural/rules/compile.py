@@ -36,8 +36,9 @@ from xcsh.structural.languages import resolve_language
 from xcsh.structural.matcher import Requirement, admits
 from xcsh.structural.rewrite import Template
 from xcsh.structural.rules.adapter import document_language, read_document
+from xcsh.structural.rules.document import Fix, RewriteTransform
 from xcsh.structural.rules.labels import RuleLabel
-from xcsh.structural.rules.model import Fix, RewriteTransform, RuleObject
+from xcsh.structural.rules.model import RuleObject
 from xcsh.structural.rules.names import (
     bound_names,
     check_fix_names,
@@ -135,11 +136,6 @@ class CompiledRule:
             except BaseException:  # a branch ast-grep-py cannot check alone (utils)
                 return True
         return True
-
-    @property
-    def selector(self) -> None:
-        """Rules have no ``sel``."""
-        return None
 
     @property
     def yaml_rule(self) -> CompiledRule:

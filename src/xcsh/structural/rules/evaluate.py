@@ -15,7 +15,7 @@ from xcsh.structural.rewrite import (
     reindent,
 )
 from xcsh.structural.rules.compile import CompiledRule
-from xcsh.structural.rules.model import Fix, RewriteTransform
+from xcsh.structural.rules.document import Fix, RewriteTransform
 from xcsh.structural.rules.parts import Rewriter
 
 

@@ -20,7 +20,8 @@ from collections.abc import Iterable, Mapping
 
 from xcsh.structural.pattern import bound_metavariables
 from xcsh.structural.rewrite import template_names
-from xcsh.structural.rules.model import RewriteTransform, RuleObject, table_patterns
+from xcsh.structural.rules.document import RewriteTransform
+from xcsh.structural.rules.model import RuleObject, table_patterns
 from xcsh.structural.rules.schema import RuleError, yaml_path
 
 

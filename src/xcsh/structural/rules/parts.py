@@ -19,15 +19,14 @@ from xcsh.structural.languages import Language
 from xcsh.structural.pattern import bound_metavariables
 from xcsh.structural.pattern_checks import check_pattern_size
 from xcsh.structural.rewrite import Template, parse_template
-from xcsh.structural.rules.model import (
+from xcsh.structural.rules.document import (
     Fix,
     NativeTransform,
     RewriterSpec,
     RewriteTransform,
-    RuleObject,
     ast_grep_config,
-    table_patterns,
 )
+from xcsh.structural.rules.model import RuleObject, table_patterns
 from xcsh.structural.rules.names import bound_names, check_fix_names, check_rewrite_sources
 from xcsh.structural.rules.schema import RuleError, yaml_path
 
