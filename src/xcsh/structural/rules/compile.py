@@ -166,11 +166,14 @@ class CompiledRule:
         return admits(self.required, raw)
 
     def applies_to(self, file: str, path: Path | None = None) -> bool:
-        """Whether a file passes ``files``/``ignores``: ``file`` is its workspace-relative
-        ``/``-separated name, ``path`` its absolute path. The globs are read relative to
+        """Whether a file passes ``files``/``ignores``.
+
+        ``file`` is its workspace-relative ``/``-separated name, ``path`` its
+        absolute path. The globs are read relative to
         :attr:`base` when the file is inside it, as ``ast-grep scan`` reads them
         relative to the project's folder, else to ``file``, and as ast-grep's globs
-        (:func:`~xcsh.structural.rules.schema.glob_regex`: ``*`` also matches ``/``)."""
+        (:func:`~xcsh.structural.rules.schema.glob_regex`: ``*`` also matches ``/``).
+        """
         if not self.files and not self.ignores:
             return True
         if self.base and path is not None:

@@ -1,5 +1,7 @@
-"""Evaluating a YAML rule's match: transforms, ``rewrite`` with rewriters, the fix range,
-the message. ast-grep-py evaluates the rule and its native transforms; the rest is here.
+"""Evaluating a YAML rule's match: transforms, rewriters, the fix range, the message.
+
+ast-grep-py evaluates the rule and its native transforms; the ``rewrite``
+transform with the rule's rewriters, the fix's range and the message are here.
 """
 
 from __future__ import annotations
@@ -20,9 +22,12 @@ from xcsh.structural.rules.parts import Rewriter
 
 
 def interpolate(rule: CompiledRule, node: SgNode, text: str, transformed: dict[str, str]) -> str:
-    """A rule's ``message`` for the match ``node`` in ``text``: expanded as a fix template
-    is, as the CLI does (a metavariable the match did not bind becomes ``""``, and the
-    lines after the first are indented like the match)."""
+    """A rule's ``message`` for the match ``node`` in ``text``.
+
+    It is expanded as a fix template is, as the CLI does: a metavariable the match
+    did not bind becomes ``""``, and the lines after the first are indented like
+    the match.
+    """
     template = rule.message_template
     if template is None:
         return rule.message
@@ -43,8 +48,11 @@ def transformed_values(
     text: str,
     rewriters: dict[str, Rewriter] | None = None,
 ) -> dict[str, str]:
-    """The values of a rule's transforms for one match: ast-grep-py's, and the
-    ``rewrite`` transforms evaluated here with the rule's rewriters."""
+    """The values of a rule's transforms for one match, by name.
+
+    ast-grep-py evaluates the native ones; the ``rewrite`` transforms are evaluated
+    here with the rule's rewriters (or ``rewriters`` when given).
+    """
     out: dict[str, str] = {}
     if rewriters is None:
         rewriters = rule.rewriters if isinstance(rule, CompiledRule) else {}
@@ -106,13 +114,15 @@ def _edits(
     newline: str,
     outer: SgNode,
 ) -> list[tuple[int, int, str]]:
-    """The rewriters' edits inside ``nodes``: ``(start, end, new text)`` in source order,
-    none overlapping (a node inside one already rewritten is left alone, and of two
-    rewriters matching one node the first listed wins).
+    """The rewriters' edits inside ``nodes``: ``(start, end, new text)`` in source order.
+
+    None overlap: a node inside one already rewritten is left alone, and of two
+    rewriters matching one node the first listed wins.
 
     As in the CLI, a rewriter starts from the captures of the rule's match
     (``outer``): a metavariable both bind must capture the same text, and one
-    the rewriter's match does not bind takes what the rule's match captured."""
+    the rewriter's match does not bind takes what the rule's match captured.
+    """
     found: list[tuple[int, int, int, SgNode]] = []
     for order, rewriter in enumerate(rewriters):
         for source in nodes:
@@ -143,9 +153,12 @@ def _edits(
 
 
 def _agrees(hit: SgNode, outer: SgNode, rewriter: Rewriter) -> bool:
-    """Whether a rewriter's match binds each metavariable the rule's match (``outer``)
-    also bound to the same text: as in the CLI, a rewriter starts from the rule's
-    captures, so its `$A` only matches what the rule's `$A` captured."""
+    """Whether a rewriter's match agrees with the rule's match (``outer``).
+
+    Each metavariable both bind must hold the same text: as in the CLI, a rewriter
+    starts from the rule's captures, so its `$A` only matches what the rule's `$A`
+    captured.
+    """
     for name in rewriter.names:
         mine = hit.get_match(name)
         if mine is not None:
@@ -162,8 +175,11 @@ def _agrees(hit: SgNode, outer: SgNode, rewriter: Rewriter) -> bool:
 
 
 def expanded_range(node: SgNode, fix: Fix | None) -> tuple[SgNode, SgNode]:
-    """The first and last node a fix replaces: the match, widened over the siblings
-    before it that match ``expandStart`` and after it that match ``expandEnd``."""
+    """The first and last node a fix replaces.
+
+    That is the match, widened over the siblings before it that match
+    ``expandStart`` and after it that match ``expandEnd``.
+    """
     first = last = node
     if fix is None:
         return first, last
@@ -177,9 +193,11 @@ def expanded_range(node: SgNode, fix: Fix | None) -> tuple[SgNode, SgNode]:
 
 
 def capture_spans(node: SgNode, template: Template) -> dict[str, tuple[int, int] | str | None]:
-    """What each metavariable of ``template`` captured in the match ``node``: a
-    code-point ``(start, end)`` range or ``None``, keyed as
-    :func:`xcsh.structural.rewrite.capture_key` keys them (``$$$A`` apart from ``$A``)."""
+    """What each metavariable of ``template`` captured in the match ``node``.
+
+    Each is a code-point ``(start, end)`` range or ``None``, keyed as
+    :func:`xcsh.structural.rewrite.capture_key` keys them (``$$$A`` apart from ``$A``).
+    """
     out: dict[str, tuple[int, int] | str | None] = {}
     for var in template.variables:
         if var.multi:

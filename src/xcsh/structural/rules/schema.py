@@ -218,7 +218,7 @@ def _of_rule(nth_child: JsonObject, here: str, origin: str) -> RuleObject | None
 
 
 def regex_problem(regex: str) -> str:
-    """Why ast-grep refuses ``regex`` (Rust's syntax: ``\\p{L}``, ``[[:alpha:]]``), or ``""``."""
+    r"""Why ast-grep refuses ``regex`` (Rust's syntax: ``\p{L}``, ``[[:alpha:]]``), or ``""``."""
     from ast_grep_py import SgRoot
 
     try:
@@ -240,8 +240,9 @@ FIX_KEYS = ("template", "expandStart", "expandEnd")
 
 @dataclass(frozen=True, kw_only=True)
 class RuleWarning:
-    """Something in a rule file that ast-grep runs anyway, and so does xcsh unless strict:
-    a key it ignores inside a rule, or two rules sharing an id.
+    """Something in a rule file that ast-grep runs anyway, and so does xcsh unless strict.
+
+    It is a key ast-grep ignores inside a rule, or two rules sharing an id.
 
     Attributes:
         origin: the file (with its document and rule id) it is in.
@@ -268,10 +269,12 @@ class RuleWarning:
 
 @functools.lru_cache(maxsize=256)
 def glob_regex(globs: tuple[str, ...]) -> re.Pattern[str]:
-    """One regular expression matching a ``/``-separated path when any of ``globs`` does,
-    read as ast-grep reads a rule's ``files``/``ignores``: the whole path must match,
+    """One regular expression matching a ``/``-separated path when any of ``globs`` does.
+
+    The globs are read as ast-grep reads a rule's ``files``/``ignores``: the whole path must match,
     ``*`` and ``?`` also match ``/``, ``**/`` is any number of folders (none
-    included), ``[...]`` a class (``[!...]`` negated)."""
+    included), ``[...]`` a class (``[!...]`` negated).
+    """
     parts: list[str] = []
     for glob in globs:
         out = ""

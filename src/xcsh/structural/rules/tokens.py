@@ -120,8 +120,10 @@ class _Reader:
 
 
 def regex_clause(regex: str) -> Clause:
-    """For each top-level alternative of ``regex``, its longest literal run (UTF-8); ``()``
-    when an alternative has none this reader can vouch for."""
+    """For each top-level alternative of ``regex``, its longest literal run (UTF-8).
+
+    ``()`` when an alternative has none this reader can vouch for.
+    """
     alternatives = _split_alternatives(regex)
     if alternatives is None:
         return ()
@@ -137,8 +139,10 @@ def regex_clause(regex: str) -> Clause:
 
 
 def _split_alternatives(regex: str) -> list[str] | None:
-    """The top-level ``|`` alternatives of ``regex`` (one wrapping group unwrapped, as in
-    ``^(a|b)$``), or ``None`` for a form not followed here."""
+    """The top-level ``|`` alternatives of ``regex``, or ``None`` for a form not followed here.
+
+    One wrapping group is unwrapped, as in ``^(a|b)$``.
+    """
     body = regex
     if body.startswith("^"):
         body = body[1:]
@@ -200,8 +204,11 @@ def _closing(text: str, start: int) -> int:
 
 
 def _longest_literal(alternative: str) -> str | None:
-    """The longest run of characters ``alternative`` matches literally, ``None`` when it
-    holds something this reader does not follow (flags, a class it cannot skip)."""
+    """The longest run of characters ``alternative`` matches literally.
+
+    ``None`` when it holds something this reader does not follow (flags, a class it
+    cannot skip).
+    """
     if "(?" in alternative:
         return None  # flags (case-insensitive) or lookarounds
     runs: list[str] = []
