@@ -55,6 +55,12 @@ class TmuxXcsh:
         self.started = False
 
     def tmux(self, *args: str) -> str:
+        """Run one tmux command on this harness's own server; its stdout.
+
+        Raises:
+            subprocess.CalledProcessError: tmux exited with an error.
+            subprocess.TimeoutExpired: tmux took more than 10 seconds.
+        """
         done = subprocess.run(
             ["tmux", "-L", self.socket, *args],
             capture_output=True,
@@ -84,8 +90,10 @@ class TmuxXcsh:
             self.started = True
 
     def screen(self) -> str:
-        """The visible screen (and ``scrollback`` lines above it) as text, trailing
-        blanks removed."""
+        """Read the visible screen (and ``scrollback`` lines above it) as text.
+
+        Trailing blanks are removed from each line and from the end.
+        """
         above = ("-S", f"-{self.scrollback}") if self.scrollback else ()
         lines = self.tmux("capture-pane", "-p", *above).splitlines()
         return "\n".join(line.rstrip() for line in lines).rstrip() + "\n"
@@ -148,6 +156,7 @@ class TmuxXcsh:
         (Path(folder) / f"{name}.svg").write_text(svg, encoding="utf-8")
 
     def close(self) -> None:
+        """Stop this harness's tmux server and with it xcsh; nothing when it never started."""
         if self.started:
             subprocess.run(
                 ["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=10

@@ -1,0 +1,1 @@
+"""Real coding tasks through the installed xcsh against a small local model."""

@@ -47,6 +47,14 @@ def _value(text: str) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run every task against every model and print the table; the process exit code.
+
+    Args:
+        argv: the command-line words after the program name (``sys.argv[1:]`` when None).
+
+    Returns:
+        0 once the table is printed (failed runs are reported in it, not by the code).
+    """
     parser = argparse.ArgumentParser(prog="make e2e-model", description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=5, help="runs per task and model (default 5)")
     parser.add_argument("--tasks", default=",".join(TASKS), help="comma-separated task names")
@@ -151,8 +159,13 @@ def _one(
 
 
 def _xcsh_failure(outcome: Outcome, offered: list[list[str]]) -> str | None:
-    """The first xcsh fault among the outcome's runs; their turns follow one another in
-    ``offered`` (the tools each turn offered, from the exchange file)."""
+    """Find the first xcsh fault among the outcome's runs, or None when there is none.
+
+    Args:
+        outcome: the runs of one task, in the order they ran.
+        offered: the tools each turn offered, from the exchange file; the runs' turns
+            follow one another in it.
+    """
     for run in outcome.logs:
         failure = xcsh_failure(run, offered, BUILTIN_TOOL_NAMES)
         if failure:

@@ -65,8 +65,10 @@ class RunLog:
         return str(ends[-1].get("final_text") or "") if ends else ""
 
     def model_seconds(self) -> float:
-        """Seconds spent waiting on the model: each turn's start to its first
-        tool call or, without one, to its end (or :attr:`model_wait` when set)."""
+        """Seconds spent waiting on the model (:attr:`model_wait` when set).
+
+        Counted from each turn's start to its first tool call or, without one, to its end.
+        """
         if self.model_wait is not None:
             return self.model_wait
         total, started = 0.0, None
@@ -81,8 +83,10 @@ class RunLog:
         return total
 
     def first_turn_seconds(self) -> float | None:
-        """Seconds the first turn's answer took, or None when there was none (or no
-        timed events)."""
+        """Seconds the first turn's answer took.
+
+        None when there was no turn (or no timed events).
+        """
         start = next((e.at for e in self.events if e.type == "turn_start"), None)
         if start is None:
             return None
@@ -135,9 +139,18 @@ def run_xcsh(
     """Run ``xcsh -p PROMPT --mode json`` in ``repo`` with ``XCSH_HOME=home``.
 
     Args:
+        repo: the working copy xcsh runs in.
+        home: the folder given as ``XCSH_HOME`` (its ``settings.toml`` applies).
+        base_url: the OpenAI-compatible server the model is served on.
+        prompt: the task, given as ``-p``.
+        extra: more command-line words, after the provider options.
         stop_when: called with each event; when it returns True the process
             gets SIGTERM (as a person stopping it), and the run is not a timeout.
         timeout: seconds before the harness sends SIGTERM (then SIGKILL).
+
+    Returns:
+        The events read from stdout with their times, the exit code, stderr and the
+        wall time; a run past ``timeout`` is marked ``timed_out`` rather than raising.
     """
     env = {**os.environ, "XCSH_HOME": str(home), "NO_COLOR": "1"}
     env.pop("OPENAI_API_KEY", None)
@@ -205,9 +218,19 @@ _FENCED = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 
 def written_calls(text: str, offered: Sequence[str]) -> list[dict[str, Any]]:
-    """Well-formed tool calls written as text: ``<tool_call>`` (or ``<tools>``) blocks, fenced
-    JSON or bare JSON objects (one or several one after another) or lists of
-    ``{"name": <offered tool>, "arguments": {...}}``."""
+    """Find the well-formed tool calls a model wrote as text instead of calling them.
+
+    Looks in ``<tool_call>`` (or ``<tools>``) blocks, fenced JSON and the bare text for
+    JSON objects (one or several one after another) or lists of
+    ``{"name": <offered tool>, "arguments": {...}}``.
+
+    Args:
+        text: the model's answer.
+        offered: the tool names the turn offered; calls to other names are not counted.
+
+    Returns:
+        The calls found, each once, as its JSON object; ``[]`` when there is none.
+    """
     candidates = [m.group(1) for m in _TOOL_CALL_BLOCK.finditer(text)]
     candidates += [m.group(1) for m in _FENCED.finditer(text)]
     candidates.append(text.strip())
@@ -220,8 +243,10 @@ def written_calls(text: str, offered: Sequence[str]) -> list[dict[str, Any]]:
 
 
 def _json_values(text: str) -> list[Any]:
-    """The JSON values written one after another in ``text``; ``[]`` when anything else
-    is there."""
+    """Decode the JSON values written one after another in ``text``.
+
+    ``[]`` when anything else is there.
+    """
     decoder = json.JSONDecoder()
     values: list[Any] = []
     at = 0

@@ -65,6 +65,8 @@ class BatchRenameParams(BaseModel):
 
 @dataclass(frozen=True)
 class Move:
+    """One checked rename: where the file is, where it goes, and how the plan shows it."""
+
     source: Path  # absolute
     target: Path  # absolute
     shown: str  # "a.txt -> b.txt", relative to the workspace
@@ -160,6 +162,11 @@ def _remove_plan(plan_file: Path) -> None:
 
 
 def factory(api: CustomToolAPI) -> CustomTool:
+    """Build the ``batch_rename_preview`` tool for the workspace ``api.cwd``.
+
+    xcsh calls this once when it loads the file; plans go under ``.xcsh/batch_rename/``
+    of that workspace.
+    """
     root = Path(os.path.realpath(api.cwd))
     plan_dir = root / PLAN_DIR
 

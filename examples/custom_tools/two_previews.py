@@ -100,6 +100,10 @@ def _stage(api: CustomToolAPI, path: Path, new: bytes, label: str) -> None:
 
 
 def factory(api: CustomToolAPI) -> list[CustomTool]:
+    """Build ``release_bump_preview`` for the workspace ``api.cwd`` (a list of one tool).
+
+    xcsh calls this once when it loads the file; a factory may return several tools.
+    """
     root = Path(api.cwd)
 
     def execute(tool_call_id: str, params: dict[str, Any]) -> AgentToolResult:

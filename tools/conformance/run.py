@@ -30,6 +30,12 @@ SCENARIOS = [
 
 
 def main() -> int:
+    """Run every scenario against a fresh server; the exit status.
+
+    Returns:
+        0 when every scenario passed, 1 when one failed or the server did not start,
+        2 when the suite is not installed.
+    """
     if not BUN.exists() or not SUITE.exists():
         print("conformance: run 'make conformance' (it installs the suite with npm ci)")
         return 2

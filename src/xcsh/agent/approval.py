@@ -226,7 +226,10 @@ async def resolve_as_user(
 
     Args:
         store: the session's store.
-        action, reason, only: as the ``resolve`` tool takes them.
+        action: ``"apply"`` or ``"discard"``, as the ``resolve`` tool takes it.
+        reason: the person's reason, quoted in the result and to the model.
+        only: with ``"apply"``, the change ids (``c12``) and/or file paths of the top
+            preview to apply, the rest being discarded; ``None`` applies it whole.
 
     Returns:
         The resolution (the result as a tool result of a ``user_<hex>`` call,

@@ -99,8 +99,9 @@ class CheckpointReplay:
         )
 
     def rewind(self, number: int, *, conversation: bool) -> list[Message] | None:
-        """A rewind record to user message ``number``: the history to continue from, or
-        ``None`` when it keeps it (``conversation`` false).
+        """Replay a rewind record to user message ``number``; the history to continue from.
+
+        ``None`` when the rewind keeps the conversation (``conversation`` false).
 
         Raises:
             ValueError: the record names no checkpoint.

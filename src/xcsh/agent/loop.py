@@ -263,8 +263,12 @@ INVALID_ARGUMENTS_SHOWN = 2000
 
 
 def invalid_arguments_text(call: ToolCall) -> str:
-    """The error result for a call whose arguments could not be read (not run): not a
-    JSON object, or parameters written beside ``arguments`` instead of inside it."""
+    """Word the error result for a call whose arguments could not be read (it is not run).
+
+    Such arguments are not a JSON object, or put parameters beside ``arguments``
+    instead of inside it. At most :data:`INVALID_ARGUMENTS_SHOWN` characters of them
+    are quoted back.
+    """
     raw = call.invalid_arguments or ""
     if len(raw) > INVALID_ARGUMENTS_SHOWN:
         raw = raw[:INVALID_ARGUMENTS_SHOWN] + f"... ({plural(len(raw), 'character')} in all)"
@@ -277,9 +281,11 @@ def invalid_arguments_text(call: ToolCall) -> str:
 
 
 def _capped(result: ToolResultMessage) -> ToolResultMessage:
-    """The result with each text block cut to :data:`~xcsh.core.MAX_RESULT_CHARS`
-    (head and tail kept), whatever tool made it: built-in tools bound their
-    own output, custom and MCP tools may not."""
+    """Cut each text block of a result to :data:`~xcsh.core.MAX_RESULT_CHARS` characters.
+
+    Head and tail are kept. Applies whatever tool made the result: built-in tools bound
+    their own output, custom and MCP tools may not.
+    """
     content = cap_content(result.content)
     return result if content is result.content else dataclasses.replace(result, content=content)
 

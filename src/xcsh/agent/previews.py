@@ -87,10 +87,16 @@ def compare_rebuilt(
     """How a rebuilt preview differs from the saved one (see :attr:`RebuiltPreview.changes`).
 
     Args:
-        previous_label, previous_files, previous_digest: what was saved
-            (files and digest are ``None`` in sessions saved before they were recorded).
+        previous_label: the saved action's label.
+        previous_files: the files the saved preview touched (``None`` in sessions saved
+            before they were recorded).
+        previous_digest: the saved preview's digest (``None`` likewise).
         label: the rebuilt action's label.
         preview: the rebuilt action's preview.
+
+    Returns:
+        One sentence per difference (label, files, or the lines changed); ``[]`` when
+        the rebuilt preview is the saved one.
     """
     changes: list[str] = []
     if label != previous_label:

@@ -168,8 +168,12 @@ def rewind_points(saved: SavedSession, journal: Journal) -> list[RewindPoint]:
 
 
 def newer_previews(checkpoint: Checkpoint, call_ids: Sequence[str | None]) -> list[bool]:
-    """For each pending preview (by the id of the call that pushed it): newer than the
-    checkpoint, i.e. pushed by a call the conversation before it does not hold."""
+    """Tell, for each pending preview, whether it is newer than the checkpoint.
+
+    A preview (named by the id of the call that pushed it, ``None`` when unknown) is newer
+    when the conversation before the checkpoint does not hold that call. One flag per id,
+    in order.
+    """
     before = checkpoint.call_ids()
     return [call_id is None or call_id not in before for call_id in call_ids]
 
@@ -267,8 +271,14 @@ def rewind(
         journal: the workspace's journal, as the session writes it
             (:meth:`~xcsh.journal.Journal.for_session`).
         saved: the session as its file says now.
+        number: the user message to go back before (1 is the first).
+        mode: what to take back: files and conversation, the files only, or the
+            conversation only.
         write: appends a record to the session file (the ``rewind`` record).
         discarded: labels of the previews the caller discarded, for the outcome.
+
+    Returns:
+        What the rewind did: the checkpoint, the files' plan and the journal entry.
 
     Raises:
         UsageError: no message ``number``.

@@ -1,5 +1,8 @@
-"""How an :class:`~xcsh.agent.session.AgentSession` is set up, besides its provider,
-tools, folder and store: one value a front end composes (:class:`SessionConfig`)."""
+"""How an :class:`~xcsh.agent.session.AgentSession` is set up: one value a front end composes.
+
+:class:`SessionConfig` holds everything besides the session's provider, tools, folder
+and store.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""The session's pending actions between runs: ``/apply`` on the user's behalf,
-rebuilding a resumed session's previews, and discarding what cannot outlive it.
+"""The session's pending actions between runs.
+
+Covers ``/apply`` on the user's behalf, rebuilding a resumed session's previews, and
+discarding what cannot outlive the session.
 
 :class:`SessionPending` is ``AgentSession.pending``; the work itself is done by
 :mod:`xcsh.agent.approval` and :mod:`xcsh.agent.resume`.

@@ -1,4 +1,4 @@
-"""What a bash command line runs, read with tree-sitter's bash grammar (through ast-grep).
+r"""What a bash command line runs, read with tree-sitter's bash grammar (through ast-grep).
 
 :func:`resolve_commands` turns a command line into the *simple commands* it
 would run, each as its literal words (program first), looking through what
@@ -7,7 +7,7 @@ only wraps or hides a program:
 - lists, pipelines, subshells, ``{ ...; }``, ``if``/``while``/``for``/``case``
   bodies, function bodies (a function defined in the command counts as run),
   ``$(...)``, backticks and ``<(...)`` anywhere in a word;
-- quoting: ``'t'ouch``, ``"touch"``, ``\\touch``, ``$'\\x74ouch'`` are all ``touch``;
+- quoting: ``'t'ouch``, ``"touch"``, ``\touch``, ``$'\x74ouch'`` are all ``touch``;
   leading ``NAME=value`` assignments and redirections are left out;
 - wrappers that run their arguments as a command: ``env``, ``command``,
   ``builtin``, ``exec``, ``nice``, ``nohup``, ``time``, ``timeout``, ``stdbuf``,

@@ -280,14 +280,18 @@ class Steering:
         return RequestPlan(tool_choice=ForcedTool(name=RESOLVE_TOOL_NAME))
 
     def next_request(self) -> RequestPlan:
-        """How the request about to be sent steers; remembered for :meth:`fall_back`
-        and :meth:`check_answer`. Forces only while actions are pending."""
+        """Plan how the request about to be sent steers toward ``resolve``.
+
+        The plan is remembered for :meth:`fall_back` and :meth:`check_answer`. It forces
+        only while actions are pending.
+        """
         self._last = self._plan()
         return self._last
 
     def fall_back(self, error: ProviderError, provider: str) -> str | None:
-        """After a failed request: switch to ``"auto"`` when it was a forced
-        request the provider refused (:func:`rejects_forced_choice`).
+        """Fall back to ``"auto"`` after a failed request, when the provider refused forcing.
+
+        Only a forced request the provider refused (:func:`rejects_forced_choice`) counts.
 
         Returns:
             The notice for the user when steering changed (the caller sends the
@@ -306,9 +310,11 @@ class Steering:
         )
 
     def check_answer(self, message: AssistantMessage, provider: str) -> str | None:
-        """Learn from an answer to the last request: soft steering moves to forcing
-        when a reminder was ignored; a server that answered a forced turn without
-        calling ``resolve`` does not honour that kind of forcing.
+        """Learn from an answer to the last request whether the steering held.
+
+        Soft steering moves to forcing when a reminder was ignored; a server that answered
+        a forced turn without calling ``resolve`` does not honour that kind of forcing, so
+        the next weaker kind is used from then on.
 
         Returns:
             The notice for the user when the mode changed, else ``None``.
@@ -348,8 +354,10 @@ class Steering:
         return gate_message(self.store.peek() if self.store else None, tool_name)
 
     def start_run(self) -> None:
-        """Reset the forced-turn counter: each run gets the full cap (and, with
-        soft steering, starts with a reminder again)."""
+        """Reset the forced-turn counter, so each run gets the full cap.
+
+        With soft steering, the run starts with a reminder again.
+        """
         self._ignored = False
         self._streak = 0
         self._failed = 0

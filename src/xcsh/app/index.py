@@ -12,8 +12,14 @@ if TYPE_CHECKING:
 
 
 def index_memory(home: Path, settings: Settings | None = None) -> int:
-    """``index_memory`` of ``home/settings.toml`` in bytes (default 256 MiB; ``settings``:
-    the file already read).
+    """Read the ``index_memory`` setting of ``home/settings.toml``, in bytes.
+
+    Args:
+        home: xcsh's home folder.
+        settings: the file already read; it is read from ``home`` when None.
+
+    Returns:
+        The bytes the warm index may keep (256 MiB when the setting is absent).
 
     Raises:
         UsageError: bad settings, such as an ``index_memory`` that is not a size (the
@@ -23,8 +29,10 @@ def index_memory(home: Path, settings: Settings | None = None) -> int:
 
 
 def open_index(home: Path, settings: Settings | None = None) -> WarmIndex:
-    """An empty :class:`~xcsh.structural.warm.WarmIndex` keeping at most
-    :func:`index_memory` bytes of syntax trees and answers.
+    """Open an empty warm structural index sized by the ``index_memory`` setting.
+
+    The :class:`~xcsh.structural.warm.WarmIndex` keeps at most :func:`index_memory`
+    bytes of syntax trees and answers.
 
     Raises:
         UsageError: as :func:`index_memory`.

@@ -249,8 +249,11 @@ class _Place:
 
 
 def _place(home: Path, options: AppOptions) -> _Place:
-    """The session's folder and file: a resumed one keeps the folder it started in
-    (its previews are rebuilt, and applied, there and nowhere else)."""
+    """Find the session's folder and file, and the saved session when resuming.
+
+    A resumed session keeps the folder it started in (its previews are rebuilt, and
+    applied, there and nowhere else).
+    """
     cwd = options.cwd.resolve()
     path = _resume_path(home, cwd, options)
     saved = load_session(path) if path is not None else None
@@ -264,8 +267,12 @@ def _place(home: Path, options: AppOptions) -> _Place:
 def _open_place_journal(
     home: Path, place: _Place, settings: Settings
 ) -> tuple[_Place, OpenedJournal]:
-    """The workspace's journal, for this session (every change it writes names the
-    session: what a rewind takes back); a rewind a crash cut short is finished first."""
+    """Open the workspace's journal for this session, finishing a rewind a crash cut short.
+
+    Every change the returned journal writes names the session: that is what a rewind
+    takes back. When finishing a rewind changed the session file, the place holds the
+    session as reloaded.
+    """
     opened = open_journal(home, place.cwd, settings)
     saved = place.saved
     if saved is not None and place.path is not None and reconcile(opened.journal, home, saved.id):

@@ -145,8 +145,10 @@ def _copy_surveyed(src: Path, dst: Path, survey: _Survey) -> None:
 
 
 def copy_tree(src: Path, dst: Path) -> int:
-    """Copy ``src`` into the new folder ``dst``: folders, regular files (reflinked where
-    possible) and symlinks as symlinks; ``.git`` and special files left out.
+    """Copy the tree ``src`` into the new folder ``dst``, leaving out ``.git``.
+
+    Folders, regular files (reflinked where possible) and symlinks (as symlinks) are
+    copied; special files are left out.
 
     Returns:
         The number of files copied.
@@ -202,8 +204,11 @@ def staged_tree(
 
 
 class _Held:
-    """What one staged tree made, removed together: the scratch folder
-    (``check-XXXXXXXX`` in ``parent``, made on first use) and the archive's memfd."""
+    """What one staged tree made, removed together.
+
+    That is the scratch folder (``check-XXXXXXXX`` in ``parent``, made on first use) and
+    the archive's memfd.
+    """
 
     def __init__(self, parent: Path) -> None:
         self.parent = parent

@@ -1,5 +1,6 @@
-"""Workspace files: path confinement, text decoding, ignore-aware walks,
-and the user-state folder (:func:`xcsh_home`).
+"""Workspace files: path confinement, text decoding, walks and the user-state folder.
+
+The walks honour ignore files; the user-state folder is :func:`xcsh_home`.
 
 Shared by every tool that reads or writes the user's files, so that all of
 them refuse the same paths, skip the same files and write the same safe way.

@@ -191,8 +191,10 @@ class RootDir:
             raise
 
     def writable(self, rel: str) -> bool:
-        """Whether this process may write the existing file ``rel`` (its permission bits,
-        ACLs and capabilities, as ``access(2)`` says); ``False`` when it cannot be reached.
+        """Tell whether this process may write the existing file ``rel``.
+
+        Its permission bits, ACLs and capabilities decide, as ``access(2)`` says;
+        ``False`` when the file cannot be reached.
         """
         try:
             with self.parent(rel) as (dirfd, name):
@@ -285,6 +287,8 @@ class RootDir:
         """Remove ``rel`` if it is still what ``expect`` says (missing already is fine).
 
         Args:
+            rel: the file, relative to the root.
+            expect: what the file must still be just before it is removed.
             keep: rename it to ``.<name>.<keep>`` instead of unlinking it.
 
         Raises:
@@ -333,7 +337,9 @@ class RootDir:
             os.rename(f".{name}.{suffix}", name, src_dir_fd=dirfd, dst_dir_fd=dirfd)
 
     def sync_folder(self, rel_folder: str) -> None:
-        """fsync a folder below the root (``""`` for the root), so renames in it are durable.
+        """Flush a folder below the root to disk (``""`` for the root) with ``fsync``.
+
+        Renames in the folder are durable once this returns.
 
         Raises:
             ConfinedError: the folder cannot be reached without following a link.

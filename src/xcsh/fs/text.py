@@ -28,14 +28,14 @@ class NotTextError(ToolError):
 
 @dataclass(frozen=True)
 class TextFile:
-    """A text file's content, decoded without losing a byte.
+    r"""A text file's content, decoded without losing a byte.
 
     Attributes:
         path: where it was read from.
         raw: the bytes on disk.
         text: the decoded text (BOM removed, line endings untouched).
         bom: the file started with a UTF-8 BOM.
-        newline: the file's line ending (``"\\r\\n"`` or ``"\\n"``; ``"\\n"`` when it has none).
+        newline: the file's line ending (``"\r\n"`` or ``"\n"``; ``"\n"`` when it has none).
     """
 
     path: Path
@@ -74,7 +74,7 @@ def decode_text(raw: bytes, *, name: str = "file") -> tuple[str, bool]:
 
 
 def detect_newline(text: str) -> str:
-    """The line ending of the first line break in ``text`` (``"\\n"`` when there is none)."""
+    r"""The line ending of the first line break in ``text`` (``"\n"`` when there is none)."""
     index = text.find("\n")
     if index > 0 and text[index - 1] == "\r":
         return "\r\n"

@@ -52,8 +52,11 @@ _Rules = IgnoreRules
 
 
 def gitignore_spec(lines: Sequence[str]) -> pathspec.GitIgnoreSpec:
-    """Compile gitignore-syntax ``lines`` (pathspec is loaded on first use: a walk of a
-    folder without ignore files or globs never needs it)."""
+    """Compile gitignore-syntax ``lines`` into one matcher.
+
+    pathspec is loaded on first use: a walk of a folder without ignore files or globs
+    never needs it.
+    """
     import pathspec
 
     return pathspec.GitIgnoreSpec.from_lines(lines)

@@ -100,8 +100,11 @@ class Workspace:
         return None
 
     def relative(self, path: str | Path) -> str:
-        """``path`` relative to the root, with ``/`` separators, for display
-        (its real path's when only that is below the root; else as given)."""
+        """Show ``path`` relative to the root, with ``/`` separators.
+
+        The real path's relative form when only that is below the root; ``path`` as given
+        when neither is.
+        """
         try:
             return Path(path).relative_to(self.root).as_posix() or "."
         except ValueError:

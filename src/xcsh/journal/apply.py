@@ -117,8 +117,10 @@ def apply_changes(
         root: the folder the paths are relative to.
         changes: the files, in order; files whose before equals after are left out.
         journal: where the entry goes; ``None`` writes the same safe way unrecorded.
-        label, source_tool_name: recorded with the entry.
-        kind, undoes: ``"undo"`` and the entry undone, for an undo.
+        label: the pending action's label, recorded with the entry.
+        source_tool_name: the tool that produced the changes, recorded with the entry.
+        kind: ``"apply"``, ``"undo"`` for an undo, ``"rewind"`` for a rewind.
+        undoes: for an undo, the entry it undoes.
         rewind: for a ``"rewind"`` entry, what it does (recorded with it).
 
     Returns:
@@ -292,7 +294,6 @@ def _write_all(
 
     Returns the changes written with their new identity, and the first failure.
     """
-
     stop = threading.Event()  # after a failure, files not started yet are not written
 
     def run(change: Change) -> tuple[FileId | None, Exception | None] | None:
@@ -343,8 +344,11 @@ class _Settled:
 
 
 def _drop_kept(rd: RootDir, rel: str, suffix: str) -> bool:
-    """Remove ``.<name>.<suffix>`` beside ``rel``; True once it is gone (or was never there),
-    False when its folder could not be reached or the removal failed."""
+    """Remove the kept old name ``.<name>.<suffix>`` beside ``rel``.
+
+    Returns True once it is gone (or was never there), False when its folder could not
+    be reached or the removal failed.
+    """
     try:
         with rd.parent(rel) as (dirfd, name):
             os.unlink(f".{name}.{suffix}", dir_fd=dirfd)
@@ -356,7 +360,7 @@ def _drop_kept(rd: RootDir, rel: str, suffix: str) -> bool:
 
 
 def _settle(rd: RootDir, written: list[tuple[Change, FileId | None]], tag: str) -> _Settled:
-    """fsync each folder written to, then drop the kept old names.
+    """Flush each folder written to with ``fsync``, then drop the kept old names.
 
     A kept name whose folder cannot be reached right now (another program is
     renaming it) is tried again for a few milliseconds; what is still there is

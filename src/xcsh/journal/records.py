@@ -359,6 +359,8 @@ def write_durably(
     """Write ``path`` through a fsynced temporary file, then fsync its folder.
 
     Args:
+        path: the file to write.
+        data: its complete content.
         exclusive: fail with :class:`FileExistsError` when ``path`` exists
             (published with ``link``, which never replaces a file).
         durable: fsync at all (the index, a cache rebuilt when behind, skips it).
@@ -400,7 +402,11 @@ def write_file(path: Path, data: bytes, *, exclusive: bool = False, durable: boo
 
 
 def sync_folder(folder: Path) -> None:
-    """fsync ``folder``, so the names renamed or linked into it survive a crash."""
+    """Flush ``folder`` to disk with ``fsync``, so names renamed or linked into it survive a crash.
+
+    Raises:
+        OSError: the folder could not be opened or flushed.
+    """
     dirfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         os.fsync(dirfd)

@@ -109,8 +109,10 @@ class Recovered:
 
 
 def interrupted(journal: Journal) -> str | None:
-    """A note for commands that must not write (``--dry-run``, searches): the interrupted
-    applies waiting in ``journal`` (their process is gone), or ``None`` when there are none.
+    """Word a note on the interrupted applies waiting in ``journal``, for read-only commands.
+
+    Read-only commands are ``--dry-run`` and searches; they must not finish the applies.
+    An apply is interrupted when its process is gone; ``None`` when there is none.
 
     Reads only: takes no lock, settles nothing, never raises.
     """

@@ -47,10 +47,12 @@ class Retention:
 
     @classmethod
     def of_home(cls, home: Path) -> Retention:
-        """The retention set in ``home/settings.toml``, for the commands that need only it
-        (``xcsh undo``, ``rewind``, ``ast-edit``, ``mcp``): the defaults when the file is
-        missing or unreadable, since the commands that own the settings file report its
-        errors (:func:`xcsh.app.load_settings`, whose ``retention`` is this same reading).
+        """Read the retention set in ``home/settings.toml``, for the commands that need only it.
+
+        Those are ``xcsh undo``, ``rewind``, ``ast-edit`` and ``mcp``. The defaults apply
+        when the file is missing or unreadable, since the commands that own the settings
+        file report its errors (:func:`xcsh.app.load_settings`, whose ``retention`` is this
+        same reading).
 
         Raises:
             UsageError: a retention value is invalid.

@@ -175,8 +175,18 @@ class Journal:
         the files themselves, and is the next change's before content).
 
         Args:
+            kind: ``"apply"``, ``"undo"`` or ``"rewind"``.
+            label: the pending action's label (or ``"Undo: <label>"``).
+            source_tool_name: the tool that produced the change.
             files: each file's record with its before and after contents
                 (``None`` for a side where it does not exist or is not known).
+            undoes: for an undo, the entry it undoes.
+            after_known: the ``after`` hashes are known before the writes (false for a
+                custom tool's apply, whose result is only hashed once it is done).
+            rewind: for a ``"rewind"`` entry, what it does.
+
+        Returns:
+            The open entry, whose outcome the caller records once the files are written.
 
         Raises:
             OSError: a blob or the record could not be written (nothing

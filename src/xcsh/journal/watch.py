@@ -32,9 +32,11 @@ log = logging.getLogger(__name__)
 
 
 def journaled(journal: Journal) -> Callable[[PendingAction], PendingAction]:
-    """The wrapper a session composes around every action it pushes
-    (:meth:`~xcsh.pending.PendingActionStore.compose`): :func:`journal_action`
-    bound to ``journal``."""
+    """Bind :func:`journal_action` to ``journal``: the wrapper for every action pushed.
+
+    A session composes it once into its store
+    (:meth:`~xcsh.pending.PendingActionStore.compose`).
+    """
 
     def wrap(action: PendingAction) -> PendingAction:
         return journal_action(action, journal)
@@ -152,8 +154,9 @@ def _finish(journal: Journal, entry: OpenEntry, paths: list[str]) -> None:
 
 
 def record_applies(store: PendingActionStore, journal: Journal) -> None:
-    """Journal the apply of every action on ``store``, now and from now on: composes
-    :func:`journaled` into the store once. Actions that journal themselves
+    """Journal the apply of every action on ``store``, now and from now on.
+
+    Composes :func:`journaled` into the store once. Actions that journal themselves
     (``action.journaled``) are left alone.
 
     Raises:

@@ -78,9 +78,11 @@ class SingleSession:
     session: McpSession
 
     def session_for(self, ctx: RequestContext) -> McpSession | None:
+        """Return the one session, whatever the request."""
         return self.session
 
     def any_session(self) -> McpSession:
+        """Return the one session, whose tool list is the server's."""
         return self.session
 
 

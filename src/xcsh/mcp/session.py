@@ -279,9 +279,11 @@ class McpSession:
                     await _reject(action, UNDELIVERED_REASON)
 
     async def shutdown(self, reason: str = DISCONNECT_REASON, *, grace: float = STOP_GRACE) -> int:
-        """End the session promptly: let a call in progress finish for ``grace``
-        seconds, cancel it if it has not (its previews are discarded), then
-        :meth:`close`. Returns how many actions :meth:`close` discarded.
+        """End the session promptly, then :meth:`close` it.
+
+        A call in progress may finish for ``grace`` seconds; it is cancelled if it has
+        not (its previews are discarded). Returns how many actions :meth:`close`
+        discarded.
         """
         running = self._running
         if running is not None and not running.done():

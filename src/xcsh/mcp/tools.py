@@ -82,8 +82,11 @@ def builtin_tool_factory(
 
 
 def journaled_factory(factory: McpToolsFactory, journal: Journal) -> McpToolsFactory:
-    """``factory``, with the apply of every pending action pushed on a session's store
-    recorded in ``journal`` (custom tools' applies; built-in ones record themselves)."""
+    """Wrap ``factory`` so every apply on a session's store is recorded in ``journal``.
+
+    This covers the applies of custom tools' pending actions; built-in tools record
+    their own.
+    """
 
     def build(store: PendingActionStore) -> list[Tool]:
         record_applies(store, journal)

@@ -102,7 +102,10 @@ class CheckVerdict:
         return self.status in ("newly_fails", "timed_out")
 
     def summary(self) -> str:
-        """One line: ``Check `pytest -q`: newly fails: tests/test_a.py::test_b.``"""
+        """Say the verdict in one line.
+
+        For example ``Check `pytest -q`: newly fails: tests/test_a.py::test_b.``
+        """
         if self.status == "not_checked":
             return NOT_CHECKED
         head = f"Check `{self.command}`: {self.words}"
@@ -118,8 +121,11 @@ class CheckVerdict:
         return f"{head}{tail}."
 
     def text(self, *, tail_lines: int = 15) -> str:
-        """The verdict as the model reads it: the summary, then for a failing or
-        timed-out check the last ``tail_lines`` of its output and where the whole is."""
+        """Word the verdict as the model reads it.
+
+        The summary comes first; a failing or timed-out check adds the last ``tail_lines``
+        of its output and where the whole output is.
+        """
         lines = [self.summary()]
         if self.status == "fails_before_and_after" and self.changed:
             lines.append("Lines new in its output: " + " | ".join(self.changed[:5]))

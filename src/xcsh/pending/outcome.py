@@ -95,8 +95,11 @@ class ResolveOutcome(ToolDetails):
         return self.status not in ("failed", "rebuilt")
 
     def contract(self) -> JsonObject:
-        """``{"action", "reason", "source_tool_name", "label"}``, plus ``"declined": True``
-        for a declined apply: the details the resolve contract names."""
+        """Give the details the resolve contract names, as a JSON object.
+
+        The keys are ``action``, ``reason``, ``source_tool_name`` and ``label``, plus
+        ``"declined": True`` for a declined apply.
+        """
         view: JsonObject = {
             "action": self.action,
             "reason": self.reason,

@@ -45,8 +45,9 @@ class PendingActionStore:
             return [f"c{next(self._change_ids)}" for _ in range(count)]
 
     def compose(self, wrap: ActionWrapper) -> None:
-        """Keep ``wrap(action)`` for every action pushed from now on, and wrap those
-        on the stack now. A session composes its wrapper once (the undo journal's).
+        """Keep ``wrap(action)`` for every action pushed from now on, and wrap those on the stack.
+
+        A session composes its wrapper once (the undo journal's).
 
         Raises:
             RuntimeError: a wrapper was composed already.

@@ -142,9 +142,12 @@ def _changes(ws: Workspace, preview: EditPreview) -> list[Change]:
 
 
 def identify(edit: FileEdit) -> FileEdit | str:
-    """``edit`` with the identity (device, inode) of the file it read, or why an apply
-    could not write it: ``"hard-linked"`` (an apply would split its names) or
-    ``"read-only"`` (the user may not write it). Such files are left out."""
+    """Stamp ``edit`` with the identity (device, inode) of the file it read.
+
+    Returns instead why an apply could not write the file: ``"hard-linked"`` (an apply
+    would split its names) or ``"read-only"`` (the user may not write it); such files are
+    left out. A file that cannot be stat'ed comes back unstamped.
+    """
     try:
         info = os.stat(edit.path)
     except OSError:

@@ -31,8 +31,11 @@ class Label:
 
 @dataclass(frozen=True)
 class _Multi:
-    """A multi-line label's part on one line: ``top`` (its first line, ``at`` its start
-    column), ``left`` (a line in between) or ``bottom`` (its last line, ``at`` its end)."""
+    """A multi-line label's part on one line.
+
+    ``top`` is its first line (``at``: its start column), ``left`` a line in between,
+    ``bottom`` its last line (``at``: its end column).
+    """
 
     index: int
     primary: bool
@@ -52,8 +55,11 @@ class _Line:
 
 
 def rust_lines(text: str) -> list[str]:
-    """``text``'s lines as Rust's ``str::lines`` gives them: split at ``\n``, a ``\r``
-    before it dropped, no last empty line after a final line break."""
+    r"""Split ``text`` into lines as Rust's ``str::lines`` does.
+
+    Lines end at ``\n``, a ``\r`` before it is dropped, and there is no last empty line
+    after a final line break.
+    """
     lines = [line.removesuffix("\r") for line in text.split("\n")]
     if lines[-1] == "":
         lines.pop()

@@ -1,11 +1,11 @@
-"""Unified diffs built straight from the replacements of a preview.
+r"""Unified diffs built straight from the replacements of a preview.
 
 difflib compares whole files (slow on large ones, and it may pair lines
 differently from the edit that was made); a preview already knows each
 changed range, so its hunks are cut around those ranges: each run of
 replaced lines is shown as ``-`` old lines then ``+`` new lines, with three
 lines of context, and hunks closer than twice the context are joined, as in
-``diff -u``. Lines are split on ``\\n`` only, like tree-sitter rows.
+``diff -u``. Lines are split on ``\n`` only, like tree-sitter rows.
 """
 
 from __future__ import annotations

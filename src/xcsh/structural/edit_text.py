@@ -1,5 +1,8 @@
-"""The ``ast_edit`` preview and apply as the model reads them: the label, each change
-with its id, the notes on what was left out, and the result of an apply."""
+"""The ``ast_edit`` preview and apply as the model reads them.
+
+That is the label, each change with its id, the notes on what was left out, and the
+result of an apply.
+"""
 
 from __future__ import annotations
 
@@ -45,9 +48,11 @@ def skipped_text(skipped: list[SkippedFile]) -> str | None:
 
 
 def preview_text(preview: EditPreview, ids: list[str], budget: int) -> list[str]:
-    """Each file and change with its id, until about ``budget`` characters are written;
-    the changes past it are summed up in one line (the model reads a bounded text, so
-    a preview of 100,000 changes does not format them all)."""
+    """Write each file and change with its id, until about ``budget`` characters are written.
+
+    The changes past the budget are summed up in one line: the model reads a bounded text,
+    so a preview of 100,000 changes does not format them all.
+    """
     lines: list[str] = []
     used = 0
     position = 0
@@ -113,8 +118,11 @@ def edit_notes(preview: EditPreview, broken_flag: str = "`include_broken`") -> l
 
 
 def result_text(preview: EditPreview, ids: list[str], notes: list[str], preview_id: str) -> str:
-    """The result the model reads: the changes with their ids, the total, the notes
-    and how to apply only some changes."""
+    """Word the preview result the model reads.
+
+    That is the changes with their ids, the total, the notes and how to apply only some
+    changes.
+    """
     lines = preview_text(preview, ids, MAX_RESULT_CHARS // 2)
     lines.append(
         f"Total: {plural(preview.total, 'replacement')} in {plural(len(preview.files), 'file')}."

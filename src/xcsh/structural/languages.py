@@ -108,8 +108,9 @@ def supported_languages() -> list[str]:
 
 
 def resolve_language(name: str) -> Language:
-    """Look up a language by name, alias or file extension (``cc``, ``rb``), as the CLI's
-    ``-l`` does, case-insensitively.
+    """Look up a language by name, alias or file extension (``cc``, ``rb``), ignoring case.
+
+    Names are read as the CLI's ``-l`` reads them.
 
     Raises:
         ToolError: the name is unknown; the message lists the supported names.

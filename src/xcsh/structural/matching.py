@@ -121,8 +121,11 @@ def make_match(
     display: str,
     captures: bool = True,
 ) -> Match:
-    """The match record of ``node`` (found by ``pattern``, the call's pattern ``index``)
-    in ``text``, with its captures unless ``captures`` is false."""
+    """Build the match record of ``node`` in ``text``.
+
+    ``node`` was found by ``pattern``, the call's pattern number ``index``; the record
+    holds its captures unless ``captures`` is false.
+    """
     rng = node.range()
     start, end = rng.start.index, rng.end.index
     line_start, line_end = line_bounds(text, start, end)

@@ -1,5 +1,8 @@
-"""What a compiled pattern knows about itself: the fixed tokens every match holds (the
-pre-filter), and the ``$$$`` names ast-grep leaves unbound when they match nothing."""
+"""What a compiled pattern knows about itself, beyond what ast-grep tells.
+
+That is the fixed tokens every match holds (the pre-filter), and the ``$$$`` names
+ast-grep leaves unbound when they match nothing.
+"""
 
 from __future__ import annotations
 
@@ -55,6 +58,14 @@ def metavariable_texts(pattern: str, expando: str) -> set[str]:
 
 
 def fixed_tokens(node: SgNode, strictness: str, metavariables: set[str]) -> tuple[bytes, ...]:
+    """List the texts every match of the pattern ``node`` holds, as UTF-8, each once.
+
+    A file that lacks one of them cannot match, so it need not be parsed. Leaves that
+    are blank, metavariables (``metavariables``: their texts after ast-grep's
+    substitution) or comments are left out; at ``ast`` and ``relaxed`` strictness so are
+    unnamed leaves, which a match may skip, and at ``signature`` strictness every leaf
+    (``()``), as leaf text is not compared there.
+    """
     if strictness == "signature":  # leaf text is not compared at this level
         return ()
     leaves: list[SgNode] = []
@@ -83,8 +94,10 @@ def fixed_tokens(node: SgNode, strictness: str, metavariables: set[str]) -> tupl
 
 
 def trailing_multi(node: SgNode, expando: str, strictness: str) -> tuple[str, ...]:
-    """The ``$$$`` names with only other ``$$$`` after them among their siblings, and
-    some other node before them.
+    """Find the ``$$$`` names ast-grep leaves unbound when they match nothing.
+
+    Those are the ones with only other ``$$$`` after them among their siblings, and some
+    other node before them.
 
     ast-grep binds a ``$$$`` only when its matcher reaches it while candidate nodes
     remain; one at the end of its list is skipped once the candidates ran out after

@@ -83,9 +83,11 @@ def run_text(nodes: Sequence[SgNode], text: str, name: str, *, heading: bool) ->
 
 
 def render_note(note: str) -> str:
-    """A rule's ``note`` (Markdown) as ast-grep prints it without colour: the marks of
-    emphasis and code go, list items get ``•``, quotes ``▐``, code blocks stay as they
-    are; each line ends with a line break."""
+    """Render a rule's ``note`` (Markdown) as ast-grep prints it without colour.
+
+    The marks of emphasis and code go, list items get ``•``, quotes ``▐``, code blocks
+    stay as they are; each line ends with a line break.
+    """
     out = []
     fenced = False
     for line in rust_lines(note):
@@ -109,8 +111,10 @@ def render_note(note: str) -> str:
 
 
 def _inline(line: str) -> str:
-    """``line`` without Markdown's inline marks (``**``, ``*``, ``~~``, backticks); the
-    text of a code span is kept as it is."""
+    """Drop Markdown's inline marks (``**``, ``*``, ``~~``, backticks) from ``line``.
+
+    The text of a code span is kept as it is.
+    """
     parts = line.split("`")
     if len(parts) % 2 == 0:  # an unclosed backtick is text
         parts[-2:] = ["`".join(parts[-2:])]
@@ -216,8 +220,11 @@ def _split(text: str) -> list[str]:
 
 
 def line_diff(old: str, new: str, context: int = 3) -> str:
-    """The diff ast-grep prints for a fix: ``@@ -a,b +c,d @@`` hunks (0-based starts),
-    each line as ``OLD NEW│`` numbers, a sign and the line."""
+    """Write the diff ast-grep prints for a fix.
+
+    It has ``@@ -a,b +c,d @@`` hunks (0-based starts), each line as ``OLD NEW│``
+    numbers, a sign and the line.
+    """
     before, after = _split(old), _split(new)
     out = []
     ops = [(tag, (i1, i2), (j1, j2)) for tag, i1, i2, j1, j2 in opcodes_str("lines", old, new)]

@@ -117,15 +117,19 @@ def _split_first_var(text: str) -> tuple[str, bool, int] | None:
 
 
 def capture_key(var: TemplateVar) -> str:
-    """The key of ``var`` in :func:`expand_template`'s captures: ``$$$A`` is looked up
-    apart from ``$A`` (where a rule binds ``$A``, ``$$$A`` inserts nothing, and a
-    transform's result is never inserted through ``$$$``, as in the CLI)."""
+    """Give the key of ``var`` in :func:`expand_template`'s captures.
+
+    ``$$$A`` is looked up apart from ``$A``: where a rule binds ``$A``, ``$$$A`` inserts
+    nothing, and a transform's result is never inserted through ``$$$``, as in the CLI.
+    """
     return f"$$${var.name}" if var.multi else var.name
 
 
 def template_names(rewrite: str) -> list[tuple[str, str]]:
-    """The metavariables a rewrite or fix text names, as ``(name, sigil)`` in order
-    (``$$A`` names ``A`` like ``$A``; ``$$$`` alone and ``$1`` are text)."""
+    """List the metavariables a rewrite or fix text names, as ``(name, sigil)`` in order.
+
+    ``$$A`` names ``A`` like ``$A``; ``$$$`` alone and ``$1`` are text.
+    """
     return [
         (name, rewrite[i : i + length - len(name)])
         for i, name, _, length in _template_vars(rewrite)
@@ -153,10 +157,10 @@ def parse_template(
     pattern: str,
     strict: bool = True,
 ) -> Template:
-    """Split ``rewrite`` at its metavariables and check each is bound by the pattern.
+    r"""Split ``rewrite`` at its metavariables and check each is bound by the pattern.
 
     Args:
-        rewrite: the replacement text (``out``); ``\\r\\n`` is read as ``\\n``.
+        rewrite: the replacement text (``out``); ``\r\n`` is read as ``\n``.
         single: names the pattern binds as ``$NAME``.
         multi: names the pattern binds as ``$$$NAME``.
         pattern: the pattern text, for error messages.

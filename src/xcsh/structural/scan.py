@@ -44,8 +44,10 @@ session's index hands out the trees it keeps)."""
 
 @dataclass(frozen=True)
 class Source:
-    """One file read for a scan: its bytes, and its text with the BOM kept (the CLI's
-    offsets count it)."""
+    """One file read for a scan: its bytes, and its text.
+
+    The text keeps the BOM, as the CLI's offsets count it.
+    """
 
     raw: bytes
     text: str
@@ -56,8 +58,11 @@ def _parse(source: str, language: str) -> SgNode:
 
 
 def read_source(path: Path, file: str) -> Source | Outcome | None:
-    """The bytes and text of ``path`` (shown as ``file``); an outcome saying why it is
-    skipped when it cannot be searched; ``None`` for an empty file."""
+    """Read the bytes and text of ``path`` (shown as ``file``) for a scan.
+
+    Returns an outcome saying why the file is skipped when it cannot be searched, and
+    ``None`` for an empty file.
+    """
     try:
         raw = read_regular_bytes(path)
     except NotRegularFileError:
@@ -124,8 +129,11 @@ def scan_source(
 
 
 def _active(unit: LanguageQuery, raw: bytes, path: Path, file: str) -> list[int]:
-    """The patterns of ``unit`` whose fixed tokens all occur in ``raw`` (for rules: the
-    text they need is in ``raw``, and their ``files``/``ignores`` take the file)."""
+    """Pick the patterns of ``unit`` whose fixed tokens all occur in ``raw``, by number.
+
+    For rules, the text they need must be in ``raw``, and their ``files``/``ignores`` must
+    take the file.
+    """
     return [
         i
         for i, pat in enumerate(unit.patterns)
@@ -174,8 +182,11 @@ def _search(
 
 
 def _guarded(outcome: Outcome, path: Path, file: str, records: Iterator[str]) -> Iterator[str]:
-    """``records``, ending at a failure inside ast-grep, which marks the file as skipped
-    (as :func:`scan_file_safely` does for a failure before the first match)."""
+    """Yield ``records``, ending at a failure inside ast-grep.
+
+    Such a failure marks the file as skipped in ``outcome``, as :func:`scan_file_safely`
+    does for a failure before the first match.
+    """
     try:
         yield from records
     except (KeyboardInterrupt, SystemExit, GeneratorExit):

@@ -121,8 +121,15 @@ def resolve_scope(where: ScopeSpec, *, rules: bool = False, stats: bool = False)
 
 
 def _start_of(ws: Workspace, given: str) -> tuple[Path, pathspec.GitIgnoreSpec | None, bool]:
-    """Where the walk starts, the glob ``given`` stands for (if it is one), and whether
-    ``given`` names one file."""
+    """Find where the walk for ``given`` starts.
+
+    Returns the start, the glob ``given`` stands for (if it is one), and whether ``given``
+    names one file.
+
+    Raises:
+        MissingPath: ``given`` is neither a glob nor an existing path.
+        NotRegularFile: ``given`` is neither a folder nor a regular file.
+    """
     candidate = Path(os.path.expanduser(given))
     absolute = candidate if candidate.is_absolute() else ws.root / candidate
     if _GLOB_CHARS & set(given) and not os.path.lexists(absolute):
@@ -153,8 +160,9 @@ def _walk_scope(
     *,
     hidden: bool,
 ) -> Iterator[tuple[Path, str, os.stat_result | None]]:
-    """The files under ``start`` with their display paths and stat, confined to ``ws``
-    (``hidden``: dot-files too). As the CLI, ``node_modules`` is walked unless an
+    """Walk the files under ``start`` with their display paths and stat, confined to ``ws``.
+
+    With ``hidden``, dot-files too. As the CLI, ``node_modules`` is walked unless an
     ignore file leaves it out.
 
     A symlinked file whose real path leaves the workspace is added to ``skipped``, and

@@ -71,15 +71,20 @@ class WordIndex:
             self._runs.clear()  # a new word may hold a run looked up before
 
     def retire(self, words_held: int) -> bool:
-        """Count ``words_held`` postings of a changed or gone file as dead; ``True`` when
-        the index should be dropped (dead postings outnumber live ones)."""
+        """Count ``words_held`` postings of a changed or gone file as dead.
+
+        ``True`` when the index should be dropped: dead postings outnumber live ones (and
+        100,000).
+        """
         self._live -= words_held
         self._dead += words_held
         return self._dead > max(self._live, 100_000)
 
     def files_with_run(self, run: bytes) -> frozenset[int] | None:
-        """Ids of the files holding a word that contains ``run`` (``None``: too common to
-        rule anything out)."""
+        """Find the ids of the files holding a word that contains ``run``.
+
+        ``None`` when the run is too common to rule anything out.
+        """
         if run in self._runs:
             return self._runs[run]
         words = [w for w in self._postings if run in w]
@@ -104,8 +109,11 @@ class WordIndex:
         return allowed
 
     def files_meeting(self, requirement: Requirement) -> frozenset[int] | None:
-        """Ids of the files that may satisfy ``requirement`` (each clause: one of its
-        alternatives); ``None``: any file may."""
+        """Find the ids of the files that may satisfy ``requirement``.
+
+        A file satisfies a clause when it holds one of its alternatives; ``None`` when
+        any file may.
+        """
         allowed: frozenset[int] | None = None
         for clause in requirement:
             union: set[int] = set()

@@ -23,8 +23,10 @@ BUILTIN_TOOL_NAMES: tuple[str, ...] = (*CODING_TOOL_NAMES, *STRUCTURAL_TOOL_NAME
 
 
 def builtin_details_types() -> Mapping[str, type[ToolDetails]]:
-    """The details class of each built-in tool's results, by tool name (what the
-    session file reads them back as)."""
+    """Map each built-in tool's name to the details class of its results.
+
+    The session file reads the details back as these classes.
+    """
     from xcsh.pending import ResolveOutcome
     from xcsh.structural.tool_details import AstEditDetails, AstGrepDetails
     from xcsh.tools.coding import details

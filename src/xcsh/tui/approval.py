@@ -122,7 +122,8 @@ async def ask_approval(
     Args:
         action: the action the model asked to apply.
         reason: the model's reason.
-        read, show: the person's input and output.
+        read: reads a line the person types.
+        show: prints for the person.
         only: the change ids the model chose with ``only`` (``None``: all);
             the question names them, an apply applies them and a review
             walks them alone.

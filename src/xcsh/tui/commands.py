@@ -88,6 +88,7 @@ class SlashCompleter(Completer):
     def get_completions(
         self, document: Document, complete_event: CompleteEvent
     ) -> Iterable[Completion]:
+        """Yield each command whose name starts with the letters typed, with its help."""
         text = document.text_before_cursor
         if not text.startswith("/") or " " in text or "\n" in text:
             return

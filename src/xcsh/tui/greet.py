@@ -1,5 +1,8 @@
-"""What the terminal says when a session opens: the recap of a resumed session,
-its rebuilt previews, load errors, the journal's recovery and other notices."""
+"""What the terminal says when a session opens.
+
+That is the recap of a resumed session, its rebuilt previews, load errors, the
+journal's recovery and other notices.
+"""
 
 from __future__ import annotations
 
@@ -19,8 +22,11 @@ if TYPE_CHECKING:
 
 
 def greet(console: Console, style: TerminalStyle, opened: OpenedSession) -> None:
-    """What the terminal says once the session is open: a resumed session's recap and
-    rebuilt previews, custom tools that failed to load, the journal's recovery, notices."""
+    """Print what the terminal says once the session is open.
+
+    That is a resumed session's recap and rebuilt previews, custom tools that failed to
+    load, the journal's recovery, and notices.
+    """
     from xcsh.core.wording import plural
 
     session = opened.session

@@ -79,6 +79,7 @@ class EventRenderer:
         self._errors: set[str] = set()  # AgentError texts shown during this run
 
     def __call__(self, event: AgentEvent) -> None:
+        """Print one event: streamed text, a tool call, a result, a preview, an error..."""
         if isinstance(event, TextDelta):
             self._stream(event.text, "text")
         elif isinstance(event, ThinkingDelta):

@@ -1,6 +1,8 @@
-"""The terminal's slash commands: ``/apply``, ``/discard``, ``/review``, ``/pending``,
-``/undo``, ``/rewind`` (:mod:`xcsh.tui.rewind`), ``/model``, ``/session``,
-``/instructions``, ``/compact``, ``/tools``.
+"""The terminal's slash commands.
+
+They are ``/apply``, ``/discard``, ``/review``, ``/pending``, ``/undo``, ``/rewind``
+(:mod:`xcsh.tui.rewind`), ``/model``, ``/session``, ``/instructions``, ``/compact``,
+``/tools``.
 
 :class:`SlashCommands` is a part of :class:`~xcsh.tui.app.InteractiveApp`; the
 names and the completion live in :mod:`xcsh.tui.commands`.

@@ -62,8 +62,11 @@ def tokens(count: int) -> str:
 
 
 def usage_text(totals: UsageTotals, *, unicode: bool = True) -> str:
-    """`` · 1.5k in / 64 out · $0.0012`` for a run whose provider reported usage
-    (`` - `` between the parts in plain ASCII), else ""."""
+    """Word a run's usage for the status line, such as `` · 1.5k in / 64 out · $0.0012``.
+
+    `` - `` goes between the parts in plain ASCII; ``""`` when the provider reported no
+    usage.
+    """
     if not (totals.input_tokens or totals.output_tokens):
         return ""
     sep = separator(unicode)

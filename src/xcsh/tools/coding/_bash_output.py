@@ -34,8 +34,11 @@ class LogPolicy:
 
 
 class Output:
-    """Collects output: all of it while short; once long, head and tail for the
-    model plus a log file that keeps the first and last part of the output."""
+    """Collects a command's output, bounded for the model.
+
+    All of it is kept while short; once long, the head and tail for the model, plus a
+    log file that keeps the first and last part of the output.
+    """
 
     def __init__(self, head_bytes: int, tail_bytes: int, policy: LogPolicy) -> None:
         self.head_bytes = head_bytes

@@ -38,7 +38,8 @@ def write_file(
         after: the new content.
         journal: the workspace's journal (``None``: unrecorded); a file in an
             allowed folder outside the workspace goes to that folder's journal.
-        label, tool: recorded with the entry.
+        label: the action's label, recorded with the entry.
+        tool: the tool's name (``"write"``, ``"edit"``), recorded with the entry.
 
     Returns:
         A warning to add to the result, or ``None``.

@@ -1,7 +1,9 @@
-"""Small wording helpers the coding tools share (sizes, capped listings; counts use
-:func:`xcsh.core.wording.plural`).
+"""Small wording helpers the coding tools share: sizes and capped listings.
 
-Path confinement lives in :class:`xcsh.fs.Workspace`."""
+Counts use :func:`xcsh.core.wording.plural`.
+
+Path confinement lives in :class:`xcsh.fs.Workspace`.
+"""
 
 from __future__ import annotations
 

@@ -169,8 +169,11 @@ def create_bash_tool(
 
 
 def _feeder(output: Output, ctx: ToolCallContext) -> Callable[[bytes], None]:
-    """Takes each chunk of output into ``output``, and sends the caller the recent output
-    at most every :data:`_UPDATE_INTERVAL` seconds."""
+    """Make the callback that takes each chunk of output into ``output``.
+
+    It also sends the caller the recent output, at most every :data:`_UPDATE_INTERVAL`
+    seconds.
+    """
     loop = asyncio.get_running_loop()
     last_update = loop.time()
 
@@ -192,8 +195,15 @@ async def _run_bash(
     feed: Callable[[bytes], None],
     how: tuple[SandboxPlan, float, asyncio.Event],
 ) -> RunOutcome:
-    """Run ``bash -c command`` to its end (``where``: the folder and the environment;
-    ``how``: the sandbox plan, the kill grace and the call's cancel event).
+    """Run ``bash -c command`` to its end.
+
+    Args:
+        supervisor: the process supervisor that starts and ends it.
+        command: the command line.
+        where: the folder it runs in and its environment.
+        timeout: seconds before it is ended.
+        feed: takes each chunk of output.
+        how: the sandbox plan, the kill grace (seconds) and the call's cancel event.
 
     Raises:
         ToolError: bash cannot be started (the message names the folder and why).
@@ -221,8 +231,11 @@ async def _run_bash(
 
 
 def _environment(inherited: Mapping[str, str], temp_dir: Path | None) -> dict[str, str]:
-    """A command's environment: what it inherits, no pager, and the private temporary
-    folder (created now) when there is one."""
+    """Build a command's environment: what it inherits, with no pager.
+
+    The private temporary folder ``temp_dir``, when there is one, is created now and
+    named in ``TMPDIR``, ``TMP`` and ``TEMP``.
+    """
     env = {**inherited, "PAGER": "cat", "GIT_PAGER": "cat"}
     if temp_dir is not None:
         temp_dir.mkdir(parents=True, exist_ok=True)
@@ -237,8 +250,11 @@ def _with_notes(
     root: Path,
     withheld: tuple[str, ...],
 ) -> AgentToolResult[BashDetails]:
-    """``result`` with the notes a person and the model need: writes the sandbox denied
-    (found in the output), and the variables ``withheld`` (named in the first result only)."""
+    """Add to ``result`` the notes a person and the model need.
+
+    Those are the writes the sandbox denied (found in the output), and the variables
+    ``withheld`` (named in the first result only).
+    """
     notes: list[str] = []
     details = result.details
     if confine is not None:

@@ -1,5 +1,7 @@
-"""The typed details of the coding tools' results (``read``, ``write``, ``edit``,
-``bash``, ``grep``, ``find``, ``ls``): frozen values front ends read by attribute."""
+"""The typed details of the coding tools' results: frozen values front ends read by attribute.
+
+One class for each of ``read``, ``write``, ``edit``, ``bash``, ``grep``, ``find`` and ``ls``.
+"""
 
 from __future__ import annotations
 
@@ -89,8 +91,11 @@ class BashDetails(ToolDetails):
 
 @dataclass(frozen=True, kw_only=True, eq=False)
 class GrepDetails(ToolDetails):
-    """What ``grep`` found: the search backend (``ripgrep``, ``python``), matching
-    lines shown, files with a match, and whether more matches were left out."""
+    """What ``grep`` found.
+
+    The search backend (``ripgrep``, ``python``), matching lines shown, files with a
+    match, and whether more matches were left out.
+    """
 
     backend: str
     matches: int

@@ -87,6 +87,7 @@ def create_edit_tool(
     Args:
         cwd: the workspace folder.
         allow_outside: extra folders the user allowed editing in.
+        journal: where each edit is recorded for undo (``None``: unrecorded).
 
     Returns:
         A tool whose ``run`` raises :class:`ToolError` when the file is missing,
@@ -169,8 +170,10 @@ def _read(path: Path, shown: str) -> TextFile:
 
 
 def _spliced(text: str, norm: _Normalised, starts: list[int], length: int, new: str) -> str:
-    """``text`` with each match (``starts`` and ``length`` in the normalised text) replaced
-    by ``new``; every byte outside the matches stays as it was."""
+    """Replace each match in ``text`` by ``new``; every byte outside the matches stays.
+
+    ``starts`` and ``length`` are offsets in the normalised text.
+    """
     pieces: list[str] = []
     cursor = 0
     for start in starts:

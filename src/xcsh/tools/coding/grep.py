@@ -118,9 +118,12 @@ class _Collector:
 
 
 def find_rg() -> str | None:
-    """The ripgrep executable: the one the ``ripgrep`` package installed in this
-    interpreter's scripts folder (so it is found when the virtual environment is
-    not activated), else ``rg`` on ``PATH``, else ``None``."""
+    """Find the ripgrep executable; ``None`` when there is none.
+
+    The one the ``ripgrep`` package installed in this interpreter's scripts folder comes
+    first (so it is found when the virtual environment is not activated), else ``rg``
+    on ``PATH``.
+    """
     name = "rg.exe" if sys.platform == "win32" else "rg"
     for folder in (sysconfig.get_path("scripts"), str(Path(sys.executable).parent)):
         candidate = Path(folder) / name
@@ -282,8 +285,10 @@ class _RgLines(BaseModel):
 
 
 class _RgMessage(BaseModel):
-    """One line of ``rg --json``: its ``type`` and its ``data``, read as :class:`_RgLines`
-    for the ``match`` and ``context`` messages only."""
+    """One line of ``rg --json``: its ``type`` and its ``data``.
+
+    The data is read as :class:`_RgLines` for the ``match`` and ``context`` messages only.
+    """
 
     type: str
     data: object = None  # not validated here: only a match's or a context's is read
@@ -366,8 +371,11 @@ async def _search_rg(
 
 
 def _rg_args(rg: str, params: GrepParams, glob: GlobFilter | None, target: str) -> list[str]:
-    """ripgrep's command line: JSON output, hidden files, ``.*/`` and ``node_modules/``
-    skipped, sorted by path, with the call's options."""
+    """Build the command line that runs ripgrep for one call.
+
+    JSON output, hidden files searched, ``.*/`` and ``node_modules/`` skipped, sorted by
+    path, with the call's options.
+    """
     args = [
         rg, "--json", "--no-config", "--crlf", "--no-require-git", "--no-ignore-global",
         "--no-ignore-parent", "--hidden",
@@ -388,7 +396,7 @@ def _rg_args(rg: str, params: GrepParams, glob: GlobFilter | None, target: str) 
 
 
 def _rg_problem(stderr: str, pattern: str, collector: _Collector) -> str:
-    """ripgrep's first stderr line, after it exited with status 2 having found matches.
+    """Return ripgrep's first stderr line, after it exited with status 2 having found matches.
 
     Raises:
         ToolError: the pattern is not a valid ripgrep regex, or nothing was found.

@@ -125,8 +125,13 @@ def _match_existing_style(path: Path, shown: str, content: str) -> tuple[str, li
 
 
 def _check_parents(path: Path, shown: str, policy: Workspace) -> None:
-    """Refuse when a file stands where a folder of ``path`` should be (the write makes
-    missing folders itself, confined like the write)."""
+    """Refuse when a file stands where a folder of ``path`` should be.
+
+    The write makes missing folders itself, confined like the write.
+
+    Raises:
+        ToolError: a file stands in the way (the message names it; nothing was written).
+    """
     parent = path.parent
     if parent.is_dir():
         return
