@@ -29,10 +29,16 @@ FRONT_ENDS = ("cli", "tui", "mcp", "ui")
 """Packages (under ``src/xcsh``) that show tool results to people or clients."""
 
 JSON_ADAPTERS: frozenset[str] = frozenset(
-    {"core/details.py", "agent/persistence.py", "journal/records.py"}
+    {
+        "core/details.py",
+        "agent/persistence.py",
+        "journal/records.py",
+        # a YAML rule document (or the tools' `rule` argument) read into typed rules
+        "structural/rules/adapter.py",
+    }
 )
 """Modules (relative to ``src/xcsh``) whose job is to read JSON by key: the tool details'
-adapter, the session file's and the journal records'."""
+adapter, the session file's, the journal records' and the YAML rules'."""
 
 PENDING_FIELDS = frozenset(
     {

@@ -30,7 +30,7 @@ from xcsh.structural import (
     preview_edit,
     search,
 )
-from xcsh.structural.rules import load_rule_file
+from xcsh.structural.rules.compile import load_rule_file
 
 AST_GREP = Path(shutil.which("ast-grep") or "ast-grep")
 CASES = Path(__file__).parent / "rules"

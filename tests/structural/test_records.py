@@ -26,7 +26,7 @@ from xcsh.structural import (
     iter_records,
     load_rule_file,
 )
-from xcsh.structural.rules import CompiledRule
+from xcsh.structural.rules.compile import CompiledRule
 
 CONFORMANCE = Path(__file__).parent.parent / "conformance"
 CORPUS = CONFORMANCE / "corpus"

@@ -9,9 +9,19 @@ import pytest
 
 from xcsh.structural import MatchSpec, ScopeSpec, search
 from xcsh.structural.languages import resolve_language
-from xcsh.structural.rule_tokens import admits, regex_clause, required_text
+from xcsh.structural.rules.schema import parse_rule
+from xcsh.structural.rules.tokens import Requirement, admits, regex_clause, required_text
 
 PYTHON = resolve_language("python")
+
+
+def _required(rule: dict[str, object], utils: dict[str, dict[str, object]]) -> Requirement:
+    """What ``rule`` (as written in YAML, with its ``utils``) needs in a Python file."""
+    return required_text(
+        parse_rule(rule, "rule", "test"),
+        {name: parse_rule(util, name, "test") for name, util in utils.items()},
+        PYTHON,
+    )
 
 
 @pytest.mark.parametrize(
@@ -46,18 +56,18 @@ def test_a_rule_needs_what_each_part_needs_and_one_branch_of_any() -> None:
         "not": {"regex": "^ignored$"},
     }
     utils = {"secret": {"kind": "keyword_argument", "regex": "^secret="}}
-    required = required_text(rule, utils, PYTHON)
+    required = _required(rule, utils)
     assert required == ((b"hashlib", b"token"), (b"secret=",))
     assert admits(required, b"token.sign(key, secret=1)")
     assert not admits(required, b"hashlib.md5(payload)")  # no `secret=`
     assert not admits(required, b"ignored(secret=1)")
     # a branch that needs nothing makes the whole `any` need nothing
     rule["any"].append({"kind": "identifier"})  # type: ignore[attr-defined]
-    assert required_text(rule, utils, PYTHON) == ((b"secret=",),)
+    assert _required(rule, utils) == ((b"secret=",),)
 
 
 def test_the_pre_filter_leaves_out_files_without_the_text_never_matches(tmp_path: Path) -> None:
-    from xcsh.structural.rules import parse_rules
+    from xcsh.structural.rules.compile import parse_rules
 
     (tmp_path / "a.py").write_text("import hashlib\nhashlib.md5(data)\n")
     (tmp_path / "b.py").write_text("md5(data)\n")

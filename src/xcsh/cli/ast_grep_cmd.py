@@ -69,7 +69,7 @@ if TYPE_CHECKING:  # rich loads only when the output is coloured
     from rich.console import Console
 
     from xcsh.cli.common import ScanProgress
-    from xcsh.structural.rules import CompiledRule
+    from xcsh.structural.rules.compile import CompiledRule
 
 T = TypeVar("T")
 

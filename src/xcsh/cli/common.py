@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
     from xcsh.cli.options import SearchOptions
-    from xcsh.structural.rules import CompiledRule
+    from xcsh.structural.rules.compile import CompiledRule
 
 EXIT_OK = 0
 """Done: matches printed, or an edit previewed, applied or discarded."""
@@ -141,8 +141,8 @@ def load_rules(options: SearchOptions) -> list[CompiledRule]:
     if options.rules:
         return list(options.rules)
     if options.rule:
-        from xcsh.structural.rule_schema import RuleWarning
-        from xcsh.structural.rules import load_rule_file
+        from xcsh.structural.rules.compile import load_rule_file
+        from xcsh.structural.rules.schema import RuleWarning
 
         warnings: list[RuleWarning] = []
         rules = load_rule_file(

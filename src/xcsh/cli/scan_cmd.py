@@ -32,9 +32,9 @@ from xcsh.cli.argparser import Parser
 from xcsh.cli.common import EXIT_BAD_INPUT, add_globs_argument, error, split_json_style
 from xcsh.cli.options import EditOptions, SearchOptions
 from xcsh.core import ToolError, UsageError
-from xcsh.structural.project import find_config, load_project
-from xcsh.structural.rule_schema import RuleWarning
-from xcsh.structural.rules import load_rule_file
+from xcsh.structural.rules.compile import load_rule_file
+from xcsh.structural.rules.project import find_config, load_project
+from xcsh.structural.rules.schema import RuleWarning
 
 
 def build_parser() -> argparse.ArgumentParser:

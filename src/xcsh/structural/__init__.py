@@ -97,14 +97,14 @@ from xcsh.structural.results import (
 from xcsh.structural.strictness import STRICTNESS_LEVELS, Strictness
 
 if TYPE_CHECKING:
-    from xcsh.structural.project import Project, find_config, load_project
-    from xcsh.structural.rule_schema import RuleError
     from xcsh.structural.rules import (
         CompiledRule,
+        RuleError,
         load_rule_file,
         parse_rules,
         rule_from_parameter,
     )
+    from xcsh.structural.rules.project import Project, find_config, load_project
     from xcsh.structural.tools import (
         AstEditParams,
         AstGrepParams,
@@ -125,14 +125,14 @@ __getattr__ = lazy_exports(
             "create_ast_grep_tool",
             "edit_label",
         ),
-        "xcsh.structural.rule_schema": ("RuleError",),
         "xcsh.structural.rules": (
+            "RuleError",
             "CompiledRule",
             "load_rule_file",
             "parse_rules",
             "rule_from_parameter",
         ),
-        "xcsh.structural.project": ("Project", "find_config", "load_project"),
+        "xcsh.structural.rules.project": ("Project", "find_config", "load_project"),
     },
 )
 

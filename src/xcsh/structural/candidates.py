@@ -14,7 +14,6 @@ from typing import NamedTuple
 from ast_grep_py import SgNode
 
 from xcsh.structural.matching import LanguageQuery
-from xcsh.structural.pattern import CompiledPattern
 from xcsh.structural.pattern_edit import PatternChanges, PatternRecords
 from xcsh.structural.records import Offsets
 from xcsh.structural.results import Replacement
@@ -66,7 +65,8 @@ def op_candidates(
     pattern = unit.patterns[op]
     assert pattern is not None
     candidates: list[Candidate] = []
-    if isinstance(pattern, CompiledPattern):
+    rule = pattern.yaml_rule
+    if rule is None:
         shared = PatternChanges(
             text=text,
             newline=newline,
@@ -84,13 +84,13 @@ def op_candidates(
             candidates.append(Candidate(start, end, op, kept, made.new_text, unit, made))
         return candidates
     # loaded with the first rule's edit, so a search never imports the rule machinery
-    from xcsh.structural.rule_eval import capture_spans, expanded_range, transformed_values
+    from xcsh.structural.rules.evaluate import capture_spans, expanded_range, transformed_values
 
     for node in nodes:
         values = capture_spans(node, template)
-        first, last = expanded_range(node, pattern.fix)
+        first, last = expanded_range(node, rule.fix)
         start, end = first.range().start.index, last.range().end.index
-        values.update(transformed_values(node, pattern, text))
+        values.update(transformed_values(node, rule, text))
         new = expand_template(template, text, start, values, newline)
         candidates.append(Candidate(start, end, op, node, new, unit, None))
     nodes.clear()

@@ -23,8 +23,9 @@ names things differently words the same facts with its own
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from xcsh.core import ToolError
 from xcsh.core.safe import visible_line
@@ -154,16 +155,20 @@ class StructuralError(ToolError):
         """The message with the parameters named as ``words`` says."""
         raise NotImplementedError
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> tuple[_Restorer, tuple[type[StructuralError], dict[str, object]]]:
         # The facts, not the message, rebuild the error (copies, worker processes).
         return (_restore, (type(self), dict(vars(self))))
 
 
-def _restore(cls: type[StructuralError], state: dict[str, Any]) -> StructuralError:
+def _restore(cls: type[StructuralError], state: dict[str, object]) -> StructuralError:
     error = cls.__new__(cls)
     error.__dict__.update(state)
     Exception.__init__(error, error.worded(MODEL_WORDING))
     return error
+
+
+_Restorer = Callable[[type[StructuralError], dict[str, object]], StructuralError]
+"""What rebuilds a pickled engine error from its class and facts."""
 
 
 class EmptyPatterns(StructuralError):

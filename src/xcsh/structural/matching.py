@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias, cast
 
-from ast_grep_py import Config, SgNode
+from ast_grep_py import SgNode
 
-from xcsh.structural.pattern import CompiledPattern
+from xcsh.structural.matcher import Matcher
 from xcsh.structural.records import (
     Offsets,
     RecordFormat,
@@ -32,12 +31,6 @@ from xcsh.structural.results import (
     SkippedFile,
 )
 from xcsh.structural.rewrite import Template
-
-if TYPE_CHECKING:
-    from xcsh.structural.rules import CompiledRule
-
-Matcher: TypeAlias = "CompiledPattern | CompiledRule"
-"""A pattern (``-p``, ``pat``) or a YAML rule: what a query runs on each file."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -114,9 +107,7 @@ class Outcome:
 
 def find_nodes(root: SgNode, matcher: Matcher) -> list[SgNode]:
     """Every node under ``root`` (itself included) that ``matcher`` matches, in source order."""
-    if not isinstance(matcher, CompiledPattern):
-        return root.find_all(cast("Config", matcher.config))
-    return root.find_all(**matcher.rule)
+    return matcher.find_all(root)
 
 
 def make_match(
@@ -155,15 +146,16 @@ def make_match(
     fix: tuple[str, int, int] | None = None
     secondary: tuple[Capture, ...] = ()
     labels: tuple[MatchLabel, ...] | None = None
-    if not isinstance(pattern, CompiledPattern):
-        transformed, fix, rule = rule_parts(node, pattern, text, offsets, fix=captures)
+    yaml_rule = pattern.yaml_rule
+    if yaml_rule is not None:
+        transformed, fix, rule = rule_parts(node, yaml_rule, text, offsets, fix=captures)
         if captures:
             secondary = tuple(
                 Capture(text=n.text(), span=offsets.span(n)) for n in secondary_nodes(node)
             )
-            if pattern.labels is not None:
+            if yaml_rule.labels is not None:
                 # only a YAML rule has labels: a pattern search never loads the rule machinery
-                from xcsh.structural.rule_labels import label_nodes
+                from xcsh.structural.rules.labels import label_nodes
 
                 labels = tuple(
                     MatchLabel(
@@ -172,7 +164,7 @@ def make_match(
                         primary=lab.primary,
                         message=lab.message,
                     )
-                    for lab in label_nodes(node, pattern.labels)
+                    for lab in label_nodes(node, yaml_rule.labels)
                 )
     return Match(
         path=path,

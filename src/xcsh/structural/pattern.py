@@ -32,13 +32,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from ast_grep_py import SgNode, SgRoot
 
 from xcsh.core import ToolError
 from xcsh.structural.errors import Doubt, PatternNotUsable, UnknownNodeKind
 from xcsh.structural.languages import Language
+from xcsh.structural.matcher import Requirement
 from xcsh.structural.pattern_checks import (
     EXPANDO_CANDIDATES,
     cannot_match,
@@ -54,6 +56,11 @@ from xcsh.structural.pattern_tokens import (
     trailing_multi,
 )
 from xcsh.structural.strictness import STRICTNESS_LEVELS
+
+if TYPE_CHECKING:
+    from ast_grep_py import Rule
+
+    from xcsh.structural.rules.compile import CompiledRule
 
 # A metavariable is a whole leaf: `$NAME`, `$$NAME` (also matches unnamed nodes) or `$$$NAME`,
 # NAME of [A-Z0-9_] (ast-grep meta_var.rs).
@@ -107,7 +114,7 @@ class CompiledPattern:
     language: str
     selector: str | None
     strictness: str
-    rule: dict[str, Any]
+    rule: Rule
     single: tuple[str, ...]
     multi: tuple[str, ...]
     tokens: tuple[bytes, ...]
@@ -119,6 +126,29 @@ class CompiledPattern:
     def multi_bound(self, node: SgNode, name: str) -> bool:
         """Whether ``$$$name``, which captured nothing in the match ``node``, is bound."""
         return name not in self.trailing_multi
+
+    @property
+    def required(self) -> Requirement:
+        """Each fixed token, a clause of its own: a file must hold them all."""
+        return tuple((token,) for token in self.tokens)
+
+    @property
+    def yaml_rule(self) -> CompiledRule | None:
+        """A pattern is not a YAML rule."""
+        return None
+
+    def find_all(self, root: SgNode) -> list[SgNode]:
+        """Every node under ``root`` (itself included) the pattern matches, in source order."""
+        return root.find_all(**self.rule)
+
+    def matches(self, node: SgNode) -> bool:
+        """Whether ``node`` itself matches the pattern."""
+        return node.matches(**self.rule)
+
+    def may_match(self, raw: bytes, file: str, path: Path | None = None) -> bool:
+        """Whether a file of bytes ``raw`` holds every fixed token (``file`` and ``path``
+        do not matter to a pattern)."""
+        return all(token in raw for token in self.tokens)
 
 
 def bound_metavariables(pattern: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -155,13 +185,14 @@ def _substitute_expando(pattern: str, expando: str) -> str:
     return "".join(out)
 
 
-def _rule_for(pattern: str, selector: str | None, strictness: str) -> dict[str, Any]:
+def _rule_for(pattern: str, selector: str | None, strictness: str) -> Rule:
+    """The ast-grep-py rule of a pattern: its text alone, or a pattern object."""
     if selector is None and strictness == "smart":
         return {"pattern": pattern}
-    spec: dict[str, Any] = {"context": pattern, "strictness": strictness}
+    spec: dict[str, str] = {"context": pattern, "strictness": strictness}
     if selector is not None:
         spec["selector"] = selector
-    return {"pattern": spec}
+    return cast("Rule", {"pattern": spec})
 
 
 def _ast_grep_message(exc: BaseException) -> str:
@@ -198,7 +229,7 @@ def _pattern_root(root: SgNode) -> SgNode:
 
 
 def _probe(
-    pattern: str, language: Language, rule: dict[str, Any], selector: str | None, strictness: str
+    pattern: str, language: Language, rule: Rule, selector: str | None, strictness: str
 ) -> tuple[tuple[SgNode, SgNode, str] | None, SgNode | None]:
     """Parse ``pattern`` as source with each candidate metavariable stand-in and find it
     in itself: the accepted ``(probe root, node found, stand-in)``, preferring a parse

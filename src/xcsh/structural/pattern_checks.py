@@ -11,13 +11,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ast_grep_py import SgNode, SgRoot
 
 from xcsh.core import ToolError
 from xcsh.structural.errors import Doubt
 from xcsh.structural.languages import Language
+
+if TYPE_CHECKING:
+    from ast_grep_py import Rule
 
 EXPANDO_CANDIDATES = ("µ", "_", "$")
 """Expando characters tried for languages whose own one is not known (ast-grep puts the
@@ -52,9 +55,7 @@ def holds_error(node: SgNode) -> bool:
 _COMPLETIONS = ("", ")", "]", "}", ";", ");", " x", " x)", ":\n    pass", " {}", " {\n}", " end")
 
 
-def cannot_match(
-    root: SgNode, probe: str, rule: dict[str, Any], language: Language, strictness: str
-) -> bool:
+def cannot_match(root: SgNode, probe: str, rule: Rule, language: Language, strictness: str) -> bool:
     """Whether an ERROR-rooted pattern finds nothing in any completion of its own text.
 
     ast-grep matches an ERROR node of a pattern against a node of any kind, child by
@@ -87,7 +88,7 @@ def _node_with_text(node: SgNode, text: str) -> SgNode | None:
 
 
 def check_in_body(
-    pattern: str, language: Language, rule: dict[str, Any], probe: str, kind: str
+    pattern: str, language: Language, rule: Rule, probe: str, kind: str
 ) -> Doubt | None:
     """Why the pattern probably matches nothing where real code lives, or ``None``."""
     wrapper = BODY_WRAPPERS.get(language.name)

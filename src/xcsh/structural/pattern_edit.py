@@ -23,7 +23,7 @@ from json.encoder import encode_basestring
 
 from ast_grep_py import SgNode
 
-from xcsh.structural.pattern import CompiledPattern
+from xcsh.structural.matcher import Matcher
 from xcsh.structural.records import Offsets, line_bounds
 from xcsh.structural.results import Replacement
 from xcsh.structural.rewrite import Template, TemplateVar, capture_key, expand_template
@@ -58,10 +58,10 @@ class PatternRecords:
     text: str
     offsets: Offsets
     quoted_file: str
-    ops: list[tuple[CompiledPattern, str]] = field(default_factory=list)
+    ops: list[tuple[Matcher, str]] = field(default_factory=list)
     numbers: array[int] = field(default_factory=lambda: array("i"))
 
-    def add(self, pattern: CompiledPattern, language: str) -> int:
+    def add(self, pattern: Matcher, language: str) -> int:
         """The entry of a new op: its pattern, and its language's display name."""
         self.ops.append((pattern, encode_basestring(language)))
         return len(self.ops) - 1
@@ -153,7 +153,7 @@ class PatternChanges:
     text: str
     newline: str
     offsets: Offsets
-    pattern: CompiledPattern
+    pattern: Matcher
     template: Template
     records: PatternRecords | None = None
     entry: int = 0
@@ -281,7 +281,7 @@ def _numbers(nodes: Sequence[SgNode], numbers: array[int]) -> tuple[int, int] | 
 def capture_spans(node: SgNode, var: TemplateVar) -> tuple[int, int] | None:
     """What ``var`` captured in the match ``node`` when the pattern does not name it
     alike (``$A`` where the pattern binds ``$$$A``): as
-    :func:`xcsh.structural.rule_eval.capture_spans` reads it."""
+    :func:`xcsh.structural.rules.evaluate.capture_spans` reads it."""
     if var.multi:
         nodes = node.get_multiple_matches(var.name)
         return (nodes[0].range().start.index, nodes[-1].range().end.index) if nodes else None

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, TypedDict, Unpack
 from xcsh.core import ToolError
 from xcsh.structural.errors import Doubt, EmptyPatterns, MixedLanguages
 from xcsh.structural.languages import resolve_language
-from xcsh.structural.matching import LanguageQuery, Matcher, Query
+from xcsh.structural.matcher import Matcher
+from xcsh.structural.matching import LanguageQuery, Query
 from xcsh.structural.pattern import bound_metavariables, compile_pattern
 from xcsh.structural.results import EditPreview
 from xcsh.structural.rewrite import Template, parse_template
@@ -17,7 +18,7 @@ from xcsh.structural.spec import MatchSpec
 
 if TYPE_CHECKING:
     from xcsh.structural.records import RecordFormat
-    from xcsh.structural.rules import CompiledRule
+    from xcsh.structural.rules.compile import CompiledRule
 
 
 class QueryFlags(TypedDict, total=False):

@@ -25,12 +25,12 @@ from ast_grep_py import Pos, Range, SgNode
 
 from xcsh.core.safe import visible_line
 from xcsh.fs import detect_newline
-from xcsh.structural.pattern import CompiledPattern
+from xcsh.structural.matcher import Matcher
 from xcsh.structural.results import Position, RuleReport, Span
 from xcsh.structural.rewrite import expand_template
 
 if TYPE_CHECKING:
-    from xcsh.structural.rules import CompiledRule
+    from xcsh.structural.rules.compile import CompiledRule
 
 _BLOCK = 256
 """Code points per entry of a non-ASCII file's byte-offset table."""
@@ -111,7 +111,7 @@ def rule_parts(
     without a fix, or when ``fix`` is false); ``report`` the id, severity,
     message (metavariables filled in) and note.
     """
-    from xcsh.structural.rule_eval import (  # loaded only when a search runs rules
+    from xcsh.structural.rules.evaluate import (  # loaded only when a search runs rules
         interpolate,
         transformed_values,
     )
@@ -138,7 +138,7 @@ def match_fix(
     Returns the new text and the code-point range of ``text`` it replaces (wider than the
     match with ``expandStart`` or ``expandEnd``).
     """
-    from xcsh.structural.rule_eval import capture_spans, expanded_range, rule_template
+    from xcsh.structural.rules.evaluate import capture_spans, expanded_range, rule_template
 
     first, last = expanded_range(node, rule.fix)
     start = first.range().start.index
@@ -192,7 +192,7 @@ class RecordFormat:
 
 def render(
     form: RecordFormat,
-    found: Sequence[tuple[SgNode, CompiledPattern | CompiledRule, str]],
+    found: Sequence[tuple[SgNode, Matcher, str]],
     text: str,
     offsets: Offsets,
     file: str,
@@ -224,18 +224,17 @@ def render(
         yield from run_text(nodes, text, shown, heading=form.layout == "heading")
 
 
-def _report(
-    found: Sequence[tuple[SgNode, CompiledPattern | CompiledRule, str]], text: str, shown: str
-) -> list[str]:
+def _report(found: Sequence[tuple[SgNode, Matcher, str]], text: str, shown: str) -> list[str]:
     """``ast-grep scan``'s report of one file's rule matches, one record per match."""
     from xcsh.structural.report import rule_report
-    from xcsh.structural.rule_eval import interpolate, transformed_values
+    from xcsh.structural.rules.evaluate import interpolate, transformed_values
 
     matched: list[tuple[SgNode, CompiledRule]] = []
     fixes: list[tuple[str, int, int] | None] = []
     messages: list[str] = []
-    for node, rule, _ in found:
-        assert not isinstance(rule, CompiledPattern)
+    for node, matcher, _ in found:
+        rule = matcher.yaml_rule
+        assert rule is not None
         transformed = transformed_values(node, rule, text)
         matched.append((node, rule))
         fixes.append(None if rule.fix is None else match_fix(node, rule, text, transformed))
@@ -304,7 +303,7 @@ def _captures_json(nodes: Sequence[SgNode], text: str, offsets: Offsets) -> list
 
 def json_record(
     node: SgNode,
-    pattern: CompiledPattern | CompiledRule,
+    pattern: Matcher,
     text: str,
     offsets: Offsets,
     file: str,
@@ -332,9 +331,10 @@ def json_record(
     report: RuleReport | None = None
     secondary: list[str] = []
     fix = replacement
-    if not isinstance(pattern, CompiledPattern):
+    rule = pattern.yaml_rule
+    if rule is not None:
         transformed, own_fix, report = rule_parts(
-            node, pattern, text, offsets, fix=replacement is None
+            node, rule, text, offsets, fix=replacement is None
         )
         fix = fix or own_fix
         secondary = _captures_json(secondary_nodes(node), text, offsets)
@@ -345,17 +345,16 @@ def json_record(
         )
     parts.append(f',"language":{language}')
     parts.append(_meta_json(node, pattern, (text, offsets), secondary, transformed))
-    if report is not None:
-        assert not isinstance(pattern, CompiledPattern)
+    if report is not None and rule is not None:
         labels = (matched, where, secondary)
-        parts.append(_report_json(report, node, pattern, (text, offsets), labels))
+        parts.append(_report_json(report, node, rule, (text, offsets), labels))
     parts.append("}\n")
     return "".join(parts)
 
 
 def _meta_json(
     node: SgNode,
-    pattern: CompiledPattern | CompiledRule,
+    pattern: Matcher,
     source: tuple[str, Offsets],
     secondary: list[str],
     transformed: dict[str, str],
@@ -427,7 +426,7 @@ def _report_json(
 
 def _labels_json(node: SgNode, rule: CompiledRule, text: str, offsets: Offsets) -> Iterator[str]:
     """The CLI's JSON objects of a rule's ``labels:`` on the match ``node``."""
-    from xcsh.structural.rule_labels import label_nodes
+    from xcsh.structural.rules.labels import label_nodes
 
     for label in label_nodes(node, rule.labels):
         start, end = label.first.range().start, label.last.range().end
@@ -439,23 +438,22 @@ def _labels_json(node: SgNode, rule: CompiledRule, text: str, offsets: Offsets) 
         )
 
 
-def _text_record(
-    node: SgNode, pattern: CompiledPattern | CompiledRule, text: str, file: str
-) -> str:
+def _text_record(node: SgNode, pattern: Matcher, text: str, file: str) -> str:
     rng = node.range()
     start = rng.start
     first, end = start.index, rng.end.index
     line_start, line_end = line_bounds(text, first, end)
     lines = text[line_start:line_end]
     head = ""
-    if not isinstance(pattern, CompiledPattern):
-        message = pattern.message
-        if pattern.message_template is not None:
-            from xcsh.structural.rule_eval import interpolate, transformed_values
+    rule = pattern.yaml_rule
+    if rule is not None:
+        message = rule.message
+        if rule.message_template is not None:
+            from xcsh.structural.rules.evaluate import interpolate, transformed_values
 
-            transformed = transformed_values(node, pattern, text)
-            message = interpolate(pattern, node, text, transformed)
-        label = f"{pattern.severity}[{pattern.id}]"
+            transformed = transformed_values(node, rule, text)
+            message = interpolate(rule, node, text, transformed)
+        label = f"{rule.severity}[{rule.id}]"
         head = f"{label}: {message}\n" if message else f"{label}\n"
     number = start.line + 1
     if "\n" not in lines:

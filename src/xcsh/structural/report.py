@@ -22,12 +22,11 @@ from typing import TYPE_CHECKING
 from similar._similar import opcodes_str  # typed; `similar.TextDiff` wraps it untyped
 
 from xcsh.structural.diagnostic import Label, render_diagnostic, rust_lines
-from xcsh.structural.rule_labels import label_nodes
 
 if TYPE_CHECKING:
     from ast_grep_py import SgNode
 
-    from xcsh.structural.rules import CompiledRule
+    from xcsh.structural.rules.compile import CompiledRule
 
 HEADER_WORDS = {"error": "error", "warning": "warning", "info": "note", "hint": "help"}
 """The word ast-grep's report heads a rule's match with, by the rule's severity."""
@@ -138,6 +137,8 @@ def rule_report(
     replaces), ``messages`` each match's message. A file's matches are printed
     rule by rule (each rule's in the order found), as the CLI groups them.
     """
+    from xcsh.structural.rules.labels import label_nodes  # a pattern search needs no rules
+
     records = [""] * len(found)
     order: dict[int, list[int]] = {}
     for index, (_, rule) in enumerate(found):

@@ -18,7 +18,6 @@ from xcsh.fs import NotRegularFileError, NotTextError, decode_text, read_regular
 from xcsh.fs.confined import sha256_hex
 from xcsh.structural.embedded import HOSTED, embedded_sources, hosts
 from xcsh.structural.matching import LanguageQuery, Outcome, Query, find_nodes, make_match
-from xcsh.structural.pattern import CompiledPattern
 from xcsh.structural.records import Offsets, render
 from xcsh.structural.results import SkippedFile
 from xcsh.structural.scan_edit import edit_file, splice
@@ -138,12 +137,7 @@ def _active(unit: LanguageQuery, raw: bytes, path: Path, file: str) -> list[int]
     return [
         i
         for i, pat in enumerate(unit.patterns)
-        if pat is not None
-        and (
-            all(tok in raw for tok in pat.tokens)
-            if isinstance(pat, CompiledPattern)
-            else pat.admits(raw) and pat.applies_to(file, path)
-        )
+        if pat is not None and pat.may_match(raw, file, path)
     ]
 
 

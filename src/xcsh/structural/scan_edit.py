@@ -21,7 +21,6 @@ from xcsh.fs import detect_newline
 from xcsh.fs.confined import sha256_hex
 from xcsh.structural.candidates import Candidate, op_candidates
 from xcsh.structural.matching import LanguageQuery, Outcome, Query, find_nodes
-from xcsh.structural.pattern import CompiledPattern
 from xcsh.structural.pattern_edit import PatternRecords
 from xcsh.structural.records import Offsets, json_record, line_bounds
 from xcsh.structural.results import FileEdit, Replacement, SkippedFile
@@ -204,7 +203,8 @@ def _plan(
     if not kept:
         return Outcome(identical=identical) if identical else None
     kept.sort(key=lambda c: (c[0], -c[1]))
-    if not isinstance(kept[0][5].patterns[kept[0][2]], CompiledPattern):
+    first = kept[0][5].patterns[kept[0][2]]
+    if first is not None and first.yaml_rule is not None:
         # Fixes of several rules: as `ast-grep scan -U`, a fix overlapping an earlier
         # one is left out (reported as nested); scanning again applies it.
         chosen: list[Candidate] = []
@@ -301,7 +301,7 @@ def _builder(
 ) -> Callable[[Candidate], Replacement]:
     """Builds the :class:`Replacement` of a change of this file (with its JSON record
     when the query wants captures)."""
-    from xcsh.structural.rule_eval import expanded_range
+    from xcsh.structural.rules.evaluate import expanded_range
 
     quoted = encode_basestring(file) if query.captures else ""
 

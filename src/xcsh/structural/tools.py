@@ -24,7 +24,7 @@ from xcsh.structural.edit_text import block, edit_label, line_indent, skipped_te
 from xcsh.structural.engine import preview_edit, search
 from xcsh.structural.errors import error_pattern_note
 from xcsh.structural.results import EditPreview, Match, SearchResult
-from xcsh.structural.rules import CompiledRule, rule_from_parameter
+from xcsh.structural.rules.compile import CompiledRule, rule_from_parameter
 from xcsh.structural.spec import EditOp, EditSpec, MatchSpec, ScopeSpec
 from xcsh.structural.strictness import Strictness
 from xcsh.structural.tool_details import AstEditDetails, AstGrepDetails, LeftOutFile

@@ -38,8 +38,8 @@ from ast_grep_py import SgNode, SgRoot
 
 from xcsh.fs import NotRegularFileError, read_regular_bytes
 from xcsh.structural.embedded import hosts
+from xcsh.structural.matcher import Matcher
 from xcsh.structural.matching import Outcome, Query
-from xcsh.structural.pattern import CompiledPattern
 from xcsh.structural.results import SkippedFile
 from xcsh.structural.runner import PARALLEL_MIN_BYTES, PARALLEL_MIN_FILES, run_query
 from xcsh.structural.scan import Source, decode_source, scan_source
@@ -379,16 +379,13 @@ class WarmIndex:
         ids = allowed[language]
         return ids is None or entry.file_id in ids
 
-    def _allowed(self, patterns: tuple[object, ...]) -> frozenset[int] | None:
+    def _allowed(self, patterns: tuple[Matcher | None, ...]) -> frozenset[int] | None:
         """Ids of the files where one of ``patterns`` may match (``None``: any file)."""
         union: set[int] = set()
         for pattern in patterns:
             if pattern is None:
                 continue
-            if isinstance(pattern, CompiledPattern):
-                ids = self._words.files_meeting(tuple((t,) for t in pattern.tokens))
-            else:
-                ids = self._words.files_meeting(getattr(pattern, "required", ()))
+            ids = self._words.files_meeting(pattern.required)
             if ids is None:
                 return None
             union |= ids

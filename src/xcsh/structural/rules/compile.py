@@ -25,43 +25,38 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from ast_grep_py import SgNode
+from ast_grep_py import Config, SgNode
 
 from xcsh.core import ToolError
 from xcsh.fs import read_regular_bytes
 from xcsh.structural.errors import Doubt
 from xcsh.structural.languages import resolve_language
+from xcsh.structural.matcher import Requirement, admits
 from xcsh.structural.rewrite import Template
-from xcsh.structural.rule_labels import RuleLabel, parse_labels
-from xcsh.structural.rule_parts import (
-    Rewriter,
-    branches_of,
-    checked_document,
-    names_of,
-    rewriter_ids,
-    rewriters_of,
-    rule_config,
-    rule_tables,
-    template_of,
-)
-from xcsh.structural.rule_schema import (
-    SEVERITIES,
-    Fix,
-    RuleError,
-    RuleWarning,
-    fix_of,
-    glob_regex,
-    split_transforms,
-    strings_of,
-)
-from xcsh.structural.rule_tokens import Requirement, admits, required_text
-from xcsh.structural.rule_vars import (
+from xcsh.structural.rules.adapter import document_language, read_document
+from xcsh.structural.rules.document import Fix, RewriteTransform
+from xcsh.structural.rules.labels import RuleLabel
+from xcsh.structural.rules.model import RuleObject
+from xcsh.structural.rules.names import (
     bound_names,
     check_fix_names,
     check_rewrite_sources,
 )
+from xcsh.structural.rules.parts import (
+    Rewriter,
+    branches_of,
+    names_of,
+    rewriters_of,
+    rule_config,
+    template_of,
+)
+from xcsh.structural.rules.schema import RuleError, RuleWarning, glob_regex
+from xcsh.structural.rules.tokens import required_text
+
+if TYPE_CHECKING:
+    from ast_grep_py import Rule
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,7 +69,8 @@ class CompiledRule:
         language: the ast-grep-py language id.
         config: the ``find_all`` configuration (``rule``, ``constraints``, ``utils``,
             and the transforms ast-grep-py evaluates).
-        rewrites: ``rewrite`` transforms (evaluated by xcsh), by name.
+        rewrites: ``rewrite`` transforms (evaluated by xcsh), in order.
+        native: the names of the transforms ast-grep-py evaluates.
         rewriters: the rule's rewriters by id.
         fix: the fix, or ``None`` (the rule only reports).
         template: the fix's template, parsed (unbound metavariables insert nothing).
@@ -82,7 +78,7 @@ class CompiledRule:
         multi: ``$$$`` names of the rule's patterns.
         transforms: names of every transform, in order.
         required: the text a file must hold for the rule to match in it
-            (:mod:`xcsh.structural.rule_tokens`); ``()`` when nothing is known.
+            (:mod:`xcsh.structural.rules.tokens`); ``()`` when nothing is known.
         files: globs a file must match (relative to :attr:`base`), or empty for all.
         ignores: globs of files left out.
         severity, message, note: reported with each match (``message`` may hold metavariables).
@@ -92,8 +88,9 @@ class CompiledRule:
     id: str
     source: str
     language: str
-    config: dict[str, Any]
-    rewrites: dict[str, dict[str, Any]] = field(default_factory=dict)
+    config: Config
+    rewrites: tuple[RewriteTransform, ...] = ()
+    native: tuple[str, ...] = ()
     rewriters: dict[str, Rewriter] = field(default_factory=dict)
     fix: Fix | None = None
     template: Template | None = None
@@ -115,15 +112,17 @@ class CompiledRule:
     base: str = ""
     """The real path of the folder ``files``/``ignores`` are relative to: the project's
     (the folder of ``sgconfig.yml``), or a ``--rule`` file's own; ``""`` for the workspace."""
-    branches: tuple[tuple[dict[str, Any], tuple[str, ...]], ...] = ()
+    branches: tuple[tuple[Rule, tuple[str, ...]], ...] = ()
     """The branches of the rule's ``any`` (top level, or in a top-level ``all``) with the
     ``$$$`` names each binds, when a name is bound on some branches only: such a name
     captured nothing is bound only if the first branch that matches binds it."""
 
     def multi_bound(self, node: SgNode, name: str) -> bool:
-        """Whether the ``$$$name`` that captured nothing in the match ``node`` is bound
-        (reported as ``[]``) rather than left unbound by an ``any`` branch that did not
-        match, as the CLI tells them apart."""
+        """Whether ``$$$name``, which captured nothing in the match ``node``, is bound.
+
+        Bound, it is reported as ``[]``; an ``any`` branch that did not match leaves it
+        unbound instead, as the CLI tells them apart.
+        """
         if name in self.trailing_multi:
             return False  # never reached by ast-grep's matcher
         if not any(name in names for _, names in self.branches):
@@ -139,20 +138,42 @@ class CompiledRule:
         return True
 
     @property
-    def selector(self) -> None:
-        """Rules have no ``sel``."""
-        return None
+    def yaml_rule(self) -> CompiledRule:
+        """The rule itself.
+
+        Its fix, transforms, severity, message and labels come with each match.
+        """
+        return self
+
+    def find_all(self, root: SgNode) -> list[SgNode]:
+        """Every node under ``root`` (itself included) the rule matches, in source order."""
+        return root.find_all(self.config)
+
+    def matches(self, node: SgNode) -> bool:
+        """Whether ``node`` itself matches the rule (constraints and utilities included)."""
+        return node.find(self.config) == node
+
+    def may_match(self, raw: bytes, file: str, path: Path | None = None) -> bool:
+        """Whether a file may hold a match.
+
+        Its bytes ``raw`` must hold the text the rule needs, and its name must pass
+        ``files``/``ignores`` (see :meth:`applies_to`).
+        """
+        return self.admits(raw) and self.applies_to(file, path)
 
     def admits(self, raw: bytes) -> bool:
         """Whether a file of bytes ``raw`` holds the text the rule needs to match in it."""
         return admits(self.required, raw)
 
     def applies_to(self, file: str, path: Path | None = None) -> bool:
-        """Whether a file passes ``files``/``ignores``: ``file`` is its workspace-relative
-        ``/``-separated name, ``path`` its absolute path. The globs are read relative to
+        """Whether a file passes ``files``/``ignores``.
+
+        ``file`` is its workspace-relative ``/``-separated name, ``path`` its
+        absolute path. The globs are read relative to
         :attr:`base` when the file is inside it, as ``ast-grep scan`` reads them
         relative to the project's folder, else to ``file``, and as ast-grep's globs
-        (:func:`~xcsh.structural.rule_schema.glob_regex`: ``*`` also matches ``/``)."""
+        (:func:`~xcsh.structural.rules.schema.glob_regex`: ``*`` also matches ``/``).
+        """
         if not self.files and not self.ignores:
             return True
         if self.base and path is not None:
@@ -165,10 +186,10 @@ class CompiledRule:
 
 
 def compile_rule(
-    document: Any,
+    document: object,
     *,
     origin: str,
-    global_utils: Mapping[str, Mapping[str, Any]] | None = None,
+    global_utils: Mapping[str, RuleObject] | None = None,
     index: int | None = None,
     strict: bool = True,
     warnings: list[RuleWarning] | None = None,
@@ -181,7 +202,8 @@ def compile_rule(
     to ``warnings``. An unknown top-level key is always refused, as ast-grep does.
 
     Args:
-        document: the parsed YAML mapping.
+        document: the parsed YAML mapping (or the tools' ``rule`` argument), read by
+            :func:`~xcsh.structural.rules.adapter.read_document`.
         origin: where it came from, for messages (``rules/a.yml``).
         global_utils: utility rules of the project (``utilDirs``) by id, per language
             ``{language: {id: rule}}`` flattened by the caller to this rule's language.
@@ -193,54 +215,45 @@ def compile_rule(
     Raises:
         RuleError: naming the YAML path of the first problem and the fix.
     """
-    document, rid, where, language = checked_document(
-        document, origin, index, strict=strict, warnings=warnings
-    )
-    utils, local, constraints = rule_tables(document, global_utils, where)
-    severity = document.get("severity", "hint")
-    if severity not in SEVERITIES:
-        raise RuleError(where, "severity", f"use one of: {', '.join(SEVERITIES)}.")
-    raw_rewriters, ids = rewriter_ids(document, where)
-    native, rewrites, transforms = split_transforms(
-        document.get("transform"), "transform", where, ids
-    )
+    doc = read_document(document, origin, index, strict=strict, warnings=warnings)
+    where, language, rid = doc.where, doc.language, doc.id
+    utils = {**(global_utils or {}), **doc.utils}
+    native, rewrites = doc.transforms.native, doc.transforms.rewrites
+    transforms = doc.transforms.names
     bound = bound_names(
-        document["rule"], local_utils=local, constraints=constraints, transforms=transforms
+        doc.rule, local_utils=doc.utils, constraints=doc.constraints, transforms=transforms
     )
-    rewriters = rewriters_of(raw_rewriters, (where, language.name), utils, ids, bound)
-    config = rule_config(document["rule"], (constraints, utils, native), language, where)
-    single, multi = names_of(document["rule"], utils)
-    message = document.get("message", "")
-    message = message if isinstance(message, str) else str(message)
-    note = document.get("note")
-    fix = fix_of(document.get("fix"), "fix", where)
+    rewriters = rewriters_of(doc.rewriters, (where, language.name), utils, bound)
+    config = rule_config(doc.rule, (doc.constraints, utils, native), language, where)
+    single, multi = names_of(doc.rule, utils)
+    fix, message = doc.fix, doc.message
     check_rewrite_sources(rewrites, bound, where, "transform")
     if fix is not None:
-        fix_path = "fix" if isinstance(document.get("fix"), str) else "fix.template"
-        check_fix_names(fix.template, bound, where, fix_path)
+        check_fix_names(fix.template, bound, where, "fix" if fix.is_text else "fix.template")
     return CompiledRule(
         id=rid,
         source=origin,
         language=language.name,
         config=config,
         rewrites=rewrites,
+        native=tuple(n.name for n in native),
         rewriters=rewriters,
         fix=fix,
         template=None if fix is None else template_of(fix, single + transforms, multi, rid),
         single=single,
         multi=multi,
         transforms=transforms,
-        required=required_text(document["rule"], utils, language),
-        branches=branches_of(document["rule"], multi),
-        files=strings_of(document.get("files"), "files", where),
-        ignores=strings_of(document.get("ignores"), "ignores", where),
-        severity=severity,
+        required=required_text(doc.rule, utils, language),
+        branches=branches_of(doc.rule, multi),
+        files=doc.files,
+        ignores=doc.ignores,
+        severity=doc.severity,
         message=message,
         message_template=(
             template_of(Fix(template=message), (), (), rid) if "$" in message else None
         ),
-        note=note if isinstance(note, str) or note is None else str(note),
-        labels=parse_labels(document.get("labels"), where),
+        note=doc.note,
+        labels=doc.labels,
     )
 
 
@@ -248,7 +261,7 @@ def parse_rules(
     text: str,
     *,
     origin: str,
-    global_utils: Mapping[str, Mapping[str, Any]] | None = None,
+    global_utils: Mapping[str, Mapping[str, RuleObject]] | None = None,
     strict: bool = True,
     warnings: list[RuleWarning] | None = None,
 ) -> list[CompiledRule]:
@@ -263,10 +276,10 @@ def parse_rules(
     """
     import yaml  # only a rule file needs the YAML parser
 
-    from xcsh.structural import rule_yaml
+    from xcsh.structural.rules import loader
 
     try:
-        documents = [d for d in rule_yaml.load_all(text) if d is not None]
+        documents = [d for d in loader.load_all(text) if d is not None]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
@@ -277,8 +290,7 @@ def parse_rules(
     many = len(documents) > 1
     rules = []
     for index, document in enumerate(documents):
-        language = document.get("language") if isinstance(document, dict) else None
-        utils = _utils_for(global_utils, language)
+        utils = _utils_for(global_utils, document_language(document))
         rules.append(
             compile_rule(
                 document,
@@ -305,9 +317,10 @@ def parse_rules(
 
 
 def _utils_for(
-    global_utils: Mapping[str, Mapping[str, Any]] | None, language: Any
-) -> dict[str, Any]:
-    if not global_utils or not isinstance(language, str):
+    global_utils: Mapping[str, Mapping[str, RuleObject]] | None, language: str | None
+) -> dict[str, RuleObject]:
+    """The project's utility rules a document in ``language`` sees (none when unknown)."""
+    if not global_utils or language is None:
         return {}
     try:
         name = resolve_language(language).name
@@ -343,7 +356,7 @@ def based(rules: list[CompiledRule], folder: Path) -> list[CompiledRule]:
     return [dataclasses.replace(rule, base=base) for rule in rules]
 
 
-def rule_from_parameter(value: Any, *, origin: str = "rule") -> list[CompiledRule]:
+def rule_from_parameter(value: object, *, origin: str = "rule") -> list[CompiledRule]:
     """The rules a tool's ``rule`` parameter gives: a mapping, or YAML text.
 
     Raises:

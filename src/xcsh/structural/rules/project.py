@@ -1,19 +1,22 @@
-"""A project's ``sgconfig.yml``: the rule files of its ``ruleDirs``, with the shared
-utility rules of its ``utilDirs``, as ``ast-grep scan`` reads them."""
+"""A project's ``sgconfig.yml``, as ``ast-grep scan`` reads it.
+
+It names the rule files of its ``ruleDirs``, with the shared utility rules of its
+``utilDirs``.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from xcsh.fs import read_regular_bytes
-from xcsh.structural import rule_yaml
-from xcsh.structural.languages import resolve_language
-from xcsh.structural.rule_schema import RuleError, RuleWarning, strings_of, yaml_path
-from xcsh.structural.rules import CompiledRule, based, parse_rules
+from xcsh.structural.rules import loader
+from xcsh.structural.rules.adapter import read_sgconfig, util_rule
+from xcsh.structural.rules.compile import CompiledRule, based, parse_rules
+from xcsh.structural.rules.model import RuleObject
+from xcsh.structural.rules.schema import RuleError, RuleWarning, yaml_path
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,60 +41,35 @@ def find_config(start: Path) -> Path | None:
 def load_project(
     config: Path, *, strict: bool = True, warnings: list[RuleWarning] | None = None
 ) -> Project:
-    """Load ``sgconfig.yml``: the rules of ``ruleDirs``, with the utilities of ``utilDirs``
-    (``strict``, ``warnings``: as for :func:`xcsh.structural.rules.parse_rules`).
+    """Load ``sgconfig.yml``: the rules of ``ruleDirs``, with the utilities of ``utilDirs``.
+
+    ``strict`` and ``warnings`` are as for :func:`xcsh.structural.rules.parse_rules`.
 
     Raises:
         RuleError: a bad configuration, a missing folder, or a bad rule (named).
     """
     origin = config.name
     try:
-        data = rule_yaml.load(read_regular_bytes(config).decode("utf-8")) or {}
+        data = loader.load(read_regular_bytes(config).decode("utf-8")) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise RuleError(origin, "", f"cannot read the project configuration: {exc}.") from None
-    if not isinstance(data, dict):
-        raise RuleError(origin, "", "the configuration must be a mapping with `ruleDirs`.")
+    sgconfig = read_sgconfig(data, origin)
     root = config.parent
-    known = (
-        "ruleDirs",
-        "utilDirs",
-        "testConfigs",
-        "languageGlobs",
-        "customLanguages",
-        "languageInjections",
-    )
-    for key in data:
-        if key not in known:
-            raise RuleError(
-                origin, str(key), f"unknown key. sgconfig.yml takes: {', '.join(known)}."
-            )
-    if data.get("customLanguages"):
-        raise RuleError(
-            origin,
-            "customLanguages",
-            "custom languages (native libraries) are not supported by xcsh; remove them "
-            "or run the ast-grep CLI for those rules.",
-        )
-    rule_dirs = strings_of(data.get("ruleDirs"), "ruleDirs", origin)
-    if not rule_dirs:
-        raise RuleError(origin, "ruleDirs", "missing: list the folders holding rule files.")
-    utils: dict[str, dict[str, Any]] = {}
-    for index, folder in enumerate(strings_of(data.get("utilDirs"), "utilDirs", origin)):
+    utils: dict[str, dict[str, RuleObject]] = {}
+    for index, folder in enumerate(sgconfig.util_dirs):
         for file in _yaml_files(root / folder, origin, yaml_path("utilDirs", index)):
             shown = file.relative_to(root).as_posix()
             try:
                 documents = [
-                    d for d in rule_yaml.load_all(read_regular_bytes(file).decode("utf-8")) if d
+                    d for d in loader.load_all(read_regular_bytes(file).decode("utf-8")) if d
                 ]
             except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
                 raise RuleError(shown, "", f"cannot read the utility rule: {exc}.") from None
             for document in documents:
-                if not isinstance(document, dict) or "id" not in document or "rule" not in document:
-                    raise RuleError(shown, "", "a utility rule needs `id`, `language` and `rule`.")
-                language = resolve_language(str(document.get("language", ""))).name
-                utils.setdefault(language, {})[str(document["id"])] = document["rule"]
+                language, uid, rule = util_rule(document, shown)
+                utils.setdefault(language, {})[uid] = rule
     rules: list[CompiledRule] = []
-    for index, folder in enumerate(rule_dirs):
+    for index, folder in enumerate(sgconfig.rule_dirs):
         for file in _yaml_files(root / folder, origin, yaml_path("ruleDirs", index)):
             shown = file.relative_to(root).as_posix()
             try:

@@ -1,12 +1,13 @@
-"""Leaving out the keys ast-grep ignores inside a rule document, as ast-grep does, with
-a :class:`~xcsh.structural.rule_schema.RuleWarning` naming each (refused when strict)."""
+"""Leaving out the keys ast-grep ignores inside a rule document, as ast-grep does.
+
+A :class:`~xcsh.structural.rules.schema.RuleWarning` names each (refused when strict).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
-from xcsh.structural.rule_schema import (
+from xcsh.structural.rules.schema import (
     FIX_KEYS,
     RELATIONAL_KEYS,
     REWRITER_KEYS,
@@ -48,10 +49,12 @@ def _misplaced(allowed: Sequence[str]) -> dict[str, str]:
 
 
 def drop_unknown_keys(
-    document: dict[str, Any], origin: str
-) -> tuple[dict[str, Any], list[RuleWarning]]:
-    """``document`` without the keys ast-grep ignores inside rules, rewriters, fixes and
-    pattern objects, and a warning for each, naming its YAML path and the likely key.
+    document: dict[str, object], origin: str
+) -> tuple[dict[str, object], list[RuleWarning]]:
+    """``document`` without the keys ast-grep ignores, and a warning for each.
+
+    Keys are left out inside rules, rewriters, fixes and pattern objects; each
+    warning names the YAML path and the likely key.
 
     The top-level keys are not touched: ast-grep refuses an unknown one, and so does
     :func:`xcsh.structural.rules.compile_rule`.
@@ -61,16 +64,20 @@ def drop_unknown_keys(
 
 
 class _Pruner:
-    """Walks a rule document, leaving out the keys ast-grep ignores; ``warnings`` names
-    each (``origin``: the document's file, for the warnings)."""
+    """Walks a rule document, leaving out the keys ast-grep ignores.
+
+    ``warnings`` names each; ``origin`` is the document's file, for the warnings.
+    """
 
     def __init__(self, origin: str) -> None:
         self.origin = origin
         self.warnings: list[RuleWarning] = []
 
-    def keep(self, value: dict[str, Any], allowed: Sequence[str], where: str) -> dict[str, Any]:
+    def keep(
+        self, value: dict[str, object], allowed: Sequence[str], where: str
+    ) -> dict[str, object]:
         """The ``allowed`` keys of ``value`` (at ``where``); a warning for each other key."""
-        out = {}
+        out: dict[str, object] = {}
         for key, sub in value.items():
             if key in allowed:
                 out[key] = sub
@@ -84,35 +91,39 @@ class _Pruner:
                 )
         return out
 
-    def rule(self, value: Any, where: str, *, relation: bool = False) -> Any:
+    def rule(self, value: object, where: str, *, relation: bool = False) -> object:
         """A rule object (a relation's, with ``stopBy`` and ``field``), its sub-rules pruned."""
         if not isinstance(value, dict):
             return value
         allowed = RULE_KEYS + (("stopBy", "field") if relation else ())
-        out = self.keep(value, allowed, where)
-        for key, sub in out.items():
-            here = yaml_path(where, key)
-            if key in RELATIONAL_KEYS:
-                out[key] = self.rule(sub, here, relation=True)
-            elif key in ("not", "stopBy"):
-                out[key] = self.rule(sub, here)
-            elif key in ("all", "any") and isinstance(sub, list):
-                out[key] = [self.rule(item, yaml_path(here, i)) for i, item in enumerate(sub)]
-            elif key == "pattern" and isinstance(sub, dict):
-                out[key] = self.keep(sub, _PATTERN_KEYS, here)
-            elif key == "nthChild" and isinstance(sub, dict):
-                out[key] = self.keep(sub, _NTH_CHILD_KEYS, here)
-                if "ofRule" in out[key]:
-                    out[key]["ofRule"] = self.rule(out[key]["ofRule"], yaml_path(here, "ofRule"))
-        return out
+        kept = self.keep(value, allowed, where)
+        return {key: self.rule_value(key, sub, yaml_path(where, key)) for key, sub in kept.items()}
 
-    def rules_of(self, value: Any, where: str) -> Any:
+    def rule_value(self, key: str, sub: object, here: str) -> object:
+        """The value of a rule object's ``key`` (at ``here``), its sub-rules pruned."""
+        if key in RELATIONAL_KEYS:
+            return self.rule(sub, here, relation=True)
+        if key in ("not", "stopBy"):
+            return self.rule(sub, here)
+        if key in ("all", "any") and isinstance(sub, list):
+            return [self.rule(item, yaml_path(here, i)) for i, item in enumerate(sub)]
+        if key == "pattern" and isinstance(sub, dict):
+            return self.keep(sub, _PATTERN_KEYS, here)
+        if key == "nthChild" and isinstance(sub, dict):
+            kept = self.keep(sub, _NTH_CHILD_KEYS, here)
+            return {
+                name: self.rule(item, yaml_path(here, name)) if name == "ofRule" else item
+                for name, item in kept.items()
+            }
+        return sub
+
+    def rules_of(self, value: object, where: str) -> object:
         """A table of named rules (``utils``, ``constraints``)."""
         if not isinstance(value, dict):
             return value
         return {name: self.rule(sub, yaml_path(where, str(name))) for name, sub in value.items()}
 
-    def fix(self, value: Any, where: str) -> Any:
+    def fix(self, value: object, where: str) -> object:
         """A fix object, its ``expandStart`` and ``expandEnd`` rules pruned."""
         if not isinstance(value, dict):
             return value
@@ -122,27 +133,31 @@ class _Pruner:
                 out[key] = self.rule(out[key], yaml_path(where, key))
         return out
 
-    def rewriter(self, value: Any, where: str) -> Any:
+    def rewriter(self, value: object, where: str) -> object:
         """A rewriter: its keys, then its body as a rule document's."""
         if not isinstance(value, dict):
             return value
         return self.body(self.keep(value, REWRITER_KEYS, where), where)
 
-    def body(self, out: dict[str, Any], where: str) -> dict[str, Any]:
+    def body(self, out: dict[str, object], where: str) -> dict[str, object]:
         """A rule document's (or rewriter's) rule, utils, constraints, fix and rewriters."""
-        if "rule" in out:
-            out["rule"] = self.rule(out["rule"], yaml_path(where, "rule"))
-        for key in ("utils", "constraints"):
+        steps: tuple[tuple[str, Callable[[object, str], object]], ...] = (
+            ("rule", self.rule),
+            ("utils", self.rules_of),
+            ("constraints", self.rules_of),
+            ("fix", self.fix),
+            ("rewriters", self.rewriters),
+        )
+        for key, step in steps:
             if key in out:
-                out[key] = self.rules_of(out[key], yaml_path(where, key))
-        if "fix" in out:
-            out["fix"] = self.fix(out["fix"], yaml_path(where, "fix"))
-        if isinstance(out.get("rewriters"), list):
-            out["rewriters"] = [
-                self.rewriter(item, yaml_path(yaml_path(where, "rewriters"), i))
-                for i, item in enumerate(out["rewriters"])
-            ]
+                out[key] = step(out[key], yaml_path(where, key))
         return out
+
+    def rewriters(self, value: object, where: str) -> object:
+        """A list of rewriters, each pruned."""
+        if not isinstance(value, list):
+            return value
+        return [self.rewriter(item, yaml_path(where, i)) for i, item in enumerate(value)]
 
 
 __all__ = ["drop_unknown_keys"]

@@ -26,17 +26,21 @@ somewhere in the file for a node to match:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from xcsh.core import ToolError
 from xcsh.structural.languages import Language
+from xcsh.structural.matcher import Clause, Requirement, admits
 from xcsh.structural.pattern import compile_pattern
-
-Clause = tuple[bytes, ...]
-"""Alternatives: the file must hold at least one."""
-
-Requirement = tuple[Clause, ...]
-"""Clauses: the file must satisfy each."""
+from xcsh.structural.rules.model import (
+    AllRule,
+    AnyRule,
+    MatchesRule,
+    PatternRule,
+    RegexRule,
+    Relation,
+    RuleObject,
+    RulePart,
+)
 
 _MIN = 2
 """Shorter literal runs are too common to skip anything."""
@@ -44,16 +48,15 @@ _MIN = 2
 _META = set(".^$*+?{}[]()|\\")
 
 
-def required_text(rule: Any, utils: Mapping[str, Any], language: Language) -> Requirement:
-    """What a file must hold for ``rule`` (a rule object, with its ``utils`` by id) to
-    match in it, in ``language``; ``()`` when nothing is known."""
+def required_text(
+    rule: RuleObject, utils: Mapping[str, RuleObject], language: Language
+) -> Requirement:
+    """What a file must hold for ``rule`` to match in it; ``()`` when nothing is known.
+
+    ``utils`` are the utility rules it sees, by id; ``language`` the file's.
+    """
     reader = _Reader(utils, language)
     return _dedupe(reader.rule(rule, depth=0))
-
-
-def admits(requirement: Requirement, raw: bytes) -> bool:
-    """Whether ``raw`` (a file's bytes) satisfies ``requirement``."""
-    return all(any(alt in raw for alt in clause) for clause in requirement)
 
 
 def _dedupe(clauses: list[Clause]) -> Requirement:
@@ -65,35 +68,37 @@ def _dedupe(clauses: list[Clause]) -> Requirement:
 
 
 class _Reader:
-    def __init__(self, utils: Mapping[str, Any], language: Language) -> None:
+    def __init__(self, utils: Mapping[str, RuleObject], language: Language) -> None:
         self.utils = utils
         self.language = language
 
-    def rule(self, value: Any, *, depth: int) -> list[Clause]:
-        if not isinstance(value, dict) or depth > 20:
+    def rule(self, value: RuleObject, *, depth: int) -> list[Clause]:
+        if depth > 20:
             return []
         clauses: list[Clause] = []
-        for key, sub in value.items():
-            if key == "pattern" and isinstance(sub, str):
-                clauses += self.pattern(sub)
-            elif key == "regex" and isinstance(sub, str):
-                clause = regex_clause(sub)
-                if clause:
-                    clauses.append(clause)
-            elif key in ("inside", "has", "precedes", "follows"):
-                clauses += self.rule(sub, depth=depth + 1)
-            elif key == "all" and isinstance(sub, list):
-                for item in sub:
-                    clauses += self.rule(item, depth=depth + 1)
-            elif key == "any" and isinstance(sub, list):
-                clause = self.either(sub, depth=depth + 1)
-                if clause:
-                    clauses.append(clause)
-            elif key == "matches" and isinstance(sub, str) and sub in self.utils:
-                clauses += self.rule(self.utils[sub], depth=depth + 1)
+        for part in value.parts:
+            clauses += self.part(part, depth=depth)
         return clauses
 
-    def either(self, branches: list[Any], *, depth: int) -> Clause:
+    def part(self, part: RulePart, *, depth: int) -> list[Clause]:
+        """What one part of a rule object needs (see the module docstring)."""
+        if isinstance(part, PatternRule) and isinstance(part.pattern, str):
+            return self.pattern(part.pattern)
+        if isinstance(part, RegexRule):
+            clause = regex_clause(part.regex)
+            return [clause] if clause else []
+        if isinstance(part, Relation):
+            return self.rule(part.rule, depth=depth + 1)
+        if isinstance(part, AllRule):
+            return [c for item in part.rules for c in self.rule(item, depth=depth + 1)]
+        if isinstance(part, AnyRule):
+            clause = self.either(part.rules, depth=depth + 1)
+            return [clause] if clause else []
+        if isinstance(part, MatchesRule) and part.util in self.utils:
+            return self.rule(self.utils[part.util], depth=depth + 1)
+        return []
+
+    def either(self, branches: tuple[RuleObject, ...], *, depth: int) -> Clause:
         """One clause every branch implies: the most selective clause of each, joined."""
         joined: list[bytes] = []
         for branch in branches:
@@ -115,8 +120,10 @@ class _Reader:
 
 
 def regex_clause(regex: str) -> Clause:
-    """For each top-level alternative of ``regex``, its longest literal run (UTF-8); ``()``
-    when an alternative has none this reader can vouch for."""
+    """For each top-level alternative of ``regex``, its longest literal run (UTF-8).
+
+    ``()`` when an alternative has none this reader can vouch for.
+    """
     alternatives = _split_alternatives(regex)
     if alternatives is None:
         return ()
@@ -132,8 +139,10 @@ def regex_clause(regex: str) -> Clause:
 
 
 def _split_alternatives(regex: str) -> list[str] | None:
-    """The top-level ``|`` alternatives of ``regex`` (one wrapping group unwrapped, as in
-    ``^(a|b)$``), or ``None`` for a form not followed here."""
+    """The top-level ``|`` alternatives of ``regex``, or ``None`` for a form not followed here.
+
+    One wrapping group is unwrapped, as in ``^(a|b)$``.
+    """
     body = regex
     if body.startswith("^"):
         body = body[1:]
@@ -195,8 +204,11 @@ def _closing(text: str, start: int) -> int:
 
 
 def _longest_literal(alternative: str) -> str | None:
-    """The longest run of characters ``alternative`` matches literally, ``None`` when it
-    holds something this reader does not follow (flags, a class it cannot skip)."""
+    """The longest run of characters ``alternative`` matches literally.
+
+    ``None`` when it holds something this reader does not follow (flags, a class it
+    cannot skip).
+    """
     if "(?" in alternative:
         return None  # flags (case-insensitive) or lookarounds
     runs: list[str] = []
@@ -238,3 +250,6 @@ def _longest_literal(alternative: str) -> str | None:
             current += literal
     runs.append(current)
     return max(runs, key=len)
+
+
+__all__ = ["Clause", "Requirement", "admits", "regex_clause", "required_text"]

@@ -1,12 +1,12 @@
-"""Evaluating a YAML rule's match: transforms, ``rewrite`` with rewriters, the fix range,
-the message. ast-grep-py evaluates the rule and its native transforms; the rest is here.
+"""Evaluating a YAML rule's match: transforms, rewriters, the fix range, the message.
+
+ast-grep-py evaluates the rule and its native transforms; the ``rewrite``
+transform with the rule's rewriters, the fix's range and the message are here.
 """
 
 from __future__ import annotations
 
-from typing import Any, cast
-
-from ast_grep_py import Config, SgNode
+from ast_grep_py import SgNode
 
 from xcsh.fs import detect_newline
 from xcsh.structural.rewrite import (
@@ -16,15 +16,18 @@ from xcsh.structural.rewrite import (
     indent_at,
     reindent,
 )
-from xcsh.structural.rule_parts import Rewriter
-from xcsh.structural.rule_schema import Fix
-from xcsh.structural.rules import CompiledRule
+from xcsh.structural.rules.compile import CompiledRule
+from xcsh.structural.rules.document import Fix, RewriteTransform
+from xcsh.structural.rules.parts import Rewriter
 
 
 def interpolate(rule: CompiledRule, node: SgNode, text: str, transformed: dict[str, str]) -> str:
-    """A rule's ``message`` for the match ``node`` in ``text``: expanded as a fix template
-    is, as the CLI does (a metavariable the match did not bind becomes ``""``, and the
-    lines after the first are indented like the match)."""
+    """A rule's ``message`` for the match ``node`` in ``text``.
+
+    It is expanded as a fix template is, as the CLI does: a metavariable the match
+    did not bind becomes ``""``, and the lines after the first are indented like
+    the match.
+    """
     template = rule.message_template
     if template is None:
         return rule.message
@@ -45,26 +48,27 @@ def transformed_values(
     text: str,
     rewriters: dict[str, Rewriter] | None = None,
 ) -> dict[str, str]:
-    """The values of a rule's transforms for one match: ast-grep-py's, and the
-    ``rewrite`` transforms evaluated here with the rule's rewriters."""
+    """The values of a rule's transforms for one match, by name.
+
+    ast-grep-py evaluates the native ones; the ``rewrite`` transforms are evaluated
+    here with the rule's rewriters (or ``rewriters`` when given).
+    """
     out: dict[str, str] = {}
-    native = rule.config.get("transform", {})
-    rewrites = rule.rewrites
     if rewriters is None:
         rewriters = rule.rewriters if isinstance(rule, CompiledRule) else {}
-    for name in native:
+    for name in rule.native:
         value = node.get_transformed(name)
         if value is not None:
             out[name] = value
-    for name, spec in rewrites.items():
+    for spec in rule.rewrites:
         value = _rewrite(node, spec, rewriters, text)
         if value is not None:
-            out[name] = value
+            out[spec.name] = value
     return out
 
 
 def _rewrite(
-    node: SgNode, spec: dict[str, Any], rewriters: dict[str, Rewriter], text: str
+    node: SgNode, spec: RewriteTransform, rewriters: dict[str, Rewriter], text: str
 ) -> str | None:
     """The ``rewrite`` transform: the source capture with every rewriter match replaced.
 
@@ -75,7 +79,7 @@ def _rewrite(
     it, the text between the nodes is kept; with it, only the rewriters' edits are
     joined and the nodes no rewriter matched are left out).
     """
-    source = str(spec["source"])
+    source = spec.source
     name = source.lstrip("$")
     if source.startswith("$$$"):
         nodes = node.get_multiple_matches(name)
@@ -84,12 +88,12 @@ def _rewrite(
         nodes = [one] if one is not None else []
     if not nodes:
         return None
-    chosen = [rewriters[rid] for rid in spec.get("rewriters", []) if rid in rewriters]
+    chosen = [rewriters[rid] for rid in spec.rewriters if rid in rewriters]
     newline = detect_newline(text)
-    join_by = spec.get("joinBy")
+    join_by = spec.join_by
     if join_by is not None:  # only the rewriters' edits, joined; the rest is dropped
         edits = _edits(nodes, chosen, rewriters, text, newline, node)
-        return str(join_by).join(replacement for _, _, replacement in edits)
+        return join_by.join(replacement for _, _, replacement in edits)
     start = nodes[0].range().start.index
     end = nodes[-1].range().end.index
     # The result is source text: de-indented as a captured text is, before insertion.
@@ -110,17 +114,19 @@ def _edits(
     newline: str,
     outer: SgNode,
 ) -> list[tuple[int, int, str]]:
-    """The rewriters' edits inside ``nodes``: ``(start, end, new text)`` in source order,
-    none overlapping (a node inside one already rewritten is left alone, and of two
-    rewriters matching one node the first listed wins).
+    """The rewriters' edits inside ``nodes``: ``(start, end, new text)`` in source order.
+
+    None overlap: a node inside one already rewritten is left alone, and of two
+    rewriters matching one node the first listed wins.
 
     As in the CLI, a rewriter starts from the captures of the rule's match
     (``outer``): a metavariable both bind must capture the same text, and one
-    the rewriter's match does not bind takes what the rule's match captured."""
+    the rewriter's match does not bind takes what the rule's match captured.
+    """
     found: list[tuple[int, int, int, SgNode]] = []
     for order, rewriter in enumerate(rewriters):
         for source in nodes:
-            for hit in source.find_all(cast("Config", rewriter.config)):
+            for hit in source.find_all(rewriter.config):
                 if not _agrees(hit, outer, rewriter):
                     continue
                 rng = hit.range()
@@ -147,9 +153,12 @@ def _edits(
 
 
 def _agrees(hit: SgNode, outer: SgNode, rewriter: Rewriter) -> bool:
-    """Whether a rewriter's match binds each metavariable the rule's match (``outer``)
-    also bound to the same text: as in the CLI, a rewriter starts from the rule's
-    captures, so its `$A` only matches what the rule's `$A` captured."""
+    """Whether a rewriter's match agrees with the rule's match (``outer``).
+
+    Each metavariable both bind must hold the same text: as in the CLI, a rewriter
+    starts from the rule's captures, so its `$A` only matches what the rule's `$A`
+    captured.
+    """
     for name in rewriter.names:
         mine = hit.get_match(name)
         if mine is not None:
@@ -166,24 +175,29 @@ def _agrees(hit: SgNode, outer: SgNode, rewriter: Rewriter) -> bool:
 
 
 def expanded_range(node: SgNode, fix: Fix | None) -> tuple[SgNode, SgNode]:
-    """The first and last node a fix replaces: the match, widened over the siblings
-    before it that match ``expandStart`` and after it that match ``expandEnd``."""
+    """The first and last node a fix replaces.
+
+    That is the match, widened over the siblings before it that match
+    ``expandStart`` and after it that match ``expandEnd``.
+    """
     first = last = node
     if fix is None:
         return first, last
-    if fix.expand_start:
-        while (prev := first.prev()) is not None and prev.matches(**fix.expand_start):
+    if fix.expand_start is not None and fix.expand_start.parts:
+        while (prev := first.prev()) is not None and prev.matches(**fix.expand_start.config):
             first = prev
-    if fix.expand_end:
-        while (nxt := last.next()) is not None and nxt.matches(**fix.expand_end):
+    if fix.expand_end is not None and fix.expand_end.parts:
+        while (nxt := last.next()) is not None and nxt.matches(**fix.expand_end.config):
             last = nxt
     return first, last
 
 
 def capture_spans(node: SgNode, template: Template) -> dict[str, tuple[int, int] | str | None]:
-    """What each metavariable of ``template`` captured in the match ``node``: a
-    code-point ``(start, end)`` range or ``None``, keyed as
-    :func:`xcsh.structural.rewrite.capture_key` keys them (``$$$A`` apart from ``$A``)."""
+    """What each metavariable of ``template`` captured in the match ``node``.
+
+    Each is a code-point ``(start, end)`` range or ``None``, keyed as
+    :func:`xcsh.structural.rewrite.capture_key` keys them (``$$$A`` apart from ``$A``).
+    """
     out: dict[str, tuple[int, int] | str | None] = {}
     for var in template.variables:
         if var.multi:

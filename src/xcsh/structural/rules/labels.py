@@ -10,11 +10,8 @@ no label.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-from xcsh.structural.rule_schema import RuleError
 
 if TYPE_CHECKING:
     from ast_grep_py import SgNode
@@ -37,30 +34,6 @@ class LabelNodes:
     last: SgNode
     primary: bool
     message: str | None = None
-
-
-def parse_labels(value: object, origin: str) -> tuple[RuleLabel, ...] | None:
-    """``labels:`` of a rule document (``None`` when absent).
-
-    Raises:
-        RuleError: it is not a mapping of metavariable names to ``{style, message}``.
-    """
-    if value is None:
-        return None
-    if not isinstance(value, Mapping):
-        raise RuleError(
-            origin, "labels", "must map metavariable names to {style: primary|secondary}"
-        )
-    out = []
-    for name, spec in value.items():
-        where = f"labels.{name}"
-        if not isinstance(spec, Mapping) or spec.get("style") not in ("primary", "secondary"):
-            raise RuleError(origin, where, "needs style: primary or style: secondary")
-        message = spec.get("message")
-        if message is not None and not isinstance(message, str):
-            raise RuleError(origin, f"{where}.message", "must be text")
-        out.append(RuleLabel(name=str(name), primary=spec["style"] == "primary", message=message))
-    return tuple(out)
 
 
 def label_nodes(node: SgNode, labels: tuple[RuleLabel, ...] | None) -> list[LabelNodes]:

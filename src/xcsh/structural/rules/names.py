@@ -1,6 +1,8 @@
-"""Which metavariables a YAML rule can bind, and the check that its ``fix``, its
-``rewrite`` transforms and its rewriters' fixes use no other (as ``ast-grep scan``
-checks when it loads a rule: a name nothing binds would insert nothing, silently).
+"""Which metavariables a YAML rule can bind, and the check that its fixes use no other.
+
+Its ``fix``, its ``rewrite`` transforms and its rewriters' fixes are checked, as
+``ast-grep scan`` checks them when it loads a rule: a name nothing binds would
+insert nothing, silently.
 
 What counts as bound, as the CLI counts it: every capturing name (``$A``, ``$$A``,
 ``$$$A``; not ``$_`` or ``$_A``) of every pattern in the rule tree (relational
@@ -15,40 +17,29 @@ rewriter's fix may also use what the rule that runs it binds.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from xcsh.structural.pattern import bound_metavariables
 from xcsh.structural.rewrite import template_names
-from xcsh.structural.rule_schema import RuleError, yaml_path
-
-
-def patterns_in(value: Any) -> list[str]:
-    """Every pattern text inside a rule, its constraints or utils (a pattern object's
-    ``context``), in document order."""
-    out: list[str] = []
-    if isinstance(value, dict):
-        for key, sub in value.items():
-            if key == "pattern":
-                out.append(sub if isinstance(sub, str) else str(sub.get("context", "")))
-            else:
-                out += patterns_in(sub)
-    elif isinstance(value, list):
-        for item in value:
-            out += patterns_in(item)
-    return out
+from xcsh.structural.rules.document import RewriteTransform
+from xcsh.structural.rules.model import RuleObject, table_patterns
+from xcsh.structural.rules.schema import RuleError, yaml_path
 
 
 def bound_names(
-    rule: Any,
+    rule: RuleObject,
     *,
-    local_utils: Mapping[str, Any] | None = None,
-    constraints: Mapping[str, Any] | None = None,
+    local_utils: Mapping[str, RuleObject] | None = None,
+    constraints: Mapping[str, RuleObject] | None = None,
     transforms: Iterable[str] = (),
 ) -> tuple[str, ...]:
     """The names a rule can bind, in first-seen order (see the module docstring)."""
     names: list[str] = []
-    sources = [rule, *(local_utils or {}).values(), *(constraints or {}).values()]
-    for text in (t for source in sources for t in patterns_in(source)):
+    texts = [
+        *rule.patterns(),
+        *table_patterns(local_utils or {}),
+        *table_patterns(constraints or {}),
+    ]
+    for text in texts:
         single, multi = bound_metavariables(text)
         names += [n for n in single + multi if n not in names]
     names += [n for n in transforms if n not in names]
@@ -83,21 +74,21 @@ def check_fix_names(template: str, bound: tuple[str, ...], origin: str, where: s
 
 
 def check_rewrite_sources(
-    rewrites: Mapping[str, Mapping[str, Any]], bound: tuple[str, ...], origin: str, where: str
+    rewrites: Iterable[RewriteTransform], bound: tuple[str, ...], origin: str, where: str
 ) -> None:
     """Refuse a ``rewrite`` transform whose ``source`` names a metavariable not in ``bound``.
 
     Raises:
         RuleError: at ``transform.NAME.rewrite.source``.
     """
-    for name, spec in rewrites.items():
-        source = str(spec.get("source", ""))
+    for spec in rewrites:
+        source = spec.source
         used = source.lstrip("$")
         if used in bound:
             continue
         raise RuleError(
             origin,
-            yaml_path(yaml_path(yaml_path(where, name), "rewrite"), "source"),
+            yaml_path(yaml_path(yaml_path(where, spec.name), "rewrite"), "source"),
             f"`{source}` is not bound by the rule (it binds {_listed(bound)}). "
             "Rewrite a metavariable one of its patterns captures.",
         )

@@ -1,4 +1,8 @@
-"""The shape of a YAML rule, checked key by key so an error names its YAML path."""
+"""The shape of a YAML rule object, checked key by key, and the errors of reading rules.
+
+A rule object is made typed (:class:`~xcsh.structural.rules.model.RuleObject`);
+each problem names its YAML path.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,28 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from xcsh.core import ToolError
+from xcsh.structural.rules.model import (
+    AllRule,
+    AnyRule,
+    FieldRule,
+    JsonObject,
+    JsonValue,
+    KindRule,
+    MatchesRule,
+    NotRule,
+    NthChildRule,
+    PatternObject,
+    PatternRule,
+    RangeRule,
+    RegexRule,
+    Relation,
+    RelationName,
+    RuleObject,
+    RulePart,
+    StopBy,
+)
 
 
 class RuleError(ToolError):
@@ -63,13 +86,21 @@ SEVERITIES = ("hint", "info", "warning", "error", "off")
 
 
 def yaml_path(parent: str, key: str | int) -> str:
+    """The YAML path of ``key`` (a list index when an int) inside ``parent`` (``""``: top)."""
     if isinstance(key, int):
         return f"{parent}[{key}]"
     return f"{parent}.{key}" if parent else key
 
 
-def check_rule(value: Any, where: str, origin: str, *, relation: bool = False) -> None:
-    """Check the keys of a rule object recursively; raise naming the first bad path."""
+def parse_rule(value: object, where: str, origin: str, *, relation: bool = False) -> RuleObject:
+    """A rule object, checked key by key and made typed.
+
+    With ``relation``, it is a relational rule's own object, which may also hold
+    ``stopBy`` and ``field``.
+
+    Raises:
+        RuleError: naming the YAML path of the first bad key or value.
+    """
     if not isinstance(value, dict):
         raise RuleError(
             origin,
@@ -78,12 +109,13 @@ def check_rule(value: Any, where: str, origin: str, *, relation: bool = False) -
             f"got {type(value).__name__}.",
         )
     allowed = RULE_KEYS + (("stopBy", "field") if relation else ())
+    parts: list[RulePart] = []
     for key, sub in value.items():
         here = yaml_path(where, str(key))
         if key not in allowed:
             raise _unknown_rule_key(origin, here, key, allowed)
-        _check_sub_rules(key, sub, here, origin)
-        _check_value(key, sub, here, origin)
+        parts.append(_nested_part(key, sub, here, origin) or _leaf_part(key, sub, here, origin))
+    return RuleObject(tuple(parts))
 
 
 def _unknown_rule_key(origin: str, here: str, key: object, allowed: Sequence[str]) -> RuleError:
@@ -100,36 +132,55 @@ def _unknown_rule_key(origin: str, here: str, key: object, allowed: Sequence[str
     )
 
 
-def _check_sub_rules(key: object, sub: Any, here: str, origin: str) -> None:
-    """Check the rules inside a relational, ``not``, ``all``/``any`` or ``stopBy`` key."""
-    if key in RELATIONAL_KEYS:
-        check_rule(sub, here, origin, relation=True)
-    elif key == "not":
-        check_rule(sub, here, origin)
-    elif key in ("all", "any"):
+_RELATIONS: dict[str, RelationName] = {
+    "inside": "inside",
+    "has": "has",
+    "precedes": "precedes",
+    "follows": "follows",
+}
+
+
+def _nested_part(key: str, sub: object, here: str, origin: str) -> RulePart | None:
+    """The part of a key holding rules, checked; ``None`` for another key.
+
+    Relational keys, ``not``, ``all``/``any`` and ``stopBy`` hold rules.
+    """
+    if key in _RELATIONS:
+        return Relation(_RELATIONS[key], parse_rule(sub, here, origin, relation=True))
+    if key == "not":
+        return NotRule(parse_rule(sub, here, origin))
+    if key in ("all", "any"):
         if not isinstance(sub, list) or not sub:
             raise RuleError(origin, here, f"`{key}` takes a non-empty list of rules.")
-        for index, item in enumerate(sub):
-            check_rule(item, yaml_path(here, index), origin)
-    elif key == "stopBy":
+        rules = tuple(parse_rule(item, yaml_path(here, i), origin) for i, item in enumerate(sub))
+        return AllRule(rules) if key == "all" else AnyRule(rules)
+    if key == "stopBy":
         if isinstance(sub, str):
             if sub not in ("neighbor", "end"):
                 raise RuleError(
                     origin, here, f"`stopBy` is `neighbor`, `end` or a rule; got `{sub}`."
                 )
-        else:
-            check_rule(sub, here, origin)
+            return StopBy("neighbor" if sub == "neighbor" else "end")
+        return StopBy(parse_rule(sub, here, origin))
+    return None
 
 
-def _check_value(key: object, sub: Any, here: str, origin: str) -> None:
-    """Check the value of a leaf key: a string, a pattern object or a valid regex."""
+def _leaf_part(key: str, sub: JsonValue, here: str, origin: str) -> RulePart:
+    """The part of a leaf key: a string, a pattern object or a valid regex.
+
+    ``nthChild`` and ``range`` are kept as written (ast-grep checks them).
+    """
     if (
         key in ("pattern", "kind", "regex", "matches", "field")
         and not isinstance(sub, str)
         and not (key == "pattern" and isinstance(sub, dict))
     ):
         raise RuleError(origin, here, f"`{key}` takes a string.")
-    if key == "pattern" and isinstance(sub, dict):
+    if isinstance(sub, dict):  # a pattern object, or nthChild's
+        if key == "nthChild":
+            return NthChildRule(sub, _of_rule(sub, here, origin))
+        if key == "range":
+            return RangeRule(sub)
         unknown = set(sub) - {"context", "selector", "strictness"}
         if unknown or "context" not in sub:
             raise RuleError(
@@ -137,14 +188,37 @@ def _check_value(key: object, sub: Any, here: str, origin: str) -> None:
                 here,
                 "a pattern object takes `context` (required), `selector` and `strictness`.",
             )
-    if key == "regex" and isinstance(sub, str):
-        problem = regex_problem(sub)
+        return PatternRule(PatternObject(**sub))
+    if key == "nthChild":
+        return NthChildRule(sub)
+    if key == "range":
+        return RangeRule(sub)
+    text = str(sub)
+    if key == "regex":
+        problem = regex_problem(text)
         if problem:
             raise RuleError(origin, here, f"invalid regular expression: {problem}.")
+        return RegexRule(text)
+    if key == "pattern":
+        return PatternRule(text)
+    if key == "kind":
+        return KindRule(text)
+    return MatchesRule(text) if key == "matches" else FieldRule(text)
+
+
+def _of_rule(nth_child: JsonObject, here: str, origin: str) -> RuleObject | None:
+    """``nthChild.ofRule`` when it is a rule (ast-grep checks it; ``None`` otherwise)."""
+    for key, sub in nth_child.items():
+        if key == "ofRule":
+            try:
+                return parse_rule(sub, yaml_path(here, key), origin)
+            except RuleError:
+                return None  # ast-grep says what is wrong with it
+    return None
 
 
 def regex_problem(regex: str) -> str:
-    """Why ast-grep refuses ``regex`` (Rust's syntax: ``\\p{L}``, ``[[:alpha:]]``), or ``""``."""
+    r"""Why ast-grep refuses ``regex`` (Rust's syntax: ``\p{L}``, ``[[:alpha:]]``), or ``""``."""
     from ast_grep_py import SgRoot
 
     try:
@@ -164,122 +238,11 @@ REWRITER_KEYS = ("id", "rule", "constraints", "utils", "transform", "fix", "rewr
 FIX_KEYS = ("template", "expandStart", "expandEnd")
 
 
-_TRANSFORMS = ("replace", "substring", "convert", "rewrite")
-
-
-_META_NAMES = re.compile(r"\$\$?\$?([A-Z_][A-Z0-9_]*)")
-
-
-@dataclass(frozen=True, kw_only=True)
-class Fix:
-    """A rule's ``fix``: the template, and rules widening the replaced range."""
-
-    template: str
-    expand_start: dict[str, Any] | None = None
-    expand_end: dict[str, Any] | None = None
-
-
-def fix_of(value: Any, where: str, origin: str) -> Fix | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return Fix(template=value)
-    if isinstance(value, dict):
-        unknown = set(value) - set(FIX_KEYS)
-        if unknown:
-            raise RuleError(
-                origin,
-                yaml_path(where, sorted(unknown)[0]),
-                f"unknown key. A fix object takes: {', '.join(FIX_KEYS)}.",
-            )
-        template = value.get("template")
-        if not isinstance(template, str):
-            raise RuleError(
-                origin, yaml_path(where, "template"), "a fix object needs a `template` string."
-            )
-        for key in ("expandStart", "expandEnd"):
-            if key in value:
-                check_rule(value[key], yaml_path(where, key), origin)
-        return Fix(
-            template=template,
-            expand_start=value.get("expandStart"),
-            expand_end=value.get("expandEnd"),
-        )
-    raise RuleError(origin, where, "`fix` is a string or a mapping with `template`.")
-
-
-def split_transforms(
-    value: Any, where: str, origin: str, rewriter_ids: Sequence[str]
-) -> tuple[dict[str, Any], dict[str, dict[str, Any]], tuple[str, ...]]:
-    """``(for ast-grep-py, rewrite transforms, all names)``."""
-    if value is None:
-        return {}, {}, ()
-    if not isinstance(value, dict):
-        raise RuleError(
-            origin, where, "`transform` maps new metavariable names to transformations."
-        )
-    native: dict[str, Any] = {}
-    rewrites: dict[str, dict[str, Any]] = {}
-    for name, spec in value.items():
-        here = yaml_path(where, str(name))
-        if isinstance(spec, str):
-            if spec.strip().startswith("rewrite("):
-                raise RuleError(
-                    origin,
-                    here,
-                    "the string form of `rewrite` is not supported; write it as a mapping "
-                    "`rewrite: {source: $A, rewriters: [ID], joinBy: ...}`.",
-                )
-            native[name] = spec
-            continue
-        if not isinstance(spec, dict) or len(spec) != 1 or next(iter(spec)) not in _TRANSFORMS:
-            raise RuleError(
-                origin, here, f"a transformation is one of: {', '.join(_TRANSFORMS)} (one key)."
-            )
-        kind, body = next(iter(spec.items()))
-        if kind != "rewrite":
-            native[name] = spec
-            continue
-        if not isinstance(body, dict) or "source" not in body or "rewriters" not in body:
-            raise RuleError(
-                origin, yaml_path(here, "rewrite"), "`rewrite` needs `source` and `rewriters`."
-            )
-        for index, rid in enumerate(body.get("rewriters") or []):
-            if rid not in rewriter_ids:
-                raise RuleError(
-                    origin,
-                    yaml_path(yaml_path(yaml_path(here, "rewrite"), "rewriters"), index),
-                    f"no rewriter `{rid}` in `rewriters`"
-                    + (f" (defined: {', '.join(rewriter_ids)})." if rewriter_ids else "."),
-                )
-        rewrites[name] = dict(body)
-    for name, spec in native.items():
-        text = str(spec)
-        for used in _META_NAMES.findall(text):
-            if used in rewrites:
-                raise RuleError(
-                    origin,
-                    yaml_path(where, str(name)),
-                    f"reads `{used}`, the result of a `rewrite`; xcsh cannot chain a "
-                    "transformation after `rewrite` yet. Transform the source before rewriting.",
-                )
-    return native, rewrites, tuple(value)
-
-
-def strings_of(value: Any, where: str, origin: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    raise RuleError(origin, where, "takes a glob or a list of globs.")
-
-
 @dataclass(frozen=True, kw_only=True)
 class RuleWarning:
-    """Something in a rule file that ast-grep runs anyway, and so does xcsh unless strict:
-    a key it ignores inside a rule, or two rules sharing an id.
+    """Something in a rule file that ast-grep runs anyway, and so does xcsh unless strict.
+
+    It is a key ast-grep ignores inside a rule, or two rules sharing an id.
 
     Attributes:
         origin: the file (with its document and rule id) it is in.
@@ -306,10 +269,12 @@ class RuleWarning:
 
 @functools.lru_cache(maxsize=256)
 def glob_regex(globs: tuple[str, ...]) -> re.Pattern[str]:
-    """One regular expression matching a ``/``-separated path when any of ``globs`` does,
-    read as ast-grep reads a rule's ``files``/``ignores``: the whole path must match,
+    """One regular expression matching a ``/``-separated path when any of ``globs`` does.
+
+    The globs are read as ast-grep reads a rule's ``files``/``ignores``: the whole path must match,
     ``*`` and ``?`` also match ``/``, ``**/`` is any number of folders (none
-    included), ``[...]`` a class (``[!...]`` negated)."""
+    included), ``[...]`` a class (``[!...]`` negated).
+    """
     parts: list[str] = []
     for glob in globs:
         out = ""

@@ -1,0 +1,224 @@
+"""The steps of compiling one typed rule document.
+
+See :func:`xcsh.structural.rules.compile_rule`: the names it binds, its
+rewriters, and the configuration ast-grep-py runs, each checked with the YAML
+path of a problem.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ast_grep_py import Config, SgRoot
+
+from xcsh.core import ToolError
+from xcsh.structural.languages import Language
+from xcsh.structural.pattern import bound_metavariables
+from xcsh.structural.pattern_checks import check_pattern_size
+from xcsh.structural.rewrite import Template, parse_template
+from xcsh.structural.rules.document import (
+    Fix,
+    NativeTransform,
+    RewriterSpec,
+    RewriteTransform,
+    ast_grep_config,
+)
+from xcsh.structural.rules.model import RuleObject, table_patterns
+from xcsh.structural.rules.names import bound_names, check_fix_names, check_rewrite_sources
+from xcsh.structural.rules.schema import RuleError, yaml_path
+
+if TYPE_CHECKING:
+    from ast_grep_py import Rule
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rewriter:
+    """One of a rule's ``rewriters``: a rule with a fix, used by the ``rewrite`` transform.
+
+    Attributes:
+        id: its ``id``.
+        config: the configuration ast-grep-py runs to find what it rewrites.
+        fix: its ``fix``.
+        template: the fix's template, parsed.
+        rewrites: its own ``rewrite`` transformations.
+        native: the names of the transformations ast-grep-py evaluates for it.
+        names: the single metavariables it binds, then the names its transforms define.
+        multi: the ``$$$`` names it binds.
+    """
+
+    id: str
+    config: Config
+    fix: Fix
+    template: Template
+    rewrites: tuple[RewriteTransform, ...] = ()
+    native: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    multi: tuple[str, ...] = ()
+
+
+def names_of(
+    rule: RuleObject, utils: Mapping[str, RuleObject]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The metavariables the patterns of ``rule`` and ``utils`` bind: single, then multi."""
+    single: list[str] = []
+    multi: list[str] = []
+    for text in (*rule.patterns(), *table_patterns(utils)):
+        s, m = bound_metavariables(text)
+        single += [n for n in s if n not in single]
+        multi += [n for n in m if n not in multi]
+    return tuple(single), tuple(multi)
+
+
+def branches_of(
+    rule: RuleObject, multi: tuple[str, ...]
+) -> tuple[tuple[Rule, tuple[str, ...]], ...]:
+    """The ``any`` branches of ``rule`` (see :attr:`CompiledRule.branches`), or ``()``."""
+    groups = [rule.any_branches()] + [item.any_branches() for item in rule.all_items()]
+    out: list[tuple[Rule, tuple[str, ...]]] = []
+    for group in groups:
+        for branch in group:
+            names = {m for text in branch.patterns() for m in bound_metavariables(text)[1]}
+            out.append((branch.config, tuple(n for n in multi if n in names)))
+    named = {n for _, names in out for n in names}
+    optional = [n for n in named if not all(n in names for _, names in out)]
+    return tuple(out) if optional else ()
+
+
+def _ast_grep_problem(exc: BaseException) -> str:
+    """ast-grep's complaint in one line, without its backtrace."""
+    text = str(exc).split("Stack backtrace:")[0]
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    causes = [re.sub(r"^\d+:\s*", "", line) for line in lines if line != "Caused by:"]
+    causes = [c for c in causes if c != "cannot get matcher"]
+    return " ".join(causes) if causes else type(exc).__name__
+
+
+def validate_config(config: Config, language: str, origin: str, where: str) -> None:
+    """Let ast-grep-py check the configuration once, on an empty tree.
+
+    Raises:
+        RuleError: ast-grep refuses it (its own message, on one line).
+    """
+    try:
+        SgRoot("", language).root().find_all(config)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:
+        problem = _ast_grep_problem(exc).rstrip(".")
+        raise RuleError(
+            origin, where, f"ast-grep refused it: {problem}. Fix the rule as the message says."
+        ) from None
+
+
+def _names(
+    native: tuple[NativeTransform, ...], rewrites: tuple[RewriteTransform, ...]
+) -> tuple[str, ...]:
+    """The names the transformations define: ast-grep-py's, then the ``rewrite`` ones."""
+    return tuple(n.name for n in native) + tuple(r.name for r in rewrites)
+
+
+def rewriter_of(
+    spec: RewriterSpec,
+    place: tuple[str, str],
+    utils: Mapping[str, RuleObject],
+    outer: tuple[str, ...],
+) -> Rewriter:
+    """One of a rule's ``rewriters``, compiled and checked.
+
+    ``place`` is where the rule is, and its language; ``utils`` the utility rules
+    the rule sees; ``outer`` the names the rule binds.
+
+    Raises:
+        RuleError: naming the YAML path of the problem.
+    """
+    origin, language = place
+    where = spec.where
+    local_utils = {**utils, **spec.utils}
+    native, rewrites = spec.transforms.native, spec.transforms.rewrites
+    config = ast_grep_config(
+        spec.rule, constraints=spec.constraints, utils=local_utils, native=native
+    )
+    validate_config(config, language, origin, where)
+    bound = bound_names(
+        spec.rule,
+        local_utils=spec.utils,
+        constraints=spec.constraints,
+        transforms=_names(native, rewrites),
+    )
+    bound += tuple(n for n in outer if n not in bound)  # the calling rule's captures
+    check_rewrite_sources(rewrites, bound, origin, yaml_path(where, "transform"))
+    check_fix_names(spec.fix.template, bound, origin, yaml_path(where, "fix"))
+    single, multi = names_of(spec.rule, local_utils)
+    names = single + _names(native, rewrites)
+    return Rewriter(
+        id=spec.id,
+        config=config,
+        fix=spec.fix,
+        template=template_of(spec.fix, names, multi, spec.id),
+        rewrites=rewrites,
+        native=tuple(n.name for n in native),
+        names=names,
+        multi=multi,
+    )
+
+
+def template_of(fix: Fix, single: tuple[str, ...], multi: tuple[str, ...], rid: str) -> Template:
+    """The parsed template of a fix (or a message) naming these metavariables."""
+    return parse_template(fix.template, single=single, multi=multi, pattern=rid, strict=False)
+
+
+def rule_config(
+    rule: RuleObject,
+    tables: tuple[Mapping[str, RuleObject], Mapping[str, RuleObject], tuple[NativeTransform, ...]],
+    language: Language,
+    where: str,
+) -> Config:
+    """The configuration ast-grep-py runs, checked.
+
+    ``tables`` are the constraints, utils and native transforms. ast-grep checks the
+    configuration once, and every pattern inside must be within the size bounds.
+
+    Raises:
+        RuleError: a pattern too big, or ast-grep refuses the configuration.
+    """
+    constraints, utils, native = tables
+    config = ast_grep_config(rule, constraints=constraints, utils=utils, native=native)
+    for text in (*rule.patterns(), *table_patterns(utils)):
+        try:  # the bounds of a `pat` hold for every pattern inside a rule
+            check_pattern_size(text, language)
+        except ToolError as exc:
+            raise RuleError(where, "rule", str(exc)) from None
+    validate_config(config, language.name, where, "rule")
+    return config
+
+
+def rewriters_of(
+    specs: tuple[RewriterSpec, ...],
+    place: tuple[str, str],
+    utils: Mapping[str, RuleObject],
+    bound: tuple[str, ...],
+) -> dict[str, Rewriter]:
+    """A rule's rewriters by id, each compiled and checked.
+
+    ``place`` is where the rule is, and its language; ``bound`` the names the rule binds.
+
+    Raises:
+        RuleError: naming the YAML path of the problem.
+    """
+    built = (rewriter_of(spec, place, utils, bound) for spec in specs)
+    return {r.id: r for r in built}
+
+
+__all__ = [
+    "Rewriter",
+    "branches_of",
+    "names_of",
+    "rewriter_of",
+    "rewriters_of",
+    "rule_config",
+    "template_of",
+    "validate_config",
+]
