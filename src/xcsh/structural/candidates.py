@@ -9,6 +9,9 @@ changes are chosen (:mod:`xcsh.structural.scan_edit`).
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import NamedTuple
 
 from ast_grep_py import SgNode
@@ -41,6 +44,21 @@ class Candidate(NamedTuple):
         assert self.node is not None
         start = self.node.range().start
         return start.line, start.column
+
+
+_new_tuple = tuple.__new__
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the block (back on after it, if it was)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def op_candidates(
@@ -77,11 +95,15 @@ def op_candidates(
             entry=records.add(pattern, unit.display) if records is not None else 0,
         )
         nodes.reverse()
-        while nodes:
-            node = nodes.pop()
-            start, end, made = shared.change(node)
-            kept = node if keep_nodes else None
-            candidates.append(Candidate(start, end, op, kept, made.new_text, unit, made))
+        # 100,000 changes make 100,000 tuples that live on and hold no cycle: the cyclic
+        # collector, run hundreds of times over them meanwhile, would find nothing
+        with _collector_paused():
+            while nodes:
+                node = nodes.pop()
+                start, end, made = shared.change(node)
+                kept = node if keep_nodes else None
+                fields = (start, end, op, kept, made.new_text, unit, made)
+                candidates.append(_new_tuple(Candidate, fields))
         return candidates
     # loaded with the first rule's edit, so a search never imports the rule machinery
     from xcsh.structural.rule_eval import capture_spans, expanded_range, transformed_values

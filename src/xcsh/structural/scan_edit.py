@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from pathlib import Path
-from typing import Any
 
 from ast_grep_py import SgNode, SgRoot
 
@@ -25,18 +24,10 @@ from xcsh.structural.pattern import CompiledPattern
 from xcsh.structural.pattern_edit import PatternRecords
 from xcsh.structural.records import Offsets, json_record, line_bounds
 from xcsh.structural.results import FileEdit, Replacement, SkippedFile
+from xcsh.structural.syntax_check import error_rule, has_error, start_check
 
 BROKEN_REASON = "the rewrite would not parse"
 """Why a file whose rewritten text has new parse errors was left out of an edit."""
-
-
-def _error_rule(root: SgNode) -> dict[str, Any]:
-    # ERROR nodes, and MISSING nodes (tree-sitter inserts them with empty text).
-    return {"any": [{"kind": "ERROR"}, {"regex": "^$", "not": {"kind": root.kind()}}]}
-
-
-def _has_error(root: SgNode) -> bool:
-    return root.find(**_error_rule(root)) is not None
 
 
 _STATEMENT_LISTS = frozenset(
@@ -115,7 +106,7 @@ def _fits(node: SgNode, new: str, text: str, language: str, replaced: tuple[int,
         [lines[0]] + [ln[len(base) :] if ln.startswith(base) else ln for ln in lines[1:]]
     )
     root = SgRoot(snippet, language).root()
-    if _has_error(root):
+    if has_error(root):
         return False
     kinds: set[str] = set()
     target: SgNode | None = node
@@ -144,30 +135,6 @@ def _fits(node: SgNode, new: str, text: str, language: str, replaced: tuple[int,
         and parent.kind() in _STATEMENT_LISTS
         and root.kind() in _STATEMENT_LISTS
     )
-
-
-def _new_error(old_errors: int | None, new_bytes: bytes, language: str) -> str:
-    """Where the rewritten text has a parse error the old text did not have, or ``""``.
-
-    Args:
-        old_errors: how many error nodes the old text has (``None``: it had none).
-        new_bytes: the rewritten file.
-        language: its language.
-
-    Returns:
-        ``"line L, column C"`` (1-based) of the first error node of the new
-        tree; for an old text that already had errors, only when the new one
-        has more of them.
-    """
-    new_root = SgRoot(new_bytes.decode("utf-8", errors="replace"), language).root()
-    rule = _error_rule(new_root)
-    first = new_root.find(**rule)
-    if first is None:
-        return ""
-    if old_errors is not None and len(new_root.find_all(**rule)) <= old_errors:
-        return ""
-    pos = first.range().start
-    return f"line {pos.line + 1}, column {pos.column + 1}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -217,7 +184,7 @@ def _plan(
     conflict = _conflict(kept, file)
     if conflict is not None:
         return conflict
-    errors = [_has_error(root) for _, root, _ in found]
+    errors = [has_error(root) for _, root, _ in found]
     if query.skip_parse_errors and any(errors):
         return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
     check = _check(query, found, kept, (text, errors), language)
@@ -372,7 +339,7 @@ def _check(
     ):
         return None
     old_root = found[own][1]
-    old_errors = len(old_root.find_all(**_error_rule(old_root))) if errors[own] else None
+    old_errors = len(old_root.find_all(**error_rule(old_root))) if errors[own] else None
     return (found[own][0].name, old_errors)
 
 
@@ -414,7 +381,12 @@ def edit_file(
     new_bytes = splice(raw, planned.replacements)
     error = ""
     if planned.check is not None:
-        error = _new_error(planned.check[1], new_bytes, planned.check[0])
+        records = planned.records
+        # a big file's new text is parsed on the other processor while its lines are written
+        check = start_check(new_bytes, *planned.check, background=records is not None)
+        if check.background and records is not None:
+            records.prerender((*planned.replacements, *planned.inner))
+        error = check.verdict()
     if error and not query.keep_broken:
         return Outcome(
             skipped=SkippedFile(
