@@ -25,9 +25,12 @@ from xcsh.structural.rewrite import Template, expand_template
 
 
 class Candidate(NamedTuple):
-    """A match that may become a change: the code-point range it replaces, its op, its
+    """A match that may become a change.
+
+    A match that may become a change: the code-point range it replaces, its op, its
     node (``None`` once freed: a pattern's change is then :attr:`made`), the new text,
-    the language's patterns, and the change when it was made as the match was read."""
+    the language's patterns, and the change when it was made as the match was read.
+    """
 
     start: int
     end: int
@@ -73,7 +76,9 @@ def op_candidates(
     *,
     keep_nodes: bool,
 ) -> list[Candidate]:
-    """The candidates of the ``nodes`` that op ``op`` (of ``unit``'s patterns, rewritten
+    """The candidate changes of the nodes one op matched.
+
+    The candidates of the ``nodes`` that op ``op`` (of ``unit``'s patterns, rewritten
     by ``template``) matched in ``text``, in the order of ``nodes``.
 
     A pattern's changes are made here, with their JSON lines' numbers in

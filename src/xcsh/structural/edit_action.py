@@ -216,8 +216,11 @@ def build_edit_action(
 
 
 def _empty_scope_note(arguments: JsonObject | None) -> str:
-    """Why a preview found nothing when no file was in scope: a small model often sets a
-    ``lang`` the folder has no file of, or a ``path`` that holds none."""
+    """The note for a preview with no file in scope.
+
+    Why a preview found nothing when no file was in scope: a small model often sets a
+    ``lang`` the folder has no file of, or a ``path`` that holds none.
+    """
     lang = arguments.get("lang") if arguments is not None else None
     if isinstance(lang, str) and lang:
         return (
@@ -238,9 +241,12 @@ def _nothing_to_apply(notes: list[str], skipped: tuple[LeftOutFile, ...]) -> Edi
 
 @dataclass(frozen=True, kw_only=True)
 class _EditParts:
-    """What the pending action of an edit preview does: apply all or some of its changes,
+    """What the pending action of an edit preview does.
+
+    What the pending action of an edit preview does: apply all or some of its changes,
     check some of them, preview the edit again (the arguments are those of
-    :func:`build_edit_action`; ``ids`` are the changes', ``typed`` the typed preview)."""
+    :func:`build_edit_action`; ``ids`` are the changes', ``typed`` the typed preview).
+    """
 
     store: PendingActionStore
     preview: EditPreview

@@ -11,7 +11,8 @@ only when it is printed: the line
 for byte (the tests compare both with the ``ast-grep`` binary).
 
 YAML rules (fixes that widen their range, transforms, labels) take the general
-path in :mod:`xcsh.structural.scan_edit`."""
+path in :mod:`xcsh.structural.scan_edit`.
+"""
 
 from __future__ import annotations
 
@@ -80,8 +81,11 @@ class PatternRecords:
         self.staged.clear()
 
     def prerender(self, changes: Sequence[Replacement]) -> None:
-        """Write the lines of ``changes`` now, for :meth:`render` to hand out (while the
-        file's new text is parsed in another process)."""
+        """Write the lines of ``changes`` ahead of :meth:`render`.
+
+        Write the lines of ``changes`` now, for :meth:`render` to hand out (while the
+        file's new text is parsed in another process).
+        """
         self.settle()
         lines, render = self.lines, self.render
         for change in changes:
@@ -149,9 +153,12 @@ class PatternRecords:
         )
 
     def _captures(self, at: int, count: int) -> str:
-        """``count`` captured nodes' ``{text, range}`` objects, from position ``at`` of
+        """Captured nodes' ``{text, range}`` objects, joined by commas.
+
+        ``count`` captured nodes' ``{text, range}`` objects, from position ``at`` of
         :attr:`numbers`, joined by commas (the hot loop of printing: five captures a
-        match are 500,000 objects in a big file)."""
+        match are 500,000 objects in a big file).
+        """
         numbers, text, offsets = self.numbers, self.text, self.offsets
         ascii_text = offsets.ascii
         out = []
@@ -173,9 +180,12 @@ class PatternRecords:
 
 @dataclass(frozen=True, kw_only=True)
 class PatternChanges:
-    """What every change of one op in one file shares: the file's text, its line ending
+    """What every change of one op in one file shares.
+
+    What every change of one op in one file shares: the file's text, its line ending
     and byte offsets, the op's pattern and template, and where the changes' JSON lines
-    are kept (``records``, ``None``: none are made) under the op's ``entry``."""
+    are kept (``records``, ``None``: none are made) under the op's ``entry``.
+    """
 
     text: str
     newline: str
@@ -187,8 +197,11 @@ class PatternChanges:
     indents: dict[str, str] = field(default_factory=dict)
 
     def change(self, node: SgNode) -> tuple[int, int, Replacement]:
-        """``(start, end, change)`` of the match ``node``: its code-point range and its
-        replacement (with the numbers of its JSON line in :attr:`records`)."""
+        """The range and the change of the match ``node``.
+
+        ``(start, end, change)`` of the match ``node``: its code-point range and its
+        replacement (with the numbers of its JSON line in :attr:`records`).
+        """
         text = self.text
         rng = node.range()
         head, tail = rng.start, rng.end
@@ -239,8 +252,11 @@ class PatternChanges:
         return start, end, _new_tuple(Replacement, fields)
 
     def _recorded(self, node: SgNode, numbers: list[int]) -> list[tuple[int, int] | None]:
-        """The spans of the pattern's captures in ``node`` (the ``$`` names', then the
-        ``$$$`` names'), each captured node's numbers appended to ``numbers``."""
+        """Read the pattern's captures in ``node``, recording their numbers.
+
+        The spans of the pattern's captures in ``node`` (the ``$`` names', then the
+        ``$$$`` names'), each captured node's numbers appended to ``numbers``.
+        """
         spans: list[tuple[int, int] | None] = []
         pattern = self.pattern
         for name in pattern.single:
@@ -265,8 +281,11 @@ class PatternChanges:
         return spans
 
     def _spans(self, node: SgNode) -> list[tuple[int, int] | None]:
-        """The spans of the pattern's captures the template names, in :attr:`_captured`
-        order (a name the template leaves out is not looked up)."""
+        """Read the captures the template needs from ``node``.
+
+        The spans of the pattern's captures the template names, in :attr:`_captured`
+        order (a name the template leaves out is not looked up).
+        """
         spans: list[tuple[int, int] | None] = []
         for name, multi in self._captured:
             if multi:
@@ -285,8 +304,11 @@ class PatternChanges:
 
     @cached_property
     def _captured(self) -> tuple[tuple[str, bool], ...]:
-        """The captures :meth:`change` reads, as ``(name, multi)``: with records every
-        name the pattern binds (``$`` then ``$$$``), else those the template names."""
+        """The captures :meth:`change` reads, as ``(name, multi)``.
+
+        The captures :meth:`change` reads, as ``(name, multi)``: with records every
+        name the pattern binds (``$`` then ``$$$``), else those the template names.
+        """
         pattern = self.pattern
         if self.records is not None:
             return (*((n, False) for n in pattern.single), *((n, True) for n in pattern.multi))
@@ -296,9 +318,12 @@ class PatternChanges:
 
     @cached_property
     def _keys(self) -> tuple[tuple[str, int], ...]:
-        """Each template variable the pattern binds alike: its key in
+        """Where each template variable the pattern binds alike is read from.
+
+        Each template variable the pattern binds alike: its key in
         :func:`~xcsh.structural.rewrite.expand_template`'s captures and its place
-        in the spans :meth:`change` reads."""
+        in the spans :meth:`change` reads.
+        """
         places = {(name, multi): i for i, (name, multi) in enumerate(self._captured)}
         return tuple(
             (capture_key(var), places[(var.name, var.multi)])
@@ -308,16 +333,22 @@ class PatternChanges:
 
     @cached_property
     def _unnamed(self) -> tuple[TemplateVar, ...]:
-        """The template variables the pattern does not bind alike (``$A`` where it binds
-        ``$$$A``, or a name it does not have): read from the node when needed."""
+        """The template variables the pattern does not bind alike.
+
+        The template variables the pattern does not bind alike (``$A`` where it binds
+        ``$$$A``, or a name it does not have): read from the node when needed.
+        """
         places = set(self._captured)
         return tuple(v for v in self.template.variables if (v.name, v.multi) not in places)
 
     @cached_property
     def _parts(self) -> tuple[tuple[int, str], ...] | None:
-        """The template as ``(span place, fragment after it)`` pairs after its first
+        """The template as the parts :meth:`_one_line` joins, or ``None``.
+
+        The template as ``(span place, fragment after it)`` pairs after its first
         fragment, when :meth:`_one_line` can build every replacement from spans; else
-        ``None`` (a line break in the template, or a variable not bound alike)."""
+        ``None`` (a line break in the template, or a variable not bound alike).
+        """
         fragments = self.template.fragments
         if self._unnamed or any("\n" in fragment for fragment in fragments):
             return None
@@ -326,9 +357,12 @@ class PatternChanges:
         )
 
     def _one_line(self, spans: list[tuple[int, int] | None]) -> str | None:
-        """The replacement when neither the template nor a captured text holds a line
+        """The replacement of a one-line template and captures, or ``None``.
+
+        The replacement when neither the template nor a captured text holds a line
         break: the captured texts put in as they are, with nothing to re-indent (what
-        :func:`~xcsh.structural.rewrite.expand_template` makes of it); else ``None``."""
+        :func:`~xcsh.structural.rewrite.expand_template` makes of it); else ``None``.
+        """
         parts = self._parts
         if parts is None:
             return None
@@ -346,9 +380,12 @@ class PatternChanges:
 
 
 def _numbers(nodes: Sequence[SgNode], numbers: list[int]) -> tuple[int, int] | None:
-    """Append the six numbers of each of ``nodes`` (the hot loop: five captures a match
+    """Append the six numbers of each of ``nodes``; their first start and last end.
+
+    Append the six numbers of each of ``nodes`` (the hot loop: five captures a match
     are 500,000 in a big file; each node's range is read once); where they start and
-    end (code points), or ``None`` for no node."""
+    end (code points), or ``None`` for no node.
+    """
     first = -1
     last = 0
     extend = numbers.extend
@@ -363,9 +400,12 @@ def _numbers(nodes: Sequence[SgNode], numbers: list[int]) -> tuple[int, int] | N
 
 
 def capture_spans(node: SgNode, var: TemplateVar) -> tuple[int, int] | None:
-    """What ``var`` captured in the match ``node`` when the pattern does not name it
+    """What ``var`` captured in the match ``node``, read from the node.
+
+    What ``var`` captured in the match ``node`` when the pattern does not name it
     alike (``$A`` where the pattern binds ``$$$A``): as
-    :func:`xcsh.structural.rule_eval.capture_spans` reads it."""
+    :func:`xcsh.structural.rule_eval.capture_spans` reads it.
+    """
     if var.multi:
         nodes = node.get_multiple_matches(var.name)
         return (nodes[0].range().start.index, nodes[-1].range().end.index) if nodes else None

@@ -73,8 +73,11 @@ class Offsets:
         return self.span_of(node, node)
 
     def span_of(self, first: SgNode, last: SgNode) -> Span:
-        """From the start of ``first`` to the end of ``last``, as a
-        :class:`~xcsh.structural.results.Span`."""
+        """Where ``first`` to ``last`` is, as a Span.
+
+        From the start of ``first`` to the end of ``last``, as a
+        :class:`~xcsh.structural.results.Span`.
+        """
         start, end = first.range().start, last.range().end
         return Span(
             start_byte=self.byte(start),
@@ -91,8 +94,11 @@ def line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def secondary_nodes(node: SgNode) -> list[SgNode]:
-    """The nodes a YAML rule's relational parts matched for ``node`` (ast-grep keeps them
-    under the ``secondary`` label; no metavariable can have that lowercase name)."""
+    """The nodes a YAML rule's relational parts matched for ``node``.
+
+    The nodes a YAML rule's relational parts matched for ``node`` (ast-grep keeps them
+    under the ``secondary`` label; no metavariable can have that lowercase name).
+    """
     return node.get_multiple_matches("secondary")
 
 
@@ -128,9 +134,12 @@ def rule_parts(
 def match_fix(
     node: SgNode, rule: CompiledRule, text: str, transformed: dict[str, str]
 ) -> tuple[str, int, int]:
-    """The fix of ``rule`` (which has one) for its match ``node``: the new text and the
+    """The fix of ``rule`` for its match ``node``, and the range it replaces.
+
+    The fix of ``rule`` (which has one) for its match ``node``: the new text and the
     code-point range of ``text`` it replaces (wider than the match with ``expandStart``
-    or ``expandEnd``)."""
+    or ``expandEnd``).
+    """
     from xcsh.structural.rule_eval import capture_spans, expanded_range, rule_template
 
     first, last = expanded_range(node, rule.fix)
@@ -168,9 +177,12 @@ class RecordFormat:
     absolute: bool = False
 
     def name(self, file: str) -> str:
-        """How the workspace-relative ``file`` is printed: in text, on one line with any
+        """How the workspace-relative ``file`` is printed.
+
+        How the workspace-relative ``file`` is printed: in text, on one line with any
         control character in visible notation (a newline in a name must not forge a
-        match line); in JSON as it is (JSON escapes it)."""
+        match line); in JSON as it is (JSON escapes it).
+        """
         if self.root is not None:
             full = os.path.join(self.root, file)
             file = (
@@ -235,11 +247,14 @@ def _report(
 
 
 def is_error_record(record: str, *, json: bool, report: bool = False) -> bool:
-    """Whether ``record`` (rendered by :func:`render`) is the match of a rule of
+    """Whether ``record`` is the match of a rule of severity ``error``.
+
+    Whether ``record`` (rendered by :func:`render`) is the match of a rule of
     severity ``error``. In JSON the match's own text is escaped, so the unescaped
     field can only be the record's; a text record starts with ``severity[id]``, and
     in a ``report`` so does a diagnostic, while a fix's starts with the file's name
-    and has the rule's line second (a diagnostic's second line is its frame)."""
+    and has the rule's line second (a diagnostic's second line is its frame).
+    """
     if json:
         return '"severity":"error","note":' in record
     if report:
@@ -267,8 +282,11 @@ def _positions_json(start: Pos, end: Pos, offsets: Offsets) -> str:
 
 
 def _captures_json(nodes: Sequence[SgNode], text: str, offsets: Offsets) -> list[str]:
-    """The CLI's ``{text, range}`` object of each of ``nodes`` (the hot loop of a search
-    with many captures: one ``range()`` call and one format per node)."""
+    """The CLI's ``{text, range}`` object of each of ``nodes``.
+
+    The CLI's ``{text, range}`` object of each of ``nodes`` (the hot loop of a search
+    with many captures: one ``range()`` call and one format per node).
+    """
     out = []
     ascii_text = offsets.ascii
     for node in nodes:
@@ -346,8 +364,11 @@ def _meta_json(
     secondary: list[str],
     transformed: dict[str, str],
 ) -> str:
-    """The ``metaVariables`` member of a match's JSON line (``""`` when nothing is bound,
-    as the CLI leaves it out); ``secondary`` are a rule's secondary nodes, as JSON."""
+    """The ``metaVariables`` member of a match's JSON line.
+
+    The ``metaVariables`` member of a match's JSON line (``""`` when nothing is bound,
+    as the CLI leaves it out); ``secondary`` are a rule's secondary nodes, as JSON.
+    """
     text, offsets = source
     single = []
     for name in pattern.single:
@@ -385,8 +406,11 @@ def _report_json(
     source: tuple[str, Offsets],
     labels: tuple[str, str, list[str]],
 ) -> str:
-    """The rule's members of a match's JSON line: id, severity, note, message and labels
-    (``labels``: the matched text and range as JSON, and the secondary nodes' JSON)."""
+    """The rule's members of a match's JSON line.
+
+    The rule's members of a match's JSON line: id, severity, note, message and labels
+    (``labels``: the matched text and range as JSON, and the secondary nodes' JSON).
+    """
     text, offsets = source
     matched, where, secondary = labels
     note = "null" if report.note is None else encode_basestring(report.note)

@@ -1,5 +1,4 @@
-"""Rewriting one file: the replacements of an edit, their overlaps, and the check that
-the new text still parses.
+"""Rewriting one file: its replacements, their overlaps, whether the new text parses.
 
 :func:`edit_file` turns the matches of a file into its :class:`FileEdit` (or
 says why it was left out); :func:`splice` writes replacements into bytes.
@@ -56,7 +55,9 @@ def _edge(char: str) -> str:
 
 
 def _same_surroundings(text: str, first: int, last: int, new: str) -> bool:
-    """Whether ``new`` in place of ``text[first:last]`` leaves the tokens around it as
+    """Whether ``new`` in place of ``text[first:last]`` keeps the tokens around it.
+
+    Whether ``new`` in place of ``text[first:last]`` leaves the tokens around it as
     they were: white space (or the file's edge) on both sides, and ``new`` starting and
     ending like the old text (the same character, or word characters both).
 
@@ -139,9 +140,12 @@ def _fits(node: SgNode, new: str, text: str, language: str, replaced: tuple[int,
 
 @dataclass(frozen=True, kw_only=True)
 class _Planned:
-    """The changes of one file, known while its syntax trees are alive; ``check`` says
+    """The changes of one file, known while its syntax trees are alive.
+
+    The changes of one file, known while its syntax trees are alive; ``check`` says
     whether the new text must be parsed again: ``(language, errors in the old text
-    or None when it had none)``."""
+    or None when it had none)``.
+    """
 
     replacements: tuple[Replacement, ...]
     inner: tuple[Replacement, ...]
@@ -208,9 +212,12 @@ def _candidates(
     offsets: Offsets,
     records: PatternRecords | None,
 ) -> tuple[list[Candidate], list[Candidate], int]:
-    """Each fixing pattern's changes: kept, nested inside an earlier match of the same
+    """Each fixing pattern's changes: kept, nested, and identity rewrites.
+
+    Each fixing pattern's changes: kept, nested inside an earlier match of the same
     pattern (the CLI skips those too), and how many rewrote a node to itself. A
-    pattern's JSON lines go to ``records`` as numbers (see :func:`op_candidates`)."""
+    pattern's JSON lines go to ``records`` as numbers (see :func:`op_candidates`).
+    """
     newline = detect_newline(text)
     kept: list[Candidate] = []
     nested: list[Candidate] = []
@@ -266,8 +273,11 @@ def _conflict(kept: list[Candidate], file: str) -> Outcome | None:
 def _builder(
     query: Query, text: str, offsets: Offsets, file: str
 ) -> Callable[[Candidate], Replacement]:
-    """Builds the :class:`Replacement` of a change of this file (with its JSON record
-    when the query wants captures)."""
+    """Build the :class:`Replacement` of a change of this file.
+
+    Builds the :class:`Replacement` of a change of this file (with its JSON record
+    when the query wants captures).
+    """
     from xcsh.structural.rule_eval import expanded_range
 
     quoted = encode_basestring(file) if query.captures else ""
@@ -319,10 +329,13 @@ def _check(
     source: tuple[str, list[bool]],
     language: str,
 ) -> tuple[str, int | None] | None:
-    """Whether the new text must be parsed again in the file's own language (code
+    """Whether the new text must be parsed again, and how.
+
+    Whether the new text must be parsed again in the file's own language (code
     embedded in HTML is not re-checked): ``(language, errors in the old text)``, or
     ``None`` when every change fits where it goes (``source``: the text and which
-    parsed trees have errors)."""
+    parsed trees have errors).
+    """
     text, errors = source
     mine = query.languages.get(language)
     own = next((i for i, (unit, _, _) in enumerate(found) if unit is mine), None)
@@ -347,9 +360,12 @@ def _each(
     candidates: list[Candidate],
     build: Callable[[Candidate], Replacement],
 ) -> tuple[Replacement, ...]:
-    """``build(c)`` for each of ``candidates`` in order, emptying the list as it goes: each
+    """``build(c)`` for each of ``candidates`` in order, emptying the list.
+
+    ``build(c)`` for each of ``candidates`` in order, emptying the list as it goes: each
     node handle (hundreds of bytes in ast-grep-py) is freed once its change is built, so
-    a file of 100,000 changes never holds both all its handles and all its changes."""
+    a file of 100,000 changes never holds both all its handles and all its changes.
+    """
     candidates.reverse()
     built = []
     while candidates:
@@ -367,7 +383,9 @@ def edit_file(
     file: str,
     language: str,
 ) -> Outcome | None:
-    """The edit of one file from the nodes ``found`` in it (per language: its patterns,
+    """The edit of one file, or why it was left out.
+
+    The edit of one file from the nodes ``found`` in it (per language: its patterns,
     tree and active pattern indexes), or why it was left out; ``None`` when nothing
     would change.
 

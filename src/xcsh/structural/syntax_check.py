@@ -28,8 +28,11 @@ _ANSWER_LIMIT = 4096
 
 
 def error_rule(root: SgNode) -> dict[str, Any]:
-    """The rule finding parse errors under ``root``: ERROR nodes, and the MISSING nodes
-    tree-sitter inserts (empty text, not the root itself)."""
+    """The rule finding parse errors under ``root``.
+
+    The rule finding parse errors under ``root``: ERROR nodes, and the MISSING nodes
+    tree-sitter inserts (empty text, not the root itself).
+    """
     return {"any": [{"kind": "ERROR"}, {"regex": "^$", "not": {"kind": root.kind()}}]}
 
 
@@ -149,8 +152,11 @@ def start_check(
 
 
 def _child(check: SyntaxCheck, reader: int, writer: int) -> None:
-    """The forked process: compute the answer, write it (``=`` and the text), exit
-    without freeing anything (the tree of a big file takes a tenth of its parse to free)."""
+    """The forked process's work: the answer, then exit.
+
+    The forked process: compute the answer, write it (``=`` and the text), exit
+    without freeing anything (the tree of a big file takes a tenth of its parse to free).
+    """
     code = 1
     try:
         from xcsh.structural.pool import reset_signals_after_fork  # loaded before the fork
@@ -189,8 +195,11 @@ def _spare_processor() -> bool:
 
 
 def _release_free_memory() -> None:
-    """Give the memory freed so far back to the system (glibc's ``malloc_trim``), so a
-    forked process and the caller do not each keep a copy of the freed heap."""
+    """Give the memory freed so far back to the system.
+
+    Give the memory freed so far back to the system (glibc's ``malloc_trim``), so a
+    forked process and the caller do not each keep a copy of the freed heap.
+    """
     try:
         import ctypes
 

@@ -1,5 +1,7 @@
-"""A warm session's structural index: what one session (or MCP server) keeps between
-``ast_grep``/``ast_edit`` calls so that the next search over the same files is cheap.
+"""A warm session's structural index.
+
+What one session (or MCP server) keeps between ``ast_grep``/``ast_edit`` calls so
+that the next search over the same files is cheap.
 
 Each call still walks the workspace (ignore files, new files and folders
 are seen at once; the walk costs about 1 % of a search), and the walk's
@@ -82,11 +84,15 @@ class Fingerprint:
 
     @classmethod
     def of(cls, info: os.stat_result) -> Fingerprint:
+        """The fingerprint of a file from its ``stat`` result."""
         return cls(info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
 
     def settled(self, now: int) -> bool:
-        """True when the file's times were more than :data:`RACY_NS` older than ``now``
-        (nanoseconds): a change within the same timestamp tick cannot hide behind them."""
+        """Whether the file's times are old enough to trust.
+
+        True when the file's times were more than :data:`RACY_NS` older than ``now``
+        (nanoseconds): a change within the same timestamp tick cannot hide behind them.
+        """
         return now - max(self.mtime_ns, self.ctime_ns) > RACY_NS
 
 
@@ -131,7 +137,9 @@ class WarmIndex:
         progress: Callable[[int, int], None] | None,
         workers: int | None = None,
     ) -> Iterator[Outcome | None]:
-        """One outcome per file of ``scope`` (as :func:`~xcsh.structural.runner.run_query`),
+        """One outcome per file of ``scope``, from the index where it can.
+
+        One outcome per file of ``scope`` (as :func:`~xcsh.structural.runner.run_query`),
         answered from the index where the file is unchanged.
 
         The other files are read and scanned here, keeping their trees; when they
@@ -201,8 +209,11 @@ class WarmIndex:
         now: int,
         workers: int | None,
     ) -> Generator[Outcome | None, None, None] | None:
-        """The outcomes of the files ``misses`` (indexes into ``scope.files``) from the
-        scan pool, or ``None`` when they are too few to share."""
+        """The outcomes of the files ``misses`` from the scan pool, or ``None``.
+
+        The outcomes of the files ``misses`` (indexes into ``scope.files``) from the
+        scan pool, or ``None`` when they are too few to share.
+        """
         count = workers if workers is not None else min(2, os.cpu_count() or 1)
         known = len(scope.sizes) == len(scope.files)
         sizes = [scope.sizes[i] if known else 0 for i in misses]
@@ -246,8 +257,11 @@ class WarmIndex:
         now: int,
         outcome: Outcome | None,
     ) -> bool:
-        """Record a worker's ``outcome`` for a file, if the file read now is provably the
-        one the walk saw (an old fingerprint, the same after this read); else ``False``."""
+        """Record a worker's ``outcome`` for a file, if provably the one walked.
+
+        Record a worker's ``outcome`` for a file, if the file read now is provably the
+        one the walk saw (an old fingerprint, the same after this read); else ``False``.
+        """
         path, display, language = item
         if fingerprint is None or not fingerprint.settled(now):
             return False
@@ -306,8 +320,11 @@ class WarmIndex:
         fingerprint: Fingerprint | None,
         trusted: bool,
     ) -> _Entry:
-        """The entry of ``path`` read as ``raw``: the known one when the bytes are the
-        same (its trees and answers hold), else a new one."""
+        """The entry of ``path`` read as ``raw``.
+
+        The entry of ``path`` read as ``raw``: the known one when the bytes are the
+        same (its trees and answers hold), else a new one.
+        """
         digest = hashlib.blake2b(raw, digest_size=16).digest()
         entry = self._files.get(path)
         if entry is None or entry.digest != digest:

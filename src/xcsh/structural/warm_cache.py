@@ -1,5 +1,8 @@
-"""What a warm index keeps within ``index_memory``: syntax trees and answers, least
-recently used out, and the ``index_memory`` setting itself."""
+"""What a warm index keeps within ``index_memory``.
+
+What a warm index keeps within ``index_memory``: syntax trees and answers, least
+recently used out, and the ``index_memory`` setting itself.
+"""
 
 from __future__ import annotations
 
@@ -22,8 +25,11 @@ CacheKey = tuple[Kind, Path, str, int]
 
 
 class BoundedCache:
-    """Trees (three quarters of ``memory``) and answers (a quarter), each least recently
-    used out when its share is exceeded; not thread-safe (the index locks)."""
+    """Trees and answers, each least recently used out past its share.
+
+    Trees (three quarters of ``memory``) and answers (a quarter), each least recently
+    used out when its share is exceeded; not thread-safe (the index locks).
+    """
 
     def __init__(self, memory: int) -> None:
         self.memory = memory
@@ -40,6 +46,7 @@ class BoundedCache:
         return sum(self._used.values())
 
     def budget(self, kind: Kind) -> int:
+        """The bytes ``kind`` may hold: a quarter of the memory for answers, the rest for trees."""
         return self.memory // 4 if kind == "answer" else self.memory - self.memory // 4
 
     def get(self, key: CacheKey) -> tuple[object] | None:
@@ -57,8 +64,11 @@ class BoundedCache:
         return None if found is None else (cast("Outcome | None", found[0]),)
 
     def put(self, key: CacheKey, value: object, cost: int) -> None:
-        """Hold ``value`` (estimated at ``cost`` bytes), dropping the least recently used
-        of its kind past its share; a value larger than the share is not held."""
+        """Hold ``value``, dropping the least recently used of its kind.
+
+        Hold ``value`` (estimated at ``cost`` bytes), dropping the least recently used
+        of its kind past its share; a value larger than the share is not held.
+        """
         kind = key[0]
         budget = self.budget(kind)
         if cost > budget:
@@ -106,7 +116,9 @@ def answer_cost(answer: Outcome | None) -> int:
 
 
 def parse_index_memory(value: object, where: str) -> int:
-    """``index_memory`` from settings.toml: bytes (a whole number), or a string such as
+    """``index_memory`` from settings.toml, in bytes.
+
+    ``index_memory`` from settings.toml: bytes (a whole number), or a string such as
     ``"256 MiB"`` (KiB, MiB, GiB).
 
     Raises:

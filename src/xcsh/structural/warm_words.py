@@ -71,15 +71,21 @@ class WordIndex:
             self._runs.clear()  # a new word may hold a run looked up before
 
     def retire(self, words_held: int) -> bool:
-        """Count ``words_held`` postings of a changed or gone file as dead; ``True`` when
-        the index should be dropped (dead postings outnumber live ones)."""
+        """Count ``words_held`` postings of a changed or gone file as dead.
+
+        Count ``words_held`` postings of a changed or gone file as dead; ``True`` when
+        the index should be dropped (dead postings outnumber live ones).
+        """
         self._live -= words_held
         self._dead += words_held
         return self._dead > max(self._live, 100_000)
 
     def files_with_run(self, run: bytes) -> frozenset[int] | None:
-        """Ids of the files holding a word that contains ``run`` (``None``: too common to
-        rule anything out)."""
+        """Ids of the files holding a word that contains ``run``.
+
+        Ids of the files holding a word that contains ``run`` (``None``: too common to
+        rule anything out).
+        """
         if run in self._runs:
             return self._runs[run]
         words = [w for w in self._postings if run in w]
@@ -104,8 +110,11 @@ class WordIndex:
         return allowed
 
     def files_meeting(self, requirement: Requirement) -> frozenset[int] | None:
-        """Ids of the files that may satisfy ``requirement`` (each clause: one of its
-        alternatives); ``None``: any file may."""
+        """Ids of the files that may satisfy ``requirement``.
+
+        Ids of the files that may satisfy ``requirement`` (each clause: one of its
+        alternatives); ``None``: any file may.
+        """
         allowed: frozenset[int] | None = None
         for clause in requirement:
             union: set[int] = set()
