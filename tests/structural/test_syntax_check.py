@@ -5,6 +5,7 @@ that would not parse is left out, and said so), and the lines are still the CLI'
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import pytest
 from sgcli import ast_grep_binary
 
 from xcsh.structural import EditOp, EditSpec, ScopeSpec, preview_edit
+from xcsh.structural.pattern_edit import PatternRecords
 from xcsh.structural.scan_edit import BROKEN_REASON
 from xcsh.structural.syntax_check import BACKGROUND_MIN_BYTES, new_error, start_check
 
@@ -91,3 +93,22 @@ def test_a_check_process_that_dies_is_not_trusted(tmp_path: Path) -> None:
 def test_a_small_text_or_a_check_not_asked_to_wait_is_made_here() -> None:
     assert not start_check(b"x = 1\n", "python", None, background=True).background
     assert not start_check(BIG.encode(), "python", None, background=False).background
+
+
+def test_lines_written_ahead_are_the_lines_and_a_worker_hands_them_on(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(BLOCK * 3, encoding="utf-8")
+    [edit] = preview_edit(
+        EditSpec(ops=(EditOp(pat="compute($$$A)", out="calc($$$A)"),)),
+        ScopeSpec(root=tmp_path, lang="python"),
+        captures=True,
+    ).files
+    records = edit.records
+    assert isinstance(records, PatternRecords)
+    changes = edit.listed()
+    expected = [edit.record(change) for change in changes]
+    records.prerender(changes)
+    assert records.spool is not None
+    copy = pickle.loads(pickle.dumps(records))  # as a scan worker sends it back
+    assert [copy.render(change) for change in changes] == expected
+    assert [edit.record(change) for change in changes] == expected
+    assert [edit.record(change) for change in changes] == expected  # handed out once

@@ -16,11 +16,13 @@ path in :mod:`xcsh.structural.scan_edit`.
 
 from __future__ import annotations
 
+import os
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from json.encoder import encode_basestring
+from typing import BinaryIO
 
 from ast_grep_py import SgNode
 
@@ -66,9 +68,12 @@ class PatternRecords:
     staged: list[int] = field(default_factory=list)
     """Numbers of the latest changes, not yet moved to :attr:`numbers` (a list takes
     them several times faster than an array; :meth:`settle` moves them)."""
-    lines: dict[int, str] = field(default_factory=dict)
-    """Lines written ahead (:meth:`prerender`), by :attr:`Replacement.record_at`; each
-    is handed out once, then rendered again if asked for."""
+    spool: BinaryIO | None = None
+    """A temporary file holding the lines written ahead (:meth:`prerender`)."""
+    spooled: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """Where each line written ahead is in :attr:`spool` (byte offset and length), by
+    :attr:`Replacement.record_at`; each is handed out once, then rendered again if asked
+    for."""
 
     def add(self, pattern: CompiledPattern, language: str) -> int:
         """The entry of a new op: its pattern, and its language's display name."""
@@ -83,20 +88,35 @@ class PatternRecords:
     def prerender(self, changes: Sequence[Replacement]) -> None:
         """Write the lines of ``changes`` ahead of :meth:`render`.
 
-        Write the lines of ``changes`` now, for :meth:`render` to hand out (while the
-        file's new text is parsed in another process).
+        They go to a temporary file (a hundred megabytes for 100,000 changes, which
+        held in memory would outweigh the syntax tree), for :meth:`render` to hand
+        out; meanwhile the file's new text is parsed in another process.
         """
+        import tempfile  # (not for a search: it loads hashlib)
+
         self.settle()
-        lines, render = self.lines, self.render
+        spool = self.spool = tempfile.TemporaryFile()  # noqa: SIM115 - closed with self
+        spooled, render, write = self.spooled, self.render, spool.write
+        offset = 0
         for change in changes:
             if change.record_at >= 0:  # (a rule's change carries its line already)
-                lines[change.record_at] = render(change)
+                line = render(change).encode()
+                write(line)
+                spooled[change.record_at] = (offset, len(line))
+                offset += len(line)
+        spool.flush()
+
+    def __getstate__(self) -> dict[str, object]:
+        """What is pickled (from a scan worker): all but the lines written ahead."""
+        state = dict(self.__dict__)
+        state.update(spool=None, spooled={})
+        return state
 
     def render(self, change: Replacement) -> str:
         """The line of ``change`` (line break included)."""
-        ahead = self.lines.pop(change.record_at, None)
-        if ahead is not None:
-            return ahead
+        spot = self.spooled.pop(change.record_at, None)
+        if spot is not None and self.spool is not None:
+            return os.pread(self.spool.fileno(), spot[1], spot[0]).decode()
         if self.staged:
             self.settle()
         numbers, text = self.numbers, self.text
