@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from sgcli import ast_grep_binary
 
-from xcsh.structural import EditOp, EditSpec, ScopeSpec, preview_edit
+from xcsh.structural import EditOp, EditSpec, ScopeSpec, preview_edit, syntax_check
 from xcsh.structural.pattern_edit import PatternRecords
 from xcsh.structural.scan_edit import BROKEN_REASON
 from xcsh.structural.syntax_check import BACKGROUND_MIN_BYTES, new_error, start_check
@@ -39,6 +39,12 @@ two_processors = pytest.mark.skipif(
 )
 
 
+@pytest.fixture
+def spare(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A processor to spare, whatever the machine's load while the tests run."""
+    monkeypatch.setattr(syntax_check, "_spare_processor", lambda: True)
+
+
 def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         args, cwd=cwd, capture_output=True, check=False, env={**os.environ, "NO_COLOR": "1"}
@@ -54,7 +60,9 @@ def test_a_big_json_preview_is_the_clis_bytes(tmp_path: Path) -> None:
     assert ours.stdout == theirs.stdout
 
 
-def test_a_big_rewrite_that_would_not_parse_is_left_out_and_said_so(tmp_path: Path) -> None:
+def test_a_big_rewrite_that_would_not_parse_is_left_out_and_said_so(
+    tmp_path: Path, spare: None
+) -> None:
     (tmp_path / "big.py").write_text(BIG, encoding="utf-8")
     both = ["-p", "compute($$$A)", "-r", "calc($$$A", "-l", "python"]
     ours = _run([*XCSH, "ast-edit", *both, "--json", "--dry-run", "big.py"], tmp_path)
@@ -72,7 +80,7 @@ def test_a_big_rewrite_that_would_not_parse_is_left_out_and_said_so(tmp_path: Pa
 
 @two_processors
 @pytest.mark.parametrize("broken", [False, True])
-def test_the_answer_from_the_other_process_is_the_one_made_here(broken: bool) -> None:
+def test_the_answer_from_the_other_process_is_the_one_made_here(spare: None, broken: bool) -> None:
     new = (BIG.replace("compute(", "calc(") + ("def (\n" if broken else "")).encode()
     check = start_check(new, "python", None, background=True)
     assert check.background
@@ -81,7 +89,7 @@ def test_the_answer_from_the_other_process_is_the_one_made_here(broken: bool) ->
 
 
 @two_processors
-def test_a_check_process_that_dies_is_not_trusted(tmp_path: Path) -> None:
+def test_a_check_process_that_dies_is_not_trusted(spare: None) -> None:
     new = (BIG + "def (\n").encode()
     check = start_check(new, "python", None, background=True)
     os.kill(check.pid, signal.SIGKILL)
@@ -90,9 +98,16 @@ def test_a_check_process_that_dies_is_not_trusted(tmp_path: Path) -> None:
         os.waitpid(-1, os.WNOHANG)  # reaped: nothing left behind
 
 
-def test_a_small_text_or_a_check_not_asked_to_wait_is_made_here() -> None:
+def test_a_small_text_or_a_check_not_asked_to_wait_is_made_here(spare: None) -> None:
     assert not start_check(b"x = 1\n", "python", None, background=True).background
     assert not start_check(BIG.encode(), "python", None, background=False).background
+
+
+def test_on_a_busy_machine_the_check_is_made_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "getloadavg", lambda: (64.0, 64.0, 64.0))
+    check = start_check(BIG.encode(), "python", None, background=True)
+    assert not check.background
+    assert check.verdict() == ""
 
 
 def test_lines_written_ahead_are_the_lines_and_a_worker_hands_them_on(tmp_path: Path) -> None:

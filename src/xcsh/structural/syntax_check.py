@@ -121,10 +121,11 @@ def start_check(
 ) -> SyntaxCheck:
     """Start checking ``new_bytes`` for new parse errors (see :func:`new_error`).
 
-    With ``background``, a text of at least :data:`BACKGROUND_MIN_BYTES` on a
-    machine with two processors or more is parsed in a forked process, so
-    the caller's own work overlaps the parse; otherwise (or when the fork
-    fails) :meth:`SyntaxCheck.verdict` parses it when asked.
+    With ``background``, a text of at least :data:`BACKGROUND_MIN_BYTES`, on a
+    machine with a processor to spare (two or more, and a load average that
+    leaves one free), is parsed in a forked process, so the caller's own work
+    overlaps the parse; otherwise (or when the fork fails)
+    :meth:`SyntaxCheck.verdict` parses it when asked.
     """
     check = SyntaxCheck(new_bytes=new_bytes, language=language, old_errors=old_errors)
     if not background or len(new_bytes) < BACKGROUND_MIN_BYTES or not _spare_processor():
@@ -187,11 +188,23 @@ def _end(pid: int) -> None:
 
 
 def _spare_processor() -> bool:
-    """Whether this process may run on two processors or more."""
+    """Whether a processor is likely idle for the check.
+
+    This process may run on two processors or more, and the load average of the
+    last minute leaves one of them free: on a busy machine the forked parse would
+    only take turns with the caller, and the fork and the lines written ahead
+    would cost more than they save.
+    """
     try:
-        return len(os.sched_getaffinity(0)) > 1
+        processors = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return (os.cpu_count() or 1) > 1
+        processors = os.cpu_count() or 1
+    if processors < 2:
+        return False
+    try:
+        return os.getloadavg()[0] <= processors - 1
+    except OSError:  # no load average: assume the machine is not saturated
+        return True
 
 
 def _release_free_memory() -> None:
