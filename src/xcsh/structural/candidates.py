@@ -9,6 +9,9 @@ changes are chosen (:mod:`xcsh.structural.scan_edit`).
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import NamedTuple
 
 from ast_grep_py import SgNode
@@ -21,9 +24,12 @@ from xcsh.structural.rewrite import Template, expand_template
 
 
 class Candidate(NamedTuple):
-    """A match that may become a change: the code-point range it replaces, its op, its
+    """A match that may become a change.
+
+    A match that may become a change: the code-point range it replaces, its op, its
     node (``None`` once freed: a pattern's change is then :attr:`made`), the new text,
-    the language's patterns, and the change when it was made as the match was read."""
+    the language's patterns, and the change when it was made as the match was read.
+    """
 
     start: int
     end: int
@@ -42,6 +48,21 @@ class Candidate(NamedTuple):
         return start.line, start.column
 
 
+_new_tuple = tuple.__new__
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the block (back on after it, if it was)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def op_candidates(
     nodes: list[SgNode],
     op: int,
@@ -54,7 +75,9 @@ def op_candidates(
     *,
     keep_nodes: bool,
 ) -> list[Candidate]:
-    """The candidates of the ``nodes`` that op ``op`` (of ``unit``'s patterns, rewritten
+    """The candidate changes of the nodes one op matched.
+
+    The candidates of the ``nodes`` that op ``op`` (of ``unit``'s patterns, rewritten
     by ``template``) matched in ``text``, in the order of ``nodes``.
 
     A pattern's changes are made here, with their JSON lines' numbers in
@@ -77,11 +100,15 @@ def op_candidates(
             entry=records.add(pattern, unit.display) if records is not None else 0,
         )
         nodes.reverse()
-        while nodes:
-            node = nodes.pop()
-            start, end, made = shared.change(node)
-            kept = node if keep_nodes else None
-            candidates.append(Candidate(start, end, op, kept, made.new_text, unit, made))
+        # 100,000 changes make 100,000 tuples that live on and hold no cycle: the cyclic
+        # collector, run hundreds of times over them meanwhile, would find nothing
+        with _collector_paused():
+            while nodes:
+                node = nodes.pop()
+                start, end, made = shared.change(node)
+                kept = node if keep_nodes else None
+                fields = (start, end, op, kept, made.new_text, unit, made)
+                candidates.append(_new_tuple(Candidate, fields))
         return candidates
     # loaded with the first rule's edit, so a search never imports the rule machinery
     from xcsh.structural.rules.evaluate import capture_spans, expanded_range, transformed_values

@@ -146,11 +146,10 @@ def build_edit_action(
 ) -> EditAction:
     """The ``ast_edit`` result and pending action for a computed preview, not pushed yet.
 
-    Ids come from ``store``: the preview's (``p3``) and one per replacement
-    (``c12``, in file order). The action applies all of it (``apply``) or a
-    subset of its changes (``apply_parts``), both through
-    :func:`~xcsh.structural.engine.apply_preview`; with ``recompute`` it can
-    be rebuilt when its files changed since (``rebuild``).
+    Ids come from ``store``: the preview's (``p3``) and one per replacement (``c12``, in
+    file order). The action applies all of it (``apply``) or a subset of its changes
+    (``apply_parts``), both through :func:`~xcsh.structural.engine.apply_preview`; with
+    ``recompute`` it can be rebuilt when its files changed since (``rebuild``).
 
     Args:
         store: gives the ids; notes name the pending previews touching the same files.
@@ -178,8 +177,7 @@ def build_edit_action(
         if preview.files_scanned == 0 and not preview.skipped:
             notes.append(_empty_scope_note(arguments))
         return _nothing_to_apply(notes, skipped)
-    broken = sum(1 for s in preview.skipped if s.reason == BROKEN_REASON)
-    label = edit_label(preview.total, len(preview.files), broken)
+    label = _label(preview)
     preview_id = store.new_preview_id()
     ids = _change_ids(store, preview, previous)
     typed = _typed_preview(
@@ -193,9 +191,8 @@ def build_edit_action(
         notes=tuple(notes),
         arguments=dict(arguments) if arguments is not None else None,
     )
-    verdict = [check.text()] if check is not None else [check_note] if check_note else []
-    overlap = _overlap_note(store, typed.paths)
-    text = result_text(preview, ids, [*notes, *verdict, *filter(None, [overlap])], preview_id)
+    ending = [*notes, *_verdict(check, check_note), *_overlap(store, typed)]
+    text = result_text(preview, ids, ending, preview_id)
     parts = _EditParts(
         store=store,
         preview=preview,
@@ -215,9 +212,29 @@ def build_edit_action(
     )
 
 
+def _label(preview: EditPreview) -> str:
+    """The preview's label: how many changes in how many files, and files left out broken."""
+    broken = sum(1 for s in preview.skipped if s.reason == BROKEN_REASON)
+    return edit_label(preview.total, len(preview.files), broken)
+
+
+def _verdict(check: CheckVerdict | None, check_note: str) -> list[str]:
+    """The check's verdict as the result's last lines, or the note about checks, or none."""
+    return [check.text()] if check is not None else [check_note] if check_note else []
+
+
+def _overlap(store: PendingActionStore, typed: Preview) -> list[str]:
+    """The note on pending previews touching the same files, as a list of none or one."""
+    note = _overlap_note(store, typed.paths)
+    return [note] if note is not None else []
+
+
 def _empty_scope_note(arguments: JsonObject | None) -> str:
-    """Why a preview found nothing when no file was in scope: a small model often sets a
-    ``lang`` the folder has no file of, or a ``path`` that holds none."""
+    """The note for a preview with no file in scope.
+
+    Why a preview found nothing when no file was in scope: a small model often sets a
+    ``lang`` the folder has no file of, or a ``path`` that holds none.
+    """
     lang = arguments.get("lang") if arguments is not None else None
     if isinstance(lang, str) and lang:
         return (
@@ -238,9 +255,12 @@ def _nothing_to_apply(notes: list[str], skipped: tuple[LeftOutFile, ...]) -> Edi
 
 @dataclass(frozen=True, kw_only=True)
 class _EditParts:
-    """What the pending action of an edit preview does: apply all or some of its changes,
+    """What the pending action of an edit preview does.
+
+    What the pending action of an edit preview does: apply all or some of its changes,
     check some of them, preview the edit again (the arguments are those of
-    :func:`build_edit_action`; ``ids`` are the changes', ``typed`` the typed preview)."""
+    :func:`build_edit_action`; ``ids`` are the changes', ``typed`` the typed preview).
+    """
 
     store: PendingActionStore
     preview: EditPreview

@@ -117,8 +117,11 @@ def iter_matches(
 def _prepared(
     what: MatchSpec, where: ScopeSpec, skipped: list[SkippedFile] | None, **changes: Any
 ) -> tuple[Query, Scope]:
-    """The scope and the compiled query (with ``changes``) of a streamed search; its
-    left-out files go to ``skipped``. Raises as :func:`search`, before any streaming."""
+    """The scope and the compiled query of a streamed search.
+
+    The scope and the compiled query (with ``changes``) of a streamed search; its
+    left-out files go to ``skipped``. Raises as :func:`search`, before any streaming.
+    """
     scope = resolve_scope(where, rules=bool(what.rules))
     query = dataclasses.replace(compile_query(what, scope), **changes)
     if skipped is not None:
@@ -135,10 +138,13 @@ def _streamed(
     items: Callable[[Outcome], Iterable[T]],
     keep_last: list[object] | None = None,
 ) -> Iterator[T]:
-    """The ``items`` of each file's outcome, in walk order; a file left out goes to
+    """The ``items`` of each file's outcome, in walk order.
+
+    The ``items`` of each file's outcome, in walk order; a file left out goes to
     ``skipped`` after its items (rendered records can fail part-way). The last file's
     syntax trees go to ``keep_last`` when given; every other file's are freed once its
-    items are out, before the next file is read."""
+    items are out, before the next file is read.
+    """
     last = len(scope.files) - 1
     for index, outcome in enumerate(run_query(query, scope, progress, workers)):
         if outcome is None:
@@ -275,7 +281,9 @@ def preview_edit(
     Args:
         edit: the ops (or rules with a fix), selector, strictness, limit and
             the ``include_*`` flags (see :class:`~xcsh.structural.spec.EditSpec`).
-        where, progress, workers: as :func:`search`.
+        where: as :func:`search`.
+        progress: as :func:`search`.
+        workers: as :func:`search`.
         captures: also record each match's metavariable captures (for output that
             mirrors ``ast-grep run -r --json``); off by default, it costs time.
         covered: real paths (``os.path.realpath``) of files already covered; files

@@ -11,15 +11,18 @@ only when it is printed: the line
 for byte (the tests compare both with the ``ast-grep`` binary).
 
 YAML rules (fixes that widen their range, transforms, labels) take the general
-path in :mod:`xcsh.structural.scan_edit`."""
+path in :mod:`xcsh.structural.scan_edit`.
+"""
 
 from __future__ import annotations
 
+import os
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from json.encoder import encode_basestring
+from typing import BinaryIO
 
 from ast_grep_py import SgNode
 
@@ -29,6 +32,8 @@ from xcsh.structural.results import Replacement
 from xcsh.structural.rewrite import Template, TemplateVar, capture_key, expand_template
 
 _new_tuple = tuple.__new__
+_STAGED = 1 << 14
+"""How many numbers :attr:`PatternRecords.staged` takes before they move to the array."""
 
 
 @dataclass(kw_only=True)
@@ -60,14 +65,60 @@ class PatternRecords:
     quoted_file: str
     ops: list[tuple[Matcher, str]] = field(default_factory=list)
     numbers: array[int] = field(default_factory=lambda: array("i"))
+    staged: list[int] = field(default_factory=list)
+    """Numbers of the latest changes, not yet moved to :attr:`numbers` (a list takes
+    them several times faster than an array; :meth:`settle` moves them)."""
+    spool: BinaryIO | None = None
+    """A temporary file holding the lines written ahead (:meth:`prerender`)."""
+    spooled: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """Where each line written ahead is in :attr:`spool` (byte offset and length), by
+    :attr:`Replacement.record_at`; each is handed out once, then rendered again if asked
+    for."""
 
     def add(self, pattern: Matcher, language: str) -> int:
         """The entry of a new op: its pattern, and its language's display name."""
         self.ops.append((pattern, encode_basestring(language)))
         return len(self.ops) - 1
 
+    def settle(self) -> None:
+        """Move the :attr:`staged` numbers to :attr:`numbers`."""
+        self.numbers.fromlist(self.staged)
+        self.staged.clear()
+
+    def prerender(self, changes: Sequence[Replacement]) -> None:
+        """Write the lines of ``changes`` ahead of :meth:`render`.
+
+        They go to a temporary file (a hundred megabytes for 100,000 changes, which
+        held in memory would outweigh the syntax tree), for :meth:`render` to hand
+        out; meanwhile the file's new text is parsed in another process.
+        """
+        import tempfile  # (not for a search: it loads hashlib)
+
+        self.settle()
+        spool = self.spool = tempfile.TemporaryFile()  # noqa: SIM115 - closed with self
+        spooled, render, write = self.spooled, self.render, spool.write
+        offset = 0
+        for change in changes:
+            if change.record_at >= 0:  # (a rule's change carries its line already)
+                line = render(change).encode()
+                write(line)
+                spooled[change.record_at] = (offset, len(line))
+                offset += len(line)
+        spool.flush()
+
+    def __getstate__(self) -> dict[str, object]:
+        """What is pickled (from a scan worker): all but the lines written ahead."""
+        state = dict(self.__dict__)
+        state.update(spool=None, spooled={})
+        return state
+
     def render(self, change: Replacement) -> str:
         """The line of ``change`` (line break included)."""
+        spot = self.spooled.pop(change.record_at, None)
+        if spot is not None and self.spool is not None:
+            return os.pread(self.spool.fileno(), spot[1], spot[0]).decode()
+        if self.staged:
+            self.settle()
         numbers, text = self.numbers, self.text
         at = change.record_at
         entry, start, end, first_line, first_column, last_line, last_column = numbers[at : at + 7]
@@ -122,9 +173,12 @@ class PatternRecords:
         )
 
     def _captures(self, at: int, count: int) -> str:
-        """``count`` captured nodes' ``{text, range}`` objects, from position ``at`` of
+        """Captured nodes' ``{text, range}`` objects, joined by commas.
+
+        ``count`` captured nodes' ``{text, range}`` objects, from position ``at`` of
         :attr:`numbers`, joined by commas (the hot loop of printing: five captures a
-        match are 500,000 objects in a big file)."""
+        match are 500,000 objects in a big file).
+        """
         numbers, text, offsets = self.numbers, self.text, self.offsets
         ascii_text = offsets.ascii
         out = []
@@ -146,9 +200,12 @@ class PatternRecords:
 
 @dataclass(frozen=True, kw_only=True)
 class PatternChanges:
-    """What every change of one op in one file shares: the file's text, its line ending
+    """What every change of one op in one file shares.
+
+    What every change of one op in one file shares: the file's text, its line ending
     and byte offsets, the op's pattern and template, and where the changes' JSON lines
-    are kept (``records``, ``None``: none are made) under the op's ``entry``."""
+    are kept (``records``, ``None``: none are made) under the op's ``entry``.
+    """
 
     text: str
     newline: str
@@ -160,55 +217,39 @@ class PatternChanges:
     indents: dict[str, str] = field(default_factory=dict)
 
     def change(self, node: SgNode) -> tuple[int, int, Replacement]:
-        """``(start, end, change)`` of the match ``node``: its code-point range and its
-        replacement (with the numbers of its JSON line in :attr:`records`)."""
-        text, pattern, records = self.text, self.pattern, self.records
+        """The range and the change of the match ``node``.
+
+        ``(start, end, change)`` of the match ``node``: its code-point range and its
+        replacement (with the numbers of its JSON line in :attr:`records`).
+        """
+        text = self.text
         rng = node.range()
         head, tail = rng.start, rng.end
         start, end = head.index, tail.index
-        record_at = -1
-        numbers: array[int] | None = None
-        if records is not None:
-            numbers = records.numbers
-            record_at = len(numbers)
-            numbers.extend((self.entry, start, end, head.line, head.column, tail.line, tail.column))
-        # each captured name: (first code point, last code point) or None
-        spans: dict[str, tuple[int, int] | None] = {}
-        for name in pattern.single if numbers is not None else self._names(multi=False):
-            captured = node.get_match(name)
-            if captured is None:
-                spans[name] = None
-                if numbers is not None:
-                    numbers.append(0)
-                continue
-            if numbers is not None:
-                numbers.append(1)
-                spans[name] = _numbers((captured,), numbers)
-            else:
-                one = captured.range()
-                spans[name] = (one.start.index, one.end.index)
-        for name in pattern.multi if numbers is not None else self._names(multi=True):
-            nodes = node.get_multiple_matches(name)
-            key = f"$$${name}"
-            if numbers is not None:
-                bound = bool(nodes) or pattern.multi_bound(node, name)
-                numbers.append(len(nodes) if bound else -1)
-                spans[key] = _numbers(nodes, numbers)
-            elif nodes:
-                spans[key] = (nodes[0].range().start.index, nodes[-1].range().end.index)
-            else:
-                spans[key] = None
-        values: dict[str, tuple[int, int] | str | None] = {}
-        for var in self.template.variables:
-            key = capture_key(var)
-            values[key] = spans[key] if key in spans else capture_spans(node, var)
-        new = self._one_line(values)
+        line = head.line
+        records = self.records
+        if records is None:
+            record_at = -1
+            spans = self._spans(node)
+        else:
+            staged = records.staged
+            record_at = len(records.numbers) + len(staged)
+            staged.extend((self.entry, start, end, line, head.column, tail.line, tail.column))
+            spans = self._recorded(node, staged)
+            if len(staged) >= _STAGED:
+                records.settle()
+        new = self._one_line(spans)
         if new is None:
+            values: dict[str, tuple[int, int] | str | None] = {
+                key: spans[at] for key, at in self._keys
+            }
+            for var in self._unnamed:
+                values[capture_key(var)] = capture_spans(node, var)
             new = expand_template(self.template, text, start, values, self.newline)
-        offsets = self.offsets
-        match_start, match_end = (
-            (start, end) if offsets.ascii else (offsets.byte(head), offsets.byte(tail))
-        )
+        if self.offsets.ascii:
+            match_start, match_end = start, end
+        else:
+            match_start, match_end = self.offsets.byte(head), self.offsets.byte(tail)
         line_start = text.rfind("\n", 0, start) + 1
         before = text[line_start:start]
         indent = before[: len(before) - len(before.lstrip(" \t"))]
@@ -216,11 +257,11 @@ class PatternChanges:
         fields = (
             text[start:end],
             new,
-            head.line,
+            line,
             head.column,
             match_start,
             match_end,
-            head.line,
+            line,
             tail.line,
             match_start,
             match_end,
@@ -230,41 +271,141 @@ class PatternChanges:
         )
         return start, end, _new_tuple(Replacement, fields)
 
-    def _one_line(self, values: dict[str, tuple[int, int] | str | None]) -> str | None:
-        """The replacement when neither the template nor a captured text holds a line
-        break: the captured texts put in as they are, with nothing to re-indent (what
-        :func:`~xcsh.structural.rewrite.expand_template` makes of it); else ``None``."""
+    def _recorded(self, node: SgNode, numbers: list[int]) -> list[tuple[int, int] | None]:
+        """Read the pattern's captures in ``node``, recording their numbers.
+
+        The spans of the pattern's captures in ``node`` (the ``$`` names', then the
+        ``$$$`` names'), each captured node's numbers appended to ``numbers``.
+        """
+        spans: list[tuple[int, int] | None] = []
+        pattern = self.pattern
+        for name in pattern.single:
+            captured = node.get_match(name)
+            if captured is None:
+                numbers.append(0)
+                spans.append(None)
+                continue
+            rng = captured.range()
+            head, tail = rng.start, rng.end
+            first, last = head.index, tail.index
+            numbers.extend((1, first, last, head.line, head.column, tail.line, tail.column))
+            spans.append((first, last))
+        for name in pattern.multi:
+            nodes = node.get_multiple_matches(name)
+            if nodes:
+                numbers.append(len(nodes))
+                spans.append(_numbers(nodes, numbers))
+            else:
+                numbers.append(0 if pattern.multi_bound(node, name) else -1)
+                spans.append(None)
+        return spans
+
+    def _spans(self, node: SgNode) -> list[tuple[int, int] | None]:
+        """Read the captures the template needs from ``node``.
+
+        The spans of the pattern's captures the template names, in :attr:`_captured`
+        order (a name the template leaves out is not looked up).
+        """
+        spans: list[tuple[int, int] | None] = []
+        for name, multi in self._captured:
+            if multi:
+                nodes = node.get_multiple_matches(name)
+                spans.append(
+                    (nodes[0].range().start.index, nodes[-1].range().end.index) if nodes else None
+                )
+                continue
+            captured = node.get_match(name)
+            if captured is None:
+                spans.append(None)
+            else:
+                rng = captured.range()
+                spans.append((rng.start.index, rng.end.index))
+        return spans
+
+    @cached_property
+    def _captured(self) -> tuple[tuple[str, bool], ...]:
+        """The captures :meth:`change` reads, as ``(name, multi)``.
+
+        The captures :meth:`change` reads, as ``(name, multi)``: with records every
+        name the pattern binds (``$`` then ``$$$``), else those the template names.
+        """
+        pattern = self.pattern
+        if self.records is not None:
+            return (*((n, False) for n in pattern.single), *((n, True) for n in pattern.multi))
+        named = {(v.name, v.multi) for v in self.template.variables}
+        bound = [*((n, False) for n in pattern.single), *((n, True) for n in pattern.multi)]
+        return tuple(b for b in bound if b in named)
+
+    @cached_property
+    def _keys(self) -> tuple[tuple[str, int], ...]:
+        """Where each template variable the pattern binds alike is read from.
+
+        Each template variable the pattern binds alike: its key in
+        :func:`~xcsh.structural.rewrite.expand_template`'s captures and its place
+        in the spans :meth:`change` reads.
+        """
+        places = {(name, multi): i for i, (name, multi) in enumerate(self._captured)}
+        return tuple(
+            (capture_key(var), places[(var.name, var.multi)])
+            for var in self.template.variables
+            if (var.name, var.multi) in places
+        )
+
+    @cached_property
+    def _unnamed(self) -> tuple[TemplateVar, ...]:
+        """The template variables the pattern does not bind alike.
+
+        The template variables the pattern does not bind alike (``$A`` where it binds
+        ``$$$A``, or a name it does not have): read from the node when needed.
+        """
+        places = set(self._captured)
+        return tuple(v for v in self.template.variables if (v.name, v.multi) not in places)
+
+    @cached_property
+    def _parts(self) -> tuple[tuple[int, str], ...] | None:
+        """The template as the parts :meth:`_one_line` joins, or ``None``.
+
+        The template as ``(span place, fragment after it)`` pairs after its first
+        fragment, when :meth:`_one_line` can build every replacement from spans; else
+        ``None`` (a line break in the template, or a variable not bound alike).
+        """
         fragments = self.template.fragments
-        if self.multi_line:
+        if self._unnamed or any("\n" in fragment for fragment in fragments):
+            return None
+        return tuple(
+            (at, fragment) for (_, at), fragment in zip(self._keys, fragments[1:], strict=True)
+        )
+
+    def _one_line(self, spans: list[tuple[int, int] | None]) -> str | None:
+        """The replacement of a one-line template and captures, or ``None``.
+
+        The replacement when neither the template nor a captured text holds a line
+        break: the captured texts put in as they are, with nothing to re-indent (what
+        :func:`~xcsh.structural.rewrite.expand_template` makes of it); else ``None``.
+        """
+        parts = self._parts
+        if parts is None:
             return None
         text = self.text
-        parts = [fragments[0]]
-        for var, fragment in zip(self.template.variables, fragments[1:], strict=True):
-            span = values[capture_key(var)]
+        out = [self.template.fragments[0]]
+        for at, fragment in parts:
+            span = spans[at]
             if span is not None:
-                if isinstance(span, str):
-                    return None
                 value = text[span[0] : span[1]]
                 if "\n" in value:
                     return None
-                parts.append(value)
-            parts.append(fragment)
-        return "".join(parts)
-
-    @cached_property
-    def multi_line(self) -> bool:
-        """Whether the template itself holds a line break."""
-        return any("\n" in fragment for fragment in self.template.fragments)
-
-    def _names(self, *, multi: bool) -> tuple[str, ...]:
-        """The names of the template's ``$$$`` (``multi``) or ``$`` metavariables."""
-        return tuple(v.name for v in self.template.variables if v.multi == multi)
+                out.append(value)
+            out.append(fragment)
+        return "".join(out)
 
 
-def _numbers(nodes: Sequence[SgNode], numbers: array[int]) -> tuple[int, int] | None:
-    """Append the six numbers of each of ``nodes`` (the hot loop: five captures a match
+def _numbers(nodes: Sequence[SgNode], numbers: list[int]) -> tuple[int, int] | None:
+    """Append the six numbers of each of ``nodes``; their first start and last end.
+
+    Append the six numbers of each of ``nodes`` (the hot loop: five captures a match
     are 500,000 in a big file; each node's range is read once); where they start and
-    end (code points), or ``None`` for no node."""
+    end (code points), or ``None`` for no node.
+    """
     first = -1
     last = 0
     extend = numbers.extend
@@ -279,9 +420,12 @@ def _numbers(nodes: Sequence[SgNode], numbers: array[int]) -> tuple[int, int] | 
 
 
 def capture_spans(node: SgNode, var: TemplateVar) -> tuple[int, int] | None:
-    """What ``var`` captured in the match ``node`` when the pattern does not name it
+    """What ``var`` captured in the match ``node``, read from the node.
+
+    What ``var`` captured in the match ``node`` when the pattern does not name it
     alike (``$A`` where the pattern binds ``$$$A``): as
-    :func:`xcsh.structural.rules.evaluate.capture_spans` reads it."""
+    :func:`xcsh.structural.rules.evaluate.capture_spans` reads it.
+    """
     if var.multi:
         nodes = node.get_multiple_matches(var.name)
         return (nodes[0].range().start.index, nodes[-1].range().end.index) if nodes else None

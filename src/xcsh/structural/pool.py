@@ -268,7 +268,9 @@ def _receive(
     procs: list[Any],
     current: Any,
 ) -> None:
-    """Read what the ``live`` workers sent: a result goes to ``ready`` by chunk index, a
+    """Read what the ``live`` workers sent.
+
+    Read what the ``live`` workers sent: a result goes to ``ready`` by chunk index, a
     worker that is done leaves ``live`` (``readers``, ``procs`` and ``current``, the
     chunk each works on, are by worker slot).
 

@@ -1,5 +1,4 @@
-"""Rewriting one file: the replacements of an edit, their overlaps, and the check that
-the new text still parses.
+"""Rewriting one file: its replacements, their overlaps, whether the new text parses.
 
 :func:`edit_file` turns the matches of a file into its :class:`FileEdit` (or
 says why it was left out); :func:`splice` writes replacements into bytes.
@@ -13,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from pathlib import Path
-from typing import Any
 
 from ast_grep_py import SgNode, SgRoot
 
@@ -24,18 +22,10 @@ from xcsh.structural.matching import LanguageQuery, Outcome, Query, find_nodes
 from xcsh.structural.pattern_edit import PatternRecords
 from xcsh.structural.records import Offsets, json_record, line_bounds
 from xcsh.structural.results import FileEdit, Replacement, SkippedFile
+from xcsh.structural.syntax_check import error_rule, has_error, start_check
 
 BROKEN_REASON = "the rewrite would not parse"
 """Why a file whose rewritten text has new parse errors was left out of an edit."""
-
-
-def _error_rule(root: SgNode) -> dict[str, Any]:
-    # ERROR nodes, and MISSING nodes (tree-sitter inserts them with empty text).
-    return {"any": [{"kind": "ERROR"}, {"regex": "^$", "not": {"kind": root.kind()}}]}
-
-
-def _has_error(root: SgNode) -> bool:
-    return root.find(**_error_rule(root)) is not None
 
 
 _STATEMENT_LISTS = frozenset(
@@ -64,7 +54,9 @@ def _edge(char: str) -> str:
 
 
 def _same_surroundings(text: str, first: int, last: int, new: str) -> bool:
-    """Whether ``new`` in place of ``text[first:last]`` leaves the tokens around it as
+    """Whether ``new`` in place of ``text[first:last]`` keeps the tokens around it.
+
+    Whether ``new`` in place of ``text[first:last]`` leaves the tokens around it as
     they were: white space (or the file's edge) on both sides, and ``new`` starting and
     ending like the old text (the same character, or word characters both).
 
@@ -114,7 +106,7 @@ def _fits(node: SgNode, new: str, text: str, language: str, replaced: tuple[int,
         [lines[0]] + [ln[len(base) :] if ln.startswith(base) else ln for ln in lines[1:]]
     )
     root = SgRoot(snippet, language).root()
-    if _has_error(root):
+    if has_error(root):
         return False
     kinds: set[str] = set()
     target: SgNode | None = node
@@ -145,35 +137,14 @@ def _fits(node: SgNode, new: str, text: str, language: str, replaced: tuple[int,
     )
 
 
-def _new_error(old_errors: int | None, new_bytes: bytes, language: str) -> str:
-    """Where the rewritten text has a parse error the old text did not have, or ``""``.
-
-    Args:
-        old_errors: how many error nodes the old text has (``None``: it had none).
-        new_bytes: the rewritten file.
-        language: its language.
-
-    Returns:
-        ``"line L, column C"`` (1-based) of the first error node of the new
-        tree; for an old text that already had errors, only when the new one
-        has more of them.
-    """
-    new_root = SgRoot(new_bytes.decode("utf-8", errors="replace"), language).root()
-    rule = _error_rule(new_root)
-    first = new_root.find(**rule)
-    if first is None:
-        return ""
-    if old_errors is not None and len(new_root.find_all(**rule)) <= old_errors:
-        return ""
-    pos = first.range().start
-    return f"line {pos.line + 1}, column {pos.column + 1}"
-
-
 @dataclass(frozen=True, kw_only=True)
 class _Planned:
-    """The changes of one file, known while its syntax trees are alive; ``check`` says
+    """The changes of one file, known while its syntax trees are alive.
+
+    The changes of one file, known while its syntax trees are alive; ``check`` says
     whether the new text must be parsed again: ``(language, errors in the old text
-    or None when it had none)``."""
+    or None when it had none)``.
+    """
 
     replacements: tuple[Replacement, ...]
     inner: tuple[Replacement, ...]
@@ -217,7 +188,7 @@ def _plan(
     conflict = _conflict(kept, file)
     if conflict is not None:
         return conflict
-    errors = [_has_error(root) for _, root, _ in found]
+    errors = [has_error(root) for _, root, _ in found]
     if query.skip_parse_errors and any(errors):
         return Outcome(skipped=SkippedFile(path=path, file=file, reason="parse errors"))
     check = _check(query, found, kept, (text, errors), language)
@@ -241,9 +212,12 @@ def _candidates(
     offsets: Offsets,
     records: PatternRecords | None,
 ) -> tuple[list[Candidate], list[Candidate], int]:
-    """Each fixing pattern's changes: kept, nested inside an earlier match of the same
+    """Each fixing pattern's changes: kept, nested, and identity rewrites.
+
+    Each fixing pattern's changes: kept, nested inside an earlier match of the same
     pattern (the CLI skips those too), and how many rewrote a node to itself. A
-    pattern's JSON lines go to ``records`` as numbers (see :func:`op_candidates`)."""
+    pattern's JSON lines go to ``records`` as numbers (see :func:`op_candidates`).
+    """
     newline = detect_newline(text)
     kept: list[Candidate] = []
     nested: list[Candidate] = []
@@ -299,8 +273,11 @@ def _conflict(kept: list[Candidate], file: str) -> Outcome | None:
 def _builder(
     query: Query, text: str, offsets: Offsets, file: str
 ) -> Callable[[Candidate], Replacement]:
-    """Builds the :class:`Replacement` of a change of this file (with its JSON record
-    when the query wants captures)."""
+    """Build the :class:`Replacement` of a change of this file.
+
+    Builds the :class:`Replacement` of a change of this file (with its JSON record
+    when the query wants captures).
+    """
     from xcsh.structural.rules.evaluate import expanded_range
 
     quoted = encode_basestring(file) if query.captures else ""
@@ -352,10 +329,13 @@ def _check(
     source: tuple[str, list[bool]],
     language: str,
 ) -> tuple[str, int | None] | None:
-    """Whether the new text must be parsed again in the file's own language (code
+    """Whether the new text must be parsed again, and how.
+
+    Whether the new text must be parsed again in the file's own language (code
     embedded in HTML is not re-checked): ``(language, errors in the old text)``, or
     ``None`` when every change fits where it goes (``source``: the text and which
-    parsed trees have errors)."""
+    parsed trees have errors).
+    """
     text, errors = source
     mine = query.languages.get(language)
     own = next((i for i, (unit, _, _) in enumerate(found) if unit is mine), None)
@@ -372,7 +352,7 @@ def _check(
     ):
         return None
     old_root = found[own][1]
-    old_errors = len(old_root.find_all(**_error_rule(old_root))) if errors[own] else None
+    old_errors = len(old_root.find_all(**error_rule(old_root))) if errors[own] else None
     return (found[own][0].name, old_errors)
 
 
@@ -380,9 +360,12 @@ def _each(
     candidates: list[Candidate],
     build: Callable[[Candidate], Replacement],
 ) -> tuple[Replacement, ...]:
-    """``build(c)`` for each of ``candidates`` in order, emptying the list as it goes: each
+    """``build(c)`` for each of ``candidates`` in order, emptying the list.
+
+    ``build(c)`` for each of ``candidates`` in order, emptying the list as it goes: each
     node handle (hundreds of bytes in ast-grep-py) is freed once its change is built, so
-    a file of 100,000 changes never holds both all its handles and all its changes."""
+    a file of 100,000 changes never holds both all its handles and all its changes.
+    """
     candidates.reverse()
     built = []
     while candidates:
@@ -400,7 +383,9 @@ def edit_file(
     file: str,
     language: str,
 ) -> Outcome | None:
-    """The edit of one file from the nodes ``found`` in it (per language: its patterns,
+    """The edit of one file, or why it was left out.
+
+    The edit of one file from the nodes ``found`` in it (per language: its patterns,
     tree and active pattern indexes), or why it was left out; ``None`` when nothing
     would change.
 
@@ -414,7 +399,12 @@ def edit_file(
     new_bytes = splice(raw, planned.replacements)
     error = ""
     if planned.check is not None:
-        error = _new_error(planned.check[1], new_bytes, planned.check[0])
+        records = planned.records
+        # a big file's new text is parsed on the other processor while its lines are written
+        check = start_check(new_bytes, *planned.check, background=records is not None)
+        if check.background and records is not None:
+            records.prerender((*planned.replacements, *planned.inner))
+        error = check.verdict()
     if error and not query.keep_broken:
         return Outcome(
             skipped=SkippedFile(
