@@ -65,8 +65,11 @@ class RunLog:
         return str(ends[-1].get("final_text") or "") if ends else ""
 
     def model_seconds(self) -> float:
-        """Seconds spent waiting on the model: each turn's start to its first
-        tool call or, without one, to its end (or :attr:`model_wait` when set)."""
+        """Seconds spent waiting on the model.
+
+        Each turn's start to its first tool call or, without one, to its end
+        (or :attr:`model_wait` when set).
+        """
         if self.model_wait is not None:
             return self.model_wait
         total, started = 0.0, None
@@ -81,8 +84,10 @@ class RunLog:
         return total
 
     def first_turn_seconds(self) -> float | None:
-        """Seconds the first turn's answer took, or None when there was none (or no
-        timed events)."""
+        """Seconds the first turn's answer took.
+
+        None when there was no turn (or no timed events).
+        """
         start = next((e.at for e in self.events if e.type == "turn_start"), None)
         if start is None:
             return None
@@ -109,13 +114,13 @@ class RunLog:
 
 
 def write_settings(home: Path, settings: dict[str, Any]) -> None:
-    """``$XCSH_HOME/settings.toml`` with ``settings`` (str, int and bool values)."""
+    """``$XCSH_HOME/settings.toml`` with ``settings`` (str, int, float and bool values)."""
     home.mkdir(parents=True, exist_ok=True)
     lines = []
     for key, value in settings.items():
         if isinstance(value, bool):
             lines.append(f"{key} = {'true' if value else 'false'}")
-        elif isinstance(value, int):
+        elif isinstance(value, int | float):
             lines.append(f"{key} = {value}")
         else:
             lines.append(f"{key} = {json.dumps(str(value))}")
@@ -135,6 +140,11 @@ def run_xcsh(
     """Run ``xcsh -p PROMPT --mode json`` in ``repo`` with ``XCSH_HOME=home``.
 
     Args:
+        repo: the working folder.
+        home: ``XCSH_HOME`` for the run.
+        base_url: the server (or recording proxy) xcsh talks to.
+        prompt: the task.
+        extra: more command-line arguments.
         stop_when: called with each event; when it returns True the process
             gets SIGTERM (as a person stopping it), and the run is not a timeout.
         timeout: seconds before the harness sends SIGTERM (then SIGKILL).
@@ -205,9 +215,12 @@ _FENCED = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 
 def written_calls(text: str, offered: Sequence[str]) -> list[dict[str, Any]]:
-    """Well-formed tool calls written as text: ``<tool_call>`` (or ``<tools>``) blocks, fenced
-    JSON or bare JSON objects (one or several one after another) or lists of
-    ``{"name": <offered tool>, "arguments": {...}}``."""
+    """Well-formed tool calls written as text.
+
+    Read from ``<tool_call>`` (or ``<tools>``) blocks, fenced JSON or bare
+    JSON objects (one or several one after another) or lists of
+    ``{"name": <offered tool>, "arguments": {...}}``.
+    """
     candidates = [m.group(1) for m in _TOOL_CALL_BLOCK.finditer(text)]
     candidates += [m.group(1) for m in _FENCED.finditer(text)]
     candidates.append(text.strip())
@@ -220,8 +233,10 @@ def written_calls(text: str, offered: Sequence[str]) -> list[dict[str, Any]]:
 
 
 def _json_values(text: str) -> list[Any]:
-    """The JSON values written one after another in ``text``; ``[]`` when anything else
-    is there."""
+    """The JSON values written one after another in ``text``.
+
+    ``[]`` when anything else is there.
+    """
     decoder = json.JSONDecoder()
     values: list[Any] = []
     at = 0

@@ -93,6 +93,7 @@ def build_params(
     forced_tool_choice: bool,
     compatible_server: bool,
     constrain_forced: bool = False,
+    temperature: float | None = None,
 ) -> dict[str, Any]:
     """Keyword arguments for ``AsyncOpenAI().chat.completions.stream``.
 
@@ -112,6 +113,8 @@ def build_params(
             tool (``"required"``: of any offered tool), so a server that
             constrains its output (llama.cpp) can only write that call, as
             JSON text the adapter reads back (:func:`forced_tools`).
+        temperature: sampling temperature to send; None sends none (the
+            server's or provider's default).
     """
     messages: list[ChatMessage] = []
     if request.system:
@@ -144,14 +147,19 @@ def build_params(
     cap = request.max_tokens or max_tokens
     if cap is not None:
         params["max_tokens" if compatible_server else "max_completion_tokens"] = cap
+    if temperature is not None:
+        params["temperature"] = temperature
     if thinking:
         params["reasoning_effort"] = "medium"
     return params
 
 
 def forced_tools(request: ModelRequest) -> list[ToolSpec]:
-    """The tools a forced turn may call: the named one, every offered one for
-    ``"required"``, none when the turn does not force."""
+    """The tools a forced turn may call.
+
+    The named one, every offered one for ``"required"``, none when the turn
+    does not force.
+    """
     choice = request.tool_choice
     if isinstance(choice, ForcedTool):
         return [t for t in request.tools if t.name == choice.name]
