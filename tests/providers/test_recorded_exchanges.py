@@ -21,6 +21,8 @@ from typing import Any
 import pytest
 from provider_support import ReplayServer
 
+from xcsh.agent.profile import REPEATED_CALL_NOTE
+
 XCSH = str(Path(sys.executable).with_name("xcsh"))
 
 MODULE = '''\
@@ -192,3 +194,22 @@ def test_calls_written_in_a_tools_tag_are_read_like_tool_call_blocks(
     assert pushed["label"] == "AST Edit: 4 replacements in 2 files"
     assert server.requests[1]["tool_choice"]["function"]["name"] == "resolve"
     assert (project / "inflection" / "__init__.py").read_text() == MODULE
+
+
+def test_a_search_repeated_with_the_same_arguments_is_answered_with_a_note(
+    project: Path, xcsh_home: Path
+) -> None:
+    # At temperature 0 the model asked for the same grep three turns in a row, then
+    # answered nothing. From its second time on, the result says it is a repeat.
+    prompt = (
+        "Find every call of the function `underscore` in this project (definitions and "
+        "imports do not count). Answer with one line per call, as path:line."
+    )
+    events, server = replay("repeated-grep", prompt, project, xcsh_home)
+    assert [s["name"] for s in of(events, "tool_call_start")] == ["grep", "grep", "grep"]
+    results = [r["messages"][-1] for r in server.requests[1:]]
+    assert [m["role"] for m in results] == ["tool", "tool", "tool"]
+    assert not results[0]["content"].endswith(REPEATED_CALL_NOTE)
+    assert results[1]["content"].endswith("\n" + REPEATED_CALL_NOTE)
+    assert results[2]["content"].endswith("\n" + REPEATED_CALL_NOTE)
+    assert len(server.requests) == 4 and of(events, "run_end")[0]["reason"] == "stop"
