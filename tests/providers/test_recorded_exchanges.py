@@ -91,6 +91,11 @@ RENAME = (
     "definition and every call, tests included. Use ast_edit, then apply the change."
 )
 
+FIND_CALLS = (
+    "Find every call of the function `underscore` in this project (definitions and "
+    "imports do not count). Answer with one line per call, as path:line."
+)
+
 
 def test_a_call_the_model_fenced_as_json_text_is_run_and_goes_back_as_a_call(
     project: Path, xcsh_home: Path
@@ -201,11 +206,7 @@ def test_a_search_repeated_with_the_same_arguments_is_answered_with_a_note(
 ) -> None:
     # At temperature 0 the model asked for the same grep three turns in a row, then
     # answered nothing. From its second time on, the result says it is a repeat.
-    prompt = (
-        "Find every call of the function `underscore` in this project (definitions and "
-        "imports do not count). Answer with one line per call, as path:line."
-    )
-    events, server = replay("repeated-grep", prompt, project, xcsh_home)
+    events, server = replay("repeated-grep", FIND_CALLS, project, xcsh_home)
     assert [s["name"] for s in of(events, "tool_call_start")] == ["grep", "grep", "grep"]
     results = [r["messages"][-1] for r in server.requests[1:]]
     assert [m["role"] for m in results] == ["tool", "tool", "tool"]
@@ -213,3 +214,20 @@ def test_a_search_repeated_with_the_same_arguments_is_answered_with_a_note(
     assert results[1]["content"].endswith("\n" + REPEATED_CALL_NOTE)
     assert results[2]["content"].endswith("\n" + REPEATED_CALL_NOTE)
     assert len(server.requests) == 4 and of(events, "run_end")[0]["reason"] == "stop"
+
+
+def test_a_search_in_a_language_the_project_has_no_file_of_says_so(
+    project: Path, xcsh_home: Path
+) -> None:
+    # The model searched a Python project with `lang: javascript`, was told only
+    # "No matches", and took that for the answer. The result now says why.
+    events, server = replay("search-in-another-language", FIND_CALLS, project, xcsh_home)
+    (start,) = of(events, "tool_call_start")
+    assert start["name"] == "ast_grep" and start["arguments"]["lang"] == "javascript"
+    result = server.requests[1]["messages"][-1]
+    assert result["role"] == "tool"
+    assert result["content"] == (
+        "No matches for `underscore` in 0 files.\n"
+        "No javascript file was in scope, so nothing was searched: leave `lang` out to read "
+        "each file in the language of its extension, or check `path` and `glob`."
+    )

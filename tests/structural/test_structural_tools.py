@@ -666,3 +666,15 @@ async def test_statements_for_a_statement_are_kept_but_not_inside_an_expression(
     assert "whose rewrite would not parse" in result.text and "b.py (line " in result.text
     await resolve(store)
     assert (ws / "a.py").read_text() == "def f(x):\n    log(x)\n    flush()\n"
+
+
+async def test_a_search_in_a_lang_with_no_file_in_scope_says_so(ws: Path) -> None:
+    (ws / "a.py").write_text("print(1)\n")
+    result = await grep(ws, pat=["print($A)"], lang="javascript")
+    assert result.content[0].text.endswith(
+        "\nNo javascript file was in scope, so nothing was searched: leave `lang` out to "
+        "read each file in the language of its extension, or check `path` and `glob`."
+    )
+    assert (await grep(ws, pat=["log($A)"], lang="python")).content[0].text == (
+        "No matches for `log($A)` in 1 file."
+    )

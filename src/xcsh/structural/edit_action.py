@@ -216,9 +216,16 @@ def build_edit_action(
 
 
 def _empty_scope_note(arguments: JsonObject | None) -> str:
-    """Why a preview found nothing when no file was in scope: a small model often sets a
-    ``lang`` the folder has no file of, or a ``path`` that holds none."""
-    lang = arguments.get("lang") if arguments is not None else None
+    """Why a preview found nothing when no file was in scope (:func:`empty_scope_note`)."""
+    return empty_scope_note(arguments.get("lang") if arguments is not None else None)
+
+
+def empty_scope_note(lang: object) -> str:
+    """Why a search or a preview found nothing when no file was in scope.
+
+    A small model often sets a ``lang`` the folder has no file of, or a
+    ``path`` that holds none; ``lang`` is the call's (None when not given).
+    """
     if isinstance(lang, str) and lang:
         return (
             f"No {lang} file was in scope, so nothing was searched: leave `lang` out to read "
@@ -238,9 +245,12 @@ def _nothing_to_apply(notes: list[str], skipped: tuple[LeftOutFile, ...]) -> Edi
 
 @dataclass(frozen=True, kw_only=True)
 class _EditParts:
-    """What the pending action of an edit preview does: apply all or some of its changes,
-    check some of them, preview the edit again (the arguments are those of
-    :func:`build_edit_action`; ``ids`` are the changes', ``typed`` the typed preview)."""
+    """What the pending action of an edit preview does.
+
+    Apply all or some of its changes, check some of them, preview the edit
+    again (the arguments are those of :func:`build_edit_action`; ``ids`` are
+    the changes', ``typed`` the typed preview).
+    """
 
     store: PendingActionStore
     preview: EditPreview

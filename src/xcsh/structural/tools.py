@@ -17,6 +17,7 @@ from xcsh.pending import PendingActionStore
 from xcsh.structural.edit_action import (
     EditAction,
     build_edit_action,
+    empty_scope_note,
     push_edit_preview,
     staged_files,
 )
@@ -205,8 +206,7 @@ def _cancel_check(ctx: ToolCallContext, stopped: threading.Event) -> Callable[[i
 async def _scan_in_thread(
     ctx: ToolCallContext, scan: Callable[..., T], *args: Any, **kwargs: Any
 ) -> T:
-    """``scan(*args, **kwargs, progress=...)`` on a worker thread, stopped when the call
-    is cancelled.
+    """``scan(*args, **kwargs, progress=...)`` on a worker thread, stopped on cancel.
 
     Cancelling the awaiting task (Ctrl-C, SIGTERM, a closed MCP session)
     cannot stop a thread; the progress callback sees the flag set here and
@@ -287,12 +287,18 @@ def create_ast_grep_tool(
 
 
 def _grep_summary(result: SearchResult, params: AstGrepParams, pats: str) -> list[str]:
-    """The lines after the matches: none found (and why a pattern may be wrong), or the
-    total and which of the matches are shown (``pats``: what was searched, for the text)."""
+    """The lines after the matches.
+
+    None found (and why a pattern may be wrong, or that no file was in
+    scope), or the total and which of the matches are shown (``pats``: what
+    was searched, for the text).
+    """
     lines: list[str] = []
     if result.total == 0:
         lines.append(f"No matches for {pats} in {plural(result.files_scanned, 'file')}.")
         lines.extend(error_pattern_note(pat) for pat in result.error_patterns)
+        if result.files_scanned == 0 and not result.skipped:
+            lines.append(empty_scope_note(params.lang))
     else:
         lines.append(
             f"{plural(result.total, 'match', 'matches')} in "
