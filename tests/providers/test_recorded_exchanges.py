@@ -231,3 +231,23 @@ def test_a_search_in_a_language_the_project_has_no_file_of_says_so(
         "No javascript file was in scope, so nothing was searched: leave `lang` out to read "
         "each file in the language of its extension, or check `path` and `glob`."
     )
+
+
+def test_a_rename_written_as_a_call_pattern_that_matched_nothing_names_the_bare_name(
+    project: Path, xcsh_home: Path
+) -> None:
+    # The model renamed with `dasherize($$$A)`, which matches no call written
+    # `inflection.dasherize(...)`, and took "No replacements made" for the answer.
+    prompt = (
+        "Rename the function `dasherize` to `to_dashes` everywhere in this project with ast_edit."
+    )
+    events, server = replay("call-pattern-rename", prompt, project, xcsh_home)
+    (start,) = of(events, "tool_call_start")
+    assert start["arguments"]["ops"] == [{"pat": "dasherize($$$A)", "out": "to_dashes($$$A)"}]
+    result = server.requests[1]["messages"][-1]
+    assert result["content"] == (
+        "No replacements made\n"
+        "`dasherize($$$A)` matches only calls written `dasherize(...)`, not "
+        "`module.dasherize(...)` or `obj.dasherize(...)`; to rename it everywhere "
+        '(definition, calls and imports) use {"pat": "dasherize", "out": "to_dashes"}.'
+    )

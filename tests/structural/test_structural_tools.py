@@ -678,3 +678,16 @@ async def test_a_search_in_a_lang_with_no_file_in_scope_says_so(ws: Path) -> Non
     assert (await grep(ws, pat=["log($A)"], lang="python")).content[0].text == (
         "No matches for `log($A)` in 1 file."
     )
+
+
+async def test_a_call_pattern_that_renames_nothing_names_the_bare_name_rename(ws: Path) -> None:
+    (ws / "a.py").write_text("import m\nm.old(1)\n")
+    store = PendingActionStore()
+    result = await edit(ws, store, ops=[op("old($$$A)", "new($$$A)")])
+    assert result.text == (
+        "No replacements made\n"
+        "`old($$$A)` matches only calls written `old(...)`, not `module.old(...)` or "
+        "`obj.old(...)`; to rename it everywhere (definition, calls and imports) use "
+        '{"pat": "old", "out": "new"}.'
+    )
+    assert store.count == 0

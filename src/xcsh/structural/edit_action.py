@@ -11,6 +11,8 @@ write through :func:`~xcsh.structural.engine.apply_preview`, and whose
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -177,6 +179,8 @@ def build_edit_action(
     if preview.total == 0:
         if preview.files_scanned == 0 and not preview.skipped:
             notes.append(_empty_scope_note(arguments))
+        elif not preview.skipped:
+            notes.extend(bare_call_notes(arguments))
         return _nothing_to_apply(notes, skipped)
     broken = sum(1 for s in preview.skipped if s.reason == BROKEN_REASON)
     label = edit_label(preview.total, len(preview.files), broken)
@@ -213,6 +217,38 @@ def build_edit_action(
         action=parts.action(details),
         result=AgentToolResult(content=[TextContent(text)], details=details),
     )
+
+
+_BARE_CALL = re.compile(r"(?P<name>[A-Za-z_]\w*)\(\$\$\$\w*\)")
+
+
+def bare_call_notes(arguments: JsonObject | None) -> list[str]:
+    """Why an op whose ``pat`` is a call of a bare name (``old($$$A)``) may have matched nothing.
+
+    Such a pattern matches only calls written with the bare name, not
+    ``module.old(...)`` or ``obj.old(...)``; a small model renaming a function
+    often writes it. One line per such op, naming the bare-name rename (when
+    ``out`` is ``new($$$A)``) that changes the definition and every use.
+    """
+    ops = arguments.get("ops") if arguments is not None else None
+    notes: list[str] = []
+    for op in ops if isinstance(ops, list) else []:
+        pat = op.get("pat") if isinstance(op, dict) else None
+        old = _BARE_CALL.fullmatch(pat.strip()) if isinstance(pat, str) else None
+        if old is None or not isinstance(op, dict):
+            continue
+        name = old.group("name")
+        out = op.get("out")
+        new = _BARE_CALL.fullmatch(out.strip()) if isinstance(out, str) else None
+        fix = ""
+        if new is not None:
+            bare = json.dumps({"pat": name, "out": new.group("name")})
+            fix = f"; to rename it everywhere (definition, calls and imports) use {bare}"
+        notes.append(
+            f"`{pat}` matches only calls written `{name}(...)`, not "
+            f"`module.{name}(...)` or `obj.{name}(...)`{fix}."
+        )
+    return notes
 
 
 def _empty_scope_note(arguments: JsonObject | None) -> str:
