@@ -249,5 +249,6 @@ def test_a_rename_written_as_a_call_pattern_that_matched_nothing_names_the_bare_
         "No replacements made\n"
         "`dasherize($$$A)` matches only calls written `dasherize(...)`, not "
         "`module.dasherize(...)` or `obj.dasherize(...)`; to rename it everywhere "
-        '(definition, calls and imports) use {"pat": "dasherize", "out": "to_dashes"}.'
+        "(definition, calls and imports), call ast_edit again with ops "
+        '[{"pat": "dasherize", "out": "to_dashes"}].'
     )

@@ -243,7 +243,10 @@ def bare_call_notes(arguments: JsonObject | None) -> list[str]:
         fix = ""
         if new is not None:
             bare = json.dumps({"pat": name, "out": new.group("name")})
-            fix = f"; to rename it everywhere (definition, calls and imports) use {bare}"
+            fix = (
+                "; to rename it everywhere (definition, calls and imports), call ast_edit "
+                f"again with ops [{bare}]"
+            )
         notes.append(
             f"`{pat}` matches only calls written `{name}(...)`, not "
             f"`module.{name}(...)` or `obj.{name}(...)`{fix}."
