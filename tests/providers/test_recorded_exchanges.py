@@ -21,6 +21,8 @@ from typing import Any
 import pytest
 from provider_support import ReplayServer
 
+from xcsh.agent.profile import REPEATED_CALL_NOTE
+
 XCSH = str(Path(sys.executable).with_name("xcsh"))
 
 MODULE = '''\
@@ -87,6 +89,11 @@ def of(events: list[Any], kind: str) -> list[Any]:
 RENAME = (
     "Rename the function `ordinal` to `ordinal_suffix` everywhere in this project: its "
     "definition and every call, tests included. Use ast_edit, then apply the change."
+)
+
+FIND_CALLS = (
+    "Find every call of the function `underscore` in this project (definitions and "
+    "imports do not count). Answer with one line per call, as path:line."
 )
 
 
@@ -192,3 +199,56 @@ def test_calls_written_in_a_tools_tag_are_read_like_tool_call_blocks(
     assert pushed["label"] == "AST Edit: 4 replacements in 2 files"
     assert server.requests[1]["tool_choice"]["function"]["name"] == "resolve"
     assert (project / "inflection" / "__init__.py").read_text() == MODULE
+
+
+def test_a_search_repeated_with_the_same_arguments_is_answered_with_a_note(
+    project: Path, xcsh_home: Path
+) -> None:
+    # At temperature 0 the model asked for the same grep three turns in a row, then
+    # answered nothing. From its second time on, the result says it is a repeat.
+    events, server = replay("repeated-grep", FIND_CALLS, project, xcsh_home)
+    assert [s["name"] for s in of(events, "tool_call_start")] == ["grep", "grep", "grep"]
+    results = [r["messages"][-1] for r in server.requests[1:]]
+    assert [m["role"] for m in results] == ["tool", "tool", "tool"]
+    assert not results[0]["content"].endswith(REPEATED_CALL_NOTE)
+    assert results[1]["content"].endswith("\n" + REPEATED_CALL_NOTE)
+    assert results[2]["content"].endswith("\n" + REPEATED_CALL_NOTE)
+    assert len(server.requests) == 4 and of(events, "run_end")[0]["reason"] == "stop"
+
+
+def test_a_search_in_a_language_the_project_has_no_file_of_says_so(
+    project: Path, xcsh_home: Path
+) -> None:
+    # The model searched a Python project with `lang: javascript`, was told only
+    # "No matches", and took that for the answer. The result now says why.
+    events, server = replay("search-in-another-language", FIND_CALLS, project, xcsh_home)
+    (start,) = of(events, "tool_call_start")
+    assert start["name"] == "ast_grep" and start["arguments"]["lang"] == "javascript"
+    result = server.requests[1]["messages"][-1]
+    assert result["role"] == "tool"
+    assert result["content"] == (
+        "No matches for `underscore` in 0 files.\n"
+        "No javascript file was in scope, so nothing was searched: leave `lang` out to read "
+        "each file in the language of its extension, or check `path` and `glob`."
+    )
+
+
+def test_a_rename_written_as_a_call_pattern_that_matched_nothing_names_the_bare_name(
+    project: Path, xcsh_home: Path
+) -> None:
+    # The model renamed with `dasherize($$$A)`, which matches no call written
+    # `inflection.dasherize(...)`, and took "No replacements made" for the answer.
+    prompt = (
+        "Rename the function `dasherize` to `to_dashes` everywhere in this project with ast_edit."
+    )
+    events, server = replay("call-pattern-rename", prompt, project, xcsh_home)
+    (start,) = of(events, "tool_call_start")
+    assert start["arguments"]["ops"] == [{"pat": "dasherize($$$A)", "out": "to_dashes($$$A)"}]
+    result = server.requests[1]["messages"][-1]
+    assert result["content"] == (
+        "No replacements made\n"
+        "`dasherize($$$A)` matches only calls written `dasherize(...)`, not "
+        "`module.dasherize(...)` or `obj.dasherize(...)`; to rename it everywhere "
+        "(definition, calls and imports), call ast_edit again with ops "
+        '[{"pat": "dasherize", "out": "to_dashes"}].'
+    )

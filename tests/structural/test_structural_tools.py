@@ -666,3 +666,28 @@ async def test_statements_for_a_statement_are_kept_but_not_inside_an_expression(
     assert "whose rewrite would not parse" in result.text and "b.py (line " in result.text
     await resolve(store)
     assert (ws / "a.py").read_text() == "def f(x):\n    log(x)\n    flush()\n"
+
+
+async def test_a_search_in_a_lang_with_no_file_in_scope_says_so(ws: Path) -> None:
+    (ws / "a.py").write_text("print(1)\n")
+    result = await grep(ws, pat=["print($A)"], lang="javascript")
+    assert result.content[0].text.endswith(
+        "\nNo javascript file was in scope, so nothing was searched: leave `lang` out to "
+        "read each file in the language of its extension, or check `path` and `glob`."
+    )
+    assert (await grep(ws, pat=["log($A)"], lang="python")).content[0].text == (
+        "No matches for `log($A)` in 1 file."
+    )
+
+
+async def test_a_call_pattern_that_renames_nothing_names_the_bare_name_rename(ws: Path) -> None:
+    (ws / "a.py").write_text("import m\nm.old(1)\n")
+    store = PendingActionStore()
+    result = await edit(ws, store, ops=[op("old($$$A)", "new($$$A)")])
+    assert result.text == (
+        "No replacements made\n"
+        "`old($$$A)` matches only calls written `old(...)`, not `module.old(...)` or "
+        "`obj.old(...)`; to rename it everywhere (definition, calls and imports), call ast_edit "
+        'again with ops [{"pat": "old", "out": "new"}].'
+    )
+    assert store.count == 0

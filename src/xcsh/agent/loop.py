@@ -34,7 +34,7 @@ from xcsh.agent.events import (
     TurnStart,
 )
 from xcsh.agent.history import cancelled_result
-from xcsh.agent.profile import compact_spec
+from xcsh.agent.profile import REPEATED_CALL_NOTE, compact_spec, repeats_previous_call
 from xcsh.agent.steering import Steering
 from xcsh.core import (
     AssistantMessage,
@@ -200,6 +200,8 @@ async def execute(
         call = calls[index]
         ctx.emit(ToolCallStart(id=call.id, name=call.name, arguments=call.arguments))
         result = _capped(await _call_tool(ctx, call, turn_began_pending))
+        if ctx.compact:
+            result = _noted_repeat(ctx, call, result)
         results[index] = result
         emit_pushes(ctx.emit, ctx.steering, result)
         store = ctx.steering.store
@@ -256,6 +258,21 @@ async def _call_tool(
         details=outcome.details,
         is_error=outcome.is_error,
     )
+
+
+def _noted_repeat(ctx: LoopContext, call: ToolCall, result: ToolResultMessage) -> ToolResultMessage:
+    """The result, with :data:`REPEATED_CALL_NOTE` after it when it repeats a call.
+
+    Only a read-only call's result that is not an error gets the note, when the
+    call repeats the previous turn's call (compact profile only).
+    """
+    tool = ctx.tools.get(call.name)
+    if result.is_error or tool is None or not tool.read_only:
+        return result
+    if not repeats_previous_call(ctx.history(), call):
+        return result
+    content = [*result.content, TextContent(REPEATED_CALL_NOTE)]
+    return dataclasses.replace(result, content=content)
 
 
 INVALID_ARGUMENTS_SHOWN = 2000

@@ -12,9 +12,10 @@ for a ``--base-url`` server whose context window is at most
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
-from xcsh.core import JsonObject, JsonValue, ToolSpec
+from xcsh.core import AssistantMessage, JsonObject, JsonValue, Message, ToolCall, ToolSpec
 
 Profile = Literal["full", "compact"]
 """What the model is sent: everything, or the compact profile."""
@@ -52,6 +53,33 @@ def choose_profile(
         return "compact" if setting == "compact" else "full"
     small = window is not None and window <= COMPACT_WINDOW
     return "compact" if compatible_server and small else "full"
+
+
+REPEATED_CALL_NOTE = (
+    "This is the same call as your previous one, with the same arguments, and the "
+    "same result. Answer from the results you have, or call a different tool."
+)
+"""Appended, in the compact profile, to the result of a read-only call that repeats the
+call just before it: a small model at temperature 0 otherwise repeats it until it gives up."""
+
+
+def repeats_previous_call(history: Sequence[Message], call: ToolCall) -> bool:
+    """Whether ``call`` has the name and arguments of the last call of the turn before its own.
+
+    ``history`` holds ``call``'s own assistant message (found by the call's id);
+    the turn before is the latest earlier assistant message with calls.
+    False when there is no earlier call or ``call`` is not in ``history``.
+    """
+    own = False
+    for message in reversed(history):
+        if not isinstance(message, AssistantMessage) or not message.tool_calls:
+            continue
+        if not own:
+            own = any(c.id == call.id for c in message.tool_calls)
+            continue
+        last = message.tool_calls[-1]
+        return (last.name, last.arguments) == (call.name, call.arguments)
+    return False
 
 
 DESCRIPTION_CHARS = 200

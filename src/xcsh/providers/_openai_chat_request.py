@@ -58,6 +58,7 @@ class StreamParams(TypedDict, total=False):
     response_format: ResponseFormatJSONSchema
     max_tokens: int
     max_completion_tokens: int
+    temperature: float
     reasoning_effort: ReasoningEffort
 
 
@@ -70,6 +71,7 @@ def build_params(
     forced_tool_choice: bool,
     compatible_server: bool,
     constrain_forced: bool = False,
+    temperature: float | None = None,
 ) -> StreamParams:
     """Keyword arguments for ``AsyncOpenAI().chat.completions.stream``.
 
@@ -89,6 +91,8 @@ def build_params(
             tool (``"required"``: of any offered tool), so a server that
             constrains its output (llama.cpp) can only write that call, as
             JSON text the adapter reads back (:func:`forced_tools`).
+        temperature: sampling temperature to send; None sends none (the
+            server's or provider's default).
     """
     messages: list[ChatCompletionMessageParam] = []
     if request.system:
@@ -113,6 +117,8 @@ def build_params(
         params["max_tokens"] = cap
     elif cap is not None:
         params["max_completion_tokens"] = cap
+    if temperature is not None:
+        params["temperature"] = temperature
     if thinking:
         params["reasoning_effort"] = "medium"
     return params

@@ -37,6 +37,13 @@ DEFAULT_SERVER_MAX_TOKENS = 4096
 """Output cap sent to ``--base-url`` servers when none is configured: a local
 model that never ends a turn would otherwise write until its context is full."""
 
+DEFAULT_SERVER_TEMPERATURE = 0.0
+"""Sampling temperature sent to ``--base-url`` servers when none is configured.
+
+Local servers sample at their own default otherwise (llama.cpp: 0.8), at
+which a small model writes malformed or made-up calls more often; the hosted
+providers are never sent a temperature."""
+
 KEY_ENV: dict[str, str] = {
     "anthropic": "ANTHROPIC_API_KEY",
     "openai": "OPENAI_API_KEY",
@@ -52,6 +59,7 @@ SETTING_KEYS = (
     "max_tokens",
     "forced_tool_choice",
     "text_tool_calls",
+    "temperature",
     "max_retries",
 )
 """The provider keys of settings.toml (``provider``, ``model`` and ``base_url`` are flags too)."""
@@ -84,6 +92,9 @@ class ProviderSettings(BaseModel):
         text_tool_calls: for ``--base-url`` servers, read an answer that is
             exactly one JSON call of an offered tool as that call (small
             models write calls as text); set False to turn it off.
+        temperature: sampling temperature for ``--base-url`` servers (0 to 2);
+            None for :data:`DEFAULT_SERVER_TEMPERATURE`. Never sent to the
+            hosted providers, which keep their own.
         max_retries: SDK retries on rate limits, overloads and 5xx answers.
     """
 
@@ -97,6 +108,7 @@ class ProviderSettings(BaseModel):
     max_tokens: PositiveInt | None = None
     forced_tool_choice: bool = True
     text_tool_calls: bool = True
+    temperature: float | None = Field(default=None, ge=0, le=2)
     max_retries: int = Field(default=3, ge=0, le=10)
 
 
@@ -126,6 +138,7 @@ class StoredProviderSettings(BaseModel):
     max_tokens: PositiveInt | None = None
     forced_tool_choice: bool | None = None
     text_tool_calls: bool | None = None
+    temperature: float | None = Field(default=None, ge=0, le=2)
     max_retries: int | None = Field(default=None, ge=0, le=10)
 
     @classmethod
@@ -142,7 +155,14 @@ class StoredProviderSettings(BaseModel):
 
 
 _TUNING = frozenset(
-    {"thinking", "max_tokens", "forced_tool_choice", "text_tool_calls", "max_retries"}
+    {
+        "thinking",
+        "max_tokens",
+        "forced_tool_choice",
+        "text_tool_calls",
+        "temperature",
+        "max_retries",
+    }
 )
 """The keys only settings.toml sets (no flag, no environment variable)."""
 
@@ -313,6 +333,17 @@ def create_provider(
         thinking=settings.thinking,
         supports_forced_tool_choice=settings.forced_tool_choice,
         text_tool_calls=settings.text_tool_calls,
+        temperature=_server_temperature(settings),
         max_retries=settings.max_retries,
         http_client=http_client,
     )
+
+
+def _server_temperature(settings: ProviderSettings) -> float | None:
+    """The temperature to send: the setting or the default for a ``--base-url`` server.
+
+    None (the provider keeps its own) for the hosted providers, whatever the setting.
+    """
+    if not settings.base_url:
+        return None
+    return DEFAULT_SERVER_TEMPERATURE if settings.temperature is None else settings.temperature

@@ -81,6 +81,9 @@ class OpenAIChatProvider(OpenAIAdapter):
             tool choice; a forced tool is then sent as ``"required"``.
         text_tool_calls: with ``base_url``, read calls of offered tools
             written in an answer's text as calls (:func:`text_tool_calls`).
+        temperature: sampling temperature sent on every request to a
+            ``base_url`` server (None: the server's default); never sent
+            without ``base_url``.
         max_retries: SDK retries on rate limits and 5xx.
         http_client: an ``httpx2.AsyncClient`` to send through (tests inject a
             mock transport here).
@@ -101,6 +104,7 @@ class OpenAIChatProvider(OpenAIAdapter):
         thinking: bool = False,
         supports_forced_tool_choice: bool = True,
         text_tool_calls: bool = True,
+        temperature: float | None = None,
         max_retries: int = 3,
         http_client: httpx2.AsyncClient | None = None,
     ) -> None:
@@ -108,6 +112,7 @@ class OpenAIChatProvider(OpenAIAdapter):
         self.supports_forced_tool_choice = supports_forced_tool_choice
         self.compatible_server = base_url is not None
         self.text_tool_calls = text_tool_calls and self.compatible_server
+        self.temperature = temperature if self.compatible_server else None
         # a forced turn carries the JSON Schema of the allowed calls until the
         # server refuses it once (HTTP 400); the answer is read from its text
         self.constrain_forced = self.text_tool_calls
@@ -150,6 +155,7 @@ class OpenAIChatProvider(OpenAIAdapter):
             forced_tool_choice=self.supports_forced_tool_choice,
             compatible_server=self.base_url is not None,
             constrain_forced=self.constrain_forced,
+            temperature=self.temperature,
         )
 
     async def _events(

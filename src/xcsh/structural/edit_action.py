@@ -11,6 +11,8 @@ write through :func:`~xcsh.structural.engine.apply_preview`, and whose
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -176,6 +178,8 @@ def build_edit_action(
     if preview.total == 0:
         if preview.files_scanned == 0 and not preview.skipped:
             notes.append(_empty_scope_note(arguments))
+        elif not preview.skipped:
+            notes.extend(bare_call_notes(arguments))
         return _nothing_to_apply(notes, skipped)
     label = _label(preview)
     preview_id = store.new_preview_id()
@@ -229,13 +233,52 @@ def _overlap(store: PendingActionStore, typed: Preview) -> list[str]:
     return [note] if note is not None else []
 
 
-def _empty_scope_note(arguments: JsonObject | None) -> str:
-    """The note for a preview with no file in scope.
+_BARE_CALL = re.compile(r"(?P<name>[A-Za-z_]\w*)\(\$\$\$\w*\)")
 
-    Why a preview found nothing when no file was in scope: a small model often sets a
-    ``lang`` the folder has no file of, or a ``path`` that holds none.
+
+def bare_call_notes(arguments: JsonObject | None) -> list[str]:
+    """Why an op whose ``pat`` is a call of a bare name (``old($$$A)``) may have matched nothing.
+
+    Such a pattern matches only calls written with the bare name, not
+    ``module.old(...)`` or ``obj.old(...)``; a small model renaming a function
+    often writes it. One line per such op, naming the bare-name rename (when
+    ``out`` is ``new($$$A)``) that changes the definition and every use.
     """
-    lang = arguments.get("lang") if arguments is not None else None
+    ops = arguments.get("ops") if arguments is not None else None
+    notes: list[str] = []
+    for op in ops if isinstance(ops, list) else []:
+        pat = op.get("pat") if isinstance(op, dict) else None
+        old = _BARE_CALL.fullmatch(pat.strip()) if isinstance(pat, str) else None
+        if old is None or not isinstance(op, dict):
+            continue
+        name = old.group("name")
+        out = op.get("out")
+        new = _BARE_CALL.fullmatch(out.strip()) if isinstance(out, str) else None
+        fix = ""
+        if new is not None:
+            bare = json.dumps({"pat": name, "out": new.group("name")})
+            fix = (
+                "; to rename it everywhere (definition, calls and imports), call ast_edit "
+                f"again with ops [{bare}]"
+            )
+        notes.append(
+            f"`{pat}` matches only calls written `{name}(...)`, not "
+            f"`module.{name}(...)` or `obj.{name}(...)`{fix}."
+        )
+    return notes
+
+
+def _empty_scope_note(arguments: JsonObject | None) -> str:
+    """Why a preview found nothing when no file was in scope (:func:`empty_scope_note`)."""
+    return empty_scope_note(arguments.get("lang") if arguments is not None else None)
+
+
+def empty_scope_note(lang: object) -> str:
+    """Why a search or a preview found nothing when no file was in scope.
+
+    A small model often sets a ``lang`` the folder has no file of, or a
+    ``path`` that holds none; ``lang`` is the call's (None when not given).
+    """
     if isinstance(lang, str) and lang:
         return (
             f"No {lang} file was in scope, so nothing was searched: leave `lang` out to read "

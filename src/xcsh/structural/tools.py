@@ -17,6 +17,7 @@ from xcsh.pending import PendingActionStore
 from xcsh.structural.edit_action import (
     EditAction,
     build_edit_action,
+    empty_scope_note,
     push_edit_preview,
     staged_files,
 )
@@ -297,12 +298,18 @@ def create_ast_grep_tool(
 
 
 def _grep_summary(result: SearchResult, params: AstGrepParams, pats: str) -> list[str]:
-    """The lines after the matches: none found (and why a pattern may be wrong), or the
-    total and which of the matches are shown (``pats``: what was searched, for the text)."""
+    """The lines after the matches.
+
+    None found (and why a pattern may be wrong, or that no file was in
+    scope), or the total and which of the matches are shown (``pats``: what
+    was searched, for the text).
+    """
     lines: list[str] = []
     if result.total == 0:
         lines.append(f"No matches for {pats} in {plural(result.files_scanned, 'file')}.")
         lines.extend(error_pattern_note(pat) for pat in result.error_patterns)
+        if result.files_scanned == 0 and not result.skipped:
+            lines.append(empty_scope_note(params.lang))
     else:
         lines.append(
             f"{plural(result.total, 'match', 'matches')} in "
