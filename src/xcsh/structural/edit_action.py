@@ -176,11 +176,7 @@ def build_edit_action(
     notes = edit_notes(preview, broken_flag)
     skipped = tuple(LeftOutFile(file=s.file, reason=s.reason) for s in preview.skipped)
     if preview.total == 0:
-        if preview.files_scanned == 0 and not preview.skipped:
-            notes.append(_empty_scope_note(arguments))
-        elif not preview.skipped:
-            notes.extend(bare_call_notes(arguments))
-        return _nothing_to_apply(notes, skipped)
+        return _nothing_to_apply(_why_nothing(preview, arguments, notes), skipped)
     label = _label(preview)
     preview_id = store.new_preview_id()
     ids = _change_ids(store, preview, previous)
@@ -214,6 +210,19 @@ def build_edit_action(
         action=parts.action(details),
         result=AgentToolResult(content=[TextContent(text)], details=details),
     )
+
+
+def _why_nothing(preview: EditPreview, arguments: JsonObject | None, notes: list[str]) -> list[str]:
+    """The notes of a preview that replaced nothing, with why, where that can be told.
+
+    No file in scope gets :func:`empty_scope_note`; files searched without a match get
+    :func:`bare_call_notes`; a preview that left files out already says why in ``notes``.
+    """
+    if preview.skipped:
+        return notes
+    if preview.files_scanned == 0:
+        return [*notes, _empty_scope_note(arguments)]
+    return [*notes, *bare_call_notes(arguments)]
 
 
 def _label(preview: EditPreview) -> str:
