@@ -191,10 +191,12 @@ _OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 
 
 def is_output_error(exc: BaseException) -> bool:
-    """Whether ``exc`` is a failure to write the output stream rather than a named file:
-    a :class:`UnicodeEncodeError`, or an :class:`OSError` without a file name saying
-    the device is full, over quota or failing (``ENOSPC``, ``EDQUOT``, ``EFBIG``, ``EIO``),
-    or ``EBADF`` while standard output is open for reading only (``1</dev/null``)."""
+    """Whether ``exc`` is a failure to write the output stream rather than a named file.
+
+    That is a :class:`UnicodeEncodeError`, or an :class:`OSError` without a file name
+    saying the device is full, over quota or failing (``ENOSPC``, ``EDQUOT``, ``EFBIG``,
+    ``EIO``), or ``EBADF`` while standard output is open for reading only (``1</dev/null``).
+    """
     if isinstance(exc, UnicodeEncodeError):
         return True
     if not isinstance(exc, OSError) or exc.filename is not None:

@@ -40,6 +40,7 @@ NO_TUI_MESSAGE = (
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``xcsh`` argument parser: the agent's options, the subcommands listed in the help."""
     parser = Parser(
         prog="xcsh",
         description="A coding agent whose destructive tools preview first.",
@@ -100,6 +101,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
+    """Run ``xcsh`` with the arguments ``argv`` (without the program name).
+
+    Prints the version, opens the terminal UI when no prompt is given, or runs the
+    agent once on the prompt.
+
+    Returns:
+        The process exit code: 0 on success, 1 when xcsh refused to run (a provider's
+        configuration, for one), 2 for a usage error, 130 when cancelled; the message
+        is on stderr.
+    """
     args = build_parser().parse_args(argv)
     if args.version:
         from xcsh import __version__
@@ -336,8 +347,11 @@ def _json_header(opened: OpenedSession) -> dict[str, object]:
 
 
 def _show_text_start(opened: OpenedSession, err_console: Console) -> None:
-    """In text mode: the instructions read, custom tools that failed to load, and
-    what resuming did to the pending previews."""
+    """In text mode, report on stderr what the run starts from.
+
+    That is the instructions read, custom tools that failed to load, and what resuming
+    did to the pending previews.
+    """
     from xcsh.cli.print_output import instructions_lines
     from xcsh.ui import detect_style, render_preview
 
@@ -372,8 +386,11 @@ def _finish_text(
     out: TextIO,
     err_console: Console,
 ) -> None:
-    """In text mode: the answer on stdout, then why the run stopped (unless already
-    shown) and the session's id and usage on stderr."""
+    """In text mode, report how the run ended.
+
+    The answer goes on stdout; then why the run stopped (unless already shown) and the
+    session's id and usage go on stderr.
+    """
     from xcsh.ui import detect_style, visible
     from xcsh.ui.usage import usage_text
 

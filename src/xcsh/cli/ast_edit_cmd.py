@@ -187,8 +187,11 @@ def main(argv: list[str]) -> int:
 
 
 def run(options: EditOptions) -> int:
-    """Preview, decide and resolve as ``options`` say (a pattern and rewrite, or rules
-    with fixes: ``--rule`` or ``xcsh scan --fix``); the exit code."""
+    """Preview, decide and resolve as ``options`` say; returns the exit code.
+
+    ``options`` hold a pattern and rewrite, or rules with fixes (``--rule`` or
+    ``xcsh scan --fix``).
+    """
     # -i asks about each change: refuse before the (possibly long) preview when it cannot ask
     if options.interactive and options.json:
         error("-i asks about each change and --json never asks: use one of them.")
@@ -260,9 +263,11 @@ def _show_and_resolve(
     *,
     undo: str,
 ) -> int:
-    """Show the pending edit (``pending``: the store and its top action), decide (ask,
-    ``--yes`` or ``--dry-run``) and resolve it; the exit code (``undo``: the command
-    that takes the apply back)."""
+    """Show the pending edit, decide on it and resolve it; returns the exit code.
+
+    ``pending`` is the store and its top action; the decision comes from asking,
+    ``--yes`` or ``--dry-run``; ``undo`` is the command that takes the apply back.
+    """
     store, action = pending
     try:
         _show(options, preview, action, out)
@@ -293,9 +298,10 @@ def _show_and_resolve(
 
 
 def _open_journal(root: Path, *, settle: bool) -> Journal:
-    """The undo journal of the workspace ``root``, after settling any apply a crash
-    interrupted; with ``settle=False`` (``--dry-run`` changes nothing) such an apply is
-    only reported.
+    """The undo journal of the workspace ``root``, after settling an interrupted apply.
+
+    An apply a crash interrupted is settled first; with ``settle=False`` (``--dry-run``
+    changes nothing) such an apply is only reported.
 
     Raises:
         UsageError: a retention setting in settings.toml is invalid.
@@ -374,8 +380,10 @@ def _decide(options: EditOptions, action: PendingAction) -> tuple[Decision | Non
 
 
 def _notes(details: AstEditDetails | None) -> list[str]:
-    """The preview's notes (nested matches, limit, skipped files), one line each, led by
-    ``No replacements made`` when the edit changes nothing."""
+    """The preview's notes (nested matches, limit, skipped files), one line each.
+
+    They are led by ``No replacements made`` when the edit changes nothing.
+    """
     if details is None:
         return []
     head = ["No replacements made"] if details.preview is None else []

@@ -161,8 +161,11 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
 
 
 def run(options: SearchOptions, *, owns_process: bool = False) -> int:
-    """Search as ``options`` say (a pattern, or rules: ``--rule`` or ``xcsh scan``'s);
-    ``owns_process`` as for :func:`main`."""
+    """Search as ``options`` say; returns the exit code.
+
+    ``options`` hold a pattern, or rules (``--rule`` or ``xcsh scan``'s);
+    ``owns_process`` as for :func:`main`.
+    """
     try:
         check_limit(options.limit)
         return _search(options, owns_process=owns_process)
@@ -251,8 +254,10 @@ def _search_path(
     tally: _Tally,
     bar: ScanProgress,
 ) -> None:
-    """Search one PATH (``place``: its scope and how its records name files), printing
-    up to the limit that remains and adding to ``tally``."""
+    """Search one PATH, printing up to the limit that remains and adding to ``tally``.
+
+    ``place`` is the PATH's scope and how its records name files.
+    """
     where, form = place
     remaining = None if options.limit is None else options.limit - tally.found
     cap = None if remaining is None else remaining + 1
@@ -311,8 +316,10 @@ def _search_end(
     workspace: tuple[str, list[str]],
     trees: list[object] | None,
 ) -> int:
-    """What a finished search says on stderr, and its exit code (``workspace``: the
-    root and the PATHs as the engine sees them)."""
+    """What a finished search says on stderr, and its exit code.
+
+    ``workspace`` is the root and the PATHs as the engine sees them.
+    """
     found = tally.found
     if tally.more:
         noun = "match" if found == 1 else "matches"

@@ -16,6 +16,7 @@ EXIT_TIMED_OUT = 124
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``xcsh check`` argument parser; its description states the exit codes."""
     parser = Parser(
         prog="xcsh check",
         description=(

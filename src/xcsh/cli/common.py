@@ -98,9 +98,10 @@ JSON_STYLES = ("pretty", "stream", "compact")
 
 
 def split_json_style(argv: Sequence[str]) -> tuple[list[str], str]:
-    """``argv`` with ``--json=STYLE`` turned into ``--json``, and the style (``stream`` when
-    none is given). As in ``ast-grep``, the style is attached with ``=``, so a PATH
-    after a bare ``--json`` stays a PATH.
+    """Split ``--json=STYLE`` off ``argv``: the arguments with a bare ``--json``, and the style.
+
+    The style is ``stream`` when none is given. As in ``ast-grep``, the style is
+    attached with ``=``, so a PATH after a bare ``--json`` stays a PATH.
 
     Raises:
         UsageError: an unknown style.
@@ -248,8 +249,10 @@ def error(message: str | Exception) -> None:
 
 
 def warn_interrupted(root: str) -> None:
-    """For commands that must not write (searches, ``--dry-run``): say on stderr when an
-    apply in the workspace ``root`` was interrupted and is waiting for ``xcsh recover``.
+    """Say on stderr when an apply in the workspace ``root`` awaits ``xcsh recover``.
+
+    For commands that must not write (searches, ``--dry-run``): an interrupted apply
+    is reported, not settled.
 
     Settles nothing. Costs one folder listing when there is nothing to say.
     """

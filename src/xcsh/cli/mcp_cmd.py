@@ -33,6 +33,7 @@ DEFAULT_PORT = 8765
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``xcsh mcp`` argument parser; its description says what is served and how."""
     parser = Parser(
         prog="xcsh mcp",
         description=(
@@ -173,6 +174,15 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
 
 
 def main(argv: list[str]) -> int:
+    """Run ``xcsh mcp`` with the arguments ``argv`` (after the subcommand).
+
+    Serves the preview-first tools to MCP clients on stdio, or over HTTP with
+    ``--http``, until the clients leave.
+
+    Returns:
+        The process exit code: 0 after a clean end, 2 for a usage error (the message
+        is on stderr).
+    """
     args = build_parser().parse_args(argv)
     from xcsh.sandbox import make_undumpable
 

@@ -115,8 +115,10 @@ def _strict_setting() -> bool:
 
 
 def main(argv: list[str], *, owns_process: bool = False) -> int:
-    """Run ``xcsh scan``; returns the exit code (``owns_process``: as for
-    :func:`xcsh.cli.ast_grep_cmd.main`)."""
+    """Run ``xcsh scan``; returns the exit code.
+
+    ``owns_process``: as for :func:`xcsh.cli.ast_grep_cmd.main`.
+    """
     parser = build_parser()
     try:
         argv, style = split_json_style(argv)

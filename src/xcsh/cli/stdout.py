@@ -35,9 +35,12 @@ process writing to the same pipe, never cuts a record of ASCII text in two."""
 
 
 def block_size(stream: TextIO) -> int:
-    """How many characters :class:`BlockWriter` gathers for ``stream``: 0 on a terminal,
-    :data:`PIPE_BLOCK_CHARS` for a pipe or socket, else :data:`FILE_BLOCK_CHARS`;
-    0 for a stream with no file descriptor (what a caller put in ``sys.stdout``)."""
+    """How many characters :class:`BlockWriter` gathers for ``stream``.
+
+    0 on a terminal, :data:`PIPE_BLOCK_CHARS` for a pipe or socket, else
+    :data:`FILE_BLOCK_CHARS`; 0 for a stream with no file descriptor (what a caller
+    put in ``sys.stdout``).
+    """
     try:
         if stream.isatty():
             return 0
@@ -129,10 +132,13 @@ class JsonArray:
 
 
 def is_own_process() -> bool:
-    """Whether this process may be ended by :func:`end_process`: nothing outside xcsh
-    watches it (no profiler, tracer or debugger: ``sys.getprofile``/``sys.gettrace``)
-    and no exit handler was registered before xcsh started (by a wrapper script or a
-    tool such as coverage). Called when ``xcsh.cli.main`` starts."""
+    """Whether this process may be ended by :func:`end_process`.
+
+    True when nothing outside xcsh watches it (no profiler, tracer or debugger:
+    ``sys.getprofile``/``sys.gettrace``) and no exit handler was registered before
+    xcsh started (by a wrapper script or a tool such as coverage). Called when
+    ``xcsh.cli.main`` starts.
+    """
     count = getattr(atexit, "_ncallbacks", None)  # CPython's count of exit handlers
     return (
         count is not None and count() == 0 and sys.gettrace() is None and sys.getprofile() is None

@@ -25,6 +25,7 @@ NO_TERMINAL_HINT = (
 
 
 def is_terminal(stream: TextIO) -> bool:
+    """Whether ``stream`` is a terminal; False when it is closed or cannot tell."""
     try:
         return stream.isatty()
     except (AttributeError, ValueError):  # closed or replaced by something odd
@@ -61,7 +62,6 @@ def terminal_tool_approval(stdin: TextIO, prompt_out: TextIO) -> ToolApprovalHoo
 
     Clear answers only (``y``, ``n`` or ``n REASON``); others are asked again.
     """
-
     from xcsh.tui.approval import ask_plain
     from xcsh.ui import make_console
 

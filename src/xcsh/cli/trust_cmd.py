@@ -18,6 +18,7 @@ from xcsh.plugins import project_tools_dir, trust_folder, trusted_folders, untru
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``xcsh trust`` argument parser: a folder, and ``--list`` or ``--remove``."""
     parser = Parser(
         prog="xcsh trust",
         description=(
@@ -33,6 +34,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
+    """Run ``xcsh trust`` with the arguments ``argv`` (after the subcommand).
+
+    Trusts the folder given (the current folder by default), stops trusting it
+    (``--remove``) or lists the trusted folders (``--list``).
+
+    Returns:
+        The process exit code: 0 on success, 2 when the trust file cannot be read or
+        written or the folder cannot be trusted (the message is on stderr).
+    """
     args = build_parser().parse_args(argv)
     folder = args.path or os.getcwd()
     try:
