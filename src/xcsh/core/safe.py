@@ -1,4 +1,4 @@
-"""Making untrusted text safe to show on a terminal.
+r"""Making untrusted text safe to show on a terminal.
 
 Everything xcsh shows comes partly from places it does not control: file
 contents and file names in diffs, preview labels written by custom tools,
@@ -15,7 +15,7 @@ Notation (as ``cat -v`` for the C0 range):
   ``BEL`` -> ``^G``, ``DEL`` -> ``^?``;
 - C1 controls (U+0080-U+009F, which some terminals obey like ``ESC``) and the
   Unicode bidirectional overrides and isolates (which reorder what is shown,
-  "Trojan Source") become ``\\x9b`` / ``\\u202e`` escapes.
+  "Trojan Source") become ``\x9b`` / ``\u202e`` escapes.
 
 Newline and tab are kept where a caller says so (the default), since they
 only lay text out. JSON output never goes through here: it stays exact.
@@ -47,7 +47,7 @@ def _notation(char: str) -> str:
 
 
 def visible(text: str, *, keep: str = "\n\t") -> str:
-    """``text`` with every control character shown as visible notation.
+    r"""``text`` with every control character shown as visible notation.
 
     Args:
         text: any text from outside xcsh (file contents, names, tool or model output).
@@ -56,7 +56,7 @@ def visible(text: str, *, keep: str = "\n\t") -> str:
 
     Returns:
         The same text where it holds no control characters (the common case,
-        returned as is); otherwise each one replaced, e.g. ``"a\\x1b[2Kb"`` gives
+        returned as is); otherwise each one replaced, e.g. ``"a\x1b[2Kb"`` gives
         ``"a^[[2Kb"``.
     """
     if not _UNSAFE.search(text):
@@ -75,7 +75,9 @@ def has_control(text: str) -> bool:
 
 
 def format_arguments(arguments: Mapping[str, JsonValue], width: int) -> str:
-    """A tool call's arguments as compact JSON on one line, cut to ``width`` characters
-    (the cut ends with ``...``). Control characters come out as JSON escapes."""
+    """A tool call's arguments as compact JSON on one line, cut to ``width`` characters.
+
+    The cut ends with ``...``. Control characters come out as JSON escapes.
+    """
     text = json.dumps(arguments, ensure_ascii=False)
     return text if len(text) <= width else text[: width - 3] + "..."

@@ -93,8 +93,10 @@ def coerce_result(value: object) -> AgentToolResult | None:
 
 
 def coerce_tool_result(value: object) -> AgentToolResult:
-    """Accept what a tool's ``run``/``execute`` returns: like :func:`coerce_result`
-    but ``None`` is refused, since every tool call must give the model a result.
+    """Accept what a tool's ``run``/``execute`` returns, refusing ``None``.
+
+    Like :func:`coerce_result`, but ``None`` is refused, since every tool call must
+    give the model a result.
 
     Raises:
         TypeError: ``None`` or any other unaccepted value; the message names
@@ -265,21 +267,41 @@ ToolGuard = Callable[[Mapping[str, object]], Awaitable[None]]
 
 
 class Tool(Protocol):
-    """Any tool, whatever its parameters' and details' types: what the agent, the
-    front ends and the MCP server use of an :class:`AgentTool` (which is one)."""
+    """Any tool, whatever its parameters' and details' types.
+
+    It is what the agent, the front ends and the MCP server use of an
+    :class:`AgentTool` (which is one).
+    """
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """The name the model calls the tool by."""
+        ...
+
     @property
-    def label(self) -> str: ...
+    def label(self) -> str:
+        """The short human-readable name front ends show for the tool."""
+        ...
+
     @property
-    def description(self) -> str: ...
+    def description(self) -> str:
+        """What the model reads about the tool."""
+        ...
+
     @property
-    def parameters(self) -> ParametersSpec: ...
+    def parameters(self) -> ParametersSpec:
+        """The tool's arguments: a pydantic model or a JSON Schema mapping."""
+        ...
+
     @property
-    def hidden(self) -> bool: ...
+    def hidden(self) -> bool:
+        """True for a runtime tool a user does not select (``resolve``)."""
+        ...
+
     @property
-    def read_only(self) -> bool: ...
+    def read_only(self) -> bool:
+        """True when the tool never changes anything outside xcsh."""
+        ...
 
     def json_schema(self) -> JsonObject:
         """The parameters as a JSON Schema object."""
@@ -405,8 +427,10 @@ class AgentTool(Generic[P, R]):
             raise ToolError(f"Tool '{self.name}' returned a bad result: {exc}.") from exc
 
     def guarded(self, guard: ToolGuard) -> AgentTool[P, R]:
-        """The same tool, with ``guard`` awaited on each call's validated arguments
-        (a dict) before ``run``; what ``guard`` raises fails the call unrun."""
+        """The same tool, with ``guard`` awaited on each call's validated arguments before ``run``.
+
+        ``guard`` gets the arguments as a dict; what it raises fails the call unrun.
+        """
         inner = self.run
 
         async def run(params: P, ctx: ToolCallContext) -> AgentToolResult[R]:
@@ -431,9 +455,11 @@ def _argument_values(params: object) -> dict[str, object]:
 
 
 def _model_facing(schema: JsonObject) -> JsonObject:
-    """Drop what pydantic takes from class docstrings and names: those are written
-    for developers, while the model reads the tool's description and each field's
-    ``description``."""
+    """Drop what pydantic takes from class docstrings and names.
+
+    Those are written for developers, while the model reads the tool's description
+    and each field's ``description``.
+    """
     for key in ("title", "description"):
         schema.pop(key, None)
     definitions = schema.get("$defs", {})

@@ -1,5 +1,7 @@
-"""Counts and lists in messages, worded once for every layer: ``1 turn``, ``3 turns``
-(never ``1 turns``), ``a.py, b.py and 3 more``."""
+"""Counts and lists in messages, worded once for every layer.
+
+For example ``1 turn``, ``3 turns`` (never ``1 turns``), ``a.py, b.py and 3 more``.
+"""
 
 from __future__ import annotations
 

@@ -57,21 +57,27 @@ def user_tools_dir(home: str | Path | None = None) -> Path:
 
 
 def candidates_in(folder: Path, source: ToolSource) -> list[ToolCandidate]:
-    """Tool modules directly inside ``folder``, sorted by name; ``[]`` if it does
-    not exist or cannot be listed (:func:`folder_problem` says why)."""
+    """Tool modules directly inside ``folder``, sorted by name.
+
+    ``[]`` if it does not exist or cannot be listed (:func:`folder_problem` says why).
+    """
     return scan_folder(folder, source)[0]
 
 
 def folder_problem(folder: Path) -> str | None:
-    """Why ``folder`` cannot hold tools although something is there, or ``None``
-    (it is a listable folder, or nothing exists at that path)."""
+    """Why ``folder`` cannot hold tools although something is there, or ``None``.
+
+    ``None`` when it is a listable folder, or nothing exists at that path.
+    """
     return scan_folder(folder, "user")[1]
 
 
 def scan_folder(folder: Path, source: ToolSource) -> tuple[list[ToolCandidate], str | None]:
-    """The tool modules in ``folder`` and, when the path exists but cannot be
-    listed (a file, a folder without permission), a message saying so and how
-    to fix it. A missing folder is no problem: ``([], None)``."""
+    """The tool modules in ``folder``, and a message when it exists but cannot be listed.
+
+    The message (for a file, or a folder without permission) says how to fix it.
+    A missing folder is no problem: ``([], None)``.
+    """
     try:
         entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
     except FileNotFoundError:
@@ -105,8 +111,11 @@ def same_folder(a: Path, b: Path) -> bool:
 def project_tool_candidates(
     cwd: str | Path, *, home: str | Path | None = None
 ) -> list[ToolCandidate]:
-    """The project's tool modules; ``[]`` when the project folder *is* the user folder
-    (working in the parent of ``$XCSH_HOME``), whose tools load as user tools."""
+    """The project's tool modules.
+
+    ``[]`` when the project folder *is* the user folder (working in the parent of
+    ``$XCSH_HOME``), whose tools load as user tools.
+    """
     folder = project_tools_dir(cwd)
     if same_folder(folder, user_tools_dir(home)):
         return []

@@ -41,6 +41,7 @@ class Imported:
 
 
 def entry_points() -> list[importlib.metadata.EntryPoint]:
+    """The installed entry points of xcsh's tool group, sorted by name and value."""
     found = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
     return sorted(found, key=lambda ep: (ep.name, ep.value))
 
@@ -64,15 +65,27 @@ def installed_inside(entry_point: importlib.metadata.EntryPoint, folder: Path) -
 
 
 class Importer:
+    """Imports custom tool modules and entry points, recording each outcome in ``steps``.
+
+    Attributes:
+        cwd: the workspace folder the tools are loaded for.
+        steps: what each import gave, in order: an :class:`Imported` or a :class:`LoadError`.
+    """
+
     def __init__(self, *, cwd: Path) -> None:
         self.cwd = cwd
         self.steps: list[Imported | LoadError] = []
 
     def error(self, path: str, message: str, source: ToolSource) -> None:
+        """Record (and log) that the tool at ``path`` from ``source`` failed with ``message``."""
         _log.info("custom tool %s (%s): %s", path, source, message)
         self.steps.append(LoadError(path=path, error=message, source=source))
 
     def import_module_file(self, candidate: ToolCandidate) -> None:
+        """Import the tool module ``candidate`` under a fresh module name and record the outcome.
+
+        Nothing is raised: a module that fails to import is recorded as a :class:`LoadError`.
+        """
         path = str(candidate.path)
         stem = re.sub(r"\W", "_", candidate.path.stem)
         module_name = f"_xcsh_tool_{candidate.source}_{next(_module_counter)}_{stem}"
@@ -117,6 +130,10 @@ class Importer:
         )
 
     def import_entry_point(self, entry_point: importlib.metadata.EntryPoint) -> None:
+        """Load ``entry_point`` and record the outcome.
+
+        Nothing is raised: an entry point that fails to load is recorded as a :class:`LoadError`.
+        """
         path = entry_point_path(entry_point)
         try:
             target = entry_point.load()
@@ -133,6 +150,11 @@ class Importer:
     def untrusted_entry_point(
         self, entry_point: importlib.metadata.EntryPoint, where: Path, folder: Path
     ) -> None:
+        """Record that ``entry_point`` was not loaded: it is installed inside ``folder``.
+
+        ``where`` is where its distribution is installed; the message recorded says
+        how to trust the project folder.
+        """
         message = (
             f"not loaded: it is installed inside the project folder ({where}), so it is code "
             f"from the repository. {how_to_trust(folder.resolve())}"
@@ -148,6 +170,7 @@ class Importer:
 
 
 def entry_point_path(entry_point: importlib.metadata.EntryPoint) -> str:
+    """How messages name ``entry_point``: its value, its name and its distribution."""
     dist = entry_point.dist.name if entry_point.dist is not None else "unknown distribution"
     return f"{entry_point.value} (entry point {entry_point.name} of {dist})"
 

@@ -186,8 +186,10 @@ async def _start(
     *,
     piped_stdin: bool,
 ) -> tuple[SupervisedProcess, tuple[int, int, int]]:
-    """Start ``argv`` with its output on pipes; the process and the parent's ends of
-    them (stdout, stderr, and stdin's write end, ``-1`` when stdin is ``/dev/null``).
+    """Start ``argv`` with its output on pipes; the process and the parent's ends of them.
+
+    The ends are stdout, stderr, and stdin's write end (``-1`` when stdin is
+    ``/dev/null``).
 
     Raises:
         ToolError: the command cannot be started (the message names it and ``cwd``).

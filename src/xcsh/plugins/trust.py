@@ -70,8 +70,10 @@ class TrustRecord:
 
 
 def tools_fingerprint(folder: str | Path) -> str:
-    """``sha256:<hex>`` of every file under ``folder``'s ``.xcsh/tools/`` (names and bytes),
-    and of its ``.xcsh/settings.toml`` when there is one (its ``check`` runs code too).
+    """``sha256:<hex>`` of the code in ``folder``'s ``.xcsh/``: tools and settings.
+
+    That is every file under ``.xcsh/tools/`` (names and bytes), and
+    ``.xcsh/settings.toml`` when there is one (its ``check`` runs code too).
 
     Files are taken in sorted order of their relative paths, compiled code
     (``__pycache__/*.pyc``) included: bytecode planted there is code too, so it
@@ -110,8 +112,11 @@ class _TrustEntry(pydantic.BaseModel):
 
 
 class _TrustFile(pydantic.BaseModel):
-    """The trust file: its ``version`` and its ``folders``; an entry without a text
-    ``path`` is left out, as is every entry when ``folders`` is not a list."""
+    """The trust file: its ``version`` and its ``folders``.
+
+    An entry without a text ``path`` is left out, as is every entry when ``folders``
+    is not a list.
+    """
 
     version: JsonValue = None
     folders: JsonValue = []
@@ -203,8 +208,10 @@ def trust_state(folder: str | Path, home: str | Path | None = None) -> str:
 
 
 def is_trusted(folder: str | Path, home: str | Path | None = None) -> bool:
-    """True when ``folder`` (by real path) was trusted with :func:`trust_folder` and
-    its ``.xcsh/tools/`` still holds what it held then (:func:`tools_fingerprint`).
+    """True when ``folder`` (by real path) is trusted and its tools are unchanged.
+
+    That is, it was trusted with :func:`trust_folder` and its ``.xcsh/tools/`` still
+    holds what it held then (:func:`tools_fingerprint`).
 
     Raises:
         UsageError: the trust file is unreadable or malformed.
@@ -265,8 +272,10 @@ def how_to_trust(folder: str | Path) -> str:
 def untrusted_message(
     folder: str | Path, tools_dir: str | Path, *, home: str | Path | None = None
 ) -> str:
-    """The notice shown when a project's tools were skipped because it is not trusted
-    (or its tools changed since it was)."""
+    """The notice shown when a project's tools were skipped because it is not trusted.
+
+    It is shown too when its tools changed since it was trusted.
+    """
     try:
         changed = trust_state(folder, home) == "changed"
     except UsageError:

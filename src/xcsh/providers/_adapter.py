@@ -134,6 +134,8 @@ class StreamingAdapter:
         raise NotImplementedError
 
     def _provider_error(self, exc: Exception, *, mid_stream: bool) -> ProviderError | None:
-        """The :class:`ProviderError` for an SDK exception, or None when it is not one of
-        the SDK's (then the answer counts as a malformed stream)."""
+        """The :class:`ProviderError` for an SDK exception, or None when it is not one of the SDK's.
+
+        With None, the answer counts as a malformed stream.
+        """
         raise NotImplementedError

@@ -12,8 +12,10 @@ from xcsh.core import AssistantMessage, ModelRequest
 
 @dataclass(frozen=True, kw_only=True)
 class TextChunk:
-    """A piece of answer text as it streams in (the agent emits it as its own
-    ``TextDelta`` event)."""
+    """A piece of answer text as it streams in.
+
+    The agent emits it as its own ``TextDelta`` event.
+    """
 
     text: str
 

@@ -1,5 +1,7 @@
-"""What a confined command may do (:class:`Confinement`), shared by the supervisor
-and the namespace sandbox."""
+"""What a confined command may do (:class:`Confinement`).
+
+Shared by the supervisor and the namespace sandbox.
+"""
 
 from __future__ import annotations
 

@@ -74,7 +74,16 @@ async def run_to_end(
     after ``grace``); a task cancellation is re-raised once they are gone.
 
     Args:
+        supervisor: starts the command and ends it with its descendants.
+        argv: the program and its arguments.
+        cwd: the folder the command runs in.
+        env: the command's whole environment.
+        timeout: seconds after which the command is ended.
         on_output: receives each chunk of output as it arrives.
+        confine: what the command may do; ``None``: unconfined.
+        grace: seconds between SIGTERM and SIGKILL when the command is ended.
+        cancel: when set, the command is ended; ``None``: only ``timeout`` and task
+            cancellation end it.
         keep_background: background processes left by a command that exited on
             its own run on (until they end or the supervisor is closed);
             otherwise they are ended too and nothing it started outlives the run.
