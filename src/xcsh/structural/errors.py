@@ -175,6 +175,7 @@ class EmptyPatterns(StructuralError):
     """A search or edit was given no pattern."""
 
     def worded(self, words: Wording) -> str:
+        """Say the pattern parameter (named as ``words`` says) is empty."""
         return f"{words.pattern} is empty. Give at least one ast-grep pattern."
 
 
@@ -192,6 +193,7 @@ class BadLimit(StructuralError):
         super().__init__()
 
     def worded(self, words: Wording) -> str:
+        """Say the limit (named as ``words`` says) must be positive, with the value given."""
         return f"{words.limit} must be a positive number of {self.counted}; got {self.limit}."
 
 
@@ -207,6 +209,7 @@ class EmptyScope(StructuralError):
         super().__init__()
 
     def worded(self, words: Wording) -> str:
+        """Say the scope holds no supported source file, and which parameters to check."""
         return (
             f"No source file of a supported language in '{self.given}'. "
             f"Check {words.path} and {words.glob}, or pass {words.lang} for files with "
@@ -215,8 +218,9 @@ class EmptyScope(StructuralError):
 
 
 class NotRegularFile(StructuralError):
-    """The path names something that is neither a folder nor a regular file (a named
-    pipe, a socket, a device): reading it could block or never end.
+    """The path names something that is neither a folder nor a regular file.
+
+    A named pipe, a socket or a device: reading it could block or never end.
 
     Attributes:
         given: the path as given.
@@ -249,6 +253,7 @@ class MissingPath(StructuralError):
         super().__init__()
 
     def worded(self, words: Wording) -> str:
+        """Say the path is not in the workspace, and how to give one that is."""
         return (
             f"Path '{self.given}' does not exist in the workspace {self.root}. "
             "Leave the path out to work on the whole workspace, or give an existing file, "
@@ -268,6 +273,7 @@ class MixedLanguages(StructuralError):
         super().__init__()
 
     def worded(self, words: Wording) -> str:
+        """Say which files of each language the rewrite would change, and how to pick one."""
         listed = "; ".join(
             f"{name.lower()}: {name_list([visible_line(n) for n in names], 3)}"
             for name, names in self.files
@@ -293,6 +299,7 @@ class ScanWorkerDied(StructuralError):
         super().__init__()
 
     def worded(self, words: Wording) -> str:
+        """Say a scan worker died and nothing was returned, and how to leave its files out."""
         where = f" while scanning {name_list(self.files)}" if self.files else ""
         return (
             f"A scan worker process died ({self.cause}){where}; the scan was stopped and "
@@ -321,6 +328,7 @@ class UnknownNodeKind(StructuralError):
         super().__init__()
 
     def worded(self, words: Wording) -> str:
+        """Say the selector is no node kind of the language, with the closest kinds."""
         text = (
             f"`{self.selector}` is not a {self.language} node kind, so {words.selector} "
             "cannot pick it."
@@ -348,6 +356,7 @@ class PatternNotUsable(StructuralError):
         super().__init__()
 
     def worded(self, words: Wording) -> str:
+        """Say why ast-grep refused the pattern, with how to give it context."""
         return (
             f"ast-grep cannot use the pattern `{self.pattern}` for {self.language}: "
             f"{self.cause.rstrip('.')}. " + context_hint(self.language, words)
@@ -366,6 +375,7 @@ class PatternMatchesNothing(StructuralError):
         super().__init__()
 
     def worded(self, words: Wording) -> str:
+        """The doubt's own message, with the parameters named as ``words`` says."""
         return self.doubt.worded(words)
 
 

@@ -146,8 +146,10 @@ class CompiledPattern:
         return node.matches(**self.rule)
 
     def may_match(self, raw: bytes, file: str, path: Path | None = None) -> bool:
-        """Whether a file of bytes ``raw`` holds every fixed token (``file`` and ``path``
-        do not matter to a pattern)."""
+        """Whether a file of bytes ``raw`` holds every fixed token.
+
+        ``file`` and ``path`` do not matter to a pattern.
+        """
         return all(token in raw for token in self.tokens)
 
 
@@ -231,8 +233,9 @@ def _pattern_root(root: SgNode) -> SgNode:
 def _probe(
     pattern: str, language: Language, rule: Rule, selector: str | None, strictness: str
 ) -> tuple[tuple[SgNode, SgNode, str] | None, SgNode | None]:
-    """Parse ``pattern`` as source with each candidate metavariable stand-in and find it
-    in itself: the accepted ``(probe root, node found, stand-in)``, preferring a parse
+    """Parse ``pattern`` with each candidate metavariable stand-in and find it in itself.
+
+    Returns the accepted ``(probe root, node found, stand-in)``, preferring a parse
     without errors, and a node found that cannot match anything (``None`` when none).
 
     Raises:

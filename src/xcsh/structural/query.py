@@ -35,6 +35,7 @@ class QueryFlags(TypedDict, total=False):
 
 
 def error_patterns_of(query: Query) -> tuple[str, ...]:
+    """The sources of the query's patterns that parsed with errors, each once, in order."""
     out: list[str] = []
     for unit in query.languages.values():
         for pattern in unit.patterns:
@@ -44,8 +45,11 @@ def error_patterns_of(query: Query) -> tuple[str, ...]:
 
 
 def doubt_of(query: Query, scope: Scope) -> Doubt | None:
-    """The doubt to raise when nothing was found: a pattern doubtful in every language
-    it compiled in (the language with the most files speaks), else ``None``."""
+    """The doubt to raise when nothing was found, else ``None``.
+
+    That is a pattern doubtful in every language it compiled in (the language with
+    the most files speaks).
+    """
     order = {name: i for i, name in enumerate(scope.counts())}
     units = sorted(query.languages.values(), key=lambda u: order.get(u.name, len(order)))
     count = max((len(u.patterns) for u in units), default=0)
@@ -160,10 +164,12 @@ _FAMILIES = {"JavaScript": "JavaScript", "TypeScript": "JavaScript", "Tsx": "Jav
 
 
 def check_one_language(preview: EditPreview) -> None:
-    """One rewrite is written for one language (contract §4): without ``lang``, refuse a
+    """Refuse a rewrite preview that would change files of several languages.
+
+    One rewrite is written for one language (contract §4): without ``lang``, a
     preview that would change files of several (JavaScript, TypeScript and TSX count
-    as one), so a rewrite meant for one never lands in another. Files left out
-    because the rewrite would break them count too: the rewrite matched there.
+    as one) is refused, so a rewrite meant for one never lands in another. Files left
+    out because the rewrite would break them count too: the rewrite matched there.
 
     Raises:
         MixedLanguages: naming each language with its changed files.

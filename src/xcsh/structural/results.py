@@ -211,8 +211,10 @@ class Replacement(NamedTuple):
 
 
 class RecordBook(Protocol):
-    """Where a file's changes keep their JSON lines until printed
-    (:class:`xcsh.structural.pattern_edit.PatternRecords`)."""
+    """Where a file's changes keep their JSON lines until printed.
+
+    See :class:`xcsh.structural.pattern_edit.PatternRecords`.
+    """
 
     def render(self, change: Replacement) -> str:
         """The line of ``change``, line break included."""
@@ -240,8 +242,10 @@ class SkippedFile:
 
 
 def skipped_note(skipped: Iterable[tuple[str, str]], *, shown: int = 20) -> str | None:
-    """The one wording of every "files left out" note: ``Skipped 2 files: a.py (binary), b.py
-    (parse errors).`` (``and N more`` past ``shown`` names), or ``None`` when none were.
+    """The one wording of every "files left out" note, or ``None`` when none were.
+
+    For example ``Skipped 2 files: a.py (binary), b.py (parse errors).``, with
+    ``and N more`` past ``shown`` names.
 
     Args:
         skipped: ``(file, reason)`` pairs, as in :class:`SkippedFile`.
@@ -294,16 +298,20 @@ class FileEdit:
     records: RecordBook | None = None
 
     def record(self, change: Replacement) -> str:
-        """``change`` (one of this file's) as one line of ``ast-grep run -r ...
-        --json=stream``, line break included (``""`` when the preview recorded no
-        captures)."""
+        """``change`` (one of this file's) as one line of ``ast-grep run -r ... --json=stream``.
+
+        The line break is included; ``""`` when the preview recorded no captures.
+        """
         if change.record_at < 0 or self.records is None:
             return change.record
         return self.records.render(change)
 
     def listed(self) -> list[Replacement]:
-        """Every match of the file as the CLI's ``--json`` lists them: the replacements and
-        the nested matches, in source order (an enclosing match first)."""
+        """Every match of the file as the CLI's ``--json`` lists them.
+
+        That is the replacements and the nested matches, in source order (an enclosing
+        match first).
+        """
         if not self.nested:
             return list(self.replacements)
         return sorted(

@@ -1,5 +1,7 @@
-"""What a warm index keeps within ``index_memory``: syntax trees and answers, least
-recently used out, and the ``index_memory`` setting itself."""
+"""What a warm index keeps within ``index_memory``, and that setting itself.
+
+It keeps syntax trees and answers, least recently used out.
+"""
 
 from __future__ import annotations
 
@@ -122,8 +124,10 @@ def answer_cost(answer: Outcome | None) -> int:
 
 
 def parse_index_memory(value: object, where: str) -> int:
-    """``index_memory`` from settings.toml: bytes (a whole number), or a string such as
-    ``"256 MiB"`` (KiB, MiB, GiB).
+    """``index_memory`` from settings.toml, in bytes.
+
+    Accepted are bytes (a whole number), or a string such as ``"256 MiB"`` (KiB,
+    MiB, GiB).
 
     Raises:
         ValueError: anything else, with the message to show (naming ``where``).
