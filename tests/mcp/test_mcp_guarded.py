@@ -162,7 +162,8 @@ def test_many_sessions_leave_memory_flat_and_import_tools_once(guarded: Path) ->
         cycle(server, client, SESSIONS)
         after = server.rss_kib()
         print(f"{SESSIONS} sessions: RSS {before} KiB -> {after} KiB")
-        assert after - before < 8 * 1024, (before, after)
+        # flat, not merely small: 40 KiB left behind per session would reach 8 MiB here
+        assert after - before < 4 * 1024, (before, after)
         # every session ended and discarded its preview; the bound was never hit
         assert len(log_lines(guarded, "rejected.log")) == 50 + SESSIONS
         assert log_lines(guarded, "imports.log") == ["imported"]
