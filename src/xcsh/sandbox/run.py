@@ -94,25 +94,9 @@ async def run_to_end(
     Raises:
         SupervisorError: the command could not be started (the message says why).
     """
-    read_fd, write_fd = os.pipe()
-    null_fd = os.open(os.devnull, os.O_RDONLY) if stdin is None else os.dup(stdin)
-    try:
-        proc = await supervisor.start(
-            argv,
-            cwd=cwd,
-            env=env,
-            stdin=null_fd,
-            stdout=write_fd,
-            stderr=write_fd,
-            confine=confine,
-            grace=grace,
-        )
-    except BaseException:
-        os.close(read_fd)
-        raise
-    finally:
-        os.close(write_fd)
-        os.close(null_fd)
+    proc, read_fd = await _start(
+        supervisor, argv, cwd=cwd, env=env, confine=confine, grace=grace, stdin=stdin
+    )
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     pipe = os.fdopen(read_fd, "rb", buffering=0)
@@ -138,6 +122,46 @@ async def run_to_end(
             transport.close()
         else:
             pipe.close()
+
+
+async def _start(
+    supervisor: ProcessSupervisor,
+    argv: Sequence[str],
+    *,
+    cwd: str | Path,
+    env: Mapping[str, str],
+    confine: Confinement | None,
+    grace: float,
+    stdin: int | None,
+) -> tuple[SupervisedProcess, int]:
+    """Start ``argv`` with stdout and stderr on one new pipe; the process and the read end.
+
+    The caller owns the read end. ``stdin`` is duplicated (``None``: ``/dev/null``);
+    every other descriptor made here is closed, also when the start fails.
+
+    Raises:
+        SupervisorError: the command could not be started.
+    """
+    read_fd, write_fd = os.pipe()
+    null_fd = os.open(os.devnull, os.O_RDONLY) if stdin is None else os.dup(stdin)
+    try:
+        proc = await supervisor.start(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=null_fd,
+            stdout=write_fd,
+            stderr=write_fd,
+            confine=confine,
+            grace=grace,
+        )
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)
+        os.close(null_fd)
+    return proc, read_fd
 
 
 async def _watch(
