@@ -120,7 +120,11 @@ def test_a_broken_record_is_named_with_its_line(tmp_path: Path, record: object, 
     path = _session(tmp_path, record, {"type": "run_end"})
     with pytest.raises(UsageError, match=r"s\.jsonl:2: malformed \w+ record") as caught:
         load_session(path)
-    assert why in str(caught.value)
+    said = str(caught.value)
+    assert why in said
+    # one line naming the problem, then how to get past it: not pydantic's whole report
+    problem, hint = said.split("\n")
+    assert "pydantic" not in problem and hint.startswith("Hint: ") and "--continue" in hint
 
 
 def test_a_file_without_a_header_is_not_a_session(tmp_path: Path) -> None:
@@ -135,7 +139,8 @@ def test_a_line_that_is_not_json_is_named_unless_it_is_the_last(tmp_path: Path) 
     path = _session(tmp_path, {"type": "run_end"})
     with path.open("a") as fh:
         fh.write('{"type": "message", "mess\n{"type": "run_end"}\n')
-    with pytest.raises(UsageError, match=r"s\.jsonl:3: not valid JSON"):
+    with pytest.raises(UsageError, match=r"s\.jsonl:3: not valid JSON") as caught:
         load_session(path)
+    assert "\nHint: " in str(caught.value)
     path.write_text(path.read_text().rsplit("\n", 2)[0] + "\n")  # now the torn line is last
     assert load_session(path).messages == []

@@ -46,6 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
+from pydantic import ValidationError
+
 from xcsh.agent.checkpoints import Checkpoint, CheckpointReplay
 from xcsh.agent.session_records import (
     CheckpointRecord,
@@ -247,7 +249,7 @@ def load_session(path: Path) -> SavedSession:
             loaded.read(record)
         except (KeyError, TypeError, ValueError) as exc:
             kind = None if isinstance(record, OtherRecord) else record.type
-            raise UsageError(f"{path}:{number}: malformed {kind} record: {exc}") from exc
+            raise _malformed(path, number, kind, exc) from exc
     return SavedSession(
         id=header.id if header.id is not None else path.stem,
         path=path,
@@ -295,6 +297,27 @@ class _Loaded:
             self.pending = list(record.stack)
 
 
+BROKEN_LINE_HINT = (
+    "xcsh writes each line of a session file whole, so something else changed this one: "
+    "correct or delete that line, or leave out --continue and --session to start a new session."
+)
+"""How to get past a session file line xcsh cannot read."""
+
+
+def _malformed(path: Path, number: int, kind: object, exc: Exception) -> UsageError:
+    """The error for a record of a known type that does not have its shape.
+
+    A pydantic ``ValidationError`` is worded as its first problem alone (the field's
+    place, then what is wrong), not as pydantic's whole report.
+    """
+    why = str(exc)
+    if isinstance(exc, ValidationError) and exc.errors():
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        why = f"{where}: {first['msg']}" if where else first["msg"]
+    return UsageError(f"{path}:{number}: malformed {kind} record: {why}", hint=BROKEN_LINE_HINT)
+
+
 class _TornLine(UsageError):
     """A line that is not a JSON object (a crash may have cut it short)."""
 
@@ -310,17 +333,18 @@ def _record(path: Path, number: int, line: str) -> SessionRecord:
     try:
         return read_record(data)
     except ValueError as exc:
-        kind = data.get("type")
-        raise UsageError(f"{path}:{number}: malformed {kind} record: {exc}") from exc
+        raise _malformed(path, number, data.get("type"), exc) from exc
 
 
 def _parse_line(path: Path, number: int, line: str) -> dict[str, object]:
     try:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
-        raise _TornLine(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+        raise _TornLine(
+            f"{path}:{number}: not valid JSON ({exc.msg})", hint=BROKEN_LINE_HINT
+        ) from exc
     if not isinstance(data, dict):
-        raise _TornLine(f"{path}:{number}: expected a JSON object")
+        raise _TornLine(f"{path}:{number}: expected a JSON object", hint=BROKEN_LINE_HINT)
     return data
 
 
