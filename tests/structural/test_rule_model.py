@@ -127,3 +127,21 @@ def test_a_rewriters_own_utils_are_checked_as_the_rules_are() -> None:
     }
     with pytest.raises(RuleError, match=r"rewriters\[0\]\.utils\.u: a rule must be a mapping"):
         compile_rule(document, origin="r.yml")
+
+
+@pytest.mark.parametrize("bound_by", ["rule", "constraints"])
+def test_a_label_must_name_a_metavariable_the_rule_or_a_constraint_binds(bound_by: str) -> None:
+    rule = {"all": [{"pattern": "f($A)"}, {"has": {"pattern": "$B"}}]}
+    document: dict[str, object] = {
+        "id": "r",
+        "language": "python",
+        "rule": {"pattern": "f($A)"} if bound_by == "constraints" else rule,
+        "labels": {"B": {"style": "primary"}},
+    }
+    if bound_by == "constraints":
+        document["constraints"] = {"A": {"has": {"pattern": "$B"}}}
+    assert compile_rule(document, origin="r.yml").labels is not None
+    # as `ast-grep scan` refuses it at load: a label on nothing is never silently dropped
+    document["labels"] = {"X": {"style": "primary"}}
+    with pytest.raises(RuleError, match=r"labels\.X: the label names `\$X`, which the rule"):
+        compile_rule(document, origin="r.yml")

@@ -42,6 +42,7 @@ from xcsh.structural.rules.model import RuleObject
 from xcsh.structural.rules.names import (
     bound_names,
     check_fix_names,
+    check_label_names,
     check_rewrite_sources,
 )
 from xcsh.structural.rules.parts import (
@@ -228,6 +229,8 @@ def compile_rule(
     single, multi = names_of(doc.rule, utils)
     fix, message = doc.fix, doc.message
     check_rewrite_sources(rewrites, bound, where, "transform")
+    marked = bound_names(doc.rule, local_utils=doc.utils, constraints=doc.constraints)
+    check_label_names(doc.labels or (), marked, where, "labels")
     if fix is not None:
         check_fix_names(fix.template, bound, where, "fix" if fix.is_text else "fix.template")
     return CompiledRule(

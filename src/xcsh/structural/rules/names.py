@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from xcsh.structural.pattern import bound_metavariables
 from xcsh.structural.rewrite import template_names
 from xcsh.structural.rules.document import RewriteTransform
+from xcsh.structural.rules.labels import RuleLabel
 from xcsh.structural.rules.model import RuleObject, table_patterns
 from xcsh.structural.rules.schema import RuleError, yaml_path
 
@@ -91,4 +92,28 @@ def check_rewrite_sources(
             yaml_path(yaml_path(yaml_path(where, spec.name), "rewrite"), "source"),
             f"`{source}` is not bound by the rule (it binds {_listed(bound)}). "
             "Rewrite a metavariable one of its patterns captures.",
+        )
+
+
+def check_label_names(
+    labels: Iterable[RuleLabel], bound: tuple[str, ...], origin: str, where: str
+) -> None:
+    """Refuse a ``labels:`` entry naming a metavariable the rule does not bind.
+
+    ``bound`` is what the rule and its constraints bind (a transform's name does not
+    count: a label marks nodes, and a transform makes text), as ``ast-grep scan``
+    checks at load.
+
+    Raises:
+        RuleError: at ``labels.NAME``.
+    """
+    for label in labels:
+        if label.name in bound:
+            continue
+        raise RuleError(
+            origin,
+            yaml_path(where, label.name),
+            f"the label names `${label.name}`, which the rule does not bind (it binds "
+            f"{_listed(bound)}). Bind it in a pattern of the rule or of its constraints, "
+            "or remove the label.",
         )
