@@ -29,11 +29,13 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="staging needs L
 
 
 def xcsh(
-    *args: str, cwd: Path, staging: str = "", timeout: float = 180
+    *args: str, cwd: Path, staging: str = "", timeout: float = 180, path: str = ""
 ) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
     if staging:
         env["XCSH_CHECK_STAGING"] = staging
+    if path:
+        env["PATH"] = path
     return subprocess.run(
         [XCSH, *args],
         cwd=cwd,
@@ -72,6 +74,34 @@ def test_a_breaking_rewrite_newly_fails_naming_the_test(six_project: Path, stagi
     assert f"check newly fails: {CHECK} ({staging}," in done.stdout
     assert "newly failing: test_six.py::test_b\n" in done.stdout
     assert "whole output: " in done.stdout
+    assert snapshot(six_project) == before
+
+
+def _path_without_tar(folder: Path) -> str:
+    """A folder of links to every program on ``PATH`` but ``tar``."""
+    folder.mkdir()
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        if not entry or not os.path.isdir(entry):
+            continue
+        for name in os.listdir(entry):
+            target = Path(entry, name)
+            link = folder / name
+            if name == "tar" or link.exists() or not os.access(target, os.X_OK):
+                continue
+            link.symlink_to(target)
+    return str(folder)
+
+
+def test_without_tar_a_check_is_staged_by_copy_with_the_same_verdict(
+    six_project: Path, tmp_path: Path
+) -> None:
+    # the overlay lays the staged files down with tar; without one the check runs on a copy
+    before = snapshot(six_project)
+    path = _path_without_tar(tmp_path / "bin")
+    done = xcsh("ast-edit", *BREAK, "--check", "--dry-run", cwd=six_project, path=path)
+    assert done.returncode == 0, done.stderr
+    assert f"check newly fails: {CHECK} (copy," in done.stdout
+    assert "newly failing: test_six.py::test_b\n" in done.stdout
     assert snapshot(six_project) == before
 
 
