@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from xcsh.structural import EditOp, EditSpec, MatchSpec, ScopeSpec, preview_edit, search
-from xcsh.structural.warm import WarmIndex
+from xcsh.structural.scan.warm import WarmIndex
 
 
 def _call(index: WarmIndex, root: str, request: dict[str, Any]) -> dict[str, Any]:

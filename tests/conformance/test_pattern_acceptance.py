@@ -23,9 +23,9 @@ import pytest
 
 from xcsh import ToolError
 from xcsh.structural import MatchSpec, ScopeSpec, search
-from xcsh.structural.errors import CONTEXT_EXAMPLES
-from xcsh.structural.languages import resolve_language
-from xcsh.structural.pattern import compile_pattern
+from xcsh.structural.base.errors import CONTEXT_EXAMPLES
+from xcsh.structural.base.languages import resolve_language
+from xcsh.structural.pattern.compile import compile_pattern
 from xcsh.tools import create_ast_grep_tool
 
 AST_GREP = Path(sys.executable).with_name("ast-grep")

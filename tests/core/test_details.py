@@ -9,7 +9,7 @@ from pathlib import Path
 from xcsh.agent.persistence import message_from_dict, message_to_dict
 from xcsh.core import TextContent, ToolResultMessage
 from xcsh.pending import Preview, PreviewChange, PreviewFile, ResolveOutcome
-from xcsh.structural.tool_details import AstEditDetails, LeftOutFile
+from xcsh.structural.tools.details import AstEditDetails, LeftOutFile
 from xcsh.tools.coding.details import BashDetails
 
 

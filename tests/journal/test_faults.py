@@ -34,8 +34,8 @@ from xcsh.journal import (
 )
 from xcsh.journal.blobs import BlobStore
 from xcsh.structural import EditOp, EditSpec, ScopeSpec, preview_edit
+from xcsh.structural.base.results import EditPreview
 from xcsh.structural.engine import apply_preview
-from xcsh.structural.results import EditPreview
 
 N = 50
 

@@ -16,7 +16,7 @@ from sgcli import ast_grep_binary
 from xcsh.core import MAX_RESULT_CHARS
 from xcsh.pending import PendingActionStore, create_resolve_tool
 from xcsh.structural import EditOp, EditSpec, ScopeSpec, preview_edit
-from xcsh.structural.edit_action import push_edit_preview
+from xcsh.structural.tools.edit_action import push_edit_preview
 
 XCSH = [sys.executable, "-m", "xcsh"]
 

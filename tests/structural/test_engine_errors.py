@@ -27,7 +27,7 @@ from xcsh.pending import (
     create_resolve_tool,
 )
 from xcsh.structural import MatchSpec, ScopeSpec, search
-from xcsh.structural.errors import (
+from xcsh.structural.base.errors import (
     EmptyScope,
     MissingPath,
     MixedLanguages,

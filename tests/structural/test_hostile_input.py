@@ -16,11 +16,11 @@ import pytest
 
 from xcsh import AgentToolResult, PendingActionStore, ToolError
 from xcsh.structural import EditOp, EditSpec, MatchSpec, ScopeSpec, preview_edit, search
-from xcsh.structural.languages import resolve_language
-from xcsh.structural.matching import LanguageQuery, Query
-from xcsh.structural.pattern import compile_pattern
-from xcsh.structural.pattern_checks import MAX_PATTERN_CHARS, MAX_PATTERN_DEPTH
-from xcsh.structural.scan import scan_file
+from xcsh.structural.base.languages import resolve_language
+from xcsh.structural.matches.matching import LanguageQuery, Query
+from xcsh.structural.pattern.checks import MAX_PATTERN_CHARS, MAX_PATTERN_DEPTH
+from xcsh.structural.pattern.compile import compile_pattern
+from xcsh.structural.scan.per_file import scan_file
 from xcsh.tools import (
     create_ast_edit_tool,
     create_ast_grep_tool,

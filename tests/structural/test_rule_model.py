@@ -14,7 +14,7 @@ import pytest
 from ast_grep_py import SgRoot
 
 from xcsh.structural import compile_pattern, parse_rules, resolve_language
-from xcsh.structural.matcher import Matcher
+from xcsh.structural.base.matcher import Matcher
 from xcsh.structural.rules import RuleError, RuleWarning, compile_rule
 from xcsh.structural.rules.model import (
     AnyRule,

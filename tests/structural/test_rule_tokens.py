@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from xcsh.structural import MatchSpec, ScopeSpec, search
-from xcsh.structural.languages import resolve_language
+from xcsh.structural.base.languages import resolve_language
 from xcsh.structural.rules.schema import parse_rule
 from xcsh.structural.rules.tokens import Requirement, admits, regex_clause, required_text
 

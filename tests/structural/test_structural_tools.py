@@ -513,7 +513,7 @@ def test_strictness_levels_and_prefilter_agree_with_cli(ws: Path, strictness: st
 def test_ast_grep_panic_on_one_file_skips_that_file(
     ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import xcsh.structural.scan as scan
+    import xcsh.structural.scan.per_file as scan
 
     (ws / "a.py").write_text("print(1)\n")
     (ws / "b.py").write_text("print(2)\n")
@@ -558,7 +558,7 @@ def test_search_in_more_languages_equals_cli(ws: Path, name: str, src: str, pat:
 
 def test_language_names_the_cli_accepts_as_extensions() -> None:
     """`-l cc` and `-l rb` work with the CLI; any known extension names its language."""
-    from xcsh.structural.languages import resolve_language
+    from xcsh.structural.base.languages import resolve_language
 
     assert resolve_language("cc").name == "cpp"
     assert resolve_language("rb").name == "ruby"

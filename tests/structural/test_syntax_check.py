@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 from sgcli import ast_grep_binary
 
-from xcsh.structural import EditOp, EditSpec, ScopeSpec, preview_edit, syntax_check
-from xcsh.structural.pattern_edit import PatternRecords
-from xcsh.structural.scan_edit import BROKEN_REASON
-from xcsh.structural.syntax_check import BACKGROUND_MIN_BYTES, new_error, start_check
+from xcsh.structural import EditOp, EditSpec, ScopeSpec, preview_edit
+from xcsh.structural.edit import syntax_check
+from xcsh.structural.edit.pattern_edit import PatternRecords
+from xcsh.structural.edit.scan_edit import BROKEN_REASON
+from xcsh.structural.edit.syntax_check import BACKGROUND_MIN_BYTES, new_error, start_check
 
 XCSH = [sys.executable, "-m", "xcsh"]
 

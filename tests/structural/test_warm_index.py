@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-import xcsh.structural.warm as warm_module
+import xcsh.structural.scan.warm as warm_module
 from warm_scenario import CHANGES, PATTERN, SETTLE_SECONDS, make_workspace, run_change
 from xcsh import PendingActionStore
 from xcsh.app import Settings, open_index
 from xcsh.core import UsageError
-from xcsh.structural.warm import Fingerprint, WarmIndex
-from xcsh.structural.warm_cache import parse_index_memory
+from xcsh.structural.scan.warm import Fingerprint, WarmIndex
+from xcsh.structural.scan.warm_cache import parse_index_memory
 from xcsh.tools import create_ast_edit_tool, create_ast_grep_tool, create_resolve_tool
 
 

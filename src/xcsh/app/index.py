@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from xcsh.app.settings import Settings, load_settings
 
 if TYPE_CHECKING:
-    from xcsh.structural.warm import WarmIndex
+    from xcsh.structural.scan.warm import WarmIndex
 
 
 def index_memory(home: Path, settings: Settings | None = None) -> int:
@@ -31,14 +31,14 @@ def index_memory(home: Path, settings: Settings | None = None) -> int:
 def open_index(home: Path, settings: Settings | None = None) -> WarmIndex:
     """Open an empty warm structural index sized by the ``index_memory`` setting.
 
-    The :class:`~xcsh.structural.warm.WarmIndex` keeps at most :func:`index_memory`
+    The :class:`~xcsh.structural.scan.warm.WarmIndex` keeps at most :func:`index_memory`
     bytes of syntax trees and answers.
 
     Raises:
         UsageError: as :func:`index_memory`.
     """
     memory = index_memory(home, settings)
-    from xcsh.structural.warm import WarmIndex  # the engine loads with the tools
+    from xcsh.structural.scan.warm import WarmIndex  # the engine loads with the tools
 
     return WarmIndex(memory)
 

@@ -34,7 +34,7 @@ from xcsh.providers import Provider, ProviderFlags, StoredProviderSettings
 from xcsh.providers.config import SETTING_KEYS, create_provider, resolve_provider_settings
 from xcsh.sandbox import SETTING_KEYS as SANDBOX_KEYS
 from xcsh.sandbox import SandboxKeys, SandboxSettings, parse_sandbox_settings
-from xcsh.structural.warm_cache import DEFAULT_INDEX_MEMORY, parse_index_memory
+from xcsh.structural.scan.warm_cache import DEFAULT_INDEX_MEMORY, parse_index_memory
 
 
 class _AppKeys(BaseModel):

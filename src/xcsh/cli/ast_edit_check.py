@@ -20,7 +20,7 @@ from xcsh.cli.common import stderr_is_terminal
 from xcsh.cli.options import EditOptions
 from xcsh.pending import CheckVerdict
 from xcsh.structural import EditPreview
-from xcsh.structural.edit_action import staged_files
+from xcsh.structural.tools.edit_action import staged_files
 from xcsh.ui import detect_style
 
 EXIT_CHECK_REFUSED = 4

@@ -2,7 +2,7 @@
 
 The command makes the pending action the agent's ``ast_edit`` tool makes
 (:func:`~xcsh.structural.preview_edit`, then
-:func:`~xcsh.structural.tools.push_edit_preview`) on a
+:func:`~xcsh.structural.tools.ast_tools.push_edit_preview`) on a
 :class:`~xcsh.pending.PendingActionStore`, and the ``resolve`` tool applies
 or discards it with a reason:
 
@@ -86,8 +86,8 @@ from xcsh.pending import PendingAction, PendingActionStore, ResolveParams, resol
 from xcsh.structural import (
     EditPreview,
 )
-from xcsh.structural.edit_action import push_edit_preview
-from xcsh.structural.tool_details import AstEditDetails
+from xcsh.structural.tools.details import AstEditDetails
+from xcsh.structural.tools.edit_action import push_edit_preview
 from xcsh.ui import TerminalStyle, detect_style, make_console, render_preview, render_resolution
 
 YES_REASON = "applied with --yes"

@@ -8,7 +8,7 @@ Output (stdout):
   On a terminal the path, position and matched text are coloured; with
   ``NO_COLOR`` or through a pipe the text is plain.
 - ``--heading always|never|auto``: the lines of ``ast-grep run --heading``,
-  colour off (:func:`xcsh.structural.report.run_text`).
+  colour off (:func:`xcsh.structural.matches.report.run_text`).
 - ``--json``: JSON Lines, one object per match, with the fields of
   ``ast-grep run --json=stream`` (``text``, ``range`` with ``byteOffset`` and
   0-based ``start``/``end`` ``line``/``column``, ``file``, ``lines``,
@@ -61,8 +61,8 @@ from xcsh.structural import (
     iter_records,
     skipped_note,
 )
-from xcsh.structural.errors import error_pattern_note
-from xcsh.structural.records import is_error_record
+from xcsh.structural.base.errors import error_pattern_note
+from xcsh.structural.matches.records import is_error_record
 from xcsh.ui import detect_style
 
 if TYPE_CHECKING:  # rich loads only when the output is coloured

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, TextIO
 from xcsh.core import UsageError
 from xcsh.fs.home import interrupted_in, xcsh_home
 from xcsh.fs.walk import repository_top
-from xcsh.structural.errors import StructuralError, Wording
-from xcsh.structural.strictness import STRICTNESS_LEVELS
+from xcsh.structural.base.errors import StructuralError, Wording
+from xcsh.structural.base.strictness import STRICTNESS_LEVELS
 from xcsh.ui import detect_style
 
 if TYPE_CHECKING:

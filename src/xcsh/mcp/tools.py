@@ -18,7 +18,7 @@ from xcsh.pending import RESOLVE_TOOL_NAME, PendingActionStore
 from xcsh.plugins import CustomToolSet, LoadError, prepare_custom_tools
 
 if TYPE_CHECKING:
-    from xcsh.structural.warm import WarmIndex
+    from xcsh.structural.scan.warm import WarmIndex
 
 _ANNOTATIONS: dict[str, types.ToolAnnotations] = {
     # Searching changes nothing; the same query gives the same answer.
@@ -62,7 +62,7 @@ def builtin_tool_factory(
     def build(store: PendingActionStore) -> list[Tool]:
         # The structural tools (and ast-grep) load on the first session, not at import.
         if not shared:
-            from xcsh.structural.warm import WarmIndex
+            from xcsh.structural.scan.warm import WarmIndex
 
             shared.append(WarmIndex() if index_memory is None else WarmIndex(index_memory))
         warm = shared[0]

@@ -52,6 +52,26 @@ labelled ``AST Edit: <R> replacement(s) in <F> file(s)`` applies it).
 from typing import TYPE_CHECKING
 
 from xcsh.core.lazy import lazy_exports
+from xcsh.structural.base.languages import (
+    LANGUAGES,
+    Language,
+    language_for_path,
+    resolve_language,
+    supported_languages,
+)
+from xcsh.structural.base.results import (
+    Capture,
+    EditPreview,
+    FileEdit,
+    Match,
+    Position,
+    Replacement,
+    SearchResult,
+    SkippedFile,
+    Span,
+    skipped_note,
+)
+from xcsh.structural.base.strictness import STRICTNESS_LEVELS, Strictness
 from xcsh.structural.engine import (
     PARALLEL_MIN_BYTES,
     PARALLEL_MIN_FILES,
@@ -73,28 +93,8 @@ from xcsh.structural.engine import (
     search,
     stale_files,
 )
-from xcsh.structural.languages import (
-    LANGUAGES,
-    Language,
-    language_for_path,
-    resolve_language,
-    supported_languages,
-)
-from xcsh.structural.pattern import CompiledPattern, compile_pattern
-from xcsh.structural.records import RecordFormat
-from xcsh.structural.results import (
-    Capture,
-    EditPreview,
-    FileEdit,
-    Match,
-    Position,
-    Replacement,
-    SearchResult,
-    SkippedFile,
-    Span,
-    skipped_note,
-)
-from xcsh.structural.strictness import STRICTNESS_LEVELS, Strictness
+from xcsh.structural.matches.records import RecordFormat
+from xcsh.structural.pattern.compile import CompiledPattern, compile_pattern
 
 if TYPE_CHECKING:
     from xcsh.structural.rules import (
@@ -105,7 +105,7 @@ if TYPE_CHECKING:
         rule_from_parameter,
     )
     from xcsh.structural.rules.project import Project, find_config, load_project
-    from xcsh.structural.tools import (
+    from xcsh.structural.tools.ast_tools import (
         AstEditParams,
         AstGrepParams,
         create_ast_edit_tool,
@@ -118,7 +118,7 @@ if TYPE_CHECKING:
 __getattr__ = lazy_exports(
     __name__,
     {
-        "xcsh.structural.tools": (
+        "xcsh.structural.tools.ast_tools": (
             "AstEditParams",
             "AstGrepParams",
             "create_ast_edit_tool",

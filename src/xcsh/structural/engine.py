@@ -1,9 +1,9 @@
 """The structural engine's entry points: search, stream matches, preview edits.
 
 Front ends (the tools, ``xcsh ast-grep``/``ast-edit``/``scan``, benchmarks)
-say what a call matches (:class:`~xcsh.structural.spec.MatchSpec`, or an
-:class:`~xcsh.structural.spec.EditSpec` for a rewrite) and where
-(:class:`~xcsh.structural.spec.ScopeSpec`), and call :func:`search`,
+say what a call matches (:class:`~xcsh.structural.scan.spec.MatchSpec`, or an
+:class:`~xcsh.structural.scan.spec.EditSpec` for a rewrite) and where
+(:class:`~xcsh.structural.scan.spec.ScopeSpec`), and call :func:`search`,
 :func:`iter_matches`, :func:`preview_edit` and :func:`apply_preview`. See the
 package docstring for the whole picture.
 """
@@ -17,24 +17,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from xcsh.core import ToolError
-from xcsh.structural.apply import AppliedEdit, apply_preview, identify, stale_files
-from xcsh.structural.errors import BadLimit, Doubt, PatternMatchesNothing
-from xcsh.structural.matching import Outcome, Query
-from xcsh.structural.query import check_one_language, compile_query, doubt_of, error_patterns_of
-from xcsh.structural.records import RecordFormat
-from xcsh.structural.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
-from xcsh.structural.runner import (
+from xcsh.structural.base.errors import BadLimit, Doubt, PatternMatchesNothing
+from xcsh.structural.base.results import EditPreview, FileEdit, Match, SearchResult, SkippedFile
+from xcsh.structural.edit.apply import AppliedEdit, apply_preview, identify, stale_files
+from xcsh.structural.edit.scan_edit import splice
+from xcsh.structural.matches.matching import Outcome, Query
+from xcsh.structural.matches.records import RecordFormat
+from xcsh.structural.scan.query import (
+    check_one_language,
+    compile_query,
+    doubt_of,
+    error_patterns_of,
+)
+from xcsh.structural.scan.runner import (
     PARALLEL_MIN_BYTES,
     PARALLEL_MIN_FILES,
     ProgressCallback,
     run_query,
 )
-from xcsh.structural.scan_edit import splice
-from xcsh.structural.scope import Scope, resolve_scope
-from xcsh.structural.spec import EditOp, EditSpec, MatchSpec, ScopeSpec
+from xcsh.structural.scan.scope import Scope, resolve_scope
+from xcsh.structural.scan.spec import EditOp, EditSpec, MatchSpec, ScopeSpec
 
 if TYPE_CHECKING:
-    from xcsh.structural.warm import WarmIndex
+    from xcsh.structural.scan.warm import WarmIndex
 
 T = TypeVar("T")
 
@@ -67,8 +72,8 @@ def explain_nothing_found(
     """Why a search found nothing: ``(doubt, error_patterns)``.
 
     ``doubt`` says why a pattern probably matches nothing (see
-    :attr:`~xcsh.structural.pattern.CompiledPattern.doubt`; word it with
-    :meth:`~xcsh.structural.errors.Doubt.worded`), else ``None``;
+    :attr:`~xcsh.structural.pattern.compile.CompiledPattern.doubt`; word it with
+    :meth:`~xcsh.structural.base.errors.Doubt.worded`), else ``None``;
     ``error_patterns`` are the patterns whose tree holds an ERROR node, for a
     hint. Arguments are those of :func:`search`; no file is parsed.
 
@@ -171,7 +176,7 @@ def iter_records(
     """Stream every match as the text ``form`` prints it, in the order of :func:`iter_matches`.
 
     The same search as :func:`iter_matches` (same arguments), but no
-    :class:`~xcsh.structural.results.Match` is built: each matched node is
+    :class:`~xcsh.structural.base.results.Match` is built: each matched node is
     rendered at once (one JSON line, or the text lines), in the worker that
     found it. Each string is one whole record, line break included.
 
@@ -220,9 +225,9 @@ def search(
         PatternMatchesNothing: nothing found, and a pattern probably matches nothing.
         StructuralError: another bad argument with its facts (an empty scope, an
             unknown node kind, a pattern ast-grep refuses, a limit below 1; see
-            :mod:`xcsh.structural.errors`), worded for the model by ``str()``.
+            :mod:`xcsh.structural.base.errors`), worded for the model by ``str()``.
         ToolError: any other bad argument (see :func:`resolve_scope` and
-            :func:`~xcsh.structural.pattern.compile_pattern`).
+            :func:`~xcsh.structural.pattern.compile.compile_pattern`).
     """
     if limit is not None and limit <= 0:
         raise BadLimit(limit, "matches")
@@ -280,7 +285,7 @@ def preview_edit(
 
     Args:
         edit: the ops (or rules with a fix), selector, strictness, limit and
-            the ``include_*`` flags (see :class:`~xcsh.structural.spec.EditSpec`).
+            the ``include_*`` flags (see :class:`~xcsh.structural.scan.spec.EditSpec`).
         where: as :func:`search`.
         progress: as :func:`search`.
         workers: as :func:`search`.

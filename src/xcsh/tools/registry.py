@@ -14,7 +14,7 @@ from xcsh.sandbox import SandboxPlan
 from xcsh.tools.coding import create_coding_tools
 
 if TYPE_CHECKING:
-    from xcsh.structural.warm import WarmIndex
+    from xcsh.structural.scan.warm import WarmIndex
 
 CODING_TOOL_NAMES = ("read", "write", "edit", "bash", "grep", "find", "ls")
 STRUCTURAL_TOOL_NAMES = ("ast_grep", "ast_edit")
@@ -28,7 +28,7 @@ def builtin_details_types() -> Mapping[str, type[ToolDetails]]:
     The session file reads the details back as these classes.
     """
     from xcsh.pending import ResolveOutcome
-    from xcsh.structural.tool_details import AstEditDetails, AstGrepDetails
+    from xcsh.structural.tools.details import AstEditDetails, AstGrepDetails
     from xcsh.tools.coding import details
 
     return {

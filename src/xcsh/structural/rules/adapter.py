@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from xcsh.core import ToolError
-from xcsh.structural.languages import Language, resolve_language
+from xcsh.structural.base.languages import Language, resolve_language
 from xcsh.structural.rules.document import (
     Fix,
     NativeTransform,

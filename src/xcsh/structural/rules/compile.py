@@ -10,7 +10,7 @@ utility rules (``utilDirs``).
 
 ast-grep-py evaluates the rule itself, with its constraints, utils and
 transforms (``SgNode.find_all(config)``, ``get_transformed``). What it lacks
-is done here: the ``fix`` (expanded by :mod:`xcsh.structural.rewrite`, with
+is done here: the ``fix`` (expanded by :mod:`xcsh.structural.pattern.rewrite`, with
 ``expandStart``/``expandEnd``), ``rewriters`` and the ``rewrite``
 transform, file globs, severities and messages.
 
@@ -31,10 +31,10 @@ from ast_grep_py import Config, SgNode
 
 from xcsh.core import ToolError
 from xcsh.fs import read_regular_bytes
-from xcsh.structural.errors import Doubt
-from xcsh.structural.languages import resolve_language
-from xcsh.structural.matcher import Requirement, admits
-from xcsh.structural.rewrite import Template
+from xcsh.structural.base.errors import Doubt
+from xcsh.structural.base.languages import resolve_language
+from xcsh.structural.base.matcher import Requirement, admits
+from xcsh.structural.pattern.rewrite import Template
 from xcsh.structural.rules.adapter import document_language, read_document
 from xcsh.structural.rules.document import Fix, RewriteTransform
 from xcsh.structural.rules.labels import RuleLabel

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeAlias, cast
 
-from xcsh.structural.languages import Language
+from xcsh.structural.base.languages import Language
 from xcsh.structural.rules.labels import RuleLabel
 from xcsh.structural.rules.model import JsonObject, JsonValue, RuleObject
 

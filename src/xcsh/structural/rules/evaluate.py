@@ -9,7 +9,7 @@ from __future__ import annotations
 from ast_grep_py import SgNode
 
 from xcsh.fs import detect_newline
-from xcsh.structural.rewrite import (
+from xcsh.structural.pattern.rewrite import (
     Template,
     capture_key,
     expand_template,
@@ -196,7 +196,7 @@ def capture_spans(node: SgNode, template: Template) -> dict[str, tuple[int, int]
     """What each metavariable of ``template`` captured in the match ``node``.
 
     Each is a code-point ``(start, end)`` range or ``None``, keyed as
-    :func:`xcsh.structural.rewrite.capture_key` keys them (``$$$A`` apart from ``$A``).
+    :func:`xcsh.structural.pattern.rewrite.capture_key` keys them (``$$$A`` apart from ``$A``).
     """
     out: dict[str, tuple[int, int] | str | None] = {}
     for var in template.variables:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from xcsh.structural.pattern import bound_metavariables
-from xcsh.structural.rewrite import template_names
+from xcsh.structural.pattern.compile import bound_metavariables
+from xcsh.structural.pattern.rewrite import template_names
 from xcsh.structural.rules.document import RewriteTransform
 from xcsh.structural.rules.labels import RuleLabel
 from xcsh.structural.rules.model import RuleObject, table_patterns

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 from ast_grep_py import Config, SgRoot
 
 from xcsh.core import ToolError
-from xcsh.structural.languages import Language
-from xcsh.structural.pattern import bound_metavariables
-from xcsh.structural.pattern_checks import check_pattern_size
-from xcsh.structural.rewrite import Template, parse_template
+from xcsh.structural.base.languages import Language
+from xcsh.structural.pattern.checks import check_pattern_size
+from xcsh.structural.pattern.compile import bound_metavariables
+from xcsh.structural.pattern.rewrite import Template, parse_template
 from xcsh.structural.rules.document import (
     Fix,
     NativeTransform,

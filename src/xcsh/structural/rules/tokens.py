@@ -28,9 +28,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from xcsh.core import ToolError
-from xcsh.structural.languages import Language
-from xcsh.structural.matcher import Clause, Requirement, admits
-from xcsh.structural.pattern import compile_pattern
+from xcsh.structural.base.languages import Language
+from xcsh.structural.base.matcher import Clause, Requirement, admits
+from xcsh.structural.pattern.compile import compile_pattern
 from xcsh.structural.rules.model import (
     AllRule,
     AnyRule,

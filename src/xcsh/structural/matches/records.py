@@ -1,11 +1,11 @@
 """Match records as ``xcsh ast-grep`` prints them, rendered straight from the matched nodes.
 
-A search for a command's output does not build :class:`~xcsh.structural.results.Match`
+A search for a command's output does not build :class:`~xcsh.structural.base.results.Match`
 objects: each matched node becomes its output text at once (one JSON line of
 ``ast-grep run --json=stream``, or the ``path:LINE:COL:line`` text lines), so a
 file holding 100,000 matches with 500,000 captures costs one string per match
 and no object per capture. :meth:`Match.to_cli_json
-<xcsh.structural.results.Match.to_cli_json>` is the same JSON object as a dict;
+<xcsh.structural.base.results.Match.to_cli_json>` is the same JSON object as a dict;
 the two are kept identical by the tests.
 
 Positions come from ast-grep-py in code points; UTF-8 byte offsets are the
@@ -25,9 +25,9 @@ from ast_grep_py import Pos, Range, SgNode
 
 from xcsh.core.safe import visible_line
 from xcsh.fs import detect_newline
-from xcsh.structural.matcher import Matcher
-from xcsh.structural.results import Position, RuleReport, Span
-from xcsh.structural.rewrite import expand_template
+from xcsh.structural.base.matcher import Matcher
+from xcsh.structural.base.results import Position, RuleReport, Span
+from xcsh.structural.pattern.rewrite import expand_template
 
 if TYPE_CHECKING:
     from xcsh.structural.rules.compile import CompiledRule
@@ -69,13 +69,13 @@ class Offsets:
         return self._table[index // _BLOCK] + len(text[base:index].encode("utf-8", "surrogatepass"))
 
     def span(self, node: SgNode) -> Span:
-        """Where ``node`` is, as a :class:`~xcsh.structural.results.Span`."""
+        """Where ``node`` is, as a :class:`~xcsh.structural.base.results.Span`."""
         return self.span_of(node, node)
 
     def span_of(self, first: SgNode, last: SgNode) -> Span:
         """Span from the start of ``first`` to the end of ``last``.
 
-        The span is a :class:`~xcsh.structural.results.Span`.
+        The span is a :class:`~xcsh.structural.base.results.Span`.
         """
         start, end = first.range().start, last.range().end
         return Span(
@@ -165,7 +165,7 @@ class RecordFormat:
         absolute: print absolute names (the search path was given as one).
         layout: the text's layout: ``"lines"`` (the lines above), ``"prefix"`` or
             ``"heading"`` (``ast-grep run --heading never|always``), or ``"report"``
-            (``ast-grep scan``'s report); see :mod:`xcsh.structural.report`.
+            (``ast-grep scan``'s report); see :mod:`xcsh.structural.matches.report`.
     """
 
     json: bool
@@ -218,7 +218,7 @@ def render(
     elif form.layout == "report":
         yield from _report(found, text, shown)
     else:
-        from xcsh.structural.report import run_text
+        from xcsh.structural.matches.report import run_text
 
         nodes = [node for node, _, _ in found]
         yield from run_text(nodes, text, shown, heading=form.layout == "heading")
@@ -226,7 +226,7 @@ def render(
 
 def _report(found: Sequence[tuple[SgNode, Matcher, str]], text: str, shown: str) -> list[str]:
     """``ast-grep scan``'s report of one file's rule matches, one record per match."""
-    from xcsh.structural.report import rule_report
+    from xcsh.structural.matches.report import rule_report
     from xcsh.structural.rules.evaluate import interpolate, transformed_values
 
     matched: list[tuple[SgNode, CompiledRule]] = []

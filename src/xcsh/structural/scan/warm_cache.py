@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, cast
 
 if TYPE_CHECKING:  # this module loads without the engine (settings read it)
-    from xcsh.structural.matching import Outcome
+    from xcsh.structural.matches.matching import Outcome
 
 DEFAULT_INDEX_MEMORY = 256 * 1024 * 1024
 TREE_BYTES_PER_SOURCE_BYTE = 32

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from xcsh.core.safe import visible_line
 from xcsh.fs.confined import FileId
-from xcsh.structural.diff import unified_diff
+from xcsh.structural.base.diff import unified_diff
 
 if TYPE_CHECKING:  # a type only: the engine's commands do not load pydantic
     from xcsh.core.details import JsonObject, JsonValue
@@ -213,7 +213,7 @@ class Replacement(NamedTuple):
 class RecordBook(Protocol):
     """Where a file's changes keep their JSON lines until printed.
 
-    See :class:`xcsh.structural.pattern_edit.PatternRecords`.
+    See :class:`xcsh.structural.edit.pattern_edit.PatternRecords`.
     """
 
     def render(self, change: Replacement) -> str:
@@ -322,7 +322,7 @@ class FileEdit:
     def diff(self) -> str:
         """A unified diff (``a/<file>`` → ``b/<file>``) of this edit, computed on demand.
 
-        Hunks are cut around the replacements themselves (see :mod:`xcsh.structural.diff`).
+        Hunks are cut around the replacements themselves (see :mod:`xcsh.structural.base.diff`).
         """
         spans = [
             (rep.first_line, rep.last_line, rep.start_byte, rep.end_byte, rep.new_text.encode())

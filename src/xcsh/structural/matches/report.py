@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from similar._similar import opcodes_str  # typed; `similar.TextDiff` wraps it untyped
 
-from xcsh.structural.diagnostic import Label, render_diagnostic, rust_lines
+from xcsh.structural.matches.diagnostic import Label, render_diagnostic, rust_lines
 
 if TYPE_CHECKING:
     from ast_grep_py import SgNode

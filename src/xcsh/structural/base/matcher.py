@@ -3,7 +3,7 @@
 It is in the style of ast-grep's core: find in a tree, match a node, and the text
 a file must hold first.
 
-A ``-p``/``pat`` pattern (:class:`~xcsh.structural.pattern.CompiledPattern`) and a
+A ``-p``/``pat`` pattern (:class:`~xcsh.structural.pattern.compile.CompiledPattern`) and a
 YAML rule (:class:`~xcsh.structural.rules.compile.CompiledRule`) both satisfy it;
 the engine runs either through it. What only a rule has (a fix with a widened
 range, transforms, a severity, a message and labels) is reached through
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ast_grep_py import SgNode
 
-from xcsh.structural.errors import Doubt
+from xcsh.structural.base.errors import Doubt
 
 if TYPE_CHECKING:
     from xcsh.structural.rules.compile import CompiledRule

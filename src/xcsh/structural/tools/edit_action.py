@@ -28,11 +28,11 @@ from xcsh.pending import (
     PreviewChange,
     PreviewFile,
 )
-from xcsh.structural.edit_text import applied_result, edit_label, edit_notes, result_text
+from xcsh.structural.base.results import EditPreview
+from xcsh.structural.edit.scan_edit import BROKEN_REASON
 from xcsh.structural.engine import apply_preview, select_replacements
-from xcsh.structural.results import EditPreview
-from xcsh.structural.scan_edit import BROKEN_REASON
-from xcsh.structural.tool_details import AppliedEditDetails, AstEditDetails, LeftOutFile
+from xcsh.structural.tools.details import AppliedEditDetails, AstEditDetails, LeftOutFile
+from xcsh.structural.tools.edit_text import applied_result, edit_label, edit_notes, result_text
 
 
 @dataclass(frozen=True, kw_only=True)

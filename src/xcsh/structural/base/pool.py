@@ -83,7 +83,7 @@ def pool_context() -> BaseContext:
 
     Forked workers start in milliseconds with ast-grep-py already loaded and,
     unlike spawn/forkserver, never re-run the caller's ``__main__`` module.
-    They only run :func:`~xcsh.structural.scan.scan_chunk`, which imports
+    They only run :func:`~xcsh.structural.scan.per_file.scan_chunk`, which imports
     nothing new, so a thread of the caller holding the import lock at the fork
     cannot deadlock them. Under ``spawn`` the work is pickled.
     """

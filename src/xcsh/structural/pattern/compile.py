@@ -38,10 +38,11 @@ from typing import TYPE_CHECKING, cast
 from ast_grep_py import SgNode, SgRoot
 
 from xcsh.core import ToolError
-from xcsh.structural.errors import Doubt, PatternNotUsable, UnknownNodeKind
-from xcsh.structural.languages import Language
-from xcsh.structural.matcher import Requirement
-from xcsh.structural.pattern_checks import (
+from xcsh.structural.base.errors import Doubt, PatternNotUsable, UnknownNodeKind
+from xcsh.structural.base.languages import Language
+from xcsh.structural.base.matcher import Requirement
+from xcsh.structural.base.strictness import STRICTNESS_LEVELS
+from xcsh.structural.pattern.checks import (
     EXPANDO_CANDIDATES,
     cannot_match,
     check_in_body,
@@ -49,13 +50,12 @@ from xcsh.structural.pattern_checks import (
     holds_error,
     named_kinds,
 )
-from xcsh.structural.pattern_tokens import (
+from xcsh.structural.pattern.tokens import (
     cli_fixed_string,
     fixed_tokens,
     metavariable_texts,
     trailing_multi,
 )
-from xcsh.structural.strictness import STRICTNESS_LEVELS
 
 if TYPE_CHECKING:
     from ast_grep_py import Rule
@@ -277,7 +277,7 @@ def compile_pattern(
 
     Args:
         pattern: ast-grep pattern text (``$A``, ``$$$A``, ``$_``).
-        language: from :func:`~xcsh.structural.languages.resolve_language`.
+        language: from :func:`~xcsh.structural.base.languages.resolve_language`.
         selector: the node kind inside the pattern to match (``sel``), for
             patterns that need context to parse.
         strictness: one of :data:`STRICTNESS_LEVELS`.

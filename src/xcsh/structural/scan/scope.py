@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 
 from xcsh.fs import Workspace, iter_files
 from xcsh.fs.walk import gitignore_spec
-from xcsh.structural.errors import EmptyScope, MissingPath, NotRegularFile
-from xcsh.structural.languages import Language, language_for_path, resolve_language
-from xcsh.structural.results import SkippedFile
-from xcsh.structural.spec import ScopeSpec
+from xcsh.structural.base.errors import EmptyScope, MissingPath, NotRegularFile
+from xcsh.structural.base.languages import Language, language_for_path, resolve_language
+from xcsh.structural.base.results import SkippedFile
+from xcsh.structural.scan.spec import ScopeSpec
 
 if TYPE_CHECKING:
     import pathspec

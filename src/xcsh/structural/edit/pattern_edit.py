@@ -3,15 +3,15 @@
 A file of 100,000 matches makes 100,000 changes, so each costs what it must:
 the match's range is read once, each captured node is fetched and its range
 read once, and from those the replacement text and the
-:class:`~xcsh.structural.results.Replacement` are made. For output that mirrors
+:class:`~xcsh.structural.base.results.Replacement` are made. For output that mirrors
 ``ast-grep run -r --json`` the positions of the match and its captures are kept
 as numbers (:class:`PatternRecords`), and each JSON line is written from them
 only when it is printed: the line
-:func:`~xcsh.structural.records.json_record` renders for the same node, byte
+:func:`~xcsh.structural.matches.records.json_record` renders for the same node, byte
 for byte (the tests compare both with the ``ast-grep`` binary).
 
 YAML rules (fixes that widen their range, transforms, labels) take the general
-path in :mod:`xcsh.structural.scan_edit`.
+path in :mod:`xcsh.structural.edit.scan_edit`.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from typing import BinaryIO
 
 from ast_grep_py import SgNode
 
-from xcsh.structural.matcher import Matcher
-from xcsh.structural.records import Offsets, line_bounds
-from xcsh.structural.results import Replacement
-from xcsh.structural.rewrite import Template, TemplateVar, capture_key, expand_template
+from xcsh.structural.base.matcher import Matcher
+from xcsh.structural.base.results import Replacement
+from xcsh.structural.matches.records import Offsets, line_bounds
+from xcsh.structural.pattern.rewrite import Template, TemplateVar, capture_key, expand_template
 
 _new_tuple = tuple.__new__
 _STAGED = 1 << 14
@@ -45,7 +45,7 @@ class PatternRecords:
     the syntax tree. Here each change keeps its match's and its captures'
     positions in one flat array (8 bytes a number) and :meth:`render` writes its
     line when it is printed, byte for byte the line
-    :func:`~xcsh.structural.records.json_record` renders for the node.
+    :func:`~xcsh.structural.matches.records.json_record` renders for the node.
 
     Attributes:
         text: the file's text (code points; the lines and captured texts are cut from it).
@@ -341,7 +341,7 @@ class PatternChanges:
         """Where each template variable the pattern binds alike is read from.
 
         Each template variable the pattern binds alike: its key in
-        :func:`~xcsh.structural.rewrite.expand_template`'s captures and its place
+        :func:`~xcsh.structural.pattern.rewrite.expand_template`'s captures and its place
         in the spans :meth:`change` reads.
         """
         places = {(name, multi): i for i, (name, multi) in enumerate(self._captured)}
@@ -381,7 +381,7 @@ class PatternChanges:
 
         The replacement when neither the template nor a captured text holds a line
         break: the captured texts put in as they are, with nothing to re-indent (what
-        :func:`~xcsh.structural.rewrite.expand_template` makes of it); else ``None``.
+        :func:`~xcsh.structural.pattern.rewrite.expand_template` makes of it); else ``None``.
         """
         parts = self._parts
         if parts is None:

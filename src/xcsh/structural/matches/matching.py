@@ -3,7 +3,7 @@
 :class:`Query` (the compiled patterns or rules per language, and how to
 treat each file) and :class:`Outcome` (one file's matches, edit, or why it
 was skipped) are picklable, so the same values serve the in-process scan and
-the worker processes (:mod:`xcsh.structural.scan`, :mod:`xcsh.structural.runner`).
+the worker processes (:mod:`xcsh.structural.scan.per_file`, :mod:`xcsh.structural.scan.runner`).
 """
 
 from __future__ import annotations
@@ -14,15 +14,8 @@ from pathlib import Path
 
 from ast_grep_py import SgNode
 
-from xcsh.structural.matcher import Matcher
-from xcsh.structural.records import (
-    Offsets,
-    RecordFormat,
-    line_bounds,
-    rule_parts,
-    secondary_nodes,
-)
-from xcsh.structural.results import (
+from xcsh.structural.base.matcher import Matcher
+from xcsh.structural.base.results import (
     Capture,
     FileEdit,
     Match,
@@ -30,7 +23,14 @@ from xcsh.structural.results import (
     RuleReport,
     SkippedFile,
 )
-from xcsh.structural.rewrite import Template
+from xcsh.structural.matches.records import (
+    Offsets,
+    RecordFormat,
+    line_bounds,
+    rule_parts,
+    secondary_nodes,
+)
+from xcsh.structural.pattern.rewrite import Template
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,23 +6,23 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from xcsh.core import ToolError
-from xcsh.structural.errors import Doubt, EmptyPatterns, MixedLanguages
-from xcsh.structural.languages import resolve_language
-from xcsh.structural.matcher import Matcher
-from xcsh.structural.matching import LanguageQuery, Query
-from xcsh.structural.pattern import bound_metavariables, compile_pattern
-from xcsh.structural.results import EditPreview
-from xcsh.structural.rewrite import Template, parse_template
-from xcsh.structural.scope import HOSTED_LANGUAGES, Scope
-from xcsh.structural.spec import MatchSpec
+from xcsh.structural.base.errors import Doubt, EmptyPatterns, MixedLanguages
+from xcsh.structural.base.languages import resolve_language
+from xcsh.structural.base.matcher import Matcher
+from xcsh.structural.base.results import EditPreview
+from xcsh.structural.matches.matching import LanguageQuery, Query
+from xcsh.structural.pattern.compile import bound_metavariables, compile_pattern
+from xcsh.structural.pattern.rewrite import Template, parse_template
+from xcsh.structural.scan.scope import HOSTED_LANGUAGES, Scope
+from xcsh.structural.scan.spec import MatchSpec
 
 if TYPE_CHECKING:
-    from xcsh.structural.records import RecordFormat
+    from xcsh.structural.matches.records import RecordFormat
     from xcsh.structural.rules.compile import CompiledRule
 
 
 class QueryFlags(TypedDict, total=False):
-    """The settings of a :class:`~xcsh.structural.matching.Query` besides what it matches.
+    """The settings of a :class:`~xcsh.structural.matches.matching.Query` besides what it matches.
 
     Each is the query's attribute of that name (its default when not given).
     """

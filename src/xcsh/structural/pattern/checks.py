@@ -5,8 +5,8 @@
 - :func:`cannot_match` and :func:`check_in_body` decide whether a pattern
   probably matches nothing (its root is an ERROR node no completion of its
   text matches; or the same code inside a function parses as another kind),
-  which :func:`~xcsh.structural.pattern.compile_pattern` records as a
-  :class:`~xcsh.structural.errors.Doubt`, raised only when nothing is found.
+  which :func:`~xcsh.structural.pattern.compile.compile_pattern` records as a
+  :class:`~xcsh.structural.base.errors.Doubt`, raised only when nothing is found.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from ast_grep_py import SgNode, SgRoot
 
 from xcsh.core import ToolError
-from xcsh.structural.errors import Doubt
-from xcsh.structural.languages import Language
+from xcsh.structural.base.errors import Doubt
+from xcsh.structural.base.languages import Language
 
 if TYPE_CHECKING:
     from ast_grep_py import Rule

@@ -1,7 +1,7 @@
-"""Per-file work: read, pre-filter, parse, match; rewrites go to :mod:`.scan_edit`.
+"""Per-file work: read, pre-filter, parse, match; rewrites go to :mod:`..edit.scan_edit`.
 
 Runs in worker processes. Everything here takes and returns picklable values
-(:mod:`xcsh.structural.matching`), so the same function serves the
+(:mod:`xcsh.structural.matches.matching`), so the same function serves the
 in-process path (small scans) and the process pool (large ones).
 """
 
@@ -16,11 +16,11 @@ from ast_grep_py import SgNode, SgRoot
 
 from xcsh.fs import NotRegularFileError, NotTextError, decode_text, read_regular_bytes
 from xcsh.fs.confined import sha256_hex
-from xcsh.structural.embedded import HOSTED, embedded_sources, hosts
-from xcsh.structural.matching import LanguageQuery, Outcome, Query, find_nodes, make_match
-from xcsh.structural.records import Offsets, render
-from xcsh.structural.results import SkippedFile
-from xcsh.structural.scan_edit import edit_file, splice
+from xcsh.structural.base.results import SkippedFile
+from xcsh.structural.edit.scan_edit import edit_file, splice
+from xcsh.structural.matches.matching import LanguageQuery, Outcome, Query, find_nodes, make_match
+from xcsh.structural.matches.records import Offsets, render
+from xcsh.structural.scan.embedded import HOSTED, embedded_sources, hosts
 
 
 def _units(query: Query, language: str, text: str) -> list[tuple[LanguageQuery, str]]:

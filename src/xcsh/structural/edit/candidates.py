@@ -2,9 +2,9 @@
 
 :func:`op_candidates` turns the nodes an op matched into :class:`Candidate`
 values: the range each would replace and its new text. A ``-p``/``-r``
-pattern's change is made at once (:mod:`xcsh.structural.pattern_edit`); a YAML
+pattern's change is made at once (:mod:`xcsh.structural.edit.pattern_edit`); a YAML
 rule's (a fix that may widen its range, transforms) is made once the file's
-changes are chosen (:mod:`xcsh.structural.scan_edit`).
+changes are chosen (:mod:`xcsh.structural.edit.scan_edit`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from typing import NamedTuple
 
 from ast_grep_py import SgNode
 
-from xcsh.structural.matching import LanguageQuery
-from xcsh.structural.pattern_edit import PatternChanges, PatternRecords
-from xcsh.structural.records import Offsets
-from xcsh.structural.results import Replacement
-from xcsh.structural.rewrite import Template, expand_template
+from xcsh.structural.base.results import Replacement
+from xcsh.structural.edit.pattern_edit import PatternChanges, PatternRecords
+from xcsh.structural.matches.matching import LanguageQuery
+from xcsh.structural.matches.records import Offsets
+from xcsh.structural.pattern.rewrite import Template, expand_template
 
 
 class Candidate(NamedTuple):

@@ -131,7 +131,7 @@ def start_check(
     if not background or len(new_bytes) < BACKGROUND_MIN_BYTES or not _spare_processor():
         return check
     # loaded before the fork, so the child finds it loaded
-    from xcsh.structural.pool import reset_signals_after_fork  # noqa: F401
+    from xcsh.structural.base.pool import reset_signals_after_fork  # noqa: F401
 
     _release_free_memory()  # the old tree was just freed: the fork starts small
     reader, writer = os.pipe()
@@ -160,7 +160,7 @@ def _child(check: SyntaxCheck, reader: int, writer: int) -> None:
     """
     code = 1
     try:
-        from xcsh.structural.pool import reset_signals_after_fork  # loaded before the fork
+        from xcsh.structural.base.pool import reset_signals_after_fork  # loaded before the fork
 
         reset_signals_after_fork()
         os.close(reader)

@@ -8,7 +8,7 @@ globs, a language) and one :class:`MatchSpec` (what: patterns or YAML rules,
 a selector, a strictness) or, for a rewrite, an :class:`EditSpec`. Front
 ends (the tools, ``xcsh ast-grep``/``ast-edit``/``scan``) build them from
 their own arguments; the engine checks them and raises a typed error
-(:mod:`xcsh.structural.errors`) naming what is wrong.
+(:mod:`xcsh.structural.base.errors`) naming what is wrong.
 """
 
 from __future__ import annotations

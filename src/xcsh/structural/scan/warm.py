@@ -14,7 +14,7 @@ dropped. (A change within the file system's timestamp granularity of the
 read could keep the same times; such a "racy" file is never trusted.)
 
 Kept per file: the fingerprint, a content hash, whether it is text, and its
-words in :class:`~xcsh.structural.warm_words.WordIndex`, so a search reads
+words in :class:`~xcsh.structural.scan.warm_words.WordIndex`, so a search reads
 only the files whose words can match. Kept up to ``index_memory`` bytes,
 least recently used out: parsed syntax trees (three quarters, estimated at
 :data:`TREE_BYTES_PER_SOURCE_BYTE` times the source) and the answer of
@@ -37,14 +37,14 @@ from typing import Literal
 from ast_grep_py import SgNode, SgRoot
 
 from xcsh.fs import NotRegularFileError, read_regular_bytes
-from xcsh.structural.embedded import hosts
-from xcsh.structural.matcher import Matcher
-from xcsh.structural.matching import Outcome, Query
-from xcsh.structural.results import SkippedFile
-from xcsh.structural.runner import PARALLEL_MIN_BYTES, PARALLEL_MIN_FILES, run_query
-from xcsh.structural.scan import Source, decode_source, scan_source
-from xcsh.structural.scope import Scope
-from xcsh.structural.warm_cache import (
+from xcsh.structural.base.matcher import Matcher
+from xcsh.structural.base.results import SkippedFile
+from xcsh.structural.matches.matching import Outcome, Query
+from xcsh.structural.scan.embedded import hosts
+from xcsh.structural.scan.per_file import Source, decode_source, scan_source
+from xcsh.structural.scan.runner import PARALLEL_MIN_BYTES, PARALLEL_MIN_FILES, run_query
+from xcsh.structural.scan.scope import Scope
+from xcsh.structural.scan.warm_cache import (
     DEFAULT_INDEX_MEMORY,
     TREE_BYTES_PER_SOURCE_BYTE,
     BoundedCache,
@@ -52,7 +52,7 @@ from xcsh.structural.warm_cache import (
     answer_cost,
     parse_index_memory,
 )
-from xcsh.structural.warm_words import WordIndex, words_of
+from xcsh.structural.scan.warm_words import WordIndex, words_of
 
 RECENT_QUERIES = 8
 RACY_NS = 2_000_000_000
@@ -138,7 +138,7 @@ class WarmIndex:
     ) -> Iterator[Outcome | None]:
         """Yield one outcome per file of ``scope``, from the index where the file is unchanged.
 
-        The outcomes are those of :func:`~xcsh.structural.runner.run_query`.
+        The outcomes are those of :func:`~xcsh.structural.scan.runner.run_query`.
 
         The other files are read and scanned here, keeping their trees; when they
         are many (a first search), on the scan pool as a cold search would, each

@@ -11,7 +11,7 @@ from xcsh.core import ToolError
 from xcsh.core.wording import name_list, plural
 from xcsh.fs import Workspace, read_regular_bytes
 from xcsh.fs.confined import FileId, sha256_hex
-from xcsh.structural.results import EditPreview, FileEdit
+from xcsh.structural.base.results import EditPreview, FileEdit
 
 if TYPE_CHECKING:
     from xcsh.journal import Change, Journal

@@ -14,24 +14,24 @@ from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, 
 from xcsh.core.wording import plural
 from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore
-from xcsh.structural.edit_action import (
+from xcsh.structural.base.errors import error_pattern_note
+from xcsh.structural.base.results import EditPreview, Match, SearchResult
+from xcsh.structural.base.strictness import Strictness
+from xcsh.structural.engine import preview_edit, search
+from xcsh.structural.rules.compile import CompiledRule, rule_from_parameter
+from xcsh.structural.scan.spec import EditOp, EditSpec, MatchSpec, ScopeSpec
+from xcsh.structural.tools.details import AstEditDetails, AstGrepDetails, LeftOutFile
+from xcsh.structural.tools.edit_action import (
     EditAction,
     build_edit_action,
     empty_scope_note,
     push_edit_preview,
     staged_files,
 )
-from xcsh.structural.edit_text import block, edit_label, line_indent, skipped_text
-from xcsh.structural.engine import preview_edit, search
-from xcsh.structural.errors import error_pattern_note
-from xcsh.structural.results import EditPreview, Match, SearchResult
-from xcsh.structural.rules.compile import CompiledRule, rule_from_parameter
-from xcsh.structural.spec import EditOp, EditSpec, MatchSpec, ScopeSpec
-from xcsh.structural.strictness import Strictness
-from xcsh.structural.tool_details import AstEditDetails, AstGrepDetails, LeftOutFile
+from xcsh.structural.tools.edit_text import block, edit_label, line_indent, skipped_text
 
 if TYPE_CHECKING:
-    from xcsh.structural.warm import WarmIndex
+    from xcsh.structural.scan.warm import WarmIndex
 
 T = TypeVar("T")
 
@@ -232,13 +232,13 @@ def create_ast_grep_tool(
 ) -> AgentTool[AstGrepParams, AstGrepDetails]:
     """Build the read-only ``ast_grep`` tool for the workspace ``cwd`` (contract §4).
 
-    With ``index`` (the session's :class:`~xcsh.structural.warm.WarmIndex`),
+    With ``index`` (the session's :class:`~xcsh.structural.scan.warm.WarmIndex`),
     files unchanged since an earlier call are answered from it.
 
     The text lists each match as ``path:line:col`` (1-based) with its text and
     captured metavariables, then the total, a note when ``limit`` cut the list,
     and the skipped files. ``details`` is an
-    :class:`~xcsh.structural.tool_details.AstGrepDetails`: the matches as the
+    :class:`~xcsh.structural.tools.details.AstGrepDetails`: the matches as the
     CLI's JSON objects, the total, offset, limit, files scanned and files left out.
 
     Raises (from ``execute``):
@@ -347,7 +347,7 @@ def create_ast_edit_tool(
     With at least one replacement the call pushes a :class:`PendingAction`
     labelled ``AST Edit: <R> replacement(s) in <F> file(s)``,
     ``source_tool_name="ast_edit"``, without ``reject``; the result's and the
-    action's ``details`` are an :class:`~xcsh.structural.tool_details.AstEditDetails`:
+    action's ``details`` are an :class:`~xcsh.structural.tools.details.AstEditDetails`:
     the typed preview, its label and total, the files left out, the closing
     notes and the call's arguments. Its ``apply(reason)`` writes exactly the previewed bytes via
     :func:`~xcsh.structural.engine.apply_preview`, recorded in ``journal``

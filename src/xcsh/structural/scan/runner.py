@@ -11,10 +11,10 @@ import functools
 import os
 from collections.abc import Callable, Iterator
 
-from xcsh.structural.errors import ScanWorkerDied
-from xcsh.structural.matching import Outcome, Query
-from xcsh.structural.scan import restore_edit, scan_chunk, scan_file_safely
-from xcsh.structural.scope import Scope
+from xcsh.structural.base.errors import ScanWorkerDied
+from xcsh.structural.matches.matching import Outcome, Query
+from xcsh.structural.scan.per_file import restore_edit, scan_chunk, scan_file_safely
+from xcsh.structural.scan.scope import Scope
 
 ProgressCallback = Callable[[int, int], None]
 """``progress(files_done, files_total)``: called on the calling thread after
@@ -59,7 +59,7 @@ def run_query(
         return
     sizes = scope.sizes if len(scope.sizes) == total else [1] * total
     # the pool (multiprocessing) loads only for scans big enough to share
-    from xcsh.structural.pool import WorkerDied, plan_chunks, pool_context, run_chunks
+    from xcsh.structural.base.pool import WorkerDied, plan_chunks, pool_context, run_chunks
 
     ends = plan_chunks(sizes, count, min_bytes=_MIN_CHUNK_BYTES, max_items=_MAX_CHUNK_FILES)
     chunks = [files[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]

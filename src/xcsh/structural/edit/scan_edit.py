@@ -2,7 +2,7 @@
 
 :func:`edit_file` turns the matches of a file into its :class:`FileEdit` (or
 says why it was left out); :func:`splice` writes replacements into bytes.
-Runs in worker processes, like :mod:`xcsh.structural.scan`.
+Runs in worker processes, like :mod:`xcsh.structural.scan.per_file`.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from ast_grep_py import SgNode, SgRoot
 
 from xcsh.fs import detect_newline
 from xcsh.fs.confined import sha256_hex
-from xcsh.structural.candidates import Candidate, op_candidates
-from xcsh.structural.matching import LanguageQuery, Outcome, Query, find_nodes
-from xcsh.structural.pattern_edit import PatternRecords
-from xcsh.structural.records import Offsets, json_record, line_bounds
-from xcsh.structural.results import FileEdit, Replacement, SkippedFile
-from xcsh.structural.syntax_check import error_rule, has_error, start_check
+from xcsh.structural.base.results import FileEdit, Replacement, SkippedFile
+from xcsh.structural.edit.candidates import Candidate, op_candidates
+from xcsh.structural.edit.pattern_edit import PatternRecords
+from xcsh.structural.edit.syntax_check import error_rule, has_error, start_check
+from xcsh.structural.matches.matching import LanguageQuery, Outcome, Query, find_nodes
+from xcsh.structural.matches.records import Offsets, json_record, line_bounds
 
 BROKEN_REASON = "the rewrite would not parse"
 """Why a file whose rewritten text has new parse errors was left out of an edit."""

@@ -9,10 +9,10 @@ from __future__ import annotations
 from xcsh.core import MAX_RESULT_CHARS, AgentToolResult, TextContent
 from xcsh.core.safe import visible_line
 from xcsh.core.wording import name_list, plural
+from xcsh.structural.base.results import EditPreview, Match, SkippedFile, skipped_note
+from xcsh.structural.edit.scan_edit import BROKEN_REASON
 from xcsh.structural.engine import AppliedEdit
-from xcsh.structural.results import EditPreview, Match, SkippedFile, skipped_note
-from xcsh.structural.scan_edit import BROKEN_REASON
-from xcsh.structural.tool_details import AppliedEditDetails
+from xcsh.structural.tools.details import AppliedEditDetails
 
 
 def edit_label(replacements: int, files: int, broken: int = 0) -> str:
