@@ -16,13 +16,11 @@ path in :mod:`xcsh.structural.edit.scan_edit`.
 
 from __future__ import annotations
 
-import os
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from json.encoder import encode_basestring
-from typing import BinaryIO
 
 from ast_grep_py import SgNode
 
@@ -68,12 +66,6 @@ class PatternRecords:
     staged: list[int] = field(default_factory=list)
     """Numbers of the latest changes, not yet moved to :attr:`numbers` (a list takes
     them several times faster than an array; :meth:`settle` moves them)."""
-    spool: BinaryIO | None = None
-    """A temporary file holding the lines written ahead (:meth:`prerender`)."""
-    spooled: dict[int, tuple[int, int]] = field(default_factory=dict)
-    """Where each line written ahead is in :attr:`spool` (byte offset and length), by
-    :attr:`Replacement.record_at`; each is handed out once, then rendered again if asked
-    for."""
 
     def add(self, pattern: Matcher, language: str) -> int:
         """The entry of a new op: its pattern, and its language's display name."""
@@ -85,38 +77,8 @@ class PatternRecords:
         self.numbers.fromlist(self.staged)
         self.staged.clear()
 
-    def prerender(self, changes: Sequence[Replacement]) -> None:
-        """Write the lines of ``changes`` ahead of :meth:`render`.
-
-        They go to a temporary file (a hundred megabytes for 100,000 changes, which
-        held in memory would outweigh the syntax tree), for :meth:`render` to hand
-        out; meanwhile the file's new text is parsed in another process.
-        """
-        import tempfile  # (not for a search: it loads hashlib)
-
-        self.settle()
-        spool = self.spool = tempfile.TemporaryFile()  # noqa: SIM115 - closed with self
-        spooled, render, write = self.spooled, self.render, spool.write
-        offset = 0
-        for change in changes:
-            if change.record_at >= 0:  # (a rule's change carries its line already)
-                line = render(change).encode()
-                write(line)
-                spooled[change.record_at] = (offset, len(line))
-                offset += len(line)
-        spool.flush()
-
-    def __getstate__(self) -> dict[str, object]:
-        """What is pickled (from a scan worker): all but the lines written ahead."""
-        state = dict(self.__dict__)
-        state.update(spool=None, spooled={})
-        return state
-
     def render(self, change: Replacement) -> str:
         """The line of ``change`` (line break included)."""
-        spot = self.spooled.pop(change.record_at, None)
-        if spot is not None and self.spool is not None:
-            return os.pread(self.spool.fileno(), spot[1], spot[0]).decode()
         if self.staged:
             self.settle()
         numbers, text = self.numbers, self.text

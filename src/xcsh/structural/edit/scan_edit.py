@@ -20,7 +20,7 @@ from xcsh.fs.confined import sha256_hex
 from xcsh.structural.base.results import FileEdit, Replacement, SkippedFile
 from xcsh.structural.edit.candidates import Candidate, op_candidates
 from xcsh.structural.edit.pattern_edit import PatternRecords
-from xcsh.structural.edit.syntax_check import error_rule, has_error, start_check
+from xcsh.structural.edit.syntax_check import error_rule, has_error, new_error
 from xcsh.structural.matches.matching import LanguageQuery, Outcome, Query, find_nodes
 from xcsh.structural.matches.records import Offsets, json_record, line_bounds
 
@@ -399,12 +399,8 @@ def edit_file(
     new_bytes = splice(raw, planned.replacements)
     error = ""
     if planned.check is not None:
-        records = planned.records
-        # a big file's new text is parsed on the other processor while its lines are written
-        check = start_check(new_bytes, *planned.check, background=records is not None)
-        if check.background and records is not None:
-            records.prerender((*planned.replacements, *planned.inner))
-        error = check.verdict()
+        language, old_errors = planned.check
+        error = new_error(old_errors, new_bytes, language)
     if error and not query.keep_broken:
         return Outcome(
             skipped=SkippedFile(
