@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -111,6 +112,26 @@ def test_json_with_yes_keeps_stdout_machine_readable(project: Path) -> None:
     assert len([json.loads(line) for line in done.stdout.splitlines()]) == 3
     assert "Accept: 3 replacements in 2 files" in done.stderr
     assert "print(" not in (project / "app.py").read_text(encoding="utf-8")
+
+
+def test_a_json_reader_that_stops_early_ends_the_preview_quietly(project: Path) -> None:
+    """The preview ends (141, no traceback) with nothing changed when its reader goes away."""
+    (project / "many.py").write_text("print(1)\n" * 5000, encoding="utf-8")
+    before = _snapshot(project)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "xcsh", "ast-edit", "-p", PATTERN, "-r", REWRITE, "--json"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert json.loads(first)["replacement"].startswith("log.info(")
+    assert proc.wait(timeout=60) == 141
+    assert "Traceback" not in err
+    assert _snapshot(project) == before
 
 
 def test_no_replacement_exits_1_and_pushes_nothing(project: Path) -> None:

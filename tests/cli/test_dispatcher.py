@@ -116,7 +116,7 @@ def test_print_mode_into_head_stops_the_run_quietly_with_141(tmp_path: Path) -> 
 def test_every_listed_subcommand_dispatches_to_its_own_main() -> None:
     mains = {name: command_main(name) for name in SUBCOMMANDS}
     assert all(callable(main) for main in mains.values())
-    # ast-grep and scan come with owns_process bound (functools.partial)
+    # ast-grep, ast-edit and scan come with owns_process bound (functools.partial)
     modules = {getattr(main, "func", main).__module__ for main in mains.values()}
     assert len(modules) == len(SUBCOMMANDS)  # no two names share a module by mistake
     assert command_main(None).__module__ == "xcsh.cli.agent_cmd"

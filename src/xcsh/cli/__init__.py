@@ -52,8 +52,8 @@ def command_main(name: str | None, *, owns_process: bool = False) -> Command:
 
     Only that subcommand's module is imported (now), so start-up pays for
     nothing else. With ``owns_process`` (the ``xcsh`` command, not a caller's
-    interpreter), ``ast-grep`` and ``scan`` may end the process themselves once
-    their output is flushed (:func:`xcsh.cli.stdout.end_process`).
+    interpreter), ``ast-grep``, ``ast-edit`` and ``scan`` may end the process themselves
+    once their output is flushed (:func:`xcsh.cli.stdout.end_process`).
 
     Raises:
         KeyError: ``name`` is not one of :data:`SUBCOMMANDS`.
@@ -70,7 +70,7 @@ def command_main(name: str | None, *, owns_process: bool = False) -> Command:
         case "ast-edit":
             from xcsh.cli.ast_edit_cmd import main as ast_edit
 
-            return ast_edit
+            return functools.partial(ast_edit, owns_process=owns_process)
         case "scan":
             from xcsh.cli.scan_cmd import main as scan
 

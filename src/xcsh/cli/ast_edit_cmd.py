@@ -78,6 +78,7 @@ from xcsh.cli.common import (
 )
 from xcsh.cli.options import EditOptions
 from xcsh.cli.pager import pager_command
+from xcsh.cli.stdout import end_process
 from xcsh.core import ToolError, UsageError
 from xcsh.core.wording import name_list
 from xcsh.fs import xcsh_home
@@ -175,22 +176,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str]) -> int:
-    """Run ``xcsh ast-edit``; returns the exit code (see the module docstring)."""
+def main(argv: list[str], *, owns_process: bool = False) -> int:
+    """Run ``xcsh ast-edit``; returns the exit code (see the module docstring).
+
+    ``owns_process``: as for :func:`run`.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.rule is None and (args.pattern is None or args.rewrite is None):
         parser.error("give -p/--pattern and -r/--rewrite, or --rule FILE (rules with a fix)")
     if args.rule is not None and (args.pattern is not None or args.rewrite is not None):
         parser.error("--rule replaces -p/--pattern and -r/--rewrite; give one or the other")
-    return run(EditOptions.from_args(args))
+    return run(EditOptions.from_args(args), owns_process=owns_process)
 
 
-def run(options: EditOptions) -> int:
+def run(options: EditOptions, *, owns_process: bool = False) -> int:
     """Preview, decide and resolve as ``options`` say; returns the exit code.
 
     ``options`` hold a pattern and rewrite, or rules with fixes (``--rule`` or
-    ``xcsh scan --fix``).
+    ``xcsh scan --fix``). With ``owns_process`` (the ``xcsh`` command itself, with
+    nothing left to do after this call), a preview that ends without an apply or a
+    discard (``--dry-run``, ``--json`` without ``--yes``, no terminal to ask on)
+    ends the process once its output is flushed (:func:`~xcsh.cli.stdout.end_process`):
+    a big preview's changes are not freed one by one before the exit.
     """
     # -i asks about each change: refuse before the (possibly long) preview when it cannot ask
     if options.interactive and options.json:
@@ -251,7 +259,9 @@ def run(options: EditOptions) -> int:
     if action is None:
         return EXIT_NO_MATCH
     undo = f"cd {shlex.quote(root)} && xcsh undo" if elsewhere else "xcsh undo"
-    return _show_and_resolve(options, preview, checked, (store, action), out, undo=undo)
+    return _show_and_resolve(
+        options, preview, checked, (store, action), out, undo=undo, owns_process=owns_process
+    )
 
 
 def _show_and_resolve(
@@ -262,11 +272,13 @@ def _show_and_resolve(
     out: Stdout,
     *,
     undo: str,
+    owns_process: bool = False,
 ) -> int:
     """Show the pending edit, decide on it and resolve it; returns the exit code.
 
     ``pending`` is the store and its top action; the decision comes from asking,
-    ``--yes`` or ``--dry-run``; ``undo`` is the command that takes the apply back.
+    ``--yes`` or ``--dry-run``; ``undo`` is the command that takes the apply back;
+    ``owns_process``: as for :func:`run`.
     """
     store, action = pending
     try:
@@ -276,7 +288,10 @@ def _show_and_resolve(
         print(file=sys.stderr)
         decision, code = Decision("discard", INTERRUPTED_REASON), EXIT_INTERRUPTED
     if decision is None:
-        return EXIT_BROKEN_PIPE if out.broken else code
+        code = EXIT_BROKEN_PIPE if out.broken else code
+        if owns_process:
+            end_process(code)
+        return code
     refusal = checked.refusal() if decision.reason == YES_REASON else ""
     if refusal:
         decision, code = Decision("discard", refusal), EXIT_CHECK_REFUSED

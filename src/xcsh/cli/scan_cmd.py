@@ -178,7 +178,9 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
             include_broken=args.include_broken,
             include_parse_errors=args.include_parse_errors,
             check=args.check,
-        )
+        ),
+        # nothing follows the preview unless rules without a fix still report
+        owns_process=owns_process and (args.json or len(fixable) == len(rules)),
     )
     reported = tuple(rule for rule in rules if rule.fix is None)
     if code != 0 or not reported or args.json:
