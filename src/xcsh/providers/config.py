@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 
 from xcsh.core import UsageError
+from xcsh.core.validation import problems
 from xcsh.providers.base import Provider
 
 if TYPE_CHECKING:
@@ -168,11 +169,9 @@ _TUNING = frozenset(
 
 
 def _invalid(exc: ValidationError) -> UsageError:
-    problems = "; ".join(
-        f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-    )
+    worded = "; ".join(problem.worded() for problem in problems(exc))
     return UsageError(
-        f"invalid provider settings: {problems}",
+        f"invalid provider settings: {worded}",
         hint="Fix the flag or the value in $XCSH_HOME/settings.toml.",
     )
 
