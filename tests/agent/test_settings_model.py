@@ -69,10 +69,7 @@ def test_no_file_gives_every_default(xcsh_home: Path) -> None:
         ("max_forced_turns = 0", "max_forced_turns in {path} must be a whole number of at least 1"),
         ('profile = "tiny"', "profile in {path} must be one of 'auto', 'full', 'compact'"),
         ("journal_max_bytes = 0", "journal_max_bytes in {path} must be a whole number"),
-        (
-            "max_tokens = -5",
-            "invalid provider settings: max_tokens: Input should be greater than 0",
-        ),
+        ("max_tokens = -5", "max_tokens in {path} must be a whole number above 0, not -5"),
         ('index_memory = "lots"', "index_memory in {path} must be a number of bytes"),
     ],
 )
@@ -95,3 +92,42 @@ def test_scan_refuses_a_strict_rules_that_is_not_true_or_false(
     assert done.returncode == 2
     assert "strict_rules in settings.toml is true or false; got 'yes'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("line", "words", "hint"),
+    [
+        ("model = 5", "model in {path} must be a model name as text, not 5", 'model = "'),
+        (
+            "temperature = 5",
+            "temperature in {path} must be a number from 0 to 2, not 5",
+            "temperature = 0.2",
+        ),
+        (
+            'max_tokens = "x"',
+            "max_tokens in {path} must be a whole number above 0, not 'x'",
+            "max_tokens = 8192",
+        ),
+        ('thinking = "yes"', "thinking in {path} must be true or false, not 'yes'", "thinking ="),
+        (
+            'provider = "antropic"',
+            "provider in {path} must be one of 'anthropic', 'openai'",
+            'provider = "anthropic"',
+        ),
+    ],
+)
+def test_a_bad_provider_value_names_the_file_the_key_and_a_line_to_write(
+    tmp_path: Path, xcsh_home: Path, line: str, words: str, hint: str
+) -> None:
+    path = xcsh_home / "settings.toml"
+    path.write_text(line + "\n")
+    done = run_xcsh(
+        ["-p", "hi", "--provider", "scripted", "--model", "steps.json"],
+        cwd=tmp_path,
+        home=xcsh_home,
+    )
+    assert done.returncode == 2
+    first, second = done.stderr.splitlines()[:2]
+    assert words.format(path=path) in first
+    assert second.startswith("Hint: write for instance " + hint)
+    assert "Input should" not in done.stderr and "$XCSH_HOME" not in done.stderr

@@ -136,7 +136,7 @@ class Settings(BaseModel):
         own = _AppKeys.model_validate(values)
         return cls(
             path=path,
-            provider=StoredProviderSettings.from_file(values),
+            provider=StoredProviderSettings.from_file(values, source),
             run=read_run_settings(RunKeys.model_validate(values), path),
             approval=parse_tool_policy(ApprovalKeys.model_validate(values), source=source),
             sandbox=parse_sandbox_settings(SandboxKeys.model_validate(values), source=source),

@@ -125,14 +125,15 @@ class ProviderFlags:
 class StoredProviderSettings(BaseModel):
     """The provider keys of ``settings.toml`` (see :data:`SETTING_KEYS`); ``None`` when not set.
 
-    ``provider``, ``model`` and ``base_url`` are checked once combined with the
-    flags and the environment (:func:`resolve_provider_settings`).
+    Each value is checked as the file gives it (a known provider, a model name
+    that is not empty, ...); whether they make a usable provider once combined
+    with the flags and the environment is :func:`resolve_provider_settings`'s.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
-    provider: str | None = None
-    model: str | None = None
+    provider: ProviderName | None = None
+    model: str | None = Field(default=None, min_length=1)
     base_url: str | None = None
     api_key: str | None = Field(default=None, repr=False)
     thinking: bool | None = None
@@ -143,16 +144,47 @@ class StoredProviderSettings(BaseModel):
     max_retries: int | None = Field(default=None, ge=0, le=10)
 
     @classmethod
-    def from_file(cls, values: Mapping[str, object]) -> StoredProviderSettings:
+    def from_file(
+        cls, values: Mapping[str, object], source: str = "settings.toml"
+    ) -> StoredProviderSettings:
         """The provider keys of a settings file's top level (other keys are not read).
 
+        Values are taken as TOML gives them: ``thinking = "yes"`` is refused, not
+        read as true.
+
+        Args:
+            values: the file's top level.
+            source: the file's path, for messages.
+
         Raises:
-            UsageError: a value of the wrong kind (the message names the key).
+            UsageError: a value of the wrong kind or out of range; the message
+                names the file, the key, what is expected and the value, the
+                hint shows a line to write instead.
         """
         try:
             return cls.model_validate({k: values[k] for k in SETTING_KEYS if k in values})
         except ValidationError as exc:
-            raise _invalid(exc) from exc
+            key = problems(exc)[0].where.split(".")[0]
+            expected, example = _EXPECTED.get(key, ("another value", f"{key} = ..."))
+            raise UsageError(
+                f"{key} in {source} must be {expected}, not {values.get(key)!r}",
+                hint=f"write for instance {example}",
+            ) from exc
+
+
+_EXPECTED: dict[str, tuple[str, str]] = {
+    "provider": ("one of " + ", ".join(map(repr, PROVIDER_NAMES)), 'provider = "anthropic"'),
+    "model": ("a model name as text", 'model = "claude-sonnet-4-6"'),
+    "base_url": ("a server URL as text", 'base_url = "http://localhost:8080/v1"'),
+    "api_key": ("an API key as text", 'api_key = "sk-..."'),
+    "thinking": ("true or false", "thinking = true"),
+    "max_tokens": ("a whole number above 0", "max_tokens = 8192"),
+    "forced_tool_choice": ("true or false", "forced_tool_choice = false"),
+    "text_tool_calls": ("true or false", "text_tool_calls = false"),
+    "temperature": ("a number from 0 to 2", "temperature = 0.2"),
+    "max_retries": ("a whole number from 0 to 10", "max_retries = 3"),
+}
+"""For each provider key of settings.toml: what it takes, in plain words, and a line to write."""
 
 
 _TUNING = frozenset(
@@ -169,10 +201,14 @@ _TUNING = frozenset(
 
 
 def _invalid(exc: ValidationError) -> UsageError:
-    worded = "; ".join(problem.worded() for problem in problems(exc))
+    """The error for settings the flags made invalid (settings.toml's are checked on reading)."""
+    first = problems(exc)[0]
+    key = first.where.split(".")[0]
+    expected = _EXPECTED.get(key, ("another value", ""))[0]
+    flag = f"--{key.replace('_', '-')}"
     return UsageError(
-        f"invalid provider settings: {worded}",
-        hint="Fix the flag or the value in $XCSH_HOME/settings.toml.",
+        f"{flag} must be {expected}, not {first.got!r}",
+        hint=f"Pass {flag} with a value, or leave it out.",
     )
 
 
