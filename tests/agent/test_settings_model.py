@@ -90,7 +90,9 @@ def test_scan_refuses_a_strict_rules_that_is_not_true_or_false(
     rules.write_text("id: p\nlanguage: python\nrule:\n  pattern: print($A)\n")
     done = run_xcsh(["scan", "--rule", str(rules), "a.py"], cwd=tmp_path, home=xcsh_home)
     assert done.returncode == 2
-    assert "strict_rules in settings.toml is true or false; got 'yes'" in done.stderr
+    settings = xcsh_home / "settings.toml"
+    assert f"strict_rules in {settings} must be true or false, not 'yes'" in done.stderr
+    assert "Hint: write strict_rules = true" in done.stderr
     assert "Traceback" not in done.stderr
 
 
@@ -131,3 +133,49 @@ def test_a_bad_provider_value_names_the_file_the_key_and_a_line_to_write(
     assert words.format(path=path) in first
     assert second.startswith("Hint: write for instance " + hint)
     assert "Input should" not in done.stderr and "$XCSH_HOME" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "max_forced_turns = 0",
+        'steering = "hard"',
+        'context_window = "big"',
+        "profile = 5",
+        'journal_max_entries = "x"',
+        "journal_max_bytes = -1",
+        'sandbox_network = "x"',
+        'apply_requires_checks = "x"',
+        "approval = 5",
+        "[approval]\nrules = 5",
+        "[[approval.rules]]\nprefix = ''\ndecision = 'allow'",
+        "[[approval.rules]]\nprefix = 'git'\ndecision = 'allow'\nmatch = 'git'",
+    ],
+)
+def test_every_bad_value_comes_with_a_hint_line(tmp_path: Path, xcsh_home: Path, line: str) -> None:
+    path = xcsh_home / "settings.toml"
+    path.write_text(line + "\n")
+    done = run_xcsh(
+        ["-p", "hi", "--provider", "scripted", "--model", "steps.json"],
+        cwd=tmp_path,
+        home=xcsh_home,
+    )
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    assert str(path) in lines[0]
+    assert len(lines) == 2 and lines[1].startswith("Hint: "), done.stderr
+
+
+def test_a_mistyped_key_in_a_projects_settings_gets_a_close_match(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    (tmp_path / ".xcsh").mkdir()
+    (tmp_path / ".xcsh" / "settings.toml").write_text('chek = "pytest -q"\n')
+    assert run_xcsh(["trust"], cwd=tmp_path, home=xcsh_home).returncode == 0
+    done = run_xcsh(["check"], cwd=tmp_path, home=xcsh_home)
+    assert done.returncode == 2
+    assert "not 'chek' (did you mean 'check'?)" in done.stderr
+    # as in the user's own settings
+    (xcsh_home / "settings.toml").write_text('chek = "pytest -q"\n')
+    done = run_xcsh(["check"], cwd=tmp_path, home=xcsh_home)
+    assert "unknown setting 'chek' (did you mean 'check'?)" in done.stderr

@@ -10,7 +10,6 @@ and the check. Flags come first, then the environment, then the file (see
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,6 +27,7 @@ from xcsh.agent import (
 )
 from xcsh.checks import CHECK_KEYS, CheckKeys, CheckSettings, read_check_settings
 from xcsh.core import UsageError
+from xcsh.core.wording import did_you_mean
 from xcsh.fs import read_settings_file, xcsh_home
 from xcsh.journal import Retention
 from xcsh.providers import Provider, ProviderFlags, StoredProviderSettings
@@ -142,15 +142,15 @@ class Settings(BaseModel):
             sandbox=parse_sandbox_settings(SandboxKeys.model_validate(values), source=source),
             retention=Retention.from_settings(values, path),
             checks=read_check_settings(CheckKeys.model_validate(values), source),
-            strict_rules=_strict_rules(own.strict_rules),
+            strict_rules=_strict_rules(own.strict_rules, path),
             index_memory=_index_memory(own.index_memory, path),
         )
 
 
-def _strict_rules(value: object) -> bool:
+def _strict_rules(value: object, path: Path) -> bool:
     if not isinstance(value, bool):
         raise UsageError(
-            f"strict_rules in settings.toml is true or false; got {value!r}",
+            f"strict_rules in {path} must be true or false, not {value!r}",
             hint="write strict_rules = true (refuse rule files ast-grep would half-read)",
         )
     return value
@@ -178,8 +178,7 @@ def load_settings(home: Path) -> Settings:
     values = read_settings_file(path) or {}
     unknown = [key for key in values if key not in KNOWN_SETTINGS]
     if unknown:
-        close = difflib.get_close_matches(unknown[0], KNOWN_SETTINGS, n=1)
-        maybe = f" (did you mean {close[0]!r}?)" if close else ""
+        maybe = did_you_mean(unknown[0], KNOWN_SETTINGS)
         keys = ", ".join(repr(k) for k in unknown)
         raise UsageError(
             f"{path}: unknown setting{'s' if len(unknown) > 1 else ''} {keys}{maybe}",
