@@ -168,3 +168,26 @@ def test_commands_run_rules_as_ast_grep_scan(tmp_path: Path, xcsh_home: Path) ->
 
     bad = xcsh(["ast-grep", "--rule", "missing.yml"])
     assert bad.returncode == 2 and "missing.yml" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("broken", "shown"),
+    [
+        ("utils/bad.yml", "utils/bad.yml: not valid YAML: line 2, column 6: mapping values"),
+        ("sgconfig.yml", "sgconfig.yml: not valid YAML: line 3, column 1: expected ',' or ']'"),
+    ],
+)
+def test_broken_yaml_in_the_project_configuration_is_named_in_one_line(
+    tmp_path: Path, xcsh_home: Path, broken: str, shown: str
+) -> None:
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "rules" / "yoda.yml").write_text(YODA)
+    (tmp_path / "sgconfig.yml").write_text("ruleDirs: [rules]\nutilDirs: [utils]\n")
+    (tmp_path / broken).write_text(
+        "id: x\n  foo: [\n" if broken.startswith("utils") else "ruleDirs: [rules\n\n"
+    )
+    done = run_xcsh(["scan"], cwd=tmp_path, home=xcsh_home)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"xcsh: {shown}"), done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
