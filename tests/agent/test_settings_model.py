@@ -179,3 +179,20 @@ def test_a_mistyped_key_in_a_projects_settings_gets_a_close_match(
     (xcsh_home / "settings.toml").write_text('chek = "pytest -q"\n')
     done = run_xcsh(["check"], cwd=tmp_path, home=xcsh_home)
     assert "unknown setting 'chek' (did you mean 'check'?)" in done.stderr
+
+
+def test_a_command_refuses_the_file_over_a_key_it_does_not_use_and_says_so(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    # xcsh sandbox check reads only the sandbox keys, but the file is checked whole,
+    # as every command checks it: the message names the file and the key
+    path = xcsh_home / "settings.toml"
+    path.write_text('strict_rules = "x"\n')
+    done = run_xcsh(["sandbox", "check"], cwd=tmp_path, home=xcsh_home)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"xcsh: strict_rules in {path} must be true or false, not 'x'",
+        "Hint: write strict_rules = true (refuse rule files ast-grep would half-read)",
+    ]
+    path.write_text("strict_rules = true\n")
+    assert run_xcsh(["sandbox", "check"], cwd=tmp_path, home=xcsh_home).returncode in (0, 1)
