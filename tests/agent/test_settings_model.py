@@ -196,3 +196,29 @@ def test_a_command_refuses_the_file_over_a_key_it_does_not_use_and_says_so(
     ]
     path.write_text("strict_rules = true\n")
     assert run_xcsh(["sandbox", "check"], cwd=tmp_path, home=xcsh_home).returncode in (0, 1)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ('"99999999999999999999 GiB"', "'99999999999999999999 GiB'"),
+        ('"1025 GiB"', "'1025 GiB'"),
+        ("1099511627777", "1099511627777"),
+    ],
+)
+def test_an_index_memory_above_one_tib_is_refused_with_a_hint(
+    tmp_path: Path, xcsh_home: Path, value: str, shown: str
+) -> None:
+    path = xcsh_home / "settings.toml"
+    path.write_text(f"index_memory = {value}\n")
+    done = run_xcsh(["sandbox", "check"], cwd=tmp_path, home=xcsh_home)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"xcsh: index_memory in {path} must be at most 1 TiB (1024 GiB), not {shown}",
+        'Hint: write for instance index_memory = "256 MiB"',
+    ]
+
+
+def test_an_index_memory_of_one_tib_is_taken(xcsh_home: Path) -> None:
+    (xcsh_home / "settings.toml").write_text('index_memory = "1024 GiB"\n')
+    assert load_settings(xcsh_home).index_memory == 1024**4
