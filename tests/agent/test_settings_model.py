@@ -222,3 +222,17 @@ def test_an_index_memory_above_one_tib_is_refused_with_a_hint(
 def test_an_index_memory_of_one_tib_is_taken(xcsh_home: Path) -> None:
     (xcsh_home / "settings.toml").write_text('index_memory = "1024 GiB"\n')
     assert load_settings(xcsh_home).index_memory == 1024**4
+
+
+def test_the_provider_hints_name_the_settings_files_real_path(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    path = xcsh_home / "settings.toml"
+    nothing = run_xcsh(["-p", "hi"], cwd=tmp_path, home=xcsh_home)
+    assert nothing.returncode == 2
+    assert nothing.stderr.startswith("xcsh: no model provider is configured\nHint: ")
+    assert f"can also be set in {path}." in nothing.stderr
+    no_key = run_xcsh(["-p", "hi", "--provider", "anthropic"], cwd=tmp_path, home=xcsh_home)
+    assert no_key.returncode == 2
+    assert f"Hint: Set ANTHROPIC_API_KEY (or api_key in {path})." in no_key.stderr
+    assert "$XCSH_HOME" not in nothing.stderr + no_key.stderr

@@ -31,7 +31,12 @@ from xcsh.core.wording import did_you_mean
 from xcsh.fs import read_settings_file, xcsh_home
 from xcsh.journal import Retention
 from xcsh.providers import Provider, ProviderFlags, StoredProviderSettings
-from xcsh.providers.config import SETTING_KEYS, create_provider, resolve_provider_settings
+from xcsh.providers.config import (
+    SETTING_KEYS,
+    SETTINGS_FILE,
+    create_provider,
+    resolve_provider_settings,
+)
 from xcsh.sandbox import SETTING_KEYS as SANDBOX_KEYS
 from xcsh.sandbox import SandboxKeys, SandboxSettings, parse_sandbox_settings
 from xcsh.structural.scan.warm_cache import DEFAULT_INDEX_MEMORY, parse_index_memory
@@ -188,14 +193,25 @@ def load_settings(home: Path) -> Settings:
 
 
 def build_provider(
-    flags: ProviderFlags, stored: StoredProviderSettings, env: Mapping[str, str] | None = None
+    flags: ProviderFlags,
+    stored: StoredProviderSettings,
+    env: Mapping[str, str] | None = None,
+    settings_file: Path | None = None,
 ) -> Provider:
     """The provider the flags, environment and settings describe (SDK imported now).
+
+    ``settings_file`` is the settings' path, named in the hints (else
+    ``$XCSH_HOME/settings.toml``).
 
     Raises:
         UsageError: nothing usable is configured; the hint says what to set.
     """
-    resolved = resolve_provider_settings(flags, os.environ if env is None else env, stored)
+    resolved = resolve_provider_settings(
+        flags,
+        os.environ if env is None else env,
+        stored,
+        settings_file=str(settings_file) if settings_file else SETTINGS_FILE,
+    )
     return create_provider(resolved)
 
 
@@ -243,6 +259,8 @@ def switch_provider(
             provider = current.name
     elif provider != current.name:
         base_url = None
-    stored = load_settings(home or xcsh_home(env=env)).provider
-    kept = stored.model_copy(update={"provider": None, "model": None, "base_url": base_url})
-    return build_provider(ProviderFlags(provider=provider, model=model), kept, env)
+    settings = load_settings(home or xcsh_home(env=env))
+    kept = settings.provider.model_copy(
+        update={"provider": None, "model": None, "base_url": base_url}
+    )
+    return build_provider(ProviderFlags(provider=provider, model=model), kept, env, settings.path)

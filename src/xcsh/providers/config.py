@@ -70,8 +70,12 @@ NOTHING_CONFIGURED_HINT = (
     "or pass --base-url for a local OpenAI-compatible server "
     "(e.g. --provider openai --base-url http://localhost:8080/v1 --model NAME), "
     "or use --provider scripted --model STEPS.json to play back a scripted model. "
-    "provider, model and base_url can also be set in $XCSH_HOME/settings.toml."
+    "provider, model and base_url can also be set in {settings}."
 )
+"""The hint when nothing is configured; ``{settings}`` is the settings file's path."""
+
+SETTINGS_FILE = "$XCSH_HOME/settings.toml"
+"""How hints name the settings file when its path is not given."""
 
 
 class ProviderSettings(BaseModel):
@@ -216,6 +220,8 @@ def resolve_provider_settings(
     flags: ProviderFlags,
     env: Mapping[str, str],
     stored: StoredProviderSettings,
+    *,
+    settings_file: str = SETTINGS_FILE,
 ) -> ProviderSettings:
     """Combine flags > environment > settings.toml into :class:`ProviderSettings`.
 
@@ -223,6 +229,7 @@ def resolve_provider_settings(
         flags: the command line's choices.
         env: the environment (``os.environ``).
         stored: the provider keys of settings.toml.
+        settings_file: the settings file's path, for the hints.
 
     Without an explicit provider it is inferred: a base URL means ``openai``
     (an OpenAI-compatible server), a ``claude-*`` model means ``anthropic``,
@@ -237,7 +244,7 @@ def resolve_provider_settings(
     provider = flags.provider if flags.provider is not None else stored.provider
     model = flags.model if flags.model is not None else stored.model
     if provider is None:
-        provider = _infer_provider(flags, stored, env, model, env_base)
+        provider = _infer_provider(flags, stored, env, model, env_base, settings_file)
     if provider not in PROVIDER_NAMES:
         raise UsageError(
             f"unknown provider {provider!r}",
@@ -255,7 +262,7 @@ def resolve_provider_settings(
             )
             raise UsageError(
                 f"no API key for provider {provider!r}",
-                hint=f"Set {key_env}{local} (or api_key in $XCSH_HOME/settings.toml).",
+                hint=f"Set {key_env}{local} (or api_key in {settings_file}).",
             )
     if model is None:
         model = _default_model(provider, base_url)
@@ -280,6 +287,7 @@ def _infer_provider(
     env: Mapping[str, str],
     model: str | None,
     env_base: str | None,
+    settings_file: str,
 ) -> str:
     if flags.base_url or stored.base_url or env_base:
         return "openai"
@@ -289,7 +297,10 @@ def _infer_provider(
         return "anthropic"
     if env.get("OPENAI_API_KEY"):
         return "openai"
-    raise UsageError("no model provider is configured", hint=NOTHING_CONFIGURED_HINT)
+    raise UsageError(
+        "no model provider is configured",
+        hint=NOTHING_CONFIGURED_HINT.format(settings=settings_file),
+    )
 
 
 def _default_model(provider: str, base_url: str | None) -> str:
