@@ -346,3 +346,38 @@ def test_a_piped_diff_keeps_tabs_and_applies_with_git_apply_or_patch(
     for name in ("main.go", "sub dir/my file.go"):
         assert (twin / name).read_bytes() == (root / name).read_bytes()
         assert (root / name).read_text(encoding="utf-8") != GO_MAIN
+
+
+def test_a_pattern_that_does_not_parse_is_named_before_the_rewrite_it_leaves_unbound(
+    project: Path, tmp_path: Path
+) -> None:
+    before = _snapshot(project)
+    done = run_xcsh(
+        "ast-edit",
+        "-p",
+        "bar($",
+        "-r",
+        "x($A)",
+        "-l",
+        "python",
+        cwd=project,
+        XCSH_HOME=str(tmp_path / "home"),
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("xcsh: The pattern `bar($` is a syntax error"), done.stderr
+    assert "$A" not in done.stderr
+    assert _snapshot(project) == before
+    # a pattern that parses still has its unbound metavariables named
+    done = run_xcsh(
+        "ast-edit",
+        "-p",
+        "bar($B)",
+        "-r",
+        "x($A)",
+        "-l",
+        "python",
+        cwd=project,
+        XCSH_HOME=str(tmp_path / "home"),
+    )
+    assert done.returncode == 2
+    assert "The rewrite uses `$A`, which the pattern `bar($B)` does not bind" in done.stderr

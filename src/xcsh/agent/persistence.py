@@ -67,6 +67,7 @@ from xcsh.agent.session_records import (
     read_record_line,
 )
 from xcsh.core import Message, UsageError
+from xcsh.core.validation import problems
 
 SCHEMA_VERSION = 1
 
@@ -312,9 +313,7 @@ def _malformed(path: Path, number: int, kind: object, exc: Exception) -> UsageEr
     """
     why = str(exc)
     if isinstance(exc, ValidationError) and exc.errors():
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        why = f"{where}: {first['msg']}" if where else first["msg"]
+        why = problems(exc)[0].worded()
     return UsageError(f"{path}:{number}: malformed {kind} record: {why}", hint=BROKEN_LINE_HINT)
 
 

@@ -70,26 +70,32 @@ def read_run_settings(keys: RunKeys, path: Path) -> RunSettings:
     max_forced = keys.max_forced_turns
     if not isinstance(max_forced, int) or isinstance(max_forced, bool) or max_forced < 1:
         raise UsageError(
-            f"max_forced_turns in {path} must be a whole number of at least 1, not {max_forced!r}"
+            f"max_forced_turns in {path} must be a whole number of at least 1, not {max_forced!r}",
+            hint="write for instance max_forced_turns = 5",
         )
     given = keys.steering
     steering = _one_of(given, STEERING_STYLES)
     if steering is None:
-        raise UsageError(f'steering in {path} must be "forced" or "soft", not {given!r}')
+        raise UsageError(
+            f'steering in {path} must be "forced" or "soft", not {given!r}',
+            hint='write for instance steering = "soft"',
+        )
     window = keys.context_window
     if window is not None and (
         not isinstance(window, int) or isinstance(window, bool) or window < 1000
     ):
         raise UsageError(
             f"context_window in {path} must be a whole number of tokens, "
-            f"at least 1000, not {window!r}"
+            f"at least 1000, not {window!r}",
+            hint="write for instance context_window = 128000",
         )
     asked = keys.profile
     profile = _one_of(asked, PROFILE_SETTINGS)
     if profile is None:
         raise UsageError(
             f"profile in {path} must be one of "
-            f"{', '.join(repr(p) for p in PROFILE_SETTINGS)}, not {asked!r}"
+            f"{', '.join(repr(p) for p in PROFILE_SETTINGS)}, not {asked!r}",
+            hint='write for instance profile = "auto"',
         )
     return RunSettings(
         max_forced_turns=max_forced, steering=steering, context_window=window, profile=profile

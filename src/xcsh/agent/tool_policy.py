@@ -27,7 +27,6 @@ not in the prompt.
 
 from __future__ import annotations
 
-import difflib
 import os
 import shlex
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
@@ -39,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from xcsh.agent.approval import Approval
 from xcsh.agent.shell_commands import resolve_commands
 from xcsh.core import Tool, ToolError, UsageError
+from xcsh.core.wording import did_you_mean
 from xcsh.tools.coding.bash import BashParams
 
 Decision = Literal["allow", "ask", "deny"]
@@ -176,11 +176,9 @@ class ToolPolicy:
         """
         for name in self.tools:
             if name not in names:
-                close = difflib.get_close_matches(name, list(names), n=1)
-                maybe = f" (did you mean {close[0]!r}?)" if close else ""
                 raise UsageError(
                     f"{self.source}: [approval] names the tool {name!r}, which this session "
-                    f"does not have{maybe}",
+                    f"does not have{did_you_mean(name, names)}",
                     hint="the tools are " + ", ".join(sorted(names)),
                 )
 
@@ -239,7 +237,10 @@ def parse_tool_policy(keys: ApprovalKeys, *, source: str) -> ToolPolicy:
             an example that contradicts its rule; the message names the rule.
     """
     if not isinstance(keys.approval, Mapping):
-        raise UsageError(f"{source}: approval must be a table ([approval]), not {keys.approval!r}")
+        raise UsageError(
+            f"{source}: approval must be a table ([approval]), not {keys.approval!r}",
+            hint='write an [approval] table with a line per tool, for example bash = "ask"',
+        )
     table = _ApprovalTable.model_validate(keys.approval)
     tools: dict[str, Decision] = {
         name: _decision(value, f"{source}: approval.{name}")
@@ -247,7 +248,10 @@ def parse_tool_policy(keys: ApprovalKeys, *, source: str) -> ToolPolicy:
     }
     raw_rules = table.rules
     if not isinstance(raw_rules, list):
-        raise UsageError(f"{source}: approval.rules must be a list of [[approval.rules]] tables")
+        raise UsageError(
+            f"{source}: approval.rules must be a list of [[approval.rules]] tables",
+            hint=_RULE_HINT,
+        )
     tables: list[_RuleTable] = []
     rules: list[PrefixRule] = []
     for i, raw in enumerate(raw_rules):  # each rule checked whole before the next
@@ -257,6 +261,10 @@ def parse_tool_policy(keys: ApprovalKeys, *, source: str) -> ToolPolicy:
     for i, raw in enumerate(tables):
         _check_examples(rules[i], raw, f"{source}: approval rule {i + 1} ({rules[i].text!r})")
     return policy
+
+
+_RULE_HINT = '[[approval.rules]] takes prefix = "git status" and decision = "allow"'
+"""How to write an ``[[approval.rules]]`` table, shown under a malformed one."""
 
 
 def _decision(value: object, where: str) -> Decision:
@@ -271,7 +279,7 @@ def _decision(value: object, where: str) -> Decision:
 
 def _rule_table(raw: object, where: str) -> _RuleTable:
     if not isinstance(raw, Mapping):
-        raise UsageError(f"{where} must be a table with prefix and decision")
+        raise UsageError(f"{where} must be a table with prefix and decision", hint=_RULE_HINT)
     unknown = set(raw) - set(_RuleTable.model_fields)
     if unknown:
         raise UsageError(
@@ -284,11 +292,17 @@ def _rule_table(raw: object, where: str) -> _RuleTable:
 def _rule(raw: _RuleTable, where: str) -> PrefixRule:
     prefix = raw.prefix
     if not isinstance(prefix, str) or not prefix.strip():
-        raise UsageError(f'{where}: prefix must be a non-empty command prefix such as "git status"')
+        raise UsageError(
+            f'{where}: prefix must be a non-empty command prefix such as "git status"',
+            hint=_RULE_HINT,
+        )
     try:
         words = tuple(shlex.split(prefix))
     except ValueError as exc:
-        raise UsageError(f"{where}: prefix {prefix!r} cannot be split into words: {exc}") from exc
+        raise UsageError(
+            f"{where}: prefix {prefix!r} cannot be split into words: {exc}",
+            hint="close the quote, or escape it",
+        ) from exc
     return PrefixRule(words=words, decision=_decision(raw.decision, f"{where}: decision"))
 
 
@@ -298,12 +312,18 @@ def _check_examples(rule: PrefixRule, raw: _RuleTable, where: str) -> None:
         ("not_match", raw.not_match, False),
     ):
         if not isinstance(examples, list) or not all(isinstance(e, str) for e in examples):
-            raise UsageError(f"{where}: {key} must be a list of example commands")
+            raise UsageError(
+                f"{where}: {key} must be a list of example commands",
+                hint=f'for example {key} = ["git status --short"]',
+            )
         for example in examples:
             try:
                 matched = any(rule.matches(part) for part in simple_commands(example))
             except ValueError as exc:
-                raise UsageError(f"{where}: example {example!r} cannot be parsed: {exc}") from exc
+                raise UsageError(
+                    f"{where}: example {example!r} cannot be parsed: {exc}",
+                    hint="close the quote, or escape it",
+                ) from exc
             if matched != expected:
                 verb = "does not match" if expected else "matches"
                 raise UsageError(

@@ -168,7 +168,7 @@ async def open_session(
     make_undumpable()
     settings = load_settings(home)
     flags = ProviderFlags(provider=options.provider, model=options.model, base_url=options.base_url)
-    provider = build_provider(flags, settings.provider, options.env)
+    provider = build_provider(flags, settings.provider, options.env, settings.path)
     window, profile = await _window_and_profile(provider, settings.run)
     place = _place(home, options)
     sandbox = SandboxPlan()

@@ -10,7 +10,6 @@ and the check. Flags come first, then the environment, then the file (see
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,10 +27,16 @@ from xcsh.agent import (
 )
 from xcsh.checks import CHECK_KEYS, CheckKeys, CheckSettings, read_check_settings
 from xcsh.core import UsageError
+from xcsh.core.wording import did_you_mean
 from xcsh.fs import read_settings_file, xcsh_home
 from xcsh.journal import Retention
 from xcsh.providers import Provider, ProviderFlags, StoredProviderSettings
-from xcsh.providers.config import SETTING_KEYS, create_provider, resolve_provider_settings
+from xcsh.providers.config import (
+    SETTING_KEYS,
+    SETTINGS_FILE,
+    create_provider,
+    resolve_provider_settings,
+)
 from xcsh.sandbox import SETTING_KEYS as SANDBOX_KEYS
 from xcsh.sandbox import SandboxKeys, SandboxSettings, parse_sandbox_settings
 from xcsh.structural.scan.warm_cache import DEFAULT_INDEX_MEMORY, parse_index_memory
@@ -136,21 +141,21 @@ class Settings(BaseModel):
         own = _AppKeys.model_validate(values)
         return cls(
             path=path,
-            provider=StoredProviderSettings.from_file(values),
+            provider=StoredProviderSettings.from_file(values, source),
             run=read_run_settings(RunKeys.model_validate(values), path),
             approval=parse_tool_policy(ApprovalKeys.model_validate(values), source=source),
             sandbox=parse_sandbox_settings(SandboxKeys.model_validate(values), source=source),
             retention=Retention.from_settings(values, path),
             checks=read_check_settings(CheckKeys.model_validate(values), source),
-            strict_rules=_strict_rules(own.strict_rules),
+            strict_rules=_strict_rules(own.strict_rules, path),
             index_memory=_index_memory(own.index_memory, path),
         )
 
 
-def _strict_rules(value: object) -> bool:
+def _strict_rules(value: object, path: Path) -> bool:
     if not isinstance(value, bool):
         raise UsageError(
-            f"strict_rules in settings.toml is true or false; got {value!r}",
+            f"strict_rules in {path} must be true or false, not {value!r}",
             hint="write strict_rules = true (refuse rule files ast-grep would half-read)",
         )
     return value
@@ -178,8 +183,7 @@ def load_settings(home: Path) -> Settings:
     values = read_settings_file(path) or {}
     unknown = [key for key in values if key not in KNOWN_SETTINGS]
     if unknown:
-        close = difflib.get_close_matches(unknown[0], KNOWN_SETTINGS, n=1)
-        maybe = f" (did you mean {close[0]!r}?)" if close else ""
+        maybe = did_you_mean(unknown[0], KNOWN_SETTINGS)
         keys = ", ".join(repr(k) for k in unknown)
         raise UsageError(
             f"{path}: unknown setting{'s' if len(unknown) > 1 else ''} {keys}{maybe}",
@@ -189,14 +193,25 @@ def load_settings(home: Path) -> Settings:
 
 
 def build_provider(
-    flags: ProviderFlags, stored: StoredProviderSettings, env: Mapping[str, str] | None = None
+    flags: ProviderFlags,
+    stored: StoredProviderSettings,
+    env: Mapping[str, str] | None = None,
+    settings_file: Path | None = None,
 ) -> Provider:
     """The provider the flags, environment and settings describe (SDK imported now).
+
+    ``settings_file`` is the settings' path, named in the hints (else
+    ``$XCSH_HOME/settings.toml``).
 
     Raises:
         UsageError: nothing usable is configured; the hint says what to set.
     """
-    resolved = resolve_provider_settings(flags, os.environ if env is None else env, stored)
+    resolved = resolve_provider_settings(
+        flags,
+        os.environ if env is None else env,
+        stored,
+        settings_file=str(settings_file) if settings_file else SETTINGS_FILE,
+    )
     return create_provider(resolved)
 
 
@@ -244,6 +259,8 @@ def switch_provider(
             provider = current.name
     elif provider != current.name:
         base_url = None
-    stored = load_settings(home or xcsh_home(env=env)).provider
-    kept = stored.model_copy(update={"provider": None, "model": None, "base_url": base_url})
-    return build_provider(ProviderFlags(provider=provider, model=model), kept, env)
+    settings = load_settings(home or xcsh_home(env=env))
+    kept = settings.provider.model_copy(
+        update={"provider": None, "model": None, "base_url": base_url}
+    )
+    return build_provider(ProviderFlags(provider=provider, model=model), kept, env, settings.path)

@@ -23,6 +23,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from xcsh.core import UsageError
+from xcsh.core.wording import did_you_mean
 from xcsh.fs import read_settings_file
 
 
@@ -133,7 +134,10 @@ def _when(value: object, source: str) -> CheckWhen:
 
 def _gate(value: object, source: str) -> bool:
     if not isinstance(value, bool):
-        raise UsageError(f"{source}: apply_requires_checks must be true or false, not {value!r}")
+        raise UsageError(
+            f"{source}: apply_requires_checks must be true or false, not {value!r}",
+            hint="apply_requires_checks = true asks before applying a preview whose check failed",
+        )
     return value
 
 
@@ -180,7 +184,7 @@ def read_project_settings(folder: Path) -> CheckKeys | None:
     if unknown:
         raise UsageError(
             f"{path}: a project's settings may set only {', '.join(CHECK_KEYS)}; "
-            f"not {', '.join(map(repr, unknown))}",
+            f"not {', '.join(map(repr, unknown))}{did_you_mean(unknown[0], CHECK_KEYS)}",
             hint="put other settings in $XCSH_HOME/settings.toml",
         )
     return CheckKeys.model_validate(values)

@@ -23,6 +23,7 @@ from typing_extensions import TypeVar
 from xcsh.core.content import Content, TextContent, content_from_any
 from xcsh.core.details import JsonObject, JsonValue
 from xcsh.core.errors import ToolError
+from xcsh.core.validation import problems
 
 D = TypeVar("D", covariant=True, default=object)
 """The type of a result's ``details``: a built-in tool's :class:`~xcsh.core.details.ToolDetails`
@@ -471,10 +472,7 @@ def _model_facing(schema: JsonObject) -> JsonObject:
 
 def _describe_pydantic_error(tool_name: str, exc: pydantic.ValidationError) -> str:
     lines = [f"Invalid arguments for tool '{tool_name}':"]
-    for err in exc.errors(include_url=False):
-        where = ".".join(str(p) for p in err["loc"]) or "(arguments)"
-        got = err.get("input")
-        scalar = isinstance(got, str | int | float | bool) or got is None
-        suffix = f" (got {got!r})" if err["type"] != "missing" and scalar else ""
-        lines.append(f"- {where}: {err['msg']}{suffix}")
+    for problem in problems(exc):
+        suffix = f" (got {problem.got!r})" if problem.shown else ""
+        lines.append(f"- {problem.worded('(arguments)')}{suffix}")
     return "\n".join(lines)

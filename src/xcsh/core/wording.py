@@ -5,7 +5,7 @@ For example ``1 turn``, ``3 turns`` (never ``1 turns``), ``a.py, b.py and 3 more
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
@@ -26,3 +26,20 @@ def name_list(names: Sequence[str], shown: int = 20) -> str:
     """``a, b, c``: at most ``shown`` names, then ``and N more``."""
     head = ", ".join(names[:shown])
     return head if len(names) <= shown else f"{head} and {len(names) - shown} more"
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'model'?)`` for the known name closest to a mistyped ``word``.
+
+    Args:
+        word: the name given (a settings key, a tool name).
+        known: the names that exist.
+
+    Returns:
+        The parenthesis with a leading space, or ``""`` when no name is close
+        (:func:`difflib.get_close_matches` at its default cutoff).
+    """
+    import difflib  # only a mistyped name needs it
+
+    close = difflib.get_close_matches(word, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""

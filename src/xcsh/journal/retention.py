@@ -68,7 +68,10 @@ class Retention:
 def _whole(settings: Mapping[str, object], key: str, fallback: int, where: Path) -> int:
     value = settings.get(key, fallback)
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise UsageError(f"{key} in {where} must be a whole number of at least 1, not {value!r}")
+        raise UsageError(
+            f"{key} in {where} must be a whole number of at least 1, not {value!r}",
+            hint=f"write for instance {key} = {fallback}",
+        )
     return value
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 
 from xcsh.core import UsageError
+from xcsh.core.validation import problems
 from xcsh.providers.base import Provider
 
 if TYPE_CHECKING:
@@ -69,8 +70,12 @@ NOTHING_CONFIGURED_HINT = (
     "or pass --base-url for a local OpenAI-compatible server "
     "(e.g. --provider openai --base-url http://localhost:8080/v1 --model NAME), "
     "or use --provider scripted --model STEPS.json to play back a scripted model. "
-    "provider, model and base_url can also be set in $XCSH_HOME/settings.toml."
+    "provider, model and base_url can also be set in {settings}."
 )
+"""The hint when nothing is configured; ``{settings}`` is the settings file's path."""
+
+SETTINGS_FILE = "$XCSH_HOME/settings.toml"
+"""How hints name the settings file when its path is not given."""
 
 
 class ProviderSettings(BaseModel):
@@ -124,14 +129,15 @@ class ProviderFlags:
 class StoredProviderSettings(BaseModel):
     """The provider keys of ``settings.toml`` (see :data:`SETTING_KEYS`); ``None`` when not set.
 
-    ``provider``, ``model`` and ``base_url`` are checked once combined with the
-    flags and the environment (:func:`resolve_provider_settings`).
+    Each value is checked as the file gives it (a known provider, a model name
+    that is not empty, ...); whether they make a usable provider once combined
+    with the flags and the environment is :func:`resolve_provider_settings`'s.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
-    provider: str | None = None
-    model: str | None = None
+    provider: ProviderName | None = None
+    model: str | None = Field(default=None, min_length=1)
     base_url: str | None = None
     api_key: str | None = Field(default=None, repr=False)
     thinking: bool | None = None
@@ -142,16 +148,47 @@ class StoredProviderSettings(BaseModel):
     max_retries: int | None = Field(default=None, ge=0, le=10)
 
     @classmethod
-    def from_file(cls, values: Mapping[str, object]) -> StoredProviderSettings:
+    def from_file(
+        cls, values: Mapping[str, object], source: str = "settings.toml"
+    ) -> StoredProviderSettings:
         """The provider keys of a settings file's top level (other keys are not read).
 
+        Values are taken as TOML gives them: ``thinking = "yes"`` is refused, not
+        read as true.
+
+        Args:
+            values: the file's top level.
+            source: the file's path, for messages.
+
         Raises:
-            UsageError: a value of the wrong kind (the message names the key).
+            UsageError: a value of the wrong kind or out of range; the message
+                names the file, the key, what is expected and the value, the
+                hint shows a line to write instead.
         """
         try:
             return cls.model_validate({k: values[k] for k in SETTING_KEYS if k in values})
         except ValidationError as exc:
-            raise _invalid(exc) from exc
+            key = problems(exc)[0].where.split(".")[0]
+            expected, example = _EXPECTED.get(key, ("another value", f"{key} = ..."))
+            raise UsageError(
+                f"{key} in {source} must be {expected}, not {values.get(key)!r}",
+                hint=f"write for instance {example}",
+            ) from exc
+
+
+_EXPECTED: dict[str, tuple[str, str]] = {
+    "provider": ("one of " + ", ".join(map(repr, PROVIDER_NAMES)), 'provider = "anthropic"'),
+    "model": ("a model name as text", 'model = "claude-sonnet-4-6"'),
+    "base_url": ("a server URL as text", 'base_url = "http://localhost:8080/v1"'),
+    "api_key": ("an API key as text", 'api_key = "sk-..."'),
+    "thinking": ("true or false", "thinking = true"),
+    "max_tokens": ("a whole number above 0", "max_tokens = 8192"),
+    "forced_tool_choice": ("true or false", "forced_tool_choice = false"),
+    "text_tool_calls": ("true or false", "text_tool_calls = false"),
+    "temperature": ("a number from 0 to 2", "temperature = 0.2"),
+    "max_retries": ("a whole number from 0 to 10", "max_retries = 3"),
+}
+"""For each provider key of settings.toml: what it takes, in plain words, and a line to write."""
 
 
 _TUNING = frozenset(
@@ -168,12 +205,14 @@ _TUNING = frozenset(
 
 
 def _invalid(exc: ValidationError) -> UsageError:
-    problems = "; ".join(
-        f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-    )
+    """The error for settings the flags made invalid (settings.toml's are checked on reading)."""
+    first = problems(exc)[0]
+    key = first.where.split(".")[0]
+    expected = _EXPECTED.get(key, ("another value", ""))[0]
+    flag = f"--{key.replace('_', '-')}"
     return UsageError(
-        f"invalid provider settings: {problems}",
-        hint="Fix the flag or the value in $XCSH_HOME/settings.toml.",
+        f"{flag} must be {expected}, not {first.got!r}",
+        hint=f"Pass {flag} with a value, or leave it out.",
     )
 
 
@@ -181,6 +220,8 @@ def resolve_provider_settings(
     flags: ProviderFlags,
     env: Mapping[str, str],
     stored: StoredProviderSettings,
+    *,
+    settings_file: str = SETTINGS_FILE,
 ) -> ProviderSettings:
     """Combine flags > environment > settings.toml into :class:`ProviderSettings`.
 
@@ -188,6 +229,7 @@ def resolve_provider_settings(
         flags: the command line's choices.
         env: the environment (``os.environ``).
         stored: the provider keys of settings.toml.
+        settings_file: the settings file's path, for the hints.
 
     Without an explicit provider it is inferred: a base URL means ``openai``
     (an OpenAI-compatible server), a ``claude-*`` model means ``anthropic``,
@@ -202,7 +244,7 @@ def resolve_provider_settings(
     provider = flags.provider if flags.provider is not None else stored.provider
     model = flags.model if flags.model is not None else stored.model
     if provider is None:
-        provider = _infer_provider(flags, stored, env, model, env_base)
+        provider = _infer_provider(flags, stored, env, model, env_base, settings_file)
     if provider not in PROVIDER_NAMES:
         raise UsageError(
             f"unknown provider {provider!r}",
@@ -220,7 +262,7 @@ def resolve_provider_settings(
             )
             raise UsageError(
                 f"no API key for provider {provider!r}",
-                hint=f"Set {key_env}{local} (or api_key in $XCSH_HOME/settings.toml).",
+                hint=f"Set {key_env}{local} (or api_key in {settings_file}).",
             )
     if model is None:
         model = _default_model(provider, base_url)
@@ -245,6 +287,7 @@ def _infer_provider(
     env: Mapping[str, str],
     model: str | None,
     env_base: str | None,
+    settings_file: str,
 ) -> str:
     if flags.base_url or stored.base_url or env_base:
         return "openai"
@@ -254,7 +297,10 @@ def _infer_provider(
         return "anthropic"
     if env.get("OPENAI_API_KEY"):
         return "openai"
-    raise UsageError("no model provider is configured", hint=NOTHING_CONFIGURED_HINT)
+    raise UsageError(
+        "no model provider is configured",
+        hint=NOTHING_CONFIGURED_HINT.format(settings=settings_file),
+    )
 
 
 def _default_model(provider: str, base_url: str | None) -> str:

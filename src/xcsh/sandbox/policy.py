@@ -149,7 +149,10 @@ def parse_sandbox_settings(keys: SandboxKeys, *, source: str) -> SandboxSettings
         )
     network = keys.sandbox_network
     if not isinstance(network, bool):
-        raise UsageError(f"{source}: sandbox_network must be true or false, not {network!r}")
+        raise UsageError(
+            f"{source}: sandbox_network must be true or false, not {network!r}",
+            hint="sandbox_network = true lets bash and the check reach the network",
+        )
     raw = keys.sandbox_write
     if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
         raise UsageError(

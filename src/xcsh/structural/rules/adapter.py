@@ -434,12 +434,27 @@ def read_sgconfig(data: object, origin: str) -> SgConfig:
             "custom languages (native libraries) are not supported by xcsh; remove them "
             "or run the ast-grep CLI for those rules.",
         )
-    rule_dirs = strings_of(data.get("ruleDirs"), "ruleDirs", origin)
+    rule_dirs = _folders(data, "ruleDirs", origin)
     if not rule_dirs:
         raise RuleError(origin, "ruleDirs", "missing: list the folders holding rule files.")
-    return SgConfig(
-        rule_dirs=rule_dirs, util_dirs=strings_of(data.get("utilDirs"), "utilDirs", origin)
-    )
+    return SgConfig(rule_dirs=rule_dirs, util_dirs=_folders(data, "utilDirs", origin))
+
+
+def _folders(data: Mapping[object, object], key: str, origin: str) -> tuple[str, ...]:
+    """``ruleDirs`` or ``utilDirs``: a list of folders (``()`` when absent).
+
+    Raises:
+        RuleError: anything else, a single folder not in a list included, as
+            ``ast-grep scan`` refuses it.
+    """
+    value = data.get(key)
+    if value is None:
+        return ()
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    folder = value if isinstance(value, str) else ("rules" if key == "ruleDirs" else "utils")
+    example = f"`{key}: [{folder}]`"
+    raise RuleError(origin, key, f"must be a list of folders, as ast-grep reads it: {example}.")
 
 
 __all__ = [

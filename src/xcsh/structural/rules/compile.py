@@ -260,6 +260,19 @@ def compile_rule(
     )
 
 
+def not_yaml(exc: Exception) -> str:
+    """``not valid YAML: line 2, column 6: PROBLEM.``: pyyaml's error in one line.
+
+    Args:
+        exc: a ``yaml.YAMLError`` (its line and column, counted from 1, when it
+            has a mark; its whole text only when it has no problem of its own).
+    """
+    mark = getattr(exc, "problem_mark", None)
+    at = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    problem = getattr(exc, "problem", None) or str(exc)
+    return f"not valid YAML: {at}{problem}."
+
+
 def parse_rules(
     text: str,
     *,
@@ -284,10 +297,7 @@ def parse_rules(
     try:
         documents = [d for d in loader.load_all(text) if d is not None]
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise RuleError(origin, "", f"not valid YAML: {at}{problem}.") from None
+        raise RuleError(origin, "", not_yaml(exc)) from None
     if not documents:
         raise RuleError(origin, "", "holds no rule. Write `id`, `language` and `rule`.")
     many = len(documents) > 1

@@ -14,7 +14,7 @@ import yaml
 from xcsh.fs import read_regular_bytes
 from xcsh.structural.rules import loader
 from xcsh.structural.rules.adapter import read_sgconfig, util_rule
-from xcsh.structural.rules.compile import CompiledRule, based, parse_rules
+from xcsh.structural.rules.compile import CompiledRule, based, not_yaml, parse_rules
 from xcsh.structural.rules.model import RuleObject
 from xcsh.structural.rules.schema import RuleError, RuleWarning, yaml_path
 
@@ -51,7 +51,9 @@ def load_project(
     origin = config.name
     try:
         data = loader.load(read_regular_bytes(config).decode("utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+    except yaml.YAMLError as exc:
+        raise RuleError(origin, "", not_yaml(exc)) from None
+    except (OSError, UnicodeDecodeError) as exc:
         raise RuleError(origin, "", f"cannot read the project configuration: {exc}.") from None
     sgconfig = read_sgconfig(data, origin)
     root = config.parent
@@ -63,7 +65,9 @@ def load_project(
                 documents = [
                     d for d in loader.load_all(read_regular_bytes(file).decode("utf-8")) if d
                 ]
-            except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            except yaml.YAMLError as exc:
+                raise RuleError(shown, "", not_yaml(exc)) from None
+            except (OSError, UnicodeDecodeError) as exc:
                 raise RuleError(shown, "", f"cannot read the utility rule: {exc}.") from None
             for document in documents:
                 language, uid, rule = util_rule(document, shown)

@@ -6,7 +6,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from xcsh.core import ToolError
-from xcsh.structural.base.errors import Doubt, EmptyPatterns, MixedLanguages
+from xcsh.structural.base.errors import (
+    Doubt,
+    EmptyPatterns,
+    MixedLanguages,
+    PatternMatchesNothing,
+)
 from xcsh.structural.base.languages import resolve_language
 from xcsh.structural.base.matcher import Matcher
 from xcsh.structural.base.results import EditPreview
@@ -153,11 +158,30 @@ def compile_query(
     parsed: tuple[Template, ...] = ()
     if templates is not None:
         parsed = tuple(
-            parse_template(out, single=single, multi=multi, pattern=pattern)
-            for pattern, out in zip(patterns, templates, strict=True)
-            for single, multi in [bound_metavariables(pattern)]
+            _template(out, pattern, [u.patterns[index] for u in languages.values()])
+            for index, (pattern, out) in enumerate(zip(patterns, templates, strict=True))
         )
     return Query(languages=languages, templates=parsed, **flags)
+
+
+def _template(out: str, pattern: str, compiled: Sequence[Matcher | None]) -> Template:
+    """The rewrite ``out`` of ``pattern``, checked against what the pattern binds.
+
+    Raises:
+        PatternMatchesNothing: the pattern is a syntax error in every language it
+            compiled in, and the rewrite is refused: the pattern is what to fix
+            (``bar($`` binds nothing, so any ``$A`` in the rewrite looks unbound).
+        ToolError: the rewrite uses a metavariable the pattern does not bind.
+    """
+    single, multi = bound_metavariables(pattern)
+    try:
+        return parse_template(out, single=single, multi=multi, pattern=pattern)
+    except ToolError as exc:
+        present = [c for c in compiled if c is not None]
+        doubts = [c.doubt for c in present if c.doubt and c.doubt.reason == "syntax-error"]
+        if doubts and len(doubts) == len(present):
+            raise PatternMatchesNothing(doubts[0]) from exc
+        raise
 
 
 _FAMILIES = {"JavaScript": "JavaScript", "TypeScript": "JavaScript", "Tsx": "JavaScript"}

@@ -123,24 +123,34 @@ def answer_cost(answer: Outcome | None) -> int:
     return cost
 
 
+MAX_INDEX_MEMORY = 1024**4
+"""The largest ``index_memory`` accepted (1 TiB): more is a typo, not a budget."""
+
+
 def parse_index_memory(value: object, where: str) -> int:
     """``index_memory`` from settings.toml, in bytes.
 
     Accepted are bytes (a whole number), or a string such as ``"256 MiB"`` (KiB,
-    MiB, GiB).
+    MiB, GiB), up to :data:`MAX_INDEX_MEMORY`.
 
     Raises:
-        ValueError: anything else, with the message to show (naming ``where``).
+        ValueError: anything else, or a size above 1 TiB, with the message to
+            show (naming ``where``).
     """
     units = {"": 1, "b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
+    size: int | None = None
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    if isinstance(value, str):
+        size = value
+    elif isinstance(value, str):
         text = value.strip().lower()
         number = text.rstrip("kmgib ")
         unit = text[len(number) :].strip()
         if number.isdigit() and unit in units:
-            return int(number) * units[unit]
+            size = int(number) * units[unit]
+    if size is not None and size > MAX_INDEX_MEMORY:
+        raise ValueError(f"index_memory in {where} must be at most 1 TiB (1024 GiB), not {value!r}")
+    if size is not None:
+        return size
     raise ValueError(
         f"index_memory in {where} must be a number of bytes or a size such as "
         f'"256 MiB" (KiB, MiB, GiB; 0 keeps no trees), not {value!r}'
