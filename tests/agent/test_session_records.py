@@ -8,13 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from xcsh.agent.persistence import SessionRecorder, load_session, read_header
+from xcsh.agent.persistence import (
+    SessionRecorder,
+    load_session,
+    message_from_dict,
+    message_to_dict,
+    read_header,
+)
 from xcsh.core import (
     AssistantMessage,
     ImageContent,
     TextContent,
     ThinkingContent,
     ToolCall,
+    ToolDetails,
     ToolResultMessage,
     Usage,
     UsageError,
@@ -144,3 +151,38 @@ def test_a_line_that_is_not_json_is_named_unless_it_is_the_last(tmp_path: Path) 
     assert "\nHint: " in str(caught.value)
     path.write_text(path.read_text().rsplit("\n", 2)[0] + "\n")  # now the torn line is last
     assert load_session(path).messages == []
+
+
+EVERY_KIND = [
+    '{"content": [{"text": "go", "type": "text"}, {"data": "QQ==", "mime_type": "image/png", '
+    '"type": "image"}], "hidden": false, "role": "user"}',
+    '{"content": [{"text": "reminder", "type": "text"}], "hidden": true, "role": "user"}',
+    '{"content": [{"text": "ok", "type": "text"}, {"thinking": "t", "signature": "sig", '
+    '"id": "r1", "type": "thinking"}, {"id": "c1", "name": "read", "arguments": {"path": '
+    '"a.py", "n": [1, 2.5, null, true, {"k": "v"}]}, "invalid_arguments": null, '
+    '"arguments_error": null, "from_text": false, "type": "tool_call"}, {"id": "c2", '
+    '"name": "x", "arguments": {}, "invalid_arguments": "{", "arguments_error": "e", '
+    '"from_text": true, "type": "tool_call"}], "stop_reason": "tool_use", "usage": '
+    '{"input_tokens": 3, "output_tokens": 4, "cache_read_tokens": 1, "cache_write_tokens": 2, '
+    '"cost_usd": 0.5}, "provider": "p", "model": "m", "error": null, "role": "assistant"}',
+    '{"content": [], "stop_reason": "error", "usage": {"input_tokens": 0, "output_tokens": 0, '
+    '"cache_read_tokens": 0, "cache_write_tokens": 0, "cost_usd": 0.0}, "provider": "", '
+    '"model": "", "error": "boom", "role": "assistant"}',
+    '{"tool_call_id": "c1", "tool_name": "read", "content": [{"text": "1\\tx", "type": "text"}], '
+    '"details": {"path": "/w/a.py", "start_line": 1, "end_line": 1, "total_lines": 1, '
+    '"truncated": false, "mime_type": null, "bytes": null}, "is_error": false, '
+    '"role": "tool_result"}',
+    '{"tool_call_id": "c2", "tool_name": "mine", "content": [{"text": "no", "type": "text"}], '
+    '"details": {"k": [1]}, "is_error": true, "role": "tool_result"}',
+    '{"tool_call_id": "c3", "tool_name": "read", "content": [], "details": null, '
+    '"is_error": false, "role": "tool_result"}',
+]
+"""Every message kind and block kind as this and earlier versions write it."""
+
+
+@pytest.mark.parametrize("line", EVERY_KIND)
+def test_every_message_kind_reads_and_writes_back_byte_identical(line: str) -> None:
+    message = message_from_dict(json.loads(line))
+    if isinstance(message, ToolResultMessage) and message.tool_name == "read" and message.details:
+        assert isinstance(message.details, ToolDetails)  # a built-in tool's details come typed
+    assert json.dumps(message_to_dict(message)) == line

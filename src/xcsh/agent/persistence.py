@@ -280,7 +280,7 @@ class _Loaded:
             ValueError: a rewind names a message the history does not have.
         """
         if isinstance(record, MessageRecord):
-            self.messages.append(record.message.message())
+            self.messages.append(record.message)
             self.replay.message(self.messages[-1])
         elif isinstance(record, CheckpointRecord):
             self.replay.checkpoint(record.journal, record.time_ns, self.messages)
@@ -291,7 +291,7 @@ class _Loaded:
             if record.journal is not None:
                 self.rewinds.append(record.journal)
         elif isinstance(record, CompactionRecord):
-            self.messages = [saved.message() for saved in record.messages]
+            self.messages = list(record.messages)
         elif isinstance(record, SteeringRecord):
             self.steering = (record.provider, record.model, record.mode)
         elif isinstance(record, PendingSnapshot):

@@ -3,13 +3,15 @@
 :mod:`xcsh.agent.persistence` writes and reads the file; this module says
 what its lines hold. A history message is written as its dataclass fields
 (:func:`message_to_dict`; the ``role`` field tags it, each block's ``type``
-tags the block) and read back through one pydantic adapter of that shape
-(:func:`message_from_dict`); the header is read by :func:`read_header_record`,
-every other record (a message, a checkpoint, a rewind, a compaction, a
-steering mode, a pending snapshot) by :func:`read_record`. The reader is as
+tags the block) and read back by one pydantic adapter straight into those
+dataclasses, as their annotations describe them (:func:`message_from_dict`);
+the header is read by :func:`read_header_record`, every other record (a
+message, a checkpoint, a rewind, a compaction, a steering mode, a pending
+snapshot) by :func:`read_record`. The reader is as
 lenient as every earlier version's: keys it does not know are ignored, a
-record type it does not know is skipped, a content block may be a plain string, an image may spell
-``mimeType``, and a missing optional field takes its default.
+record type it does not know is skipped, a content block may be a plain
+string, an image may spell ``mimeType``, and a missing optional field takes
+its default.
 """
 
 from __future__ import annotations
@@ -17,35 +19,26 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Literal
 
 from pydantic import (
-    AliasChoices,
+    AfterValidator,
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
-    StrictStr,
     Tag,
     TypeAdapter,
 )
 
 from xcsh.core import (
     AssistantMessage,
-    Content,
-    ImageContent,
     JsonObject,
     JsonValue,
     Message,
-    StopReason,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
     ToolDetails,
     ToolResultMessage,
-    Usage,
     UserMessage,
 )
 from xcsh.tools.registry import builtin_details_types
@@ -99,7 +92,7 @@ def message_from_dict(data: object) -> Message:
             missing field, or a value of the wrong kind (pydantic's
             ``ValidationError``, which is a ``ValueError``, names it).
     """
-    return _message_adapter().validate_python(data).message()
+    return _message_adapter().validate_python(data)
 
 
 class _Saved(BaseModel):
@@ -108,149 +101,20 @@ class _Saved(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
 
-class _SavedTextBlock(_Saved):
-    """A text block of a user's or a tool result's content (``type`` may be left out)."""
-
-    type: Literal["text"] = "text"
-    text: StrictStr
-
-    def block(self) -> TextContent:
-        return TextContent(self.text)
-
-
-class _SavedImageBlock(_Saved):
-    """An image block of a user's or a tool result's content."""
-
-    type: Literal["image"]
-    data: StrictStr
-    mime_type: StrictStr = Field(validation_alias=AliasChoices("mime_type", "mimeType"))
-
-    def block(self) -> ImageContent:
-        return ImageContent(self.data, self.mime_type)
-
-
-def _content_kind(value: object) -> object:
-    if isinstance(value, str):
-        return "str"
-    return value.get("type", "text") if isinstance(value, dict) else None
-
-
-_ContentBlock = Annotated[
-    Annotated[StrictStr, Tag("str")]
-    | Annotated[_SavedTextBlock, Tag("text")]
-    | Annotated[_SavedImageBlock, Tag("image")],
-    Discriminator(_content_kind),
-]
-"""A user's or a tool result's content block, as :func:`~xcsh.core.content_from_any`
-reads one: its fields, or a plain string."""
-
-
-def _content(blocks: list[str | _SavedTextBlock | _SavedImageBlock]) -> list[Content]:
-    return [TextContent(b) if isinstance(b, str) else b.block() for b in blocks]
-
-
-class _SavedText(_Saved):
-    type: Literal["text"]
-    text: str
-
-    def block(self) -> TextContent:
-        return TextContent(self.text)
-
-
-class _SavedThinking(_Saved):
-    type: Literal["thinking"]
-    thinking: str
-    signature: str | None = None
-    id: str | None = None
-
-    def block(self) -> ThinkingContent:
-        return ThinkingContent(thinking=self.thinking, signature=self.signature, id=self.id)
-
-
-class _SavedToolCall(_Saved):
-    type: Literal["tool_call"]
-    id: str
-    name: str
-    arguments: JsonObject
-    invalid_arguments: str | None = None
-    arguments_error: str | None = None
-    from_text: bool = False
-
-    def block(self) -> ToolCall:
-        return ToolCall(
-            id=self.id,
-            name=self.name,
-            arguments=self.arguments,
-            invalid_arguments=self.invalid_arguments,
-            arguments_error=self.arguments_error,
-            from_text=self.from_text,
-        )
-
-
-_AssistantBlock = Annotated[
-    _SavedText | _SavedThinking | _SavedToolCall, Field(discriminator="type")
-]
-
-
-def _usage_or_empty(value: object) -> object:
-    return value or {}
-
-
-class _SavedUser(_Saved):
-    role: Literal["user"]
-    content: list[_ContentBlock] = []
-    hidden: bool = False
-
-    def message(self) -> UserMessage:
-        return UserMessage(content=_content(self.content), hidden=self.hidden)
-
-
-class _SavedAssistant(_Saved):
-    role: Literal["assistant"]
-    content: list[_AssistantBlock] = []
-    stop_reason: StopReason = "stop"
-    usage: Annotated[Usage, BeforeValidator(_usage_or_empty)] = Usage()
-    provider: str = ""
-    model: str = ""
-    error: str | None = None
-
-    def message(self) -> AssistantMessage:
-        return AssistantMessage(
-            content=[block.block() for block in self.content],
-            stop_reason=self.stop_reason,
-            usage=self.usage,
-            provider=self.provider,
-            model=self.model,
-            error=self.error,
-        )
-
-
-class _SavedToolResult(_Saved):
-    role: Literal["tool_result"]
-    tool_call_id: str
-    tool_name: str
-    content: list[_ContentBlock] = []
-    details: object = None
-    is_error: bool = False
-
-    def message(self) -> ToolResultMessage:
-        return ToolResultMessage(
-            tool_call_id=self.tool_call_id,
-            tool_name=self.tool_name,
-            content=_content(self.content),
-            details=_details(self.tool_name, self.details),
-            is_error=self.is_error,
-        )
+def _typed_details(message: ToolResultMessage) -> ToolResultMessage:
+    details = _details(message.tool_name, message.details)
+    return message if details is message.details else replace(message, details=details)
 
 
 SavedMessage = Annotated[
-    _SavedUser | _SavedAssistant | _SavedToolResult, Field(discriminator="role")
+    UserMessage | AssistantMessage | Annotated[ToolResultMessage, AfterValidator(_typed_details)],
+    Field(discriminator="role"),
 ]
-"""A history message as saved; ``.message()`` rebuilds it."""
+"""A history message as saved, read straight into its dataclass (``role`` tags it)."""
 
 
 @functools.cache
-def _message_adapter() -> TypeAdapter[_SavedUser | _SavedAssistant | _SavedToolResult]:
+def _message_adapter() -> TypeAdapter[Message]:
     """The one adapter of a saved message (built on first use: it costs milliseconds)."""
     return TypeAdapter(SavedMessage)
 

@@ -25,26 +25,61 @@ tools write through it, and the apply of every other pending action pushed
 on the store (custom tools) is recorded too.
 """
 
-from xcsh.app.checks import open_checker
-from xcsh.app.index import index_memory, open_index
-from xcsh.app.session import (
-    AppOptions,
-    OpenedSession,
-    SessionToolsFactory,
-    learnt_mode,
-    open_journal,
-    open_session,
-    session_folder,
+from typing import TYPE_CHECKING
+
+from xcsh.core.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from xcsh.app.checks import open_checker
+    from xcsh.app.index import index_memory, open_index
+    from xcsh.app.reading import SettingsReading, read_settings
+    from xcsh.app.session import (
+        AppOptions,
+        OpenedSession,
+        SessionToolsFactory,
+        learnt_mode,
+        open_journal,
+        open_session,
+        session_folder,
+    )
+    from xcsh.app.settings import (
+        KNOWN_SETTINGS,
+        Settings,
+        build_provider,
+        check_home,
+        load_settings,
+        switch_provider,
+    )
+    from xcsh.journal import OpenedJournal
+
+# Each name is imported from its module when first used, so a command that reads only
+# the journal's settings (xcsh undo) never loads the providers, the sandbox or the agent.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "xcsh.app.checks": ("open_checker",),
+        "xcsh.app.index": ("index_memory", "open_index"),
+        "xcsh.app.reading": ("SettingsReading", "read_settings"),
+        "xcsh.app.session": (
+            "AppOptions",
+            "OpenedSession",
+            "SessionToolsFactory",
+            "learnt_mode",
+            "open_journal",
+            "open_session",
+            "session_folder",
+        ),
+        "xcsh.app.settings": (
+            "KNOWN_SETTINGS",
+            "Settings",
+            "build_provider",
+            "check_home",
+            "load_settings",
+            "switch_provider",
+        ),
+        "xcsh.journal": ("OpenedJournal",),
+    },
 )
-from xcsh.app.settings import (
-    KNOWN_SETTINGS,
-    Settings,
-    build_provider,
-    check_home,
-    load_settings,
-    switch_provider,
-)
-from xcsh.journal import OpenedJournal
 
 __all__ = [
     "KNOWN_SETTINGS",
@@ -53,6 +88,7 @@ __all__ = [
     "OpenedSession",
     "SessionToolsFactory",
     "Settings",
+    "SettingsReading",
     "build_provider",
     "check_home",
     "index_memory",
@@ -62,6 +98,7 @@ __all__ = [
     "open_index",
     "open_journal",
     "open_session",
+    "read_settings",
     "session_folder",
     "switch_provider",
 ]

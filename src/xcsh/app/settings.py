@@ -28,7 +28,7 @@ from xcsh.agent import (
 from xcsh.checks import CHECK_KEYS, CheckKeys, CheckSettings, read_check_settings
 from xcsh.core import UsageError
 from xcsh.core.wording import did_you_mean
-from xcsh.fs import read_settings_file, xcsh_home
+from xcsh.fs import xcsh_home
 from xcsh.journal import Retention
 from xcsh.providers import Provider, ProviderFlags, StoredProviderSettings
 from xcsh.providers.config import (
@@ -171,6 +171,9 @@ def _index_memory(value: object, path: Path) -> int:
 def load_settings(home: Path) -> Settings:
     """``home/settings.toml`` read and checked (every default when there is no such file).
 
+    That is :func:`~xcsh.app.reading.read_settings` and its
+    :meth:`~xcsh.app.reading.SettingsReading.settings`.
+
     Raises:
         UsageError: the layout of ``home`` is unusable (:func:`check_home`), the
             file cannot be read or is not valid TOML (the message names the file
@@ -178,9 +181,19 @@ def load_settings(home: Path) -> Settings:
             :data:`KNOWN_SETTINGS` (the message names the key and the known keys),
             or a value of the wrong kind (the message names the key and the fix).
     """
-    check_home(home)
-    path = home / "settings.toml"
-    values = read_settings_file(path) or {}
+    from xcsh.app.reading import read_settings
+
+    return read_settings(home).settings()
+
+
+def checked_settings(values: Mapping[str, object], path: Path) -> Settings:
+    """The top level ``values`` of the settings file ``path``, checked into :class:`Settings`.
+
+    Raises:
+        UsageError: a key outside :data:`KNOWN_SETTINGS` (the message names the key
+            and the known keys), or a value of the wrong kind (the message names the
+            key and the fix).
+    """
     unknown = [key for key in values if key not in KNOWN_SETTINGS]
     if unknown:
         maybe = did_you_mean(unknown[0], KNOWN_SETTINGS)

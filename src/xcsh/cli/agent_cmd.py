@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the agent stack is imported only when a task runs
     from rich.console import Console
 
     from xcsh.agent import AgentEvent, RunEnd
-    from xcsh.app import AppOptions, OpenedSession, SessionToolsFactory
+    from xcsh.app import AppOptions, SessionToolsFactory
     from xcsh.ui.usage import UsageTotals
 
 NO_TUI_MESSAGE = (
@@ -234,22 +234,23 @@ async def run_print(
     from xcsh.agent import TurnEnd
     from xcsh.app import open_session
     from xcsh.cli.print_output import JsonPrinter, TextPrinter
-    from xcsh.ui import make_console
+    from xcsh.ui import detect_style, make_console
+    from xcsh.ui.opening import opening_header, show_print_opening
     from xcsh.ui.usage import UsageTotals
 
     out = stdout if stdout is not None else sys.stdout
     err_console = make_console(sys.stderr)
     opened = await open_session(_app_options(args), tools=tools)
-    _tell_opening(opened, err_console)
+    progress = args.mode != "json"  # json mode's header says the rest
+    show_print_opening(err_console, detect_style(sys.stderr), opened, progress=progress)
     session = opened.session
     printer: TextPrinter | None = None
     json_printer: JsonPrinter | None = None
     if args.mode == "json":
-        print(json.dumps(_json_header(opened), ensure_ascii=False), file=out, flush=True)
+        print(json.dumps(opening_header(opened), ensure_ascii=False), file=out, flush=True)
         json_printer = JsonPrinter(out, on_broken_pipe=session.cancel)
         session.subscribe(json_printer)
     else:
-        _show_text_start(opened, err_console)
         printer = TextPrinter(err_console)
         session.subscribe(printer)
     totals = [UsageTotals()]
@@ -307,75 +308,6 @@ def _app_options(args: argparse.Namespace) -> AppOptions:
         trust_project=args.trust_project,
         instructions=args.instructions,
     )
-
-
-def _tell_opening(opened: OpenedSession, err_console: Console) -> None:
-    """What opening the session did that the user should know (in either mode)."""
-    for recovered in opened.journal.recovered:
-        err_console.print(recovered.message, markup=False, highlight=False)
-    if opened.journal.problem:
-        err_console.print(f"undo journal: {opened.journal.problem}", markup=False, highlight=False)
-    notice = opened.elsewhere_notice()
-    if notice is not None:
-        err_console.print(f"xcsh: {notice}", style="yellow", markup=False, highlight=False)
-    for line in opened.notices:  # also in the JSON header
-        err_console.print(f"xcsh: {line}", style="yellow", markup=False, highlight=False)
-
-
-def _json_header(opened: OpenedSession) -> dict[str, object]:
-    """The first line ``--mode json`` prints: the session and how it was opened."""
-    import dataclasses
-
-    session = opened.session
-    report = opened.resumed
-    return {
-        "type": "session",
-        "id": session.id,
-        "path": str(opened.path),
-        "cwd": str(session.cwd),
-        "resumed": None
-        if report is None
-        else {
-            "repreviewed": report.repreviewed,
-            "dropped": report.dropped,
-            "rebuilt": [dataclasses.asdict(r) for r in report.rebuilt],
-        },
-        "load_errors": [e.to_dict() for e in opened.load_errors],
-        "instructions": [str(f.path) for f in opened.instructions.files],
-        "notices": list(opened.notices),
-    }
-
-
-def _show_text_start(opened: OpenedSession, err_console: Console) -> None:
-    """In text mode, report on stderr what the run starts from.
-
-    That is the instructions read, custom tools that failed to load, and what resuming
-    did to the pending previews.
-    """
-    from xcsh.cli.print_output import instructions_lines
-    from xcsh.ui import detect_style, render_preview
-
-    for line, style in instructions_lines(opened.instructions):
-        err_console.print(line, style=style, markup=False)
-    for problem in opened.load_errors:
-        style = "yellow" if problem.kind == "untrusted" else "red"
-        text = f"custom tools: {problem.path}: {problem.error}"
-        err_console.print(text, style=style, markup=False)
-    report = opened.resumed
-    if report is None:
-        return
-    term_style = detect_style(sys.stderr)
-    for rebuilt in report.rebuilt:
-        err_console.print(
-            f"resumed: re-previewed against the current files (was: {rebuilt.previous_label}):",
-            style="dim",
-            markup=False,
-        )
-        err_console.print(render_preview(rebuilt.label, rebuilt.preview, style=term_style))
-        if rebuilt.changed:
-            err_console.print(rebuilt.note(), style="bold yellow", markup=False)
-    for label in report.dropped:
-        err_console.print(f"resumed: dropped {label}", style="yellow", markup=False)
 
 
 def _finish_text(

@@ -13,6 +13,7 @@ import asyncio
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -22,6 +23,9 @@ from xcsh.pending import CheckVerdict
 from xcsh.structural import EditPreview
 from xcsh.structural.tools.edit_action import staged_files
 from xcsh.ui import detect_style
+
+if TYPE_CHECKING:
+    from xcsh.app import SettingsReading
 
 EXIT_CHECK_REFUSED = 4
 """``--yes`` did not apply: the check newly fails (or timed out) and
@@ -52,18 +56,22 @@ class CheckedPreview:
         )
 
 
-def check_preview(options: EditOptions, root: Path, preview: EditPreview) -> CheckedPreview:
+def check_preview(
+    options: EditOptions, root: Path, preview: EditPreview, reading: SettingsReading
+) -> CheckedPreview:
     """Run the check on ``preview`` staged over ``root`` when it is wanted.
 
+    The check's settings are the user's (``reading``, ``$XCSH_HOME/settings.toml``
+    as read), then the trusted project's.
+
     Raises:
-        UsageError: bad check settings.
+        UsageError: the settings file cannot be used, or bad check settings.
         KeyboardInterrupt: Ctrl-C during the check (it was ended with its
             process tree and the staged tree removed).
     """
     from xcsh.app import open_checker
-    from xcsh.fs import xcsh_home
 
-    checker = open_checker(root, xcsh_home())
+    checker = open_checker(root, reading.home, reading.settings())
     settings = checker.settings
     notes = [settings.notice] if settings.notice else []
     files = staged_files(preview)

@@ -54,6 +54,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from xcsh.app.reading import read_settings
 from xcsh.cli.argparser import Parser
 from xcsh.cli.ast_edit_ask import Decision, ask, reviewed
 from xcsh.cli.ast_edit_check import EXIT_CHECK_REFUSED, CheckedPreview, check_preview
@@ -211,7 +212,8 @@ def run(options: EditOptions, *, owns_process: bool = False) -> int:
     try:
         check_limit(options.limit)
         root, given = workspace_for(options.paths)
-        journal = _open_journal(Path(root), settle=not options.dry_run)
+        reading = read_settings(xcsh_home())  # once: the journal's section now, the check's below
+        journal = _open_journal(Path(root), reading.retention(), settle=not options.dry_run)
         preview = _with_spinner(lambda: merged_preview(options, root, given))
     except (ToolError, UsageError) as exc:
         error(exc)
@@ -227,7 +229,7 @@ def run(options: EditOptions, *, owns_process: bool = False) -> int:
     if elsewhere:
         error(f"workspace {root}: the files below are named relative to it")
     try:
-        checked = check_preview(options, Path(root), preview)
+        checked = check_preview(options, Path(root), preview, reading)
     except UsageError as exc:
         error(exc)
         return EXIT_BAD_INPUT
@@ -312,17 +314,13 @@ def _show_and_resolve(
     return resolved
 
 
-def _open_journal(root: Path, *, settle: bool) -> Journal:
+def _open_journal(root: Path, retention: Retention, *, settle: bool) -> Journal:
     """The undo journal of the workspace ``root``, after settling an interrupted apply.
 
     An apply a crash interrupted is settled first; with ``settle=False`` (``--dry-run``
-    changes nothing) such an apply is only reported.
-
-    Raises:
-        UsageError: a retention setting in settings.toml is invalid.
+    changes nothing) such an apply is only reported. ``retention`` is the settings'.
     """
-    home = xcsh_home()
-    journal = Journal.for_root(home, root, retention=Retention.of_home(home))
+    journal = Journal.for_root(xcsh_home(), root, retention=retention)
     if not settle:
         warn_interrupted(str(root))
         return journal

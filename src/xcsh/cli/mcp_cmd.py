@@ -136,19 +136,19 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
         UsageError: a retention, check or ``index_memory`` setting in settings.toml
             is invalid.
     """
+    from xcsh.app import open_checker, read_settings
     from xcsh.fs import xcsh_home
-    from xcsh.journal import Journal, Retention, settled
+    from xcsh.journal import Journal, settled
 
     home = xcsh_home()
-    opened = settled(Journal.for_root(home, cwd, retention=Retention.of_home(home)))
+    reading = read_settings(home)  # once: the journal's section now, the rest below
+    opened = settled(Journal.for_root(home, cwd, retention=reading.retention()))
     for recovered in opened.recovered:
         print(f"xcsh mcp: {recovered.message}", file=sys.stderr)
     if opened.problem:
         print(f"xcsh mcp: undo journal: {opened.problem}", file=sys.stderr)
     journal = opened.journal
-    from xcsh.app import load_settings, open_checker
-
-    settings = load_settings(home)
+    settings = reading.settings()
     checker = open_checker(cwd, home, settings)
     memory = settings.index_memory
     if checker.settings.notice:

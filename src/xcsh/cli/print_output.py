@@ -2,8 +2,8 @@
 
 :class:`TextPrinter` draws the run's progress for ``--mode text`` (contract
 §6), :class:`JsonPrinter` writes one JSON object per event for ``--mode
-json``; :func:`instructions_lines` are the lines before them
-(the usage line after them is :func:`xcsh.ui.usage.usage_text`).
+json``; what opening the session did comes before them
+(:mod:`xcsh.ui.opening`), the usage line after them (:func:`xcsh.ui.usage.usage_text`).
 """
 
 from __future__ import annotations
@@ -18,19 +18,7 @@ from xcsh.cli import is_output_error, stdout_to_devnull
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from xcsh.agent import AgentEvent, Instructions
-
-
-def instructions_lines(instructions: Instructions) -> list[tuple[str, str]]:
-    """What print mode says about the ``AGENTS.md`` files read: ``(text, style)`` lines."""
-    lines: list[tuple[str, str]] = []
-    if instructions.files:
-        names = ", ".join(str(f.path) for f in instructions.files)
-        lines.append((f"instructions: {names}", "dim"))
-    if instructions.note:
-        lines.append((f"xcsh: {instructions.note}", "yellow"))
-    lines.extend((f"instructions: cannot read {u}", "yellow") for u in instructions.unreadable)
-    return lines
+    from xcsh.agent import AgentEvent
 
 
 class JsonPrinter:

@@ -72,9 +72,10 @@ def main(argv: list[str]) -> int:
     """Run ``xcsh rewind``; returns the exit code."""
     from xcsh.agent.persistence import load_session
     from xcsh.agent.rewind import checkpoint_of, reconcile
+    from xcsh.app import read_settings
     from xcsh.core import UsageError
     from xcsh.fs import xcsh_home
-    from xcsh.journal import Journal, Retention
+    from xcsh.journal import Journal
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -86,7 +87,7 @@ def main(argv: list[str]) -> int:
         path = _session_file(home, here, args.session)
         saved = load_session(path)
         root = Path(saved.cwd) if saved.cwd else here
-        journal = Journal.for_root(home, root, retention=Retention.of_home(home))
+        journal = Journal.for_root(home, root, retention=read_settings(home).retention())
     except UsageError as exc:
         print(f"xcsh rewind: {exc}", file=sys.stderr)
         return 2

@@ -48,15 +48,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     """Run ``xcsh undo``; returns the exit code."""
+    from xcsh.app import read_settings
     from xcsh.core import UsageError
     from xcsh.fs import xcsh_home
-    from xcsh.journal import Journal, Retention, UndoError, applies, undo
+    from xcsh.journal import Journal, UndoError, applies, undo
 
     args = build_parser().parse_args(argv)
     home = xcsh_home()
     here = Path.cwd().resolve()
     try:
-        journal = Journal.for_root(home, here, retention=Retention.of_home(home))
+        journal = Journal.for_root(home, here, retention=read_settings(home).retention())
     except UsageError as exc:
         print(f"xcsh undo: {exc}", file=sys.stderr)
         return 2

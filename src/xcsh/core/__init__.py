@@ -30,21 +30,23 @@ if TYPE_CHECKING:
         UserMessage,
     )
     from xcsh.core.tool import (
-        MAX_RESULT_CHARS,
         AgentTool,
-        AgentToolResult,
         ParametersSpec,
         Tool,
         ToolCallContext,
         ToolGuard,
         ToolUpdateCallback,
+        running_tool_call,
+    )
+    from xcsh.core.tool_result import (
+        MAX_RESULT_CHARS,
+        AgentToolResult,
         cap_content,
         cap_result,
         cap_text,
         coerce_result,
         coerce_tool_result,
         describe_value_type,
-        running_tool_call,
         text_result,
     )
 
@@ -72,21 +74,23 @@ __getattr__ = lazy_exports(
             "UserMessage",
         ),
         "xcsh.core.tool": (
-            "MAX_RESULT_CHARS",
             "AgentTool",
-            "AgentToolResult",
             "ParametersSpec",
             "Tool",
             "ToolCallContext",
             "ToolGuard",
             "ToolUpdateCallback",
+            "running_tool_call",
+        ),
+        "xcsh.core.tool_result": (
+            "MAX_RESULT_CHARS",
+            "AgentToolResult",
             "cap_content",
             "cap_result",
             "cap_text",
             "coerce_result",
             "coerce_tool_result",
             "describe_value_type",
-            "running_tool_call",
             "text_result",
         ),
     },

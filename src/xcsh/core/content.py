@@ -18,7 +18,7 @@ class TextContent:
         text: the text, any length.
     """
 
-    text: str
+    text: pydantic.StrictStr
     type: Literal["text"] = "text"
 
 
@@ -28,15 +28,36 @@ class ImageContent:
 
     Args:
         data: base64 of the image bytes.
-        mime_type: e.g. ``"image/png"``.
+        mime_type: e.g. ``"image/png"`` (read from a dict as ``mime_type`` or ``mimeType``).
     """
 
-    data: str
-    mime_type: str
+    data: pydantic.StrictStr
+    mime_type: Annotated[
+        pydantic.StrictStr,
+        pydantic.Field(validation_alias=pydantic.AliasChoices("mime_type", "mimeType")),
+    ]
     type: Literal["image"] = "image"
 
 
 Content = TextContent | ImageContent
+
+
+def _content_kind(value: object) -> object:
+    return value.get("type", "text") if isinstance(value, dict) else None
+
+
+def _text_of_string(value: object) -> object:
+    return {"text": value} if isinstance(value, str) else value
+
+
+ContentBlock = Annotated[
+    Annotated[TextContent, pydantic.Tag("text")] | Annotated[ImageContent, pydantic.Tag("image")],
+    pydantic.Discriminator(_content_kind),
+    pydantic.BeforeValidator(_text_of_string),
+]
+"""A :data:`Content` block as pydantic reads one from JSON data: its fields (a text
+block's ``type`` may be left out, an image's ``mime_type`` may be spelt ``mimeType``,
+other keys are ignored), or a plain string for a text block."""
 
 
 def content_from_any(value: object) -> Content:
@@ -47,7 +68,8 @@ def content_from_any(value: object) -> Content:
     Dicts follow the shape of the original description's examples:
     ``{"type": "text", "text": ...}`` (``type`` may be left out) or
     ``{"type": "image", "data": ..., "mime_type"|"mimeType": ...}``; other
-    keys are ignored. They are read through one pydantic adapter.
+    keys are ignored. They are read through the one adapter of a
+    :data:`ContentBlock`.
 
     Raises:
         TypeError: the value is none of these shapes.
@@ -58,7 +80,7 @@ def content_from_any(value: object) -> Content:
         return TextContent(value)
     if isinstance(value, Mapping):
         try:
-            return _block_adapter().validate_python(dict(value)).block()
+            return _block_adapter().validate_python(dict(value))
         except pydantic.ValidationError:
             pass
     raise TypeError(
@@ -67,38 +89,7 @@ def content_from_any(value: object) -> Content:
     )
 
 
-class _TextBlock(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(frozen=True, extra="ignore")
-
-    text: pydantic.StrictStr
-
-    def block(self) -> TextContent:
-        return TextContent(self.text)
-
-
-class _ImageBlock(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(frozen=True, extra="ignore")
-
-    data: pydantic.StrictStr
-    mime_type: pydantic.StrictStr = pydantic.Field(
-        validation_alias=pydantic.AliasChoices("mime_type", "mimeType")
-    )
-
-    def block(self) -> ImageContent:
-        return ImageContent(self.data, self.mime_type)
-
-
-def _block_kind(value: object) -> object:
-    return value.get("type", "text") if isinstance(value, dict) else None
-
-
-_Block = Annotated[
-    Annotated[_TextBlock, pydantic.Tag("text")] | Annotated[_ImageBlock, pydantic.Tag("image")],
-    pydantic.Discriminator(_block_kind),
-]
-
-
 @functools.cache
-def _block_adapter() -> pydantic.TypeAdapter[_TextBlock | _ImageBlock]:
-    """The one adapter of a content block given as a dict (built on first use)."""
-    return pydantic.TypeAdapter(_Block)
+def _block_adapter() -> pydantic.TypeAdapter[Content]:
+    """The one adapter of a content block (built on first use: it costs milliseconds)."""
+    return pydantic.TypeAdapter(ContentBlock)

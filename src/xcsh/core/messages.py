@@ -3,15 +3,19 @@
 These frozen dataclasses are the seam between the agent loop and the
 provider adapters: the loop builds a :class:`ModelRequest`, a provider turns it
 into its own wire format and streams back :class:`StreamEvent` values ending
-in one :class:`AssistantMessage`.
+in one :class:`AssistantMessage`. Pydantic reads the messages straight from
+the session file's JSON: their annotations say how (the tag of each block,
+defaults for what an older file left out).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Annotated, Literal
 
-from xcsh.core.content import Content, TextContent
+import pydantic
+
+from xcsh.core.content import ContentBlock, TextContent
 from xcsh.core.json_types import JsonObject
 
 
@@ -82,7 +86,7 @@ class UserMessage:
             sent to the model, shown dimmed or not at all by front ends.
     """
 
-    content: list[Content]
+    content: list[ContentBlock] = field(default_factory=list)
     hidden: bool = False
     role: Literal["user"] = "user"
 
@@ -93,6 +97,15 @@ class UserMessage:
 
 
 StopReason = Literal["stop", "tool_use", "length", "error", "aborted"]
+
+AssistantBlock = Annotated[
+    TextContent | ThinkingContent | ToolCall, pydantic.Field(discriminator="type")
+]
+"""A block of an answer: text, thinking or a tool call, tagged by its ``type``."""
+
+
+def _usage_or_empty(value: object) -> object:
+    return value or {}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,9 +121,11 @@ class AssistantMessage:
         error: the error message when ``stop_reason`` is ``"error"``.
     """
 
-    content: list[TextContent | ThinkingContent | ToolCall]
+    content: list[AssistantBlock] = field(default_factory=list)
     stop_reason: StopReason = "stop"
-    usage: Usage = field(default_factory=Usage)
+    usage: Annotated[Usage, pydantic.BeforeValidator(_usage_or_empty)] = field(
+        default_factory=Usage
+    )
     provider: str = ""
     model: str = ""
     error: str | None = None
@@ -141,7 +156,7 @@ class ToolResultMessage:
 
     tool_call_id: str
     tool_name: str
-    content: list[Content]
+    content: list[ContentBlock] = field(default_factory=list)
     details: object = None
     is_error: bool = False
     role: Literal["tool_result"] = "tool_result"

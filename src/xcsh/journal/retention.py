@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xcsh.core import UsageError
-from xcsh.fs import read_settings_file
 from xcsh.journal.records import EntrySummary
 
 
@@ -44,25 +43,6 @@ class Retention:
             max_entries=_whole(settings, "journal_max_entries", cls.max_entries, where),
             max_bytes=_whole(settings, "journal_max_bytes", cls.max_bytes, where),
         )
-
-    @classmethod
-    def of_home(cls, home: Path) -> Retention:
-        """Read the retention set in ``home/settings.toml``, for the commands that need only it.
-
-        Those are ``xcsh undo``, ``rewind``, ``ast-edit`` and ``mcp``. The defaults apply
-        when the file is missing or unreadable, since the commands that own the settings
-        file report its errors (:func:`xcsh.app.load_settings`, whose ``retention`` is this
-        same reading).
-
-        Raises:
-            UsageError: a retention value is invalid.
-        """
-        path = home / "settings.toml"
-        try:
-            values = read_settings_file(path)
-        except UsageError:
-            return cls()
-        return cls.from_settings(values or {}, path)
 
 
 def _whole(settings: Mapping[str, object], key: str, fallback: int, where: Path) -> int:

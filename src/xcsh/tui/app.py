@@ -7,7 +7,7 @@ prompt: events are drawn as they arrive and Ctrl-C (SIGINT) cancels the run
 (:meth:`xcsh.agent.AgentSession.cancel`; every tool call still gets a result).
 With ``--approve ask`` each model ``apply`` asks y / n / n REASON here.
 The slash commands are :mod:`xcsh.tui.slash`, the opening lines
-:mod:`xcsh.tui.greet`.
+:mod:`xcsh.ui.opening` (print mode's too).
 """
 
 from __future__ import annotations
@@ -37,11 +37,11 @@ from xcsh.core import XcshError
 from xcsh.providers import ProviderFlags
 from xcsh.tui import commands
 from xcsh.tui.approval import ask_approval, ask_plain
-from xcsh.tui.greet import greet
 from xcsh.tui.options import InteractiveOptions
 from xcsh.tui.slash import SlashCommands
 from xcsh.tui.status import short_model, status_line
 from xcsh.ui import TerminalStyle, detect_style, make_console
+from xcsh.ui.opening import show_greeting
 from xcsh.ui.usage import UsageTotals
 
 if TYPE_CHECKING:
@@ -207,10 +207,10 @@ class InteractiveApp(SlashCommands):
             return
         self._attach(opened)
         if self._prompt is not None and self._prompt.app.is_running:
-            await run_in_terminal(lambda: greet(self.console, self.style, opened))
+            await run_in_terminal(lambda: show_greeting(self.console, self.style, opened))
             self._prompt.app.invalidate()
         else:
-            greet(self.console, self.style, opened)
+            show_greeting(self.console, self.style, opened)
 
     def _attach(self, opened: OpenedSession) -> None:
         from xcsh.tui.render import EventRenderer
