@@ -95,6 +95,14 @@ def main(argv: list[str] | None = None) -> int:
         help="first measure PAIRS cold first turns of the full and the compact profile, "
         "each on a freshly started server (default 0: none)",
     )
+    parser.add_argument(
+        "--first-run",
+        type=int,
+        default=0,
+        metavar="K",
+        help="number the runs of each task from K (default 0): a batch split over two "
+        "servers gives its second half other renames and folders",
+    )
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--out", type=Path, help="results folder (default: in the cache)")
     args = parser.parse_args(argv)
@@ -141,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
             versions[spec.name] = f"llama.cpp {props.get('build_info', '?')}, {weights.name}"
             try:
                 for task, runs in tasks:
-                    for i in range(runs):
+                    for i in range(args.first_run, args.first_run + runs):
                         rows.append(_one(task.name, spec.name, i, out, proxy, args, settings))
                         # kept after every run: a batch stopped early still has its table
                         (out / "runs.json").write_text(json.dumps(rows, indent=1))
