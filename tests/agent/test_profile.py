@@ -8,15 +8,9 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI, tool_call_delta
 
-from xcsh.agent.profile import echoes_last_result, repeats_previous_call
+from xcsh.agent.profile import repeats_previous_call
 from xcsh.app import AppOptions, open_session
-from xcsh.core import (
-    AssistantMessage,
-    TextContent,
-    ToolCall,
-    ToolResultMessage,
-    UsageError,
-)
+from xcsh.core import AssistantMessage, ToolCall, UsageError
 from xcsh.pending import NOTHING_PENDING_MESSAGE
 
 LLAMA_MODELS = {
@@ -116,19 +110,3 @@ def test_a_call_repeats_only_the_last_call_of_the_turn_before_its_own() -> None:
     assert not repeats_previous_call([turn(grep, other), turn(again)], again)
     assert not repeats_previous_call([turn(again)], again)  # nothing before
     assert not repeats_previous_call([turn(grep)], again)  # not in the history
-
-
-def test_an_answer_repeats_the_last_result_only_when_it_holds_all_of_it() -> None:
-    def result(text: str) -> ToolResultMessage:
-        return ToolResultMessage(tool_call_id="a", tool_name="grep", content=[TextContent(text)])
-
-    def answer(text: str) -> AssistantMessage:
-        return AssistantMessage(content=[TextContent(text)], stop_reason="stop")
-
-    note = "No matches for `x` in 0 files.\nNo javascript file was in scope."
-    said = answer("No matches for `x` in 0 files. No javascript file was in scope.")
-    assert echoes_last_result([result(note), said], said)  # whitespace aside, the same
-    assert echoes_last_result([result(note)], answer("Result: " + note))
-    assert not echoes_last_result([result(note)], answer("No matches for `x` in 0 files."))
-    assert not echoes_last_result([result("63 passed")], answer("x" * 90 + " 63 passed"))
-    assert not echoes_last_result([answer("hi")], answer("hi"))  # no result before it

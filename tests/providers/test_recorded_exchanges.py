@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from provider_support import ReplayServer
 
-from xcsh.agent.profile import ECHOED_RESULT_NOTE, REPEATED_CALL_NOTE
+from xcsh.agent.profile import REPEATED_CALL_NOTE
 
 XCSH = str(Path(sys.executable).with_name("xcsh"))
 
@@ -257,33 +257,3 @@ def test_a_rename_written_as_a_call_pattern_that_matched_nothing_names_the_bare_
         "(definition, calls and imports), call ast_edit again with ops "
         '[{"pat": "dasherize", "out": "to_dashes"}].'
     )
-
-
-def test_an_answer_that_repeats_the_last_result_is_answered_once_with_a_hidden_note(
-    project: Path, xcsh_home: Path
-) -> None:
-    # The model searched with `lang: javascript`, was told no javascript file was in
-    # scope and to leave `lang` out, and gave that result, word for word, as its
-    # answer. The run does not end on it: the model is told once to act on it.
-    events, server = replay("echoed-search-note", FIND_CALLS, project, xcsh_home)
-    result = server.requests[1]["messages"][-1]
-    assert result["role"] == "tool" and "leave `lang` out" in result["content"]
-    echo = of(events, "turn_end")[1]["message"]["content"]
-    assert [b["text"] for b in echo] == [result["content"]]
-    notice = of(events, "notice")[-1]
-    assert notice["kind"] == "steering" and "repeated the last tool result" in notice["message"]
-    assert len(server.requests) == 3  # the recording ends with the echo
-    assert server.requests[2]["messages"][-2:] == [
-        {"role": "assistant", "content": result["content"]},
-        {"role": "user", "content": ECHOED_RESULT_NOTE},
-    ]
-
-
-def test_an_answer_that_is_only_part_of_the_last_result_ends_the_run(
-    project: Path, xcsh_home: Path
-) -> None:
-    # The same search under an older wording: the model answered the result's first
-    # line only. An answer that quotes part of a result may be the answer (a test
-    # count from a bash run), so only a result repeated whole is sent back.
-    events, server = replay("search-in-another-language", FIND_CALLS, project, xcsh_home)
-    assert len(server.requests) == 2 and of(events, "run_end")[0]["reason"] == "stop"

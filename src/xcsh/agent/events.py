@@ -181,8 +181,7 @@ class Notice:
 
     Args:
         kind: ``"steering"`` (how a forced turn is sent changed for this
-            provider, or the model was asked to act on a result its answer
-            only repeated), ``"text_tool_call"`` (a tool call the model wrote as
+            provider), ``"text_tool_call"`` (a tool call the model wrote as
             text was run as a call), ``"compaction"`` (older turns were
             replaced by a summary), ``"model"`` (the model was switched).
         message: one or two sentences for the user.

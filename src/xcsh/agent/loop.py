@@ -34,13 +34,7 @@ from xcsh.agent.events import (
     TurnStart,
 )
 from xcsh.agent.history import cancelled_result
-from xcsh.agent.profile import (
-    ECHOED_RESULT_NOTE,
-    REPEATED_CALL_NOTE,
-    compact_spec,
-    echoes_last_result,
-    repeats_previous_call,
-)
+from xcsh.agent.profile import REPEATED_CALL_NOTE, compact_spec, repeats_previous_call
 from xcsh.agent.steering import Steering
 from xcsh.core import (
     AssistantMessage,
@@ -53,7 +47,6 @@ from xcsh.core import (
     ToolError,
     ToolResultMessage,
     ToolSpec,
-    UserMessage,
     cap_content,
     cap_text,
 )
@@ -113,7 +106,6 @@ async def run(ctx: LoopContext) -> RunEnd:
     if ctx.compact:
         specs = [compact_spec(s) for s in specs]
     turn = 0
-    echo_answered = False  # the compact profile answers one repeated result per run
     while True:
         turn += 1
         if ctx.before_request is not None:
@@ -140,9 +132,6 @@ async def run(ctx: LoopContext) -> RunEnd:
         if ctx.steering.end_turn(forced=forced, progressed=progressed, failures=failures):
             return _end(ctx, "forced_cap", start, ctx.steering.cap_message())
         if not message.tool_calls:
-            if not forced and not echo_answered and _echoed(ctx, message):
-                echo_answered = True
-                continue
             if not forced:
                 return _end(ctx, "stop", start, "")
             ctx.steering.remind()  # forced, yet the model called nothing: ask again
@@ -271,27 +260,6 @@ async def _call_tool(
         details=outcome.details,
         is_error=outcome.is_error,
     )
-
-
-def _echoed(ctx: LoopContext, message: AssistantMessage) -> bool:
-    """In the compact profile, answer a final answer that repeats the last tool result.
-
-    :data:`ECHOED_RESULT_NOTE` is appended as a hidden user message, and a notice tells
-    the user; True when it was (the run goes on), else False.
-    """
-    if not ctx.compact or not echoes_last_result(ctx.history(), message):
-        return False
-    ctx.append(UserMessage(content=[TextContent(ECHOED_RESULT_NOTE)], hidden=True))
-    ctx.emit(
-        Notice(
-            kind="steering",
-            message=(
-                f"{ctx.provider.name}: the model's answer repeated the last tool result; "
-                "it was asked once to act on it or answer the task."
-            ),
-        )
-    )
-    return True
 
 
 def _noted_repeat(ctx: LoopContext, call: ToolCall, result: ToolResultMessage) -> ToolResultMessage:

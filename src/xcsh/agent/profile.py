@@ -18,16 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from xcsh.core import (
-    AssistantMessage,
-    JsonObject,
-    JsonValue,
-    Message,
-    TextContent,
-    ToolCall,
-    ToolResultMessage,
-    ToolSpec,
-)
+from xcsh.core import AssistantMessage, JsonObject, JsonValue, Message, ToolCall, ToolSpec
 
 Profile = Literal["full", "compact"]
 """What the model is sent: everything, or the compact profile."""
@@ -92,42 +83,6 @@ def repeats_previous_call(history: Sequence[Message], call: ToolCall) -> bool:
         last = message.tool_calls[-1]
         return (last.name, last.arguments) == (call.name, call.arguments)
     return False
-
-
-ECHOED_RESULT_NOTE = (
-    "Your answer only repeats the last tool result; it does not answer the task. If that "
-    "result says what to call, make that call now. Otherwise answer the task from the results."
-)
-"""Sent once a run, in the compact profile, as a hidden user message when the model's final
-answer is the last tool result repeated: a small model at temperature 0 otherwise ends the
-run on it (``No replacements made``, a note about a search), doing nothing it was told."""
-
-ECHO_SLACK = 80
-"""An answer holding the whole last result may add at most this many characters and still
-count as that result repeated."""
-
-
-def echoes_last_result(history: Sequence[Message], message: AssistantMessage) -> bool:
-    """Whether ``message``, a final answer, is the last tool result's text repeated.
-
-    The text of the tool result just before ``message`` in ``history`` (``message``
-    itself may be its last entry) and the answer are compared with whitespace
-    collapsed: the answer is that text, or holds it whole and adds at most
-    :data:`ECHO_SLACK` characters. False for an answer with tool calls, an
-    empty one, or one after no tool result.
-    """
-    if message.tool_calls or not message.text.strip():
-        return False
-    before = list(history)
-    if before and before[-1] is message:
-        before.pop()
-    if not before or not isinstance(before[-1], ToolResultMessage):
-        return False
-    result = " ".join(
-        " ".join(b.text.split()) for b in before[-1].content if isinstance(b, TextContent)
-    ).strip()
-    answer = " ".join(message.text.split())
-    return bool(result) and result in answer and len(answer) - len(result) <= ECHO_SLACK
 
 
 DESCRIPTION_CHARS = 200
