@@ -75,9 +75,7 @@ class LoopContext:
         before_request: awaited before each request; may shorten the history
             (compaction) and returns how many messages it removed.
         compact: the compact profile (:mod:`xcsh.agent.profile`): trimmed tool
-            schemas, a note after a read-only call that repeats the one before,
-            and, once a run, a hidden note when a final answer only repeats the
-            last tool result.
+            schemas, and a note after a read-only call that repeats the one before.
     """
 
     provider: Provider
