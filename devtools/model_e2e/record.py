@@ -15,6 +15,7 @@ import http.client
 import json
 import threading
 import time
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -95,3 +96,45 @@ class RecordingProxy:
             }
             with self._lock, self.log_path.open("a") as out:
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+@dataclass(frozen=True)
+class Timing:
+    """llama.cpp's own account of one answered request (its ``timings``).
+
+    Attributes:
+        cache_n: prompt tokens reused from the server's prompt cache.
+        prompt_n: prompt tokens evaluated anew.
+        prompt_ms: milliseconds the new prompt tokens took.
+    """
+
+    cache_n: int
+    prompt_n: int
+    prompt_ms: float
+
+
+def server_timings(exchange: Path | None) -> list[Timing]:
+    """The ``timings`` of each answered request in an exchange file, in order.
+
+    Read from the last streamed chunk that carries them (llama.cpp sends them
+    with the usage); a request answered without them (a refused one, another
+    server) is left out. ``[]`` when the file is missing.
+    """
+    if exchange is None or not exchange.is_file():
+        return []
+    out: list[Timing] = []
+    for line in exchange.read_text().splitlines():
+        record = json.loads(line)
+        found: dict[str, Any] | None = None
+        for data in str(record.get("response", "")).splitlines():
+            if data.startswith("data: {") and '"timings"' in data:
+                found = json.loads(data[len("data: ") :]).get("timings")
+        if record.get("status") == 200 and isinstance(found, dict):
+            out.append(
+                Timing(
+                    cache_n=int(found.get("cache_n", 0)),
+                    prompt_n=int(found.get("prompt_n", 0)),
+                    prompt_ms=float(found.get("prompt_ms", 0.0)),
+                )
+            )
+    return out

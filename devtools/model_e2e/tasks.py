@@ -30,6 +30,13 @@ class Context:
     extra: tuple[str, ...] = ()
     exchange: Path | None = None
     """The file the recording proxy writes this run's requests and answers to."""
+    run: int = 0
+    """The run's number (from 0): it picks the run's rename (:attr:`rename`)."""
+
+    @property
+    def rename(self) -> Rename:
+        """The rename this run asks for: runs of one task go through :data:`RENAMES` in turn."""
+        return RENAMES[self.run % len(RENAMES)]
 
     def xcsh(
         self,
@@ -112,27 +119,52 @@ def defined_functions(path: Path) -> set[str]:
     return {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
 
 
-RENAME = (
-    "Rename the function `ordinal` to `ordinal_suffix` everywhere in this project: its "
-    "definition and every call, tests included. Use ast_edit, then apply the change."
+@dataclass(frozen=True)
+class Rename:
+    """A function of the package to rename, and its new name."""
+
+    old: str
+    new: str
+
+    def prompt(self) -> str:
+        """The request as a person would type it."""
+        return (
+            f"Rename the function `{self.old}` to `{self.new}` everywhere in this project: its "
+            "definition and every call, tests included. Use ast_edit, then apply the change."
+        )
+
+
+RENAMES = (
+    Rename("ordinal", "ordinal_suffix"),
+    Rename("camelize", "to_camel_case"),
+    Rename("underscore", "to_snake_case"),
+    Rename("pluralize", "to_plural"),
+    Rename("humanize", "to_human"),
+    Rename("titleize", "to_title"),
+    Rename("singularize", "to_singular"),
+    Rename("ordinalize", "with_ordinal"),
+    Rename("parameterize", "to_slug"),
+    Rename("tableize", "to_table_name"),
+    Rename("dasherize", "to_dashes"),
 )
-"""The rename the ``rename-apply`` and ``terminal-approve`` tasks ask for."""
+"""The renames runs pick from, each of a top-level function the package's tests call (a
+different one per run, so runs at temperature 0 are not one sample repeated)."""
 
 
 NOT_RENAMED = "the definition was not renamed"
 
 
-def rename_problem(repo: Path) -> str | None:
-    """What is wrong with the ``ordinal`` -> ``ordinal_suffix`` rename on disk, or ``None``.
+def rename_problem(repo: Path, rename: Rename = RENAMES[0]) -> str | None:
+    """What is wrong with ``rename`` on disk in ``repo``, or ``None``.
 
-    The definition renamed, no call of ``ordinal`` left outside doctests, and
+    The definition renamed, no call of the old name left outside doctests, and
     the package's tests pass.
     """
     functions = defined_functions(repo / MODULE)
-    if "ordinal_suffix" not in functions or "ordinal" in functions:
+    if rename.new not in functions or rename.old in functions:
         return NOT_RENAMED
     code = (repo / MODULE).read_text() + (repo / TESTS).read_text()
-    left = re.findall(r"^(?!\s*>>>).*\bordinal\(", code, re.MULTILINE)
+    left = re.findall(rf"^(?!\s*>>>).*\b{rename.old}\(", code, re.MULTILINE)
     if left:
         return f"calls left: {left[0].strip()[:60]}"
     passed, summary = run_tests(repo)
@@ -142,10 +174,10 @@ def rename_problem(repo: Path) -> str | None:
 
 
 def rename_apply(ctx: Context) -> Outcome:
-    """Rename ``ordinal`` to ``ordinal_suffix`` with ``ast_edit``, apply; files and tests."""
-    log = ctx.xcsh(RENAME)
+    """The run's rename (:attr:`Context.rename`) with ``ast_edit``, applied; files and tests."""
+    log = ctx.xcsh(ctx.rename.prompt())
     applied = [r for r in log.of("resolved") if r.get("action") == "apply" and not r["is_error"]]
-    problem = rename_problem(ctx.repo)
+    problem = rename_problem(ctx.repo, ctx.rename)
     if problem == NOT_RENAMED:
         return Outcome(False, problem, [log])
     if not applied:

@@ -22,7 +22,7 @@ from pathlib import Path
 from tmux_harness import TmuxXcsh
 
 from model_e2e.runner import MODEL_NAME, Event, RunLog
-from model_e2e.tasks import RENAME, Context, Outcome, rename_problem
+from model_e2e.tasks import Context, Outcome, rename_problem
 
 QUESTION = "[a]pply / [d]iscard"
 """The end of the approval question (``--approve ask``), whatever the preview."""
@@ -71,7 +71,7 @@ def terminal_approve(ctx: Context) -> Outcome:
         argv = ("--approve", "ask", "--provider", "openai", "--base-url", ctx.base_url)
         term.start(ctx.repo, env, *argv, "--model", MODEL_NAME, *ctx.extra)
         term.wait_for(IDLE)
-        term.type(RENAME)
+        term.type(ctx.rename.prompt())
         answered, ending = _drive(term, start + ctx.timeout)
         screen = term.screen()
         if ending != "exited":
@@ -94,7 +94,7 @@ def terminal_approve(ctx: Context) -> Outcome:
         return Outcome(False, reason, [log])
     if not answered:
         return Outcome(False, "no approval question: the model never asked to apply", [log])
-    problem = rename_problem(ctx.repo)
+    problem = rename_problem(ctx.repo, ctx.rename)
     return Outcome(problem is None, f"answered apply, but {problem}" if problem else "", [log])
 
 

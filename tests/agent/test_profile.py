@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, tool_call_delta
 
 from xcsh.agent.profile import repeats_previous_call
 from xcsh.app import AppOptions, open_session
 from xcsh.core import AssistantMessage, ToolCall, UsageError
+from xcsh.pending import NOTHING_PENDING_MESSAGE
 
 LLAMA_MODELS = {
     "object": "list",
@@ -29,9 +31,43 @@ async def test_a_server_reporting_a_16k_window_gets_the_compact_profile_and_that
         opened.session.close()
     (body,) = fake.requests
     names = [t["function"]["name"] for t in body["tools"]]
-    assert "resolve" not in names and "ast_edit" in names  # nothing is pending
+    assert "ast_edit" in names and names[-1] == "resolve"
     system = body["messages"][0]["content"]
     assert len(system) < 1200 and system.endswith(f"Working folder: {tmp_path.resolve()}")
+
+
+async def test_the_compact_prefix_is_the_same_on_every_turn_and_resolve_needs_a_preview(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    # A server renders the tools into its prompt: a list that changed when a
+    # preview came up cost its prompt cache on the forced turn and the one after.
+    (tmp_path / "m.py").write_text("def old():\n    return 1\n\n\nold()\n")
+    edit = {"ops": [{"pat": "old", "out": "new"}], "lang": "python"}
+    apply = {"action": "apply", "reason": "the rename asked for"}
+    answers = [
+        [tool_call_delta("c1", "resolve", json.dumps(apply))],  # nothing pending yet
+        [tool_call_delta("c2", "ast_edit", json.dumps(edit))],
+        [tool_call_delta("c3", "resolve", json.dumps(apply))],  # the forced turn
+        [{"content": "Renamed."}],
+    ]
+    with FakeOpenAI(answers, models=LLAMA_MODELS) as fake:
+        options = AppOptions(cwd=tmp_path, provider="openai", model="local", base_url=fake.base_url)
+        opened = await open_session(options)
+        await opened.session.prompt("rename old to new")
+        opened.session.close()
+    assert len(fake.requests) == 4
+    heads = {json.dumps([r["messages"][0], r["tools"]]) for r in fake.requests}
+    assert len(heads) == 1
+    assert [r.get("tool_choice") for r in fake.requests][1:3] == [
+        "auto",
+        {"type": "function", "function": {"name": "resolve"}},
+    ]
+    assert fake.requests[2]["response_format"]["json_schema"]["schema"]["properties"]["name"] == {
+        "const": "resolve"
+    }
+    refused = fake.requests[1]["messages"][-1]
+    assert refused["role"] == "tool" and refused["content"] == NOTHING_PENDING_MESSAGE
+    assert (tmp_path / "m.py").read_text() == "def new():\n    return 1\n\n\nnew()\n"
 
 
 async def test_profile_full_keeps_everything_and_a_silent_server_changes_nothing(

@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 from model_e2e import parts
+from model_e2e.record import server_timings
 from model_e2e.runner import Event, RunLog, offered_by_turn, xcsh_failure
+from model_e2e.tasks import RENAMES, Context
 
 
 class Builds:
@@ -115,3 +117,26 @@ def test_a_call_written_as_text_is_xcsh_s_failure_only_when_that_turn_offered_th
     second = RunLog(events=[answer_turn("thinking"), answer_turn(resolve)])
     failure = xcsh_failure(second, offered, [])
     assert failure is not None and failure.startswith("call written as text not run")
+
+
+def test_the_server_s_timings_are_read_per_answered_request_from_the_recording() -> None:
+    # A recorded rename: the server's own count of cached and new prompt tokens per turn.
+    recording = Path(__file__).parents[1] / "providers/fixtures/recorded/rename-forced-apply.jsonl"
+    records = [json.loads(line) for line in recording.read_text().splitlines()]
+    timings = server_timings(recording)
+    assert len(timings) == sum(r["status"] == 200 for r in records) >= 2
+    first = timings[0]
+    usage = next(
+        json.loads(line[6:])["usage"]
+        for line in records[0]["response"].splitlines()
+        if '"usage"' in line
+    )
+    assert first.cache_n + first.prompt_n == usage["prompt_tokens"] and first.prompt_ms > 0
+    assert server_timings(Path("/nonexistent.jsonl")) == []
+
+
+def test_runs_of_one_task_each_get_another_rename_of_a_function_the_package_defines() -> None:
+    renames = [Context(Path("."), Path("."), "", 1.0, run=i).rename for i in range(len(RENAMES))]
+    assert len({r.old for r in renames}) == len(renames) == len({r.new for r in renames})
+    assert Context(Path("."), Path("."), "", 1.0, run=len(RENAMES)).rename == renames[0]
+    assert renames[0].prompt().startswith("Rename the function `ordinal` to `ordinal_suffix`")

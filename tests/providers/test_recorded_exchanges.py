@@ -167,38 +167,43 @@ def test_a_recorded_rename_is_previewed_the_forced_turn_is_constrained_and_the_a
     assert of(events, "run_end")[0]["reason"] == "stop" and len(server.requests) == 3
 
 
-def test_calls_written_one_per_line_in_one_fence_run_the_offered_one(
+def test_calls_written_one_per_line_in_one_fence_run_in_order(
     project: Path, xcsh_home: Path
 ) -> None:
     # The model planned ast_edit then resolve as two JSON lines in one ```json fence.
-    # ast_edit is run (its preview goes up); resolve was not offered (nothing was
-    # pending), so it stays text and the next turn is forced to resolve.
+    # Both are offered (the tool list is the same on every turn), so both run in
+    # order: ast_edit's preview goes up, then resolve applies it.
     events, server = replay("calls-one-per-line", RENAME, project, xcsh_home)
-    assert [s["name"] for s in of(events, "tool_call_start")] == ["ast_edit"]
+    assert [s["name"] for s in of(events, "tool_call_start")] == ["ast_edit", "resolve"]
     (pushed,) = of(events, "pending_pushed")
     assert pushed["label"] == "AST Edit: 4 replacements in 2 files"
+    (resolved,) = of(events, "resolved")
+    assert resolved["action"] == "apply" and not resolved["is_error"]
     assistant = server.requests[1]["messages"][-3]
-    assert assistant["content"].startswith('{"name": "resolve"')
-    assert [c["function"]["name"] for c in assistant["tool_calls"]] == ["ast_edit"]
-    assert server.requests[1]["tool_choice"]["function"]["name"] == "resolve"
-    assert "response_format" in server.requests[1]
-    # the recording ends here: nothing was applied
-    assert (project / "inflection" / "__init__.py").read_text() == MODULE
+    assert [c["function"]["name"] for c in assistant["tool_calls"]] == ["ast_edit", "resolve"]
+    assert server.requests[1]["tool_choice"] == "auto"  # nothing is pending any more
+    assert "response_format" not in server.requests[1]
+    module = (project / "inflection" / "__init__.py").read_text()
+    assert "def ordinal_suffix(number):" in module and "ordinal_suffix(number))" in module
+    assert (project / "test_inflection.py").read_text() == TESTS.replace(
+        "inflection.ordinal(", "inflection.ordinal_suffix("
+    )
 
 
 def test_calls_written_in_a_tools_tag_are_read_like_tool_call_blocks(
     project: Path, xcsh_home: Path
 ) -> None:
     # The model wrapped its plan in <tools>...</tools> (the tag the chat template lists
-    # the tools in): ast_edit with the bare name, then resolve. ast_edit runs and its
-    # preview renames the definition and every call; resolve (not offered yet) stays text.
+    # the tools in): ast_edit with the bare name, then resolve. Both run: the preview
+    # renames the definition and every call, and resolve applies it.
     events, server = replay("calls-in-tools-tag", RENAME, project, xcsh_home)
-    (start,) = of(events, "tool_call_start")
-    assert start["arguments"] == {"ops": [{"pat": "ordinal", "out": "ordinal_suffix"}]}
+    first, second = of(events, "tool_call_start")
+    assert first["arguments"] == {"ops": [{"pat": "ordinal", "out": "ordinal_suffix"}]}
+    assert second["name"] == "resolve" and second["arguments"]["action"] == "apply"
     (pushed,) = of(events, "pending_pushed")
     assert pushed["label"] == "AST Edit: 4 replacements in 2 files"
-    assert server.requests[1]["tool_choice"]["function"]["name"] == "resolve"
-    assert (project / "inflection" / "__init__.py").read_text() == MODULE
+    assert server.requests[1]["tool_choice"] == "auto"
+    assert "ordinal_suffix(number)" in (project / "inflection" / "__init__.py").read_text()
 
 
 def test_a_search_repeated_with_the_same_arguments_is_answered_with_a_note(

@@ -75,7 +75,7 @@ class LoopContext:
         before_request: awaited before each request; may shorten the history
             (compaction) and returns how many messages it removed.
         compact: the compact profile (:mod:`xcsh.agent.profile`): trimmed tool
-            schemas, ``resolve`` offered only while something is pending.
+            schemas, and a note after a read-only call that repeats the one before.
     """
 
     provider: Provider
@@ -149,7 +149,7 @@ async def query(
     request = ModelRequest(
         system=ctx.system_prompt,
         messages=list(ctx.history()),
-        tools=_offered(ctx, plan.offered(specs), forced),
+        tools=plan.offered(specs),
         tool_choice=plan.tool_choice,
         thinking=ctx.thinking,
         max_tokens=ctx.max_tokens,
@@ -390,13 +390,6 @@ def _resolved_something(result: ToolResultMessage) -> bool:
     if result.tool_name != RESOLVE_TOOL_NAME or not isinstance(outcome, ResolveOutcome):
         return False
     return outcome.status != "failed"
-
-
-def _offered(ctx: LoopContext, specs: list[ToolSpec], forced: bool) -> list[ToolSpec]:
-    """The compact profile offers ``resolve`` only while something is pending."""
-    if ctx.compact and not forced:
-        return [s for s in specs if s.name != RESOLVE_TOOL_NAME]
-    return specs
 
 
 def tool_spec(tool: Tool) -> ToolSpec:

@@ -3,8 +3,11 @@
 The ``compact`` profile sends what a 1-3B model on a 16K-token window can
 use: a short system prompt, each tool's first sentences, parameter schemas
 without titles, null branches, long descriptions and the advanced parameters listed in
-:data:`ADVANCED_PARAMETERS` (the tools still accept them), and ``resolve``
-only while something is pending. ``auto`` (the default) picks ``compact``
+:data:`ADVANCED_PARAMETERS` (the tools still accept them). Every tool,
+``resolve`` included, is offered on every turn, so the tool list a server
+renders into its prompt never changes within a session and its prompt cache
+holds across a preview (a ``resolve`` with nothing pending is refused by the
+tool). ``auto`` (the default) picks ``compact``
 for a ``--base-url`` server whose context window is at most
 :data:`COMPACT_WINDOW` tokens.
 """
