@@ -688,6 +688,7 @@ async def test_a_call_pattern_that_renames_nothing_names_the_bare_name_rename(ws
         "No replacements made\n"
         "`old($$$A)` matches only calls written `old(...)`, not `module.old(...)` or "
         "`obj.old(...)`; to rename it everywhere (definition, calls and imports), call ast_edit "
-        'again with ops [{"pat": "old", "out": "new"}].'
+        'again with ops [{"pat": "old", "out": "new"}], as this call:\n'
+        '{"name": "ast_edit", "arguments": {"ops": [{"pat": "old", "out": "new"}]}}'
     )
     assert store.count == 0

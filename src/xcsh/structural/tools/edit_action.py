@@ -244,14 +244,19 @@ def _overlap(store: PendingActionStore, typed: Preview) -> list[str]:
 
 _BARE_CALL = re.compile(r"(?P<name>[A-Za-z_]\w*)\(\$\$\$\w*\)")
 
+_CALL_SCOPE = ("lang", "path", "glob", "check")
+"""The arguments of the call a bare-call note proposes that it keeps from the call made."""
+
 
 def bare_call_notes(arguments: JsonObject | None) -> list[str]:
     """Why an op whose ``pat`` is a call of a bare name (``old($$$A)``) may have matched nothing.
 
     Such a pattern matches only calls written with the bare name, not
     ``module.old(...)`` or ``obj.old(...)``; a small model renaming a function
-    often writes it. One line per such op, naming the bare-name rename (when
-    ``out`` is ``new($$$A)``) that changes the definition and every use.
+    often writes it. One note per such op, naming the bare-name rename (when
+    ``out`` is ``new($$$A)``) that changes the definition and every use, and
+    ending with that whole call as one JSON line: a small model that writes it
+    back as its answer has it run (a ``--base-url`` server's calls written as text).
     """
     ops = arguments.get("ops") if arguments is not None else None
     notes: list[str] = []
@@ -264,15 +269,17 @@ def bare_call_notes(arguments: JsonObject | None) -> list[str]:
         out = op.get("out")
         new = _BARE_CALL.fullmatch(out.strip()) if isinstance(out, str) else None
         fix = ""
-        if new is not None:
-            bare = json.dumps({"pat": name, "out": new.group("name")})
+        if new is not None and arguments is not None:
+            bare: JsonObject = {"pat": name, "out": new.group("name")}
+            scope = {key: arguments[key] for key in _CALL_SCOPE if arguments.get(key)}
+            call = {"name": "ast_edit", "arguments": {**scope, "ops": [bare]}}
             fix = (
                 "; to rename it everywhere (definition, calls and imports), call ast_edit "
-                f"again with ops [{bare}]"
+                f"again with ops [{json.dumps(bare)}], as this call:\n{json.dumps(call)}"
             )
         notes.append(
             f"`{pat}` matches only calls written `{name}(...)`, not "
-            f"`module.{name}(...)` or `obj.{name}(...)`{fix}."
+            f"`module.{name}(...)` or `obj.{name}(...)`{fix or '.'}"
         )
     return notes
 
