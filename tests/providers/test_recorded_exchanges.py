@@ -256,6 +256,6 @@ def test_a_rename_written_as_a_call_pattern_that_matched_nothing_names_the_bare_
         "`module.dasherize(...)` or `obj.dasherize(...)`; to rename it everywhere "
         "(definition, calls and imports), call ast_edit again with ops "
         '[{"pat": "dasherize", "out": "to_dashes"}], as this call:\n'
-        '{"name": "ast_edit", "arguments": {"lang": "python", "path": ".", "ops": '
-        '[{"pat": "dasherize", "out": "to_dashes"}]}}'
+        '```json\n{"name": "ast_edit", "arguments": {"lang": "python", "path": ".", "ops": '
+        '[{"pat": "dasherize", "out": "to_dashes"}]}}\n```'
     )

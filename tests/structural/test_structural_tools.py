@@ -14,6 +14,7 @@ import pytest
 from sgcli import cli_json
 
 from xcsh import AgentToolResult, PendingActionStore, ToolError
+from xcsh.providers._common import text_tool_calls
 from xcsh.structural import EditOp, EditSpec, MatchSpec, ScopeSpec, edit_label, preview_edit, search
 from xcsh.tools import create_ast_edit_tool, create_ast_grep_tool, create_resolve_tool
 
@@ -689,6 +690,32 @@ async def test_a_call_pattern_that_renames_nothing_names_the_bare_name_rename(ws
         "`old($$$A)` matches only calls written `old(...)`, not `module.old(...)` or "
         "`obj.old(...)`; to rename it everywhere (definition, calls and imports), call ast_edit "
         'again with ops [{"pat": "old", "out": "new"}], as this call:\n'
-        '{"name": "ast_edit", "arguments": {"ops": [{"pat": "old", "out": "new"}]}}'
+        '```json\n{"name": "ast_edit", "arguments": {"ops": [{"pat": "old", "out": "new"}]}}\n```'
     )
     assert store.count == 0
+
+
+async def test_a_small_model_copying_the_bare_name_note_has_its_call_run(ws: Path) -> None:
+    # Qwen2.5 1.5B answered a call-pattern rename that matched nothing by copying the
+    # tool result as its final answer; on a --base-url server the fenced call in that copy
+    # is read as a call, so the bare-name rename is previewed instead of the run ending.
+    (ws / "a.py").write_text("def ordinalize(n):\n    return n\n")
+    (ws / "b.py").write_text("import a\na.ordinalize(1)\n")
+    store = PendingActionStore()
+    asked = {
+        "lang": "python",
+        "path": ".",
+        "check": True,
+        "ops": [op("ordinalize($$$A)", "o($$$A)")],
+    }
+    result = await edit(ws, store, **asked)
+    assert store.count == 0
+    calls, left = text_tool_calls(result.text, ["ast_edit", "resolve"])
+    (call,) = calls
+    assert call.name == "ast_edit" and call.invalid_arguments is None
+    assert call.arguments == {**asked, "ops": [op("ordinalize", "o")]}
+    assert left.startswith("No replacements made\n`ordinalize($$$A)` matches only calls")
+    await edit(ws, store, **call.arguments)
+    await resolve(store)
+    assert (ws / "a.py").read_text() == "def o(n):\n    return n\n"
+    assert (ws / "b.py").read_text() == "import a\na.o(1)\n"

@@ -255,8 +255,9 @@ def bare_call_notes(arguments: JsonObject | None) -> list[str]:
     ``module.old(...)`` or ``obj.old(...)``; a small model renaming a function
     often writes it. One note per such op, naming the bare-name rename (when
     ``out`` is ``new($$$A)``) that changes the definition and every use, and
-    ending with that whole call as one JSON line: a small model that writes it
-    back as its answer has it run (a ``--base-url`` server's calls written as text).
+    ending with that whole call in a fenced JSON block: a small model that copies
+    the note as its answer has the call run (on a ``--base-url`` server, a fenced
+    call in an answer's text is a call; the prose around it stays text).
     """
     ops = arguments.get("ops") if arguments is not None else None
     notes: list[str] = []
@@ -275,7 +276,8 @@ def bare_call_notes(arguments: JsonObject | None) -> list[str]:
             call = {"name": "ast_edit", "arguments": {**scope, "ops": [bare]}}
             fix = (
                 "; to rename it everywhere (definition, calls and imports), call ast_edit "
-                f"again with ops [{json.dumps(bare)}], as this call:\n{json.dumps(call)}"
+                f"again with ops [{json.dumps(bare)}], as this call:\n"
+                f"```json\n{json.dumps(call)}\n```"
             )
         notes.append(
             f"`{pat}` matches only calls written `{name}(...)`, not "
