@@ -34,6 +34,25 @@ def test_undo_works_on_with_a_settings_file_it_does_not_own(
     assert listed.stdout == f"No changes are recorded for {tmp_path.resolve()}.\n"
 
 
+def test_a_settings_file_that_is_not_utf8_is_named_in_one_line_and_undo_works_past_it(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    # A Latin-1 byte in a value once ended every command with a UnicodeDecodeError traceback.
+    path = xcsh_home / "settings.toml"
+    path.write_bytes(b'provider = "openai"\nmodel = "caf\xe9"\n')
+    listed = run_xcsh(["undo", "--list"], cwd=tmp_path, home=xcsh_home)
+    assert (listed.returncode, listed.stderr) == (0, "")
+    refused = run_xcsh(["sandbox", "check"], cwd=tmp_path, home=xcsh_home)
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr.splitlines() == [
+        f"xcsh: {path} is not valid UTF-8 (byte 0xe9 at line 2, column 13)",
+        "Hint: save the file as UTF-8 (TOML files are UTF-8) or move it aside",
+    ]
+    path.write_bytes(b'\xef\xbb\xbfmodle = "x"\n')  # a byte-order mark is read past
+    refused = run_xcsh(["sandbox", "check"], cwd=tmp_path, home=xcsh_home)
+    assert refused.returncode == 2 and "modle" in refused.stderr, refused.stderr
+
+
 @pytest.mark.parametrize(("content", "key", "value"), BAD_RETENTION)
 def test_undo_refuses_a_bad_retention(
     tmp_path: Path, xcsh_home: Path, content: str, key: str, value: str

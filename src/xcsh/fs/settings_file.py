@@ -7,6 +7,7 @@ it hands to each part of xcsh.
 
 from __future__ import annotations
 
+import codecs
 import tomllib
 from pathlib import Path
 
@@ -18,15 +19,30 @@ def read_settings_file(path: Path) -> dict[str, object] | None:
     """The top level of the TOML file at ``path``, or ``None`` when there is no such file.
 
     Raises:
-        UsageError: the file cannot be read, or is not valid TOML (the message
-            names the file and the parser's position).
+        UsageError: the file cannot be read, is not UTF-8 (a leading byte-order
+            mark is allowed) or is not valid TOML (the message names the file and
+            the position).
     """
     try:
-        return tomllib.loads(read_regular_bytes(path).decode("utf-8"))
+        raw = read_regular_bytes(path)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        # A byte-order mark (some Windows editors write one) is not part of the TOML.
+        body = raw.removeprefix(codecs.BOM_UTF8)
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = body[: exc.start].count(b"\n") + 1
+        column = exc.start - (body.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise UsageError(
+            f"{path} is not valid UTF-8 (byte 0x{body[exc.start]:02x} at line {line}, "
+            f"column {column})",
+            hint="save the file as UTF-8 (TOML files are UTF-8) or move it aside",
+        ) from exc
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(
             f"{path} is not valid TOML: {exc}", hint="fix the file or move it aside"
