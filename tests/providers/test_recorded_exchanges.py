@@ -259,3 +259,28 @@ def test_a_rename_written_as_a_call_pattern_that_matched_nothing_names_the_bare_
         '```json\n{"name": "ast_edit", "arguments": {"lang": "python", "path": ".", "ops": '
         '[{"pat": "dasherize", "out": "to_dashes"}]}}\n```'
     )
+
+
+def test_a_model_copying_the_bare_name_note_has_the_fenced_call_in_it_run(
+    project: Path, xcsh_home: Path
+) -> None:
+    # Qwen2.5 1.5B renamed with `ordinalize($$$A)`, matched nothing, and answered by copying
+    # the whole note; the fenced call in the copy ran, previewed the bare-name rename, and
+    # the forced turn applied it. (With the call outside a fence the copy was read as prose
+    # and the run ended with nothing renamed.)
+    prompt = (
+        "Rename the function `ordinalize` to `with_ordinal` everywhere in this project: its "
+        "definition and every call, tests included. Use ast_edit, then apply the change."
+    )
+    events, server = replay("copied-bare-name-note", prompt, project, xcsh_home)
+    note = server.requests[1]["messages"][-1]["content"]
+    assert note.endswith(
+        '```json\n{"name": "ast_edit", "arguments": {"lang": "python", "path": ".", '
+        '"check": true, "ops": [{"pat": "ordinalize", "out": "with_ordinal"}]}}\n```'
+    )
+    calls = [(s["name"], s["arguments"]) for s in of(events, "tool_call_start")]
+    assert [name for name, _ in calls] == ["ast_edit", "ast_edit", "resolve"]
+    assert calls[1][1]["ops"] == [{"pat": "ordinalize", "out": "with_ordinal"}]
+    assert calls[2][1]["action"] == "apply"
+    module = (project / "inflection" / "__init__.py").read_text()
+    assert "def with_ordinal(number):" in module and "def ordinalize" not in module
