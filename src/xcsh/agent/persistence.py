@@ -267,13 +267,13 @@ def load_session(path: Path) -> SavedSession:
 
 
 def _read_lines(path: Path) -> list[str | UsageError]:
-    r"""The lines of a session file, each decoded from UTF-8 on its own.
+    r"""The lines of a session file as text (UTF-8), without their line breaks.
 
     Lines are split at ``\n`` alone, the only break xcsh writes (a message may
-    hold other line separators, such as U+2028, raw). A line that is not UTF-8
-    stands as the error that names it: a :class:`_TornLine` when it is the last
-    line and no line break ends it (a crash cut it inside a character), else a
-    plain :class:`UsageError`.
+    hold other line separators, such as U+2028, raw). When the file is not all
+    UTF-8, a line that is not stands as the error that names it: a
+    :class:`_TornLine` when it is the last line and no line break ends it (a
+    crash cut it inside a character), else a plain :class:`UsageError`.
 
     Raises:
         UsageError: the file is missing or cannot be read.
@@ -284,12 +284,15 @@ def _read_lines(path: Path) -> list[str | UsageError]:
         raise UsageError(f"session file not found: {path}") from exc
     except OSError as exc:
         raise UsageError(f"cannot read the session file {path}: {exc.strerror or exc}") from exc
-    pieces = raw.split(b"\n")
-    torn = pieces.pop()  # what follows the last line break: empty, or a line cut short
-    out = [_decoded(path, n, piece, UsageError) for n, piece in enumerate(pieces, start=1)]
-    if torn:
-        out.append(_decoded(path, len(out) + 1, torn, _TornLine))
-    return out
+    try:
+        lines: list[str | UsageError] = list(raw.decode("utf-8").split("\n"))
+    except UnicodeDecodeError:  # find the line, the slow way
+        pieces = raw.split(b"\n")
+        lines = [_decoded(path, n, piece, UsageError) for n, piece in enumerate(pieces, start=1)]
+        lines[-1] = _decoded(path, len(pieces), pieces[-1], _TornLine)
+    if lines[-1] == "":  # the file ends with a line break (or is empty)
+        lines.pop()
+    return lines
 
 
 def _decoded(path: Path, number: int, line: bytes, error: type[UsageError]) -> str | UsageError:
