@@ -186,3 +186,37 @@ def test_every_message_kind_reads_and_writes_back_byte_identical(line: str) -> N
     if isinstance(message, ToolResultMessage) and message.tool_name == "read" and message.details:
         assert isinstance(message.details, ToolDetails)  # a built-in tool's details come typed
     assert json.dumps(message_to_dict(message)) == line
+
+
+def test_a_message_with_raw_line_separators_reads_back(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    recorder = SessionRecorder(path, header={"id": "s", "cwd": "/x"})
+    text = "one\u2028two\u2029three\x85four\x1dfive\x0cend"  # written raw, not escaped
+    recorder.message(UserMessage(content=[TextContent(text)]))
+    recorder.write({"type": "run_end"})
+    recorder.close()
+    (message,) = load_session(path).messages
+    assert isinstance(message, UserMessage) and message.content[0] == TextContent(text)
+
+
+@pytest.mark.parametrize(
+    "tail", [b"\xc3", b"\xe2\x82", b"\xff", b'{"type": "run_end", "x": "\xf0\x9f']
+)
+def test_a_torn_last_line_is_ignored_whatever_its_bytes(tmp_path: Path, tail: bytes) -> None:
+    path = _session(tmp_path, {"type": "message", "message": {"role": "user", "content": ["hé"]}})
+    path.write_bytes(path.read_bytes() + tail)
+    (message,) = load_session(path).messages
+    assert isinstance(message, UserMessage) and message.content[0] == TextContent("hé")
+
+
+def test_a_whole_line_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    path = _session(tmp_path, {"type": "run_end"})
+    path.write_bytes(path.read_bytes() + b'{"type": "run_end", "x": "\xe9t\xe9"}\n')
+    with pytest.raises(UsageError) as caught:
+        load_session(path)
+    problem, hint = str(caught.value).split("\n")
+    assert problem == f"{path}:3: not valid UTF-8 (byte 0xe9 at column 27)"
+    assert hint.startswith("Hint: ") and "--continue" in hint
+    # the header is still read (so --continue finds the session and then names the line)
+    header = read_header(path)
+    assert header is not None and header.id == "s"

@@ -390,3 +390,26 @@ async def test_the_journal_wraps_a_new_value_and_never_rewrites_the_action_pushe
     assert (kept.id, kept.label) == (pushed.id, pushed.label)
     result = await create_resolve_tool(store).execute("r", {"action": "apply", "reason": "ok"})
     assert not result.is_error and undo(journal).restored == ["notes.md"]
+
+
+@pytest.mark.parametrize("tail", [b'"caf\xc3', b'"caf\xff"'])
+def test_a_record_cut_inside_a_character_reads_as_any_torn_record(
+    journal: Journal, tail: bytes
+) -> None:
+    root = journal.root
+    write(root, "a", "1")
+    for label, before, after in (("café 1", "1", "2"), ("café 2", "2", "3")):
+        apply_changes(
+            root, [change("a", before, after)], journal=journal, label=label, source_tool_name="t"
+        )
+    state = journal.entries_dir / "000002.state"
+    state.write_bytes(state.read_bytes()[:20] + tail)
+    journal.index_path.unlink()
+    assert [(s.label, s.state) for s in journal.summaries()] == [
+        ("café 1", "committed"),
+        ("café 2", None),
+    ]
+    intent = journal.entries_dir / "000002.json"
+    intent.write_bytes(intent.read_bytes()[:40] + tail)
+    journal.index_path.unlink(missing_ok=True)
+    assert [s.label for s in journal.summaries()] == ["café 1"]

@@ -214,17 +214,16 @@ def load_session(path: Path) -> SavedSession:
     """Read a session file.
 
     Raises:
-        UsageError: the file is missing or unreadable, has no valid header, or was written
-            by a newer xcsh (its ``version`` is higher than :data:`SCHEMA_VERSION`).
+        UsageError: the file is missing or unreadable, has no valid header, has a line
+            that is not JSON, not UTF-8 or a malformed record (named ``FILE:LINE``, with a
+            hint; a last line a crash cut short is ignored, whatever bytes it holds), or was
+            written by a newer xcsh (its ``version`` is higher than :data:`SCHEMA_VERSION`).
     """
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError as exc:
-        raise UsageError(f"session file not found: {path}") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise UsageError(f"cannot read the session file {path}: {detail}") from exc
-    header = read_header_record(_parse_line(path, 1, lines[0])) if lines else None
+    lines = _read_lines(path)
+    first = lines[0] if lines else None
+    if isinstance(first, UsageError):
+        raise first
+    header = read_header_record(_parse_line(path, 1, first)) if first is not None else None
     if header is None:
         raise UsageError(f"{path} is not an xcsh session file (no header line)")
     version = header.version
@@ -236,6 +235,10 @@ def load_session(path: Path) -> SavedSession:
         )
     loaded = _Loaded()
     for number, line in enumerate(lines[1:], start=2):
+        if isinstance(line, UsageError):
+            if isinstance(line, _TornLine):
+                break  # a last line cut short by a crash inside a character
+            raise line
         if not line.strip():
             continue
         record = read_record_line(line)
@@ -261,6 +264,47 @@ def load_session(path: Path) -> SavedSession:
         checkpoints=tuple(loaded.replay.done),
         rewinds=tuple(loaded.rewinds),
     )
+
+
+def _read_lines(path: Path) -> list[str | UsageError]:
+    r"""The lines of a session file as text (UTF-8), without their line breaks.
+
+    Lines are split at ``\n`` alone, the only break xcsh writes (a message may
+    hold other line separators, such as U+2028, raw). When the file is not all
+    UTF-8, a line that is not stands as the error that names it: a
+    :class:`_TornLine` when it is the last line and no line break ends it (a
+    crash cut it inside a character), else a plain :class:`UsageError`.
+
+    Raises:
+        UsageError: the file is missing or cannot be read.
+    """
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise UsageError(f"session file not found: {path}") from exc
+    except OSError as exc:
+        raise UsageError(f"cannot read the session file {path}: {exc.strerror or exc}") from exc
+    try:
+        lines: list[str | UsageError] = list(raw.decode("utf-8").split("\n"))
+    except UnicodeDecodeError:  # find the line, the slow way
+        pieces = raw.split(b"\n")
+        lines = [_decoded(path, n, piece, UsageError) for n, piece in enumerate(pieces, start=1)]
+        lines[-1] = _decoded(path, len(pieces), pieces[-1], _TornLine)
+    if lines[-1] == "":  # the file ends with a line break (or is empty)
+        lines.pop()
+    return lines
+
+
+def _decoded(path: Path, number: int, line: bytes, error: type[UsageError]) -> str | UsageError:
+    """Line ``number`` as text, or an ``error`` naming its first byte that is not UTF-8."""
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        column = len(line[: exc.start].decode("utf-8")) + 1
+        return error(
+            f"{path}:{number}: not valid UTF-8 (byte 0x{line[exc.start]:02x} at column {column})",
+            hint=BROKEN_LINE_HINT,
+        )
 
 
 @dataclass
@@ -350,10 +394,10 @@ def _parse_line(path: Path, number: int, line: str) -> dict[str, object]:
 def read_header(path: Path) -> SessionHeader | None:
     """The header of a session file, or ``None`` when it has none."""
     try:
-        with path.open(encoding="utf-8") as fh:
-            first = fh.readline()
+        with path.open("rb") as fh:
+            first = fh.readline()  # bytes: a later line that is not UTF-8 is no concern here
         data = json.loads(first)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    except (OSError, ValueError):  # not JSON, or not UTF-8
         return None
     return read_header_record(data)
 
