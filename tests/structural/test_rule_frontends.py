@@ -308,3 +308,24 @@ def test_a_pattern_with_a_syntax_error_ast_grep_accepts_stays_accepted(
     assert theirs.returncode in (0, 1), theirs.stderr
     done = run_xcsh(["scan"], cwd=tmp_path, home=xcsh_home)
     assert done.returncode == theirs.returncode, done.stderr
+
+
+def test_a_shared_utility_rule_whose_pattern_does_not_parse_is_named(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "a.py").write_text("print(1)\n")
+    (tmp_path / "utils" / "u.yml").write_text(
+        "id: u\nlanguage: python\nrule: {pattern: print($A}\n"
+    )
+    (tmp_path / "rules" / "x.yml").write_text("id: x\nlanguage: python\nrule: {matches: u}\n")
+    (tmp_path / "sgconfig.yml").write_text("ruleDirs: [rules]\nutilDirs: [utils]\n")
+    theirs = _cli(tmp_path, "scan")
+    assert theirs.returncode == 8 and "set of AST kinds" in theirs.stderr, theirs.stderr
+    done = run_xcsh(["scan"], cwd=tmp_path, home=xcsh_home)
+    assert done.returncode == 2
+    assert done.stderr.startswith(
+        "xcsh: rules/x.yml rule `x`: rule.matches: the pattern of the shared utility rule `u` "
+        "(utilDirs) does not parse as python code"
+    ), done.stderr

@@ -227,7 +227,7 @@ def compile_rule(
     )
     rewriters = rewriters_of(doc.rewriters, (where, language.name), utils, bound)
     config = rule_config(doc.rule, (doc.constraints, utils, native), language, where)
-    check_pattern_kinds(doc.rule, doc.utils, language, where)
+    check_pattern_kinds(doc.rule, (utils, doc.utils), language, where)
     single, multi = names_of(doc.rule, utils)
     fix, message = doc.fix, doc.message
     check_rewrite_sources(rewrites, bound, where, "transform")

@@ -10,10 +10,11 @@ branches does; ``not``, ``regex``, ``nthChild``, ``range`` and the relational
 keys never do.
 
 Only a rule refused *because of* a pattern that does not parse is refused here,
-naming that pattern's YAML path: the same pattern next to a ``kind``, or under
-``not`` or ``inside``, stays accepted, as ast-grep accepts it. A rule that tells
-no kinds for another reason (``pattern: $A`` alone, a lone ``regex``) is run as
-before.
+naming that pattern's YAML path (for a pattern of a project's shared utility
+rule, the path of the ``matches`` naming it): the same pattern next to a
+``kind``, or under ``not`` or ``inside``, stays accepted, as ast-grep accepts
+it. A rule that tells no kinds for another reason (``pattern: $A`` alone, a
+lone ``regex``) is run as before.
 """
 
 from __future__ import annotations
@@ -43,11 +44,14 @@ class _Kinds:
     Attributes:
         known: ast-grep can tell the kinds.
         broken: when not ``known``, the YAML path of a pattern that does not parse and
-            is one reason why; ``None`` when no such pattern is a reason.
+            is one reason why (of the ``matches`` that reaches it, for a pattern of a
+            project's shared utility rule); ``None`` when no such pattern is a reason.
+        shared: the shared utility rule holding that pattern, or ``None``.
     """
 
     known: bool
     broken: str | None = None
+    shared: str | None = None
 
 
 _UNKNOWN = _Kinds(known=False)
@@ -55,15 +59,16 @@ _UNKNOWN = _Kinds(known=False)
 
 @dataclass(frozen=True)
 class _Context:
-    """What the walk reads: the rule's language and its own utility rules."""
+    """What the walk reads: the rule's language, the utility rules it sees, its own."""
 
     language: Language
     utils: Mapping[str, RuleObject]
+    local: frozenset[str]
 
 
 def check_pattern_kinds(
     rule: RuleObject,
-    utils: Mapping[str, RuleObject],
+    utils: tuple[Mapping[str, RuleObject], Mapping[str, RuleObject]],
     language: Language,
     origin: str,
 ) -> None:
@@ -71,23 +76,30 @@ def check_pattern_kinds(
 
     Args:
         rule: the document's ``rule``.
-        utils: the document's own ``utils`` by name (a project's shared utility rules
-            are taken as telling their kinds).
+        utils: the utility rules it sees by name (the project's shared ones and its
+            own), then its own ``utils``.
         language: the rule's language.
         origin: where the rule is, for the message.
 
     Raises:
         RuleError: at the YAML path of the pattern (``rule.pattern``,
-            ``rule.any[0].pattern``, ``utils.NAME.pattern``), with the pattern, the
-            language and the fix.
+            ``rule.any[0].pattern``, ``utils.NAME.pattern``), or of the ``matches``
+            naming a shared utility rule whose pattern it is, with the language and
+            the fix.
     """
-    found = _object_kinds(rule, "rule", _Context(language, utils), ())
+    seen, own = utils
+    found = _object_kinds(rule, "rule", _Context(language, seen, frozenset(own)), ())
     if found.known or found.broken is None:
         return
+    subject = (
+        "the pattern"
+        if found.shared is None
+        else f"the pattern of the shared utility rule `{found.shared}` (utilDirs)"
+    )
     raise RuleError(
         origin,
         found.broken,
-        f"the pattern does not parse as {language.name} code (its node is an ERROR), so "
+        f"{subject} does not parse as {language.name} code (its node is an ERROR), so "
         "ast-grep cannot tell which kind of node the rule matches and refuses the rule. "
         "Fix the pattern's syntax, give a pattern object with `context` and `selector`, "
         "or add a `kind` rule next to it.",
@@ -96,13 +108,14 @@ def check_pattern_kinds(
 
 def _object_kinds(rule: RuleObject, where: str, ctx: _Context, seen: tuple[str, ...]) -> _Kinds:
     """A rule object's kinds: known when one of its keys tells them."""
-    broken: str | None = None
+    broken = _UNKNOWN
     for part in rule.parts:
         found = _part_kinds(part, yaml_path(where, part.key), ctx, seen)
         if found.known:
             return found
-        broken = broken or found.broken
-    return _Kinds(known=False, broken=broken)
+        if broken.broken is None:
+            broken = found
+    return broken
 
 
 def _part_kinds(part: RulePart, where: str, ctx: _Context, seen: tuple[str, ...]) -> _Kinds:
@@ -118,13 +131,23 @@ def _part_kinds(part: RulePart, where: str, ctx: _Context, seen: tuple[str, ...]
         known = any if isinstance(part, AllRule) else all
         if known(m.known for m in members):
             return _Kinds(known=True)
-        return _Kinds(known=False, broken=next((m.broken for m in members if m.broken), None))
+        return next((m for m in members if m.broken), _UNKNOWN)
     if isinstance(part, MatchesRule):
-        util = ctx.utils.get(part.util)
-        if util is None or part.util in seen:
-            return _Kinds(known=True)  # a shared utility rule, or a cycle ast-grep refuses
-        return _object_kinds(util, yaml_path("utils", part.util), ctx, (*seen, part.util))
+        return _util_kinds(part.util, where, ctx, seen)
     return _UNKNOWN
+
+
+def _util_kinds(name: str, where: str, ctx: _Context, seen: tuple[str, ...]) -> _Kinds:
+    """The kinds of the utility rule ``matches`` names (``where`` is the ``matches``)."""
+    util = ctx.utils.get(name)
+    if util is None or name in seen:
+        return _Kinds(known=True)  # ast-grep refuses these for another reason
+    if name in ctx.local:
+        return _object_kinds(util, yaml_path("utils", name), ctx, (*seen, name))
+    found = _object_kinds(util, "rule", ctx, (*seen, name))
+    if found.known or found.broken is None or found.shared is not None:
+        return found
+    return _Kinds(known=False, broken=where, shared=name)
 
 
 def _pattern_kinds(part: PatternRule, where: str, language: Language) -> _Kinds:
