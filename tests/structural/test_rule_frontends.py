@@ -249,3 +249,83 @@ def test_a_rule_ast_grep_scan_half_reads_is_refused(
     done = run_xcsh(["scan", "--rule", "r.yml", "a.py"], cwd=tmp_path, home=xcsh_home)
     assert done.returncode == 2
     assert words in done.stderr, done.stderr
+
+
+BROKEN_PATTERNS = [
+    # the QA case: in a flow mapping the pattern is `print($A`, which does not parse
+    ("rule: {pattern: print($A}\n", "rule.pattern"),
+    ("rule: {pattern: '[1, 2'}\n", "rule.pattern"),
+    ("rule: {pattern: {context: 'print($A}', strictness: cst}}\n", "rule.pattern.context"),
+    ("rule: {any: [{pattern: 'print($A)'}, {pattern: '$A ='}]}\n", "rule.any[1].pattern"),
+    ("rule: {pattern: 'print($A', inside: {kind: module}}\n", "rule.pattern"),
+    ("rule: {matches: u}\nutils: {u: {pattern: 'print($A'}}\n", "utils.u.pattern"),
+]
+
+
+@pytest.mark.parametrize(("rule", "path"), BROKEN_PATTERNS)
+async def test_a_rule_whose_pattern_does_not_parse_is_refused_at_load(
+    tmp_path: Path, xcsh_home: Path, rule: str, path: str
+) -> None:
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "a.py").write_text("print(1)\n")
+    text = f"id: x\nlanguage: python\nseverity: error\n{rule}"
+    (tmp_path / "rules" / "x.yml").write_text(text)
+    (tmp_path / "sgconfig.yml").write_text("ruleDirs: [rules]\n")
+    theirs = _cli(tmp_path, "scan")
+    assert theirs.returncode == 8 and "set of AST kinds" in theirs.stderr, theirs.stderr
+    said = f"xcsh: rules/x.yml rule `x`: {path}: the pattern does not parse as python code"
+    for args in (["scan"], ["ast-grep", "--rule", "rules/x.yml"]):
+        done = run_xcsh(args, cwd=tmp_path, home=xcsh_home)
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert done.stderr.startswith(said), done.stderr
+        assert "add a `kind` rule" in done.stderr
+    with pytest.raises(ToolError) as info:
+        await create_ast_grep_tool(str(tmp_path)).execute("g", {"rule": text, "path": "a.py"})
+    assert f"rule `x`: {path}: the pattern does not parse" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "rule: {all: [{pattern: 'print($A'}, {kind: call}]}\n",
+        "rule: {kind: call, has: {pattern: 'print($A'}}\n",
+        "rule: {pattern: 'print($A)', not: {pattern: 'print($A'}}\n",
+        "rule: {pattern: 'print($A)', inside: {pattern: 'def f(: $$$', stopBy: end}}\n",
+        "rule: {pattern: 'def f(: $$$'}\n",
+        "rule: {kind: call}\nutils: {u: {pattern: 'print($A'}}\n",
+        "rule: {pattern: 'print($A)'}\nconstraints: {A: {pattern: 'print($A'}}\n",
+    ],
+)
+def test_a_pattern_with_a_syntax_error_ast_grep_accepts_stays_accepted(
+    tmp_path: Path, xcsh_home: Path, rule: str
+) -> None:
+    # ast-grep refuses only a rule that cannot tell the node kinds it matches
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "a.py").write_text("print(1)\n")
+    (tmp_path / "rules" / "x.yml").write_text(f"id: x\nlanguage: python\nseverity: error\n{rule}")
+    (tmp_path / "sgconfig.yml").write_text("ruleDirs: [rules]\n")
+    theirs = _cli(tmp_path, "scan")
+    assert theirs.returncode in (0, 1), theirs.stderr
+    done = run_xcsh(["scan"], cwd=tmp_path, home=xcsh_home)
+    assert done.returncode == theirs.returncode, done.stderr
+
+
+def test_a_shared_utility_rule_whose_pattern_does_not_parse_is_named(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "a.py").write_text("print(1)\n")
+    (tmp_path / "utils" / "u.yml").write_text(
+        "id: u\nlanguage: python\nrule: {pattern: print($A}\n"
+    )
+    (tmp_path / "rules" / "x.yml").write_text("id: x\nlanguage: python\nrule: {matches: u}\n")
+    (tmp_path / "sgconfig.yml").write_text("ruleDirs: [rules]\nutilDirs: [utils]\n")
+    theirs = _cli(tmp_path, "scan")
+    assert theirs.returncode == 8 and "set of AST kinds" in theirs.stderr, theirs.stderr
+    done = run_xcsh(["scan"], cwd=tmp_path, home=xcsh_home)
+    assert done.returncode == 2
+    assert done.stderr.startswith(
+        "xcsh: rules/x.yml rule `x`: rule.matches: the pattern of the shared utility rule `u` "
+        "(utilDirs) does not parse as python code"
+    ), done.stderr

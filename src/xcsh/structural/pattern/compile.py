@@ -230,6 +230,22 @@ def _pattern_root(root: SgNode) -> SgNode:
         node = children[0]
 
 
+def root_is_error(pattern: str, language: Language) -> bool:
+    """Whether the node ast-grep matches ``pattern`` by is an ERROR node.
+
+    That node is the one ast-grep keeps of the pattern's tree (descending while a node
+    has one child), parsed with ``$`` replaced by the language's expando character; for
+    a language whose expando is not known, the pattern is an ERROR only if it is one
+    with every candidate. ast-grep cannot tell which node kinds such a pattern matches.
+    """
+    known = _EXPANDO.get(language.name)
+    for expando in (known,) if known else EXPANDO_CANDIDATES:
+        root = SgRoot(_substitute_expando(pattern, expando), language.name).root()
+        if _pattern_root(root).kind() != "ERROR":
+            return False
+    return True
+
+
 def _probe(
     pattern: str, language: Language, rule: Rule, selector: str | None, strictness: str
 ) -> tuple[tuple[SgNode, SgNode, str] | None, SgNode | None]:

@@ -37,6 +37,7 @@ from xcsh.structural.base.matcher import Requirement, admits
 from xcsh.structural.pattern.rewrite import Template
 from xcsh.structural.rules.adapter import document_language, read_document
 from xcsh.structural.rules.document import Fix, RewriteTransform
+from xcsh.structural.rules.kinds import check_pattern_kinds
 from xcsh.structural.rules.labels import RuleLabel
 from xcsh.structural.rules.model import RuleObject
 from xcsh.structural.rules.names import (
@@ -226,6 +227,7 @@ def compile_rule(
     )
     rewriters = rewriters_of(doc.rewriters, (where, language.name), utils, bound)
     config = rule_config(doc.rule, (doc.constraints, utils, native), language, where)
+    check_pattern_kinds(doc.rule, (utils, doc.utils), language, where)
     single, multi = names_of(doc.rule, utils)
     fix, message = doc.fix, doc.message
     check_rewrite_sources(rewrites, bound, where, "transform")
