@@ -329,3 +329,48 @@ def test_a_shared_utility_rule_whose_pattern_does_not_parse_is_named(
         "xcsh: rules/x.yml rule `x`: rule.matches: the pattern of the shared utility rule `u` "
         "(utilDirs) does not parse as python code"
     ), done.stderr
+
+
+@pytest.mark.parametrize(
+    ("config", "files", "said"),
+    [
+        # two rules of one file
+        (
+            "ruleDirs: [rules]\n",
+            {
+                "rules/a.yml": "id: x\nlanguage: python\nrule: {pattern: print($A)}\n---\n"
+                "id: x\nlanguage: python\nrule: {pattern: log($A)}\n"
+            },
+            "rules/a.yml: id: the id `x` is twice in the project's rules",
+        ),
+        # two files
+        (
+            "ruleDirs: [rules]\n",
+            {
+                "rules/a.yml": "id: x\nlanguage: python\nrule: {pattern: print($A)}\n",
+                "rules/b.yml": "id: x\nlanguage: python\nrule: {pattern: log($A)}\n",
+            },
+            "rules/b.yml: id: the id `x` is in rules/a.yml too",
+        ),
+        # one folder listed twice (each match was reported twice)
+        (
+            "ruleDirs: [rules, ./rules]\n",
+            {"rules/a.yml": "id: x\nlanguage: python\nrule: {pattern: print($A)}\n"},
+            "rules/a.yml: id: the id `x` is twice in the project's rules",
+        ),
+    ],
+)
+def test_a_project_whose_rules_share_an_id_is_refused_as_ast_grep_scan_refuses_it(
+    tmp_path: Path, xcsh_home: Path, config: str, files: dict[str, str], said: str
+) -> None:
+    (tmp_path / "rules").mkdir()
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "a.py").write_text("print(1)\n")
+    (tmp_path / "sgconfig.yml").write_text(config)
+    theirs = _cli(tmp_path, "scan")
+    assert theirs.returncode == 8 and "Duplicate rule id `x`" in theirs.stderr
+    done = run_xcsh(["scan"], cwd=tmp_path, home=xcsh_home)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"xcsh: {said}: rules of a project need ids"), done.stderr
+    assert "Give each rule its own id." in done.stderr

@@ -15,8 +15,9 @@ left out by default).
 Exit codes: those of ``ast-grep scan``: 1 when a rule of severity ``error``
 matched, else 0 (matches of other severities, or none), 2 bad input; with
 ``--fix`` those of ``xcsh ast-edit``. A key ``ast-grep`` ignores inside a rule
-(a misspelt ``stopby``) and two rules sharing an id are run as ``ast-grep``
-runs them, with a warning on stderr naming the YAML path;
+(a misspelt ``stopby``) and two rules of one ``--rule`` file sharing an id are
+run as ``ast-grep`` runs them, with a warning on stderr naming the YAML path (a
+project's rules, as ``ast-grep scan``, need ids of their own);
 ``--strict-rules`` (or ``strict_rules = true`` in settings.toml) refuses them.
 """
 

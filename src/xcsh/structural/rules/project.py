@@ -43,10 +43,12 @@ def load_project(
 ) -> Project:
     """Load ``sgconfig.yml``: the rules of ``ruleDirs``, with the utilities of ``utilDirs``.
 
-    ``strict`` and ``warnings`` are as for :func:`xcsh.structural.rules.parse_rules`.
+    ``strict`` and ``warnings`` are as for :func:`xcsh.structural.rules.parse_rules`;
+    rule ids must differ across the project, as ``ast-grep scan`` requires.
 
     Raises:
-        RuleError: a bad configuration, a missing folder, or a bad rule (named).
+        RuleError: a bad configuration, a missing folder, a bad rule (named), or two
+            rules sharing an id (a folder listed twice gives each of its rules twice).
     """
     origin = config.name
     try:
@@ -73,6 +75,9 @@ def load_project(
                 language, uid, rule = util_rule(document, shown)
                 utils.setdefault(language, {})[uid] = rule
     rules: list[CompiledRule] = []
+    found: list[RuleWarning] = []
+    seen: dict[str, str] = {}  # a rule id -> the file that first holds it
+    loaded: set[str] = set()  # a folder listed twice gives its files twice
     for index, folder in enumerate(sgconfig.rule_dirs):
         for file in _yaml_files(root / folder, origin, yaml_path("ruleDirs", index)):
             shown = file.relative_to(root).as_posix()
@@ -80,10 +85,31 @@ def load_project(
                 text = read_regular_bytes(file).decode("utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 raise RuleError(shown, "", f"cannot read the rule file: {exc}.") from None
-            rules += parse_rules(
-                text, origin=shown, global_utils=utils, strict=strict, warnings=warnings
+            parsed = parse_rules(
+                text, origin=shown, global_utils=utils, strict=strict, warnings=found
             )
+            for compiled in parsed:
+                first = seen.setdefault(compiled.id, shown)
+                again = shown in loaded or sum(r.id == compiled.id for r in parsed) > 1
+                if first != shown or again:
+                    raise _shared_id(compiled.id, first, shown)
+            loaded.add(shown)
+            rules += parsed
+    if warnings is not None:
+        warnings += found
     return Project(root=root, config=config, rules=based(rules, root))
+
+
+def _shared_id(rule_id: str, first: str, again: str) -> RuleError:
+    """The error for two rules of a project sharing ``rule_id`` (``ast-grep scan`` refuses it)."""
+    where = "twice in the project's rules" if first == again else f"in {first} too"
+    return RuleError(
+        again,
+        "id",
+        f"the id `{rule_id}` is {where}: rules of a project need ids of their own, as "
+        "ast-grep scan requires (a folder listed twice in ruleDirs gives each of its rules "
+        "twice). Give each rule its own id.",
+    )
 
 
 def _yaml_files(folder: Path, origin: str, where: str) -> list[Path]:
