@@ -68,6 +68,7 @@ from xcsh.agent.session_records import (
 )
 from xcsh.core import Message, UsageError
 from xcsh.core.validation import problems
+from xcsh.fs import not_utf8_at
 
 SCHEMA_VERSION = 1
 
@@ -300,7 +301,7 @@ def _decoded(path: Path, number: int, line: bytes, error: type[UsageError]) -> s
     try:
         return line.decode("utf-8")
     except UnicodeDecodeError as exc:
-        column = len(line[: exc.start].decode("utf-8")) + 1
+        _, column = not_utf8_at(line, exc)
         return error(
             f"{path}:{number}: not valid UTF-8 (byte 0x{line[exc.start]:02x} at column {column})",
             hint=BROKEN_LINE_HINT,

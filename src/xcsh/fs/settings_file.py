@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 
 from xcsh.core import UsageError
-from xcsh.fs.text import read_regular_bytes
+from xcsh.fs.text import not_utf8_at, read_regular_bytes
 
 
 def read_settings_file(path: Path) -> dict[str, object] | None:
@@ -34,8 +34,7 @@ def read_settings_file(path: Path) -> dict[str, object] | None:
         body = raw.removeprefix(codecs.BOM_UTF8)
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = body[: exc.start].count(b"\n") + 1
-        column = exc.start - (body.rfind(b"\n", 0, exc.start) + 1) + 1
+        line, column = not_utf8_at(body, exc)
         raise UsageError(
             f"{path} is not valid UTF-8 (byte 0x{body[exc.start]:02x} at line {line}, "
             f"column {column})",

@@ -134,3 +134,14 @@ def read_text_file(path: Path, *, display_name: str | None = None) -> TextFile:
     raw = read_regular_bytes(path)
     text, bom = decode_text(raw, name=display_name or str(path))
     return TextFile(path=path, raw=raw, text=text, bom=bom, newline=detect_newline(text))
+
+
+def not_utf8_at(raw: bytes, error: UnicodeDecodeError) -> tuple[int, int]:
+    """``(line, column)`` of the byte decoding ``raw`` as UTF-8 stopped at (``error``'s).
+
+    Both count from 1; the column counts the characters of that line before
+    the byte, as an editor shows it.
+    """
+    start = raw.rfind(b"\n", 0, error.start) + 1
+    line = raw.count(b"\n", 0, start) + 1
+    return line, len(raw[start : error.start].decode("utf-8", errors="replace")) + 1
