@@ -76,8 +76,7 @@ def load_project(
                 utils.setdefault(language, {})[uid] = rule
     rules: list[CompiledRule] = []
     found: list[RuleWarning] = []
-    seen: dict[str, str] = {}  # a rule id -> the file that first holds it
-    loaded: set[str] = set()  # a folder listed twice gives its files twice
+    seen: dict[str, str] = {}  # a rule id -> the file that holds it
     for index, folder in enumerate(sgconfig.rule_dirs):
         for file in _yaml_files(root / folder, origin, yaml_path("ruleDirs", index)):
             shown = file.relative_to(root).as_posix()
@@ -88,12 +87,10 @@ def load_project(
             parsed = parse_rules(
                 text, origin=shown, global_utils=utils, strict=strict, warnings=found
             )
-            for compiled in parsed:
-                first = seen.setdefault(compiled.id, shown)
-                again = shown in loaded or sum(r.id == compiled.id for r in parsed) > 1
-                if first != shown or again:
-                    raise _shared_id(compiled.id, first, shown)
-            loaded.add(shown)
+            for compiled in parsed:  # a folder listed twice gives its files twice
+                if compiled.id in seen:
+                    raise _shared_id(compiled.id, seen[compiled.id], shown)
+                seen[compiled.id] = shown
             rules += parsed
     if warnings is not None:
         warnings += found
