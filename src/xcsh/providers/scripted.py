@@ -52,6 +52,7 @@ from xcsh.core import (
     ToolChoice,
     UsageError,
 )
+from xcsh.core.validation import problems
 from xcsh.providers.base import ResponseDone, StreamEvent, TextChunk
 
 _STEP_KEYS = {"text", "tool_calls", "error"}
@@ -134,7 +135,7 @@ def _parse_step(path: Path, index: int, step: object) -> ScriptedStep:
     try:
         parsed = _StepFile.model_validate(step)
     except ValidationError as exc:
-        field = str(exc.errors()[0]["loc"][0])
+        field = problems(exc)[0].where.split(".")[0]
         raise UsageError(f"{where}: {_FIELD_PROBLEMS[field]}") from exc
     calls: list[tuple[str, JsonObject]] = []
     for j, call in enumerate(parsed.tool_calls, start=1):
