@@ -7,7 +7,15 @@ from pathlib import Path
 import pytest
 
 from xcsh.app import open_checker
-from xcsh.checks import CheckKeys, CheckRun, failing_tests, read_check_settings, verdict
+from xcsh.checks import (
+    CHECK_KEYS,
+    CheckKeys,
+    CheckRun,
+    failing_tests,
+    may_set_a_check,
+    read_check_settings,
+    verdict,
+)
 from xcsh.core import UsageError
 from xcsh.plugins import trust_folder
 
@@ -94,3 +102,14 @@ def test_a_projects_settings_may_set_only_the_check_keys(tmp_path: Path, xcsh_ho
     with pytest.raises(UsageError) as info:
         open_checker(tmp_path, xcsh_home)
     assert "a project's settings may set only check" in str(info.value)
+
+
+def test_the_check_keys_are_the_settings_models_fields(tmp_path: Path) -> None:
+    # a command asks may_set_a_check before loading the model: both must name the same keys
+    assert tuple(CheckKeys.model_fields) == CHECK_KEYS
+    assert not may_set_a_check({"model": "x", "journal_max_entries": 3}, tmp_path)
+    for key in CHECK_KEYS:
+        assert may_set_a_check({key: None}, tmp_path), key
+    (tmp_path / ".xcsh").mkdir()
+    (tmp_path / ".xcsh" / "settings.toml").write_text("")
+    assert may_set_a_check({}, tmp_path)  # an untrusted project's file is named in a notice

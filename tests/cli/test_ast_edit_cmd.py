@@ -114,6 +114,21 @@ def test_json_with_yes_keeps_stdout_machine_readable(project: Path) -> None:
     assert "print(" not in (project / "app.py").read_text(encoding="utf-8")
 
 
+def test_without_a_check_the_settings_files_other_sections_are_left_to_their_commands(
+    project: Path, xcsh_home: Path
+) -> None:
+    """As ``xcsh undo``: a preview that runs no check reads only the journal's retention."""
+    (xcsh_home / "settings.toml").write_text('modle = "x"\n')
+    done = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "--json", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == 3
+    checked = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "--json", "--check", cwd=project)
+    assert checked.returncode == 2 and "modle" in checked.stderr, checked.stderr
+    (xcsh_home / "settings.toml").write_text('check_when = "sometimes"\n')
+    refused = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "--json", cwd=project)
+    assert refused.returncode == 2 and "check_when" in refused.stderr, refused.stderr
+
+
 def test_a_json_reader_that_stops_early_ends_the_preview_quietly(project: Path) -> None:
     """The preview ends (141, no traceback) with nothing changed when its reader goes away."""
     (project / "many.py").write_text("print(1)\n" * 5000, encoding="utf-8")

@@ -84,3 +84,17 @@ def test_ast_grep_with_a_rule_loads_the_rule_machinery(tmp_path: Path) -> None:
     )
     modules = loaded(["ast-grep", "--rule", "r.yml", "."], tmp_path)
     assert "xcsh.structural.rules" in modules
+
+
+def test_ast_edit_json_without_a_check_loads_no_settings_models_nor_the_agent(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "a.py").write_text("def f(x):\n    return isinstance(x, int)\n")
+    args = ["ast-edit", "-p", "isinstance($A, $B)", "-r", "check($A, $B)", "--json", "."]
+    modules = loaded(args, tmp_path)
+    ours = {m for m in modules if m.startswith("xcsh.")}
+    # neither the whole settings model (providers, sandbox, agent) nor the check's machinery
+    for layer in ("agent", "providers", "sandbox", "plugins", "tools", "tui", "mcp"):
+        assert not {m for m in ours if m.startswith(f"xcsh.{layer}")}, layer
+    assert "xcsh.app.settings" not in ours and "xcsh.checks.settings" not in ours
+    assert "rich" not in {m.split(".")[0] for m in modules}  # no diff is drawn

@@ -8,24 +8,52 @@
   (:class:`~xcsh.pending.CheckVerdict`).
 """
 
-from xcsh.checks.checker import STAGING_ENV, Checker
-from xcsh.checks.compare import CheckRun, failing_tests, new_lines, verdict
-from xcsh.checks.settings import (
-    CHECK_KEYS,
-    DEFAULT_TIMEOUT,
-    HOW_TO_SET,
-    CheckKeys,
-    CheckSettings,
-    read_check_settings,
-    read_project_settings,
-    with_project,
+from typing import TYPE_CHECKING
+
+from xcsh.core.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from xcsh.checks.checker import STAGING_ENV, Checker
+    from xcsh.checks.compare import CheckRun, failing_tests, new_lines, verdict
+    from xcsh.checks.keys import CHECK_KEYS, PROJECT_SETTINGS, may_set_a_check
+    from xcsh.checks.settings import (
+        DEFAULT_TIMEOUT,
+        HOW_TO_SET,
+        CheckKeys,
+        CheckSettings,
+        read_check_settings,
+        read_project_settings,
+        with_project,
+    )
+    from xcsh.checks.stage import StagedTree, copy_tree, staged_tree
+
+# Each name is imported from its module when first used, so a command that only asks
+# whether a check could apply (xcsh ast-edit without one) loads neither pydantic nor
+# the sandbox.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "xcsh.checks.checker": ("STAGING_ENV", "Checker"),
+        "xcsh.checks.compare": ("CheckRun", "failing_tests", "new_lines", "verdict"),
+        "xcsh.checks.keys": ("CHECK_KEYS", "PROJECT_SETTINGS", "may_set_a_check"),
+        "xcsh.checks.settings": (
+            "DEFAULT_TIMEOUT",
+            "HOW_TO_SET",
+            "CheckKeys",
+            "CheckSettings",
+            "read_check_settings",
+            "read_project_settings",
+            "with_project",
+        ),
+        "xcsh.checks.stage": ("StagedTree", "copy_tree", "staged_tree"),
+    },
 )
-from xcsh.checks.stage import StagedTree, copy_tree, staged_tree
 
 __all__ = [
     "CHECK_KEYS",
     "DEFAULT_TIMEOUT",
     "HOW_TO_SET",
+    "PROJECT_SETTINGS",
     "STAGING_ENV",
     "CheckKeys",
     "CheckRun",
@@ -34,6 +62,7 @@ __all__ = [
     "StagedTree",
     "copy_tree",
     "failing_tests",
+    "may_set_a_check",
     "new_lines",
     "read_check_settings",
     "read_project_settings",

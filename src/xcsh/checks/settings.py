@@ -22,6 +22,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from xcsh.checks.keys import CHECK_KEYS, PROJECT_SETTINGS
 from xcsh.core import UsageError
 from xcsh.core.wording import did_you_mean
 from xcsh.fs import read_settings_file
@@ -43,12 +44,8 @@ class CheckKeys(BaseModel):
     apply_requires_checks: object = None
 
 
-CHECK_KEYS = tuple(CheckKeys.model_fields)
-"""The settings.toml keys this module reads (the only ones a project's file may set)."""
 DEFAULT_TIMEOUT = 120.0
 """Seconds a check may run before it is ended with its process tree."""
-PROJECT_SETTINGS = Path(".xcsh") / "settings.toml"
-"""A project's own settings file, relative to its folder."""
 HOW_TO_SET = (
     'No check is set: set check = "pytest -x -q" (your test command) in settings.toml '
     "or in the project's .xcsh/settings.toml to run it on previews."

@@ -9,23 +9,20 @@ question the person decides with the verdict in view.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-
+from xcsh.checks import may_set_a_check
 from xcsh.cli.common import stderr_is_terminal
 from xcsh.cli.options import EditOptions
-from xcsh.pending import CheckVerdict
 from xcsh.structural import EditPreview
-from xcsh.structural.tools.edit_action import staged_files
 from xcsh.ui import detect_style
 
 if TYPE_CHECKING:
     from xcsh.app import SettingsReading
+    from xcsh.pending import CheckVerdict
 
 EXIT_CHECK_REFUSED = 4
 """``--yes`` did not apply: the check newly fails (or timed out) and
@@ -62,14 +59,21 @@ def check_preview(
     """Run the check on ``preview`` staged over ``root`` when it is wanted.
 
     The check's settings are the user's (``reading``, ``$XCSH_HOME/settings.toml``
-    as read), then the trusted project's.
+    as read), then the trusted project's. When no check is asked for and neither
+    file could set one, nothing more is read or loaded: the settings file's other
+    sections are left to the commands that own them, as ``xcsh undo`` leaves them.
 
     Raises:
         UsageError: the settings file cannot be used, or bad check settings.
         KeyboardInterrupt: Ctrl-C during the check (it was ended with its
             process tree and the staged tree removed).
     """
+    if not options.check and reading.problem is None and not may_set_a_check(reading.values, root):
+        return CheckedPreview()
+    import asyncio
+
     from xcsh.app import open_checker
+    from xcsh.structural.tools.edit_action import staged_files
 
     checker = open_checker(root, reading.home, reading.settings())
     settings = checker.settings
@@ -81,6 +85,8 @@ def check_preview(
         if not stderr_is_terminal():
             verdict, note = asyncio.run(checker.review(files, asked=options.check))
         else:
+            from rich.console import Console
+
             console = Console(file=sys.stderr, no_color=not detect_style(sys.stderr).color)
             with console.status(f"running the check: {settings.command}", spinner="dots"):
                 verdict, note = asyncio.run(checker.review(files, asked=options.check))

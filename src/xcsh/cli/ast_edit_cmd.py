@@ -44,19 +44,16 @@ outcome is printed on stderr and the exit code is the apply's (0 or 3).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import shlex
 import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from xcsh.app.reading import read_settings
 from xcsh.cli.argparser import Parser
-from xcsh.cli.ast_edit_ask import Decision, ask, reviewed
 from xcsh.cli.ast_edit_check import EXIT_CHECK_REFUSED, CheckedPreview, check_preview
 from xcsh.cli.ast_edit_output import Stdout
 from xcsh.cli.ast_edit_preview import merged_preview
@@ -78,19 +75,24 @@ from xcsh.cli.common import (
     workspace_for,
 )
 from xcsh.cli.options import EditOptions
-from xcsh.cli.pager import pager_command
 from xcsh.cli.stdout import end_process
 from xcsh.core import ToolError, UsageError
-from xcsh.core.wording import name_list
 from xcsh.fs import xcsh_home
-from xcsh.journal import Journal, Retention, held_signals, settled
-from xcsh.pending import PendingAction, PendingActionStore, ResolveParams, resolve_top
-from xcsh.structural import (
-    EditPreview,
-)
-from xcsh.structural.tools.details import AstEditDetails
+from xcsh.journal import Journal, Retention, settled
+from xcsh.pending import PendingActionStore
+from xcsh.structural import EditPreview
 from xcsh.structural.tools.edit_action import push_edit_preview
-from xcsh.ui import TerminalStyle, detect_style, make_console, render_preview, render_resolution
+from xcsh.ui import TerminalStyle, detect_style
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from xcsh.cli.ast_edit_ask import Decision
+    from xcsh.pending import PendingAction
+    from xcsh.structural.tools.details import AstEditDetails
+
+# The renderer (rich), the prompt and asyncio load when first used: a --json preview
+# that only prints its lines never needs them.
 
 YES_REASON = "applied with --yes"
 """The reason ``resolve`` records when ``--yes`` applies without asking."""
@@ -208,7 +210,7 @@ def run(options: EditOptions, *, owns_process: bool = False) -> int:
     if options.interactive and not is_interactive():
         error(INTERACTIVE_NEEDS_TERMINAL)
         return EXIT_BAD_INPUT
-    out = Stdout(None if options.json else make_console(sys.stdout, _style()))
+    out = Stdout(None if options.json else _console())
     try:
         check_limit(options.limit)
         root, given = workspace_for(options.paths)
@@ -287,6 +289,8 @@ def _show_and_resolve(
         _show(options, preview, action, out)
         decision, code = _decide(options, action)
     except KeyboardInterrupt:  # Ctrl-C after the preview: discard, never apply
+        from xcsh.cli.ast_edit_ask import Decision
+
         print(file=sys.stderr)
         decision, code = Decision("discard", INTERRUPTED_REASON), EXIT_INTERRUPTED
     if decision is None:
@@ -296,11 +300,17 @@ def _show_and_resolve(
         return code
     refusal = checked.refusal() if decision.reason == YES_REASON else ""
     if refusal:
+        from xcsh.cli.ast_edit_ask import Decision
+
         decision, code = Decision("discard", refusal), EXIT_CHECK_REFUSED
     # Ctrl-C cannot cut an apply short: it writes every file or none. SIGTERM and SIGHUP
     # are held here, in the main thread (the apply runs in a worker thread, where the
     # journal cannot install handlers), until the apply committed or rolled back; then
     # the first one held ends the process.
+    import asyncio
+
+    from xcsh.journal import held_signals
+
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         with held_signals((signal.SIGTERM, signal.SIGHUP)):
@@ -347,6 +357,9 @@ def _show(options: EditOptions, preview: EditPreview, action: PendingAction, out
     if options.interactive:
         out.print(f"Preview {action.id}: {action.label}")
         return
+    from xcsh.cli.pager import pager_command
+    from xcsh.ui import render_preview
+
     will_ask = not (options.dry_run or options.yes) and is_interactive()
     rendered = render_preview(
         action.label,
@@ -375,11 +388,13 @@ def _decide(options: EditOptions, action: PendingAction) -> tuple[Decision | Non
     if options.dry_run:
         error(DRY_RUN_NOTE)
         return None, EXIT_OK
-    if options.yes:
-        return Decision("apply", YES_REASON), EXIT_OK
-    if options.json:
+    if options.json and not options.yes:
         error(JSON_NOTE)
         return None, EXIT_OK
+    from xcsh.cli.ast_edit_ask import Decision, ask, reviewed  # the prompt and its renderer
+
+    if options.yes:
+        return Decision("apply", YES_REASON), EXIT_OK
     if not is_interactive():
         error(INTERACTIVE_NEEDS_TERMINAL if options.interactive else NOT_A_TERMINAL_NOTE)
         return None, EXIT_BAD_INPUT if options.interactive else EXIT_OK
@@ -406,6 +421,8 @@ def _notes(details: AstEditDetails | None) -> list[str]:
 def _with_spinner(job: Callable[[], EditPreview]) -> EditPreview:
     if not stderr_is_terminal():
         return job()
+    from rich.console import Console
+
     status_console = Console(file=sys.stderr, no_color=not detect_style(sys.stderr).color)
     with status_console.status("previewing the rewrite...", spinner="dots"):
         return job()
@@ -415,10 +432,21 @@ def _style() -> TerminalStyle:
     return detect_style(sys.stdout)
 
 
+def _console() -> Console:
+    """The console of the diff and the outcome on stdout (rich loads here)."""
+    from xcsh.ui import make_console
+
+    return make_console(sys.stdout, _style())
+
+
 async def _resolve(
     store: PendingActionStore, decision: Decision, out: Stdout, *, undo: str = "xcsh undo"
 ) -> int:
     """Resolve the pending edit through the ``resolve`` tool and show the outcome."""
+    from xcsh.core.wording import name_list
+    from xcsh.pending import ResolveParams, resolve_top
+    from xcsh.ui import render_resolution
+
     style = _style() if out.console is not None and not out.broken else detect_style(sys.stderr)
     params = ResolveParams(
         action=decision.action,

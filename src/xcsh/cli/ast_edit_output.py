@@ -6,14 +6,14 @@ Also what is left to say once the reader has gone away (``| head``).
 from __future__ import annotations
 
 import sys
-
-from rich.console import Console, RenderableType
+from typing import TYPE_CHECKING
 
 from xcsh.cli import stdout_to_devnull
-from xcsh.cli.pager import page
 from xcsh.cli.stdout import BlockWriter
 from xcsh.structural import EditPreview
-from xcsh.ui import make_console
+
+if TYPE_CHECKING:  # rich loads with the console given (none for --json)
+    from rich.console import Console, RenderableType
 
 
 class Stdout:
@@ -49,9 +49,13 @@ class Stdout:
                 if not console.quiet:
                     raise
                 self.broken = True
+        from xcsh.ui import make_console
+
         make_console(sys.stderr).print(renderable)
 
     def _paged(self, renderable: RenderableType, pager: str) -> bool:
+        from xcsh.cli.pager import page
+
         assert self.console is not None
         with self.console.capture() as captured:
             self.console.print(renderable)

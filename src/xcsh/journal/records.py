@@ -42,9 +42,10 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from xcsh.core import JsonObject
+if TYPE_CHECKING:
+    from xcsh.core import JsonObject
 
 SCHEMA_VERSION = 2
 COMMITTED = "committed"
