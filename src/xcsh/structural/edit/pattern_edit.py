@@ -187,8 +187,9 @@ class PatternChanges:
         text = self.text
         rng = node.range()
         head, tail = rng.start, rng.end
-        start, end = head.index, tail.index
-        line = head.line
+        # each position read once: every read is a call into ast-grep-py
+        start, end, line, column = head.index, tail.index, head.line, head.column
+        last_line = tail.line
         records = self.records
         if records is None:
             record_at = -1
@@ -196,7 +197,7 @@ class PatternChanges:
         else:
             staged = records.staged
             record_at = len(records.numbers) + len(staged)
-            staged.extend((self.entry, start, end, line, head.column, tail.line, tail.column))
+            staged.extend((self.entry, start, end, line, column, last_line, tail.column))
             spans = self._recorded(node, staged)
             if len(staged) >= _STAGED:
                 records.settle()
@@ -220,11 +221,11 @@ class PatternChanges:
             text[start:end],
             new,
             line,
-            head.column,
+            column,
             match_start,
             match_end,
             line,
-            tail.line,
+            last_line,
             match_start,
             match_end,
             indent,
@@ -361,24 +362,21 @@ class PatternChanges:
         return "".join(out)
 
 
-def _numbers(nodes: Sequence[SgNode], numbers: list[int]) -> tuple[int, int] | None:
+def _numbers(nodes: Sequence[SgNode], numbers: list[int]) -> tuple[int, int]:
     """Append the six numbers of each of ``nodes``; their first start and last end.
 
     Append the six numbers of each of ``nodes`` (the hot loop: five captures a match
-    are 500,000 in a big file; each node's range is read once); where they start and
-    end (code points), or ``None`` for no node.
+    are 500,000 in a big file; each node's range is read once, and each of its
+    positions' numbers once); where they start and end (code points). ``nodes`` is
+    not empty.
     """
-    first = -1
-    last = 0
+    first = len(numbers)
     extend = numbers.extend
     for node in nodes:
         rng = node.range()
         start, end = rng.start, rng.end
-        low, last = start.index, end.index
-        if first < 0:
-            first = low
-        extend((low, last, start.line, start.column, end.line, end.column))
-    return None if first < 0 else (first, last)
+        extend((start.index, end.index, start.line, start.column, end.line, end.column))
+    return numbers[first], numbers[-5]
 
 
 def capture_spans(node: SgNode, var: TemplateVar) -> tuple[int, int] | None:

@@ -8,6 +8,7 @@ Runs in worker processes, like :mod:`xcsh.structural.scan.per_file`.
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from json.encoder import encode_basestring
@@ -173,7 +174,7 @@ def _plan(
     kept, nested, identical = _candidates(query, found, text, offsets, records)
     if not kept:
         return Outcome(identical=identical) if identical else None
-    kept.sort(key=lambda c: (c[0], -c[1]))
+    _in_source_order(kept)
     first = kept[0][5].patterns[kept[0][2]]
     if first is not None and first.yaml_rule is not None:
         # Fixes of several rules: as `ast-grep scan -U`, a fix overlapping an earlier
@@ -239,7 +240,7 @@ def _candidates(
                 records,
                 keep_nodes=len(nodes) * _FITS_COST_IN_BYTES < len(text),
             )
-            candidates.sort(key=lambda c: (c[0], -c[1]))
+            _in_source_order(candidates)
             last_end = -1
             for cand in candidates:
                 if cand[0] < last_end:  # inside an earlier match: the CLI skips it too
@@ -251,6 +252,18 @@ def _candidates(
                     continue
                 kept.append(cand)
     return kept, nested, identical
+
+
+def _in_source_order(candidates: list[Candidate]) -> None:
+    """Sort ``candidates`` by start, an enclosing one first (by end, descending).
+
+    One op's matches come in that order already (ast-grep walks the tree in
+    order): when their starts strictly increase, nothing is sorted, which spares
+    a key tuple per match (100,000 in a big file).
+    """
+    starts = [cand[0] for cand in candidates]
+    if not all(map(operator.lt, starts, itertools.islice(starts, 1, None))):
+        candidates.sort(key=lambda c: (c[0], -c[1]))
 
 
 def _conflict(kept: list[Candidate], file: str) -> Outcome | None:
