@@ -158,6 +158,27 @@ def test_no_replacement_exits_1_and_pushes_nothing(project: Path) -> None:
     assert _snapshot(project) == before
 
 
+def test_json_without_yes_says_the_same_notes_and_codes_as_an_apply(tmp_path: Path) -> None:
+    """Without --yes nothing is applied: the notes and exit codes are those of --yes."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "nest.py").write_text("print(print(1))\nprint(2)\n", encoding="utf-8")
+    (root / "broken.py").write_text("def f(:\n    print(3)\n", encoding="utf-8")
+    shown = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "--json", cwd=root)
+    applied = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "--json", "--yes", cwd=root)
+    assert (shown.returncode, applied.returncode) == (0, 0), shown.stderr
+    assert shown.stdout == applied.stdout and len(shown.stdout.splitlines()) == 3
+    notes = shown.stderr.splitlines()
+    assert notes[-1] == (
+        "xcsh: --json never asks: previewed only, nothing changed. Add --yes to apply."
+    )
+    assert notes[:-1] == applied.stderr.splitlines()[: len(notes) - 1]
+    assert any("nested match" in n for n in notes) and any("broken.py" in n for n in notes)
+    none = run_xcsh("ast-edit", "-p", "nowhere($A)", "-r", "x", "--json", cwd=root)
+    assert (none.returncode, none.stdout) == (1, "")
+    assert none.stderr.splitlines()[0] == "xcsh: No replacements made"
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [

@@ -239,6 +239,8 @@ def run(options: EditOptions, *, owns_process: bool = False) -> int:
         print(file=sys.stderr)
         error(CHECK_INTERRUPTED_NOTE)
         return EXIT_INTERRUPTED
+    if options.json and not options.yes:
+        return _print_only(preview, checked, out, owns_process=owns_process)
     store = PendingActionStore()
     # the apply is recorded in the folder's undo journal, so `xcsh undo` can put the files back
     try:
@@ -266,6 +268,42 @@ def run(options: EditOptions, *, owns_process: bool = False) -> int:
     return _show_and_resolve(
         options, preview, checked, (store, action), out, undo=undo, owns_process=owns_process
     )
+
+
+def _print_only(
+    preview: EditPreview, checked: CheckedPreview, out: Stdout, *, owns_process: bool
+) -> int:
+    """``--json`` without ``--yes``: the preview's lines and notes; returns the exit code.
+
+    Nothing can be applied, so no pending action is built: not the typed change
+    and the id of each replacement that only ``resolve`` and the model read
+    (100,000 of them in a big preview). The notes, lines and exit codes are those
+    the pending action's path gives; ``owns_process``: as for :func:`run`.
+    """
+    from xcsh.structural.tools.edit_text import edit_notes
+
+    head = [] if preview.total else ["No replacements made"]
+    for note in (*head, *edit_notes(preview, "--include-broken")):
+        for line in note.split("\n"):
+            if line:
+                error(line)
+    for note in checked.note.splitlines():
+        error(note)
+    if not preview.total:
+        return EXIT_NO_MATCH
+    try:
+        out.write_json(preview)
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        error(INTERRUPTED_NOTE)
+        return EXIT_INTERRUPTED
+    if checked.verdict is not None:
+        error(checked.verdict.summary())
+    error(JSON_NOTE)
+    code = EXIT_BROKEN_PIPE if out.broken else EXIT_OK
+    if owns_process:
+        end_process(code)
+    return code
 
 
 def _show_and_resolve(
@@ -387,9 +425,6 @@ def _decide(options: EditOptions, action: PendingAction) -> tuple[Decision | Non
     """
     if options.dry_run:
         error(DRY_RUN_NOTE)
-        return None, EXIT_OK
-    if options.json and not options.yes:
-        error(JSON_NOTE)
         return None, EXIT_OK
     from xcsh.cli.ast_edit_ask import Decision, ask, reviewed  # the prompt and its renderer
 
