@@ -98,3 +98,4 @@ def test_ast_edit_json_without_a_check_loads_no_settings_models_nor_the_agent(
         assert not {m for m in ours if m.startswith(f"xcsh.{layer}")}, layer
     assert "xcsh.app.settings" not in ours and "xcsh.checks.settings" not in ours
     assert "rich" not in {m.split(".")[0] for m in modules}  # no diff is drawn
+    assert not {m for m in ours if m.startswith("xcsh.structural.rule")}  # a pattern's edit

@@ -291,8 +291,6 @@ def _builder(
     Builds the :class:`Replacement` of a change of this file (with its JSON record
     when the query wants captures).
     """
-    from xcsh.structural.rules.evaluate import expanded_range
-
     quoted = encode_basestring(file) if query.captures else ""
 
     def replacement(cand: Candidate) -> Replacement:
@@ -307,6 +305,9 @@ def _builder(
         pattern = unit.patterns[op]
         assert pattern is not None
         if (start, end) != (head.index, tail.index):  # a rule's fix widens the range
+            # loaded with such a fix only: a pattern's edit never imports the rule machinery
+            from xcsh.structural.rules.evaluate import expanded_range
+
             first, last = expanded_range(node, getattr(pattern, "fix", None))
             opened, closed = first.range().start, last.range().end
             first_byte, last_byte = offsets.byte(opened), offsets.byte(closed)
