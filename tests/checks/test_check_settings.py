@@ -12,8 +12,8 @@ from xcsh.checks import (
     CheckKeys,
     CheckRun,
     failing_tests,
-    may_set_a_check,
     read_check_settings,
+    settings_to_read,
     verdict,
 )
 from xcsh.core import UsageError
@@ -105,11 +105,16 @@ def test_a_projects_settings_may_set_only_the_check_keys(tmp_path: Path, xcsh_ho
 
 
 def test_the_check_keys_are_the_settings_models_fields(tmp_path: Path) -> None:
-    # a command asks may_set_a_check before loading the model: both must name the same keys
+    # the project's file and the settings model name the same check keys
     assert tuple(CheckKeys.model_fields) == CHECK_KEYS
-    assert not may_set_a_check({"model": "x", "journal_max_entries": 3}, tmp_path)
-    for key in CHECK_KEYS:
-        assert may_set_a_check({key: None}, tmp_path), key
+
+
+def test_only_no_settings_at_all_spares_reading_them(tmp_path: Path) -> None:
+    # a command that uses only the check settings may skip loading them only when
+    # there is nothing to read: a misspelt check key is refused, never ignored
+    assert not settings_to_read({}, tmp_path)
+    assert settings_to_read({"chek": "pytest"}, tmp_path)
+    assert settings_to_read({"model": "x"}, tmp_path)
     (tmp_path / ".xcsh").mkdir()
     (tmp_path / ".xcsh" / "settings.toml").write_text("")
-    assert may_set_a_check({}, tmp_path)  # an untrusted project's file is named in a notice
+    assert settings_to_read({}, tmp_path)  # an untrusted project's file is named in a notice

@@ -114,19 +114,19 @@ def test_json_with_yes_keeps_stdout_machine_readable(project: Path) -> None:
     assert "print(" not in (project / "app.py").read_text(encoding="utf-8")
 
 
-def test_without_a_check_the_settings_files_other_sections_are_left_to_their_commands(
+def test_a_settings_file_is_checked_whole_even_when_no_check_is_set(
     project: Path, xcsh_home: Path
 ) -> None:
-    """As ``xcsh undo``: a preview that runs no check reads only the journal's retention."""
-    (xcsh_home / "settings.toml").write_text('modle = "x"\n')
+    """A misspelt key is refused, never ignored: ``chek`` would have been a check."""
+    (xcsh_home / "settings.toml").write_text('chek = "pytest -x"\n')
     done = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "--json", cwd=project)
-    assert done.returncode == 0, done.stderr
-    assert len(done.stdout.splitlines()) == 3
-    checked = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "--json", "--check", cwd=project)
-    assert checked.returncode == 2 and "modle" in checked.stderr, checked.stderr
+    assert done.returncode == 2 and "chek" in done.stderr and "check" in done.stderr, done.stderr
     (xcsh_home / "settings.toml").write_text('check_when = "sometimes"\n')
     refused = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "--json", cwd=project)
     assert refused.returncode == 2 and "check_when" in refused.stderr, refused.stderr
+    (xcsh_home / "settings.toml").unlink()
+    done = run_xcsh("ast-edit", "-p", PATTERN, "-r", REWRITE, "--json", cwd=project)
+    assert done.returncode == 0 and len(done.stdout.splitlines()) == 3, done.stderr
 
 
 def test_a_json_reader_that_stops_early_ends_the_preview_quietly(project: Path) -> None:

@@ -15,7 +15,7 @@ from xcsh.core.lazy import lazy_exports
 if TYPE_CHECKING:
     from xcsh.checks.checker import STAGING_ENV, Checker
     from xcsh.checks.compare import CheckRun, failing_tests, new_lines, verdict
-    from xcsh.checks.keys import CHECK_KEYS, PROJECT_SETTINGS, may_set_a_check
+    from xcsh.checks.keys import CHECK_KEYS, PROJECT_SETTINGS, settings_to_read
     from xcsh.checks.settings import (
         DEFAULT_TIMEOUT,
         HOW_TO_SET,
@@ -35,7 +35,7 @@ __getattr__ = lazy_exports(
     {
         "xcsh.checks.checker": ("STAGING_ENV", "Checker"),
         "xcsh.checks.compare": ("CheckRun", "failing_tests", "new_lines", "verdict"),
-        "xcsh.checks.keys": ("CHECK_KEYS", "PROJECT_SETTINGS", "may_set_a_check"),
+        "xcsh.checks.keys": ("CHECK_KEYS", "PROJECT_SETTINGS", "settings_to_read"),
         "xcsh.checks.settings": (
             "DEFAULT_TIMEOUT",
             "HOW_TO_SET",
@@ -62,10 +62,10 @@ __all__ = [
     "StagedTree",
     "copy_tree",
     "failing_tests",
-    "may_set_a_check",
     "new_lines",
     "read_check_settings",
     "read_project_settings",
+    "settings_to_read",
     "staged_tree",
     "verdict",
     "with_project",

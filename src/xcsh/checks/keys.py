@@ -1,7 +1,7 @@
-"""Where the check settings are read from: their key names and a project's own file.
+"""Whether a command that uses only the check settings must read the settings at all.
 
-Standard library only, so a command can tell whether any check setting could
-apply (:func:`may_set_a_check`) before it loads the settings' models.
+Standard library only, so a command can tell (:func:`settings_to_read`) before it
+loads the settings' models.
 """
 
 from __future__ import annotations
@@ -15,19 +15,22 @@ PROJECT_SETTINGS = Path(".xcsh") / "settings.toml"
 """A project's own settings file, relative to its folder."""
 
 
-def may_set_a_check(values: Mapping[str, object], folder: Path) -> bool:
-    """Whether the check settings could apply to ``folder`` at all.
+def settings_to_read(values: Mapping[str, object], folder: Path) -> bool:
+    """Whether the settings must be read and checked before a check could be ruled out.
 
     Args:
-        values: the top level of the user's settings file, as read (not checked).
+        values: the top level of the user's settings file, as read (not checked;
+            empty when there is no file).
         folder: the workspace.
 
     Returns:
-        ``True`` when ``values`` sets a check key or ``folder`` has its own
-        settings file (trusted or not: an untrusted one is named in a notice);
-        ``False`` means every check setting has its default (no check, asked only).
+        ``True`` when the user's file sets anything (checked whole, as every
+        command checks it: a misspelt ``check`` key is refused, never ignored) or
+        ``folder`` has its own settings file (trusted or not: an untrusted one is
+        named in a notice); ``False`` means every check setting has its default
+        (no check unless asked).
     """
-    return any(key in values for key in CHECK_KEYS) or (folder / PROJECT_SETTINGS).is_file()
+    return bool(values) or (folder / PROJECT_SETTINGS).is_file()
 
 
-__all__ = ["CHECK_KEYS", "PROJECT_SETTINGS", "may_set_a_check"]
+__all__ = ["CHECK_KEYS", "PROJECT_SETTINGS", "settings_to_read"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from xcsh.checks import may_set_a_check
+from xcsh.checks import settings_to_read
 from xcsh.cli.common import stderr_is_terminal
 from xcsh.cli.options import EditOptions
 from xcsh.structural import EditPreview
@@ -59,16 +59,15 @@ def check_preview(
     """Run the check on ``preview`` staged over ``root`` when it is wanted.
 
     The check's settings are the user's (``reading``, ``$XCSH_HOME/settings.toml``
-    as read), then the trusted project's. When no check is asked for and neither
-    file could set one, nothing more is read or loaded: the settings file's other
-    sections are left to the commands that own them, as ``xcsh undo`` leaves them.
+    as read), then the trusted project's. When no check is asked for and there is
+    neither file (nor anything in the user's), nothing more is loaded.
 
     Raises:
         UsageError: the settings file cannot be used, or bad check settings.
         KeyboardInterrupt: Ctrl-C during the check (it was ended with its
             process tree and the staged tree removed).
     """
-    if not options.check and reading.problem is None and not may_set_a_check(reading.values, root):
+    if not options.check and reading.problem is None and not settings_to_read(reading.values, root):
         return CheckedPreview()
     import asyncio
 
