@@ -86,3 +86,151 @@ def test_a_signal_mid_apply_ends_the_command_only_after_the_commit(
     journal = Journal.for_root(xcsh_home, ws)
     assert journal.incomplete() == []
     assert [s.state for s in journal.summaries()] == ["committed"]
+
+
+CTRL_C_SCRIPT = (
+    SIGNAL_AT_WRITE
+    + """
+import os
+import signal
+import sys
+
+import xcsh.cli
+
+
+def _ctrl_c_after(owner, name, *, when=lambda *a, **k: True):
+    real = getattr(owner, name)
+
+    def hooked(*args, **kwargs):
+        result = real(*args, **kwargs)
+        if when(*args, **kwargs):
+            os.kill(os.getpid(), signal.SIGINT)
+        return result
+
+    setattr(owner, name, hooked)
+
+
+def _hook(moment):
+    if moment.startswith("write-"):  # as the k-th file write starts
+        _signal_at_write(int(signal.SIGINT), int(moment.removeprefix("write-")))
+    elif moment == "commit":  # just after the journal's outcome record: the commit point
+        from xcsh.journal.store import Journal
+
+        _ctrl_c_after(Journal, "finish")
+    elif moment == "outcome":  # just after the last line of the outcome
+        from xcsh.cli.ast_edit_output import Stdout
+
+        _ctrl_c_after(Stdout, "print", when=lambda self, text, **k: str(text).startswith("Undo"))
+    elif moment == "report":  # as the report of the rules without a fix starts
+        from xcsh.cli import ast_grep_cmd
+
+        real = ast_grep_cmd.run
+
+        def run(*args, **kwargs):
+            os.kill(os.getpid(), signal.SIGINT)
+            return real(*args, **kwargs)
+
+        ast_grep_cmd.run = run
+
+
+def _command_main(name, **kwargs):  # after main() decided whether the process is its own
+    _hook(MOMENT)
+    command = real_command_main(name, **kwargs)
+    if MOMENT != "returned":
+        return command
+
+    def then_ctrl_c(args):  # once the subcommand returned to the dispatcher
+        code = command(args)
+        os.kill(os.getpid(), signal.SIGINT)
+        return code
+
+    return then_ctrl_c
+
+
+MOMENT = sys.argv[1]
+real_command_main = xcsh.cli.command_main
+xcsh.cli.command_main = _command_main
+sys.argv = ["xcsh", *sys.argv[2:]]
+sys.exit(xcsh.cli.main())
+"""
+)
+
+CTRL_C_MOMENTS = ["write-1", "write-20", "write-40", "commit", "outcome", "returned"]
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("moment", CTRL_C_MOMENTS)
+def test_ctrl_c_once_the_apply_started_never_reports_nothing_written(
+    tmp_path: Path, xcsh_home: Path, command: str, moment: str
+) -> None:
+    """Ctrl-C at any moment from the first write to the exit: the apply is whole,
+    the exit code is the apply's (0, never 130) and stderr says the Ctrl-C came late."""
+    ws = tmp_path / "ws"
+    old = tree(ws, 40)
+    (ws / "rule.yml").write_text(RULE)
+    run = subprocess.run(
+        [sys.executable, "-c", CTRL_C_SCRIPT, moment, *COMMANDS[command]],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "XCSH_HOME": str(xcsh_home)},
+    )
+    assert run.returncode == 0, run.stderr
+    assert files(ws) == {k: v.replace(b"print(", b"log(") for k, v in old.items()}
+    assert "Applied 80 replacements in 40 files" in run.stdout
+    assert "Undo it with: xcsh undo" in run.stdout
+    assert "Traceback" not in run.stderr
+    if moment != "returned":  # by then the process has ended, the Ctrl-C never comes
+        assert (
+            "Ctrl-C came while the edit was being applied: an apply is never cut short, so "
+            "every file above was written. Undo it with: xcsh undo"
+        ) in run.stderr
+    journal = Journal.for_root(xcsh_home, ws)
+    assert journal.incomplete() == []
+    assert [s.state for s in journal.summaries()] == ["committed"]
+
+
+MIXED_RULES = (
+    RULE
+    + """---
+id: no-fix
+language: python
+severity: error
+rule:
+  pattern: log($$$A)
+"""
+)
+SCAN_MIXED = ["scan", "--rule", "rules.yml", "--fix", "--yes", "pkg"]
+
+
+@pytest.mark.parametrize("moment", ["write-20", "report"])
+def test_ctrl_c_in_a_scan_fix_that_also_reports_says_the_fixes_were_applied(
+    tmp_path: Path, xcsh_home: Path, moment: str
+) -> None:
+    """xcsh scan --fix with rules without a fix: Ctrl-C during the apply ends the command
+    with the apply's code (the report is not started); Ctrl-C during the report exits
+    130 and says that the fixes were applied before it."""
+    ws = tmp_path / "ws"
+    old = tree(ws, 40)
+    (ws / "rules.yml").write_text(MIXED_RULES)
+    run = subprocess.run(
+        [sys.executable, "-c", CTRL_C_SCRIPT, moment, *SCAN_MIXED],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "XCSH_HOME": str(xcsh_home)},
+    )
+    assert files(ws) == {k: v.replace(b"print(", b"log(") for k, v in old.items()}
+    assert "Traceback" not in run.stderr
+    assert "error[no-fix]" not in run.stdout
+    if moment == "report":
+        assert run.returncode == 130, run.stderr
+        assert run.stderr.endswith(
+            "interrupted while reporting the rules without a fix: the fixes above were "
+            "applied before it; xcsh undo reverts them.\n"
+        )
+    else:
+        assert run.returncode == 0, run.stderr
+        assert "Ctrl-C came while the edit was being applied" in run.stderr
