@@ -447,3 +447,96 @@ def test_a_key_given_twice_or_a_second_utility_document_is_refused_as_ast_grep_r
     assert done.returncode == 2
     assert done.stderr.startswith(f"xcsh: {said}"), done.stderr
     assert len(done.stderr.splitlines()) == 1, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("util", "rule", "said"),
+    [
+        # a shared utility rule ast-grep refuses is named by its own file, used or not
+        (
+            "id: u\nlanguage: python\nrule: {kind: nosuch}\n",
+            GOOD_RULE,
+            "utils/u.yml: rule: ast-grep refused it: `rule` is not configured correctly.",
+        ),
+        (
+            "id: u\nlanguage: python\nrule: {kind: nosuch}\n",
+            "id: r\nlanguage: python\nrule: {pattern: print($A)}\n",
+            "utils/u.yml: rule: ast-grep refused it:",
+        ),
+        # a refused constraint, transform or local utility rule is named by its YAML path
+        (
+            GOOD_UTIL,
+            "id: r\nlanguage: python\nrule: {pattern: print($A)}\n"
+            "constraints:\n  A: {kind: call}\n  B: {kind: nosuch}\n",
+            "rules/r.yml rule `r`: constraints.B: ast-grep refused it: `constraints` is not "
+            "configured correctly.",
+        ),
+        (
+            GOOD_UTIL,
+            "id: r\nlanguage: python\nrule: {pattern: print($A)}\n"
+            "transform:\n  B: {substring: {source: $Z, startChar: 1}}\nfix: $B\n",
+            "rules/r.yml rule `r`: transform.B: ast-grep refused it: Undefined meta var `Z`",
+        ),
+        (
+            GOOD_UTIL,
+            "id: r\nlanguage: python\nrule: {pattern: print($A)}\ntransform:\n"
+            "  C: {substring: {source: $A, startChar: 1}}\n"
+            "  B: {convert: {source: $C, toCase: nope}}\nfix: $B\n",
+            "rules/r.yml rule `r`: transform.B: ast-grep refused it:",
+        ),
+        (
+            GOOD_UTIL,
+            "id: r\nlanguage: python\nrule: {pattern: print($A)}\n"
+            "utils:\n  v: {kind: call}\n  w: {kind: nosuch}\n",
+            "rules/r.yml rule `r`: utils.w: ast-grep refused it: `utils` is not configured",
+        ),
+        (
+            GOOD_UTIL,
+            "id: r\nlanguage: python\nrule: {pattern: print($A)}\n"
+            "rewriters:\n- id: q\n  rule: {kind: nosuch}\n  fix: x\n",
+            "rules/r.yml rule `r`: rewriters[0].rule: ast-grep refused it:",
+        ),
+    ],
+    ids=[
+        "util-used",
+        "util-unused",
+        "constraint",
+        "transform-source",
+        "transform-case",
+        "local-util",
+        "rewriter",
+    ],
+)
+def test_a_refused_part_is_named_by_its_file_and_yaml_path(
+    tmp_path: Path, xcsh_home: Path, util: str, rule: str, said: str
+) -> None:
+    """A bad utility rule names its utilDirs file, not the rule using it; a bad constraint
+    or transform names `constraints.X` / `transform.X`, not `rule`."""
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "a.py").write_text("print(1)\n")
+    (tmp_path / "sgconfig.yml").write_text("ruleDirs: [rules]\nutilDirs: [utils]\n")
+    (tmp_path / RULE_AT).write_text(rule)
+    (tmp_path / UTIL_AT).write_text(util)
+    theirs = _cli(tmp_path, "scan")
+    assert theirs.returncode != 0, theirs.stdout
+    done = run_xcsh(["scan"], cwd=tmp_path, home=xcsh_home)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"xcsh: {said}"), done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+
+
+def test_a_utility_rule_naming_a_missing_rule_is_refused_only_where_used(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    """ast-grep accepts an unused utility rule whose `matches` names no rule: so does xcsh."""
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "a.py").write_text("print(1)\n")
+    (tmp_path / "sgconfig.yml").write_text("ruleDirs: [rules]\nutilDirs: [utils]\n")
+    (tmp_path / RULE_AT).write_text("id: r\nlanguage: python\nrule: {pattern: print($A)}\n")
+    (tmp_path / UTIL_AT).write_text("id: u\nlanguage: python\nrule: {matches: nowhere}\n")
+    assert _cli(tmp_path, "scan").returncode == 0
+    done = run_xcsh(["scan"], cwd=tmp_path, home=xcsh_home)
+    assert done.returncode == 0, done.stderr
+    assert "help[r]" in done.stdout

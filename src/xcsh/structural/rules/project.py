@@ -17,6 +17,7 @@ from xcsh.structural.rules import loader
 from xcsh.structural.rules.adapter import read_sgconfig, util_rule
 from xcsh.structural.rules.compile import CompiledRule, based, not_yaml, parse_rules
 from xcsh.structural.rules.model import RuleObject
+from xcsh.structural.rules.parts import check_utility
 from xcsh.structural.rules.schema import RuleError, RuleWarning, yaml_path
 
 
@@ -92,6 +93,7 @@ def _utilities(root: Path, folders: Sequence[str], origin: str) -> dict[str, dic
             document or a bad utility rule (named by its path below ``root``).
     """
     utils: dict[str, dict[str, RuleObject]] = {}
+    files: dict[tuple[str, str], str] = {}  # (language, id) -> the file that holds it
     for index, folder in enumerate(folders):
         for file in _yaml_files(root / folder, origin, yaml_path("utilDirs", index)):
             shown = file.relative_to(root).as_posix()
@@ -107,6 +109,9 @@ def _utilities(root: Path, folders: Sequence[str], origin: str) -> dict[str, dic
                 if document:
                     language, uid, rule = util_rule(document, shown)
                     utils.setdefault(language, {})[uid] = rule
+                    files[language, uid] = shown
+    for (language, uid), shown in files.items():  # ast-grep checks each, used or not
+        check_utility(utils[language][uid], utils[language], language, shown)
     return utils
 
 
