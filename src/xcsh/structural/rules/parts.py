@@ -93,7 +93,18 @@ def _ast_grep_problem(exc: BaseException) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     causes = [re.sub(r"^\d+:\s*", "", line) for line in lines if line != "Caused by:"]
     causes = [c for c in causes if c != "cannot get matcher"]
+    # a cause the next one repeats in full ("Invalid Kind", then "Kind `x` is invalid.")
+    # is left out: joined, it read "Invalid Kind Kind `x` is invalid."
+    causes = [
+        cause
+        for cause, after in zip(causes, [*causes[1:], ""], strict=True)
+        if not _words(cause) <= _words(after)
+    ]
     return " ".join(causes) if causes else type(exc).__name__
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
 
 
 _STUB = {"regex": "^"}
