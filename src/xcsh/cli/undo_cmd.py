@@ -8,7 +8,9 @@ applies. ``bash`` commands are not recorded. ``xcsh undo`` takes the newest
 change not undone yet (or entry N) and restores its files, but only if each
 still holds exactly what the apply wrote; otherwise it refuses, names the
 files that changed and touches nothing. A change whose files already hold
-their earlier content is marked undone. ``--list`` shows the entries.
+their earlier content is marked undone. ``--list`` shows the entries. An
+entry whose record cannot be read is named on stderr (it cannot be listed or
+undone), never passed over in silence.
 
 Exit codes: 0 undone (or listed), 1 nothing to undo or refused, 2 bad usage.
 """
@@ -52,6 +54,7 @@ def main(argv: list[str]) -> int:
     from xcsh.core import UsageError
     from xcsh.fs import xcsh_home
     from xcsh.journal import Journal, UndoError, applies, undo
+    from xcsh.journal.unreadable import unlisted
 
     args = build_parser().parse_args(argv)
     home = xcsh_home()
@@ -63,6 +66,9 @@ def main(argv: list[str]) -> int:
         return 2
     if not settle_or_report(journal, "xcsh undo"):
         return 1
+    for lost in unlisted(journal):  # the interrupted ones were said by recovery
+        if lost.finished:
+            print(f"xcsh undo: {lost.message}", file=sys.stderr)
     if args.list:
         entries = applies(journal)
         if not entries:
