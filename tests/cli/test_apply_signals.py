@@ -234,3 +234,43 @@ def test_ctrl_c_in_a_scan_fix_that_also_reports_says_the_fixes_were_applied(
     else:
         assert run.returncode == 0, run.stderr
         assert "Ctrl-C came while the edit was being applied" in run.stderr
+
+
+@pytest.mark.parametrize("moment", ["write-1", "write-40", "commit", "returned"])
+def test_ctrl_c_during_xcsh_undo_never_reports_nothing_restored(
+    tmp_path: Path, xcsh_home: Path, moment: str
+) -> None:
+    """`xcsh undo` writes every file or none as an apply does: Ctrl-C from its first write
+    to the exit finishes it, exit 0 (never 130), and stderr says the Ctrl-C came late."""
+    ws = tmp_path / "ws"
+    old = tree(ws, 40)
+    env = {**os.environ, "XCSH_HOME": str(xcsh_home)}
+    applied = subprocess.run(
+        [sys.executable, "-m", "xcsh", *COMMANDS["ast-edit"]],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert applied.returncode == 0, applied.stderr
+    run = subprocess.run(
+        [sys.executable, "-c", CTRL_C_SCRIPT, moment, "undo"],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert run.returncode == 0, run.stderr
+    assert files(ws) == old
+    assert run.stdout.startswith("Undid 'AST Edit: 80 replacements in 40 files': restored ")
+    assert "Traceback" not in run.stderr
+    if moment != "returned":
+        assert run.stderr == (
+            "xcsh undo: Ctrl-C came while the files were being put back: an undo is never "
+            "cut short, so it was finished (the files are as the line above says).\n"
+        )
+    journal = Journal.for_root(xcsh_home, ws)
+    assert journal.incomplete() == []
+    assert [s.state for s in journal.summaries()] == ["committed", "committed"]

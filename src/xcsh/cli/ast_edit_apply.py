@@ -5,12 +5,13 @@ SIGTERM and SIGHUP held until the apply committed or rolled back (then the
 first one held ends the process), and Ctrl-C remembered, not raised.
 
 An apply writes every file or none, so Ctrl-C cannot cut it short. Once the
-edit is approved, :class:`CtrlCHeld` takes SIGINT over: a Ctrl-C is remembered
-instead of raising :class:`KeyboardInterrupt`, until the command has said
-what was applied and either ended the process (the ``xcsh`` command itself) or
-given the handler back (a caller's interpreter). Without it a Ctrl-C landing
-just after the commit ended the process with 130 (or killed it while the
-interpreter shut down), and a user reading 130 believes nothing changed.
+edit is approved, :class:`~xcsh.cli.ctrl_c.CtrlCHeld` takes SIGINT over: a
+Ctrl-C is remembered instead of raising :class:`KeyboardInterrupt`, until the
+command has said what was applied and either ended the process (the ``xcsh``
+command itself) or given the handler back (a caller's interpreter). Without
+it a Ctrl-C landing just after the commit ended the process with 130 (or
+killed it while the interpreter shut down), and a user reading 130 believes
+nothing changed.
 """
 
 from __future__ import annotations
@@ -20,12 +21,11 @@ import contextlib
 import dataclasses
 import signal
 import sys
-import threading
-from types import FrameType
 
 from xcsh.cli.ast_edit_ask import Decision
 from xcsh.cli.ast_edit_output import Stdout
 from xcsh.cli.common import EXIT_APPLY_FAILED, EXIT_BROKEN_PIPE, EXIT_OK, error
+from xcsh.cli.ctrl_c import CtrlCHeld
 from xcsh.cli.stdout import end_process
 from xcsh.core.wording import name_list
 from xcsh.journal import held_signals
@@ -59,36 +59,6 @@ class EditOutcome:
     code: int
     applied: bool = False
     interrupted: bool = False
-
-
-class CtrlCHeld:
-    """SIGINT remembered instead of raised, from :meth:`hold` until :meth:`release`.
-
-    Only the main thread can install handlers; elsewhere nothing is held and
-    :attr:`pressed` stays False.
-    """
-
-    def __init__(self) -> None:
-        """Hold nothing yet."""
-        self._previous: object = None
-        self._holding = False
-        self.pressed = False
-        """Whether a Ctrl-C came while held."""
-
-    def hold(self) -> None:
-        """Install the remembering handler, keeping the previous one (main thread only)."""
-        if not self._holding and threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, self._remember)
-            self._holding = True
-
-    def release(self) -> None:
-        """Put the previous handler back; a Ctrl-C remembered is not raised again."""
-        if self._holding:
-            signal.signal(signal.SIGINT, self._previous)  # type: ignore[arg-type]
-            self._holding = False
-
-    def _remember(self, signum: int, frame: FrameType | None) -> None:
-        self.pressed = True
 
 
 def resolve_decided(

@@ -58,7 +58,7 @@ from rich.console import Console
 
 from xcsh.app.reading import read_settings
 from xcsh.cli.argparser import Parser
-from xcsh.cli.ast_edit_apply import CtrlCHeld, EditOutcome, resolve_decided
+from xcsh.cli.ast_edit_apply import EditOutcome, resolve_decided
 from xcsh.cli.ast_edit_ask import Decision, ask, reviewed
 from xcsh.cli.ast_edit_check import EXIT_CHECK_REFUSED, CheckedPreview, check_preview
 from xcsh.cli.ast_edit_output import Stdout
@@ -79,6 +79,7 @@ from xcsh.cli.common import (
     warn_interrupted,
     workspace_for,
 )
+from xcsh.cli.ctrl_c import CtrlCHeld
 from xcsh.cli.options import EditOptions
 from xcsh.cli.pager import pager_command
 from xcsh.cli.stdout import end_process
