@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import SIGNAL_AT_WRITE
+from helpers import CTRL_C_SCRIPT, SIGNAL_AT_WRITE
 from xcsh.journal import Journal
 
 SCRIPT = (
@@ -87,73 +87,6 @@ def test_a_signal_mid_apply_ends_the_command_only_after_the_commit(
     assert journal.incomplete() == []
     assert [s.state for s in journal.summaries()] == ["committed"]
 
-
-CTRL_C_SCRIPT = (
-    SIGNAL_AT_WRITE
-    + """
-import os
-import signal
-import sys
-
-import xcsh.cli
-
-
-def _ctrl_c_after(owner, name, *, when=lambda *a, **k: True):
-    real = getattr(owner, name)
-
-    def hooked(*args, **kwargs):
-        result = real(*args, **kwargs)
-        if when(*args, **kwargs):
-            os.kill(os.getpid(), signal.SIGINT)
-        return result
-
-    setattr(owner, name, hooked)
-
-
-def _hook(moment):
-    if moment.startswith("write-"):  # as the k-th file write starts
-        _signal_at_write(int(signal.SIGINT), int(moment.removeprefix("write-")))
-    elif moment == "commit":  # just after the journal's outcome record: the commit point
-        from xcsh.journal.store import Journal
-
-        _ctrl_c_after(Journal, "finish")
-    elif moment == "outcome":  # just after the last line of the outcome
-        from xcsh.cli.ast_edit_output import Stdout
-
-        _ctrl_c_after(Stdout, "print", when=lambda self, text, **k: str(text).startswith("Undo"))
-    elif moment == "report":  # as the report of the rules without a fix starts
-        from xcsh.cli import ast_grep_cmd
-
-        real = ast_grep_cmd.run
-
-        def run(*args, **kwargs):
-            os.kill(os.getpid(), signal.SIGINT)
-            return real(*args, **kwargs)
-
-        ast_grep_cmd.run = run
-
-
-def _command_main(name, **kwargs):  # after main() decided whether the process is its own
-    _hook(MOMENT)
-    command = real_command_main(name, **kwargs)
-    if MOMENT != "returned":
-        return command
-
-    def then_ctrl_c(args):  # once the subcommand returned to the dispatcher
-        code = command(args)
-        os.kill(os.getpid(), signal.SIGINT)
-        return code
-
-    return then_ctrl_c
-
-
-MOMENT = sys.argv[1]
-real_command_main = xcsh.cli.command_main
-xcsh.cli.command_main = _command_main
-sys.argv = ["xcsh", *sys.argv[2:]]
-sys.exit(xcsh.cli.main())
-"""
-)
 
 CTRL_C_MOMENTS = ["write-1", "write-20", "write-40", "commit", "outcome", "returned"]
 
