@@ -96,8 +96,11 @@ CTRL_C_MOMENTS = ["write-1", "write-20", "write-40", "commit", "outcome", "retur
 def test_ctrl_c_once_the_apply_started_never_reports_nothing_written(
     tmp_path: Path, xcsh_home: Path, command: str, moment: str
 ) -> None:
-    """Ctrl-C at any moment from the first write to the exit: the apply is whole,
-    the exit code is the apply's (0, never 130) and stderr says the Ctrl-C came late."""
+    """Ctrl-C at any moment from the first write to the exit finishes the apply.
+
+    The files are all written, the exit code is the apply's (0, never 130) and
+    stderr says the Ctrl-C came late.
+    """
     ws = tmp_path / "ws"
     old = tree(ws, 40)
     (ws / "rule.yml").write_text(RULE)
@@ -141,9 +144,12 @@ SCAN_MIXED = ["scan", "--rule", "rules.yml", "--fix", "--yes", "pkg"]
 def test_ctrl_c_in_a_scan_fix_that_also_reports_says_the_fixes_were_applied(
     tmp_path: Path, xcsh_home: Path, moment: str
 ) -> None:
-    """xcsh scan --fix with rules without a fix: Ctrl-C during the apply ends the command
-    with the apply's code (the report is not started); Ctrl-C during the report exits
-    130 and says that the fixes were applied before it."""
+    """Ctrl-C in `xcsh scan --fix` with rules without a fix says what was applied.
+
+    Ctrl-C during the apply ends the command with the apply's code (the report is
+    not started); Ctrl-C during the report exits 130 and says that the fixes were
+    applied before it.
+    """
     ws = tmp_path / "ws"
     old = tree(ws, 40)
     (ws / "rules.yml").write_text(MIXED_RULES)
@@ -173,8 +179,11 @@ def test_ctrl_c_in_a_scan_fix_that_also_reports_says_the_fixes_were_applied(
 def test_ctrl_c_during_xcsh_undo_never_reports_nothing_restored(
     tmp_path: Path, xcsh_home: Path, moment: str
 ) -> None:
-    """`xcsh undo` writes every file or none as an apply does: Ctrl-C from its first write
-    to the exit finishes it, exit 0 (never 130), and stderr says the Ctrl-C came late."""
+    """Ctrl-C from the first write of `xcsh undo` to its exit finishes the undo.
+
+    An undo writes every file or none as an apply does: exit 0 (never 130), and
+    stderr says the Ctrl-C came late.
+    """
     ws = tmp_path / "ws"
     old = tree(ws, 40)
     env = {**os.environ, "XCSH_HOME": str(xcsh_home)}

@@ -350,8 +350,11 @@ def test_a_session_open_in_a_running_xcsh_is_not_rewound_under_it(
 def test_ctrl_c_during_a_rewind_finishes_it_and_never_reports_130(
     tmp_path: Path, xcsh_home: Path, moment: str
 ) -> None:
-    """A rewind writes every file or none: Ctrl-C from its first write to the exit
-    finishes it (files and conversation), exit 0, and stderr says the Ctrl-C came late."""
+    """Ctrl-C from the first write of a rewind to its exit finishes the rewind.
+
+    A rewind writes every file or none: files and conversation go back, exit 0,
+    and stderr says the Ctrl-C came late.
+    """
     project = tmp_path / "proj"
     (project / "pkg").mkdir(parents=True)
     for i in range(6):

@@ -171,9 +171,12 @@ def test_undo_list_lines_up_its_columns(tmp_path: Path, xcsh_home: Path) -> None
 def _two_applies_the_second_unreadable(
     tmp_path: Path, home: Path, record: bytes, *, finished: bool
 ) -> Path:
-    """a.py and b.py each rewritten by `xcsh ast-edit --yes`; entry 2's intent record is
-    then replaced by ``record`` (its outcome record removed unless ``finished``) and the
-    index dropped, so nothing but the records tells what the journal holds."""
+    """Two applies by `xcsh ast-edit --yes` (a.py, then b.py); returns entry 2's intent record.
+
+    That record is then replaced by ``record`` (its outcome record removed unless
+    ``finished``) and the index dropped, so nothing but the records tells what the
+    journal holds.
+    """
     (tmp_path / "a.py").write_text(ORIGINAL)
     (tmp_path / "b.py").write_text(ORIGINAL)
     assert ast_edit(tmp_path, home, "a.py").returncode == 0

@@ -419,8 +419,10 @@ def test_a_record_cut_inside_a_character_reads_as_any_torn_record(
 def test_retention_never_drops_a_record_it_cannot_read_nor_any_stored_content(
     tmp_path: Path, xcsh_home: Path
 ) -> None:
-    """Only the record says which stored contents are its files': while one cannot be
-    read, pruning keeps it and every stored content."""
+    """Pruning keeps a record it cannot read, and every stored content while it is there.
+
+    Only the record says which stored contents are its files'.
+    """
     root = tmp_path / "ws"
     root.mkdir()
     journal = Journal.for_root(xcsh_home, root, retention=Retention(max_entries=4))

@@ -165,8 +165,11 @@ def test_bad_arguments_name_the_problem(tmp_path: Path, capsys: pytest.CaptureFi
 async def test_a_bad_rule_is_named_once_and_ast_grep_s_complaint_reads_once(
     workspace: Path,
 ) -> None:
-    """The `rule` parameter's rule is `rule `x``, not `rule rule `x``, and ast-grep's
-    "Invalid Kind" / "Kind `x` is invalid" causes do not read "Invalid Kind Kind"."""
+    """A bad `rule` parameter reads without doubled words.
+
+    The rule is `rule `x``, not `rule rule `x``, and ast-grep's "Invalid Kind" /
+    "Kind `x` is invalid" causes do not read "Invalid Kind Kind".
+    """
     async with Client(xcsh_mcp(workspace)) as client:
         bad = "id: x\nlanguage: python\nrule: {kind: nosuch}\n"
         found = await client.call_tool("ast_grep", {"rule": bad, "path": "app.py"})

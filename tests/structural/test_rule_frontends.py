@@ -431,8 +431,11 @@ GOOD_UTIL = "id: u\nlanguage: python\nrule: {pattern: print($A)}\n"
 def test_a_key_given_twice_or_a_second_utility_document_is_refused_as_ast_grep_refuses_it(
     tmp_path: Path, xcsh_home: Path, broken: str, text: str, said: str
 ) -> None:
-    """PyYAML keeps the last of two equal keys; ast-grep (serde_yaml) refuses them, and
-    a utility file of two documents: so does xcsh, naming the file, line and key."""
+    """A key given twice, or a utility file of two documents, is refused with its line.
+
+    PyYAML keeps the last of two equal keys; ast-grep (serde_yaml) refuses them, and
+    a utility file of two documents: so does xcsh, naming the file, line and key.
+    """
     (tmp_path / "rules").mkdir()
     (tmp_path / "utils").mkdir()
     (tmp_path / "a.py").write_text("print(1)\n")
@@ -510,8 +513,11 @@ def test_a_key_given_twice_or_a_second_utility_document_is_refused_as_ast_grep_r
 def test_a_refused_part_is_named_by_its_file_and_yaml_path(
     tmp_path: Path, xcsh_home: Path, util: str, rule: str, said: str
 ) -> None:
-    """A bad utility rule names its utilDirs file, not the rule using it; a bad constraint
-    or transform names `constraints.X` / `transform.X`, not `rule`."""
+    """A part ast-grep refuses is named by its own file and YAML path.
+
+    A bad utility rule names its utilDirs file, not the rule using it; a bad
+    constraint or transform names `constraints.X` / `transform.X`, not `rule`.
+    """
     (tmp_path / "rules").mkdir()
     (tmp_path / "utils").mkdir()
     (tmp_path / "a.py").write_text("print(1)\n")
