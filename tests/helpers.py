@@ -189,3 +189,76 @@ def _signal_at_write(sig, k):
 """
 """Source for a ``python -c`` child: ``_signal_at_write(sig, k)`` makes the process send
 itself ``sig`` as it starts its ``k``-th file write (a fault at an exact moment)."""
+
+CTRL_C_SCRIPT = (
+    SIGNAL_AT_WRITE
+    + """
+import os
+import signal
+import sys
+
+import xcsh.cli
+
+
+def _ctrl_c_after(owner, name, *, when=lambda *a, **k: True):
+    real = getattr(owner, name)
+
+    def hooked(*args, **kwargs):
+        result = real(*args, **kwargs)
+        if when(*args, **kwargs):
+            os.kill(os.getpid(), signal.SIGINT)
+        return result
+
+    setattr(owner, name, hooked)
+
+
+def _hook(moment):
+    if moment.startswith("write-"):  # as the k-th file write starts
+        _signal_at_write(int(signal.SIGINT), int(moment.removeprefix("write-")))
+    elif moment == "commit":  # just after the journal's outcome record: the commit point
+        from xcsh.journal.store import Journal
+
+        _ctrl_c_after(Journal, "finish")
+    elif moment == "outcome":  # just after the last line of the outcome
+        from xcsh.cli.ast_edit_output import Stdout
+
+        _ctrl_c_after(Stdout, "print", when=lambda self, text, **k: str(text).startswith("Undo"))
+    elif moment == "report":  # as the report of the rules without a fix starts
+        from xcsh.cli import ast_grep_cmd
+
+        real = ast_grep_cmd.run
+
+        def run(*args, **kwargs):
+            os.kill(os.getpid(), signal.SIGINT)
+            return real(*args, **kwargs)
+
+        ast_grep_cmd.run = run
+
+
+def _command_main(name, **kwargs):  # after main() decided whether the process is its own
+    _hook(MOMENT)
+    command = real_command_main(name, **kwargs)
+    if MOMENT != "returned":
+        return command
+
+    def then_ctrl_c(args):  # once the subcommand returned to the dispatcher
+        code = command(args)
+        os.kill(os.getpid(), signal.SIGINT)
+        return code
+
+    return then_ctrl_c
+
+
+MOMENT = sys.argv[1]
+real_command_main = xcsh.cli.command_main
+xcsh.cli.command_main = _command_main
+sys.argv = ["xcsh", *sys.argv[2:]]
+sys.exit(xcsh.cli.main())
+"""
+)
+"""Source for a ``python -c`` child that runs ``xcsh ARGS`` (``sys.argv[2:]``) and sends
+itself SIGINT (Ctrl-C) at the moment ``sys.argv[1]`` names: ``write-K`` as the K-th file
+write starts, ``commit`` just after the journal's outcome record, ``outcome`` after the
+outcome line ``Undo ...`` of ``xcsh ast-edit``, ``report`` as the report of ``xcsh scan
+--fix``'s rules without a fix starts, ``returned`` once the subcommand returned. The
+hooks are installed once ``xcsh.cli.main`` has decided whether the process is its own."""

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import SIGNAL_AT_WRITE
+from helpers import CTRL_C_SCRIPT, SIGNAL_AT_WRITE
 from xcsh.journal import Journal
 
 SCRIPT = (
@@ -86,3 +86,133 @@ def test_a_signal_mid_apply_ends_the_command_only_after_the_commit(
     journal = Journal.for_root(xcsh_home, ws)
     assert journal.incomplete() == []
     assert [s.state for s in journal.summaries()] == ["committed"]
+
+
+CTRL_C_MOMENTS = ["write-1", "write-20", "write-40", "commit", "outcome", "returned"]
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("moment", CTRL_C_MOMENTS)
+def test_ctrl_c_once_the_apply_started_never_reports_nothing_written(
+    tmp_path: Path, xcsh_home: Path, command: str, moment: str
+) -> None:
+    """Ctrl-C at any moment from the first write to the exit finishes the apply.
+
+    The files are all written, the exit code is the apply's (0, never 130) and
+    stderr says the Ctrl-C came late.
+    """
+    ws = tmp_path / "ws"
+    old = tree(ws, 40)
+    (ws / "rule.yml").write_text(RULE)
+    run = subprocess.run(
+        [sys.executable, "-c", CTRL_C_SCRIPT, moment, *COMMANDS[command]],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "XCSH_HOME": str(xcsh_home)},
+    )
+    assert run.returncode == 0, run.stderr
+    assert files(ws) == {k: v.replace(b"print(", b"log(") for k, v in old.items()}
+    assert "Applied 80 replacements in 40 files" in run.stdout
+    assert "Undo it with: xcsh undo" in run.stdout
+    assert "Traceback" not in run.stderr
+    if moment != "returned":  # by then the process has ended, the Ctrl-C never comes
+        assert (
+            "Ctrl-C came while the edit was being applied: an apply is never cut short, so "
+            "every file above was written. Undo it with: xcsh undo"
+        ) in run.stderr
+    journal = Journal.for_root(xcsh_home, ws)
+    assert journal.incomplete() == []
+    assert [s.state for s in journal.summaries()] == ["committed"]
+
+
+MIXED_RULES = (
+    RULE
+    + """---
+id: no-fix
+language: python
+severity: error
+rule:
+  pattern: log($$$A)
+"""
+)
+SCAN_MIXED = ["scan", "--rule", "rules.yml", "--fix", "--yes", "pkg"]
+
+
+@pytest.mark.parametrize("moment", ["write-20", "report"])
+def test_ctrl_c_in_a_scan_fix_that_also_reports_says_the_fixes_were_applied(
+    tmp_path: Path, xcsh_home: Path, moment: str
+) -> None:
+    """Ctrl-C in `xcsh scan --fix` with rules without a fix says what was applied.
+
+    Ctrl-C during the apply ends the command with the apply's code (the report is
+    not started); Ctrl-C during the report exits 130 and says that the fixes were
+    applied before it.
+    """
+    ws = tmp_path / "ws"
+    old = tree(ws, 40)
+    (ws / "rules.yml").write_text(MIXED_RULES)
+    run = subprocess.run(
+        [sys.executable, "-c", CTRL_C_SCRIPT, moment, *SCAN_MIXED],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "XCSH_HOME": str(xcsh_home)},
+    )
+    assert files(ws) == {k: v.replace(b"print(", b"log(") for k, v in old.items()}
+    assert "Traceback" not in run.stderr
+    assert "error[no-fix]" not in run.stdout
+    if moment == "report":
+        assert run.returncode == 130, run.stderr
+        assert run.stderr.endswith(
+            "interrupted while reporting the rules without a fix: the fixes above were "
+            "applied before it; xcsh undo reverts them.\n"
+        )
+    else:
+        assert run.returncode == 0, run.stderr
+        assert "Ctrl-C came while the edit was being applied" in run.stderr
+
+
+@pytest.mark.parametrize("moment", ["write-1", "write-40", "commit", "returned"])
+def test_ctrl_c_during_xcsh_undo_never_reports_nothing_restored(
+    tmp_path: Path, xcsh_home: Path, moment: str
+) -> None:
+    """Ctrl-C from the first write of `xcsh undo` to its exit finishes the undo.
+
+    An undo writes every file or none as an apply does: exit 0 (never 130), and
+    stderr says the Ctrl-C came late.
+    """
+    ws = tmp_path / "ws"
+    old = tree(ws, 40)
+    env = {**os.environ, "XCSH_HOME": str(xcsh_home)}
+    applied = subprocess.run(
+        [sys.executable, "-m", "xcsh", *COMMANDS["ast-edit"]],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert applied.returncode == 0, applied.stderr
+    run = subprocess.run(
+        [sys.executable, "-c", CTRL_C_SCRIPT, moment, "undo"],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert run.returncode == 0, run.stderr
+    assert files(ws) == old
+    assert run.stdout.startswith("Undid 'AST Edit: 80 replacements in 40 files': restored ")
+    assert "Traceback" not in run.stderr
+    if moment != "returned":
+        assert run.stderr == (
+            "xcsh undo: Ctrl-C came while the files were being put back: an undo is never "
+            "cut short, so it was finished (the files are as the line above says).\n"
+        )
+    journal = Journal.for_root(xcsh_home, ws)
+    assert journal.incomplete() == []
+    assert [s.state for s in journal.summaries()] == ["committed", "committed"]

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from helpers import run_xcsh, tool_call, user_texts, xcsh_env
+from helpers import CTRL_C_SCRIPT, run_xcsh, tool_call, user_texts, xcsh_env
 from xcsh.agent import load_session
 from xcsh.journal import Journal
 
@@ -344,3 +344,47 @@ def test_a_session_open_in_a_running_xcsh_is_not_rewound_under_it(
     done = run_xcsh(["rewind", "1"], cwd=project, home=xcsh_home)
     assert done.returncode == 0, done.stderr
     assert not (project / "x.md").exists()
+
+
+@pytest.mark.parametrize("moment", ["write-1", "write-6", "returned"])
+def test_ctrl_c_during_a_rewind_finishes_it_and_never_reports_130(
+    tmp_path: Path, xcsh_home: Path, moment: str
+) -> None:
+    """Ctrl-C from the first write of a rewind to its exit finishes the rewind.
+
+    A rewind writes every file or none: files and conversation go back, exit 0,
+    and stderr says the Ctrl-C came late.
+    """
+    project = tmp_path / "proj"
+    (project / "pkg").mkdir(parents=True)
+    for i in range(6):
+        (project / "pkg" / f"m{i}.py").write_text(f"print({i})\n")
+    turn(project, xcsh_home, 1, "look", [{"text": "ok"}])
+    before = tree(project)
+    turn(
+        project,
+        xcsh_home,
+        2,
+        "log everywhere",
+        [{"tool_calls": [EDIT_A]}, {"tool_calls": [APPLY]}, {"text": "ok"}],
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", CTRL_C_SCRIPT, moment, "rewind", "2"],
+        cwd=project,
+        env=xcsh_env(xcsh_home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "Rewound to before message 2 (files and conversation)." in run.stdout
+    assert "Traceback" not in run.stderr
+    if moment != "returned":
+        assert run.stderr.endswith(
+            "xcsh rewind: Ctrl-C came while going back: a rewind is never cut short, so it "
+            "was finished (as the lines above say).\n"
+        )
+    assert tree(project) == before
+    saved = load_session(next((xcsh_home / "sessions").glob("*.jsonl")))
+    assert [c.text for c in saved.checkpoints] == ["look"]
+    assert Journal.for_root(xcsh_home, project).incomplete() == []

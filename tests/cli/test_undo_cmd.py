@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from helpers import run_xcsh
 from xcsh.journal import Change, Journal, apply_changes, undo, undoable
 
@@ -164,3 +166,69 @@ def test_undo_list_lines_up_its_columns(tmp_path: Path, xcsh_home: Path) -> None
     starts = {line.index("edit ") if "edit " in line else line.index("in flight") for line in lines}
     assert len(starts) == 1, listed.stdout  # every label starts in the same column
     assert lines[0].startswith(" 1  ") and lines[-1].startswith("13  ")
+
+
+def _two_applies_the_second_unreadable(
+    tmp_path: Path, home: Path, record: bytes, *, finished: bool
+) -> Path:
+    """Two applies by `xcsh ast-edit --yes` (a.py, then b.py); returns entry 2's intent record.
+
+    That record is then replaced by ``record`` (its outcome record removed unless
+    ``finished``) and the index dropped, so nothing but the records tells what the
+    journal holds.
+    """
+    (tmp_path / "a.py").write_text(ORIGINAL)
+    (tmp_path / "b.py").write_text(ORIGINAL)
+    assert ast_edit(tmp_path, home, "a.py").returncode == 0
+    assert ast_edit(tmp_path, home, "b.py").returncode == 0
+    journal = Journal.for_root(home, tmp_path)
+    if not finished:
+        (journal.entries_dir / "000002.state").unlink()
+    intent = journal.entries_dir / "000002.json"
+    intent.write_bytes(record)
+    journal.index_path.unlink()
+    return intent
+
+
+CORRUPT = {
+    "torn": (b'{"version": 2, "seq": 2, "kind": "ap', "not valid JSON: "),
+    "newer": (b'{"version": 99, "seq": 2}', "written by a newer xcsh (record version 99"),
+    "fields": (b'{"version": 2, "seq": 2}', "not an intent record this xcsh reads"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CORRUPT))
+def test_an_interrupted_apply_whose_record_cannot_be_read_is_said_never_skipped(
+    tmp_path: Path, xcsh_home: Path, kind: str
+) -> None:
+    record, why = CORRUPT[kind]
+    intent = _two_applies_the_second_unreadable(tmp_path, xcsh_home, record, finished=False)
+    said = f"Cannot read the record of the interrupted apply 2 ({intent}: {why}"
+    run = run_xcsh(["recover"], cwd=tmp_path, home=xcsh_home)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert said in run.stdout
+    assert "Nothing was changed and the record is kept." in run.stdout
+    assert "find . -name '*.xcsh-000002.*'" in run.stdout
+    assert "Nothing to recover" not in run.stdout
+    assert intent.read_bytes() == record  # kept as it is
+    assert (tmp_path / "b.py").read_text() == ORIGINAL.replace("print", "log")  # untouched
+    listed = run_xcsh(["undo", "--list"], cwd=tmp_path, home=xcsh_home)
+    assert said in listed.stderr
+    note = run_xcsh(["ast-edit", "--dry-run", "-p", "x", "-r", "y"], cwd=tmp_path, home=xcsh_home)
+    assert "entry 2, whose record cannot be read" in note.stderr
+
+
+def test_a_finished_entry_whose_record_cannot_be_read_is_named_by_undo(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    record, why = CORRUPT["torn"]
+    intent = _two_applies_the_second_unreadable(tmp_path, xcsh_home, record, finished=True)
+    listed = run_xcsh(["undo", "--list"], cwd=tmp_path, home=xcsh_home)
+    assert listed.returncode == 0
+    assert [line.split()[0] for line in listed.stdout.splitlines()] == ["1"]
+    assert listed.stderr.startswith(
+        f"xcsh undo: Entry 2 of the undo journal cannot be read ({intent}: {why}"
+    ), listed.stderr
+    assert "cannot be undone; its files are as that change left them" in listed.stderr
+    assert run_xcsh(["recover"], cwd=tmp_path, home=xcsh_home).returncode == 0
+    assert intent.read_bytes() == record

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from xcsh.fs.confined import sha256_hex
 from xcsh.journal import (
     ApplyError,
     Change,
@@ -413,3 +414,36 @@ def test_a_record_cut_inside_a_character_reads_as_any_torn_record(
     intent.write_bytes(intent.read_bytes()[:40] + tail)
     journal.index_path.unlink(missing_ok=True)
     assert [s.label for s in journal.summaries()] == ["café 1"]
+
+
+def test_retention_never_drops_a_record_it_cannot_read_nor_any_stored_content(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    """Pruning keeps a record it cannot read, and every stored content while it is there.
+
+    Only the record says which stored contents are its files'.
+    """
+    root = tmp_path / "ws"
+    root.mkdir()
+    journal = Journal.for_root(xcsh_home, root, retention=Retention(max_entries=4))
+    write(root, "f.txt", "0")
+
+    def step(i: int) -> None:
+        apply_changes(
+            root,
+            [change("f.txt", str(i), str(i + 1))],
+            journal=journal,
+            label=f"step {i + 1}",
+            source_tool_name="t",
+        )
+
+    step(0)
+    step(1)
+    intent = journal.entries_dir / "000001.json"
+    intent.write_bytes(b'{"version": 2, "se')
+    for i in range(2, 10):
+        step(i)
+    kept = [s.seq for s in journal.summaries()]
+    assert len(kept) <= 4 and 1 not in kept  # pruning ran
+    assert intent.read_bytes() == b'{"version": 2, "se'
+    assert journal.blobs.has(sha256_hex(b"0"))  # entry 1's before content

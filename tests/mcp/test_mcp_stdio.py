@@ -160,3 +160,26 @@ def test_bad_arguments_name_the_problem(tmp_path: Path, capsys: pytest.CaptureFi
         captured = capsys.readouterr()
         assert expected in captured.err and "Hint:" in captured.err
         assert captured.out == ""
+
+
+async def test_a_bad_rule_is_named_once_and_ast_grep_s_complaint_reads_once(
+    workspace: Path,
+) -> None:
+    """A bad `rule` parameter reads without doubled words.
+
+    The rule is `rule `x``, not `rule rule `x``, and ast-grep's "Invalid Kind" /
+    "Kind `x` is invalid" causes do not read "Invalid Kind Kind".
+    """
+    async with Client(xcsh_mcp(workspace)) as client:
+        bad = "id: x\nlanguage: python\nrule: {kind: nosuch}\n"
+        found = await client.call_tool("ast_grep", {"rule": bad, "path": "app.py"})
+        assert found.is_error
+        assert texts(found)[0].startswith(
+            "rule `x`: rule: ast-grep refused it: `rule` is not configured correctly. Rule "
+            "contains invalid kind matcher. Kind `nosuch` is invalid. Fix the rule as the "
+            "message says."
+        ), texts(found)
+        two = "id: a\nlanguage: python\nrule: {kind: call}\n---\n" + bad.replace("x", "y", 1)
+        edited = await client.call_tool("ast_edit", {"rule": two, "path": "app.py"})
+        assert edited.is_error
+        assert texts(edited)[0].startswith("rule `y` (document 2): rule: ast-grep refused it:")

@@ -110,6 +110,10 @@ async def test_the_tools_take_a_rule_object_or_yaml_text(tmp_path: Path) -> None
             ["document 2", "rule `b`", "rule.stopBy", "relational rule"],
         ),
         ("id: a\nlanguage: python\nrule: {kind: call}\nfix: {templat: x}\n", ["fix.templat"]),
+        (
+            "id: a\nlanguage: python\nid: b\nrule: {kind: call}\n",
+            ["not valid YAML: line 3, column 1: the key `id` is given twice", "first at line 1"],
+        ),
     ],
 )
 def test_a_bad_rule_names_its_yaml_path_and_the_fix(text: str, needles: list[str]) -> None:
@@ -374,3 +378,171 @@ def test_a_project_whose_rules_share_an_id_is_refused_as_ast_grep_scan_refuses_i
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.startswith(f"xcsh: {said}: rules of a project need ids"), done.stderr
     assert "Give each rule its own id." in done.stderr
+
+
+RULE_AT = "rules/r.yml"
+UTIL_AT = "utils/u.yml"
+GOOD_RULE = "id: r\nlanguage: python\nrule: {matches: u}\n"
+GOOD_UTIL = "id: u\nlanguage: python\nrule: {pattern: print($A)}\n"
+
+
+@pytest.mark.parametrize(
+    ("broken", "text", "said"),
+    [
+        (
+            RULE_AT,
+            "id: r\nlanguage: python\nid: s\nrule: {matches: u}\n",
+            "rules/r.yml: not valid YAML: line 3, column 1: the key `id` is given twice in one "
+            "mapping (first at line 1); ast-grep refuses that, keep one.",
+        ),
+        (
+            RULE_AT,
+            "id: r\nlanguage: python\nrule: {matches: u}\nrule:\n  pattern: log($A)\n",
+            "rules/r.yml: not valid YAML: line 4, column 1: the key `rule` is given twice",
+        ),
+        (
+            RULE_AT,
+            "id: r\nlanguage: python\nrule:\n  pattern: print($A)\n  pattern: log($A)\n",
+            "rules/r.yml: not valid YAML: line 5, column 3: the key `pattern` is given twice",
+        ),
+        (
+            UTIL_AT,
+            "id: u\nlanguage: python\nid: v\nrule: {pattern: print($A)}\n",
+            "utils/u.yml: not valid YAML: line 3, column 1: the key `id` is given twice",
+        ),
+        (
+            UTIL_AT,
+            GOOD_UTIL + "---\nid: v\nlanguage: python\nrule: {pattern: log($A)}\n",
+            "utils/u.yml: a second YAML document starts at line 4: a utility rule file holds one "
+            "rule, as ast-grep requires",
+        ),
+        (
+            UTIL_AT,
+            GOOD_UTIL + "---\n",
+            "utils/u.yml: a second YAML document starts at line 4",
+        ),
+        (
+            "sgconfig.yml",
+            "ruleDirs: [rules]\nutilDirs: [utils]\nruleDirs: [utils]\n",
+            "sgconfig.yml: not valid YAML: line 3, column 1: the key `ruleDirs` is given twice",
+        ),
+    ],
+)
+def test_a_key_given_twice_or_a_second_utility_document_is_refused_as_ast_grep_refuses_it(
+    tmp_path: Path, xcsh_home: Path, broken: str, text: str, said: str
+) -> None:
+    """A key given twice, or a utility file of two documents, is refused with its line.
+
+    PyYAML keeps the last of two equal keys; ast-grep (serde_yaml) refuses them, and
+    a utility file of two documents: so does xcsh, naming the file, line and key.
+    """
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "a.py").write_text("print(1)\n")
+    (tmp_path / "sgconfig.yml").write_text("ruleDirs: [rules]\nutilDirs: [utils]\n")
+    (tmp_path / RULE_AT).write_text(GOOD_RULE)
+    (tmp_path / UTIL_AT).write_text(GOOD_UTIL)
+    assert _cli(tmp_path, "scan").returncode == 0
+    (tmp_path / broken).write_text(text)
+    theirs = _cli(tmp_path, "scan")
+    assert theirs.returncode != 0, theirs.stdout
+    done = run_xcsh(["scan"], cwd=tmp_path, home=xcsh_home)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"xcsh: {said}"), done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("util", "rule", "said"),
+    [
+        # a shared utility rule ast-grep refuses is named by its own file, used or not
+        (
+            "id: u\nlanguage: python\nrule: {kind: nosuch}\n",
+            GOOD_RULE,
+            "utils/u.yml: rule: ast-grep refused it: `rule` is not configured correctly.",
+        ),
+        (
+            "id: u\nlanguage: python\nrule: {kind: nosuch}\n",
+            "id: r\nlanguage: python\nrule: {pattern: print($A)}\n",
+            "utils/u.yml: rule: ast-grep refused it:",
+        ),
+        # a refused constraint, transform or local utility rule is named by its YAML path
+        (
+            GOOD_UTIL,
+            "id: r\nlanguage: python\nrule: {pattern: print($A)}\n"
+            "constraints:\n  A: {kind: call}\n  B: {kind: nosuch}\n",
+            "rules/r.yml rule `r`: constraints.B: ast-grep refused it: `constraints` is not "
+            "configured correctly.",
+        ),
+        (
+            GOOD_UTIL,
+            "id: r\nlanguage: python\nrule: {pattern: print($A)}\n"
+            "transform:\n  B: {substring: {source: $Z, startChar: 1}}\nfix: $B\n",
+            "rules/r.yml rule `r`: transform.B: ast-grep refused it: Undefined meta var `Z`",
+        ),
+        (
+            GOOD_UTIL,
+            "id: r\nlanguage: python\nrule: {pattern: print($A)}\ntransform:\n"
+            "  C: {substring: {source: $A, startChar: 1}}\n"
+            "  B: {convert: {source: $C, toCase: nope}}\nfix: $B\n",
+            "rules/r.yml rule `r`: transform.B: ast-grep refused it:",
+        ),
+        (
+            GOOD_UTIL,
+            "id: r\nlanguage: python\nrule: {pattern: print($A)}\n"
+            "utils:\n  v: {kind: call}\n  w: {kind: nosuch}\n",
+            "rules/r.yml rule `r`: utils.w: ast-grep refused it: `utils` is not configured",
+        ),
+        (
+            GOOD_UTIL,
+            "id: r\nlanguage: python\nrule: {pattern: print($A)}\n"
+            "rewriters:\n- id: q\n  rule: {kind: nosuch}\n  fix: x\n",
+            "rules/r.yml rule `r`: rewriters[0].rule: ast-grep refused it:",
+        ),
+    ],
+    ids=[
+        "util-used",
+        "util-unused",
+        "constraint",
+        "transform-source",
+        "transform-case",
+        "local-util",
+        "rewriter",
+    ],
+)
+def test_a_refused_part_is_named_by_its_file_and_yaml_path(
+    tmp_path: Path, xcsh_home: Path, util: str, rule: str, said: str
+) -> None:
+    """A part ast-grep refuses is named by its own file and YAML path.
+
+    A bad utility rule names its utilDirs file, not the rule using it; a bad
+    constraint or transform names `constraints.X` / `transform.X`, not `rule`.
+    """
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "a.py").write_text("print(1)\n")
+    (tmp_path / "sgconfig.yml").write_text("ruleDirs: [rules]\nutilDirs: [utils]\n")
+    (tmp_path / RULE_AT).write_text(rule)
+    (tmp_path / UTIL_AT).write_text(util)
+    theirs = _cli(tmp_path, "scan")
+    assert theirs.returncode != 0, theirs.stdout
+    done = run_xcsh(["scan"], cwd=tmp_path, home=xcsh_home)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"xcsh: {said}"), done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+
+
+def test_a_utility_rule_naming_a_missing_rule_is_refused_only_where_used(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    """ast-grep accepts an unused utility rule whose `matches` names no rule: so does xcsh."""
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "a.py").write_text("print(1)\n")
+    (tmp_path / "sgconfig.yml").write_text("ruleDirs: [rules]\nutilDirs: [utils]\n")
+    (tmp_path / RULE_AT).write_text("id: r\nlanguage: python\nrule: {pattern: print($A)}\n")
+    (tmp_path / UTIL_AT).write_text("id: u\nlanguage: python\nrule: {matches: nowhere}\n")
+    assert _cli(tmp_path, "scan").returncode == 0
+    done = run_xcsh(["scan"], cwd=tmp_path, home=xcsh_home)
+    assert done.returncode == 0, done.stderr
+    assert "help[r]" in done.stdout

@@ -52,8 +52,8 @@ def command_main(name: str | None, *, owns_process: bool = False) -> Command:
 
     Only that subcommand's module is imported (now), so start-up pays for
     nothing else. With ``owns_process`` (the ``xcsh`` command, not a caller's
-    interpreter), ``ast-grep``, ``ast-edit`` and ``scan`` may end the process themselves
-    once their output is flushed (:func:`xcsh.cli.stdout.end_process`).
+    interpreter), ``ast-grep``, ``ast-edit``, ``scan``, ``undo`` and ``rewind`` may end the
+    process themselves once their output is flushed (:func:`xcsh.cli.stdout.end_process`).
 
     Raises:
         KeyError: ``name`` is not one of :data:`SUBCOMMANDS`.
@@ -90,11 +90,11 @@ def command_main(name: str | None, *, owns_process: bool = False) -> Command:
         case "undo":
             from xcsh.cli.undo_cmd import main as undo
 
-            return undo
+            return functools.partial(undo, owns_process=owns_process)
         case "rewind":
             from xcsh.cli.rewind_cmd import main as rewind
 
-            return rewind
+            return functools.partial(rewind, owns_process=owns_process)
         case "recover":
             from xcsh.cli.recover_cmd import main as recover
 

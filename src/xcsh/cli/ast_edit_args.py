@@ -19,7 +19,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=(
             "exit codes: 0 done (applied, discarded or previewed), 1 no replacement, "
             "2 bad input, 3 applying failed (nothing written), 4 --yes refused because the "
-            "check newly fails (apply_requires_checks), 130 Ctrl-C (discarded), "
+            "check newly fails (apply_requires_checks), 130 Ctrl-C before applying (discarded; "
+            "once applying, Ctrl-C does not stop it), "
             "141 output closed early and nothing applied"
         ),
     )

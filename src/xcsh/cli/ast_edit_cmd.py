@@ -35,8 +35,12 @@ workspace and draws its verdict under the diff (:mod:`xcsh.cli.ast_edit_check`).
 Exit codes: 0 done (applied, discarded or previewed), 1 no replacement,
 2 bad input, 3 applying failed (nothing written; see the message), 4 ``--yes``
 refused by ``apply_requires_checks`` (the check newly fails), 130
-Ctrl-C (the edit is discarded), 141 standard output closed early and
-nothing applied. When standard output closes early (``| head``) the command
+Ctrl-C before the edit was decided on (it is discarded, nothing written),
+141 standard output closed early and nothing applied. Ctrl-C once the edit
+is decided on (``--yes``, or the answer given) changes nothing: an apply is
+never cut short, the exit code is the apply's (0 or 3), and after a
+successful apply stderr says the Ctrl-C came too late and how to undo.
+When standard output closes early (``| head``) the command
 still does what it was asked: with ``--yes`` the edit is applied, the
 outcome is printed on stderr and the exit code is the apply's (0 or 3).
 """
@@ -45,7 +49,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -57,7 +60,6 @@ from xcsh.cli.ast_edit_check import EXIT_CHECK_REFUSED, CheckedPreview, check_pr
 from xcsh.cli.ast_edit_output import Stdout
 from xcsh.cli.ast_edit_preview import merged_preview
 from xcsh.cli.common import (
-    EXIT_APPLY_FAILED,
     EXIT_BAD_INPUT,
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
@@ -71,7 +73,8 @@ from xcsh.cli.common import (
     warn_interrupted,
     workspace_for,
 )
-from xcsh.cli.options import EditOptions
+from xcsh.cli.ctrl_c import CtrlCHeld
+from xcsh.cli.options import EditOptions, EditOutcome
 from xcsh.cli.stdout import end_process
 from xcsh.core import ToolError, UsageError
 from xcsh.fs import xcsh_home
@@ -108,11 +111,6 @@ INTERACTIVE_NEEDS_TERMINAL = (
     "terminal, or use --yes / --dry-run."
 )
 INTERRUPTED_REASON = "interrupted at the prompt (Ctrl-C)"
-APPLY_FAILED_NOTE = (
-    "The edit was dropped. Run the same xcsh ast-edit command again to preview the files "
-    "as they are now."
-)
-"""Follows an apply failure, whose message already says that nothing was written."""
 
 
 def main(argv: list[str], *, owns_process: bool = False) -> int:
@@ -132,20 +130,30 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
 def run(options: EditOptions, *, owns_process: bool = False) -> int:
     """Preview, decide and resolve as ``options`` say; returns the exit code.
 
+    As :func:`run_edit`, for a caller that needs only the exit code.
+    """
+    return run_edit(options, owns_process=owns_process).code
+
+
+def run_edit(options: EditOptions, *, owns_process: bool = False) -> EditOutcome:
+    """Preview, decide and resolve as ``options`` say; returns the exit code and what happened.
+
     ``options`` hold a pattern and rewrite, or rules with fixes (``--rule`` or
     ``xcsh scan --fix``). With ``owns_process`` (the ``xcsh`` command itself, with
     nothing left to do after this call), a preview that ends without an apply or a
     discard (``--dry-run``, ``--json`` without ``--yes``, no terminal to ask on)
     ends the process once its output is flushed (:func:`~xcsh.cli.stdout.end_process`):
-    a big preview's changes are not freed one by one before the exit.
+    a big preview's changes are not freed one by one before the exit; so does the
+    end of an apply or a discard, with Ctrl-C still held
+    (:func:`~xcsh.cli.ast_edit_apply.resolve_decided`).
     """
     # -i asks about each change: refuse before the (possibly long) preview when it cannot ask
     if options.interactive and options.json:
         error("-i asks about each change and --json never asks: use one of them.")
-        return EXIT_BAD_INPUT
+        return EditOutcome(EXIT_BAD_INPUT)
     if options.interactive and not is_interactive():
         error(INTERACTIVE_NEEDS_TERMINAL)
-        return EXIT_BAD_INPUT
+        return EditOutcome(EXIT_BAD_INPUT)
     out = Stdout(None if options.json else _console())
     try:
         check_limit(options.limit)
@@ -155,14 +163,14 @@ def run(options: EditOptions, *, owns_process: bool = False) -> int:
         preview = _with_spinner(lambda: merged_preview(options, root, given))
     except (ToolError, UsageError) as exc:
         error(exc)
-        return EXIT_BAD_INPUT
+        return EditOutcome(EXIT_BAD_INPUT)
     except KeyboardInterrupt:
         print(file=sys.stderr)
         error(INTERRUPTED_NOTE)
-        return EXIT_INTERRUPTED
+        return EditOutcome(EXIT_INTERRUPTED)
     if preview.files_scanned == 0:
         error(empty_scope_message(options.lang, list(options.paths)))
-        return EXIT_BAD_INPUT
+        return EditOutcome(EXIT_BAD_INPUT)
     elsewhere = root != os.path.realpath(os.getcwd())
     if elsewhere:
         error(f"workspace {root}: the files below are named relative to it")
@@ -170,13 +178,13 @@ def run(options: EditOptions, *, owns_process: bool = False) -> int:
         checked = check_preview(options, Path(root), preview, reading)
     except UsageError as exc:
         error(exc)
-        return EXIT_BAD_INPUT
+        return EditOutcome(EXIT_BAD_INPUT)
     except KeyboardInterrupt:
         print(file=sys.stderr)
         error(CHECK_INTERRUPTED_NOTE)
-        return EXIT_INTERRUPTED
+        return EditOutcome(EXIT_INTERRUPTED)
     if options.json and not options.yes:
-        return _print_only(preview, checked, out, owns_process=owns_process)
+        return EditOutcome(_print_only(preview, checked, out, owns_process=owns_process))
     store = PendingActionStore()
     # the apply is recorded in the folder's undo journal, so `xcsh undo` can put the files back
     try:
@@ -192,14 +200,14 @@ def run(options: EditOptions, *, owns_process: bool = False) -> int:
     except KeyboardInterrupt:  # Ctrl-C while the pending action is built: nothing to apply
         print(file=sys.stderr)
         error(INTERRUPTED_NOTE)
-        return EXIT_INTERRUPTED
+        return EditOutcome(EXIT_INTERRUPTED)
     for note in _notes(result.details):
         error(note)
     for note in checked.note.splitlines():
         error(note)
     action = store.peek()
     if action is None:
-        return EXIT_NO_MATCH
+        return EditOutcome(EXIT_NO_MATCH)
     undo = f"cd {shlex.quote(root)} && xcsh undo" if elsewhere else "xcsh undo"
     return _show_and_resolve(
         options, preview, checked, (store, action), out, undo=undo, owns_process=owns_process
@@ -251,51 +259,46 @@ def _show_and_resolve(
     *,
     undo: str,
     owns_process: bool = False,
-) -> int:
-    """Show the pending edit, decide on it and resolve it; returns the exit code.
+) -> EditOutcome:
+    """Show the pending edit, decide on it and resolve it; returns the exit code and more.
 
     ``pending`` is the store and its top action; the decision comes from asking,
     ``--yes`` or ``--dry-run``; ``undo`` is the command that takes the apply back;
-    ``owns_process``: as for :func:`run`.
+    ``owns_process``: as for :func:`run_edit`.
     """
     store, action = pending
+    ctrl_c = CtrlCHeld()
     try:
         _show(options, preview, action, out)
         decision, code = _decide(options, action)
+        if decision is not None:  # decided: from here Ctrl-C cannot change the outcome
+            ctrl_c.hold()
     except KeyboardInterrupt:  # Ctrl-C after the preview: discard, never apply
         from xcsh.cli.ast_edit_ask import Decision
 
+        ctrl_c.hold()
         print(file=sys.stderr)
         decision, code = Decision("discard", INTERRUPTED_REASON), EXIT_INTERRUPTED
     if decision is None:
         code = EXIT_BROKEN_PIPE if out.broken else code
         if owns_process:
             end_process(code)
-        return code
-    refusal = checked.refusal() if decision.reason == YES_REASON else ""
-    if refusal:
-        from xcsh.cli.ast_edit_ask import Decision
+        return EditOutcome(code)
+    from xcsh.cli.ast_edit_apply import resolve_decided  # the outcome's renderer
 
-        decision, code = Decision("discard", refusal), EXIT_CHECK_REFUSED
-    # Ctrl-C cannot cut an apply short: it writes every file or none. SIGTERM and SIGHUP
-    # are held here, in the main thread (the apply runs in a worker thread, where the
-    # journal cannot install handlers), until the apply committed or rolled back; then
-    # the first one held ends the process.
-    import asyncio
-
-    from xcsh.journal import held_signals
-
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        with held_signals((signal.SIGTERM, signal.SIGHUP)):
-            resolved = asyncio.run(_resolve(store, decision, out, undo=undo))
+        refusal = checked.refusal() if decision.reason == YES_REASON else ""
+        if refusal:
+            from xcsh.cli.ast_edit_ask import Decision
+
+            decision, code = Decision("discard", refusal), EXIT_CHECK_REFUSED
+        # an apply writes every file or none: Ctrl-C, held since the decision, cannot cut
+        # it short, nor make the exit code say nothing was written once it was
+        return resolve_decided(
+            store, decision, out, code=code, ctrl_c=ctrl_c, undo=undo, owns_process=owns_process
+        )
     finally:
-        signal.signal(signal.SIGINT, previous)
-    if code != EXIT_OK:
-        return code
-    if out.broken and decision.action != "apply":
-        return EXIT_BROKEN_PIPE
-    return resolved
+        ctrl_c.release()
 
 
 def _open_journal(root: Path, retention: Retention, *, settle: bool) -> Journal:
@@ -408,44 +411,3 @@ def _console() -> Console:
     from xcsh.ui import make_console
 
     return make_console(sys.stdout, _style())
-
-
-async def _resolve(
-    store: PendingActionStore, decision: Decision, out: Stdout, *, undo: str = "xcsh undo"
-) -> int:
-    """Resolve the pending edit through the ``resolve`` tool and show the outcome."""
-    from xcsh.core.wording import name_list
-    from xcsh.pending import ResolveParams, resolve_top
-    from xcsh.ui import render_resolution
-
-    style = _style() if out.console is not None and not out.broken else detect_style(sys.stderr)
-    params = ResolveParams(
-        action=decision.action,
-        reason=decision.reason,
-        only=list(decision.only) if decision.only is not None else None,
-    )
-    result = await resolve_top(store, params)
-    outcome = result.details
-    assert outcome is not None  # resolve_top always gives its outcome
-    if not result.is_error:
-        out.print(render_resolution(outcome, style=style))
-        if decision.action == "apply":
-            out.print(result.text)
-            out.print(f"Undo it with: {undo}")
-        return EXIT_OK
-    # apply failed and the action went back on the stack: nothing of it was written.
-    store.pop()
-    failure = outcome.failure
-    if failure is None:
-        first = result.text.partition("\n")[0]
-    else:  # the model's text goes on to say the action is still pending: not so here
-        first = f"Apply failed: {failure.message.partition(chr(10))[0]}"
-    if failure is not None and failure.stale:
-        first = (
-            f"Apply failed: These files changed since the preview: {name_list(failure.stale)}. "
-            "Nothing was written."
-        )
-    # when putting files back failed, the message names them and says how to finish
-    note = "" if failure is not None and failure.new_content else f"\n  {APPLY_FAILED_NOTE}"
-    out.print(render_resolution(outcome, is_error=True, message=f"{first}{note}", style=style))
-    return EXIT_APPLY_FAILED

@@ -1,5 +1,7 @@
 """What ``xcsh ast-grep``, ``xcsh ast-edit`` and ``xcsh scan`` were asked to do, typed.
 
+And what an edit did (:class:`EditOutcome`), for ``xcsh scan``, which goes on after it.
+
 Each command parses its own flags, then builds one of these values; the
 search and the edit (:func:`xcsh.cli.ast_grep_cmd.run`,
 :func:`xcsh.cli.ast_edit_cmd.run`) read only them, so ``xcsh scan`` runs
@@ -15,6 +17,22 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from xcsh.structural.rules.compile import CompiledRule
+
+
+@dataclass(frozen=True)
+class EditOutcome:
+    """What an ``xcsh ast-edit`` run did, for a command that goes on after it.
+
+    Args:
+        code: the exit code (see :mod:`xcsh.cli.ast_edit_cmd`).
+        applied: the edit was applied: its files are written and journaled.
+        interrupted: Ctrl-C came once the edit was approved; the command should
+            stop after it rather than start more work.
+    """
+
+    code: int
+    applied: bool = False
+    interrupted: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -8,7 +8,9 @@ rolled back, and the temporary files it left are removed. A rewind that put
 a session's files back but was killed before its session file said so gets
 that record now, so the conversation matches the files.
 
-Exit codes: 0 nothing left unfinished, 1 some files could not be put back.
+Exit codes: 0 nothing left unfinished, 1 some files could not be put back, or
+an interrupted apply's record cannot be read (the message names it and says
+what can still be done; the record is kept).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="xcsh recover",
         description="Roll back (or complete) applies that a crash interrupted, and remove the "
         "temporary files they left.",
-        epilog="exit codes: 0 done, 1 some files could not be put back (the message names them)",
+        epilog="exit codes: 0 done, 1 some files could not be put back, or an interrupted "
+        "apply's record cannot be read (the message names them)",
     )
     parser.add_argument(
         "--all", action="store_true", help="every folder with a journal, not only this one"
@@ -64,7 +67,7 @@ def main(argv: list[str]) -> int:
         for report in opened.recovered:
             count += 1
             print(f"{journal.root}: {report.message}")
-            if report.still_new:
+            if report.still_new or report.unreadable is not None:
                 code = 1
         for line in _rewinds(journal, home):
             count += 1

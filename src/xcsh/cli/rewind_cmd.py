@@ -12,17 +12,22 @@ before message N, which a later ``xcsh --continue`` resumes.
 ``--files-only`` and ``--conversation-only`` take back one of the two.
 
 Exit codes: 0 rewound (or listed), 1 refused (nothing changed), 2 bad usage.
+Ctrl-C while going back does not stop the rewind: it finishes, the exit code
+is its own and stderr says the Ctrl-C came too late.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xcsh.cli.argparser import Parser
+from xcsh.cli.ctrl_c import CtrlCHeld
 from xcsh.cli.settle import settle_or_report
+from xcsh.cli.stdout import end_process
 
 if TYPE_CHECKING:  # the agent and the journal are imported only when the command runs
     from xcsh.agent.checkpoints import Checkpoint
@@ -68,8 +73,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str]) -> int:
-    """Run ``xcsh rewind``; returns the exit code."""
+def main(argv: list[str], *, owns_process: bool = False) -> int:
+    """Run ``xcsh rewind``; returns the exit code.
+
+    ``owns_process``: the ``xcsh`` command itself, which the rewind may end once it
+    said what it did (see :func:`_rewind`).
+    """
     from xcsh.agent.persistence import load_session
     from xcsh.agent.rewind import checkpoint_of, reconcile
     from xcsh.app import read_settings
@@ -103,7 +112,7 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"xcsh rewind: {exc}", file=sys.stderr)
         return 2
-    return _rewind(args, path, saved, journal, checkpoint)
+    return _rewind(args, path, saved, journal, checkpoint, owns_process=owns_process)
 
 
 def _session_file(home: Path, here: Path, session: str | None) -> Path:
@@ -153,8 +162,14 @@ def _rewind(
     saved: SavedSession,
     journal: Journal,
     checkpoint: Checkpoint,
+    *,
+    owns_process: bool = False,
 ) -> int:
-    """Go back before user message ``args.message``: the files, the conversation or both."""
+    """Go back before user message ``args.message``: the files, the conversation or both.
+
+    Ctrl-C is held from the start until what was done is said; with ``owns_process``
+    the process then ends at once, so a Ctrl-C cannot turn a finished rewind into 130.
+    """
     from xcsh.agent.persistence import SessionRecorder
     from xcsh.agent.rewind import RewindError, RewindMode, kept_pending, rewind, session_closed
 
@@ -163,22 +178,44 @@ def _rewind(
     )
     kept = kept_pending(saved, checkpoint)
     dropped = [r.label for r in saved.pending if r not in kept]
+    ctrl_c = CtrlCHeld()  # a rewind is never cut short: Ctrl-C must not say it was
+    ctrl_c.hold()
     try:
-        with session_closed(path, saved.id):
-            recorder = SessionRecorder(path)
-            try:
-                outcome = rewind(
-                    journal, saved, args.message, mode, write=recorder.write, discarded=dropped
-                )
-                if dropped:
-                    recorder.pending(kept)
-            finally:
-                recorder.close()
-    except RewindError as exc:
-        print(f"xcsh rewind: {exc}", file=sys.stderr)
-        return 1
-    for line in outcome.lines():
-        print(line)
-    if mode != "files":
-        print(f"Message {args.message} was: {checkpoint.text}")
-    return 0
+        try:
+            with session_closed(path, saved.id):
+                recorder = SessionRecorder(path)
+                try:
+                    outcome = rewind(
+                        journal, saved, args.message, mode, write=recorder.write, discarded=dropped
+                    )
+                    if dropped:
+                        recorder.pending(kept)
+                finally:
+                    recorder.close()
+        except RewindError as exc:
+            print(f"xcsh rewind: {exc}", file=sys.stderr)
+            return _end(1, owns_process=owns_process)
+        for line in outcome.lines():
+            print(line)
+        if mode != "files":
+            print(f"Message {args.message} was: {checkpoint.text}")
+        if ctrl_c.pressed:
+            print(REWOUND_DESPITE_CTRL_C, file=sys.stderr)
+        return _end(0, owns_process=owns_process)
+    finally:
+        ctrl_c.release()
+
+
+REWOUND_DESPITE_CTRL_C = (
+    "xcsh rewind: Ctrl-C came while going back: a rewind is never cut short, so it was "
+    "finished (as the lines above say)."
+)
+"""Said on stderr after the outcome when Ctrl-C came during a rewind."""
+
+
+def _end(code: int, *, owns_process: bool) -> int:
+    """``code``; with ``owns_process`` the process ends here with it, Ctrl-C still held."""
+    if owns_process:
+        with contextlib.suppress(OSError):
+            end_process(code)
+    return code

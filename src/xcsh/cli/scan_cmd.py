@@ -30,12 +30,24 @@ from pathlib import Path
 
 from xcsh.cli import ast_edit_cmd, ast_grep_cmd
 from xcsh.cli.argparser import Parser
-from xcsh.cli.common import EXIT_BAD_INPUT, add_globs_argument, error, split_json_style
+from xcsh.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    add_globs_argument,
+    error,
+    split_json_style,
+)
 from xcsh.cli.options import EditOptions, SearchOptions
 from xcsh.core import ToolError, UsageError
 from xcsh.structural.rules.compile import load_rule_file
 from xcsh.structural.rules.project import find_config, load_project
 from xcsh.structural.rules.schema import RuleWarning
+
+REPORT_INTERRUPTED_NOTE = (
+    "interrupted while reporting the rules without a fix: the fixes above were applied "
+    "before it; xcsh undo reverts them."
+)
+"""Said on stderr when Ctrl-C stops the report that follows an applied ``--fix`` (exit 130)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -170,7 +182,7 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
     if not args.fix or not fixable:
         # without a fix to write, `--fix` is the report, as `ast-grep scan -U` is
         return ast_grep_cmd.run(search, owns_process=owns_process)
-    code = ast_edit_cmd.run(  # a long preview on a terminal is paged, as ast-edit's
+    edit = ast_edit_cmd.run_edit(  # a long preview on a terminal is paged, as ast-edit's
         EditOptions.of_search(
             replace(search, rules=fixable),
             yes=args.yes,
@@ -184,8 +196,14 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
         owns_process=owns_process and (args.json or len(fixable) == len(rules)),
     )
     reported = tuple(rule for rule in rules if rule.fix is None)
-    if code != 0 or not reported or args.json:
-        return code
+    if edit.code != 0 or not reported or args.json or edit.interrupted:
+        return edit.code  # Ctrl-C during the apply: it was finished, the report is not run
     # the rules without a fix still report, and an `error` among them sets the exit
     # status, as with `ast-grep scan -U`
-    return ast_grep_cmd.run(replace(search, rules=reported), owns_process=owns_process)
+    try:
+        code = ast_grep_cmd.run(replace(search, rules=reported), owns_process=owns_process)
+    except KeyboardInterrupt:
+        code = EXIT_INTERRUPTED
+    if code == EXIT_INTERRUPTED and edit.applied:
+        error(REPORT_INTERRUPTED_NOTE)
+    return code

@@ -8,23 +8,30 @@ applies. ``bash`` commands are not recorded. ``xcsh undo`` takes the newest
 change not undone yet (or entry N) and restores its files, but only if each
 still holds exactly what the apply wrote; otherwise it refuses, names the
 files that changed and touches nothing. A change whose files already hold
-their earlier content is marked undone. ``--list`` shows the entries.
+their earlier content is marked undone. ``--list`` shows the entries. An
+entry whose record cannot be read is named on stderr (it cannot be listed or
+undone), never passed over in silence.
 
 Exit codes: 0 undone (or listed), 1 nothing to undo or refused, 2 bad usage.
+Ctrl-C while the files are put back does not stop the undo: it finishes, the
+exit code is 0 and stderr says the Ctrl-C came too late.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xcsh.cli.argparser import Parser
+from xcsh.cli.ctrl_c import CtrlCHeld
 from xcsh.cli.settle import settle_or_report
+from xcsh.cli.stdout import end_process
 
 if TYPE_CHECKING:
-    from xcsh.journal import ApplyEntry
+    from xcsh.journal import ApplyEntry, Journal
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,12 +53,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str]) -> int:
-    """Run ``xcsh undo``; returns the exit code."""
+def main(argv: list[str], *, owns_process: bool = False) -> int:
+    """Run ``xcsh undo``; returns the exit code.
+
+    Ctrl-C is held from the undo's start until what it did is said; with
+    ``owns_process`` (the ``xcsh`` command itself) the process then ends at once
+    (:func:`~xcsh.cli.stdout.end_process`), so a Ctrl-C cannot turn a finished
+    undo into exit 130.
+    """
     from xcsh.app import read_settings
     from xcsh.core import UsageError
     from xcsh.fs import xcsh_home
-    from xcsh.journal import Journal, UndoError, applies, undo
+    from xcsh.journal import Journal, applies
+    from xcsh.journal.unreadable import unlisted
 
     args = build_parser().parse_args(argv)
     home = xcsh_home()
@@ -63,6 +77,9 @@ def main(argv: list[str]) -> int:
         return 2
     if not settle_or_report(journal, "xcsh undo"):
         return 1
+    for lost in unlisted(journal):  # the interrupted ones were said by recovery
+        if lost.finished:
+            print(f"xcsh undo: {lost.message}", file=sys.stderr)
     if args.list:
         entries = applies(journal)
         if not entries:
@@ -71,12 +88,37 @@ def main(argv: list[str]) -> int:
         for line in listing(entries):
             print(line)
         return 0
+    ctrl_c = CtrlCHeld()  # an undo is never cut short: Ctrl-C must not say it was
+    ctrl_c.hold()
     try:
-        outcome = undo(journal, args.entry)
+        code = _undo_and_say(journal, args.entry, ctrl_c)
+        if owns_process:  # ended here, Ctrl-C still held: no 130 after the files changed
+            with contextlib.suppress(OSError):
+                end_process(code)
+        return code
+    finally:
+        ctrl_c.release()
+
+
+UNDONE_DESPITE_CTRL_C = (
+    "xcsh undo: Ctrl-C came while the files were being put back: an undo is never cut "
+    "short, so it was finished (the files are as the line above says)."
+)
+"""Said on stderr after the outcome when Ctrl-C came during a successful undo."""
+
+
+def _undo_and_say(journal: Journal, entry: int | None, ctrl_c: CtrlCHeld) -> int:
+    """Undo ``entry`` (the newest when None) and say what happened; returns the exit code."""
+    from xcsh.journal import UndoError, undo
+
+    try:
+        outcome = undo(journal, entry)
     except UndoError as exc:
         print(f"xcsh undo: {exc}", file=sys.stderr)
         return 1
     print(outcome.message)
+    if ctrl_c.pressed:
+        print(UNDONE_DESPITE_CTRL_C, file=sys.stderr)
     return 0
 
 

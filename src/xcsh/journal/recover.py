@@ -28,6 +28,7 @@ from xcsh.core.wording import name_list
 from xcsh.fs.confined import ChangedError, ConfinedError, Expect, RootDir, sha256_hex
 from xcsh.journal.records import COMMITTED, ROLLED_BACK, EntryRecord, FileRecord
 from xcsh.journal.store import Journal, JournalError
+from xcsh.journal.unreadable import UnreadableEntry, unreadable
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,6 +59,10 @@ def settled(journal: Journal) -> OpenedJournal:
         return OpenedJournal(journal=journal, recovered=[], problem=str(exc))
 
 
+UNREADABLE = "unreadable"
+"""The outcome of an interrupted apply whose intent record cannot be read."""
+
+
 @dataclass(kw_only=True)
 class Recovered:
     """What recovery did with one entry.
@@ -65,13 +70,16 @@ class Recovered:
     Attributes:
         seq, label: the entry.
         outcome: ``"completed"`` or ``"rolled back"``; ``"unfinished"`` when
-            some files could not be put back (``still_new`` names them).
+            some files could not be put back (``still_new`` names them);
+            ``"unreadable"`` when its intent record cannot be read, so nothing
+            was done (``unreadable`` says why and what can be done).
         restored: files given their before content again.
         conflicts: files holding neither side, left as they are.
         still_new: files still holding new content (putting them back failed).
         unwritten: files of the apply that still held their before content (the apply
             had not reached them), left alone.
         temps: temporary and kept names removed.
+        unreadable: the entry, when its intent record cannot be read.
     """
 
     seq: int
@@ -82,10 +90,13 @@ class Recovered:
     still_new: list[str] = field(default_factory=list)
     unwritten: int = 0
     temps: int = 0
+    unreadable: UnreadableEntry | None = None
 
     @property
     def message(self) -> str:
         """One paragraph for people, naming the files."""
+        if self.unreadable is not None:
+            return self.unreadable.message
         if self.outcome == "completed":
             text = (
                 f"Recovered an interrupted apply '{self.label}': it had finished writing; "
@@ -118,7 +129,11 @@ def interrupted(journal: Journal) -> str | None:
     """
     try:
         seqs = [seq for seq in journal.incomplete() if not journal.is_live(seq)]
-        labels = [f"'{r.label}'" for seq in seqs if (r := journal.entry(seq)) is not None]
+        records = [(seq, journal.entry(seq)) for seq in seqs]
+        labels = [
+            f"'{r.label}'" if r is not None else f"entry {seq}, whose record cannot be read"
+            for seq, r in records
+        ]
     except (JournalError, OSError, ValueError):
         return None
     if not labels:
@@ -148,7 +163,10 @@ def recover(journal: Journal) -> list[Recovered]:
             if journal.is_live(seq):
                 continue
             record = journal.entry(seq)
-            if record is None:
+            if record is None:  # said, with what can still be done; the record is kept
+                lost = unreadable(journal, seq)
+                if lost is not None:
+                    done.append(Recovered(seq=seq, label="", outcome=UNREADABLE, unreadable=lost))
                 continue
             done.append(_settle_one(journal, record))
     return done

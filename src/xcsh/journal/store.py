@@ -375,32 +375,41 @@ class Journal:
         return max(seqs, default=0) + 1
 
     def _prune(self, ordered: list[EntrySummary]) -> list[EntrySummary]:
-        """Drop the oldest settled entries past the retention limits; returns the rest."""
+        """Drop the oldest settled entries past the retention limits; returns the rest.
+
+        An entry whose intent record cannot be read is never dropped, and while one is
+        on disk no stored content is removed: only that record says which contents are
+        its files' (:mod:`xcsh.journal.unreadable`).
+        """
         limit = self.retention
         if len(ordered) <= limit.max_entries and sum(s.bytes for s in ordered) <= limit.max_bytes:
             return ordered
-        digests = {s.seq: self._digests(s.seq) for s in ordered}
+        found = {s.seq: self._digests(s.seq) for s in ordered}
+        digests = {seq: d or [] for seq, d in found.items()}
+        on_disk = {int(n[:6]) for n in self._names() if n.endswith(".json") and n[:6].isdigit()}
+        sound = None not in found.values() and on_disk <= set(found)
         sizes: dict[str, int] = {}
-        for found in digests.values():
-            for digest in found:
+        for each in digests.values():
+            for digest in each:
                 if digest not in sizes:
                     with contextlib.suppress(OSError):
                         sizes[digest] = self.blobs.path(digest).stat().st_size
         kept = plan_prune(ordered, limit, digests, sizes)
         seqs = {s.seq for s in kept}
-        dropped = [s for s in ordered if s.seq not in seqs]
+        dropped = [s for s in ordered if s.seq not in seqs and found[s.seq] is not None]
         for summary in dropped:
             for suffix in (".state", ".json"):
                 with contextlib.suppress(OSError):
                     (self.entries_dir / f"{summary.seq:06d}{suffix}").unlink()
-        if dropped:
+        if dropped and sound:
             self.blobs.prune({d for s in kept for d in digests[s.seq]})
         return kept
 
-    def _digests(self, seq: int) -> list[str]:
+    def _digests(self, seq: int) -> list[str] | None:
+        """The before contents entry ``seq`` stored; None when its record cannot be read."""
         record = self.entry(seq)
         if record is None:
-            return []
+            return None
         return [f.before for f in record.files if f.before is not None]
 
 

@@ -20,6 +20,7 @@ from xcsh.fs.confined import ConfinedError, RootDir, sha256_hex
 from xcsh.journal.apply import ApplyError, Change, apply_changes
 from xcsh.journal.records import COMMITTED, EntryRecord, EntrySummary
 from xcsh.journal.store import Journal, JournalError
+from xcsh.journal.unreadable import unreadable
 
 
 class UndoError(XcshError):
@@ -141,7 +142,9 @@ def undo(journal: Journal, seq: int | None = None) -> UndoOutcome:
             raise UndoError(_why_not(journal, seq))
     record = journal.entry(chosen)
     if record is None:
-        raise UndoError(f"Cannot read entry {chosen} of the undo journal {journal.folder}.")
+        lost = unreadable(journal, chosen)
+        why = f": {lost.why} ({lost.path}); the record is kept as it is" if lost else ""
+        raise UndoError(f"Cannot read entry {chosen} of the undo journal {journal.folder}{why}.")
     restore, changed, already = _classify(journal, record)
     if changed:
         raise UndoRefused(

@@ -35,6 +35,7 @@ from xcsh.structural.rules.model import RuleObject
 from xcsh.structural.rules.prune import drop_unknown_keys
 from xcsh.structural.rules.schema import (
     FIX_KEYS,
+    PARAMETER_ORIGIN,
     REWRITER_KEYS,
     RULE_KEYS,
     SEVERITIES,
@@ -141,7 +142,11 @@ def _top_level(
     rid = document.get("id")
     if not isinstance(rid, str) or not rid.strip():
         raise RuleError(where, "id", "every rule needs an `id` string (a name for its matches).")
-    where = f"{where} rule `{rid}`"
+    named = f"rule `{rid}`"
+    if origin != PARAMETER_ORIGIN:
+        where = f"{where} {named}"
+    else:  # the tools' `rule` parameter: already a rule, so not "rule rule `x`"
+        where = named if index is None else f"{named} (document {index + 1})"
     document, ignored = drop_unknown_keys(document, where)
     if ignored and strict:
         raise ignored[0].as_error()

@@ -54,7 +54,7 @@ from xcsh.structural.rules.parts import (
     rule_config,
     template_of,
 )
-from xcsh.structural.rules.schema import RuleError, RuleWarning, glob_regex
+from xcsh.structural.rules.schema import PARAMETER_ORIGIN, RuleError, RuleWarning, glob_regex
 from xcsh.structural.rules.tokens import required_text
 
 if TYPE_CHECKING:
@@ -371,7 +371,7 @@ def based(rules: list[CompiledRule], folder: Path) -> list[CompiledRule]:
     return [dataclasses.replace(rule, base=base) for rule in rules]
 
 
-def rule_from_parameter(value: object, *, origin: str = "rule") -> list[CompiledRule]:
+def rule_from_parameter(value: object, *, origin: str = PARAMETER_ORIGIN) -> list[CompiledRule]:
     """The rules a tool's ``rule`` parameter gives: a mapping, or YAML text.
 
     Raises:

@@ -6,8 +6,11 @@ they are strings. So ``severity: off``, ``id: on`` or ``message: no`` mean in
 xcsh what they mean to ast-grep. Only ``true``/``false`` (in any of their three
 spellings) are booleans; integers and floats are the core schema's.
 
-The loader is PyYAML's safe loader with those three implicit resolvers replaced;
-nothing else (anchors, tags, multi-document files) changes.
+The loader is PyYAML's safe loader with those three implicit resolvers replaced,
+and one more rule of ast-grep's YAML reader (serde_yaml): a key given twice in one
+mapping (two ``id:``, two ``rule:``, two ``pattern:`` under one rule) is an error
+at the second one, where PyYAML keeps the last silently. Nothing else (anchors,
+tags, merge keys, multi-document files) changes.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ _FLOAT = re.compile(
     r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
     r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
 )
+_MERGE = "tag:yaml.org,2002:merge"
 _REPLACED = {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"}
 
 
@@ -33,6 +37,30 @@ class RuleLoader(yaml.SafeLoader):
         first: [(tag, regexp) for tag, regexp in resolvers if tag not in _REPLACED]
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
     }
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[object, object]:
+        """PyYAML's mapping, refused when a key is given twice (as ast-grep refuses it).
+
+        Raises:
+            yaml.constructor.ConstructorError: a key given twice; its mark is the
+                second one's line and column.
+        """
+        seen: dict[object, yaml.Node] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE:
+                continue
+            key = self.construct_object(key_node)
+            if key in seen:
+                first = seen[key].start_mark
+                raise yaml.constructor.ConstructorError(
+                    None,
+                    None,
+                    f"the key `{key}` is given twice in one mapping (first at line "
+                    f"{first.line + 1}); ast-grep refuses that, keep one",
+                    key_node.start_mark,
+                )
+            seen[key] = key_node
+        return super().construct_mapping(node, deep=deep)
 
 
 RuleLoader.add_implicit_resolver("tag:yaml.org,2002:bool", _BOOL, list("tTfF"))
@@ -68,4 +96,26 @@ def load_all(text: str) -> Iterator[object]:
     return yaml.load_all(text, Loader=RuleLoader)
 
 
-__all__ = ["RuleLoader", "load", "load_all"]
+def load_all_at(text: str) -> list[tuple[int, object]]:
+    """Every document of ``text``, each with the line (counted from 1) it starts on.
+
+    A document starts at its ``---`` line, or at its first content without one.
+
+    Raises:
+        yaml.YAMLError: ``text`` is not valid YAML.
+    """
+    reader = RuleLoader(text)
+    try:
+        found = []
+        while reader.check_node():
+            event = reader.peek_event()  # type: ignore[no-untyped-call]
+            line = event.start_mark.line + 1  # its `---`, else its first content
+            node = reader.get_node()
+            assert node is not None  # check_node said one follows
+            found.append((line, reader.construct_document(node)))
+        return found
+    finally:
+        reader.dispose()
+
+
+__all__ = ["RuleLoader", "load", "load_all", "load_all_at"]

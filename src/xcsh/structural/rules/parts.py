@@ -8,9 +8,9 @@ path of a problem.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from ast_grep_py import Config, SgRoot
 
@@ -93,24 +93,127 @@ def _ast_grep_problem(exc: BaseException) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     causes = [re.sub(r"^\d+:\s*", "", line) for line in lines if line != "Caused by:"]
     causes = [c for c in causes if c != "cannot get matcher"]
+    # a cause the next one repeats in full ("Invalid Kind", then "Kind `x` is invalid.")
+    # is left out: joined, it read "Invalid Kind Kind `x` is invalid."
+    causes = [
+        cause
+        for cause, after in zip(causes, [*causes[1:], ""], strict=True)
+        if not _words(cause) <= _words(after)
+    ]
     return " ".join(causes) if causes else type(exc).__name__
 
 
-def validate_config(config: Config, language: str, origin: str, where: str) -> None:
-    """Let ast-grep-py check the configuration once, on an empty tree.
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
 
-    Raises:
-        RuleError: ast-grep refuses it (its own message, on one line).
+
+_STUB = {"regex": "^"}
+"""A rule ast-grep accepts, standing for a utility rule while another one is checked."""
+
+
+def refusal(config: Config, language: str) -> str | None:
+    """ast-grep's complaint about ``config`` in one line, or None when it accepts it.
+
+    ``config`` is run once on an empty tree of ``language``.
     """
     try:
         SgRoot("", language).root().find_all(config)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:
-        problem = _ast_grep_problem(exc).rstrip(".")
+        return _ast_grep_problem(exc).rstrip(".")
+    return None
+
+
+def refused_part(config: Config, language: str, problem: str) -> str:
+    """The YAML path (inside its document) of the part of ``config`` ast-grep refuses.
+
+    ``problem`` is ast-grep's complaint about the whole of it. The path is ``utils``
+    when ast-grep names them; else ``rule`` when the rule with its utils is refused;
+    else the first entry of ``constraints``, then of ``transform``, that is refused
+    with the entries before it (``constraints.A``, ``transform.B``); else ``rule``.
+    """
+    whole: dict[str, Any] = dict(config)
+    if problem.startswith("`utils`"):
+        return _refused_util(whole.get("utils") or {}, language)
+    base: dict[str, Any] = {key: whole[key] for key in ("rule", "utils") if key in whole}
+    if refusal(cast("Config", base), language) is not None:
+        return "rule"
+    for key in ("constraints", "transform"):
+        entries: dict[str, Any] = dict(whole.get(key) or {})
+        grown: dict[str, Any] = {}
+        for name, entry in entries.items():
+            grown[name] = entry
+            if refusal(cast("Config", {**base, key: grown}), language) is not None:
+                return yaml_path(key, name)
+        if entries:
+            base[key] = entries
+    return "rule"
+
+
+def _refused_util(utils: Mapping[str, Any], language: str) -> str:
+    """``utils.NAME`` of the first utility rule ast-grep refuses (else ``utils``).
+
+    The rules not checked yet stand for rules it accepts until their turn.
+    """
+    grown: dict[str, Any] = dict.fromkeys(utils, _STUB)
+    for name, rule in utils.items():
+        grown[name] = rule
+        if refusal(cast("Config", {"rule": _STUB, "utils": grown}), language) is not None:
+            return yaml_path("utils", name)
+    return "utils"
+
+
+def validate_config(config: Config, language: str, origin: str, where: str) -> None:
+    """Let ast-grep-py check the configuration once, on an empty tree.
+
+    ``where`` is the YAML path of the document part ``config`` comes from (``""``
+    for the rule itself, ``rewriters[0]`` for a rewriter).
+
+    Raises:
+        RuleError: ast-grep refuses it (its own message, on one line), at the YAML
+            path of the part refused (:func:`refused_part`).
+    """
+    problem = refusal(config, language)
+    if problem is None:
+        return
+    part = yaml_path(where, refused_part(config, language, problem))
+    raise RuleError(
+        origin, part, f"ast-grep refused it: {problem}. Fix the rule as the message says."
+    )
+
+
+def check_utility(rule: RuleObject, names: Iterable[str], language: str, origin: str) -> None:
+    """Let ast-grep check one shared utility rule (``utilDirs``), used or not.
+
+    ``ast-grep scan`` checks them all at load. ``names`` are the ids of the utility
+    rules of its language; each, and any other id its ``matches`` name, stands for a
+    rule ast-grep accepts (a ``matches`` naming no rule is only refused where a rule
+    uses it, as by ast-grep).
+
+    Raises:
+        RuleError: ast-grep refuses it, naming its file ``origin`` and ``rule``.
+    """
+    referenced = {*names, *_matched(rule.to_json())}
+    config = cast("Config", {"rule": rule.to_json(), "utils": dict.fromkeys(referenced, _STUB)})
+    problem = refusal(config, language)
+    if problem is not None:
         raise RuleError(
-            origin, where, f"ast-grep refused it: {problem}. Fix the rule as the message says."
-        ) from None
+            origin, "rule", f"ast-grep refused it: {problem}. Fix the rule as the message says."
+        )
+
+
+def _matched(value: object) -> Iterator[str]:
+    """Every id a ``matches`` names inside the rule JSON ``value``."""
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            if key == "matches" and isinstance(sub, str):
+                yield sub
+            else:
+                yield from _matched(sub)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _matched(item)
 
 
 def _names(
@@ -191,7 +294,7 @@ def rule_config(
             check_pattern_size(text, language)
         except ToolError as exc:
             raise RuleError(where, "rule", str(exc)) from None
-    validate_config(config, language.name, where, "rule")
+    validate_config(config, language.name, where, "")
     return config
 
 
@@ -215,7 +318,10 @@ def rewriters_of(
 __all__ = [
     "Rewriter",
     "branches_of",
+    "check_utility",
     "names_of",
+    "refusal",
+    "refused_part",
     "rewriter_of",
     "rewriters_of",
     "rule_config",

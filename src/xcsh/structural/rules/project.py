@@ -6,6 +6,7 @@ It names the rule files of its ``ruleDirs``, with the shared utility rules of it
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from xcsh.structural.rules import loader
 from xcsh.structural.rules.adapter import read_sgconfig, util_rule
 from xcsh.structural.rules.compile import CompiledRule, based, not_yaml, parse_rules
 from xcsh.structural.rules.model import RuleObject
+from xcsh.structural.rules.parts import check_utility
 from xcsh.structural.rules.schema import RuleError, RuleWarning, yaml_path
 
 
@@ -59,21 +61,7 @@ def load_project(
         raise RuleError(origin, "", f"cannot read the project configuration: {exc}.") from None
     sgconfig = read_sgconfig(data, origin)
     root = config.parent
-    utils: dict[str, dict[str, RuleObject]] = {}
-    for index, folder in enumerate(sgconfig.util_dirs):
-        for file in _yaml_files(root / folder, origin, yaml_path("utilDirs", index)):
-            shown = file.relative_to(root).as_posix()
-            try:
-                documents = [
-                    d for d in loader.load_all(read_regular_bytes(file).decode("utf-8")) if d
-                ]
-            except yaml.YAMLError as exc:
-                raise RuleError(shown, "", not_yaml(exc)) from None
-            except (OSError, UnicodeDecodeError) as exc:
-                raise RuleError(shown, "", f"cannot read the utility rule: {exc}.") from None
-            for document in documents:
-                language, uid, rule = util_rule(document, shown)
-                utils.setdefault(language, {})[uid] = rule
+    utils = _utilities(root, sgconfig.util_dirs, origin)
     rules: list[CompiledRule] = []
     found: list[RuleWarning] = []
     seen: dict[str, str] = {}  # a rule id -> the file that holds it
@@ -95,6 +83,47 @@ def load_project(
     if warnings is not None:
         warnings += found
     return Project(root=root, config=config, rules=based(rules, root))
+
+
+def _utilities(root: Path, folders: Sequence[str], origin: str) -> dict[str, dict[str, RuleObject]]:
+    """The shared utility rules of the ``utilDirs`` ``folders``: language -> id -> rule.
+
+    Raises:
+        RuleError: a file that cannot be read, is not valid YAML, holds more than one
+            document or a bad utility rule (named by its path below ``root``).
+    """
+    utils: dict[str, dict[str, RuleObject]] = {}
+    files: dict[tuple[str, str], str] = {}  # (language, id) -> the file that holds it
+    for index, folder in enumerate(folders):
+        for file in _yaml_files(root / folder, origin, yaml_path("utilDirs", index)):
+            shown = file.relative_to(root).as_posix()
+            try:
+                documents = loader.load_all_at(read_regular_bytes(file).decode("utf-8"))
+            except yaml.YAMLError as exc:
+                raise RuleError(shown, "", not_yaml(exc)) from None
+            except (OSError, UnicodeDecodeError) as exc:
+                raise RuleError(shown, "", f"cannot read the utility rule: {exc}.") from None
+            if len(documents) > 1:
+                raise _many_utils(shown, documents[1][0])
+            for _, document in documents:
+                if document:
+                    language, uid, rule = util_rule(document, shown)
+                    utils.setdefault(language, {})[uid] = rule
+                    files[language, uid] = shown
+    for (language, uid), shown in files.items():  # ast-grep checks each, used or not
+        check_utility(utils[language][uid], utils[language], language, shown)
+    return utils
+
+
+def _many_utils(shown: str, line: int) -> RuleError:
+    """The error for a ``utilDirs`` file of several YAML documents (ast-grep refuses it)."""
+    return RuleError(
+        shown,
+        "",
+        f"a second YAML document starts at line {line}: a utility rule file holds one rule, "
+        "as ast-grep requires (a `---` ends the first, even with nothing after it). Put "
+        "each utility rule in a file of its own.",
+    )
 
 
 def _shared_id(rule_id: str, first: str, again: str) -> RuleError:

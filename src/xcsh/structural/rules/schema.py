@@ -82,6 +82,10 @@ TOP_KEYS = (
 )
 
 
+PARAMETER_ORIGIN = "rule"
+"""Where a rule given as the tools' ``rule`` parameter comes from, in messages: a rule
+with an id is then named ``rule `ID```` alone (never ``rule rule `ID```)."""
+
 SEVERITIES = ("hint", "info", "warning", "error", "off")
 
 
