@@ -345,6 +345,7 @@ def create_ast_edit_tool(
     journal: Journal | None = None,
     checker: Checker | None = None,
     index: WarmIndex | None = None,
+    widen_renames: bool = False,
 ) -> AgentTool[AstEditParams, AstEditDetails]:
     """Build the ``ast_edit`` tool: every call previews; ``resolve`` applies (contract §4).
 
@@ -363,6 +364,12 @@ def create_ast_edit_tool(
 
     Zero replacements: the text is ``No replacements made`` (plus notes) and
     nothing is pushed. Overlapping ops fail the call with a ToolError naming them.
+
+    Ops that rename a callee (``old($$$A)`` → ``new($$$A)``, see
+    :mod:`~xcsh.structural.tools.rename_hint`) are previewed as the bare-name
+    rename too: a preview that leaves the definition or other uses says where.
+    With ``widen_renames`` (the compact profile, for small models), such ops
+    that match no call preview the bare-name rename instead, and say so.
 
     With ``checker`` (the workspace's project check), a call with ``check: true``
     (or every call, under ``check_when = "always"``) runs the check on a staged
@@ -393,7 +400,9 @@ def create_ast_edit_tool(
         async def scan(spec: EditSpec) -> EditPreview:
             return await _scan_in_thread(ctx, computing(spec))
 
-        offered = await hinted(edit, await scan(edit), params.model_dump(), scan)
+        offered = await hinted(
+            edit, await scan(edit), params.model_dump(), scan, widen=widen_renames
+        )
         preview = offered.preview
         verdict, note = None, ""
         if checker is not None:

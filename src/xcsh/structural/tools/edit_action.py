@@ -175,12 +175,15 @@ def build_edit_action(
             bytes); given, the action can check some changes (``check_parts``).
         apply_note: a paragraph that ends the result of applying the whole preview
             (what the apply leaves for another edit to do), or ``""``.
-        notes: paragraphs the caller adds after the preview's own notes.
+        notes: paragraphs the caller adds after the preview's own notes (for a
+            preview that replaced nothing, they say why in place of the usual guesses).
     """
-    notes = [*edit_notes(preview, broken_flag), *notes]
+    told = list(notes)
+    notes = [*edit_notes(preview, broken_flag), *told]
     skipped = tuple(LeftOutFile(file=s.file, reason=s.reason) for s in preview.skipped)
     if preview.total == 0:
-        return _nothing_to_apply(_why_nothing(preview, arguments, notes), skipped)
+        why = notes if told else _why_nothing(preview, arguments, notes)
+        return _nothing_to_apply(why, skipped)
     label = _label(preview)
     preview_id = store.new_preview_id()
     ids = _change_ids(store, preview, previous)

@@ -109,8 +109,13 @@ def left_places(narrow: EditPreview, wide: EditPreview) -> list[str]:
     return [*definitions, *uses]
 
 
+def _calls(renames: Sequence[CalleeRename]) -> str:
+    """The calls a note names: `` `a(...)` ``, `` `a(...)`, `b(...)` ``."""
+    return name_list([f"`{r.old}(...)`" for r in renames])
+
+
 def _names(renames: Sequence[CalleeRename]) -> str:
-    """``old`` → the names as a note words them: `` `a` `` or `` `a` and `b` ``."""
+    """The old names as a note words them: `` `a` ``, `` `a`, `b` ``."""
     return name_list([f"`{r.old}`" for r in renames])
 
 
@@ -124,12 +129,20 @@ def bare_call(arguments: JsonObject, renames: Sequence[CalleeRename]) -> tuple[s
 
 def widened_note(renames: Sequence[CalleeRename]) -> str:
     """The note of a bare-name rename previewed because the call patterns matched nothing."""
-    calls = name_list([f"`{r.old}(...)`" for r in renames])
+    calls = _calls(renames)
     pairs = name_list([f"`{r.old}` to `{r.new}`" for r in renames])
     return (
         f"No call written {calls} matched, so this preview renames {pairs} everywhere "
         "instead: the definition, every call (`module.name(...)` and `obj.name(...)` too) "
         "and imports. Discard it if only calls written that way were meant."
+    )
+
+
+def unused_note(renames: Sequence[CalleeRename]) -> str:
+    """The note of call renames when the old names are not used at all in the files searched."""
+    return (
+        f"No call written {_calls(renames)} matched, and no use of {_names(renames)} either "
+        "in the files searched: check the name, and `path` and `lang`."
     )
 
 
@@ -188,25 +201,31 @@ async def hinted(
     preview: EditPreview,
     arguments: JsonObject,
     scan: Callable[[EditSpec], Awaitable[EditPreview]],
+    *,
+    widen: bool,
 ) -> Hinted:
     """What to offer for ``preview`` of ``edit``, when ``edit`` renames callees.
 
     When every op of ``edit`` renames a callee (:func:`callee_renames`), the
     bare-name rename is previewed too, with ``scan`` (a second pass over the
-    same scope). A preview that matched nothing in the files searched gives way
-    to it (:func:`widened_note`); one that matched calls but leaves other uses of
-    the old name says so (:func:`left_note`, :func:`remaining_note`). Otherwise
-    ``preview`` is offered as it is.
+    same scope). With ``widen``, a preview that matched nothing in the files
+    searched gives way to it (:func:`widened_note`, or :func:`unused_note` when
+    the name is not used either); without, it stays ``No replacements made``.
+    A preview that matched calls but leaves other uses of the old name says so
+    (:func:`left_note`, :func:`remaining_note`). Otherwise ``preview`` is
+    offered as it is.
     """
     same = Hinted(edit=edit, preview=preview, arguments=arguments)
     renames = callee_renames(edit)
     if not renames or preview.skipped or not preview.files_scanned:
         return same
+    if not preview.total and not widen:
+        return same
     wide_edit = bare_edit(edit, renames)
     wide = await scan(wide_edit)
     if not preview.total:
         if not wide.total:
-            return same
+            return replace(same, notes=(unused_note(renames),))
         return Hinted(
             edit=wide_edit,
             preview=wide,
@@ -237,5 +256,6 @@ __all__ = [
     "left_note",
     "left_places",
     "remaining_note",
+    "unused_note",
     "widened_note",
 ]
