@@ -742,8 +742,7 @@ async def test_for_a_small_model_a_call_pattern_matching_no_call_previews_the_ba
     assert (
         "No call written `old(...)` matched, so this preview renames `old` to `new` "
         "everywhere instead: the definition, every call (`module.name(...)` and "
-        "`obj.name(...)` too) and imports. Discard it if only calls written that way were "
-        "meant."
+        "`obj.name(...)` too) and imports."
     ) in result.text.split("\n")
     assert result.details.arguments == {**asked, "ops": [op("old", "new")]} | {
         key: value for key, value in result.details.arguments.items() if key not in asked

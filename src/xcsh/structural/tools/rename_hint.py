@@ -134,7 +134,7 @@ def widened_note(renames: Sequence[CalleeRename]) -> str:
     return (
         f"No call written {calls} matched, so this preview renames {pairs} everywhere "
         "instead: the definition, every call (`module.name(...)` and `obj.name(...)` too) "
-        "and imports. Discard it if only calls written that way were meant."
+        "and imports."
     )
 
 
