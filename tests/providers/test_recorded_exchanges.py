@@ -295,3 +295,37 @@ def test_a_model_copying_the_bare_name_note_has_the_fenced_call_in_it_run(
     assert calls[2][1]["action"] == "apply"
     module = (project / "inflection" / "__init__.py").read_text()
     assert "def with_ordinal(number):" in module and "def ordinalize" not in module
+
+
+def test_a_call_pattern_rename_matching_no_call_is_previewed_as_the_bare_name_rename(
+    project: Path, xcsh_home: Path
+) -> None:
+    # Qwen2.5 1.5B renamed `singularize` with singularize($$$A) -> to_singular($$$A), where
+    # every call is inflection.singularize(...). It used to end the run on "No replacements
+    # made"; the compact profile now previews the bare-name rename, and the forced turn
+    # applied it.
+    module = project / "inflection" / "__init__.py"
+    module.write_text(MODULE + "\n\ndef singularize(word):\n    return word.rstrip('s')\n")
+    tests = project / "test_inflection.py"
+    tests.write_text(
+        TESTS
+        + "\n\ndef test_one_from_many():\n    assert inflection.singularize('posts') == 'post'\n"
+    )
+    prompt = (
+        "Rename the function `singularize` to `to_singular` everywhere in this project: its "
+        "definition and every call, tests included. Use ast_edit, then apply the change."
+    )
+    events, server = replay("widened-call-pattern-rename", prompt, project, xcsh_home)
+    calls = [(s["name"], s["arguments"]) for s in of(events, "tool_call_start")]
+    assert [name for name, _ in calls] == ["ast_edit", "resolve"]
+    assert calls[0][1]["ops"] == [{"pat": "singularize($$$A)", "out": "to_singular($$$A)"}]
+    preview = [m for m in server.requests[1]["messages"] if m["role"] == "tool"][-1]["content"]
+    assert (
+        "No call written `singularize(...)` matched, so this preview renames `singularize` to "
+        "`to_singular` everywhere instead: the definition, every call (`module.name(...)` and "
+        "`obj.name(...)` too) and imports."
+    ) in preview.split("\n")
+    assert calls[1][1]["action"] == "apply"
+    assert "def to_singular(word):" in module.read_text()
+    assert "inflection.to_singular('posts')" in tests.read_text()
+    assert "singularize" not in module.read_text() + tests.read_text()
