@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI, tool_call_delta
 
-from xcsh.agent.profile import repeats_previous_call
+from xcsh.agent.profile import NOTHING_PREVIEWED_NOTE, repeats_previous_call
 from xcsh.app import AppOptions, open_session
 from xcsh.core import AssistantMessage, ToolCall, UsageError
 from xcsh.pending import NOTHING_PENDING_MESSAGE
@@ -65,9 +65,48 @@ async def test_the_compact_prefix_is_the_same_on_every_turn_and_resolve_needs_a_
     assert fake.requests[2]["response_format"]["json_schema"]["schema"]["properties"]["name"] == {
         "const": "resolve"
     }
+    # A small model told to discard a change called resolve before making the preview:
+    # the refusal says what comes first.
     refused = fake.requests[1]["messages"][-1]
-    assert refused["role"] == "tool" and refused["content"] == NOTHING_PENDING_MESSAGE
+    assert refused["role"] == "tool"
+    assert refused["content"] == f"{NOTHING_PENDING_MESSAGE}\n{NOTHING_PREVIEWED_NOTE}"
     assert (tmp_path / "m.py").read_text() == "def new():\n    return 1\n\n\nnew()\n"
+
+
+@pytest.mark.parametrize("profile", ["compact", "full"])
+async def test_a_call_pattern_rename_matching_no_call_is_widened_in_the_compact_profile_only(
+    tmp_path: Path, xcsh_home: Path, profile: str
+) -> None:
+    # Qwen2.5 1.5B renamed `singularize` with singularize($$$A) -> to_singular($$$A)
+    # where every call is inflection.singularize(...), and ended its run on
+    # "No replacements made"; the compact profile previews the bare-name rename.
+    (xcsh_home / "settings.toml").write_text(f'profile = "{profile}"\n')
+    (tmp_path / "m.py").write_text("def old(n):\n    return n\n")
+    (tmp_path / "t.py").write_text("import m\nm.old(1)\n")
+    edit = {"ops": [{"pat": "old($$$A)", "out": "new($$$A)"}], "lang": "python"}
+    apply = {"action": "apply", "reason": "the rename asked for"}
+    answers = [
+        [tool_call_delta("c1", "ast_edit", json.dumps(edit))],
+        [tool_call_delta("c2", "resolve", json.dumps(apply))],
+        [{"content": "Renamed."}],
+    ]
+    with FakeOpenAI(answers, models=LLAMA_MODELS) as fake:
+        options = AppOptions(cwd=tmp_path, provider="openai", model="local", base_url=fake.base_url)
+        opened = await open_session(options)
+        await opened.session.prompt("rename old to new")
+        opened.session.close()
+    result, second = (
+        [m for m in request["messages"] if m["role"] == "tool"][-1]["content"]
+        for request in fake.requests[1:]
+    )
+    if profile == "compact":
+        assert "No call written `old(...)` matched, so this preview renames" in result
+        assert second.startswith("Applied 2 replacements in 2 files")
+        assert (tmp_path / "t.py").read_text() == "import m\nm.new(1)\n"
+    else:
+        assert result.startswith("No replacements made\n`old($$$A)` matches only calls")
+        assert second == NOTHING_PENDING_MESSAGE  # exactly: no note in the full profile
+        assert (tmp_path / "t.py").read_text() == "import m\nm.old(1)\n"
 
 
 async def test_profile_full_keeps_everything_and_a_silent_server_changes_nothing(

@@ -62,9 +62,14 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def replay(name: str, prompt: str, cwd: Path, home: Path) -> tuple[list[Any], ReplayServer]:
-    """Run ``xcsh -p PROMPT --mode json`` against the recording ``name``; its events."""
-    (home / "settings.toml").write_text("max_tokens = 1024\n")
+def replay(
+    name: str, prompt: str, cwd: Path, home: Path, settings: str = ""
+) -> tuple[list[Any], ReplayServer]:
+    """Run ``xcsh -p PROMPT --mode json`` against the recording ``name``; its events.
+
+    ``settings``: lines added to the settings file (``max_tokens = 1024`` is always set).
+    """
+    (home / "settings.toml").write_text("max_tokens = 1024\n" + settings)
     env = {"PATH": os.environ.get("PATH", ""), "XCSH_HOME": str(home), "NO_COLOR": "1"}
     with ReplayServer(name) as server:
         command = [XCSH, "-p", prompt, "--mode", "json", "--provider", "openai"]
@@ -85,6 +90,9 @@ def replay(name: str, prompt: str, cwd: Path, home: Path) -> tuple[list[Any], Re
 def of(events: list[Any], kind: str) -> list[Any]:
     return [e for e in events if e.get("type") == kind]
 
+
+FULL = 'profile = "full"\n'
+"""The settings line that sends the whole prompt, whatever window the server reports."""
 
 RENAME = (
     "Rename the function `ordinal` to `ordinal_suffix` everywhere in this project: its "
@@ -242,11 +250,13 @@ def test_a_rename_written_as_a_call_pattern_that_matched_nothing_names_the_bare_
     project: Path, xcsh_home: Path
 ) -> None:
     # The model renamed with `dasherize($$$A)`, which matches no call written
-    # `inflection.dasherize(...)`, and took "No replacements made" for the answer.
+    # `inflection.dasherize(...)`, and took "No replacements made" for the answer. With
+    # the whole prompt (profile "full") the result keeps saying so, naming the bare-name
+    # rename; the compact profile previews that rename instead (test below).
     prompt = (
         "Rename the function `dasherize` to `to_dashes` everywhere in this project with ast_edit."
     )
-    events, server = replay("call-pattern-rename", prompt, project, xcsh_home)
+    events, server = replay("call-pattern-rename", prompt, project, xcsh_home, FULL)
     (start,) = of(events, "tool_call_start")
     assert start["arguments"]["ops"] == [{"pat": "dasherize($$$A)", "out": "to_dashes($$$A)"}]
     result = server.requests[1]["messages"][-1]
@@ -267,12 +277,13 @@ def test_a_model_copying_the_bare_name_note_has_the_fenced_call_in_it_run(
     # Qwen2.5 1.5B renamed with `ordinalize($$$A)`, matched nothing, and answered by copying
     # the whole note; the fenced call in the copy ran, previewed the bare-name rename, and
     # the forced turn applied it. (With the call outside a fence the copy was read as prose
-    # and the run ended with nothing renamed.)
+    # and the run ended with nothing renamed.) Replayed with the whole prompt, where a call
+    # pattern that matched nothing still says "No replacements made".
     prompt = (
         "Rename the function `ordinalize` to `with_ordinal` everywhere in this project: its "
         "definition and every call, tests included. Use ast_edit, then apply the change."
     )
-    events, server = replay("copied-bare-name-note", prompt, project, xcsh_home)
+    events, server = replay("copied-bare-name-note", prompt, project, xcsh_home, FULL)
     note = server.requests[1]["messages"][-1]["content"]
     assert note.endswith(
         '```json\n{"name": "ast_edit", "arguments": {"lang": "python", "path": ".", '
@@ -284,3 +295,37 @@ def test_a_model_copying_the_bare_name_note_has_the_fenced_call_in_it_run(
     assert calls[2][1]["action"] == "apply"
     module = (project / "inflection" / "__init__.py").read_text()
     assert "def with_ordinal(number):" in module and "def ordinalize" not in module
+
+
+def test_a_call_pattern_rename_matching_no_call_is_previewed_as_the_bare_name_rename(
+    project: Path, xcsh_home: Path
+) -> None:
+    # Qwen2.5 1.5B renamed `singularize` with singularize($$$A) -> to_singular($$$A), where
+    # every call is inflection.singularize(...). It used to end the run on "No replacements
+    # made"; the compact profile now previews the bare-name rename, and the forced turn
+    # applied it.
+    module = project / "inflection" / "__init__.py"
+    module.write_text(MODULE + "\n\ndef singularize(word):\n    return word.rstrip('s')\n")
+    tests = project / "test_inflection.py"
+    tests.write_text(
+        TESTS
+        + "\n\ndef test_one_from_many():\n    assert inflection.singularize('posts') == 'post'\n"
+    )
+    prompt = (
+        "Rename the function `singularize` to `to_singular` everywhere in this project: its "
+        "definition and every call, tests included. Use ast_edit, then apply the change."
+    )
+    events, server = replay("widened-call-pattern-rename", prompt, project, xcsh_home)
+    calls = [(s["name"], s["arguments"]) for s in of(events, "tool_call_start")]
+    assert [name for name, _ in calls] == ["ast_edit", "resolve"]
+    assert calls[0][1]["ops"] == [{"pat": "singularize($$$A)", "out": "to_singular($$$A)"}]
+    preview = [m for m in server.requests[1]["messages"] if m["role"] == "tool"][-1]["content"]
+    assert (
+        "No call written `singularize(...)` matched, so this preview renames `singularize` to "
+        "`to_singular` everywhere instead: the definition, every call (`module.name(...)` and "
+        "`obj.name(...)` too) and imports."
+    ) in preview.split("\n")
+    assert calls[1][1]["action"] == "apply"
+    assert "def to_singular(word):" in module.read_text()
+    assert "inflection.to_singular('posts')" in tests.read_text()
+    assert "singularize" not in module.read_text() + tests.read_text()

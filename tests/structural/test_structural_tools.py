@@ -27,6 +27,12 @@ async def edit(ws: Path, store: PendingActionStore, **params: Any) -> AgentToolR
     return await create_ast_edit_tool(str(ws), store).execute("e", params)
 
 
+async def small_model_edit(ws: Path, store: PendingActionStore, **params: Any) -> AgentToolResult:
+    """``ast_edit`` as the compact profile builds it for small models."""
+    tool = create_ast_edit_tool(str(ws), store, widen_renames=True)
+    return await tool.execute("e", params)
+
+
 async def resolve(store: PendingActionStore, action: str = "apply") -> AgentToolResult:
     return await create_resolve_tool(store).execute("r", {"action": action, "reason": "test"})
 
@@ -718,4 +724,118 @@ async def test_a_small_model_copying_the_bare_name_note_has_its_call_run(ws: Pat
     await edit(ws, store, **call.arguments)
     await resolve(store)
     assert (ws / "a.py").read_text() == "def o(n):\n    return n\n"
-    assert (ws / "b.py").read_text() == "import a\na.o(1)\n"
+
+
+async def test_for_a_small_model_a_call_pattern_matching_no_call_previews_the_bare_rename(
+    ws: Path,
+) -> None:
+    # Qwen2.5 1.5B, asked to rename `singularize` everywhere, wrote the op
+    # singularize($$$A) -> to_singular($$$A); the project only calls it as
+    # inflection.singularize(...), so nothing matched and the model ended its run
+    # by repeating "No replacements made".
+    (ws / "a.py").write_text("def old(n):\n    return n\n")
+    (ws / "b.py").write_text("import a\nfrom a import old\na.old(1)\n")
+    store = PendingActionStore()
+    asked = {"lang": "python", "check": True, "ops": [op("old($$$A)", "new($$$A)")]}
+    result = await small_model_edit(ws, store, **asked)
+    assert store.count == 1
+    assert (
+        "No call written `old(...)` matched, so this preview renames `old` to `new` "
+        "everywhere instead: the definition, every call (`module.name(...)` and "
+        "`obj.name(...)` too) and imports."
+    ) in result.text.split("\n")
+    assert result.details.arguments == {**asked, "ops": [op("old", "new")]} | {
+        key: value for key, value in result.details.arguments.items() if key not in asked
+    }
+    assert (ws / "b.py").read_text() == "import a\nfrom a import old\na.old(1)\n"  # a preview
+    await resolve(store)
+    assert (ws / "a.py").read_text() == "def new(n):\n    return n\n"
+    assert (ws / "b.py").read_text() == "import a\nfrom a import new\na.new(1)\n"
+
+
+async def test_a_widened_rename_previewed_again_is_still_the_bare_name_rename(ws: Path) -> None:
+    (ws / "a.py").write_text("def old(n):\n    return n\n")
+    (ws / "b.py").write_text("import a\na.old(1)\n")
+    store = PendingActionStore()
+    await small_model_edit(ws, store, ops=[op("old($$$A)", "new($$$A)")])
+    (ws / "b.py").write_text("import a\na.old(1)\na.old(2)\n")  # changed behind the preview
+    action = store.peek()
+    assert action is not None and action.rebuild is not None
+    rebuilt = await action.rebuild()
+    assert rebuilt is not None
+    fresh, text = rebuilt
+    assert [(c.file, c.line) for c in fresh.preview.changes] == [
+        ("a.py", 1),
+        ("b.py", 2),
+        ("b.py", 3),
+    ]
+    assert "c3" in text
+
+
+async def test_for_a_small_model_a_call_pattern_whose_name_is_used_nowhere_says_so(
+    ws: Path,
+) -> None:
+    (ws / "a.py").write_text("import m\nm.other(1)\n")
+    store = PendingActionStore()
+    result = await small_model_edit(ws, store, ops=[op("old($$$A)", "new($$$A)")])
+    assert result.text == (
+        "No replacements made\n"
+        "No call written `old(...)` matched, and no use of `old` either in the files "
+        "searched: check the name, and `path` and `lang`."
+    )
+    assert store.count == 0
+
+
+async def test_a_call_pattern_without_a_new_name_keeps_the_bare_call_note(ws: Path) -> None:
+    (ws / "a.py").write_text("import m\nm.old(1)\n")
+    store = PendingActionStore()
+    result = await edit(ws, store, ops=[op("old($$$A)", "log($$$A, 2)")])
+    assert result.text == (
+        "No replacements made\n"
+        "`old($$$A)` matches only calls written `old(...)`, not `module.old(...)` or "
+        "`obj.old(...)`."
+    )
+    assert store.count == 0
+
+
+async def test_a_call_rename_that_leaves_the_definition_says_where_before_and_after(
+    ws: Path,
+) -> None:
+    # Qwen2.5 1.5B renamed `pluralize` with pluralize($$$A) -> to_plural($$$A): the one
+    # bare call was renamed and applied, the definition and 13 other uses were not.
+    (ws / "a.py").write_text("def old(n):\n    return n\n\n\nold(1)\n")
+    (ws / "b.py").write_text("import a\na.old(2)\n")
+    store = PendingActionStore()
+    asked = {"lang": "python", "ops": [op("old($$$A)", "new($$$A)")]}
+    result = await edit(ws, store, **asked)
+    assert [(c.file, c.line) for c in result.details.preview.changes] == [("a.py", 5)]
+    assert (
+        "This renames only calls written with the bare name; 2 other uses of `old` stay as "
+        "they are, at a.py:1 (definition), b.py:2. To rename everywhere (definition, calls "
+        'and imports), discard this preview and call ast_edit with ops [{"pat": "old", '
+        '"out": "new"}].'
+    ) in result.text.split("\n")
+    applied = await resolve(store)
+    assert applied.text == (
+        "Applied 1 replacement in 1 file: a.py.\n"
+        "Not renamed: 2 other uses of `old`, at a.py:1 (definition), b.py:2. To rename them "
+        'too, call ast_edit with ops [{"pat": "old", "out": "new"}], as this call:\n'
+        '```json\n{"name": "ast_edit", "arguments": {"lang": "python", "ops": '
+        '[{"pat": "old", "out": "new"}]}}\n```'
+    )
+    # A small model that copies that note as its answer has the call run (--base-url).
+    calls, _ = text_tool_calls(applied.text, ["ast_edit", "resolve"])
+    (call,) = calls
+    assert call.arguments == {"lang": "python", "ops": [op("old", "new")]}
+    await edit(ws, store, **call.arguments)
+    await resolve(store)
+    assert (ws / "a.py").read_text() == "def new(n):\n    return n\n\n\nnew(1)\n"
+    assert (ws / "b.py").read_text() == "import a\na.new(2)\n"
+
+
+async def test_a_call_rename_that_covers_every_use_adds_no_note(ws: Path) -> None:
+    (ws / "a.py").write_text("import m\nm.f(old(1))\n")
+    store = PendingActionStore()
+    result = await edit(ws, store, ops=[op("old($$$A)", "new($$$A)")])
+    assert "This renames only calls" not in result.text
+    assert (await resolve(store)).text == "Applied 1 replacement in 1 file: a.py."

@@ -34,7 +34,12 @@ from xcsh.agent.events import (
     TurnStart,
 )
 from xcsh.agent.history import cancelled_result
-from xcsh.agent.profile import REPEATED_CALL_NOTE, compact_spec, repeats_previous_call
+from xcsh.agent.profile import (
+    NOTHING_PREVIEWED_NOTE,
+    REPEATED_CALL_NOTE,
+    compact_spec,
+    repeats_previous_call,
+)
 from xcsh.agent.steering import Steering
 from xcsh.core import (
     AssistantMessage,
@@ -51,7 +56,7 @@ from xcsh.core import (
     cap_text,
 )
 from xcsh.core.wording import plural
-from xcsh.pending import RESOLVE_TOOL_NAME, ResolveOutcome
+from xcsh.pending import NOTHING_PENDING_MESSAGE, RESOLVE_TOOL_NAME, ResolveOutcome
 from xcsh.providers import Provider, ResponseDone, TextChunk, ThinkingChunk
 
 
@@ -201,7 +206,7 @@ async def execute(
         ctx.emit(ToolCallStart(id=call.id, name=call.name, arguments=call.arguments))
         result = _capped(await _call_tool(ctx, call, turn_began_pending))
         if ctx.compact:
-            result = _noted_repeat(ctx, call, result)
+            result = _noted_nothing_previewed(_noted_repeat(ctx, call, result))
         results[index] = result
         emit_pushes(ctx.emit, ctx.steering, result)
         store = ctx.steering.store
@@ -272,6 +277,14 @@ def _noted_repeat(ctx: LoopContext, call: ToolCall, result: ToolResultMessage) -
     if not repeats_previous_call(ctx.history(), call):
         return result
     content = [*result.content, TextContent(REPEATED_CALL_NOTE)]
+    return dataclasses.replace(result, content=content)
+
+
+def _noted_nothing_previewed(result: ToolResultMessage) -> ToolResultMessage:
+    """The result, with :data:`NOTHING_PREVIEWED_NOTE` after a ``resolve`` with nothing pending."""
+    if result.tool_name != RESOLVE_TOOL_NAME or _text(result) != NOTHING_PENDING_MESSAGE:
+        return result
+    content = [*result.content, TextContent(NOTHING_PREVIEWED_NOTE)]
     return dataclasses.replace(result, content=content)
 
 

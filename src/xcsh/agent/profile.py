@@ -66,6 +66,14 @@ REPEATED_CALL_NOTE = (
 call just before it: a small model at temperature 0 otherwise repeats it until it gives up."""
 
 
+NOTHING_PREVIEWED_NOTE = (
+    "Nothing has been previewed yet, so there is nothing to resolve: first make the change "
+    "with ast_edit (it shows a preview), then call resolve to apply or discard it."
+)
+"""Appended, in the compact profile, to a ``resolve`` refused because nothing was pending:
+a small model told to discard a change calls ``resolve`` before making the preview."""
+
+
 def repeats_previous_call(history: Sequence[Message], call: ToolCall) -> bool:
     """Whether ``call`` has the name and arguments of the last call of the turn before its own.
 

@@ -183,7 +183,13 @@ async def open_session(
     else:
         index = open_index(home, settings)
         built = create_builtin_tools(
-            place.cwd, store, journal=journal, sandbox=sandbox, checker=checker, index=index
+            place.cwd,
+            store,
+            journal=journal,
+            sandbox=sandbox,
+            checker=checker,
+            index=index,
+            widen_renames=profile == "compact",
         )
     custom = await aload_custom_tools(
         place.cwd, store=store, home=home, trust_project=options.trust_project, checker=checker

@@ -53,6 +53,7 @@ def create_builtin_tools(
     sandbox: SandboxPlan | None = None,
     checker: Checker | None = None,
     index: WarmIndex | None = None,
+    widen_renames: bool = False,
 ) -> list[Tool]:
     """Build every built-in tool for one session.
 
@@ -67,6 +68,8 @@ def create_builtin_tools(
             (None: previews are not checked).
         index: the session's warm structural index ``ast_grep`` and ``ast_edit``
             share (None: each call reads and parses afresh).
+        widen_renames: ``ast_edit`` previews the bare-name rename when a call-pattern
+            rename matches no call (the compact profile's small models).
 
     Returns:
         The coding tools, ``ast_grep``, ``ast_edit`` and the hidden ``resolve``.
@@ -77,7 +80,12 @@ def create_builtin_tools(
     tools.append(structural.create_ast_grep_tool(str(cwd), index=index))
     tools.append(
         structural.create_ast_edit_tool(
-            str(cwd), store, journal=journal, checker=checker, index=index
+            str(cwd),
+            store,
+            journal=journal,
+            checker=checker,
+            index=index,
+            widen_renames=widen_renames,
         )
     )
     tools.append(create_resolve_tool(store))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, Protocol, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, JsonValue, WithJsonSchema
 
@@ -29,6 +29,7 @@ from xcsh.structural.tools.edit_action import (
     staged_files,
 )
 from xcsh.structural.tools.edit_text import block, edit_label, line_indent, skipped_text
+from xcsh.structural.tools.rename_hint import hinted
 
 if TYPE_CHECKING:
     from xcsh.structural.scan.warm import WarmIndex
@@ -212,6 +213,12 @@ def _cancel_check(ctx: ToolCallContext, stopped: threading.Event) -> Progress:
     return progress
 
 
+class _Compute(Protocol):
+    """``compute(progress=None)``: an edit previewed against the files as they are now."""
+
+    def __call__(self, progress: Progress | None = None) -> EditPreview: ...
+
+
 async def _scan_in_thread(ctx: ToolCallContext, scan: Callable[[Progress], T]) -> T:
     """``scan(progress)`` on a worker thread, stopped when the call is cancelled.
 
@@ -338,6 +345,7 @@ def create_ast_edit_tool(
     journal: Journal | None = None,
     checker: Checker | None = None,
     index: WarmIndex | None = None,
+    widen_renames: bool = False,
 ) -> AgentTool[AstEditParams, AstEditDetails]:
     """Build the ``ast_edit`` tool: every call previews; ``resolve`` applies (contract §4).
 
@@ -356,6 +364,12 @@ def create_ast_edit_tool(
 
     Zero replacements: the text is ``No replacements made`` (plus notes) and
     nothing is pushed. Overlapping ops fail the call with a ToolError naming them.
+
+    Ops that rename a callee (``old($$$A)`` → ``new($$$A)``, see
+    :mod:`~xcsh.structural.tools.rename_hint`) are previewed as the bare-name
+    rename too: a preview that leaves the definition or other uses says where.
+    With ``widen_renames`` (the compact profile, for small models), such ops
+    that match no call preview the bare-name rename instead, and say so.
 
     With ``checker`` (the workspace's project check), a call with ``check: true``
     (or every call, under ``check_when = "always"``) runs the check on a staged
@@ -377,10 +391,19 @@ def create_ast_edit_tool(
         )
         where = _where(cwd, params)
 
-        def compute(progress: Callable[[int, int], None] | None = None) -> EditPreview:
-            return preview_edit(edit, where, progress=progress, index=index)
+        def computing(spec: EditSpec) -> _Compute:
+            def compute(progress: Progress | None = None) -> EditPreview:
+                return preview_edit(spec, where, progress=progress, index=index)
 
-        preview = await _scan_in_thread(ctx, compute)
+            return compute
+
+        async def scan(spec: EditSpec) -> EditPreview:
+            return await _scan_in_thread(ctx, computing(spec))
+
+        offered = await hinted(
+            edit, await scan(edit), params.model_dump(), scan, widen=widen_renames
+        )
+        preview = offered.preview
         verdict, note = None, ""
         if checker is not None:
             verdict, note = await checker.review(staged_files(preview), asked=params.check)
@@ -389,12 +412,14 @@ def create_ast_edit_tool(
         return push_edit_preview(
             store,
             preview,
-            params.model_dump(),
-            compute,
+            offered.arguments,
+            computing(offered.edit),
             journal=journal,
             check=verdict,
             check_note=note,
             check_files=checker.check if checker is not None else None,
+            notes=offered.notes,
+            apply_note=offered.apply_note,
         )
 
     return AgentTool(

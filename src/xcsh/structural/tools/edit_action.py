@@ -11,9 +11,7 @@ write through :func:`~xcsh.structural.engine.apply_preview`, and whose
 from __future__ import annotations
 
 import asyncio
-import json
-import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from xcsh.core import AgentToolResult, JsonObject, TextContent
@@ -33,6 +31,7 @@ from xcsh.structural.edit.scan_edit import BROKEN_REASON
 from xcsh.structural.engine import apply_preview, select_replacements
 from xcsh.structural.tools.details import AppliedEditDetails, AstEditDetails, LeftOutFile
 from xcsh.structural.tools.edit_text import applied_result, edit_label, edit_notes, result_text
+from xcsh.structural.tools.rename_hint import BARE_CALL, CalleeRename, bare_call
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -145,6 +144,8 @@ def build_edit_action(
     check: CheckVerdict | None = None,
     check_note: str = "",
     check_files: CheckFiles | None = None,
+    apply_note: str = "",
+    notes: Sequence[str] = (),
 ) -> EditAction:
     """The ``ast_edit`` result and pending action for a computed preview, not pushed yet.
 
@@ -172,11 +173,17 @@ def build_edit_action(
         check_note: a line about checks instead of a verdict (none set or can run).
         check_files: runs the project's check on staged files (relative path → new
             bytes); given, the action can check some changes (``check_parts``).
+        apply_note: a paragraph that ends the result of applying the whole preview
+            (what the apply leaves for another edit to do), or ``""``.
+        notes: paragraphs the caller adds after the preview's own notes (for a
+            preview that replaced nothing, they say why in place of the usual guesses).
     """
-    notes = edit_notes(preview, broken_flag)
+    told = list(notes)
+    notes = [*edit_notes(preview, broken_flag), *told]
     skipped = tuple(LeftOutFile(file=s.file, reason=s.reason) for s in preview.skipped)
     if preview.total == 0:
-        return _nothing_to_apply(_why_nothing(preview, arguments, notes), skipped)
+        why = notes if told else _why_nothing(preview, arguments, notes)
+        return _nothing_to_apply(why, skipped)
     label = _label(preview)
     preview_id = store.new_preview_id()
     ids = _change_ids(store, preview, previous)
@@ -205,6 +212,7 @@ def build_edit_action(
         journal=journal,
         with_diff=with_diff,
         check_files=check_files,
+        apply_note=apply_note,
     )
     return EditAction(
         action=parts.action(details),
@@ -242,12 +250,6 @@ def _overlap(store: PendingActionStore, typed: Preview) -> list[str]:
     return [note] if note is not None else []
 
 
-_BARE_CALL = re.compile(r"(?P<name>[A-Za-z_]\w*)\(\$\$\$\w*\)")
-
-_CALL_SCOPE = ("lang", "path", "glob", "check")
-"""The arguments of the call a bare-call note proposes that it keeps from the call made."""
-
-
 def bare_call_notes(arguments: JsonObject | None) -> list[str]:
     """Why an op whose ``pat`` is a call of a bare name (``old($$$A)``) may have matched nothing.
 
@@ -263,21 +265,18 @@ def bare_call_notes(arguments: JsonObject | None) -> list[str]:
     notes: list[str] = []
     for op in ops if isinstance(ops, list) else []:
         pat = op.get("pat") if isinstance(op, dict) else None
-        old = _BARE_CALL.fullmatch(pat.strip()) if isinstance(pat, str) else None
+        old = BARE_CALL.fullmatch(pat.strip()) if isinstance(pat, str) else None
         if old is None or not isinstance(op, dict):
             continue
         name = old.group("name")
         out = op.get("out")
-        new = _BARE_CALL.fullmatch(out.strip()) if isinstance(out, str) else None
+        new = BARE_CALL.fullmatch(out.strip()) if isinstance(out, str) else None
         fix = ""
         if new is not None and arguments is not None:
-            bare: JsonObject = {"pat": name, "out": new.group("name")}
-            scope = {key: arguments[key] for key in _CALL_SCOPE if arguments.get(key)}
-            call = {"name": "ast_edit", "arguments": {**scope, "ops": [bare]}}
+            bare_ops, call = bare_call(arguments, [CalleeRename(name, new.group("name"))])
             fix = (
                 "; to rename it everywhere (definition, calls and imports), call ast_edit "
-                f"again with ops [{json.dumps(bare)}], as this call:\n"
-                f"```json\n{json.dumps(call)}\n```"
+                f"again with ops {bare_ops}, as this call:\n{call}"
             )
         notes.append(
             f"`{pat}` matches only calls written `{name}(...)`, not "
@@ -334,6 +333,7 @@ class _EditParts:
     journal: Journal | None
     with_diff: bool
     check_files: CheckFiles | None
+    apply_note: str = ""
 
     def action(self, details: AstEditDetails) -> PendingAction:
         """The pending action."""
@@ -356,7 +356,7 @@ class _EditParts:
         done = await asyncio.to_thread(
             apply_preview, self.preview, journal=self.journal, label=self.label
         )
-        return applied_result(done)
+        return applied_result(done, self.apply_note)
 
     def apply_parts(self, subset: Preview, reason: str) -> AgentToolResult[AppliedEditDetails]:
         """Write the changes of ``subset`` only."""
@@ -409,6 +409,8 @@ def push_edit_preview(
     check: CheckVerdict | None = None,
     check_note: str = "",
     check_files: CheckFiles | None = None,
+    apply_note: str = "",
+    notes: Sequence[str] = (),
 ) -> AgentToolResult[AstEditDetails]:
     """Turn a computed preview into the ``ast_edit`` result and push its pending action.
 
@@ -432,6 +434,8 @@ def push_edit_preview(
         check,
         check_note,
         check_files,
+        apply_note,
+        notes,
     )
     if built.action is not None:
         store.push(built.action)

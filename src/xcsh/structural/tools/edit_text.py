@@ -135,8 +135,8 @@ def result_text(preview: EditPreview, ids: list[str], notes: list[str], preview_
     return "\n".join(lines)
 
 
-def applied_result(done: AppliedEdit) -> AgentToolResult[AppliedEditDetails]:
-    """The result of an apply: the replacements and the files written, and any warning."""
+def applied_result(done: AppliedEdit, note: str = "") -> AgentToolResult[AppliedEditDetails]:
+    """The result of an apply: the replacements and the files written, any warning, ``note``."""
     names = name_list([visible_line(f) for f in done.files])
     text = (
         f"Applied {plural(done.replacements, 'replacement')} in "
@@ -144,6 +144,8 @@ def applied_result(done: AppliedEdit) -> AgentToolResult[AppliedEditDetails]:
     )
     if done.warning:
         text += "\n" + done.warning
+    if note:
+        text += "\n" + note
     return AgentToolResult(
         content=[TextContent(text)],
         details=AppliedEditDetails(files=tuple(done.files), total=done.replacements),
