@@ -31,7 +31,7 @@ from xcsh.structural.edit.scan_edit import BROKEN_REASON
 from xcsh.structural.engine import apply_preview, select_replacements
 from xcsh.structural.tools.details import AppliedEditDetails, AstEditDetails, LeftOutFile
 from xcsh.structural.tools.edit_text import applied_result, edit_label, edit_notes, result_text
-from xcsh.structural.tools.rename_hint import BARE_CALL, CalleeRename, bare_call
+from xcsh.structural.tools.rename_hint import bare_call_notes
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -248,41 +248,6 @@ def _overlap(store: PendingActionStore, typed: Preview) -> list[str]:
     """The note on pending previews touching the same files, as a list of none or one."""
     note = _overlap_note(store, typed.paths)
     return [note] if note is not None else []
-
-
-def bare_call_notes(arguments: JsonObject | None) -> list[str]:
-    """Why an op whose ``pat`` is a call of a bare name (``old($$$A)``) may have matched nothing.
-
-    Such a pattern matches only calls written with the bare name, not
-    ``module.old(...)`` or ``obj.old(...)``; a small model renaming a function
-    often writes it. One note per such op, naming the bare-name rename (when
-    ``out`` is ``new($$$A)``) that changes the definition and every use, and
-    ending with that whole call in a fenced JSON block: a small model that copies
-    the note as its answer has the call run (on a ``--base-url`` server, a fenced
-    call in an answer's text is a call; the prose around it stays text).
-    """
-    ops = arguments.get("ops") if arguments is not None else None
-    notes: list[str] = []
-    for op in ops if isinstance(ops, list) else []:
-        pat = op.get("pat") if isinstance(op, dict) else None
-        old = BARE_CALL.fullmatch(pat.strip()) if isinstance(pat, str) else None
-        if old is None or not isinstance(op, dict):
-            continue
-        name = old.group("name")
-        out = op.get("out")
-        new = BARE_CALL.fullmatch(out.strip()) if isinstance(out, str) else None
-        fix = ""
-        if new is not None and arguments is not None:
-            bare_ops, call = bare_call(arguments, [CalleeRename(name, new.group("name"))])
-            fix = (
-                "; to rename it everywhere (definition, calls and imports), call ast_edit "
-                f"again with ops {bare_ops}, as this call:\n{call}"
-            )
-        notes.append(
-            f"`{pat}` matches only calls written `{name}(...)`, not "
-            f"`module.{name}(...)` or `obj.{name}(...)`{fix or '.'}"
-        )
-    return notes
 
 
 def _empty_scope_note(arguments: JsonObject | None) -> str:

@@ -7,6 +7,8 @@ tells such ops; the ``ast_edit`` tool then previews the bare-name rename
 (``old`` → ``new``) as well, and either offers it in place of a preview that
 matched nothing (:func:`widened_note`) or says which uses of the old name the
 preview leaves (:func:`left_note`, and :func:`remaining_note` after an apply).
+Where nothing is previewed in its place, :func:`bare_call_notes` says why such a
+pattern may have matched nothing.
 """
 
 from __future__ import annotations
@@ -38,6 +40,41 @@ class CalleeRename:
 
     old: str
     new: str
+
+
+def bare_call_notes(arguments: JsonObject | None) -> list[str]:
+    """Why an op whose ``pat`` is a call of a bare name (``old($$$A)``) may have matched nothing.
+
+    Such a pattern matches only calls written with the bare name, not
+    ``module.old(...)`` or ``obj.old(...)``; a small model renaming a function
+    often writes it. One note per such op, naming the bare-name rename (when
+    ``out`` is ``new($$$A)``) that changes the definition and every use, and
+    ending with that whole call in a fenced JSON block: a small model that copies
+    the note as its answer has the call run (on a ``--base-url`` server, a fenced
+    call in an answer's text is a call; the prose around it stays text).
+    """
+    ops = arguments.get("ops") if arguments is not None else None
+    notes: list[str] = []
+    for op in ops if isinstance(ops, list) else []:
+        pat = op.get("pat") if isinstance(op, dict) else None
+        old = BARE_CALL.fullmatch(pat.strip()) if isinstance(pat, str) else None
+        if old is None or not isinstance(op, dict):
+            continue
+        name = old.group("name")
+        out = op.get("out")
+        new = BARE_CALL.fullmatch(out.strip()) if isinstance(out, str) else None
+        fix = ""
+        if new is not None and arguments is not None:
+            bare_ops, call = bare_call(arguments, [CalleeRename(name, new.group("name"))])
+            fix = (
+                "; to rename it everywhere (definition, calls and imports), call ast_edit "
+                f"again with ops {bare_ops}, as this call:\n{call}"
+            )
+        notes.append(
+            f"`{pat}` matches only calls written `{name}(...)`, not "
+            f"`module.{name}(...)` or `obj.{name}(...)`{fix or '.'}"
+        )
+    return notes
 
 
 def callee_renames(edit: EditSpec) -> tuple[CalleeRename, ...]:
@@ -250,6 +287,7 @@ __all__ = [
     "Hinted",
     "bare_arguments",
     "bare_call",
+    "bare_call_notes",
     "bare_edit",
     "callee_renames",
     "hinted",
