@@ -67,8 +67,9 @@ call just before it: a small model at temperature 0 otherwise repeats it until i
 
 
 NOTHING_PREVIEWED_NOTE = (
-    "Nothing has been previewed yet, so there is nothing to resolve: first make the change "
-    "with ast_edit (it shows a preview), then call resolve to apply or discard it."
+    "resolve only applies or discards a preview that an earlier ast_edit call made, and "
+    "none is pending. To change code, call ast_edit first; if the task needs no change, "
+    "answer it now."
 )
 """Appended, in the compact profile, to a ``resolve`` refused because nothing was pending:
 a small model told to discard a change calls ``resolve`` before making the preview."""
