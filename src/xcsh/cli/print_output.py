@@ -145,3 +145,47 @@ class TextPrinter:
         rest = ["    " + line for line in lines[1:]]
         body = "\n".join([f"  error in {where}: {lines[0]}", *rest])
         self.console.print(body, style="red", markup=False, highlight=False)
+
+
+APPLIED_BEFORE_CANCEL = (
+    "xcsh: the run was cancelled after '{label}' was applied: an apply is never cut short, "
+    "so every file of it was written."
+)
+"""Said on stderr when a run is cancelled (Ctrl-C, SIGTERM, SIGHUP) in the turn whose
+``resolve`` applied ``{label}``: the files were written and the session says so."""
+UNDO_HINT = " Undo it with: xcsh undo"
+"""Follows :data:`APPLIED_BEFORE_CANCEL` for an apply recorded in the undo journal."""
+
+
+class AppliedThisTurn:
+    """Which previews the current turn's ``resolve`` calls applied (an event listener).
+
+    A run cancelled while an apply writes lets the apply finish (it is never cut
+    short); :meth:`note` is then what stderr says, so nobody reads the cancel as
+    "nothing changed". A new turn forgets the previous turn's applies: the model
+    was already told of them.
+    """
+
+    def __init__(self) -> None:
+        """Nothing applied yet."""
+        self.applied: list[tuple[str, bool]] = []
+        """(label, recorded in the undo journal) of each apply of the current turn."""
+
+    def __call__(self, event: AgentEvent) -> None:
+        """Remember an applied ``resolve``; forget them all when a turn starts."""
+        from xcsh.agent import Resolved, TurnStart
+
+        if isinstance(event, TurnStart):
+            self.applied.clear()
+        elif isinstance(event, Resolved) and event.outcome.status == "applied":
+            self.applied.append((event.label, event.source_tool_name == "ast_edit"))
+
+    def note(self) -> str | None:
+        """The stderr lines for a cancelled run, or ``None`` when this turn applied nothing."""
+        if not self.applied:
+            return None
+        lines = [
+            APPLIED_BEFORE_CANCEL.format(label=label) + (UNDO_HINT if journaled else "")
+            for label, journaled in self.applied
+        ]
+        return "\n".join(lines)

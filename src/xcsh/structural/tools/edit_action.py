@@ -11,12 +11,13 @@ write through :func:`~xcsh.structural.engine.apply_preview`, and whose
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from xcsh.core import AgentToolResult, JsonObject, TextContent
 from xcsh.core.wording import name_list
-from xcsh.journal import Journal
+from xcsh.journal import Journal, finish_in_thread
 from xcsh.pending import (
     CheckVerdict,
     LeftOut,
@@ -317,9 +318,10 @@ class _EditParts:
     async def apply(self, reason: str) -> AgentToolResult[AppliedEditDetails]:
         """Write the whole preview."""
         # Off the event loop: hashing and writing many files must not stall other
-        # sessions of the same server (or the terminal's redraws).
-        done = await asyncio.to_thread(
-            apply_preview, self.preview, journal=self.journal, label=self.label
+        # sessions of the same server (or the terminal's redraws). Once started it
+        # is never cut short nor reported cancelled: a Ctrl-C or SIGTERM acts after.
+        done = await finish_in_thread(
+            functools.partial(apply_preview, self.preview, journal=self.journal, label=self.label)
         )
         return applied_result(done, self.apply_note)
 
