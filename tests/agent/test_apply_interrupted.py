@@ -74,11 +74,16 @@ def rewritten(ws: Path) -> int:
 
 
 def run_interrupted(
-    root: Path, home: Path, sig: signal.Signals, mode: str, times: int = 1
+    root: Path,
+    home: Path,
+    sig: signal.Signals,
+    mode: str,
+    times: int = 1,
+    steps_given: list[dict[str, Any]] = STEPS,
 ) -> tuple[Path, subprocess.CompletedProcess[str]]:
     ws = workspace(root)
     steps = root / "steps.json"
-    steps.write_text(json.dumps(STEPS))
+    steps.write_text(json.dumps(steps_given))
     argv = ["--provider", "scripted", "--model", str(steps), "--mode", mode, "-p", "log it"]
     run = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(int(sig)), str(times), str(AT_WRITE), *argv],
@@ -116,8 +121,8 @@ def test_a_signal_mid_apply_lets_the_apply_finish_and_says_so(
     assert "Traceback" not in run.stderr
     assert rewritten(ws) == FILES  # never cut short
     said = (
-        "xcsh: the run was cancelled after 'AST Edit: 60 replacements in 60 files' was "
-        "applied: an apply is never cut short, so every file of it was written. "
+        "xcsh: the run was cancelled after applying 'AST Edit: 60 replacements in 60 files': "
+        "an apply is never cut short, so every file it changes was written. "
         "Undo it with: xcsh undo"
     )
     assert said in run.stderr.splitlines()
@@ -150,6 +155,28 @@ def test_a_signal_mid_apply_lets_the_apply_finish_and_says_so(
     )
     assert undo.returncode == 0, undo.stderr
     assert rewritten(ws) == 0
+
+
+def test_a_signal_mid_apply_of_some_parts_names_the_parts_applied(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    only = [f"pkg/m{i:02}.py" for i in range(40)]
+    apply = tool_call("resolve", action="apply", reason="these first", only=only)
+    ws, run = run_interrupted(
+        tmp_path, xcsh_home, signal.SIGTERM, "json", steps_given=[STEPS[0], {"tool_calls": [apply]}]
+    )
+    assert run.returncode == 143, run.stderr
+    assert rewritten(ws) == 40
+    assert run.stderr.splitlines() == [
+        "xcsh: the run was cancelled after applying 40 of the 60 changes of 'AST Edit: 60 "
+        "replacements in 60 files': an apply is never cut short, so every file it changes was "
+        "written. Undo it with: xcsh undo",
+        "xcsh: cancelled (SIGTERM)",
+    ]
+    events = [json.loads(line) for line in run.stdout.splitlines()]
+    (resolved,) = [e for e in events if e["type"] == "resolved"]
+    assert not resolved["is_error"] and resolved["text"].startswith("Applied 40 of 60 changes")
+    assert events[-1]["type"] == "run_end" and events[-1]["pending"] == 0
 
 
 def test_continue_after_an_interrupted_apply_tells_the_model_it_was_applied(

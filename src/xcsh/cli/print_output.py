@@ -148,11 +148,12 @@ class TextPrinter:
 
 
 APPLIED_BEFORE_CANCEL = (
-    "xcsh: the run was cancelled after '{label}' was applied: an apply is never cut short, "
-    "so every file of it was written."
+    "xcsh: the run was cancelled after applying {what}: an apply is never cut short, so "
+    "every file it changes was written."
 )
 """Said on stderr when a run is cancelled (Ctrl-C, SIGTERM, SIGHUP) in the turn whose
-``resolve`` applied ``{label}``: the files were written and the session says so."""
+``resolve`` applied ``{what}`` (the quoted label, or ``3 of the 5 changes of 'label'``):
+the files were written and the session says so."""
 UNDO_HINT = " Undo it with: xcsh undo"
 """Follows :data:`APPLIED_BEFORE_CANCEL` for an apply recorded in the undo journal."""
 
@@ -169,7 +170,7 @@ class AppliedThisTurn:
     def __init__(self) -> None:
         """Nothing applied yet."""
         self.applied: list[tuple[str, bool]] = []
-        """(label, recorded in the undo journal) of each apply of the current turn."""
+        """(what was applied, recorded in the undo journal) for each apply of the current turn."""
 
     def __call__(self, event: AgentEvent) -> None:
         """Remember an applied ``resolve``; forget them all when a turn starts."""
@@ -178,14 +179,19 @@ class AppliedThisTurn:
         if isinstance(event, TurnStart):
             self.applied.clear()
         elif isinstance(event, Resolved) and event.outcome.status == "applied":
-            self.applied.append((event.label, event.source_tool_name == "ast_edit"))
+            what = f"'{event.label}'"
+            if event.outcome.dropped:  # applied with `only`
+                done = len(event.outcome.applied)
+                whole = done + len(event.outcome.dropped)
+                what = f"{done} of the {whole} changes of {what}"
+            self.applied.append((what, event.source_tool_name == "ast_edit"))
 
     def note(self) -> str | None:
         """The stderr lines for a cancelled run, or ``None`` when this turn applied nothing."""
         if not self.applied:
             return None
         lines = [
-            APPLIED_BEFORE_CANCEL.format(label=label) + (UNDO_HINT if journaled else "")
-            for label, journaled in self.applied
+            APPLIED_BEFORE_CANCEL.format(what=what) + (UNDO_HINT if journaled else "")
+            for what, journaled in self.applied
         ]
         return "\n".join(lines)

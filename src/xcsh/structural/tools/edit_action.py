@@ -325,11 +325,16 @@ class _EditParts:
         )
         return applied_result(done, self.apply_note)
 
-    def apply_parts(self, subset: Preview, reason: str) -> AgentToolResult[AppliedEditDetails]:
-        """Write the changes of ``subset`` only."""
+    async def apply_parts(
+        self, subset: Preview, reason: str
+    ) -> AgentToolResult[AppliedEditDetails]:
+        """Write the changes of ``subset`` only (off the event loop, never cut short)."""
         chosen = _subset(self.preview, self.ids, subset)
         part_label = f"{self.label} (only {', '.join(c.id for c in subset.changes)})"
-        return applied_result(apply_preview(chosen, journal=self.journal, label=part_label))
+        done = await finish_in_thread(
+            functools.partial(apply_preview, chosen, journal=self.journal, label=part_label)
+        )
+        return applied_result(done)
 
     async def rebuild(self) -> tuple[PendingAction, str] | None:
         """The edit previewed again against the files as they are now (``None``: no change)."""
