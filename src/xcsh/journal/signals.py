@@ -63,19 +63,23 @@ async def finish_in_thread(func: Callable[[], _T]) -> _T:
     """Run ``func()`` in a worker thread and wait for its end, whatever interrupts the wait.
 
     For an apply, which writes every file or none: once started it is never cut
-    short, and its caller always learns what it did. While ``func`` runs, the
-    signals of :data:`HELD` are held in the calling thread by :func:`held_signals`
-    (when that is the main thread, as the event loop of ``xcsh -p``, the terminal
-    and the MCP server are); once it returned they act as they would have: the
-    first one is raised again, so Ctrl-C or SIGTERM then cancels the run, or
-    SIGTERM under its default action ends the process after the commit.
+    short, and its caller always learns what it did.
 
-    A cancellation of the awaiting task while ``func`` runs (an event loop's own
-    SIGTERM handler, the terminal's Ctrl-C, a client cancelling its MCP request)
-    does not end the wait: ``func``'s outcome is still returned, and the task is
-    cancelled again just before returning, so the cancellation reaches the
-    caller's next ``await`` (and a task that awaits nothing more ends cancelled),
-    after the outcome was handed back.
+    A cancellation of the awaiting task while ``func`` runs (Ctrl-C under
+    :func:`asyncio.run`, an event loop's SIGTERM handler, the terminal's Ctrl-C,
+    a client cancelling its MCP request) does not end the wait: ``func``'s
+    outcome is still returned, and the task is cancelled again just before, so
+    the cancellation reaches the caller's next ``await`` (a task that awaits
+    nothing more ends cancelled) once the outcome was handed back.
+
+    The signals of :data:`HELD` that would act outside the event loop (their
+    default action, :class:`KeyboardInterrupt`, :func:`asyncio.run`'s Ctrl-C
+    handler, where a second Ctrl-C raises) are held by :func:`held_signals`
+    meanwhile, when the caller runs on the main thread; the first one held is
+    raised again after ``func`` returned. A signal the loop handles itself
+    (``loop.add_signal_handler``: SIGTERM and SIGHUP in ``xcsh -p``, all three
+    in the terminal) is not held: its handler runs at once and the cancellation
+    it makes waits as above.
 
     Returns:
         What ``func`` returned.
@@ -85,7 +89,7 @@ async def finish_in_thread(func: Callable[[], _T]) -> _T:
     """
     task = asyncio.current_task()
     cancelled = False
-    with held_signals():
+    with held_signals(tuple(sig for sig in HELD if _acts_outside_the_loop(sig))):
         running = asyncio.ensure_future(asyncio.to_thread(func))
         while not running.done():
             try:
@@ -97,3 +101,11 @@ async def finish_in_thread(func: Callable[[], _T]) -> _T:
     if cancelled and task is not None:
         task.cancel()
     return running.result()
+
+
+def _acts_outside_the_loop(sig: signal.Signals) -> bool:
+    """Whether ``sig`` would kill, raise, or run :func:`asyncio.run`'s own Ctrl-C handler."""
+    handler = signal.getsignal(sig)
+    if handler in (signal.SIG_DFL, signal.default_int_handler):
+        return True
+    return isinstance(getattr(handler, "__self__", None), asyncio.Runner)
