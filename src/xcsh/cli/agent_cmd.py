@@ -263,7 +263,7 @@ async def run_print(
             totals[0] = totals[0].add(event.message.usage)
 
     session.subscribe(count)
-    applied = AppliedThisTurn()
+    applied = AppliedThisTurn(opened.journal.journal)
     session.subscribe(applied)
     try:
         end = await session.prompt(args.prompt, last=True)

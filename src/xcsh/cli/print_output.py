@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from xcsh.agent import AgentEvent
+    from xcsh.journal import Journal
 
 
 class JsonPrinter:
@@ -155,7 +156,7 @@ APPLIED_BEFORE_CANCEL = (
 ``resolve`` applied ``{what}`` (the quoted label, or ``3 of the 5 changes of 'label'``):
 the files were written and the session says so."""
 UNDO_HINT = " Undo it with: xcsh undo"
-"""Follows :data:`APPLIED_BEFORE_CANCEL` for an apply recorded in the undo journal."""
+"""Follows :data:`APPLIED_BEFORE_CANCEL` for an apply the undo journal holds."""
 
 
 class AppliedThisTurn:
@@ -165,12 +166,17 @@ class AppliedThisTurn:
     short); :meth:`note` is then what stderr says, so nobody reads the cancel as
     "nothing changed". A new turn forgets the previous turn's applies: the model
     was already told of them.
+
+    Args:
+        journal: the workspace's undo journal; an apply it holds (not undone yet)
+            gets the undo hint. ``None``: no hint.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, journal: Journal | None) -> None:
         """Nothing applied yet."""
-        self.applied: list[tuple[str, bool]] = []
-        """(what was applied, recorded in the undo journal) for each apply of the current turn."""
+        self.journal = journal
+        self.applied: list[tuple[str, str]] = []
+        """(what was applied as the note words it, the action's label) for each apply."""
 
     def __call__(self, event: AgentEvent) -> None:
         """Remember an applied ``resolve``; forget them all when a turn starts."""
@@ -184,14 +190,27 @@ class AppliedThisTurn:
                 done = len(event.outcome.applied)
                 whole = done + len(event.outcome.dropped)
                 what = f"{done} of the {whole} changes of {what}"
-            self.applied.append((what, event.source_tool_name == "ast_edit"))
+            self.applied.append((what, event.label))
 
     def note(self) -> str | None:
         """The stderr lines for a cancelled run, or ``None`` when this turn applied nothing."""
         if not self.applied:
             return None
-        lines = [
-            APPLIED_BEFORE_CANCEL.format(what=what) + (UNDO_HINT if journaled else "")
-            for what, journaled in self.applied
-        ]
+        recorded = self._undoable()
+        lines = []
+        for what, label in self.applied:
+            # a partial apply is recorded as "LABEL (only c1, c2)"
+            journaled = any(r == label or r.startswith(f"{label} (only ") for r in recorded)
+            lines.append(APPLIED_BEFORE_CANCEL.format(what=what) + (UNDO_HINT if journaled else ""))
         return "\n".join(lines)
+
+    def _undoable(self) -> set[str]:
+        """The labels of the journal's applies not undone yet (none when it cannot be read)."""
+        from xcsh.journal import JournalError, undoable
+
+        if self.journal is None:
+            return set()
+        try:
+            return {summary.label for summary in undoable(self.journal)}
+        except (JournalError, OSError):
+            return set()
