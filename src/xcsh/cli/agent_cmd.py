@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # the agent stack is imported only when a task runs
 
     from xcsh.agent import AgentEvent, RunEnd
     from xcsh.app import AppOptions, SessionToolsFactory
+    from xcsh.cli.print_output import AppliedThisTurn
     from xcsh.ui.usage import UsageTotals
 
 NO_TUI_MESSAGE = (
@@ -231,9 +232,11 @@ async def run_print(
         stdout: where the answer (text) or the events (json) go; default ``sys.stdout``.
         tools: the session's tools factory; default the built-in registry.
     """
+    import asyncio
+
     from xcsh.agent import TurnEnd
     from xcsh.app import open_session
-    from xcsh.cli.print_output import JsonPrinter, TextPrinter
+    from xcsh.cli.print_output import AppliedThisTurn, JsonPrinter, TextPrinter
     from xcsh.ui import detect_style, make_console
     from xcsh.ui.opening import opening_header, show_print_opening
     from xcsh.ui.usage import UsageTotals
@@ -260,10 +263,17 @@ async def run_print(
             totals[0] = totals[0].add(event.message.usage)
 
     session.subscribe(count)
+    applied = AppliedThisTurn(opened.journal.journal)
+    session.subscribe(applied)
     try:
         end = await session.prompt(args.prompt, last=True)
+    except asyncio.CancelledError:  # Ctrl-C, SIGTERM, SIGHUP
+        _say_applied(applied)
+        raise
     finally:
         session.close()
+    if end.reason == "cancelled":
+        _say_applied(applied)
     if json_printer is not None and json_printer.broken_pipe:
         # The reader went away: the run was cancelled; the dispatcher exits 141 quietly.
         raise BrokenPipeError(errno.EPIPE, "standard output was closed")
@@ -273,6 +283,13 @@ async def run_print(
         shown = printer.shown_errors if printer is not None else set()
         _finish_text(end, session.id, totals[0], shown, out, err_console)
     return {"stop": 0, "cancelled": 130}.get(end.reason, 1)
+
+
+def _say_applied(applied: AppliedThisTurn) -> None:
+    """On stderr, what the cancelled turn applied before the cancel took effect, if anything."""
+    note = applied.note()
+    if note is not None:
+        print(note, file=sys.stderr, flush=True)
 
 
 def _app_options(args: argparse.Namespace) -> AppOptions:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from xcsh.agent import AgentEvent
+    from xcsh.journal import Journal
 
 
 class JsonPrinter:
@@ -145,3 +146,71 @@ class TextPrinter:
         rest = ["    " + line for line in lines[1:]]
         body = "\n".join([f"  error in {where}: {lines[0]}", *rest])
         self.console.print(body, style="red", markup=False, highlight=False)
+
+
+APPLIED_BEFORE_CANCEL = (
+    "xcsh: the run was cancelled after applying {what}: an apply is never cut short, so "
+    "every file it changes was written."
+)
+"""Said on stderr when a run is cancelled (Ctrl-C, SIGTERM, SIGHUP) in the turn whose
+``resolve`` applied ``{what}`` (the quoted label, or ``3 of the 5 changes of 'label'``):
+the files were written and the session says so."""
+UNDO_HINT = " Undo it with: xcsh undo"
+"""Follows :data:`APPLIED_BEFORE_CANCEL` for an apply the undo journal holds."""
+
+
+class AppliedThisTurn:
+    """Which previews the current turn's ``resolve`` calls applied (an event listener).
+
+    A run cancelled while an apply writes lets the apply finish (it is never cut
+    short); :meth:`note` is then what stderr says, so nobody reads the cancel as
+    "nothing changed". A new turn forgets the previous turn's applies: the model
+    was already told of them.
+
+    Args:
+        journal: the workspace's undo journal; an apply it holds (not undone yet)
+            gets the undo hint. ``None``: no hint.
+    """
+
+    def __init__(self, journal: Journal | None) -> None:
+        """Nothing applied yet."""
+        self.journal = journal
+        self.applied: list[tuple[str, str]] = []
+        """(what was applied as the note words it, the action's label) for each apply."""
+
+    def __call__(self, event: AgentEvent) -> None:
+        """Remember an applied ``resolve``; forget them all when a turn starts."""
+        from xcsh.agent import Resolved, TurnStart
+
+        if isinstance(event, TurnStart):
+            self.applied.clear()
+        elif isinstance(event, Resolved) and event.outcome.status == "applied":
+            what = f"'{event.label}'"
+            if event.outcome.dropped:  # applied with `only`
+                done = len(event.outcome.applied)
+                whole = done + len(event.outcome.dropped)
+                what = f"{done} of the {whole} changes of {what}"
+            self.applied.append((what, event.label))
+
+    def note(self) -> str | None:
+        """The stderr lines for a cancelled run, or ``None`` when this turn applied nothing."""
+        if not self.applied:
+            return None
+        recorded = self._undoable()
+        lines = []
+        for what, label in self.applied:
+            # a partial apply is recorded as "LABEL (only c1, c2)"
+            journaled = any(r == label or r.startswith(f"{label} (only ") for r in recorded)
+            lines.append(APPLIED_BEFORE_CANCEL.format(what=what) + (UNDO_HINT if journaled else ""))
+        return "\n".join(lines)
+
+    def _undoable(self) -> set[str]:
+        """The labels of the journal's applies not undone yet (none when it cannot be read)."""
+        from xcsh.journal import JournalError, undoable
+
+        if self.journal is None:
+            return set()
+        try:
+            return {summary.label for summary in undoable(self.journal)}
+        except (JournalError, OSError):
+            return set()

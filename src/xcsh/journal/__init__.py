@@ -30,7 +30,7 @@ from xcsh.journal.records import (
 )
 from xcsh.journal.recover import OpenedJournal, Recovered, interrupted, recover, settled
 from xcsh.journal.retention import Retention
-from xcsh.journal.signals import held_signals
+from xcsh.journal.signals import finish_in_thread, held_signals
 from xcsh.journal.store import Journal, JournalError
 from xcsh.journal.undo import (
     ApplyEntry,
@@ -68,6 +68,7 @@ __all__ = [
     "UndoRefused",
     "applies",
     "apply_changes",
+    "finish_in_thread",
     "held_signals",
     "interrupted",
     "journal_action",

@@ -11,12 +11,13 @@ write through :func:`~xcsh.structural.engine.apply_preview`, and whose
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from xcsh.core import AgentToolResult, JsonObject, TextContent
 from xcsh.core.wording import name_list
-from xcsh.journal import Journal
+from xcsh.journal import Journal, finish_in_thread
 from xcsh.pending import (
     CheckVerdict,
     LeftOut,
@@ -317,17 +318,23 @@ class _EditParts:
     async def apply(self, reason: str) -> AgentToolResult[AppliedEditDetails]:
         """Write the whole preview."""
         # Off the event loop: hashing and writing many files must not stall other
-        # sessions of the same server (or the terminal's redraws).
-        done = await asyncio.to_thread(
-            apply_preview, self.preview, journal=self.journal, label=self.label
+        # sessions of the same server (or the terminal's redraws). Once started it
+        # is never cut short nor reported cancelled: a Ctrl-C or SIGTERM acts after.
+        done = await finish_in_thread(
+            functools.partial(apply_preview, self.preview, journal=self.journal, label=self.label)
         )
         return applied_result(done, self.apply_note)
 
-    def apply_parts(self, subset: Preview, reason: str) -> AgentToolResult[AppliedEditDetails]:
-        """Write the changes of ``subset`` only."""
+    async def apply_parts(
+        self, subset: Preview, reason: str
+    ) -> AgentToolResult[AppliedEditDetails]:
+        """Write the changes of ``subset`` only (off the event loop, never cut short)."""
         chosen = _subset(self.preview, self.ids, subset)
         part_label = f"{self.label} (only {', '.join(c.id for c in subset.changes)})"
-        return applied_result(apply_preview(chosen, journal=self.journal, label=part_label))
+        done = await finish_in_thread(
+            functools.partial(apply_preview, chosen, journal=self.journal, label=part_label)
+        )
+        return applied_result(done)
 
     async def rebuild(self) -> tuple[PendingAction, str] | None:
         """The edit previewed again against the files as they are now (``None``: no change)."""
