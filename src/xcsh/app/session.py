@@ -40,6 +40,7 @@ from xcsh.agent.rewind import CheckpointRecorder, reconcile
 from xcsh.app.checks import open_checker
 from xcsh.app.index import open_index
 from xcsh.app.settings import Settings, build_provider, load_settings
+from xcsh.checks import Checker
 from xcsh.core import Tool, UsageError
 from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, OpenedJournal, record_applies, settled
@@ -141,6 +142,34 @@ class OpenedSession:
         )
 
 
+@dataclass(frozen=True, kw_only=True)
+class BuiltinParts:
+    """What the built-in tools of a session are built with, besides folder and store."""
+
+    journal: Journal | None
+    sandbox: SandboxPlan
+    checker: Checker
+    profile: Profile
+
+
+def _builtin_tools(
+    cwd: Path, store: PendingActionStore, home: Path, settings: Settings, parts: BuiltinParts
+) -> list[Tool]:
+    """The built-in tools, sharing the workspace's warm index.
+
+    The compact profile's ``ast_edit`` widens call-pattern renames for its small models.
+    """
+    return create_builtin_tools(
+        cwd,
+        store,
+        journal=parts.journal,
+        sandbox=parts.sandbox,
+        checker=parts.checker,
+        index=open_index(home, settings),
+        widen_renames=parts.profile == "compact",
+    )
+
+
 async def open_session(
     options: AppOptions, *, tools: SessionToolsFactory | None = None
 ) -> OpenedSession:
@@ -181,16 +210,8 @@ async def open_session(
     if tools is not None:
         built = tools(place.cwd, store)
     else:
-        index = open_index(home, settings)
-        built = create_builtin_tools(
-            place.cwd,
-            store,
-            journal=journal,
-            sandbox=sandbox,
-            checker=checker,
-            index=index,
-            widen_renames=profile == "compact",
-        )
+        builtin = BuiltinParts(journal=journal, sandbox=sandbox, checker=checker, profile=profile)
+        built = _builtin_tools(place.cwd, store, home, settings, builtin)
     custom = await aload_custom_tools(
         place.cwd, store=store, home=home, trust_project=options.trust_project, checker=checker
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from ast_grep_py import Config, SgRoot
 
@@ -133,15 +133,15 @@ def refused_part(config: Config, language: str, problem: str) -> str:
     else the first entry of ``constraints``, then of ``transform``, that is refused
     with the entries before it (``constraints.A``, ``transform.B``); else ``rule``.
     """
-    whole: dict[str, Any] = dict(config)
+    whole: dict[str, object] = dict(config)
     if problem.startswith("`utils`"):
-        return _refused_util(whole.get("utils") or {}, language)
-    base: dict[str, Any] = {key: whole[key] for key in ("rule", "utils") if key in whole}
+        return _refused_util(_entries(whole.get("utils")), language)
+    base: dict[str, object] = {key: whole[key] for key in ("rule", "utils") if key in whole}
     if refusal(cast("Config", base), language) is not None:
         return "rule"
     for key in ("constraints", "transform"):
-        entries: dict[str, Any] = dict(whole.get(key) or {})
-        grown: dict[str, Any] = {}
+        entries = _entries(whole.get(key))
+        grown: dict[str, object] = {}
         for name, entry in entries.items():
             grown[name] = entry
             if refusal(cast("Config", {**base, key: grown}), language) is not None:
@@ -151,12 +151,17 @@ def refused_part(config: Config, language: str, problem: str) -> str:
     return "rule"
 
 
-def _refused_util(utils: Mapping[str, Any], language: str) -> str:
+def _entries(part: object) -> dict[str, object]:
+    """A mapping part of a rule (``utils``, ``constraints``, ``transform``), or ``{}``."""
+    return {str(k): v for k, v in part.items()} if isinstance(part, Mapping) else {}
+
+
+def _refused_util(utils: Mapping[str, object], language: str) -> str:
     """``utils.NAME`` of the first utility rule ast-grep refuses (else ``utils``).
 
     The rules not checked yet stand for rules it accepts until their turn.
     """
-    grown: dict[str, Any] = dict.fromkeys(utils, _STUB)
+    grown: dict[str, object] = dict.fromkeys(utils, _STUB)
     for name, rule in utils.items():
         grown[name] = rule
         if refusal(cast("Config", {"rule": _STUB, "utils": grown}), language) is not None:

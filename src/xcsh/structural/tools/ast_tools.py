@@ -29,7 +29,7 @@ from xcsh.structural.tools.edit_action import (
     staged_files,
 )
 from xcsh.structural.tools.edit_text import block, edit_label, line_indent, skipped_text
-from xcsh.structural.tools.rename_hint import hinted
+from xcsh.structural.tools.rename_hint import CallScope, hinted
 
 if TYPE_CHECKING:
     from xcsh.structural.scan.warm import WarmIndex
@@ -338,6 +338,19 @@ def _grep_summary(result: SearchResult, params: AstGrepParams, pats: str) -> lis
     return lines
 
 
+def _edit_spec(params: AstEditParams) -> EditSpec:
+    """The edit an ``ast_edit`` call asks for (its ops, or its rule, and how to match)."""
+    return EditSpec(
+        ops=tuple(EditOp(pat=op.pat, out=op.out) for op in params.ops or ()),
+        rules=tuple(_rules(params.ops, params.rule, "ops")),
+        selector=params.sel,
+        strictness=params.strictness,
+        limit=params.limit,
+        include_broken=params.include_broken,
+        include_parse_errors=params.include_parse_errors,
+    )
+
+
 def create_ast_edit_tool(
     cwd: str,
     store: PendingActionStore,
@@ -365,11 +378,9 @@ def create_ast_edit_tool(
     Zero replacements: the text is ``No replacements made`` (plus notes) and
     nothing is pushed. Overlapping ops fail the call with a ToolError naming them.
 
-    Ops that rename a callee (``old($$$A)`` → ``new($$$A)``, see
-    :mod:`~xcsh.structural.tools.rename_hint`) are previewed as the bare-name
-    rename too: a preview that leaves the definition or other uses says where.
-    With ``widen_renames`` (the compact profile, for small models), such ops
-    that match no call preview the bare-name rename instead, and say so.
+    Ops renaming a callee (``old($$$A)`` → ``new($$$A)``) say which uses of the
+    name they leave; with ``widen_renames`` (the compact profile), matching no call,
+    they preview the bare-name rename instead (:mod:`~xcsh.structural.tools.rename_hint`).
 
     With ``checker`` (the workspace's project check), a call with ``check: true``
     (or every call, under ``check_when = "always"``) runs the check on a staged
@@ -378,17 +389,7 @@ def create_ast_edit_tool(
     """
 
     async def run(params: AstEditParams, ctx: ToolCallContext) -> AgentToolResult[AstEditDetails]:
-        rules = _rules(params.ops, params.rule, "ops")
-
-        edit = EditSpec(
-            ops=tuple(EditOp(pat=op.pat, out=op.out) for op in params.ops or ()),
-            rules=tuple(rules),
-            selector=params.sel,
-            strictness=params.strictness,
-            limit=params.limit,
-            include_broken=params.include_broken,
-            include_parse_errors=params.include_parse_errors,
-        )
+        edit = _edit_spec(params)
         where = _where(cwd, params)
 
         def computing(spec: EditSpec) -> _Compute:
@@ -400,8 +401,9 @@ def create_ast_edit_tool(
         async def scan(spec: EditSpec) -> EditPreview:
             return await _scan_in_thread(ctx, computing(spec))
 
+        scope = CallScope(lang=params.lang, path=params.path, glob=params.glob, check=params.check)
         offered = await hinted(
-            edit, await scan(edit), params.model_dump(), scan, widen=widen_renames
+            edit, await scan(edit), params.model_dump(), scan, scope=scope, widen=widen_renames
         )
         preview = offered.preview
         verdict, note = None, ""

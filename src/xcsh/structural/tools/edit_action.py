@@ -11,6 +11,7 @@ write through :func:`~xcsh.structural.engine.apply_preview`, and whose
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -32,7 +33,6 @@ from xcsh.structural.edit.scan_edit import BROKEN_REASON
 from xcsh.structural.engine import apply_preview, select_replacements
 from xcsh.structural.tools.details import AppliedEditDetails, AstEditDetails, LeftOutFile
 from xcsh.structural.tools.edit_text import applied_result, edit_label, edit_notes, result_text
-from xcsh.structural.tools.rename_hint import bare_call_notes
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -174,17 +174,13 @@ def build_edit_action(
         check_note: a line about checks instead of a verdict (none set or can run).
         check_files: runs the project's check on staged files (relative path → new
             bytes); given, the action can check some changes (``check_parts``).
-        apply_note: a paragraph that ends the result of applying the whole preview
-            (what the apply leaves for another edit to do), or ``""``.
-        notes: paragraphs the caller adds after the preview's own notes (for a
-            preview that replaced nothing, they say why in place of the usual guesses).
+        apply_note: ends the result of applying the whole preview (``""``: nothing).
+        notes: the caller's paragraphs after the preview's own (with no change: why).
     """
-    told = list(notes)
-    notes = [*edit_notes(preview, broken_flag), *told]
+    notes = [*edit_notes(preview, broken_flag), *notes]
     skipped = tuple(LeftOutFile(file=s.file, reason=s.reason) for s in preview.skipped)
     if preview.total == 0:
-        why = notes if told else _why_nothing(preview, arguments, notes)
-        return _nothing_to_apply(why, skipped)
+        return _nothing_to_apply(_why_nothing(preview, arguments, notes), skipped)
     label = _label(preview)
     preview_id = store.new_preview_id()
     ids = _change_ids(store, preview, previous)
@@ -192,13 +188,10 @@ def build_edit_action(
         preview, preview_id, ids, previous.id if previous else "", with_diff, check
     )
     details = AstEditDetails(
-        preview=typed,
-        label=label,
-        total=preview.total,
-        skipped=skipped,
-        notes=tuple(notes),
-        arguments=dict(arguments) if arguments is not None else None,
+        preview=typed, label=label, total=preview.total, skipped=skipped, notes=tuple(notes)
     )
+    if arguments is not None:
+        details = dataclasses.replace(details, arguments=dict(arguments))
     ending = [*notes, *_verdict(check, check_note), *_overlap(store, typed)]
     text = result_text(preview, ids, ending, preview_id)
     parts = _EditParts(
@@ -224,14 +217,12 @@ def build_edit_action(
 def _why_nothing(preview: EditPreview, arguments: JsonObject | None, notes: list[str]) -> list[str]:
     """The notes of a preview that replaced nothing, with why, where that can be told.
 
-    No file in scope gets :func:`empty_scope_note`; files searched without a match get
-    :func:`bare_call_notes`; a preview that left files out already says why in ``notes``.
+    No file in scope gets :func:`empty_scope_note`; otherwise ``notes`` already say
+    why (files left out, or the caller's notes on call patterns).
     """
-    if preview.skipped:
-        return notes
-    if preview.files_scanned == 0:
+    if preview.files_scanned == 0 and not preview.skipped:
         return [*notes, _empty_scope_note(arguments)]
-    return [*notes, *bare_call_notes(arguments)]
+    return notes
 
 
 def _label(preview: EditPreview) -> str:

@@ -19,7 +19,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 
-from xcsh.core import JsonObject
+from xcsh.core import JsonObject, JsonValue
 from xcsh.core.wording import name_list, plural
 from xcsh.structural.base.results import EditPreview
 from xcsh.structural.scan.spec import EditOp, EditSpec
@@ -27,8 +27,32 @@ from xcsh.structural.scan.spec import EditOp, EditSpec
 BARE_CALL = re.compile(r"(?P<name>[A-Za-z_]\w*)\(\$\$\$(?P<var>\w*)\)")
 """An op's ``pat`` or ``out`` that is a call of a bare name with all its arguments."""
 
-_CALL_SCOPE = ("lang", "path", "glob", "check")
-"""The arguments of the call a note proposes that it keeps from the call made."""
+
+@dataclass(frozen=True, kw_only=True)
+class CallScope:
+    """The arguments of the call made that a call a note proposes keeps.
+
+    Args:
+        lang, path, glob, check: the ``ast_edit`` call's, as given (``None`` or
+            ``False``: not given, and left out of the proposed call).
+    """
+
+    lang: str | None = None
+    path: str | None = None
+    glob: list[str] | str | None = None
+    check: bool = False
+
+    def arguments(self) -> JsonObject:
+        """The arguments given, in this order, as a proposed call writes them."""
+        glob: JsonValue = list[JsonValue](self.glob) if isinstance(self.glob, list) else self.glob
+        given: list[tuple[str, JsonValue]] = [
+            ("lang", self.lang),
+            ("path", self.path),
+            ("glob", glob),
+            ("check", self.check),
+        ]
+        return {key: value for key, value in given if value}
+
 
 _SHOWN = 3
 """How many places of the old name a note lists."""
@@ -42,36 +66,34 @@ class CalleeRename:
     new: str
 
 
-def bare_call_notes(arguments: JsonObject | None) -> list[str]:
+def bare_call_notes(edit: EditSpec, scope: CallScope) -> list[str]:
     """Why an op whose ``pat`` is a call of a bare name (``old($$$A)``) may have matched nothing.
 
     Such a pattern matches only calls written with the bare name, not
     ``module.old(...)`` or ``obj.old(...)``; a small model renaming a function
-    often writes it. One note per such op, naming the bare-name rename (when
-    ``out`` is ``new($$$A)``) that changes the definition and every use, and
-    ending with that whole call in a fenced JSON block: a small model that copies
-    the note as its answer has the call run (on a ``--base-url`` server, a fenced
-    call in an answer's text is a call; the prose around it stays text).
+    often writes it. One note per such op of ``edit``, naming the bare-name rename
+    (when ``out`` is ``new($$$A)``) that changes the definition and every use, and
+    ending with that whole call (keeping ``scope``) in a fenced JSON block: a small
+    model that copies the note as its answer has the call run (on a ``--base-url``
+    server, a fenced call in an answer's text is a call; the prose around it stays
+    text).
     """
-    ops = arguments.get("ops") if arguments is not None else None
     notes: list[str] = []
-    for op in ops if isinstance(ops, list) else []:
-        pat = op.get("pat") if isinstance(op, dict) else None
-        old = BARE_CALL.fullmatch(pat.strip()) if isinstance(pat, str) else None
-        if old is None or not isinstance(op, dict):
+    for op in edit.ops:
+        old = BARE_CALL.fullmatch(op.pat.strip())
+        if old is None:
             continue
         name = old.group("name")
-        out = op.get("out")
-        new = BARE_CALL.fullmatch(out.strip()) if isinstance(out, str) else None
+        new = BARE_CALL.fullmatch(op.out.strip())
         fix = ""
-        if new is not None and arguments is not None:
-            bare_ops, call = bare_call(arguments, [CalleeRename(name, new.group("name"))])
+        if new is not None:
+            bare_ops, call = bare_call(scope, [CalleeRename(name, new.group("name"))])
             fix = (
                 "; to rename it everywhere (definition, calls and imports), call ast_edit "
                 f"again with ops {bare_ops}, as this call:\n{call}"
             )
         notes.append(
-            f"`{pat}` matches only calls written `{name}(...)`, not "
+            f"`{op.pat}` matches only calls written `{name}(...)`, not "
             f"`module.{name}(...)` or `obj.{name}(...)`{fix or '.'}"
         )
     return notes
@@ -90,11 +112,11 @@ def callee_renames(edit: EditSpec) -> tuple[CalleeRename, ...]:
     for op in edit.ops:
         old = BARE_CALL.fullmatch(op.pat.strip())
         new = BARE_CALL.fullmatch(op.out.strip())
-        if old is None or new is None or old["var"] != new["var"]:
+        if old is None or new is None or old.group("var") != new.group("var"):
             return ()
-        if old["name"] == new["name"]:
+        if old.group("name") == new.group("name"):
             return ()
-        renames.append(CalleeRename(old["name"], new["name"]))
+        renames.append(CalleeRename(old.group("name"), new.group("name")))
     return tuple(renames)
 
 
@@ -139,7 +161,7 @@ def left_places(narrow: EditPreview, wide: EditPreview) -> list[str]:
                 continue  # the callee of a call the narrow edit renames
             place = f"{edit.file}:{rep.line + 1}"
             defined = _DEFINES.match(lines[rep.line]) if rep.line < len(lines) else None
-            if defined is not None and defined["name"] == rep.old_text.encode():
+            if defined is not None and defined.group("name") == rep.old_text.encode():
                 definitions.append(f"{place} (definition)")
             else:
                 uses.append(place)
@@ -156,11 +178,10 @@ def _names(renames: Sequence[CalleeRename]) -> str:
     return name_list([f"`{r.old}`" for r in renames])
 
 
-def bare_call(arguments: JsonObject, renames: Sequence[CalleeRename]) -> tuple[str, str]:
+def bare_call(scope: CallScope, renames: Sequence[CalleeRename]) -> tuple[str, str]:
     """The bare-name ops as JSON, and the whole ``ast_edit`` call as a fenced JSON block."""
     ops = [{"pat": r.old, "out": r.new} for r in renames]
-    scope = {key: arguments[key] for key in _CALL_SCOPE if arguments.get(key)}
-    call = {"name": "ast_edit", "arguments": {**scope, "ops": ops}}
+    call = {"name": "ast_edit", "arguments": {**scope.arguments(), "ops": ops}}
     return json.dumps(ops), f"```json\n{json.dumps(call)}\n```"
 
 
@@ -183,9 +204,9 @@ def unused_note(renames: Sequence[CalleeRename]) -> str:
     )
 
 
-def left_note(renames: Sequence[CalleeRename], places: Sequence[str], arguments: JsonObject) -> str:
+def left_note(renames: Sequence[CalleeRename], places: Sequence[str], scope: CallScope) -> str:
     """The note of a preview of call renames that leaves other uses of the old names."""
-    ops, _ = bare_call(arguments, renames)
+    ops, _ = bare_call(scope, renames)
     return (
         f"This renames only calls written with the bare name; {_left(renames, places)} stay "
         f"as they are, at {_at(places)}. To rename everywhere (definition, calls and "
@@ -193,11 +214,9 @@ def left_note(renames: Sequence[CalleeRename], places: Sequence[str], arguments:
     )
 
 
-def remaining_note(
-    renames: Sequence[CalleeRename], places: Sequence[str], arguments: JsonObject
-) -> str:
+def remaining_note(renames: Sequence[CalleeRename], places: Sequence[str], scope: CallScope) -> str:
     """What an apply of call renames says of the uses of the old names it left."""
-    ops, call = bare_call(arguments, renames)
+    ops, call = bare_call(scope, renames)
     return (
         f"Not renamed: {_left(renames, places)}, at {_at(places)}. To rename them too, "
         f"call ast_edit with ops {ops}, as this call:\n{call}"
@@ -239,24 +258,28 @@ async def hinted(
     arguments: JsonObject,
     scan: Callable[[EditSpec], Awaitable[EditPreview]],
     *,
+    scope: CallScope,
     widen: bool,
 ) -> Hinted:
-    """What to offer for ``preview`` of ``edit``, when ``edit`` renames callees.
+    """What to offer for ``preview`` of ``edit``, with what it says of call patterns.
 
     When every op of ``edit`` renames a callee (:func:`callee_renames`), the
     bare-name rename is previewed too, with ``scan`` (a second pass over the
     same scope). With ``widen``, a preview that matched nothing in the files
     searched gives way to it (:func:`widened_note`, or :func:`unused_note` when
-    the name is not used either); without, it stays ``No replacements made``.
-    A preview that matched calls but leaves other uses of the old name says so
-    (:func:`left_note`, :func:`remaining_note`). Otherwise ``preview`` is
-    offered as it is.
+    the name is not used either). A preview that matched calls but leaves other
+    uses of the old name says so (:func:`left_note`, :func:`remaining_note`). A
+    preview of call patterns that matched nothing, not widened, says why
+    (:func:`bare_call_notes`). ``scope``: what a proposed call keeps of the call
+    made (``arguments``, as the preview's details keep them).
     """
     same = Hinted(edit=edit, preview=preview, arguments=arguments)
-    renames = callee_renames(edit)
-    if not renames or preview.skipped or not preview.files_scanned:
+    if preview.skipped or not preview.files_scanned:
         return same
-    if not preview.total and not widen:
+    renames = callee_renames(edit)
+    if not preview.total and (not renames or not widen):
+        return replace(same, notes=tuple(bare_call_notes(edit, scope)))
+    if not renames:
         return same
     wide_edit = bare_edit(edit, renames)
     wide = await scan(wide_edit)
@@ -276,13 +299,14 @@ async def hinted(
         edit=edit,
         preview=preview,
         arguments=arguments,
-        notes=(left_note(renames, places, arguments),),
-        apply_note=remaining_note(renames, places, arguments),
+        notes=(left_note(renames, places, scope),),
+        apply_note=remaining_note(renames, places, scope),
     )
 
 
 __all__ = [
     "BARE_CALL",
+    "CallScope",
     "CalleeRename",
     "Hinted",
     "bare_arguments",
