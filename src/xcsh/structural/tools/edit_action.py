@@ -390,15 +390,14 @@ def push_edit_preview(
         preview,
         arguments,
         recompute,
-        None,
-        broken_flag,
-        journal,
-        with_diff,
-        check,
-        check_note,
-        check_files,
-        apply_note,
-        notes,
+        broken_flag=broken_flag,
+        journal=journal,
+        with_diff=with_diff,
+        check=check,
+        check_note=check_note,
+        check_files=check_files,
+        apply_note=apply_note,
+        notes=notes,
     )
     if built.action is not None:
         store.push(built.action)

@@ -125,10 +125,14 @@ def bare_edit(edit: EditSpec, renames: Sequence[CalleeRename]) -> EditSpec:
     return replace(edit, ops=tuple(EditOp(pat=r.old, out=r.new) for r in renames))
 
 
+def bare_ops(renames: Sequence[CalleeRename]) -> list[JsonObject]:
+    """The bare-name ops ``{pat: old, out: new}`` of ``renames``, as a call writes them."""
+    return [{"pat": r.old, "out": r.new} for r in renames]
+
+
 def bare_arguments(arguments: JsonObject, renames: Sequence[CalleeRename]) -> JsonObject:
     """The tool call's ``arguments`` with the bare-name ops in place of the call patterns."""
-    ops: list[JsonObject] = [{"pat": r.old, "out": r.new} for r in renames]
-    return {**arguments, "ops": list(ops)}
+    return {**arguments, "ops": list(bare_ops(renames))}
 
 
 _DEFINES = re.compile(
@@ -180,7 +184,7 @@ def _names(renames: Sequence[CalleeRename]) -> str:
 
 def bare_call(scope: CallScope, renames: Sequence[CalleeRename]) -> tuple[str, str]:
     """The bare-name ops as JSON, and the whole ``ast_edit`` call as a fenced JSON block."""
-    ops = [{"pat": r.old, "out": r.new} for r in renames]
+    ops = bare_ops(renames)
     call = {"name": "ast_edit", "arguments": {**scope.arguments(), "ops": ops}}
     return json.dumps(ops), f"```json\n{json.dumps(call)}\n```"
 
@@ -313,6 +317,7 @@ __all__ = [
     "bare_call",
     "bare_call_notes",
     "bare_edit",
+    "bare_ops",
     "callee_renames",
     "hinted",
     "left_note",
