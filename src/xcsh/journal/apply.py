@@ -35,6 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from xcsh.core.protected import protected_reason
 from xcsh.core.wording import name_list
 from xcsh.fs.confined import (
     ChangedError,
@@ -128,14 +129,22 @@ def apply_changes(
 
     Raises:
         ApplyError: a file changed since the preview, left the workspace, is
-            hard-linked or read-only for this process, or the journal cannot be
-            written (nothing written);
+            hard-linked or read-only for this process, lies in a protected folder
+            (:func:`xcsh.core.protected.protected_reason`; a new change only), or
+            the journal cannot be written (nothing written);
             or a write failed (rolled back; if that failed too, the message
             lists the files holding new content).
     """
     todo = [c for c in changes if c.before != c.after]
     if not todo:
         return Applied(seq=None)
+    if kind == "apply":
+        # an undo or a rewind puts back what the files held; a new change never lands
+        # where another program would run it unasked
+        for change in todo:
+            refusal = protected_reason(change.path, change.shown)
+            if refusal is not None:
+                raise ApplyError(refusal)
     with RootDir(root) as rd:
         lock = journal.locked() if journal is not None else contextlib.nullcontext()
         try:

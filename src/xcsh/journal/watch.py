@@ -7,7 +7,9 @@ its own way, so :func:`record_applies` wraps it: before the apply runs, the
 files its typed preview names (:attr:`xcsh.pending.Preview.paths`, relative
 to the workspace; for a partial apply, those of the subset applied) are read
 and an intent record with their before content is fsynced; after it returns
-(or raises), their new content is recorded as the outcome. A crash in between
+(or raises), their new content is recorded as the outcome. A file whose real
+location is in a protected folder (``.git``, ``.hg``, ``.xcsh``) is refused
+before the apply runs. A crash in between
 leaves an incomplete entry that recovery rolls back. The wrapped action is a new
 value (the original is never changed) that behaves the same otherwise (same
 result, same exceptions), so ``resolve`` works as before. A session composes
@@ -21,12 +23,18 @@ import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from xcsh.core.protected import protected_reason
 from xcsh.fs import Workspace
 from xcsh.fs.confined import ConfinedError, RootDir, sha256_hex
 from xcsh.journal.records import COMMITTED, ROLLED_BACK, FileRecord
 from xcsh.journal.store import Journal, JournalError, OpenEntry
 from xcsh.pending import PendingAction, PendingActionStore, Preview
-from xcsh.pending.action import ApplyPartsCallback, CallbackResult, call_maybe_async
+from xcsh.pending.action import (
+    ApplyFailedError,
+    ApplyPartsCallback,
+    CallbackResult,
+    call_maybe_async,
+)
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +104,10 @@ async def _journaled(
     paths: list[str],
     run: Callable[[], CallbackResult | Awaitable[CallbackResult]],
 ) -> CallbackResult:
+    for path in paths:
+        refusal = protected_reason(path)
+        if refusal is not None:  # a link in the workspace may lead there
+            raise ApplyFailedError(refusal)
     entry = _begin(journal, label, source, paths)
     try:
         return await call_maybe_async(run)

@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 import inspect
 import logging
+import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ from xcsh.core import (
     coerce_tool_result,
     describe_value_type,
 )
+from xcsh.core.protected import protected_reason
 from xcsh.pending import (
     DEFAULT_SOURCE_TOOL_NAME,
     CheckVerdict,
@@ -154,7 +156,9 @@ class CustomToolAPI:
         Raises:
             ToolError: exactly ``Pending action store unavailable for custom tools
                 in this runtime.`` when the runtime has no store (the tool call
-                fails with that text); or the action is malformed.
+                fails with that text); the action is malformed; or it names a
+                file in ``.git``, ``.hg`` or ``.xcsh``, which no tool writes
+                (:func:`xcsh.core.protected.protected_reason`).
         """
         if self._store is None:
             raise ToolError(STORE_UNAVAILABLE_MESSAGE)
@@ -169,6 +173,10 @@ class CustomToolAPI:
                 "push_pending_action expects a CustomToolPendingAction, "
                 f"got {describe_value_type(action)}."
             )
+        for path in pending.preview.paths:
+            refusal = protected_reason(posixpath.normpath(path))
+            if refusal is not None:
+                raise ToolError(refusal)
         return self._store.push(pending).id
 
     async def apush_pending_action(

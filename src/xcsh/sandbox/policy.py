@@ -31,6 +31,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from xcsh.core import UsageError
+from xcsh.core.protected import PROTECTED_NAMES
 from xcsh.sandbox.confinement import Confinement
 from xcsh.sandbox.environment import EnvPolicy, parse_bash_env
 from xcsh.sandbox.namespace import NamespaceSupport, probe_namespaces, runtime_paths
@@ -211,11 +212,9 @@ def kernel_support(
 LANDLOCK_ONLY_MISSING = (
     "metadata changes outside the workspace (chmod, chown, touch -d, xattrs), "
     "xcsh's own files in /proc, other programs' sockets (tmux, xcsh mcp), "
-    "a read-only .git and .xcsh in the workspace"
+    "a read-only .git, .hg and .xcsh in the workspace"
 )
 """What the Landlock-only fallback does not protect (said in its notice)."""
-PROTECTED_NAMES = (".git", ".xcsh")
-"""Entries of the workspace kept read-only in the namespace sandbox."""
 
 
 def plan_sandbox(
