@@ -213,7 +213,12 @@ async def open_session(
         builtin = BuiltinParts(journal=journal, sandbox=sandbox, checker=checker, profile=profile)
         built = _builtin_tools(place.cwd, store, home, settings, builtin)
     custom = await aload_custom_tools(
-        place.cwd, store=store, home=home, trust_project=options.trust_project, checker=checker
+        place.cwd,
+        store=store,
+        home=home,
+        trust_project=options.trust_project,
+        checker=checker,
+        journal=journal,
     )
     instructions = load_instructions(place.cwd, home) if options.instructions else Instructions()
     session_tools = _policed([*built, *custom.tools], settings.approval, options.ask_tool)

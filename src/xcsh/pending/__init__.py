@@ -1,7 +1,8 @@
 """Pending actions: previews waiting for an explicit apply or discard.
 
-A :class:`PendingAction` carries a typed :class:`Preview` (id, files, changes
-with ids, diff); ``resolve`` returns a :class:`ResolveOutcome` as its details.
+A :class:`PendingAction` is data (a typed :class:`Preview`: id, files,
+changes with ids, diff) plus one :class:`PendingEffect`, what resolving it
+does; ``resolve`` returns a :class:`ResolveOutcome` as its details.
 The exact texts of ``resolve`` are in ``docs/resolve.md``.
 """
 
@@ -11,9 +12,16 @@ from xcsh.pending.action import (
     PendingAction,
     PushOrigin,
     StalePreviewError,
-    call_maybe_async,
 )
 from xcsh.pending.check import NOT_CHECKED, STATUS_WORDS, CheckStatus, CheckVerdict
+from xcsh.pending.effect import (
+    ApplyReport,
+    CallbackEffect,
+    PendingEffect,
+    RebuiltAction,
+    Supports,
+    call_maybe_async,
+)
 from xcsh.pending.outcome import ApplyFailure, ResolveOutcome, ResolveStatus
 from xcsh.pending.parts import describe_rebuild, grouped, select_parts
 from xcsh.pending.preview import LeftOut, Preview, PreviewChange, PreviewFile
@@ -38,20 +46,25 @@ __all__ = [
     "STATUS_WORDS",
     "ApplyFailedError",
     "ApplyFailure",
+    "ApplyReport",
+    "CallbackEffect",
     "CheckStatus",
     "CheckVerdict",
     "LeftOut",
     "PendingAction",
     "PendingActionStore",
+    "PendingEffect",
     "Preview",
     "PreviewChange",
     "PreviewFile",
     "PushListener",
     "PushOrigin",
+    "RebuiltAction",
     "ResolveOutcome",
     "ResolveParams",
     "ResolveStatus",
     "StalePreviewError",
+    "Supports",
     "call_maybe_async",
     "check_request",
     "create_resolve_tool",

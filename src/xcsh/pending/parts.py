@@ -38,7 +38,7 @@ def select_parts(
             names nothing in the preview (the text lists what it has).
     """
     preview = action.preview
-    if action.apply_parts is None or not preview.has_parts:
+    if not action.supports.apply_parts or not preview.has_parts:
         raise ToolError(
             f"{action.id} ({action.label}) cannot be applied in parts: its tool applies it "
             "whole. Leave out `only` to apply all of it, or discard it."
