@@ -40,7 +40,6 @@ from xcsh.agent.persistence import (
     session_path,
     sessions_dir,
 )
-from xcsh.agent.previews import RebuiltPreview, preview_digest
 from xcsh.agent.profile import PROFILE_SETTINGS, Profile, choose_profile
 from xcsh.agent.prompt import build_system_prompt
 from xcsh.agent.run_settings import RunKeys, RunSettings, read_run_settings
@@ -70,6 +69,7 @@ from xcsh.agent.tool_policy import (
     enforce_policy,
     parse_tool_policy,
 )
+from xcsh.pending import RebuiltPreview, preview_digest
 
 __all__ = [
     "CANCELLED_TEXT",

@@ -15,9 +15,8 @@ from collections.abc import Callable, Sequence
 
 from xcsh.agent.events import AgentEvent, Notice, PendingPushed, Resolved, RunEnd, TurnEnd
 from xcsh.agent.persistence import PendingRecord, SessionRecorder, message_to_dict
-from xcsh.agent.previews import preview_digest
 from xcsh.core import JsonObject, Message
-from xcsh.pending import PendingAction, PendingActionStore
+from xcsh.pending import PendingAction, PendingActionStore, preview_digest
 
 SteeringState = Callable[[], dict[str, str]]
 """``state()``: the ``provider``, ``model`` and steering ``mode`` as they are now."""

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from xcsh.agent.events import Resolved, RunEnd
 from xcsh.agent.loop import resolved_event
 from xcsh.agent.persistence import PendingRecord
-from xcsh.agent.previews import RebuiltPreview, compare_rebuilt
 from xcsh.core import (
     AgentToolResult,
     TextContent,
@@ -34,7 +33,14 @@ from xcsh.core import (
     UserMessage,
     cap_text,
 )
-from xcsh.pending import RESOLVE_TOOL_NAME, PendingAction, PendingActionStore, discard_action
+from xcsh.pending import (
+    RESOLVE_TOOL_NAME,
+    PendingAction,
+    PendingActionStore,
+    RebuiltPreview,
+    compare_rebuilt,
+    discard_action,
+)
 
 NOT_REBUILT = (
     "it cannot be rebuilt from its tool's arguments, and xcsh stopped before "
