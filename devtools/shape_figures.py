@@ -54,9 +54,9 @@ def _annotations(tree: ast.Module) -> Iterator[ast.AST | None]:
             args = node.args
             for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
                 yield arg.annotation
-            for arg in (args.vararg, args.kwarg):
-                if arg is not None:
-                    yield arg.annotation
+            for rest in (args.vararg, args.kwarg):
+                if rest is not None:
+                    yield rest.annotation
             yield node.returns
         elif isinstance(node, ast.ClassDef):
             for item in node.body:

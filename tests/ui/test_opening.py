@@ -11,7 +11,7 @@ import types
 from pathlib import Path
 
 from xcsh.agent import Instructions, ResumeReport
-from xcsh.agent.instructions import InstructionFile
+from xcsh.agent.run.instructions import InstructionFile
 from xcsh.app import OpenedSession
 from xcsh.core import AssistantMessage, TextContent, ToolCall, UserMessage
 from xcsh.journal import OpenedJournal

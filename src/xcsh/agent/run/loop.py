@@ -18,7 +18,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from xcsh.agent.events import (
+from xcsh.agent.run.events import (
     AgentError,
     AgentEvent,
     Notice,
@@ -33,14 +33,14 @@ from xcsh.agent.events import (
     TurnEnd,
     TurnStart,
 )
-from xcsh.agent.history import cancelled_result
-from xcsh.agent.profile import (
+from xcsh.agent.run.history import cancelled_result
+from xcsh.agent.run.profile import (
     NOTHING_PREVIEWED_NOTE,
     REPEATED_CALL_NOTE,
     compact_spec,
     repeats_previous_call,
 )
-from xcsh.agent.steering import Steering
+from xcsh.agent.run.steering import Steering
 from xcsh.core import (
     AssistantMessage,
     Message,
@@ -78,7 +78,7 @@ class LoopContext:
         max_tokens: output cap per request, or ``None``.
         before_request: awaited before each request; may shorten the history
             (compaction) and returns how many messages it removed.
-        compact: the compact profile (:mod:`xcsh.agent.profile`): trimmed tool
+        compact: the compact profile (:mod:`xcsh.agent.run.profile`): trimmed tool
             schemas, and a note after a read-only call that repeats the one before.
     """
 

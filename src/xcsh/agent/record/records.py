@@ -1,6 +1,6 @@
 """The records of a session file as types, and their one JSON adapter.
 
-:mod:`xcsh.agent.persistence` writes and reads the file; this module says
+:mod:`xcsh.agent.record.persistence` writes and reads the file; this module says
 what its lines hold. A history message is written as its dataclass fields
 (:func:`message_to_dict`; the ``role`` field tags it, each block's ``type``
 tags the block) and read back by one pydantic adapter straight into those
