@@ -217,3 +217,83 @@ def test_temperature_is_read_from_settings_and_checked() -> None:
     assert resolve_provider_settings(NO_FLAGS, env, {"temperature": 0.2}).temperature == 0.2
     with pytest.raises(UsageError, match=r"temperature in settings\.toml must be a number from 0"):
         resolve_provider_settings(NO_FLAGS, env, {"temperature": 3})
+
+
+LOCAL = "or pass --base-url for a local OpenAI-compatible server"
+IN_SETTINGS = "(or api_key in $XCSH_HOME/settings.toml)"
+
+
+@pytest.mark.parametrize(
+    ("flags", "stored", "words"),
+    [
+        (
+            NO_FLAGS,
+            {},
+            "no model provider is configured\nHint: Set ANTHROPIC_API_KEY or OPENAI_API_KEY, "
+            f"{LOCAL} (e.g. --provider openai --base-url http://localhost:8080/v1 --model NAME),"
+            " or use --provider scripted --model STEPS.json to play back a scripted model."
+            " provider, model and base_url can also be set in $XCSH_HOME/settings.toml.",
+        ),
+        (
+            {"provider": "anthropic"},
+            {},
+            f"no API key for provider 'anthropic'\nHint: Set ANTHROPIC_API_KEY {IN_SETTINGS}.",
+        ),
+        (
+            {"provider": "openai"},
+            {},
+            f"no API key for provider 'openai'\nHint: Set OPENAI_API_KEY, {LOCAL} {IN_SETTINGS}.",
+        ),
+        (
+            {"provider": "openai-responses"},
+            {},
+            "no API key for provider 'openai-responses'\n"
+            f"Hint: Set OPENAI_API_KEY, {LOCAL} {IN_SETTINGS}.",
+        ),
+        (
+            {"provider": "scripted"},
+            {},
+            "the scripted provider needs a steps file\n"
+            "Hint: Pass --provider scripted --model STEPS.json.",
+        ),
+        (
+            {"provider": "gemini"},
+            {},
+            "unknown provider 'gemini'\n"
+            "Hint: Use one of: anthropic, openai, openai-responses, scripted.",
+        ),
+        (
+            NO_FLAGS,
+            {"provider": "anthropic", "api_key": "k", "base_url": "http://h/v1"},
+            "no model given for the server at http://h/v1\n"
+            "Hint: Pass --model NAME with the name the server serves (or model in settings.toml).",
+        ),
+        (
+            NO_FLAGS,
+            {"provider": "gemini"},
+            "provider in settings.toml must be one of 'anthropic', 'openai', "
+            "'openai-responses', 'scripted', not 'gemini'\n"
+            'Hint: write for instance provider = "anthropic"',
+        ),
+    ],
+)
+def test_what_is_missing_or_wrong_is_said_in_these_words(
+    flags: dict[str, Any], stored: dict[str, Any], words: str
+) -> None:
+    with pytest.raises(UsageError) as info:
+        resolve_provider_settings(flags, {}, stored)
+    assert str(info.value) == words
+
+
+@pytest.mark.parametrize(
+    ("provider", "hint"),
+    [
+        ("anthropic", "Set ANTHROPIC_API_KEY."),
+        ("openai", f"Set OPENAI_API_KEY, {LOCAL}."),
+        ("openai-responses", f"Set OPENAI_API_KEY, {LOCAL}."),
+    ],
+)
+def test_settings_built_without_a_key_say_which_variable_to_set(provider: str, hint: str) -> None:
+    with pytest.raises(UsageError) as info:
+        create_provider(ProviderSettings(provider=provider, model="m"))
+    assert str(info.value) == f"no API key for provider {provider!r}\nHint: {hint}"
