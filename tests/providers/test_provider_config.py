@@ -109,6 +109,18 @@ def test_claude_model_alone_means_anthropic() -> None:
     assert resolve_provider_settings({"model": "claude-opus-4-5"}, env, {}).provider == "anthropic"
 
 
+def test_an_openai_model_alone_means_openai_even_with_an_anthropic_key() -> None:
+    env = {"ANTHROPIC_API_KEY": "ak", "OPENAI_API_KEY": "ok"}
+    for model in ("gpt-5.1", "o3", "o4-mini"):
+        s = resolve_provider_settings({"model": model}, env, {})
+        assert (s.provider, s.api_key) == ("openai", "ok")
+    # never sent to Anthropic, which does not serve it: the missing key is named
+    with pytest.raises(UsageError, match="no API key for provider 'openai'"):
+        resolve_provider_settings({"model": "gpt-5.1"}, {"ANTHROPIC_API_KEY": "ak"}, {})
+    # a name no provider claims goes by the keys, Anthropic's first
+    assert resolve_provider_settings({"model": "other"}, env, {}).provider == "anthropic"
+
+
 @pytest.mark.parametrize(
     ("provider", "env_name"),
     [("anthropic", "ANTHROPIC_API_KEY"), ("openai-responses", "OPENAI_API_KEY")],

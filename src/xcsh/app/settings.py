@@ -37,6 +37,12 @@ from xcsh.providers.config import (
     create_provider,
     resolve_provider_settings,
 )
+from xcsh.providers.registry import (
+    PROVIDER_NAMES,
+    find_provider,
+    provider_entry,
+    provider_serving,
+)
 from xcsh.sandbox import SETTING_KEYS as SANDBOX_KEYS
 from xcsh.sandbox import SandboxKeys, SandboxSettings, parse_sandbox_settings
 from xcsh.structural.scan.warm_cache import DEFAULT_INDEX_MEMORY, parse_index_memory
@@ -238,16 +244,15 @@ def switch_provider(
     """The provider for ``/model SPEC`` (SDK imported now).
 
     ``SPEC`` is ``MODEL`` or ``PROVIDER MODEL`` (``anthropic claude-haiku-4-5``).
-    Without a provider: a ``claude-*`` model goes to Anthropic; a ``gpt-*``
-    or ``o<digit>*`` model leaves Anthropic for OpenAI; any other model stays
-    with the current provider, and on the same ``--base-url`` server when
-    the current one is a local server.
+    Without a provider, a model the current provider serves stays with it;
+    one another provider serves goes there (``claude-*`` to Anthropic,
+    ``gpt-*`` or ``o<digit>*`` to OpenAI, see the registry's ``models``);
+    any other model stays with the current provider, and on the same
+    ``--base-url`` server when the current one is a local server.
 
     Raises:
         UsageError: an empty spec, an unknown provider, or no key for it.
     """
-    from xcsh.providers.config import PROVIDER_NAMES
-
     words = spec.split()
     if not words or len(words) > 2:
         raise UsageError(
@@ -256,20 +261,16 @@ def switch_provider(
         )
     provider: str | None = words[0] if len(words) == 2 else None
     model = words[-1]
-    if provider is not None and provider not in PROVIDER_NAMES:
-        raise UsageError(
-            f"unknown provider {provider!r}", hint=f"Use one of: {', '.join(PROVIDER_NAMES)}."
-        )
+    if provider is not None:
+        provider_entry(provider)
     base_url = getattr(current, "base_url", None)
     if provider is None:
-        if model.startswith("claude"):
-            provider, base_url = "anthropic", None
-        elif current.name == "anthropic" and (
-            model.startswith("gpt-") or (model[:1] == "o" and model[1:2].isdigit())
-        ):
-            provider, base_url = "openai", None
-        else:
+        serving = provider_serving(model)
+        current_entry = find_provider(current.name)
+        if serving is None or (current_entry is not None and current_entry.serves(model)):
             provider = current.name
+        else:
+            provider, base_url = serving.name, None
     elif provider != current.name:
         base_url = None
     settings = load_settings(home or xcsh_home(env=env))
