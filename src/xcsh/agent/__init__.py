@@ -50,7 +50,7 @@ from xcsh.agent.run.instructions import (
 )
 from xcsh.agent.run.profile import PROFILE_SETTINGS, Profile, choose_profile
 from xcsh.agent.run.prompt import build_system_prompt
-from xcsh.agent.run.settings import RunKeys, RunSettings, read_run_settings
+from xcsh.agent.run.settings import RunSettings
 from xcsh.agent.run.steering import (
     DEFAULT_MAX_FORCED_TURNS,
     REMINDER_TEXT,
@@ -99,7 +99,6 @@ __all__ = [
     "ResumeReport",
     "RunEnd",
     "RunEndReason",
-    "RunKeys",
     "RunSettings",
     "SavedSession",
     "SessionConfig",
@@ -128,7 +127,6 @@ __all__ = [
     "new_session_id",
     "parse_tool_policy",
     "preview_digest",
-    "read_run_settings",
     "repair_tool_pairs",
     "session_path",
     "sessions_dir",

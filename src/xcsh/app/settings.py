@@ -18,11 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from xcsh.agent import (
     ApprovalKeys,
-    RunKeys,
     RunSettings,
     ToolPolicy,
     parse_tool_policy,
-    read_run_settings,
     sessions_dir,
 )
 from xcsh.checks import CHECK_KEYS, CheckKeys, CheckSettings, read_check_settings
@@ -62,7 +60,7 @@ class _AppKeys(BaseModel):
 
 KNOWN_SETTINGS = (
     *SETTING_KEYS,
-    *RunKeys.model_fields,
+    *RunSettings.model_fields,
     "journal_max_entries",
     "journal_max_bytes",
     *SANDBOX_KEYS,
@@ -148,7 +146,7 @@ class Settings(BaseModel):
         return cls(
             path=path,
             provider=StoredProviderSettings.from_file(values, source),
-            run=read_run_settings(RunKeys.model_validate(values), path),
+            run=RunSettings.from_file(values, source),
             approval=parse_tool_policy(ApprovalKeys.model_validate(values), source=source),
             sandbox=parse_sandbox_settings(SandboxKeys.model_validate(values), source=source),
             retention=Retention.from_settings(values, path),
