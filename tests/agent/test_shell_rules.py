@@ -56,7 +56,7 @@ LIMITS = ["cp /usr/bin/touch t && ./t x", "ln -s /usr/bin/touch t && ./t x"]
 
 def policy() -> ToolPolicy:
     return parse_tool_policy(
-        ApprovalKeys.model_validate(tomllib.loads(DENY_TOUCH)), source="settings.toml"
+        ApprovalKeys.from_file(tomllib.loads(DENY_TOUCH), "settings.toml"), source="settings.toml"
     )
 
 

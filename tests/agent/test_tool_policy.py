@@ -39,7 +39,7 @@ def policy(text: str = RULES) -> Any:
     import tomllib
 
     return parse_tool_policy(
-        ApprovalKeys.model_validate(tomllib.loads(text)), source="settings.toml"
+        ApprovalKeys.from_file(tomllib.loads(text), "settings.toml"), source="settings.toml"
     )
 
 

@@ -147,7 +147,7 @@ class Settings(BaseModel):
             path=path,
             provider=StoredProviderSettings.from_file(values, source),
             run=RunSettings.from_file(values, source),
-            approval=parse_tool_policy(ApprovalKeys.model_validate(values), source=source),
+            approval=parse_tool_policy(ApprovalKeys.from_file(values, source), source=source),
             sandbox=parse_sandbox_settings(SandboxKeys.model_validate(values), source=source),
             retention=Retention.from_settings(values, path),
             checks=read_check_settings(CheckKeys.model_validate(values), source),

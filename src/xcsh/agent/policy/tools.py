@@ -31,13 +31,15 @@ import os
 import shlex
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from xcsh.agent.policy.approval import Approval
 from xcsh.agent.policy.shell import resolve_commands
 from xcsh.core import Tool, ToolError, UsageError
+from xcsh.core.settings_keys import SettingsKeys
+from xcsh.core.validation import Problem
 from xcsh.core.wording import did_you_mean
 from xcsh.tools.coding.bash import BashParams
 
@@ -198,112 +200,171 @@ def simple_commands(command: str) -> list[list[str]]:
     return found.commands
 
 
-class ApprovalKeys(BaseModel):
-    """The ``[approval]`` key of a settings file's top level, as the file gives it.
-
-    Any TOML value (:func:`parse_tool_policy` checks it); an empty table when
-    the file has none. Other keys of the file are left out.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    approval: object = Field(default_factory=dict)
+def _splits_into_words(prefix: str) -> str:
+    shlex.split(prefix)  # a ValueError refuses the prefix (worded by _rule_refusal)
+    return prefix
 
 
-class _ApprovalTable(BaseModel):
-    """The ``[approval]`` table: ``rules``, and each other key a tool's decision."""
-
-    model_config = ConfigDict(frozen=True, extra="allow")
-
-    rules: object = Field(default_factory=list)
+CommandPrefix = Annotated[str, Field(pattern=r"\S"), AfterValidator(_splits_into_words)]
+"""A bash command prefix as written: not blank, and splits into words as the shell would."""
 
 
 class _RuleTable(BaseModel):
-    """One ``[[approval.rules]]`` table, each key as the file gives it."""
+    """One ``[[approval.rules]]`` table."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, strict=True, extra="forbid")
 
-    prefix: object = None
-    decision: object = None
-    match: object = Field(default_factory=list)
-    not_match: object = Field(default_factory=list)
+    prefix: CommandPrefix
+    decision: Decision
+    match: list[str] = Field(default_factory=list)
+    not_match: list[str] = Field(default_factory=list)
 
 
-def parse_tool_policy(keys: ApprovalKeys, *, source: str) -> ToolPolicy:
-    """Read ``[approval]`` from settings.toml and check its examples.
+class _ApprovalTable(BaseModel):
+    """The ``[approval]`` table: each tool's decision, and the bash prefix rules.
 
-    Raises:
-        UsageError: a decision other than allow/ask/deny, a malformed rule, or
-            an example that contradicts its rule; the message names the rule.
+    Read from the file's table only, where each tool's decision sits beside
+    ``rules``; they are gathered into ``tools`` before validation.
     """
-    if not isinstance(keys.approval, Mapping):
-        raise UsageError(
-            f"{source}: approval must be a table ([approval]), not {keys.approval!r}",
-            hint='write an [approval] table with a line per tool, for example bash = "ask"',
-        )
-    table = _ApprovalTable.model_validate(keys.approval)
-    tools: dict[str, Decision] = {
-        name: _decision(value, f"{source}: approval.{name}")
-        for name, value in (table.model_extra or {}).items()
-    }
-    raw_rules = table.rules
-    if not isinstance(raw_rules, list):
-        raise UsageError(
+
+    model_config = ConfigDict(frozen=True, strict=True)
+
+    tools: dict[str, Decision] = Field(default_factory=dict)
+    rules: list[_RuleTable] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _gather_tools(cls, table: object) -> object:
+        if not isinstance(table, Mapping):
+            return table
+        gathered: dict[str, object] = {"tools": {k: v for k, v in table.items() if k != "rules"}}
+        if "rules" in table:
+            gathered["rules"] = table["rules"]
+        return gathered
+
+
+class ApprovalKeys(SettingsKeys):
+    """The ``[approval]`` key of a settings file's top level, typed; an empty table when unset.
+
+    Attributes:
+        approval: each tool's decision (``"allow"``, ``"ask"`` or ``"deny"``)
+            and the ``[[approval.rules]]`` (a prefix that splits into words,
+            a decision, and lists of example commands).
+    """
+
+    approval: _ApprovalTable = Field(default_factory=_ApprovalTable)
+
+    @classmethod
+    def refusal(
+        cls, found: Sequence[Problem], given: Mapping[str, object], source: str
+    ) -> UsageError:
+        """The message for the first problem in reading order.
+
+        That order is the table itself, then each tool's decision, then
+        ``rules``, then each rule in turn (not a table, an unknown key, its
+        prefix, its decision), then the rules' examples.
+        """
+        path = min(found, key=_reading_order).path[1:]
+        table = given.get("approval")
+        if not path or not isinstance(table, Mapping):
+            return UsageError(
+                f"{source}: approval must be a table ([approval]), not {table!r}",
+                hint='write an [approval] table with a line per tool, for example bash = "ask"',
+            )
+        rules = table.get("rules")
+        match path:
+            case ("tools", name, *_):
+                return _bad_decision(f"{source}: approval.{name}", table.get(name))
+            case ("rules", index, *inside) if isinstance(rules, list):
+                where = f"{source}: approval rule {int(index) + 1}"
+                return _rule_refusal(tuple(inside), rules[int(index)], where)
+        return UsageError(
             f"{source}: approval.rules must be a list of [[approval.rules]] tables",
             hint=_RULE_HINT,
         )
-    tables: list[_RuleTable] = []
-    rules: list[PrefixRule] = []
-    for i, raw in enumerate(raw_rules):  # each rule checked whole before the next
-        tables.append(_rule_table(raw, f"{source}: approval rule {i + 1}"))
-        rules.append(_rule(tables[-1], f"{source}: approval rule {i + 1}"))
-    policy = ToolPolicy(tools=tools, rules=tuple(rules), source=source)
-    for i, raw in enumerate(tables):
-        _check_examples(rules[i], raw, f"{source}: approval rule {i + 1} ({rules[i].text!r})")
-    return policy
+
+
+def _reading_order(problem: Problem) -> tuple[int, int, int]:
+    """Where ``problem`` comes in reading order (see :meth:`ApprovalKeys.refusal`)."""
+    match problem.path[1:]:
+        case ():
+            return (0, 0, 0)
+        case ("tools", *_):
+            return (1, 0, 0)
+        case ("rules",):
+            return (2, 0, 0)
+        case ("rules", index):
+            return (3, int(index), 0)
+        case ("rules", index, "prefix", *_):
+            return (3, int(index), 2)
+        case ("rules", index, "decision", *_):
+            return (3, int(index), 3)
+        case ("rules", index, "match", *_):
+            return (4, int(index), 0)
+        case ("rules", index, "not_match", *_):
+            return (4, int(index), 1)
+        case ("rules", index, *_):  # an unknown key
+            return (3, int(index), 1)
+    return (5, 0, 0)
+
+
+def _rule_refusal(path: tuple[str, ...], raw: object, where: str) -> UsageError:
+    """The message for the rule ``raw`` (``where``: its place) refused at ``path`` within it."""
+    if not path or not isinstance(raw, Mapping):
+        return UsageError(f"{where} must be a table with prefix and decision", hint=_RULE_HINT)
+    prefix = raw.get("prefix")
+    match path[0]:
+        case "prefix":
+            if isinstance(prefix, str) and prefix.strip():
+                try:
+                    shlex.split(prefix)
+                except ValueError as exc:
+                    return UsageError(
+                        f"{where}: prefix {prefix!r} cannot be split into words: {exc}",
+                        hint="close the quote, or escape it",
+                    )
+            return UsageError(
+                f'{where}: prefix must be a non-empty command prefix such as "git status"',
+                hint=_RULE_HINT,
+            )
+        case "decision":
+            return _bad_decision(f"{where}: decision", raw.get("decision"))
+        case "match" | "not_match" as key:
+            text = shlex.join(shlex.split(str(prefix)))
+            return UsageError(
+                f"{where} ({text!r}): {key} must be a list of example commands",
+                hint=f'for example {key} = ["git status --short"]',
+            )
+    unknown = sorted(set(raw) - set(_RuleTable.model_fields))
+    return UsageError(
+        f"{where}: unknown key {unknown[0]!r}",
+        hint="a rule has prefix, decision, and optional match and not_match examples",
+    )
+
+
+def parse_tool_policy(keys: ApprovalKeys, *, source: str) -> ToolPolicy:
+    """The policy ``[approval]`` sets, its rules' examples checked.
+
+    Raises:
+        UsageError: an example that does not parse or contradicts its rule;
+            the message names the rule.
+    """
+    tables = keys.approval.rules
+    rules = [PrefixRule(words=tuple(shlex.split(t.prefix)), decision=t.decision) for t in tables]
+    for i, (rule, table) in enumerate(zip(rules, tables, strict=True)):
+        _check_examples(rule, table, f"{source}: approval rule {i + 1} ({rule.text!r})")
+    return ToolPolicy(tools=dict(keys.approval.tools), rules=tuple(rules), source=source)
 
 
 _RULE_HINT = '[[approval.rules]] takes prefix = "git status" and decision = "allow"'
 """How to write an ``[[approval.rules]]`` table, shown under a malformed one."""
 
 
-def _decision(value: object, where: str) -> Decision:
-    if value not in DECISIONS:
-        raise UsageError(
-            f'{where} must be "allow", "ask" or "deny", not {value!r}',
-            hint='for example bash = "ask"',
-        )
-    decision: Decision = value
-    return decision
-
-
-def _rule_table(raw: object, where: str) -> _RuleTable:
-    if not isinstance(raw, Mapping):
-        raise UsageError(f"{where} must be a table with prefix and decision", hint=_RULE_HINT)
-    unknown = set(raw) - set(_RuleTable.model_fields)
-    if unknown:
-        raise UsageError(
-            f"{where}: unknown key {sorted(unknown)[0]!r}",
-            hint="a rule has prefix, decision, and optional match and not_match examples",
-        )
-    return _RuleTable.model_validate(raw)
-
-
-def _rule(raw: _RuleTable, where: str) -> PrefixRule:
-    prefix = raw.prefix
-    if not isinstance(prefix, str) or not prefix.strip():
-        raise UsageError(
-            f'{where}: prefix must be a non-empty command prefix such as "git status"',
-            hint=_RULE_HINT,
-        )
-    try:
-        words = tuple(shlex.split(prefix))
-    except ValueError as exc:
-        raise UsageError(
-            f"{where}: prefix {prefix!r} cannot be split into words: {exc}",
-            hint="close the quote, or escape it",
-        ) from exc
-    return PrefixRule(words=words, decision=_decision(raw.decision, f"{where}: decision"))
+def _bad_decision(where: str, value: object) -> UsageError:
+    return UsageError(
+        f'{where} must be "allow", "ask" or "deny", not {value!r}',
+        hint='for example bash = "ask"',
+    )
 
 
 def _check_examples(rule: PrefixRule, raw: _RuleTable, where: str) -> None:
@@ -311,11 +372,6 @@ def _check_examples(rule: PrefixRule, raw: _RuleTable, where: str) -> None:
         ("match", raw.match, True),
         ("not_match", raw.not_match, False),
     ):
-        if not isinstance(examples, list) or not all(isinstance(e, str) for e in examples):
-            raise UsageError(
-                f"{where}: {key} must be a list of example commands",
-                hint=f'for example {key} = ["git status --short"]',
-            )
         for example in examples:
             try:
                 matched = any(rule.matches(part) for part in simple_commands(example))
