@@ -148,7 +148,7 @@ class Settings(BaseModel):
             provider=StoredProviderSettings.from_file(values, source),
             run=RunSettings.from_file(values, source),
             approval=parse_tool_policy(ApprovalKeys.from_file(values, source), source=source),
-            sandbox=parse_sandbox_settings(SandboxKeys.model_validate(values), source=source),
+            sandbox=parse_sandbox_settings(SandboxKeys.from_file(values, source), source=source),
             retention=Retention.from_settings(values, path),
             checks=read_check_settings(CheckKeys.model_validate(values), source),
             strict_rules=_strict_rules(own.strict_rules, path),
