@@ -150,7 +150,7 @@ class Settings(BaseModel):
             approval=parse_tool_policy(ApprovalKeys.from_file(values, source), source=source),
             sandbox=parse_sandbox_settings(SandboxKeys.from_file(values, source), source=source),
             retention=Retention.from_settings(values, path),
-            checks=read_check_settings(CheckKeys.model_validate(values), source),
+            checks=read_check_settings(CheckKeys.from_file(values, source), source),
             strict_rules=_strict_rules(own.strict_rules, path),
             index_memory=_index_memory(own.index_memory, path),
         )
