@@ -11,7 +11,7 @@ and the check. Flags come first, then the environment, then the file (see
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -25,6 +25,8 @@ from xcsh.agent import (
 )
 from xcsh.checks import CHECK_KEYS, CheckKeys, CheckSettings, read_check_settings
 from xcsh.core import UsageError
+from xcsh.core.settings_keys import SettingsKeys
+from xcsh.core.validation import Problem
 from xcsh.core.wording import did_you_mean
 from xcsh.fs import xcsh_home
 from xcsh.journal import Retention
@@ -46,16 +48,34 @@ from xcsh.sandbox import SandboxKeys, SandboxSettings, parse_sandbox_settings
 from xcsh.structural.scan.warm_cache import DEFAULT_INDEX_MEMORY, parse_index_memory
 
 
-class _AppKeys(BaseModel):
+class _AppKeys(SettingsKeys):
     """The keys of a settings file's top level :class:`Settings` reads itself.
 
-    Each as the file gives it (any TOML value, checked by :meth:`Settings.from_values`).
+    Attributes:
+        strict_rules: ``xcsh scan`` refuses rule files ast-grep would half-read.
+        index_memory: bytes, or a size such as ``"256 MiB"`` (checked by
+            :func:`~xcsh.structural.scan.warm.parse_index_memory`).
     """
 
-    model_config = ConfigDict(frozen=True)
+    strict_rules: bool = False
+    index_memory: int | str = DEFAULT_INDEX_MEMORY
 
-    strict_rules: object = False
-    index_memory: object = DEFAULT_INDEX_MEMORY
+    @classmethod
+    def refusal(
+        cls, found: Sequence[Problem], given: Mapping[str, object], source: str
+    ) -> UsageError:
+        """The message for the first refused key: the file, the key, the value and the fix."""
+        value = given.get(found[0].key)
+        if found[0].key == "strict_rules":
+            return UsageError(
+                f"strict_rules in {source} must be true or false, not {value!r}",
+                hint="write strict_rules = true (refuse rule files ast-grep would half-read)",
+            )
+        try:
+            parse_index_memory(value, source)
+        except ValueError as exc:
+            return _index_memory_error(exc)
+        return super().refusal(found, given, source)
 
 
 KNOWN_SETTINGS = (
@@ -142,34 +162,33 @@ class Settings(BaseModel):
                 the key and the fix.
         """
         source = str(path)
-        own = _AppKeys.model_validate(values)
+        provider = StoredProviderSettings.from_file(values, source)
+        run = RunSettings.from_file(values, source)
+        approval = parse_tool_policy(ApprovalKeys.from_file(values, source), source=source)
+        sandbox = parse_sandbox_settings(SandboxKeys.from_file(values, source), source=source)
+        retention = Retention.from_settings(values, path)
+        checks = read_check_settings(CheckKeys.from_file(values, source), source)
+        own = _AppKeys.from_file(values, source)
+        try:
+            index_memory = parse_index_memory(own.index_memory, source)
+        except ValueError as exc:
+            raise _index_memory_error(exc) from None
         return cls(
             path=path,
-            provider=StoredProviderSettings.from_file(values, source),
-            run=RunSettings.from_file(values, source),
-            approval=parse_tool_policy(ApprovalKeys.from_file(values, source), source=source),
-            sandbox=parse_sandbox_settings(SandboxKeys.from_file(values, source), source=source),
-            retention=Retention.from_settings(values, path),
-            checks=read_check_settings(CheckKeys.from_file(values, source), source),
-            strict_rules=_strict_rules(own.strict_rules, path),
-            index_memory=_index_memory(own.index_memory, path),
+            provider=provider,
+            run=run,
+            approval=approval,
+            sandbox=sandbox,
+            retention=retention,
+            checks=checks,
+            strict_rules=own.strict_rules,
+            index_memory=index_memory,
         )
 
 
-def _strict_rules(value: object, path: Path) -> bool:
-    if not isinstance(value, bool):
-        raise UsageError(
-            f"strict_rules in {path} must be true or false, not {value!r}",
-            hint="write strict_rules = true (refuse rule files ast-grep would half-read)",
-        )
-    return value
-
-
-def _index_memory(value: object, path: Path) -> int:
-    try:
-        return parse_index_memory(value, str(path))
-    except ValueError as exc:
-        raise UsageError(str(exc), hint='write for instance index_memory = "256 MiB"') from None
+def _index_memory_error(exc: ValueError) -> UsageError:
+    """``index_memory`` refused (``exc``: :func:`parse_index_memory`'s words), with a hint."""
+    return UsageError(str(exc), hint='write for instance index_memory = "256 MiB"')
 
 
 def load_settings(home: Path) -> Settings:
