@@ -11,12 +11,19 @@ bytes the store holds.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import Field
+
 from xcsh.core import UsageError
+from xcsh.core.settings_keys import SettingsKeys
+from xcsh.core.validation import Problem
 from xcsh.journal.records import EntrySummary
+
+DEFAULT_MAX_ENTRIES = 200
+DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,8 +36,8 @@ class Retention:
             the newest entry is kept whatever its size).
     """
 
-    max_entries: int = 200
-    max_bytes: int = 512 * 1024 * 1024
+    max_entries: int = DEFAULT_MAX_ENTRIES
+    max_bytes: int = DEFAULT_MAX_BYTES
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, object], where: Path) -> Retention:
@@ -39,20 +46,29 @@ class Retention:
         Raises:
             UsageError: a value is not a whole number of at least 1 (naming ``where``).
         """
-        return cls(
-            max_entries=_whole(settings, "journal_max_entries", cls.max_entries, where),
-            max_bytes=_whole(settings, "journal_max_bytes", cls.max_bytes, where),
-        )
+        keys = RetentionKeys.from_file(settings, str(where))
+        return cls(max_entries=keys.journal_max_entries, max_bytes=keys.journal_max_bytes)
 
 
-def _whole(settings: Mapping[str, object], key: str, fallback: int, where: Path) -> int:
-    value = settings.get(key, fallback)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise UsageError(
-            f"{key} in {where} must be a whole number of at least 1, not {value!r}",
-            hint=f"write for instance {key} = {fallback}",
+class RetentionKeys(SettingsKeys):
+    """The journal's keys of a settings file's top level, typed (see :class:`Retention`)."""
+
+    journal_max_entries: int = Field(default=DEFAULT_MAX_ENTRIES, ge=1)
+    journal_max_bytes: int = Field(default=DEFAULT_MAX_BYTES, ge=1)
+
+    @classmethod
+    def refusal(
+        cls, found: Sequence[Problem], given: Mapping[str, object], source: str
+    ) -> UsageError:
+        """The message for the first refused key: the file, the value and a line to write."""
+        key = found[0].key
+        field = cls.model_fields.get(key)
+        if field is None:
+            return super().refusal(found, given, source)
+        return UsageError(
+            f"{key} in {source} must be a whole number of at least 1, not {given.get(key)!r}",
+            hint=f"write for instance {key} = {field.default}",
         )
-    return value
 
 
 def plan_prune(
