@@ -28,7 +28,7 @@ class SettingsKeys(BaseModel):
     model_config = ConfigDict(frozen=True, strict=True)
 
     @classmethod
-    def from_file(cls, values: Mapping[str, object], source: str) -> Self:
+    def from_file(cls, values: Mapping[str, object], source: str = "settings.toml") -> Self:
         """The declared keys of a settings file's top level, checked (other keys are not read).
 
         A key the file does not set holds its default; which keys it sets is

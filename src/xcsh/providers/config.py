@@ -11,14 +11,15 @@ the model names it serves, how to build it) is :mod:`xcsh.providers.registry`'s.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 
 from xcsh.core import UsageError
-from xcsh.core.validation import problems
+from xcsh.core.settings_keys import SettingsKeys
+from xcsh.core.validation import Problem, problems
 from xcsh.providers.registry import (
     KEY_VARIABLES,
     PROVIDER_NAMES,
@@ -55,19 +56,6 @@ Local servers sample at their own default otherwise (llama.cpp: 0.8), at
 which a small model writes malformed or made-up calls more often; the hosted
 providers are never sent a temperature."""
 
-SETTING_KEYS = (
-    "provider",
-    "model",
-    "base_url",
-    "api_key",
-    "thinking",
-    "max_tokens",
-    "forced_tool_choice",
-    "text_tool_calls",
-    "temperature",
-    "max_retries",
-)
-"""The provider keys of settings.toml (``provider``, ``model`` and ``base_url`` are flags too)."""
 
 NOTHING_CONFIGURED_HINT = (
     f"Set {' or '.join(KEY_VARIABLES)}, "
@@ -155,15 +143,18 @@ class ProviderFlags:
     base_url: str | None = None
 
 
-class StoredProviderSettings(BaseModel):
+class StoredProviderSettings(SettingsKeys):
     """The provider keys of ``settings.toml`` (see :data:`SETTING_KEYS`); ``None`` when not set.
 
     Each value is checked as the file gives it (a known provider, a model name
-    that is not empty, ...); whether they make a usable provider once combined
-    with the flags and the environment is :func:`resolve_provider_settings`'s.
+    that is not empty, ...; ``thinking = "yes"`` is refused, not read as true);
+    whether they make a usable provider once combined with the flags and the
+    environment is :func:`resolve_provider_settings`'s. Read with
+    :meth:`~xcsh.core.settings_keys.SettingsKeys.from_file` (other keys of the
+    file are not read).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid")
 
     provider: ProviderName | None = None
     model: str | None = Field(default=None, min_length=1)
@@ -177,32 +168,16 @@ class StoredProviderSettings(BaseModel):
     max_retries: int | None = Field(default=None, ge=0, le=10)
 
     @classmethod
-    def from_file(
-        cls, values: Mapping[str, object], source: str = "settings.toml"
-    ) -> StoredProviderSettings:
-        """The provider keys of a settings file's top level (other keys are not read).
-
-        Values are taken as TOML gives them: ``thinking = "yes"`` is refused, not
-        read as true.
-
-        Args:
-            values: the file's top level.
-            source: the file's path, for messages.
-
-        Raises:
-            UsageError: a value of the wrong kind or out of range; the message
-                names the file, the key, what is expected and the value, the
-                hint shows a line to write instead.
-        """
-        try:
-            return cls.model_validate({k: values[k] for k in SETTING_KEYS if k in values})
-        except ValidationError as exc:
-            key = problems(exc)[0].where.split(".")[0]
-            expected, example = _EXPECTED.get(key, ("another value", f"{key} = ..."))
-            raise UsageError(
-                f"{key} in {source} must be {expected}, not {values.get(key)!r}",
-                hint=f"write for instance {example}",
-            ) from exc
+    def refusal(
+        cls, found: Sequence[Problem], given: Mapping[str, object], source: str
+    ) -> UsageError:
+        """The file, the key, what it takes and the value; the hint shows a line to write."""
+        key = found[0].key
+        expected, example = _EXPECTED.get(key, ("another value", f"{key} = ..."))
+        return UsageError(
+            f"{key} in {source} must be {expected}, not {given.get(key)!r}",
+            hint=f"write for instance {example}",
+        )
 
 
 _EXPECTED: dict[str, tuple[str, str]] = {
@@ -218,6 +193,9 @@ _EXPECTED: dict[str, tuple[str, str]] = {
     "max_retries": ("a whole number from 0 to 10", "max_retries = 3"),
 }
 """For each provider key of settings.toml: what it takes, in plain words, and a line to write."""
+
+SETTING_KEYS = tuple(StoredProviderSettings.model_fields)
+"""The provider keys of settings.toml (``provider``, ``model`` and ``base_url`` are flags too)."""
 
 
 _TUNING = frozenset(
@@ -236,7 +214,7 @@ _TUNING = frozenset(
 def _invalid(exc: ValidationError) -> UsageError:
     """The error for settings the flags made invalid (settings.toml's are checked on reading)."""
     first = problems(exc)[0]
-    key = first.where.split(".")[0]
+    key = first.key
     expected = _EXPECTED.get(key, ("another value", ""))[0]
     flag = f"--{key.replace('_', '-')}"
     return UsageError(
