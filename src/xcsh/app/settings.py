@@ -11,7 +11,7 @@ and the check. Flags come first, then the environment, then the file (see
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,7 +26,6 @@ from xcsh.agent import (
 from xcsh.checks import CHECK_KEYS, CheckKeys, CheckSettings, read_check_settings
 from xcsh.core import UsageError
 from xcsh.core.settings_keys import SettingsKeys
-from xcsh.core.validation import Problem
 from xcsh.core.wording import did_you_mean
 from xcsh.fs import xcsh_home
 from xcsh.journal import Retention
@@ -61,12 +60,9 @@ class _AppKeys(SettingsKeys):
     index_memory: int | str = DEFAULT_INDEX_MEMORY
 
     @classmethod
-    def refusal(
-        cls, found: Sequence[Problem], given: Mapping[str, object], source: str
-    ) -> UsageError:
-        """The message for the first refused key: the file, the key, the value and the fix."""
-        value = given.get(found[0].key)
-        if found[0].key == "strict_rules":
+    def refused(cls, key: str, value: object, source: str) -> UsageError | None:
+        """The file, the key, what it may be and the value; a line to write."""
+        if key == "strict_rules":
             return UsageError(
                 f"strict_rules in {source} must be true or false, not {value!r}",
                 hint="write strict_rules = true (refuse rule files ast-grep would half-read)",
@@ -75,7 +71,7 @@ class _AppKeys(SettingsKeys):
             parse_index_memory(value, source)
         except ValueError as exc:
             return _index_memory_error(exc)
-        return super().refusal(found, given, source)
+        return None
 
 
 KNOWN_SETTINGS = (

@@ -15,7 +15,6 @@ A project's file may set only these keys; its values win over the user's.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Literal
@@ -25,7 +24,6 @@ from pydantic import AfterValidator, Field, StringConstraints
 from xcsh.checks.keys import CHECK_KEYS, PROJECT_SETTINGS
 from xcsh.core import UsageError
 from xcsh.core.settings_keys import SettingsKeys
-from xcsh.core.validation import Problem
 from xcsh.core.wording import did_you_mean
 from xcsh.fs import read_settings_file
 
@@ -104,12 +102,9 @@ class CheckKeys(SettingsKeys):
     apply_requires_checks: bool = False
 
     @classmethod
-    def refusal(
-        cls, found: Sequence[Problem], given: Mapping[str, object], source: str
-    ) -> UsageError:
-        """The message for the first refused key: the file, the key, the value and the fix."""
-        value = given.get(found[0].key)
-        match found[0].key:
+    def refused(cls, key: str, value: object, source: str) -> UsageError | None:
+        """The file, the key, what it may be and the value; the fix."""
+        match key:
             case "check":
                 return _command_refusal(value, source)
             case "check_timeout":
@@ -132,7 +127,7 @@ class CheckKeys(SettingsKeys):
                         "whose check failed"
                     ),
                 )
-        return super().refusal(found, given, source)
+        return None
 
 
 def _command_refusal(value: object, source: str) -> UsageError:

@@ -3,7 +3,7 @@
 Each part that reads ``settings.toml`` declares its keys as a subclass, each
 field with the type it accepts and its default; pydantic checks the values
 as TOML gives them (strict: ``"5"`` is not a number, ``1`` is not ``true``).
-A value pydantic refuses is worded by the part (:meth:`SettingsKeys.refusal`),
+A value pydantic refuses is worded by the part (:meth:`SettingsKeys.refused`),
 so the message names the file, the key and the fix in that part's words.
 """
 
@@ -22,7 +22,7 @@ class SettingsKeys(BaseModel):
     """Base of a part's settings keys: frozen, strict, other keys of the file left out.
 
     A subclass declares each key it reads as a field and words a refused value
-    in :meth:`refusal`.
+    in :meth:`refused` (or, for a key holding a table, :meth:`refusal`).
     """
 
     model_config = ConfigDict(frozen=True, strict=True)
@@ -58,10 +58,23 @@ class SettingsKeys(BaseModel):
             given: the declared keys the file sets, as it gives them.
             source: the file's path.
 
-        Subclasses word it; this one names the first refused place and
-        pydantic's sentence.
+        This one words the first refused key with :meth:`refused`, or names
+        pydantic's sentence when that has no words for it. A part whose keys
+        hold tables (where the place inside matters) words it here instead.
         """
         first = found[0]
+        worded = cls.refused(first.key, given.get(first.key), source)
+        if worded is not None:
+            return worded
         return UsageError(
             f"{first.where} in {source}: {first.message}", hint=f"fix {first.key} in {source}"
         )
+
+    @classmethod
+    def refused(cls, key: str, value: object, source: str) -> UsageError | None:
+        """The error for ``key``'s ``value`` (as the file gives it), in the part's words.
+
+        Names the file (``source``), the key, what it takes and the value, with
+        a hint showing a line to write. None: no words for ``key``.
+        """
+        return None

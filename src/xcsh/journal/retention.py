@@ -11,7 +11,7 @@ bytes the store holds.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +19,6 @@ from pydantic import Field
 
 from xcsh.core import UsageError
 from xcsh.core.settings_keys import SettingsKeys
-from xcsh.core.validation import Problem
 from xcsh.journal.records import EntrySummary
 
 DEFAULT_MAX_ENTRIES = 200
@@ -57,16 +56,13 @@ class RetentionKeys(SettingsKeys):
     journal_max_bytes: int = Field(default=DEFAULT_MAX_BYTES, ge=1)
 
     @classmethod
-    def refusal(
-        cls, found: Sequence[Problem], given: Mapping[str, object], source: str
-    ) -> UsageError:
-        """The message for the first refused key: the file, the value and a line to write."""
-        key = found[0].key
+    def refused(cls, key: str, value: object, source: str) -> UsageError | None:
+        """The file, the key and the value; a line to write."""
         field = cls.model_fields.get(key)
         if field is None:
-            return super().refusal(found, given, source)
+            return None
         return UsageError(
-            f"{key} in {source} must be a whole number of at least 1, not {given.get(key)!r}",
+            f"{key} in {source} must be a whole number of at least 1, not {value!r}",
             hint=f"write for instance {key} = {field.default}",
         )
 

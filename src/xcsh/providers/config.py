@@ -11,7 +11,7 @@ the model names it serves, how to build it) is :mod:`xcsh.providers.registry`'s.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated
 
@@ -19,7 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PositiveInt, 
 
 from xcsh.core import UsageError
 from xcsh.core.settings_keys import SettingsKeys
-from xcsh.core.validation import Problem, problems
+from xcsh.core.validation import problems
 from xcsh.providers.registry import (
     KEY_VARIABLES,
     PROVIDER_NAMES,
@@ -168,14 +168,11 @@ class StoredProviderSettings(SettingsKeys):
     max_retries: int | None = Field(default=None, ge=0, le=10)
 
     @classmethod
-    def refusal(
-        cls, found: Sequence[Problem], given: Mapping[str, object], source: str
-    ) -> UsageError:
+    def refused(cls, key: str, value: object, source: str) -> UsageError | None:
         """The file, the key, what it takes and the value; the hint shows a line to write."""
-        key = found[0].key
         expected, example = _EXPECTED.get(key, ("another value", f"{key} = ..."))
         return UsageError(
-            f"{key} in {source} must be {expected}, not {given.get(key)!r}",
+            f"{key} in {source} must be {expected}, not {value!r}",
             hint=f"write for instance {example}",
         )
 

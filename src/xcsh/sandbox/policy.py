@@ -134,9 +134,16 @@ class SandboxKeys(SettingsKeys):
     def refusal(
         cls, found: Sequence[Problem], given: Mapping[str, object], source: str
     ) -> UsageError:
-        """The message for the first refused key: the file, the key, the value and the fix."""
-        value = given.get(found[0].key)
-        match found[0].key:
+        """:meth:`refused`'s words, or :func:`bash_env_refusal`'s for ``[bash_env]``."""
+        if found[0].key == "bash_env":
+            inside = [p for p in found if p.key == "bash_env"]
+            return bash_env_refusal(inside, given.get("bash_env"), source)
+        return super().refusal(found, given, source)
+
+    @classmethod
+    def refused(cls, key: str, value: object, source: str) -> UsageError | None:
+        """The file, the key, what it may be and the value; the fix."""
+        match key:
             case "sandbox":
                 return UsageError(
                     f"{source}: sandbox must be one of "
@@ -153,9 +160,7 @@ class SandboxKeys(SettingsKeys):
                     f"{source}: sandbox_write must be a list of paths, not {value!r}",
                     hint='for example sandbox_write = ["~/.cache"]',
                 )
-            case "bash_env":
-                return bash_env_refusal([p for p in found if p.key == "bash_env"], value, source)
-        return super().refusal(found, given, source)
+        return None
 
 
 SETTING_KEYS = tuple(SandboxKeys.model_fields)

@@ -6,15 +6,12 @@ typed from the file's top level by :meth:`RunSettings.from_file`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
 from pydantic import Field
 
 from xcsh.agent.run.profile import PROFILE_SETTINGS, ProfileSetting
 from xcsh.agent.run.steering import DEFAULT_MAX_FORCED_TURNS, SteeringStyle
 from xcsh.core import UsageError
 from xcsh.core.settings_keys import SettingsKeys
-from xcsh.core.validation import Problem
 
 STEERING_STYLES: tuple[SteeringStyle, ...] = ("forced", "soft")
 """The values of the ``steering`` setting."""
@@ -37,12 +34,9 @@ class RunSettings(SettingsKeys):
     profile: ProfileSetting = "auto"
 
     @classmethod
-    def refusal(
-        cls, found: Sequence[Problem], given: Mapping[str, object], source: str
-    ) -> UsageError:
-        """The message for the first refused key: the file, what it may be, a line to write."""
-        value = given.get(found[0].key)
-        match found[0].key:
+    def refused(cls, key: str, value: object, source: str) -> UsageError | None:
+        """The file, the key, what it may be and the value; a line to write."""
+        match key:
             case "max_forced_turns":
                 return UsageError(
                     f"max_forced_turns in {source} must be a whole number of at least 1, "
@@ -66,7 +60,7 @@ class RunSettings(SettingsKeys):
                     f"{', '.join(repr(p) for p in PROFILE_SETTINGS)}, not {value!r}",
                     hint='write for instance profile = "auto"',
                 )
-        return super().refusal(found, given, source)
+        return None
 
 
 __all__ = ["STEERING_STYLES", "RunSettings"]
