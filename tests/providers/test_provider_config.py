@@ -20,6 +20,7 @@ from xcsh.providers import (
     create_provider,
 )
 from xcsh.providers import resolve_provider_settings as resolve_typed
+from xcsh.providers.registry import PROVIDERS, ProviderEntry
 
 NO_FLAGS: dict[str, Any] = {}
 
@@ -309,3 +310,11 @@ def test_settings_built_without_a_key_say_which_variable_to_set(provider: str, h
     with pytest.raises(UsageError) as info:
         create_provider(ProviderSettings(provider=provider, model="m"))
     assert str(info.value) == f"no API key for provider {provider!r}\nHint: {hint}"
+
+
+@pytest.mark.parametrize("entry", [e for e in PROVIDERS if e.key_env], ids=lambda e: e.name)
+def test_each_registered_provider_is_built_by_its_name_with_its_key(entry: ProviderEntry) -> None:
+    env = {entry.key_env: "k"} if entry.key_env else {}
+    s = resolve_provider_settings({"provider": entry.name}, env, {})
+    assert (s.provider, s.model, s.api_key) == (entry.name, entry.default_model, "k")
+    assert create_provider(s).name == entry.name
