@@ -28,7 +28,6 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from xcsh.agent.run import loop
 from xcsh.agent.policy.approval import (
     DECLINED_TEXT,
     SKIPPED_ALL_REASON,
@@ -39,6 +38,7 @@ from xcsh.agent.policy.approval import (
 )
 from xcsh.agent.record.recording import SessionLog
 from xcsh.agent.record.resume import ResumeReport
+from xcsh.agent.run import loop
 from xcsh.agent.run.compaction import compact_history
 from xcsh.agent.run.events import AgentError, AgentEvent, Notice, RunEnd
 from xcsh.agent.run.history import repair_tool_pairs

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
-from xcsh.agent.run import loop
 from xcsh.agent.policy.approval import UserResolution, resolve_as_user
 from xcsh.agent.record.persistence import PendingRecord
 from xcsh.agent.record.recording import SessionLog, pending_records
@@ -24,6 +23,7 @@ from xcsh.agent.record.resume import (
     ended_run,
     rebuild_pending,
 )
+from xcsh.agent.run import loop
 from xcsh.agent.run.events import AgentEvent, RunEnd
 from xcsh.agent.run.steering import Steering
 from xcsh.core import Message, Tool, UsageError
