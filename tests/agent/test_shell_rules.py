@@ -12,7 +12,8 @@ import pytest
 
 from helpers import run_steps
 from helpers import tool_results as results
-from xcsh.agent.policy.tools import ApprovalKeys, ToolPolicy, parse_tool_policy
+from xcsh.agent.policy.settings import ApprovalKeys, parse_tool_policy
+from xcsh.agent.policy.tools import ToolPolicy
 
 DENY_TOUCH = '[[approval.rules]]\nprefix = "touch"\ndecision = "deny"\n'
 

@@ -4,13 +4,12 @@ Front ends use :class:`AgentSession` and the events in :mod:`xcsh.agent.run.even
 they never call the loop or a provider directly.
 """
 
+from xcsh.agent.policy.settings import ApprovalKeys, parse_tool_policy
 from xcsh.agent.policy.tools import (
-    ApprovalKeys,
     ToolApprovalHook,
     ToolPolicy,
     ToolQuestion,
     enforce_policy,
-    parse_tool_policy,
 )
 from xcsh.agent.record.persistence import (
     SCHEMA_VERSION,
