@@ -1,18 +1,29 @@
-"""YAML rules, as ``ast-grep scan`` reads them: loading, checking, compiling.
+"""YAML rules, as ``ast-grep scan`` reads them: the pipeline, and its last stage.
 
 A rule file holds one or more YAML documents (``---``), each a rule with an
 ``id``, a ``language``, a ``rule`` (atomic, relational and composite keys),
 and optionally ``constraints``, ``utils``, ``transform``, ``fix`` (a string,
-or ``{template, expandStart, expandEnd}``), ``rewriters``, ``files`` /
-``ignores`` globs, ``severity``, ``message`` and ``note``. A project's
-``sgconfig.yml`` names folders of rule files (``ruleDirs``) and of shared
+or ``{template, expandStart, expandEnd}``), ``rewriters``, ``files``/``ignores``,
+``severity``, ``message``, ``note`` and ``labels``; a project may add shared
 utility rules (``utilDirs``).
 
-ast-grep-py evaluates the rule itself, with its constraints, utils and
-transforms (``SgNode.find_all(config)``, ``get_transformed``). What it lacks
-is done here: the ``fix`` (expanded by :mod:`xcsh.structural.pattern.rewrite`, with
-``expandStart``/``expandEnd``), ``rewriters`` and the ``rewrite``
-transform, file globs, severities and messages.
+Reading a rule is one pipeline, each stage a module whose typed output the next
+takes:
+
+1. :mod:`~xcsh.structural.rules.read`: text -> YAML documents -> a typed
+   :class:`~xcsh.structural.rules.document.RuleDocument`;
+2. :mod:`~xcsh.structural.rules.check`: the document -> a
+   :class:`~xcsh.structural.rules.check.CheckedRule` (metavariable names, pattern
+   sizes and kinds, ast-grep's own check);
+3. here (:func:`compile_checked`): the checked rule -> a :class:`CompiledRule`,
+   ready to run on files.
+
+:func:`parse_rules`, :func:`compile_rule`, :func:`load_rule_file` and
+:func:`rule_from_parameter` run it. ast-grep-py evaluates the rule itself, with its
+constraints, utils and transforms (``SgNode.find_all(config)``, ``get_transformed``);
+what it lacks is xcsh's: the ``fix`` (expanded by
+:mod:`xcsh.structural.pattern.rewrite`, with ``expandStart``/``expandEnd``),
+``rewriters`` and the ``rewrite`` transform, file globs, severities and messages.
 
 Every problem in a rule file is a :class:`RuleError` naming the file, the
 document, the YAML path (``rule.inside.stopBy``) and the fix.
@@ -29,36 +40,46 @@ from typing import TYPE_CHECKING
 
 from ast_grep_py import Config, SgNode
 
-from xcsh.core import ToolError
 from xcsh.fs import read_regular_bytes
 from xcsh.structural.base.errors import Doubt
-from xcsh.structural.base.languages import resolve_language
 from xcsh.structural.base.matcher import Requirement, admits
-from xcsh.structural.pattern.rewrite import Template
-from xcsh.structural.rules.adapter import document_language, read_document
+from xcsh.structural.pattern.compile import bound_metavariables
+from xcsh.structural.pattern.rewrite import Template, parse_template
+from xcsh.structural.rules.check import CheckedRewriter, CheckedRule, check_rule
 from xcsh.structural.rules.document import Fix, RewriteTransform
-from xcsh.structural.rules.kinds import check_pattern_kinds
 from xcsh.structural.rules.labels import RuleLabel
-from xcsh.structural.rules.model import RuleObject
-from xcsh.structural.rules.names import (
-    bound_names,
-    check_fix_names,
-    check_label_names,
-    check_rewrite_sources,
-)
-from xcsh.structural.rules.parts import (
-    Rewriter,
-    branches_of,
-    names_of,
-    rewriters_of,
-    rule_config,
-    template_of,
-)
+from xcsh.structural.rules.model import RuleObject, table_patterns
+from xcsh.structural.rules.read import read_document, read_yaml
 from xcsh.structural.rules.schema import PARAMETER_ORIGIN, RuleError, RuleWarning, glob_regex
 from xcsh.structural.rules.tokens import required_text
 
 if TYPE_CHECKING:
     from ast_grep_py import Rule
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rewriter:
+    """One of a rule's ``rewriters``: a rule with a fix, used by the ``rewrite`` transform.
+
+    Attributes:
+        id: its ``id``.
+        config: the configuration ast-grep-py runs to find what it rewrites.
+        fix: its ``fix``.
+        template: the fix's template, parsed.
+        rewrites: its own ``rewrite`` transformations.
+        native: the names of the transformations ast-grep-py evaluates for it.
+        names: the single metavariables it binds, then the names its transforms define.
+        multi: the ``$$$`` names it binds.
+    """
+
+    id: str
+    config: Config
+    fix: Fix
+    template: Template
+    rewrites: tuple[RewriteTransform, ...] = ()
+    native: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    multi: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -187,6 +208,93 @@ class CompiledRule:
         return not self.files or glob_regex(self.files).match(file) is not None
 
 
+def compile_checked(checked: CheckedRule) -> CompiledRule:
+    """The pipeline's last stage: a checked rule, compiled (nothing is refused here).
+
+    Its metavariables, the text a file must hold (:func:`required_text`), its ``any``
+    branches, its rewriters and the parsed templates of its fix and message.
+    """
+    document, utils = checked.document, checked.utils
+    rid, transforms = document.id, document.transforms
+    single, multi = _names_of(document.rule, utils)
+    fix, message = document.fix, document.message
+    return CompiledRule(
+        id=rid,
+        source=document.origin,
+        language=document.language.name,
+        config=checked.config,
+        rewrites=transforms.rewrites,
+        native=tuple(n.name for n in transforms.native),
+        rewriters={r.spec.id: _rewriter(r) for r in checked.rewriters},
+        fix=fix,
+        template=None if fix is None else _template(fix, single + transforms.names, multi, rid),
+        single=single,
+        multi=multi,
+        transforms=transforms.names,
+        required=required_text(document.rule, utils, document.language),
+        branches=_branches_of(document.rule, multi),
+        files=document.files,
+        ignores=document.ignores,
+        severity=document.severity,
+        message=message,
+        message_template=(
+            _template(Fix(template=message), (), (), rid) if "$" in message else None
+        ),
+        note=document.note,
+        labels=document.labels,
+    )
+
+
+def _rewriter(checked: CheckedRewriter) -> Rewriter:
+    """One of a rule's ``rewriters``, compiled."""
+    spec = checked.spec
+    single, multi = _names_of(spec.rule, checked.utils)
+    names = single + spec.transforms.native_first
+    return Rewriter(
+        id=spec.id,
+        config=checked.config,
+        fix=spec.fix,
+        template=_template(spec.fix, names, multi, spec.id),
+        rewrites=spec.transforms.rewrites,
+        native=tuple(n.name for n in spec.transforms.native),
+        names=names,
+        multi=multi,
+    )
+
+
+def _names_of(
+    rule: RuleObject, utils: Mapping[str, RuleObject]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The metavariables the patterns of ``rule`` and ``utils`` bind: single, then multi."""
+    single: list[str] = []
+    multi: list[str] = []
+    for text in (*rule.patterns(), *table_patterns(utils)):
+        s, m = bound_metavariables(text)
+        single += [n for n in s if n not in single]
+        multi += [n for n in m if n not in multi]
+    return tuple(single), tuple(multi)
+
+
+def _branches_of(
+    rule: RuleObject, multi: tuple[str, ...]
+) -> tuple[tuple[Rule, tuple[str, ...]], ...]:
+    """The ``any`` branches of ``rule`` (see :attr:`CompiledRule.branches`), or ``()``."""
+    groups = [rule.any_branches()] + [item.any_branches() for item in rule.all_items()]
+    out: list[tuple[Rule, tuple[str, ...]]] = []
+    for group in groups:
+        for branch in group:
+            names = {m for text in branch.patterns() for m in bound_metavariables(text)[1]}
+            out.append((branch.config, tuple(n for n in multi if n in names)))
+    named = {n for _, names in out for n in names}
+    optional = [n for n in named if not all(n in names for _, names in out)]
+    return tuple(out) if optional else ()
+
+
+def _template(fix: Fix, single: tuple[str, ...], multi: tuple[str, ...], rid: str) -> Template:
+    """The parsed template of a fix (or a message) naming these metavariables."""
+    return parse_template(fix.template, single=single, multi=multi, pattern=rid, strict=False)
+
+
 def compile_rule(
     document: object,
     *,
@@ -196,7 +304,7 @@ def compile_rule(
     strict: bool = True,
     warnings: list[RuleWarning] | None = None,
 ) -> CompiledRule:
-    """Check one rule document and compile it.
+    """One rule document through the pipeline: read, checked, compiled.
 
     A key ast-grep ignores inside a rule, a rewriter, a fix or a pattern object
     (``stopby``, ``inside.parent``) is refused when ``strict``; otherwise it is
@@ -204,8 +312,7 @@ def compile_rule(
     to ``warnings``. An unknown top-level key is always refused, as ast-grep does.
 
     Args:
-        document: the parsed YAML mapping (or the tools' ``rule`` argument), read by
-            :func:`~xcsh.structural.rules.adapter.read_document`.
+        document: the parsed YAML mapping (or the tools' ``rule`` argument).
         origin: where it came from, for messages (``rules/a.yml``).
         global_utils: utility rules of the project (``utilDirs``) by id, per language
             ``{language: {id: rule}}`` flattened by the caller to this rule's language.
@@ -217,62 +324,9 @@ def compile_rule(
     Raises:
         RuleError: naming the YAML path of the first problem and the fix.
     """
-    doc = read_document(document, origin, index, strict=strict, warnings=warnings)
-    where, language, rid = doc.where, doc.language, doc.id
-    utils = {**(global_utils or {}), **doc.utils}
-    native, rewrites = doc.transforms.native, doc.transforms.rewrites
-    transforms = doc.transforms.names
-    bound = bound_names(
-        doc.rule, local_utils=doc.utils, constraints=doc.constraints, transforms=transforms
-    )
-    rewriters = rewriters_of(doc.rewriters, (where, language.name), utils, bound)
-    config = rule_config(doc.rule, (doc.constraints, utils, native), language, where)
-    check_pattern_kinds(doc.rule, (utils, doc.utils), language, where)
-    single, multi = names_of(doc.rule, utils)
-    fix, message = doc.fix, doc.message
-    check_rewrite_sources(rewrites, bound, where, "transform")
-    marked = bound_names(doc.rule, local_utils=doc.utils, constraints=doc.constraints)
-    check_label_names(doc.labels or (), marked, where, "labels")
-    if fix is not None:
-        check_fix_names(fix.template, bound, where, "fix" if fix.is_text else "fix.template")
-    return CompiledRule(
-        id=rid,
-        source=origin,
-        language=language.name,
-        config=config,
-        rewrites=rewrites,
-        native=tuple(n.name for n in native),
-        rewriters=rewriters,
-        fix=fix,
-        template=None if fix is None else template_of(fix, single + transforms, multi, rid),
-        single=single,
-        multi=multi,
-        transforms=transforms,
-        required=required_text(doc.rule, utils, language),
-        branches=branches_of(doc.rule, multi),
-        files=doc.files,
-        ignores=doc.ignores,
-        severity=doc.severity,
-        message=message,
-        message_template=(
-            template_of(Fix(template=message), (), (), rid) if "$" in message else None
-        ),
-        note=doc.note,
-        labels=doc.labels,
-    )
-
-
-def not_yaml(exc: Exception) -> str:
-    """``not valid YAML: line 2, column 6: PROBLEM.``: pyyaml's error in one line.
-
-    Args:
-        exc: a ``yaml.YAMLError`` (its line and column, counted from 1, when it
-            has a mark; its whole text only when it has no problem of its own).
-    """
-    mark = getattr(exc, "problem_mark", None)
-    at = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-    problem = getattr(exc, "problem", None) or str(exc)
-    return f"not valid YAML: {at}{problem}."
+    typed = read_document(document, origin, index, strict=strict, warnings=warnings)
+    checked = check_rule(typed, global_utils or {})
+    return compile_checked(checked)
 
 
 def parse_rules(
@@ -283,65 +337,39 @@ def parse_rules(
     strict: bool = True,
     warnings: list[RuleWarning] | None = None,
 ) -> list[CompiledRule]:
-    """Every rule of a YAML text (documents separated by ``---``), compiled.
+    """Every rule of a YAML text (documents separated by ``---``), through the pipeline.
 
-    ``strict`` and ``warnings`` as for :func:`compile_rule`; two rules sharing an
-    id are refused when ``strict``, else both kept with a warning, as ast-grep
-    runs both.
+    Each document is read, checked and compiled before the next is read, so the
+    first problem of the file is the one raised. ``global_utils`` are the project's
+    utility rules per language; ``strict`` and ``warnings`` as for
+    :func:`compile_rule`; two rules sharing an id are refused when ``strict``, else
+    both kept with a warning, as ast-grep runs both.
 
     Raises:
         RuleError: bad YAML (with its line and column) or a bad rule.
     """
-    import yaml  # only a rule file needs the YAML parser
-
-    from xcsh.structural.rules import loader
-
-    try:
-        documents = [d for d in loader.load_all(text) if d is not None]
-    except yaml.YAMLError as exc:
-        raise RuleError(origin, "", not_yaml(exc)) from None
-    if not documents:
-        raise RuleError(origin, "", "holds no rule. Write `id`, `language` and `rule`.")
+    documents = read_yaml(text, origin)
     many = len(documents) > 1
     rules = []
-    for index, document in enumerate(documents):
-        utils = _utils_for(global_utils, document_language(document))
-        rules.append(
-            compile_rule(
-                document,
-                origin=origin,
-                global_utils=utils,
-                index=index if many else None,
-                strict=strict,
-                warnings=warnings,
-            )
+    for index, raw in enumerate(documents):
+        typed = read_document(
+            raw, origin, index if many else None, strict=strict, warnings=warnings
         )
+        shared = (global_utils or {}).get(typed.language.name, {})
+        rules.append(compile_checked(check_rule(typed, shared)))
     ids = [r.id for r in rules]
     for rid in dict.fromkeys(rid for rid in ids if ids.count(rid) > 1):
-        shared = RuleWarning(
+        shared_id = RuleWarning(
             origin=origin,
             yaml_path="id",
             problem=f"{ids.count(rid)} rules share the id `{rid}` (give each its own)",
             ignored="each runs",
         )
         if strict:
-            raise shared.as_error()
+            raise shared_id.as_error()
         if warnings is not None:
-            warnings.append(shared)
+            warnings.append(shared_id)
     return rules
-
-
-def _utils_for(
-    global_utils: Mapping[str, Mapping[str, RuleObject]] | None, language: str | None
-) -> dict[str, RuleObject]:
-    """The project's utility rules a document in ``language`` sees (none when unknown)."""
-    if not global_utils or language is None:
-        return {}
-    try:
-        name = resolve_language(language).name
-    except ToolError:
-        return {}
-    return dict(global_utils.get(name, {}))
 
 
 def load_rule_file(
@@ -380,3 +408,15 @@ def rule_from_parameter(value: object, *, origin: str = PARAMETER_ORIGIN) -> lis
     if isinstance(value, str):
         return parse_rules(value, origin=origin)
     return [compile_rule(value, origin=origin)]
+
+
+__all__ = [
+    "CompiledRule",
+    "Rewriter",
+    "based",
+    "compile_checked",
+    "compile_rule",
+    "load_rule_file",
+    "parse_rules",
+    "rule_from_parameter",
+]

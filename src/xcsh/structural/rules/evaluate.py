@@ -16,9 +16,8 @@ from xcsh.structural.pattern.rewrite import (
     indent_at,
     reindent,
 )
-from xcsh.structural.rules.compile import CompiledRule
+from xcsh.structural.rules.compile import CompiledRule, Rewriter
 from xcsh.structural.rules.document import Fix, RewriteTransform
-from xcsh.structural.rules.parts import Rewriter
 
 
 def interpolate(rule: CompiledRule, node: SgNode, text: str, transformed: dict[str, str]) -> str:
