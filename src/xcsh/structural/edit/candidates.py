@@ -12,7 +12,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ast_grep_py import SgNode
 
@@ -21,6 +21,9 @@ from xcsh.structural.edit.pattern_edit import PatternChanges, PatternRecords
 from xcsh.structural.matches.matching import LanguageQuery
 from xcsh.structural.matches.records import Offsets
 from xcsh.structural.pattern.rewrite import Template, expand_template
+
+if TYPE_CHECKING:
+    from xcsh.structural.rules.extras import RuleExtras
 
 
 class Candidate(NamedTuple):
@@ -74,11 +77,14 @@ def op_candidates(
     records: PatternRecords | None,
     *,
     keep_nodes: bool,
+    rule: RuleExtras | None = None,
 ) -> list[Candidate]:
     """The candidate changes of the nodes one op matched.
 
     The candidates of the ``nodes`` that op ``op`` (of ``unit``'s patterns, rewritten
-    by ``template``) matched in ``text``, in the order of ``nodes``.
+    by ``template``) matched in ``text``, in the order of ``nodes``; ``rule`` is what
+    the YAML rule behind the op adds (its fix's range, its transforms), ``None`` for
+    a pattern.
 
     A pattern's changes are made here, with their JSON lines' numbers in
     ``records`` when given; each node handle (hundreds of bytes in ast-grep-py)
@@ -88,7 +94,6 @@ def op_candidates(
     pattern = unit.patterns[op]
     assert pattern is not None
     candidates: list[Candidate] = []
-    rule = pattern.yaml_rule
     if rule is None:
         shared = PatternChanges(
             text=text,

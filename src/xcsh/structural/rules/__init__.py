@@ -13,8 +13,10 @@ module whose typed output the next takes:
    :mod:`~xcsh.structural.rules.names`; pattern kinds:
    :mod:`~xcsh.structural.rules.kinds`; ast-grep's own check:
    :mod:`~xcsh.structural.rules.validate`);
-3. :mod:`~xcsh.structural.rules.compile`: -> a :class:`CompiledRule` (with the text
-   a file must hold from :mod:`~xcsh.structural.rules.tokens`).
+3. :mod:`~xcsh.structural.rules.compile`: -> a :class:`CompiledRule`, what it matches
+   (:class:`~xcsh.structural.rules.matcher.RuleMatcher`, with the text a file must
+   hold from :mod:`~xcsh.structural.rules.tokens`) and what it adds to each match
+   (:class:`~xcsh.structural.rules.extras.RuleExtras`).
 
 Then :mod:`~xcsh.structural.rules.evaluate` and :mod:`~xcsh.structural.rules.labels`
 evaluate a match: transforms, rewriters, the fix range, the message and labels;

@@ -16,7 +16,8 @@ takes:
    :class:`~xcsh.structural.rules.check.CheckedRule` (metavariable names, pattern
    sizes and kinds, ast-grep's own check);
 3. here (:func:`compile_checked`): the checked rule -> a :class:`CompiledRule`,
-   ready to run on files.
+   what it matches (:class:`~xcsh.structural.rules.matcher.RuleMatcher`) and what it
+   adds to each match (:class:`~xcsh.structural.rules.extras.RuleExtras`).
 
 :func:`parse_rules`, :func:`compile_rule`, :func:`load_rule_file` and
 :func:`rule_from_parameter` run it. ast-grep-py evaluates the rule itself, with its
@@ -34,52 +35,26 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ast_grep_py import Config, SgNode
-
 from xcsh.fs import read_regular_bytes
-from xcsh.structural.base.errors import Doubt
-from xcsh.structural.base.matcher import Requirement, admits
 from xcsh.structural.pattern.compile import bound_metavariables
 from xcsh.structural.pattern.rewrite import Template, parse_template
 from xcsh.structural.rules.check import CheckedRewriter, CheckedRule, check_rule
-from xcsh.structural.rules.document import Fix, RewriteTransform
-from xcsh.structural.rules.labels import RuleLabel
+from xcsh.structural.rules.document import Fix
+from xcsh.structural.rules.extras import Rewriter, RuleExtras
+from xcsh.structural.rules.matcher import RuleMatcher
 from xcsh.structural.rules.model import RuleObject, table_patterns
 from xcsh.structural.rules.read import read_document, read_yaml
-from xcsh.structural.rules.schema import PARAMETER_ORIGIN, RuleError, RuleWarning, glob_regex
+from xcsh.structural.rules.schema import PARAMETER_ORIGIN, RuleError, RuleWarning
 from xcsh.structural.rules.tokens import required_text
 
 if TYPE_CHECKING:
     from ast_grep_py import Rule
 
-
-@dataclass(frozen=True, kw_only=True)
-class Rewriter:
-    """One of a rule's ``rewriters``: a rule with a fix, used by the ``rewrite`` transform.
-
-    Attributes:
-        id: its ``id``.
-        config: the configuration ast-grep-py runs to find what it rewrites.
-        fix: its ``fix``.
-        template: the fix's template, parsed.
-        rewrites: its own ``rewrite`` transformations.
-        native: the names of the transformations ast-grep-py evaluates for it.
-        names: the single metavariables it binds, then the names its transforms define.
-        multi: the ``$$$`` names it binds.
-    """
-
-    id: str
-    config: Config
-    fix: Fix
-    template: Template
-    rewrites: tuple[RewriteTransform, ...] = ()
-    native: tuple[str, ...] = ()
-    names: tuple[str, ...] = ()
-    multi: tuple[str, ...] = ()
+    from xcsh.structural.rules.labels import RuleLabel
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,125 +62,37 @@ class CompiledRule:
     """A checked YAML rule, ready to run on files (picklable for worker processes).
 
     Attributes:
-        id: the rule's ``id``.
-        source: where it came from (``rules/no-await.yml``), for messages.
-        language: the ast-grep-py language id.
-        config: the ``find_all`` configuration (``rule``, ``constraints``, ``utils``,
-            and the transforms ast-grep-py evaluates).
-        rewrites: ``rewrite`` transforms (evaluated by xcsh), in order.
-        native: the names of the transforms ast-grep-py evaluates.
-        rewriters: the rule's rewriters by id.
-        fix: the fix, or ``None`` (the rule only reports).
-        template: the fix's template, parsed (unbound metavariables insert nothing).
-        single: metavariable names of the rule's patterns (reported when bound).
-        multi: ``$$$`` names of the rule's patterns.
-        transforms: names of every transform, in order.
-        required: the text a file must hold for the rule to match in it
-            (:mod:`xcsh.structural.rules.tokens`); ``()`` when nothing is known.
-        files: globs a file must match (relative to :attr:`base`), or empty for all.
-        ignores: globs of files left out.
-        severity, message, note: reported with each match (``message`` may hold metavariables).
-        message_template: ``message`` parsed as a fix template, when it names a metavariable.
+        matcher: what it matches, and which files it reads (``files``/``ignores``).
+        extras: what it adds to each match: its fix, transforms and report.
     """
 
-    id: str
-    source: str
-    language: str
-    config: Config
-    rewrites: tuple[RewriteTransform, ...] = ()
-    native: tuple[str, ...] = ()
-    rewriters: dict[str, Rewriter] = field(default_factory=dict)
-    fix: Fix | None = None
-    template: Template | None = None
-    single: tuple[str, ...] = ()
-    multi: tuple[str, ...] = ()
-    transforms: tuple[str, ...] = ()
-    required: Requirement = ()
-    files: tuple[str, ...] = ()
-    ignores: tuple[str, ...] = ()
-    severity: str = "hint"
-    message: str = ""
-    note: str | None = None
-    labels: tuple[RuleLabel, ...] | None = None
-    """``labels:``, which replace the default labels of the rule's report."""
-    message_template: Template | None = None
-    doubt: Doubt | None = None
-    has_error: bool = False
-    trailing_multi: tuple[str, ...] = ()
-    base: str = ""
-    """The real path of the folder ``files``/``ignores`` are relative to: the project's
-    (the folder of ``sgconfig.yml``), or a ``--rule`` file's own; ``""`` for the workspace."""
-    branches: tuple[tuple[Rule, tuple[str, ...]], ...] = ()
-    """The branches of the rule's ``any`` (top level, or in a top-level ``all``) with the
-    ``$$$`` names each binds, when a name is bound on some branches only: such a name
-    captured nothing is bound only if the first branch that matches binds it."""
-
-    def multi_bound(self, node: SgNode, name: str) -> bool:
-        """Whether ``$$$name``, which captured nothing in the match ``node``, is bound.
-
-        Bound, it is reported as ``[]``; an ``any`` branch that did not match leaves it
-        unbound instead, as the CLI tells them apart.
-        """
-        if name in self.trailing_multi:
-            return False  # never reached by ast-grep's matcher
-        if not any(name in names for _, names in self.branches):
-            return True
-        for branch, names in self.branches:
-            try:
-                if node.matches(**branch):
-                    return name in names
-            except (KeyboardInterrupt, SystemExit):
-                raise
-            except BaseException:  # a branch ast-grep-py cannot check alone (utils)
-                return True
-        return True
+    matcher: RuleMatcher
+    extras: RuleExtras
 
     @property
-    def yaml_rule(self) -> CompiledRule:
-        """The rule itself.
+    def id(self) -> str:
+        """The rule's ``id``."""
+        return self.extras.id
 
-        Its fix, transforms, severity, message and labels come with each match.
-        """
-        return self
+    @property
+    def language(self) -> str:
+        """The ast-grep-py language id of the files it runs on."""
+        return self.matcher.language
 
-    def find_all(self, root: SgNode) -> list[SgNode]:
-        """Every node under ``root`` (itself included) the rule matches, in source order."""
-        return root.find_all(self.config)
+    @property
+    def severity(self) -> str:
+        """Its ``severity`` (``off``: not run by ``xcsh scan``)."""
+        return self.extras.severity
 
-    def matches(self, node: SgNode) -> bool:
-        """Whether ``node`` itself matches the rule (constraints and utilities included)."""
-        return node.find(self.config) == node
+    @property
+    def fix(self) -> Fix | None:
+        """Its ``fix``, or ``None`` (the rule only reports)."""
+        return self.extras.fix
 
-    def may_match(self, raw: bytes, file: str, path: Path | None = None) -> bool:
-        """Whether a file may hold a match.
-
-        Its bytes ``raw`` must hold the text the rule needs, and its name must pass
-        ``files``/``ignores`` (see :meth:`applies_to`).
-        """
-        return self.admits(raw) and self.applies_to(file, path)
-
-    def admits(self, raw: bytes) -> bool:
-        """Whether a file of bytes ``raw`` holds the text the rule needs to match in it."""
-        return admits(self.required, raw)
-
-    def applies_to(self, file: str, path: Path | None = None) -> bool:
-        """Whether a file passes ``files``/``ignores``.
-
-        ``file`` is its workspace-relative ``/``-separated name, ``path`` its
-        absolute path. The globs are read relative to
-        :attr:`base` when the file is inside it, as ``ast-grep scan`` reads them
-        relative to the project's folder, else to ``file``, and as ast-grep's globs
-        (:func:`~xcsh.structural.rules.schema.glob_regex`: ``*`` also matches ``/``).
-        """
-        if not self.files and not self.ignores:
-            return True
-        if self.base and path is not None:
-            real = os.path.realpath(path)
-            if real.startswith(self.base.rstrip(os.sep) + os.sep):
-                file = real[len(self.base.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
-        if self.ignores and glob_regex(self.ignores).match(file):
-            return False
-        return not self.files or glob_regex(self.files).match(file) is not None
+    @property
+    def labels(self) -> tuple[RuleLabel, ...] | None:
+        """Its ``labels:``, or ``None`` (the report's default labels)."""
+        return self.extras.labels
 
 
 def compile_checked(checked: CheckedRule) -> CompiledRule:
@@ -218,23 +105,24 @@ def compile_checked(checked: CheckedRule) -> CompiledRule:
     rid, transforms = document.id, document.transforms
     single, multi = _names_of(document.rule, utils)
     fix, message = document.fix, document.message
-    return CompiledRule(
-        id=rid,
+    matcher = RuleMatcher(
         source=document.origin,
         language=document.language.name,
         config=checked.config,
+        single=single,
+        multi=multi,
+        required=required_text(document.rule, utils, document.language),
+        files=document.files,
+        ignores=document.ignores,
+        branches=_branches_of(document.rule, multi),
+    )
+    extras = RuleExtras(
+        id=rid,
+        fix=fix,
+        template=None if fix is None else _template(fix, single + transforms.names, multi, rid),
         rewrites=transforms.rewrites,
         native=tuple(n.name for n in transforms.native),
         rewriters={r.spec.id: _rewriter(r) for r in checked.rewriters},
-        fix=fix,
-        template=None if fix is None else _template(fix, single + transforms.names, multi, rid),
-        single=single,
-        multi=multi,
-        transforms=transforms.names,
-        required=required_text(document.rule, utils, document.language),
-        branches=_branches_of(document.rule, multi),
-        files=document.files,
-        ignores=document.ignores,
         severity=document.severity,
         message=message,
         message_template=(
@@ -243,6 +131,7 @@ def compile_checked(checked: CheckedRule) -> CompiledRule:
         note=document.note,
         labels=document.labels,
     )
+    return CompiledRule(matcher=matcher, extras=extras)
 
 
 def _rewriter(checked: CheckedRewriter) -> Rewriter:
@@ -278,7 +167,7 @@ def _names_of(
 def _branches_of(
     rule: RuleObject, multi: tuple[str, ...]
 ) -> tuple[tuple[Rule, tuple[str, ...]], ...]:
-    """The ``any`` branches of ``rule`` (see :attr:`CompiledRule.branches`), or ``()``."""
+    """The ``any`` branches of ``rule`` (see :attr:`RuleMatcher.branches`), or ``()``."""
     groups = [rule.any_branches()] + [item.any_branches() for item in rule.all_items()]
     out: list[tuple[Rule, tuple[str, ...]]] = []
     for group in groups:
@@ -396,7 +285,10 @@ def load_rule_file(
 def based(rules: list[CompiledRule], folder: Path) -> list[CompiledRule]:
     """``rules`` with their ``files``/``ignores`` read relative to ``folder``."""
     base = os.path.realpath(folder)
-    return [dataclasses.replace(rule, base=base) for rule in rules]
+    return [
+        dataclasses.replace(rule, matcher=dataclasses.replace(rule.matcher, base=base))
+        for rule in rules
+    ]
 
 
 def rule_from_parameter(value: object, *, origin: str = PARAMETER_ORIGIN) -> list[CompiledRule]:
@@ -412,7 +304,6 @@ def rule_from_parameter(value: object, *, origin: str = PARAMETER_ORIGIN) -> lis
 
 __all__ = [
     "CompiledRule",
-    "Rewriter",
     "based",
     "compile_checked",
     "compile_rule",
