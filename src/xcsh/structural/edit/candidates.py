@@ -77,12 +77,12 @@ def op_candidates(
     records: PatternRecords | None,
     *,
     keep_nodes: bool,
-    rule: RuleExtras | None = None,
+    extras: RuleExtras | None = None,
 ) -> list[Candidate]:
     """The candidate changes of the nodes one op matched.
 
     The candidates of the ``nodes`` that op ``op`` (of ``unit``'s patterns, rewritten
-    by ``template``) matched in ``text``, in the order of ``nodes``; ``rule`` is what
+    by ``template``) matched in ``text``, in the order of ``nodes``; ``extras`` is what
     the YAML rule behind the op adds (its fix's range, its transforms), ``None`` for
     a pattern.
 
@@ -94,7 +94,7 @@ def op_candidates(
     pattern = unit.patterns[op]
     assert pattern is not None
     candidates: list[Candidate] = []
-    if rule is None:
+    if extras is None:
         shared = PatternChanges(
             text=text,
             newline=newline,
@@ -120,9 +120,9 @@ def op_candidates(
 
     for node in nodes:
         values = capture_spans(node, template)
-        first, last = expanded_range(node, rule.fix)
+        first, last = expanded_range(node, extras.fix)
         start, end = first.range().start.index, last.range().end.index
-        values.update(transformed_values(node, rule, text))
+        values.update(transformed_values(node, extras, text))
         new = expand_template(template, text, start, values, newline)
         candidates.append(Candidate(start, end, op, node, new, unit, None))
     nodes.clear()

@@ -130,7 +130,7 @@ def _candidates(
                 newline,
                 records,
                 keep_nodes=len(nodes) * FITS_COST_IN_BYTES < len(text),
-                rule=query.rule(i),
+                extras=query.rule(i),
             )
             _in_source_order(candidates)
             last_end = -1
