@@ -67,8 +67,7 @@ def _plan(
     if not kept:
         return Outcome(identical=identical) if identical else None
     _in_source_order(kept)
-    first = kept[0][5].patterns[kept[0][2]]
-    if first is not None and first.yaml_rule is not None:
+    if query.rules:
         # Fixes of several rules: as `ast-grep scan -U`, a fix overlapping an earlier
         # one is left out (reported as nested); scanning again applies it.
         chosen: list[Candidate] = []
@@ -131,6 +130,7 @@ def _candidates(
                 newline,
                 records,
                 keep_nodes=len(nodes) * FITS_COST_IN_BYTES < len(text),
+                extras=query.rule(i),
             )
             _in_source_order(candidates)
             last_end = -1
@@ -200,7 +200,8 @@ def _builder(
             # loaded with such a fix only: a pattern's edit never imports the rule machinery
             from xcsh.structural.rules.evaluate import expanded_range
 
-            first, last = expanded_range(node, getattr(pattern, "fix", None))
+            rule = query.rule(op)
+            first, last = expanded_range(node, rule.fix if rule is not None else None)
             opened, closed = first.range().start, last.range().end
             first_byte, last_byte = offsets.byte(opened), offsets.byte(closed)
             first_line, last_line = opened.line, closed.line
@@ -208,7 +209,14 @@ def _builder(
         if query.captures:
             language = encode_basestring(unit.display)
             record = json_record(
-                node, pattern, text, offsets, quoted, language, (new, first_byte, last_byte)
+                node,
+                pattern,
+                text,
+                offsets,
+                quoted,
+                language,
+                (new, first_byte, last_byte),
+                extras=query.rule(op),
             )
         return Replacement(
             text[head.index : tail.index],

@@ -30,7 +30,7 @@ from xcsh.structural.base.results import Position, RuleReport, Span
 from xcsh.structural.pattern.rewrite import expand_template
 
 if TYPE_CHECKING:
-    from xcsh.structural.rules.compile import CompiledRule
+    from xcsh.structural.rules.extras import RuleExtras
 
 _BLOCK = 256
 """Code points per entry of a non-ASCII file's byte-offset table."""
@@ -102,7 +102,7 @@ def secondary_nodes(node: SgNode) -> list[SgNode]:
 
 
 def rule_parts(
-    node: SgNode, rule: CompiledRule, text: str, offsets: Offsets, *, fix: bool = True
+    node: SgNode, rule: RuleExtras, text: str, offsets: Offsets, *, fix: bool = True
 ) -> tuple[dict[str, str], tuple[str, int, int] | None, RuleReport]:
     """What a YAML rule adds to its match: ``(transformed, fix, report)``.
 
@@ -131,7 +131,7 @@ def rule_parts(
 
 
 def match_fix(
-    node: SgNode, rule: CompiledRule, text: str, transformed: dict[str, str]
+    node: SgNode, rule: RuleExtras, text: str, transformed: dict[str, str]
 ) -> tuple[str, int, int]:
     """Build the fix of ``rule`` (which has one) for its match ``node``.
 
@@ -192,12 +192,15 @@ class RecordFormat:
 
 def render(
     form: RecordFormat,
-    found: Sequence[tuple[SgNode, Matcher, str]],
+    found: Sequence[tuple[SgNode, Matcher, RuleExtras | None, str]],
     text: str,
     offsets: Offsets,
     file: str,
 ) -> Iterator[str]:
-    """One record per ``(node, pattern or rule, language display name)`` of ``found``.
+    """One record per ``(node, matcher, rule's extras, language display name)`` of ``found``.
+
+    The extras are what a YAML rule adds to its matches (``None`` for a pattern:
+    :meth:`~xcsh.structural.matches.matching.Query.rule`).
 
     Each record is a complete piece of output, its final line break included.
     Nodes are handles into trees of ``text`` (or of a source with the same
@@ -207,34 +210,35 @@ def render(
     if form.json:
         quoted = encode_basestring(shown)
         languages: dict[str, str] = {}
-        for node, pattern, display in found:
+        for node, pattern, extras, display in found:
             language = languages.get(display)
             if language is None:
                 language = languages[display] = encode_basestring(display)
-            yield json_record(node, pattern, text, offsets, quoted, language)
+            yield json_record(node, pattern, text, offsets, quoted, language, extras=extras)
     elif form.layout == "lines":
-        for node, pattern, _ in found:
-            yield _text_record(node, pattern, text, shown)
+        for node, _, extras, _ in found:
+            yield _text_record(node, extras, text, shown)
     elif form.layout == "report":
         yield from _report(found, text, shown)
     else:
         from xcsh.structural.matches.report import run_text
 
-        nodes = [node for node, _, _ in found]
+        nodes = [node for node, _, _, _ in found]
         yield from run_text(nodes, text, shown, heading=form.layout == "heading")
 
 
-def _report(found: Sequence[tuple[SgNode, Matcher, str]], text: str, shown: str) -> list[str]:
+def _report(
+    found: Sequence[tuple[SgNode, Matcher, RuleExtras | None, str]], text: str, shown: str
+) -> list[str]:
     """``ast-grep scan``'s report of one file's rule matches, one record per match."""
     from xcsh.structural.matches.report import rule_report
     from xcsh.structural.rules.evaluate import interpolate, transformed_values
 
-    matched: list[tuple[SgNode, CompiledRule]] = []
+    matched: list[tuple[SgNode, RuleExtras]] = []
     fixes: list[tuple[str, int, int] | None] = []
     messages: list[str] = []
-    for node, matcher, _ in found:
-        rule = matcher.yaml_rule
-        assert rule is not None
+    for node, _, rule, _ in found:
+        assert rule is not None  # the report lays out rules' matches only
         transformed = transformed_values(node, rule, text)
         matched.append((node, rule))
         fixes.append(None if rule.fix is None else match_fix(node, rule, text, transformed))
@@ -309,13 +313,16 @@ def json_record(
     file: str,
     language: str,
     replacement: tuple[str, int, int] | None = None,
+    *,
+    extras: RuleExtras | None = None,
 ) -> str:
     """``node``'s line of ``ast-grep run --json=stream`` (line break included).
 
     ``file`` and ``language`` come already JSON-quoted (``encode_basestring``).
     With ``replacement`` (``(new text, start byte, end byte)``), the line is the
     one of ``run -r ... --json``: its ``replacement`` and ``replacementOffsets``
-    are those given (a rule's own fix is then not computed).
+    are those given (a rule's own fix is then not computed). ``extras`` is what
+    the YAML rule behind ``pattern`` adds (``None`` for a pattern).
     """
     rng = node.range()
     start, end = rng.start.index, rng.end.index
@@ -331,10 +338,9 @@ def json_record(
     report: RuleReport | None = None
     secondary: list[str] = []
     fix = replacement
-    rule = pattern.yaml_rule
-    if rule is not None:
+    if extras is not None:
         transformed, own_fix, report = rule_parts(
-            node, rule, text, offsets, fix=replacement is None
+            node, extras, text, offsets, fix=replacement is None
         )
         fix = fix or own_fix
         secondary = _captures_json(secondary_nodes(node), text, offsets)
@@ -345,9 +351,9 @@ def json_record(
         )
     parts.append(f',"language":{language}')
     parts.append(_meta_json(node, pattern, (text, offsets), secondary, transformed))
-    if report is not None and rule is not None:
+    if report is not None and extras is not None:
         labels = (matched, where, secondary)
-        parts.append(_report_json(report, node, rule, (text, offsets), labels))
+        parts.append(_report_json(report, node, extras, (text, offsets), labels))
     parts.append("}\n")
     return "".join(parts)
 
@@ -397,7 +403,7 @@ def _meta_json(
 def _report_json(
     report: RuleReport,
     node: SgNode,
-    rule: CompiledRule,
+    rule: RuleExtras,
     source: tuple[str, Offsets],
     labels: tuple[str, str, list[str]],
 ) -> str:
@@ -424,7 +430,7 @@ def _report_json(
     return "".join(parts)
 
 
-def _labels_json(node: SgNode, rule: CompiledRule, text: str, offsets: Offsets) -> Iterator[str]:
+def _labels_json(node: SgNode, rule: RuleExtras, text: str, offsets: Offsets) -> Iterator[str]:
     """The CLI's JSON objects of a rule's ``labels:`` on the match ``node``."""
     from xcsh.structural.rules.labels import label_nodes
 
@@ -438,14 +444,13 @@ def _labels_json(node: SgNode, rule: CompiledRule, text: str, offsets: Offsets) 
         )
 
 
-def _text_record(node: SgNode, pattern: Matcher, text: str, file: str) -> str:
+def _text_record(node: SgNode, rule: RuleExtras | None, text: str, file: str) -> str:
     rng = node.range()
     start = rng.start
     first, end = start.index, rng.end.index
     line_start, line_end = line_bounds(text, first, end)
     lines = text[line_start:line_end]
     head = ""
-    rule = pattern.yaml_rule
     if rule is not None:
         message = rule.message
         if rule.message_template is not None:

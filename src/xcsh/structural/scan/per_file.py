@@ -168,14 +168,16 @@ def _search(
         nodes = [nodes[k] for k in order]
     keep = len(nodes) if query.max_matches is None else max(0, query.max_matches)
     if query.records is not None:
-        found_nodes = [(node, pattern, unit.display) for node, unit, pattern, _ in nodes[:keep]]
+        found_nodes = [
+            (node, pattern, query.rule(i), unit.display) for node, unit, pattern, i in nodes[:keep]
+        ]
         outcome = Outcome(unbuilt=len(nodes) - min(keep, len(nodes)), trees=(found, found_nodes))
         outcome.records = _guarded(
             outcome, path, file, render(query.records, found_nodes, text, offsets, file)
         )
         return outcome
     matches = [
-        make_match(node, text, offsets, pattern, i, path, file, unit.display)
+        make_match(node, text, offsets, pattern, i, path, file, unit.display, extras=query.rule(i))
         for node, unit, pattern, i in nodes[:keep]
     ]
     return Outcome(matches=matches, unbuilt=len(nodes) - len(matches))
