@@ -17,6 +17,7 @@ from xcsh.agent.events import (
     TextDelta,
     ThinkingDelta,
     ToolCallStart,
+    ToolProgress,
     ToolResult,
     TurnEnd,
     TurnStart,
@@ -41,7 +42,12 @@ from xcsh.agent.persistence import (
     sessions_dir,
 )
 from xcsh.agent.previews import RebuiltPreview, preview_digest
-from xcsh.agent.profile import PROFILE_SETTINGS, Profile, choose_profile
+from xcsh.agent.profile import (
+    PROFILE_SETTINGS,
+    Profile,
+    choose_profile,
+    compact_schema_warning,
+)
 from xcsh.agent.prompt import build_system_prompt
 from xcsh.agent.run_settings import RunKeys, RunSettings, read_run_settings
 from xcsh.agent.session import (
@@ -70,6 +76,7 @@ from xcsh.agent.tool_policy import (
     enforce_policy,
     parse_tool_policy,
 )
+from xcsh.agent.tool_source import ToolSource, ToolsUpdate
 
 __all__ = [
     "CANCELLED_TEXT",
@@ -113,13 +120,17 @@ __all__ = [
     "ToolApprovalHook",
     "ToolCallStart",
     "ToolPolicy",
+    "ToolProgress",
     "ToolQuestion",
     "ToolResult",
+    "ToolSource",
+    "ToolsUpdate",
     "TurnEnd",
     "TurnStart",
     "approval_resolve_tool",
     "build_system_prompt",
     "choose_profile",
+    "compact_schema_warning",
     "enforce_policy",
     "event_to_dict",
     "latest_session_for",

@@ -4,7 +4,7 @@ A run (one prompt) produces, in order::
 
     TurnStart
       TextDelta* / ThinkingDelta*          while the model streams
-      (ToolCallStart  PendingPushed*  ToolResult  Resolved?)*   per tool call, call order
+      (ToolCallStart  ToolProgress*  PendingPushed*  ToolResult  Resolved?)*   per tool call
     TurnEnd
     ... more turns ...
     RunEnd                                 always last, exactly once per run
@@ -93,6 +93,22 @@ class ToolResult:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class ToolProgress:
+    """A running tool reported progress (an MCP server's progress notification).
+
+    Args:
+        tool_call_id: the call.
+        name: its tool.
+        text: the progress in one line (``40% (4/10): indexing``).
+    """
+
+    tool_call_id: str
+    name: str
+    text: str
+    type: Literal["tool_progress"] = "tool_progress"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class PendingPushed:
     """A tool staged a preview: a pending action was pushed on the store.
 
@@ -172,7 +188,7 @@ class AgentError:
     type: Literal["error"] = "error"
 
 
-NoticeKind = Literal["steering", "text_tool_call", "compaction", "model"]
+NoticeKind = Literal["steering", "text_tool_call", "compaction", "model", "mcp"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -183,7 +199,9 @@ class Notice:
         kind: ``"steering"`` (how a forced turn is sent changed for this
             provider), ``"text_tool_call"`` (a tool call the model wrote as
             text was run as a call), ``"compaction"`` (older turns were
-            replaced by a summary), ``"model"`` (the model was switched).
+            replaced by a summary), ``"model"`` (the model was switched),
+            ``"mcp"`` (an MCP server stopped or started again, a tool of one was
+            left out).
         message: one or two sentences for the user.
     """
 
@@ -221,6 +239,7 @@ AgentEvent = (
     | ThinkingDelta
     | ToolCallStart
     | ToolResult
+    | ToolProgress
     | PendingPushed
     | Resolved
     | TurnEnd
@@ -236,6 +255,7 @@ EVENT_TYPES: tuple[type[AgentEvent], ...] = (
     ThinkingDelta,
     ToolCallStart,
     ToolResult,
+    ToolProgress,
     PendingPushed,
     Resolved,
     TurnEnd,

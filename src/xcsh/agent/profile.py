@@ -14,11 +14,20 @@ for a ``--base-url`` server whose context window is at most
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from xcsh.core import AssistantMessage, JsonObject, JsonValue, Message, ToolCall, ToolSpec
+from xcsh.core import (
+    AssistantMessage,
+    JsonObject,
+    JsonValue,
+    Message,
+    Tool,
+    ToolCall,
+    ToolSpec,
+)
 
 Profile = Literal["full", "compact"]
 """What the model is sent: everything, or the compact profile."""
@@ -42,6 +51,37 @@ ADVANCED_PARAMETERS: dict[str, frozenset[str]] = {
     "resolve": frozenset({"id", "only"}),
 }
 """Parameters a compact tool schema leaves out, by tool (sent only in the full profile)."""
+
+
+GRAMMAR_SCHEMA_BYTES = 100_000
+"""Bytes of tool JSON Schema past which llama.cpp's grammar builder fails (see docs/mcp.md)."""
+
+
+def offered_schema_bytes(tools: Iterable[Tool]) -> int:
+    """The bytes of JSON Schema the compact profile sends for ``tools`` (parameters only)."""
+    total = 0
+    for tool in tools:
+        spec = compact_spec(
+            ToolSpec(name=tool.name, description=tool.description, parameters=tool.json_schema())
+        )
+        total += len(json.dumps(spec.parameters, separators=(",", ":")).encode("utf-8"))
+    return total
+
+
+def compact_schema_warning(tools: Iterable[Tool]) -> str:
+    """A warning when the compact profile offers more schema than llama.cpp's grammar takes.
+
+    ``""`` when the schemas of ``tools`` stay within :data:`GRAMMAR_SCHEMA_BYTES`.
+    """
+    size = offered_schema_bytes(tools)
+    if size <= GRAMMAR_SCHEMA_BYTES:
+        return ""
+    return (
+        f"the tools offered to the model take {size:,} bytes of JSON Schema, past the "
+        f"{GRAMMAR_SCHEMA_BYTES:,} at which llama.cpp's grammar builder fails: a forced "
+        "turn may be refused. Offer fewer MCP tools (a server's tools list) or set "
+        'mcp_tools = "none"'
+    )
 
 
 def choose_profile(

@@ -30,6 +30,7 @@ from xcsh.core import UsageError
 from xcsh.core.wording import did_you_mean
 from xcsh.fs import xcsh_home
 from xcsh.journal import Retention
+from xcsh.mcpclient.settings import MCP_KEYS, McpKeys, McpSettings, read_mcp_settings
 from xcsh.providers import Provider, ProviderFlags, StoredProviderSettings
 from xcsh.providers.config import (
     SETTING_KEYS,
@@ -62,6 +63,7 @@ KNOWN_SETTINGS = (
     *SANDBOX_KEYS,
     *CHECK_KEYS,
     *ApprovalKeys.model_fields,
+    *MCP_KEYS,
     *_AppKeys.model_fields,
 )
 """The keys ``settings.toml`` may set; any other key is refused (a typo such as
@@ -115,6 +117,8 @@ class Settings(BaseModel):
             :func:`xcsh.checks.with_project`).
         strict_rules: ``xcsh scan`` refuses rule files ast-grep would half-read.
         index_memory: bytes the warm structural index keeps (syntax trees and answers).
+        mcp: the MCP servers to start and ``mcp_tools`` (a trusted project's
+            servers join them: :func:`xcsh.app.mcp.session_servers`).
     """
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
@@ -128,6 +132,7 @@ class Settings(BaseModel):
     checks: CheckSettings = Field(default_factory=CheckSettings)
     strict_rules: bool = False
     index_memory: int = DEFAULT_INDEX_MEMORY
+    mcp: McpSettings = Field(default_factory=McpSettings)
 
     @classmethod
     def from_values(cls, values: Mapping[str, object], path: Path) -> Settings:
@@ -149,6 +154,7 @@ class Settings(BaseModel):
             checks=read_check_settings(CheckKeys.model_validate(values), source),
             strict_rules=_strict_rules(own.strict_rules, path),
             index_memory=_index_memory(own.index_memory, path),
+            mcp=read_mcp_settings(McpKeys.model_validate(values), source),
         )
 
 
