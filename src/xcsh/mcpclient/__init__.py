@@ -28,11 +28,12 @@ from xcsh.mcpclient.settings import (
     ServerSpec,
     read_mcp_settings,
 )
-from xcsh.mcpclient.tools import SEPARATOR, build_tools, tool_name
+from xcsh.mcpclient.tools import SEPARATOR, BuiltTools, build_tools, tool_name
 
 __all__ = [
     "MCP_KEYS",
     "SEPARATOR",
+    "BuiltTools",
     "CallMode",
     "McpCallEffect",
     "McpKeys",
