@@ -111,6 +111,11 @@ def build_preview(
             shown[key] = f"<{len(str(arguments[key]))} characters: shown below as a diff of {path}>"
             files.append(PreviewFile(path=path, diff=diff))
             diffs.append(diff)
+    else:
+        # the server's dry run shows the change; the file it names is recorded around the call
+        named = _named_file(arguments, workspace)
+        if named is not None:
+            files.append(PreviewFile(path=named))
     lines = [
         f"MCP server: {server}",
         f"Tool: {tool}",
@@ -124,15 +129,32 @@ def build_preview(
     return CallPreview(text=text, files=tuple(files))
 
 
+def _named_file(arguments: Mapping[str, JsonValue], workspace: Path) -> str | None:
+    """The workspace file a call's path argument names, as the workspace shows it, or ``None``."""
+    path = _path_argument(arguments)
+    if path is None:
+        return None
+    try:
+        (change,) = proposed_changes(workspace, {path: None})
+    except ToolError:
+        return None
+    return change.shown if change.before is not None else None
+
+
+def _path_argument(arguments: Mapping[str, JsonValue]) -> str | None:
+    for key in PATH_KEYS:
+        value = arguments.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
 def _content_diffs(
     arguments: Mapping[str, JsonValue], workspace: Path
 ) -> list[tuple[str, str, str]]:
     """``(content key, diff, file)`` for a file's new content given beside its path."""
-    path = next(
-        (arguments[k] for k in PATH_KEYS if isinstance(arguments.get(k), str) and arguments[k]),
-        None,
-    )
-    if not isinstance(path, str):
+    path = _path_argument(arguments)
+    if path is None:
         return []
     found: list[tuple[str, str, str]] = []
     for key in CONTENT_KEYS:
