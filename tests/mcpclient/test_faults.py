@@ -18,7 +18,13 @@ def test_each_fault_is_named_and_the_session_goes_on(agent: Agent) -> None:
     agent.settings(
         fault_table("exiter", "exit", tag)
         + fault_table("silent", "silent", tag, timeout="3")
-        + fault_table("ok", "ok", tag, env=f'{{ NOTE_FILE = "{notes}" }}')
+        + fault_table(
+            "ok",
+            "ok",
+            tag,
+            env=f'{{ NOTE_FILE = "{notes}" }}',
+            tool_modes='{ add_tool = "direct", no_type = "direct" }',  # else previewed
+        )
     )
     run = agent.run(
         [

@@ -37,6 +37,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
+from mcp_types.jsonrpc import JSONRPCResponse
 
 from xcsh.mcpclient.settings import ServerSpec, expand, server_folder
 
@@ -73,6 +74,8 @@ class RemoteTool:
         description: what the server says it does.
         input_schema: its ``inputSchema`` as sent.
         annotations: its behaviour hints (``None``: the server gave none).
+        repaired: what was changed in its input schema so it could be read (``""``: nothing).
+        refused: why its input schema cannot be offered (``""``: it can).
     """
 
     name: str
@@ -80,6 +83,8 @@ class RemoteTool:
     description: str = ""
     input_schema: Mapping[str, object] = field(default_factory=dict)
     annotations: types.ToolAnnotations | None = None
+    repaired: str = ""
+    refused: str = ""
 
     @property
     def read_only(self) -> bool:
@@ -147,6 +152,7 @@ class ServerConnection:
         self._start_lock = asyncio.Lock()
         self.logged = 0
         """Log notifications received (counted, never shown)."""
+        self._schema_notes: dict[str, tuple[str, str]] = {}
 
     # -- reading ---------------------------------------------------------------
 
@@ -228,7 +234,7 @@ class ServerConnection:
                         client_info=_CLIENT,
                     )
                     await stack.enter_async_context(client)
-                    tools = await _list_tools(client)
+                    tools = await _list_tools(client, self._schema_notes)
                     scope.deadline = math.inf
                     self._client = client
                     self._tools = tuple(t for t in tools if self.spec.allows(t.name))
@@ -276,7 +282,7 @@ class ServerConnection:
                 cwd=server_folder(spec, self._workspace),
             )
             inner = stdio_client(params, errlog=errlog)
-        return _watched(inner, self._transport_ended)
+        return _watched(inner, self._transport_ended, self._schema_notes)
 
     def _transport_ended(self) -> None:
         """The server's output ended: it is gone, whatever we were doing."""
@@ -327,7 +333,7 @@ class ServerConnection:
             return False
         try:
             with anyio.fail_after(self.spec.timeout):
-                tools = await _list_tools(client)
+                tools = await _list_tools(client, self._schema_notes)
         except Exception as exc:
             log.info("MCP server %s: listing tools again failed: %s", self.name, exc)
             return False
@@ -400,8 +406,11 @@ class ServerConnection:
         return client
 
 
-async def _list_tools(client: Client) -> list[RemoteTool]:
-    """Every tool the server lists, following its pages (at most 100)."""
+async def _list_tools(client: Client, notes: Mapping[str, tuple[str, str]]) -> list[RemoteTool]:
+    """Every tool the server lists, following its pages (at most 100).
+
+    ``notes`` holds, by tool, what :func:`_repair_listing` did to its schema.
+    """
     found: list[RemoteTool] = []
     cursor: str | None = None
     for _ in range(100):
@@ -414,6 +423,8 @@ async def _list_tools(client: Client) -> list[RemoteTool]:
                     description=tool.description or "",
                     input_schema=dict(tool.input_schema),
                     annotations=tool.annotations,
+                    repaired=notes.get(tool.name, ("", ""))[0],
+                    refused=notes.get(tool.name, ("", ""))[1],
                 )
             )
         cursor = page.next_cursor
@@ -422,11 +433,59 @@ async def _list_tools(client: Client) -> list[RemoteTool]:
     return found
 
 
+def _repair_listing(
+    item: SessionMessage | Exception, notes: dict[str, tuple[str, str]]
+) -> SessionMessage | Exception:
+    """A ``tools/list`` answer the SDK can read, whatever schemas its tools have.
+
+    The SDK refuses a whole listing when one tool's ``inputSchema`` lacks ``"type":
+    "object"``, so one bad tool would cost the server. Before the SDK reads the
+    answer, such a schema is repaired (no ``type``: the top level of arguments is an
+    object) or replaced by an empty object schema with the tool marked refused (not
+    an object); ``notes`` records ``(repaired, refused)`` by tool name.
+    """
+    if not isinstance(item, SessionMessage) or not isinstance(item.message, JSONRPCResponse):
+        return item
+    listed = item.message.result.get("tools")
+    if not isinstance(listed, list):
+        return item
+    fixed: list[object] = []
+    changed = False
+    for tool in listed:
+        if isinstance(tool, dict):
+            name = str(tool.get("name", ""))
+            schema = tool.get("inputSchema")
+            note: tuple[str, str] | None = None
+            if not isinstance(schema, dict):
+                note = ("", "its input schema is not a JSON object")
+            elif "type" not in schema:
+                note = ('added "type": "object" to its input schema', "")
+                tool = {**tool, "inputSchema": {**schema, "type": "object"}}
+            elif schema.get("type") != "object":
+                note = ("", f'its input schema is of type {schema.get("type")!r}, not "object"')
+            if note is not None:
+                notes[name] = note
+                changed = True
+                if note[1]:
+                    tool = {**tool, "inputSchema": {"type": "object"}}
+        fixed.append(tool)
+    if not changed:
+        return item
+    result = {**item.message.result, "tools": fixed}
+    message = JSONRPCResponse(jsonrpc="2.0", id=item.message.id, result=result)
+    return SessionMessage(message=message, metadata=item.metadata)
+
+
 @asynccontextmanager
 async def _watched(
-    inner: AbstractAsyncContextManager[_TransportStreams], ended: Callable[[], None]
+    inner: AbstractAsyncContextManager[_TransportStreams],
+    ended: Callable[[], None],
+    notes: dict[str, tuple[str, str]],
 ) -> AsyncIterator[_TransportStreams]:
-    """``inner``'s streams, with ``ended()`` called when the server's side ends."""
+    """``inner``'s streams, with ``ended()`` called when the server's side ends.
+
+    Each ``tools/list`` answer is made readable on the way (:func:`_repair_listing`).
+    """
     async with inner as (read, write):
         send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         # the SDK's read and write stream protocols are what anyio's memory streams are
@@ -435,7 +494,7 @@ async def _watched(
             try:
                 async with send:
                     async for item in read:
-                        await send.send(item)
+                        await send.send(_repair_listing(item, notes))
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 pass
             finally:

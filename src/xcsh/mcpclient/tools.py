@@ -96,12 +96,16 @@ def build_tools(
         if name in taken or name in seen:
             notices.append(f"{where} is left out: another tool is already named {name}")
             continue
+        if remote.refused:
+            notices.append(f"{where} is left out: {remote.refused}")
+            continue
         checked = check_schema(remote.input_schema)
         if checked.schema is None:
             notices.append(f"{where} is left out: {checked.problem}")
             continue
-        if checked.repaired:
-            notices.append(f"{where}: {checked.repaired}")
+        repaired = remote.repaired or checked.repaired
+        if repaired:
+            notices.append(f"{where}: {repaired}")
         seen.add(name)
         tools.append(_tool(connection, remote, name, checked.schema, store, workspace))
     return BuiltTools(tools=tuple(tools), notices=tuple(notices))
