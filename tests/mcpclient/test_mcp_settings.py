@@ -39,7 +39,7 @@ def _read(table: object, tools: object = "auto") -> object:
 def test_bad_tables_are_named_with_the_key(table: object, message: str) -> None:
     with pytest.raises(UsageError) as info:
         _read(table)
-    assert str(info.value).startswith(message), str(info.value)
+    assert message in str(info.value), str(info.value)
     assert info.value.hint
 
 
@@ -116,7 +116,7 @@ def test_compact_profile_offers_mcp_tools_only_when_asked_and_warns_past_the_lim
     offered = agent.run([[call("big__echo", text="x")]])
     assert offered.texts() == ["echo: x"]
     assert "big__huge" in offered.requests[0]["tools"]
-    (warning,) = offered.header["notices"]
+    (warning,) = [n for n in offered.header["notices"] if "JSON Schema, past" in n]
     assert "bytes of JSON Schema, past the 100,000 at which llama.cpp's grammar" in warning
 
 
