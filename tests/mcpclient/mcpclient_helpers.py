@@ -112,7 +112,9 @@ class Agent:
         )
         events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
         log = steps.with_suffix(".requests.jsonl")
-        requests = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        requests = (
+            [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        )
         return Run(code=done.returncode, events=events, stderr=done.stderr, requests=requests)
 
     def start(self, turns: list[list[dict[str, Any]]], **env: str) -> subprocess.Popen[str]:

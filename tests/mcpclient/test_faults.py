@@ -51,7 +51,7 @@ def test_each_fault_is_named_and_the_session_goes_on(agent: Agent) -> None:
         "tool 'bad_schema' is left out: its input schema is not valid JSON Schema" in n
         for n in notices
     ), notices
-    assert any("tool 'no_type': added \"type\": \"object\"" in n for n in notices), notices
+    assert any('tool \'no_type\': added "type": "object"' in n for n in notices), notices
     texts = run.texts()
     assert "MCP server ok went away during the call" in texts[0]
     assert texts[1] == "echo: after the restart"  # started again on the next call

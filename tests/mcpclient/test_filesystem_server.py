@@ -1,12 +1,13 @@
-"""The reference filesystem server (``@modelcontextprotocol/server-filesystem``) through ``xcsh -p``:
-its read tools run when called, ``write_file`` and ``edit_file`` are previews, apply writes
-(recorded for ``xcsh undo``), discard writes nothing, and ``edit_file`` is previewed by its
-own dry run."""
+"""The reference filesystem server (``@modelcontextprotocol/server-filesystem``) through
+``xcsh -p``: its read tools run when called, ``write_file`` and ``edit_file`` are previews,
+apply writes (recorded for ``xcsh undo``), discard writes nothing, and ``edit_file`` is
+previewed by its own dry run."""
 
 from __future__ import annotations
 
-from helpers import run_xcsh
 from mcpclient_helpers import Agent, call, node_server, toml_list
+
+from helpers import run_xcsh
 
 
 def _settings(agent: Agent) -> None:

@@ -11,10 +11,11 @@ import sys
 from pathlib import Path
 
 import anyio
-from helpers import xcsh_env
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcpclient_helpers import Agent, call, fault_table, new_tag, processes_with
+
+from helpers import xcsh_env
 
 
 def _read_banner(proc: subprocess.Popen[str]) -> tuple[str, str]:

@@ -54,33 +54,45 @@ ADVANCED_PARAMETERS: dict[str, frozenset[str]] = {
 
 
 GRAMMAR_SCHEMA_BYTES = 100_000
-"""Bytes of tool JSON Schema past which llama.cpp's grammar builder fails (see docs/mcp.md)."""
+"""Bytes of tool list JSON past which llama.cpp's grammar builder was reported to fail.
+
+llama.cpp issue 25895 (2026-07): a tools array of 97,102 bytes was accepted and one
+of 100,026 bytes refused with "failed to parse grammar"; not measured here.
+"""
 
 
 def offered_schema_bytes(tools: Iterable[Tool]) -> int:
-    """The bytes of JSON Schema the compact profile sends for ``tools`` (parameters only)."""
-    total = 0
+    """The bytes of the tools array the compact profile sends for ``tools``.
+
+    As Chat Completions carries it: each tool's name, description and trimmed parameters.
+    """
+    listed: list[JsonValue] = []
     for tool in tools:
         spec = compact_spec(
             ToolSpec(name=tool.name, description=tool.description, parameters=tool.json_schema())
         )
-        total += len(json.dumps(spec.parameters, separators=(",", ":")).encode("utf-8"))
-    return total
+        function: JsonObject = {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": spec.parameters,
+        }
+        listed.append({"type": "function", "function": function})
+    return len(json.dumps(listed, separators=(",", ":")).encode("utf-8"))
 
 
 def compact_schema_warning(tools: Iterable[Tool]) -> str:
-    """A warning when the compact profile offers more schema than llama.cpp's grammar takes.
+    """A warning when the compact profile offers more tools than llama.cpp's grammar takes.
 
-    ``""`` when the schemas of ``tools`` stay within :data:`GRAMMAR_SCHEMA_BYTES`.
+    ``""`` when the tool list of ``tools`` stays within :data:`GRAMMAR_SCHEMA_BYTES`.
     """
     size = offered_schema_bytes(tools)
     if size <= GRAMMAR_SCHEMA_BYTES:
         return ""
     return (
-        f"the tools offered to the model take {size:,} bytes of JSON Schema, past the "
-        f"{GRAMMAR_SCHEMA_BYTES:,} at which llama.cpp's grammar builder fails: a forced "
-        "turn may be refused. Offer fewer MCP tools (a server's tools list) or set "
-        'mcp_tools = "none"'
+        f"the tools offered to the model take {size:,} bytes of JSON, past the "
+        f"{GRAMMAR_SCHEMA_BYTES:,} at which llama.cpp's grammar builder was reported to fail "
+        "(a forced turn may be refused): offer fewer MCP tools (a server's tools list) or "
+        'set mcp_tools = "none"'
     )
 
 

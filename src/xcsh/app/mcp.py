@@ -11,11 +11,11 @@ session's tool source: the servers' tools, each wrapped in the user's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from xcsh.agent import ToolsUpdate
+from xcsh.agent import ToolsUpdate, compact_schema_warning
 from xcsh.checks.keys import PROJECT_SETTINGS
 from xcsh.core import Tool, UsageError
 from xcsh.fs import read_settings_file
@@ -103,10 +103,22 @@ def open_servers(
     )
 
 
+def schema_warning(profile: str, tools: Iterable[Tool], mcp: McpSettings) -> str:
+    """The compact profile's warning when the tools offered pass what llama.cpp can take.
+
+    ``""`` in the full profile, with no MCP server, or when the tool list is small enough
+    (:func:`xcsh.agent.compact_schema_warning`).
+    """
+    if profile != "compact" or not mcp.servers or not mcp.offered(profile):
+        return ""
+    return compact_schema_warning(tools)
+
+
 __all__ = [
     "PolicedServers",
     "ServersUpdate",
     "configured_prefixes",
     "open_servers",
+    "schema_warning",
     "session_servers",
 ]

@@ -29,7 +29,6 @@ from xcsh.agent import (
     ToolApprovalHook,
     ToolPolicy,
     choose_profile,
-    compact_schema_warning,
     enforce_policy,
     latest_session_for,
     load_instructions,
@@ -41,13 +40,19 @@ from xcsh.agent import (
 from xcsh.agent.rewind import CheckpointRecorder, reconcile
 from xcsh.app.checks import open_checker
 from xcsh.app.index import open_index
-from xcsh.app.mcp import PolicedServers, configured_prefixes, open_servers, session_servers
+from xcsh.app.mcp import (
+    PolicedServers,
+    configured_prefixes,
+    open_servers,
+    schema_warning,
+    session_servers,
+)
 from xcsh.app.settings import Settings, build_provider, load_settings
 from xcsh.checks import Checker
 from xcsh.core import Tool, UsageError
 from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, OpenedJournal, record_applies, settled
-from xcsh.mcpclient import McpServers, McpSettings
+from xcsh.mcpclient import McpServers
 from xcsh.pending import PendingActionStore
 from xcsh.plugins import LoadError, aload_custom_tools
 from xcsh.providers import Provider, ProviderFlags
@@ -266,7 +271,7 @@ async def open_session(
     report = await session.pending.restore(saved.pending) if saved else None
     notices = tuple(n for n in (sandbox.notice, sandbox.refusal, checker.settings.notice) if n)
     notices += (*mcp_notices, *servers.take_notices())
-    warning = schema_warning(session, mcp)
+    warning = schema_warning(session.profile, session.tools.values(), mcp)
     if warning:
         notices += (warning,)
     return OpenedSession(
@@ -294,16 +299,6 @@ def _policed(
     names += [name for name in policy.tools if prefixes and name.startswith(prefixes)]
     policy.check_tool_names(names)
     return enforce_policy(tools, policy, ask)
-
-
-def schema_warning(session: AgentSession, mcp: McpSettings) -> str:
-    """The compact profile's warning when the schemas offered pass what llama.cpp can take.
-
-    ``""`` when the profile is full, no MCP tool is offered, or the schemas are small enough.
-    """
-    if session.profile != "compact" or not mcp.servers:
-        return ""
-    return compact_schema_warning(session.tools.values())
 
 
 @dataclass(frozen=True, kw_only=True)

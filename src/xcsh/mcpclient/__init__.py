@@ -10,7 +10,6 @@ above the journal and the pending actions it builds on.
 """
 
 from xcsh.mcpclient.connection import (
-    RemoteTool,
     ServerCallError,
     ServerConnection,
     ServerState,
@@ -29,6 +28,7 @@ from xcsh.mcpclient.settings import (
     read_mcp_settings,
 )
 from xcsh.mcpclient.tools import SEPARATOR, BuiltTools, build_tools, tool_name
+from xcsh.mcpclient.wire import RemoteTool
 
 __all__ = [
     "MCP_KEYS",

@@ -20,9 +20,9 @@ import asyncio
 import contextlib
 import logging
 import math
-from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Literal, TextIO
@@ -36,10 +36,9 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
-from mcp.shared.message import SessionMessage
-from mcp_types.jsonrpc import JSONRPCResponse
 
 from xcsh.mcpclient.settings import ServerSpec, expand, server_folder
+from xcsh.mcpclient.wire import RemoteTool, list_tools, watched
 
 log = logging.getLogger(__name__)
 
@@ -62,34 +61,6 @@ class ServerUnavailableError(Exception):
 
 class ServerCallError(Exception):
     """A call failed outside the tool (the server died, timed out, refused the request)."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class RemoteTool:
-    """A tool as the server lists it.
-
-    Args:
-        name: its name on the server.
-        title: its title (``""``: none).
-        description: what the server says it does.
-        input_schema: its ``inputSchema`` as sent.
-        annotations: its behaviour hints (``None``: the server gave none).
-        repaired: what was changed in its input schema so it could be read (``""``: nothing).
-        refused: why its input schema cannot be offered (``""``: it can).
-    """
-
-    name: str
-    title: str = ""
-    description: str = ""
-    input_schema: Mapping[str, object] = field(default_factory=dict)
-    annotations: types.ToolAnnotations | None = None
-    repaired: str = ""
-    refused: str = ""
-
-    @property
-    def read_only(self) -> bool:
-        """True when the server says the tool changes nothing (``readOnlyHint: true``)."""
-        return self.annotations is not None and self.annotations.read_only_hint is True
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -234,7 +205,7 @@ class ServerConnection:
                         client_info=_CLIENT,
                     )
                     await stack.enter_async_context(client)
-                    tools = await _list_tools(client, self._schema_notes)
+                    tools = await list_tools(client, self._schema_notes)
                     scope.deadline = math.inf
                     self._client = client
                     self._tools = tuple(t for t in tools if self.spec.allows(t.name))
@@ -282,7 +253,7 @@ class ServerConnection:
                 cwd=server_folder(spec, self._workspace),
             )
             inner = stdio_client(params, errlog=errlog)
-        return _watched(inner, self._transport_ended, self._schema_notes)
+        return watched(inner, self._transport_ended, self._schema_notes)
 
     def _transport_ended(self) -> None:
         """The server's output ended: it is gone, whatever we were doing."""
@@ -333,7 +304,7 @@ class ServerConnection:
             return False
         try:
             with anyio.fail_after(self.spec.timeout):
-                tools = await _list_tools(client, self._schema_notes)
+                tools = await list_tools(client, self._schema_notes)
         except Exception as exc:
             log.info("MCP server %s: listing tools again failed: %s", self.name, exc)
             return False
@@ -391,7 +362,6 @@ class ServerConnection:
         if self._state == "stopped" and not self._restarted and not self._closing:
             self._restarted = True
             await self._wait_holder()
-            self._on_notice(f"MCP server {self.name}: starting it again.")
             await self.start()
         client = self._client
         if self._state != "ready" or client is None:
@@ -404,108 +374,6 @@ class ServerConnection:
             }[self._state]
             raise ServerUnavailableError(f"MCP server {self.name} {what}; nothing was called.")
         return client
-
-
-async def _list_tools(client: Client, notes: Mapping[str, tuple[str, str]]) -> list[RemoteTool]:
-    """Every tool the server lists, following its pages (at most 100).
-
-    ``notes`` holds, by tool, what :func:`_repair_listing` did to its schema.
-    """
-    found: list[RemoteTool] = []
-    cursor: str | None = None
-    for _ in range(100):
-        page = await client.list_tools(cursor=cursor)
-        for tool in page.tools:
-            found.append(
-                RemoteTool(
-                    name=tool.name,
-                    title=tool.title or "",
-                    description=tool.description or "",
-                    input_schema=dict(tool.input_schema),
-                    annotations=tool.annotations,
-                    repaired=notes.get(tool.name, ("", ""))[0],
-                    refused=notes.get(tool.name, ("", ""))[1],
-                )
-            )
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    return found
-
-
-def _repair_listing(
-    item: SessionMessage | Exception, notes: dict[str, tuple[str, str]]
-) -> SessionMessage | Exception:
-    """A ``tools/list`` answer the SDK can read, whatever schemas its tools have.
-
-    The SDK refuses a whole listing when one tool's ``inputSchema`` lacks ``"type":
-    "object"``, so one bad tool would cost the server. Before the SDK reads the
-    answer, such a schema is repaired (no ``type``: the top level of arguments is an
-    object) or replaced by an empty object schema with the tool marked refused (not
-    an object); ``notes`` records ``(repaired, refused)`` by tool name.
-    """
-    if not isinstance(item, SessionMessage) or not isinstance(item.message, JSONRPCResponse):
-        return item
-    listed = item.message.result.get("tools")
-    if not isinstance(listed, list):
-        return item
-    fixed: list[object] = []
-    changed = False
-    for tool in listed:
-        if isinstance(tool, dict):
-            name = str(tool.get("name", ""))
-            schema = tool.get("inputSchema")
-            note: tuple[str, str] | None = None
-            if not isinstance(schema, dict):
-                note = ("", "its input schema is not a JSON object")
-            elif "type" not in schema:
-                note = ('added "type": "object" to its input schema', "")
-                tool = {**tool, "inputSchema": {**schema, "type": "object"}}
-            elif schema.get("type") != "object":
-                note = ("", f'its input schema is of type {schema.get("type")!r}, not "object"')
-            if note is not None:
-                notes[name] = note
-                changed = True
-                if note[1]:
-                    tool = {**tool, "inputSchema": {"type": "object"}}
-        fixed.append(tool)
-    if not changed:
-        return item
-    result = {**item.message.result, "tools": fixed}
-    message = JSONRPCResponse(jsonrpc="2.0", id=item.message.id, result=result)
-    return SessionMessage(message=message, metadata=item.metadata)
-
-
-@asynccontextmanager
-async def _watched(
-    inner: AbstractAsyncContextManager[_TransportStreams],
-    ended: Callable[[], None],
-    notes: dict[str, tuple[str, str]],
-) -> AsyncIterator[_TransportStreams]:
-    """``inner``'s streams, with ``ended()`` called when the server's side ends.
-
-    Each ``tools/list`` answer is made readable on the way (:func:`_repair_listing`).
-    """
-    async with inner as (read, write):
-        send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-        # the SDK's read and write stream protocols are what anyio's memory streams are
-
-        async def pump() -> None:
-            try:
-                async with send:
-                    async for item in read:
-                        await send.send(_repair_listing(item, notes))
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                pass
-            finally:
-                ended()
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(pump)
-            try:
-                yield receive, write
-            finally:
-                group.cancel_scope.cancel()
 
 
 def _start_problem(exc: BaseException, timeout: float, tail: str) -> str:
@@ -530,7 +398,6 @@ def _start_problem(exc: BaseException, timeout: float, tail: str) -> str:
 
 __all__ = [
     "ProgressCallback",
-    "RemoteTool",
     "ServerCallError",
     "ServerConnection",
     "ServerState",

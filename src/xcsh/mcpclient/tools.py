@@ -29,7 +29,6 @@ from xcsh.core import (
     running_tool_call,
 )
 from xcsh.mcpclient.connection import (
-    RemoteTool,
     ServerCallError,
     ServerConnection,
     ServerUnavailableError,
@@ -37,6 +36,7 @@ from xcsh.mcpclient.connection import (
 from xcsh.mcpclient.preview import McpCallEffect, build_preview, dry_run_parameter
 from xcsh.mcpclient.results import tool_result
 from xcsh.mcpclient.schema import check_schema
+from xcsh.mcpclient.wire import RemoteTool
 from xcsh.pending import PendingAction, PendingActionStore
 
 SEPARATOR = "__"
