@@ -29,36 +29,29 @@ def test_memory_server_deferred_write_changes_its_state_once_and_discard_never(
         'env = { MEMORY_FILE_PATH = "${XCSH_TEST_MEMORY}" }\n'
     )
     entity = {"name": "xcsh", "entityType": "tool", "observations": ["previews writes"]}
-    env = {"XCSH_TEST_MEMORY": str(memory)}
-    applied = agent.run(
+    run = agent.run(
         [
             [call("memory__create_entities", entities=[entity])],
             [call("resolve", action="apply", reason="record it")],
-            [call("memory__read_graph")],
-        ],
-        env=env,
-    )
-    assert applied.code == 0, applied.stderr
-    create, resolve, graph = applied.results()
-    assert "was not made" in create["text"]
-    (pushed,) = applied.of("pending_pushed")
-    assert "Tool: create_entities" in pushed["preview"]
-    assert '"name": "xcsh"' in pushed["preview"] and "readOnlyHint: false" in pushed["preview"]
-    assert not resolve["message"]["is_error"]
-    assert [e["name"] for e in _entities(memory)] == ["xcsh"]  # exactly once
-    assert '"xcsh"' in graph["text"]  # read_graph is read-only: it ran when called
-    # the variable's value reached the server and nothing else: not the session file
-    assert str(memory) not in applied.session_text()
-
-    discarded = agent.run(
-        [
             [call("memory__create_entities", entities=[{**entity, "name": "other"}])],
             [call("resolve", action="discard", reason="not needed")],
+            [call("memory__read_graph")],
         ],
-        env=env,
+        env={"XCSH_TEST_MEMORY": str(memory)},
     )
-    assert discarded.code == 0, discarded.stderr
-    assert [e["name"] for e in _entities(memory)] == ["xcsh"]  # unchanged
+    assert run.code == 0, run.stderr
+    create, applied, _, discarded, graph = run.results()
+    assert "was not made" in create["text"]
+    first, second = run.of("pending_pushed")
+    assert "Tool: create_entities" in first["preview"]
+    assert '"name": "xcsh"' in first["preview"] and "readOnlyHint: false" in first["preview"]
+    assert '"name": "other"' in second["preview"]
+    assert not applied["message"]["is_error"] and not discarded["message"]["is_error"]
+    # the applied call changed the server's state exactly once; the discarded one never
+    assert [e["name"] for e in _entities(memory)] == ["xcsh"]
+    assert '"xcsh"' in graph["text"] and '"other"' not in graph["text"]
+    # the variable's value reached the server and nothing else: not the session file
+    assert str(memory) not in run.session_text()
 
 
 def test_git_server_status_runs_and_add_is_a_preview_that_stages_on_apply(agent: Agent) -> None:
