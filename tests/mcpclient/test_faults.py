@@ -33,7 +33,7 @@ def test_each_fault_is_named_and_the_session_goes_on(agent: Agent) -> None:
             [call("ok__flood", count=3000)],
             [call("ok__add_tool")],
             [call("ok__extra", text="new tool"), call("ok__no_type", text="repaired")],
-            [call("ok__bad_schema", x=1)],
+            [call("ok__bad_schema", x=1), call("ok__echo", text="y" * 60_000)],
         ]
     )
     assert run.code == 0, run.stderr
@@ -60,6 +60,9 @@ def test_each_fault_is_named_and_the_session_goes_on(agent: Agent) -> None:
     assert texts[4] == "echo: new tool"  # listed by tools/list_changed, offered next turn
     assert texts[5] == "echo: repaired"
     assert texts[6].startswith("Unknown tool 'ok__bad_schema'")
+    # a result past the output cap is cut, head and tail kept, and says so
+    assert "characters cut" in texts[7] and "more than the 50000 shown" in texts[7]
+    assert texts[7].startswith("echo: yyy") and len(texts[7]) < 51_000
     said = [e["message"] for e in run.of("notice") if e["kind"] == "mcp"]
     assert sum("MCP server ok stopped" in m for m in said) == 1, said
     offered = [r["tools"] for r in run.requests]

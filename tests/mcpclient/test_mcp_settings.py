@@ -149,3 +149,22 @@ def test_mcp_servers_says_when_none_is_configured(tmp_path: Path) -> None:
     listed = run_xcsh(["mcp-servers"], cwd=tmp_path, home=tmp_path / "home")
     assert listed.returncode == 0
     assert "no MCP server is configured" in listed.stderr
+
+
+def test_the_terminal_asks_trust_for_a_project_that_only_names_servers(tmp_path: Path) -> None:
+    from xcsh.plugins import ask_trust
+
+    project = tmp_path / "proj"
+    (project / ".xcsh").mkdir(parents=True)
+    home = tmp_path / "home"
+    asked: list[str] = []
+
+    def prompt(question: str) -> str:
+        asked.append(question)
+        return "once"
+
+    assert ask_trust(project, prompt, home=home) is False  # nothing to trust: not asked
+    (project / ".xcsh" / "settings.toml").write_text('[mcp_servers.x]\ncommand = "x"\n')
+    assert ask_trust(project, prompt, home=home) is True
+    (question,) = asked
+    assert "starts MCP servers: programs this repository names" in question

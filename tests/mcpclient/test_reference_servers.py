@@ -6,10 +6,21 @@ model and the front end."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
+import time
 from pathlib import Path
 
-from mcpclient_helpers import Agent, call, git_server, node_server, toml_list
+from mcpclient_helpers import (
+    Agent,
+    call,
+    git_server,
+    new_tag,
+    node_server,
+    processes_with,
+    toml_list,
+)
 
 
 def _entities(memory: Path) -> list[dict[str, object]]:
@@ -108,3 +119,28 @@ def test_everything_server_progress_image_and_structured_content(agent: Agent) -
     # the model got the image: the next request carries it in the tool result
     last = run.requests[-1]["messages"]
     assert any("image" in json.dumps(m) and "image/png" in json.dumps(m) for m in last)
+
+
+def test_everything_servers_long_operation_cancelled_by_ctrl_c_and_sigterm(agent: Agent) -> None:
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        tag = new_tag()  # the server ignores a second argument: it marks its process
+        agent.settings(
+            f'[mcp_servers.ev]\ncommand = "{node_server("everything")}"\n'
+            f"args = {toml_list(['stdio', tag])}\n"
+        )
+        proc = agent.start([[call("ev__trigger-long-running-operation", duration=60, steps=60)]])
+        assert proc.stdout is not None
+        for line in proc.stdout:  # the operation runs and reports its first step
+            if '"tool_progress"' in line:
+                break
+        os.kill(proc.pid, sig)
+        out, _ = proc.communicate(timeout=60)
+        assert proc.returncode in (130, 128 + int(sig)), proc.returncode
+        events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+        (result,) = [e for e in events if e["type"] == "tool_result"]
+        assert result["message"]["is_error"]  # the call was cancelled, not completed
+        for _ in range(50):
+            if not processes_with(tag):
+                break
+            time.sleep(0.1)
+        assert not processes_with(tag)
