@@ -91,7 +91,7 @@ async def _list(cwd: Path, args: argparse.Namespace) -> int:
         for connection in servers.connections:
             status = connection.status()
             failed = failed or status.state == "failed"
-            built = build_tools(connection, store=None, workspace_label=str(cwd))
+            built = build_tools(connection, store=None, workspace=cwd)
             if args.json:
                 print(json.dumps(_record(connection, built), ensure_ascii=False))
             else:

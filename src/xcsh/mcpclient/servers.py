@@ -122,7 +122,7 @@ class McpServers:
             if connection.status().state not in ("ready", "stopped"):
                 continue
             built = build_tools(
-                connection, store=self.store, workspace_label=str(self.workspace), taken=self.taken
+                connection, store=self.store, workspace=self.workspace, taken=self.taken
             )
             tools.extend(built.tools)
             for notice in built.notices:
@@ -156,7 +156,7 @@ class McpServers:
         for connection in self.connections:
             if connection.status().state in ("ready", "stopped"):
                 built = build_tools(
-                    connection, store=store, workspace_label=str(self.workspace), taken=self.taken
+                    connection, store=store, workspace=self.workspace, taken=self.taken
                 )
                 tools.extend(built.tools)
         return tools

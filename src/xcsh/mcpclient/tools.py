@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from xcsh.core import (
     AgentTool,
@@ -33,7 +34,7 @@ from xcsh.mcpclient.connection import (
     ServerConnection,
     ServerUnavailableError,
 )
-from xcsh.mcpclient.preview import McpCallEffect, build_preview, dry_run_parameter
+from xcsh.mcpclient.preview import PATH_KEYS, McpCallEffect, build_preview, dry_run_parameter
 from xcsh.mcpclient.results import tool_result
 from xcsh.mcpclient.schema import check_schema
 from xcsh.mcpclient.wire import RemoteTool
@@ -68,7 +69,7 @@ def build_tools(
     connection: ServerConnection,
     *,
     store: PendingActionStore | None,
-    workspace_label: str,
+    workspace: Path,
     taken: frozenset[str] = frozenset(),
 ) -> BuiltTools:
     """The xcsh tools of ``connection``'s current tools.
@@ -77,12 +78,9 @@ def build_tools(
         connection: a server (its last listed tools are used).
         store: the session's store deferred calls are pushed on (``None``: every
             tool runs directly, as in a listing).
-        workspace_label: the workspace folder, for the previews' file diffs.
+        workspace: the workspace folder, for the previews' file diffs.
         taken: names other tools already use (a clash leaves the MCP tool out).
     """
-    from pathlib import Path
-
-    workspace = Path(workspace_label)
     tools: list[Tool] = []
     notices: list[str] = []
     server = connection.name
@@ -117,10 +115,8 @@ def _tool(
     name: str,
     schema: dict[str, JsonValue],
     store: PendingActionStore | None,
-    workspace: object,
+    workspace: Path,
 ) -> Tool:
-    from pathlib import Path
-
     server = connection.name
     mode = connection.spec.mode_of(remote.name, remote.read_only)
     deferred = mode == "preview" and store is not None
@@ -132,7 +128,6 @@ def _tool(
     )
     description = (remote.description or remote.title or remote.name).strip()
     description += f"\n(Tool {remote.name} of MCP server {server}; {how}.)"
-    folder = Path(str(workspace))
 
     async def run(params: Mapping[str, JsonValue], ctx: ToolCallContext) -> AgentToolResult:
         arguments = dict(params)
@@ -150,7 +145,7 @@ def _tool(
             tool=remote.name,
             annotations=remote.annotations,
             arguments=arguments,
-            workspace=folder,
+            workspace=workspace,
             dry_run=dry_text,
         )
         label = f"MCP {server}: {remote.name}" + _target(arguments)
@@ -187,8 +182,6 @@ def _tool(
 
 def _target(arguments: Mapping[str, JsonValue]) -> str:
     """`` notes.txt`` for a call naming a path, to tell previews apart in the stack."""
-    from xcsh.mcpclient.preview import PATH_KEYS
-
     for key in PATH_KEYS:
         value = arguments.get(key)
         if isinstance(value, str) and value:
