@@ -14,14 +14,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xcsh.agent import ToolsUpdate, compact_schema_warning
 from xcsh.checks.keys import PROJECT_SETTINGS
 from xcsh.core import Tool, UsageError
 from xcsh.fs import read_settings_file
-from xcsh.mcpclient import McpKeys, McpServers, McpSettings, read_mcp_settings
-from xcsh.mcpclient.tools import SEPARATOR
+from xcsh.mcpclient.settings import SEPARATOR, McpKeys, McpSettings, read_mcp_settings
 from xcsh.plugins.trust import how_to_trust, is_trusted
+
+if TYPE_CHECKING:
+    from xcsh.mcpclient.servers import McpServers
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,8 +95,15 @@ def configured_prefixes(settings: McpSettings) -> tuple[str, ...]:
 
 def open_servers(
     settings: McpSettings, cwd: Path, home: Path, *, profile: str, env: Mapping[str, str]
-) -> McpServers:
-    """The session's servers (not started), offered only when ``mcp_tools`` and the profile say."""
+) -> McpServers | None:
+    """The session's servers (not started), offered only when ``mcp_tools`` and the profile say.
+
+    ``None`` when no server is configured or none is offered (the SDK is not even loaded).
+    """
+    if not settings.servers or not settings.offered(profile):
+        return None
+    from xcsh.mcpclient.servers import McpServers
+
     return McpServers(
         settings,
         workspace=cwd,

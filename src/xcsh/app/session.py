@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from xcsh.agent import (
     AgentSession,
@@ -52,12 +52,14 @@ from xcsh.checks import Checker
 from xcsh.core import Tool, UsageError
 from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, OpenedJournal, record_applies, settled
-from xcsh.mcpclient import McpServers
 from xcsh.pending import PendingActionStore
 from xcsh.plugins import LoadError, aload_custom_tools
 from xcsh.providers import Provider, ProviderFlags
 from xcsh.sandbox import SandboxPlan, make_undumpable, prepare_sandbox
 from xcsh.tools.registry import create_builtin_tools
+
+if TYPE_CHECKING:
+    from xcsh.mcpclient.servers import McpServers
 
 SessionToolsFactory = Callable[[Path, PendingActionStore], list[Tool]]
 """``factory(cwd, store) -> tools``: the tools of a new session."""
@@ -244,9 +246,10 @@ async def open_session(
     session_tools = _policed(own, settings.approval, options.ask_tool, configured_prefixes(mcp))
     env = os.environ if options.env is None else options.env
     servers = open_servers(mcp, place.cwd, home, profile=profile, env=env)
-    servers.taken = frozenset(t.name for t in own)
-    servers.store = store
-    await servers.start()
+    if servers is not None:
+        servers.taken = frozenset(t.name for t in own)
+        servers.store = store
+        await servers.start()
     path, recorder = _recorder(home, place, provider, journal)
     saved = place.saved
     config = SessionConfig(
@@ -260,7 +263,9 @@ async def open_session(
         steering_mode=learnt_mode(saved, provider),
         requires_checks=checker.settings.apply_requires_checks,
         profile=profile,
-        tool_source=PolicedServers(
+        tool_source=None
+        if servers is None
+        else PolicedServers(
             servers, lambda t: enforce_policy(t, settings.approval, options.ask_tool)
         ),
     )
@@ -270,7 +275,7 @@ async def open_session(
     record_applies(store, journal)  # custom tools' applies (and any not journaled) are recorded
     report = await session.pending.restore(saved.pending) if saved else None
     notices = tuple(n for n in (sandbox.notice, sandbox.refusal, checker.settings.notice) if n)
-    notices += (*mcp_notices, *servers.take_notices())
+    notices += (*mcp_notices, *(servers.take_notices() if servers is not None else ()))
     warning = schema_warning(session.profile, session.tools.values(), mcp)
     if warning:
         notices += (warning,)

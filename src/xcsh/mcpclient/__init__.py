@@ -9,26 +9,61 @@ another way tools join a session, below the agent and the composition root,
 above the journal and the pending actions it builds on.
 """
 
-from xcsh.mcpclient.connection import (
-    ServerCallError,
-    ServerConnection,
-    ServerState,
-    ServerStatus,
-    ServerUnavailableError,
+from typing import TYPE_CHECKING
+
+from xcsh.core.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from xcsh.mcpclient.connection import (
+        ServerCallError,
+        ServerConnection,
+        ServerState,
+        ServerStatus,
+        ServerUnavailableError,
+    )
+    from xcsh.mcpclient.preview import McpCallEffect, annotations_text, build_preview
+    from xcsh.mcpclient.schema import check_schema, schema_bytes
+    from xcsh.mcpclient.servers import McpServers, ToolsChange
+    from xcsh.mcpclient.settings import (
+        MCP_KEYS,
+        SEPARATOR,
+        CallMode,
+        McpKeys,
+        McpSettings,
+        ServerSpec,
+        read_mcp_settings,
+    )
+    from xcsh.mcpclient.tools import BuiltTools, build_tools, tool_name
+    from xcsh.mcpclient.wire import RemoteTool
+
+# The settings are read by every session; the SDK (seconds to import on a busy machine)
+# loads only when a server is started.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "xcsh.mcpclient.connection": (
+            "ServerCallError",
+            "ServerConnection",
+            "ServerState",
+            "ServerStatus",
+            "ServerUnavailableError",
+        ),
+        "xcsh.mcpclient.preview": ("McpCallEffect", "annotations_text", "build_preview"),
+        "xcsh.mcpclient.schema": ("check_schema", "schema_bytes"),
+        "xcsh.mcpclient.servers": ("McpServers", "ToolsChange"),
+        "xcsh.mcpclient.settings": (
+            "MCP_KEYS",
+            "SEPARATOR",
+            "CallMode",
+            "McpKeys",
+            "McpSettings",
+            "ServerSpec",
+            "read_mcp_settings",
+        ),
+        "xcsh.mcpclient.tools": ("BuiltTools", "build_tools", "tool_name"),
+        "xcsh.mcpclient.wire": ("RemoteTool",),
+    },
 )
-from xcsh.mcpclient.preview import McpCallEffect, annotations_text, build_preview
-from xcsh.mcpclient.schema import check_schema, schema_bytes
-from xcsh.mcpclient.servers import McpServers, ToolsChange
-from xcsh.mcpclient.settings import (
-    MCP_KEYS,
-    CallMode,
-    McpKeys,
-    McpSettings,
-    ServerSpec,
-    read_mcp_settings,
-)
-from xcsh.mcpclient.tools import SEPARATOR, BuiltTools, build_tools, tool_name
-from xcsh.mcpclient.wire import RemoteTool
 
 __all__ = [
     "MCP_KEYS",

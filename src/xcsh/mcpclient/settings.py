@@ -46,6 +46,9 @@ McpToolsSetting = Literal["auto", "all", "none"]
 """The values of the ``mcp_tools`` setting."""
 MCP_TOOLS_SETTINGS: tuple[McpToolsSetting, ...] = ("auto", "all", "none")
 
+SEPARATOR = "__"
+"""Between a server's name and its tool's in the name the model calls: ``fs__write_file``."""
+
 DEFAULT_TIMEOUT = 60.0
 """Seconds a server may take to start, and a call to answer, unless ``timeout`` says otherwise."""
 
@@ -300,6 +303,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "MCP_KEYS",
     "MCP_TOOLS_SETTINGS",
+    "SEPARATOR",
     "CallMode",
     "McpKeys",
     "McpSettings",

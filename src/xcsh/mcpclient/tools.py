@@ -37,11 +37,10 @@ from xcsh.mcpclient.connection import (
 from xcsh.mcpclient.preview import PATH_KEYS, McpCallEffect, build_preview, dry_run_parameter
 from xcsh.mcpclient.results import tool_result
 from xcsh.mcpclient.schema import check_schema
+from xcsh.mcpclient.settings import SEPARATOR
 from xcsh.mcpclient.wire import RemoteTool
 from xcsh.pending import PendingAction, PendingActionStore
 
-SEPARATOR = "__"
-"""Between a server's name and its tool's: ``fs__write_file``."""
 _NOT_A_NAME_CHAR = re.compile(r"[^A-Za-z0-9_-]")
 MAX_NAME = 64
 """The longest tool name providers take."""
@@ -222,4 +221,4 @@ async def call_tool(
     return tool_result(result, server=connection.name, tool=tool)
 
 
-__all__ = ["SEPARATOR", "BuiltTools", "build_tools", "call_tool", "progress_text", "tool_name"]
+__all__ = ["BuiltTools", "build_tools", "call_tool", "progress_text", "tool_name"]
