@@ -189,8 +189,6 @@ def _downstream_factory(servers: McpServers) -> McpToolsFactory:
     """The downstream servers' tools for one session, built around its store."""
 
     def build(store: PendingActionStore) -> list[Tool]:
-        for notice in servers.take_notices():
-            print(f"xcsh mcp: {notice}", file=sys.stderr, flush=True)
         return servers.session_tools(store)
 
     return build
@@ -218,11 +216,14 @@ def downstream_servers(cwd: Path, *, trust_project: bool) -> McpServers:
     return servers
 
 
+def _say(notice: str) -> None:
+    print(f"xcsh mcp: {notice}", file=sys.stderr, flush=True)
+
+
 async def _with_servers(servers: McpServers, serve: Callable[[], Awaitable[None]]) -> None:
     """Start ``servers``, serve, and stop them (their processes end with the server)."""
+    servers.on_notice = _say  # a server that stops later is named when it does
     await servers.start()
-    for notice in servers.take_notices():
-        print(f"xcsh mcp: {notice}", file=sys.stderr, flush=True)
     try:
         await serve()
     finally:

@@ -63,6 +63,8 @@ class McpServers:
         """Names of the session's other tools (an MCP tool of such a name is left out)."""
         self.store: PendingActionStore | None = None
         """Where deferred calls are pushed (``None``: every tool runs directly)."""
+        self.on_notice: Callable[[str], None] | None = None
+        """Receives each notice at once, instead of :meth:`take_notices` (``xcsh mcp``'s stderr)."""
         self._notices: list[str] = []
         self._said: set[str] = set()
         self._changed: set[str] = set()
@@ -83,7 +85,10 @@ class McpServers:
     def _notice(self, text: str) -> None:
         if text not in self._said:
             self._said.add(text)
-            self._notices.append(text)
+            if self.on_notice is not None:
+                self.on_notice(text)
+            else:
+                self._notices.append(text)
         self._dirty = True
 
     def _watcher(self, name: str) -> Callable[[], None]:
