@@ -69,7 +69,7 @@ class TextPrinter:
 
     Printed, in order: text the model writes alongside its tool calls, each
     tool call (``→ name {arguments}``), its progress (an MCP server's
-    notifications, each new one once), each failed call's whole error text
+    notifications, a flood thinned out), each failed call's whole error text
     (headed by the call it belongs to, since read-only calls run
     concurrently and their lines can interleave), previews, resolutions, and
     agent errors. :attr:`shown_errors` lets the caller skip repeating an
@@ -80,6 +80,7 @@ class TextPrinter:
 
     def __init__(self, console: Console) -> None:
         from xcsh.ui import detect_style
+        from xcsh.ui.progress import ProgressGate
 
         self.console = console
         self.style = detect_style(console.file)
@@ -87,7 +88,7 @@ class TextPrinter:
         self._text: list[str] = []
         self._calls: dict[str, str] = {}
         self._last_call: str | None = None
-        self._progress: dict[str, str] = {}  # the last progress shown, by call
+        self._progress = ProgressGate()
 
     def __call__(self, event: AgentEvent) -> None:
         """Show ``event`` on the console, if it is one print mode shows."""
@@ -130,8 +131,7 @@ class TextPrinter:
             )
             self.console.print(block)
         elif isinstance(event, ToolProgress):
-            if self._progress.get(event.tool_call_id) != event.text:  # a flood repeats itself
-                self._progress[event.tool_call_id] = event.text
+            if self._progress.show(event.tool_call_id, event.text):  # a flood is thinned out
                 self.console.print(f"  {event.name}: {event.text}", style="dim", markup=False)
         elif isinstance(event, Notice):
             self._flush_text()

@@ -37,6 +37,7 @@ from xcsh.ui import (
     visible,
     visible_line,
 )
+from xcsh.ui.progress import ProgressGate
 
 RESULT_LINES = 4
 """How many lines of a tool result are shown (the rest is counted, not shown)."""
@@ -78,7 +79,7 @@ class EventRenderer:
         self.style = style
         self.on_usage = on_usage
         self.on_progress = on_progress
-        self._last_progress: dict[str, str] = {}
+        self._progress_gate = ProgressGate()
         self._streaming: str | None = None  # "text" / "thinking" while a line is open
         self._open_line = False
         self._errors: set[str] = set()  # AgentError texts shown during this run
@@ -130,10 +131,9 @@ class EventRenderer:
             self._errors.clear()
 
     def _progress(self, event: ToolProgress) -> None:
-        """A call's progress under it, each new state once (a server may send a flood)."""
-        if self._last_progress.get(event.tool_call_id) == event.text:
+        """A call's progress under it, a flood thinned out (``ProgressGate``)."""
+        if not self._progress_gate.show(event.tool_call_id, event.text):
             return
-        self._last_progress[event.tool_call_id] = event.text
         if self.on_progress is not None:
             self.on_progress(f"{event.name}: {event.text}")
         self._end_stream()
