@@ -35,6 +35,7 @@ from xcsh.agent.run.events import (
     TextDelta,
     ThinkingDelta,
     ToolCallStart,
+    ToolProgress,
     ToolResult,
     TurnEnd,
     TurnStart,
@@ -47,7 +48,12 @@ from xcsh.agent.run.instructions import (
     Instructions,
     load_instructions,
 )
-from xcsh.agent.run.profile import PROFILE_SETTINGS, Profile, choose_profile
+from xcsh.agent.run.profile import (
+    PROFILE_SETTINGS,
+    Profile,
+    choose_profile,
+    compact_schema_warning,
+)
 from xcsh.agent.run.prompt import build_system_prompt
 from xcsh.agent.run.settings import RunSettings
 from xcsh.agent.run.steering import (
@@ -68,6 +74,7 @@ from xcsh.agent.session.agent_session import (
 )
 from xcsh.agent.session.config import SessionConfig
 from xcsh.agent.session.pending import SessionPending
+from xcsh.agent.session.tool_source import ToolSource, ToolsUpdate
 from xcsh.pending import RebuiltPreview, preview_digest
 
 __all__ = [
@@ -111,13 +118,17 @@ __all__ = [
     "ToolApprovalHook",
     "ToolCallStart",
     "ToolPolicy",
+    "ToolProgress",
     "ToolQuestion",
     "ToolResult",
+    "ToolSource",
+    "ToolsUpdate",
     "TurnEnd",
     "TurnStart",
     "approval_resolve_tool",
     "build_system_prompt",
     "choose_profile",
+    "compact_schema_warning",
     "enforce_policy",
     "event_to_dict",
     "latest_session_for",

@@ -29,6 +29,7 @@ from xcsh.core.settings_keys import SettingsKeys
 from xcsh.core.wording import did_you_mean
 from xcsh.fs import xcsh_home
 from xcsh.journal import Retention
+from xcsh.mcpclient.settings import MCP_KEYS, McpKeys, McpSettings, read_mcp_settings
 from xcsh.providers import Provider, ProviderFlags, StoredProviderSettings
 from xcsh.providers.config import (
     SETTING_KEYS,
@@ -82,6 +83,7 @@ KNOWN_SETTINGS = (
     *SANDBOX_KEYS,
     *CHECK_KEYS,
     *ApprovalKeys.model_fields,
+    *MCP_KEYS,
     *_AppKeys.model_fields,
 )
 """The keys ``settings.toml`` may set; any other key is refused (a typo such as
@@ -135,6 +137,8 @@ class Settings(BaseModel):
             :func:`xcsh.checks.with_project`).
         strict_rules: ``xcsh scan`` refuses rule files ast-grep would half-read.
         index_memory: bytes the warm structural index keeps (syntax trees and answers).
+        mcp: the MCP servers to start and ``mcp_tools`` (a trusted project's
+            servers join them: :func:`xcsh.app.mcp.session_servers`).
     """
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
@@ -148,6 +152,7 @@ class Settings(BaseModel):
     checks: CheckSettings = Field(default_factory=CheckSettings)
     strict_rules: bool = False
     index_memory: int = DEFAULT_INDEX_MEMORY
+    mcp: McpSettings = Field(default_factory=McpSettings)
 
     @classmethod
     def from_values(cls, values: Mapping[str, object], path: Path) -> Settings:
@@ -179,6 +184,7 @@ class Settings(BaseModel):
             checks=checks,
             strict_rules=own.strict_rules,
             index_memory=index_memory,
+            mcp=read_mcp_settings(McpKeys.from_file(values, source), source),
         )
 
 

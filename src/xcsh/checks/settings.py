@@ -21,7 +21,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, StringConstraints
 
-from xcsh.checks.keys import CHECK_KEYS, PROJECT_SETTINGS
+from xcsh.checks.keys import CHECK_KEYS, PROJECT_KEYS, PROJECT_SETTINGS
 from xcsh.core import UsageError
 from xcsh.core.settings_keys import SettingsKeys
 from xcsh.core.wording import did_you_mean
@@ -174,18 +174,18 @@ def read_project_settings(folder: Path) -> CheckKeys | None:
 
     Raises:
         UsageError: it cannot be read, is not valid TOML, sets a key other
-            than :data:`CHECK_KEYS` (the message names the file and the key),
+            than :data:`PROJECT_KEYS` (the message names the file and the key),
             or holds a value of the wrong kind (:meth:`CheckKeys.refusal`).
     """
     path = folder / PROJECT_SETTINGS
     values = read_settings_file(path)
     if values is None:
         return None
-    unknown = [key for key in values if key not in CHECK_KEYS]
+    unknown = [key for key in values if key not in PROJECT_KEYS]
     if unknown:
         raise UsageError(
-            f"{path}: a project's settings may set only {', '.join(CHECK_KEYS)}; "
-            f"not {', '.join(map(repr, unknown))}{did_you_mean(unknown[0], CHECK_KEYS)}",
+            f"{path}: a project's settings may set only {', '.join(PROJECT_KEYS)}; "
+            f"not {', '.join(map(repr, unknown))}{did_you_mean(unknown[0], PROJECT_KEYS)}",
             hint="put other settings in $XCSH_HOME/settings.toml",
         )
     return CheckKeys.from_file(values, str(path))

@@ -272,6 +272,7 @@ async def run_print(
         raise
     finally:
         session.close()
+        await opened.aclose()  # the MCP servers' processes end with the run
     if end.reason == "cancelled":
         _say_applied(applied)
     if json_printer is not None and json_printer.broken_pipe:

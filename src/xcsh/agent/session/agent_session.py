@@ -106,13 +106,12 @@ class AgentSession:
         self.context_window = (
             config.context_window or context_window_of(provider.model) or DEFAULT_CONTEXT_WINDOW
         )
-        self._tools = session_tools(
-            tools, store, config.approval, requires_checks=config.requires_checks
-        )
+        self._base_tools = list(tools)
+        self._source = config.tool_source
+        self._config = config
+        self._tools = self._offered(self._source.tools() if self._source else ())
         self.profile: Profile = config.profile
-        self.system_prompt = config.system_prompt or build_system_prompt(
-            cwd, self._tools.values(), config.instructions, compact=config.profile == "compact"
-        )
+        self.system_prompt = self._prompt()
         self._steering = Steering(
             store,
             max_forced_turns=config.max_forced_turns,
@@ -169,6 +168,38 @@ class AgentSession:
 
         return unsubscribe
 
+    def _offered(self, joined: Iterable[Tool]) -> dict[str, Tool]:
+        """The session's own tools, then those of its source that take no name already taken."""
+        names = {t.name for t in self._base_tools}
+        extra = [t for t in joined if t.name not in names]
+        config = self._config
+        return session_tools(
+            [*self._base_tools, *extra],
+            self.store,
+            config.approval,
+            requires_checks=config.requires_checks,
+        )
+
+    def _prompt(self) -> str:
+        config = self._config
+        return config.system_prompt or build_system_prompt(
+            self.cwd, self._tools.values(), config.instructions, compact=config.profile == "compact"
+        )
+
+    async def _refresh_tools(self) -> loop.Refreshed | None:
+        """Before a request: the tool source's changes, each of its notices emitted once."""
+        if self._source is None:
+            return None
+        update = await self._source.refresh()
+        if update is None:
+            return None
+        for notice in update.notices:
+            self._emit(Notice(kind="mcp", message=notice))
+        self._tools = self._offered(update.tools)
+        self.pending.tools = self._tools
+        self.system_prompt = self._prompt()
+        return loop.Refreshed(tools=self._tools, system_prompt=self.system_prompt)
+
     # -- running -------------------------------------------------------------
 
     async def prompt(self, text: str, *, last: bool = False) -> RunEnd:
@@ -210,6 +241,7 @@ class AgentSession:
             max_tokens=self.max_tokens,
             before_request=self._compact_if_due,
             compact=self.profile == "compact",
+            refresh=self._refresh_tools,
         )
         self._task = asyncio.create_task(loop.run(ctx))
         try:
