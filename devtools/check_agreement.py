@@ -131,9 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="what", required=True)
     files = sub.add_parser("files", help="every file of a folder")
     files.add_argument("folder", nargs="?", type=Path)
-    suite = sub.add_parser("suite", help="every rewrite the tests check")
-    suite.add_argument("pytest_args", nargs=argparse.REMAINDER)
-    args = parser.parse_args(argv)
+    sub.add_parser("suite", help="every rewrite the tests check (other arguments: pytest's)")
+    args, pytest_args = parser.parse_known_args(argv)
+    if pytest_args and args.what != "suite":
+        parser.error(f"unrecognized arguments: {' '.join(pytest_args)}")
     if args.what == "files":
         folder = args.folder
         with tempfile.TemporaryDirectory(prefix="xcsh-agreement-") as tmp:
@@ -143,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
                 folder = copy_stdlib(Path(tmp) / "stdlib").root
             counts = check_files(folder)
     else:
-        counts = check_suite(list(args.pytest_args))
+        counts = check_suite(pytest_args)
     for key, value in sorted(counts.items()):
         print(f"{key}: {value}")
     return 1 if counts["ts-clean"] else 0
