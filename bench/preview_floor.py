@@ -2,18 +2,14 @@
 
 One process that parses a file, finds every match of ``compute($$$A)``,
 reads each match's and each captured node's range (the six numbers a JSON
-line prints), splices ``calc(...)`` in and parses the new text with the
-tree-sitter grammar wheel, whose root's flag says it is clean, as ``xcsh
-ast-edit`` does; it builds no change, writes no line (nor walks the old tree
-for parse errors, which ``xcsh ast-edit`` also does: 2.0 billion instructions).
-``--walk`` checks the new text as before that wheel: an ast-grep-py parse and a
-walk of its tree.
+line prints), splices ``calc(...)`` in, parses the new text and walks it for
+parse errors, as ``xcsh ast-edit`` does; it builds no change, writes no line.
 Run it as a whole process beside ``xcsh ast-edit -p 'compute($$$A)' -r
 'calc($$$A)' -l python --json`` and ``ast-grep run ... --json=stream`` on the
 file ``bench/huge_file.py`` makes (100,000 matches): the ratio of its time to
 the CLI's is as fast as a Python preview on ast-grep-py can be.
 
-Usage: ``python bench/preview_floor.py FILE [--walk]`` (prints the match count).
+Usage: ``python bench/preview_floor.py FILE`` (prints the match count).
 """
 
 from __future__ import annotations
@@ -21,14 +17,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import tree_sitter
-import tree_sitter_python
 from ast_grep_py import SgRoot
 
-ERRORS = {"any": [{"kind": "ERROR"}, {"regex": "^$", "not": {"kind": "module"}}]}
 
-
-def floor(path: Path, *, walk: bool = False) -> int:
+def floor(path: Path) -> int:
     """Do a preview's unavoidable work on ``path``; return how many matches it read."""
     text = path.read_text(encoding="utf-8")
     root = SgRoot(text, "python").root()
@@ -53,16 +45,12 @@ def floor(path: Path, *, walk: bool = False) -> int:
     parts.append(text[cursor:])
     count = len(matches)
     del matches, root  # as xcsh does: the old tree is gone before the new one is parsed
-    new_text = "".join(parts)
-    if walk:
-        broken = SgRoot(new_text, "python").root().find(**ERRORS) is not None
-    else:
-        grammar = tree_sitter.Language(tree_sitter_python.language())
-        broken = tree_sitter.Parser(grammar).parse(new_text.encode()).root_node.has_error
-    if broken:
+    new_root = SgRoot("".join(parts), "python").root()
+    missing = {"regex": "^$", "not": {"kind": new_root.kind()}}
+    if new_root.find(any=[{"kind": "ERROR"}, missing]) is not None:
         raise SystemExit("the new text has a parse error")
     return count
 
 
 if __name__ == "__main__":
-    print(floor(Path(sys.argv[1]), walk="--walk" in sys.argv[2:]))
+    print(floor(Path(sys.argv[1])))

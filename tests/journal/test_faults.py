@@ -487,9 +487,9 @@ def test_a_json_preview_settles_an_interrupted_apply_before_reading_the_files(
     run = crash(ws, xcsh_home, signal.SIGKILL, 45)
     assert run.returncode == -signal.SIGKILL
     assert snapshot(ws) != old
+    args = ["ast-edit", "-p", "print($$$A)", "-r", "show($$$A)", "-l", "python", "--json"]
     done = subprocess.run(
-        [sys.executable, "-m", "xcsh", "ast-edit", "-p", "print($$$A)", "-r", "show($$$A)"]
-        + ["-l", "python", "--json"],
+        [sys.executable, "-m", "xcsh", *args],
         cwd=ws,
         capture_output=True,
         text=True,

@@ -4,8 +4,7 @@
   the changes one op makes in one file; :mod:`~xcsh.structural.edit.pattern_records`:
   their JSON lines, kept as numbers until printed;
 - :mod:`~xcsh.structural.edit.scan_edit`: a file's replacements, their overlaps, the new text;
-- :mod:`~xcsh.structural.edit.syntax_check`: whether the rewritten file still parses
-  (:mod:`~xcsh.structural.edit.quick_parse`: tree-sitter's flag for a clean file);
+- :mod:`~xcsh.structural.edit.syntax_check`: whether the rewritten file still parses;
 - :mod:`~xcsh.structural.edit.apply`: writing exactly a preview's bytes, all or nothing.
 
 Stands on :mod:`xcsh.structural.matches` and below; the scan calls it per file.

@@ -1,8 +1,7 @@
 """Whether a rewritten file still parses: the check that keeps a broken rewrite out of a preview.
 
 :func:`new_error` parses the new text of a file, in the calling process, and
-finds its first new parse error: tree-sitter's flag answers a clean file at once
-(:mod:`xcsh.structural.edit.quick_parse`); any other is parsed by ast-grep and walked.
+finds its first new parse error.
 """
 
 from __future__ import annotations
@@ -10,8 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from ast_grep_py import SgNode, SgRoot
-
-from xcsh.structural.edit.quick_parse import parses_cleanly
 
 
 def error_rule(root: SgNode) -> dict[str, Any]:
@@ -41,8 +38,6 @@ def new_error(old_errors: int | None, new_bytes: bytes, language: str) -> str:
         tree; for an old text that already had errors, only when the new one
         has more of them.
     """
-    if parses_cleanly(new_bytes, language):
-        return ""
     new_root = SgRoot(new_bytes.decode("utf-8", errors="replace"), language).root()
     rule = error_rule(new_root)
     first = new_root.find(**rule)
