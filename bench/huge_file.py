@@ -14,6 +14,8 @@ from rows import Row, measure_processes
 HUGE_PATTERN = "compute($$$A)"
 HUGE_REWRITE = "calc($$$A)"
 HUGE_GOAL = 1.5
+HUGE_JSON_GOAL = 1.3
+"""The search with ``--json``: its lines are the work, and the CLI's are Rust's."""
 MATCHES = 100_000
 PAIRS_PATTERN = "f($A)"
 PAIRS_REWRITE = "g($A)"
@@ -41,7 +43,7 @@ def bench_huge(work: Path, runs: int) -> list[Row]:
     xcsh = [sys.executable, "-m", "xcsh"]
     search = [*xcsh, "ast-grep", "-p", HUGE_PATTERN, "-l", "python"]
     cases = [
-        ("--json", run_args(HUGE_PATTERN, lang="python"), [*search, "--json"], HUGE_GOAL),
+        ("--json", run_args(HUGE_PATTERN, lang="python"), [*search, "--json"], HUGE_JSON_GOAL),
         (
             "text",
             [arg for arg in run_args(HUGE_PATTERN, lang="python") if arg != "--json=stream"],
