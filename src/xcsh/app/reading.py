@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 
 from xcsh.core import UsageError
 from xcsh.fs import read_settings_file
-from xcsh.journal import Retention
 
 if TYPE_CHECKING:
     from xcsh.app.settings import Settings
+    from xcsh.journal import Retention
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,6 +69,8 @@ class SettingsReading:
         Raises:
             UsageError: a retention value is not a whole number of at least 1.
         """
+        from xcsh.journal import Retention  # the journal loads with the first command using it
+
         if self.problem is not None:
             return Retention()
         return Retention.from_settings(self.values, self.path)

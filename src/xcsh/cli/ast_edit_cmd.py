@@ -54,7 +54,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from xcsh.app.reading import read_settings
+from xcsh.app.reading import SettingsReading, read_settings
 from xcsh.cli.ast_edit_args import build_parser
 from xcsh.cli.ast_edit_check import EXIT_CHECK_REFUSED, CheckedPreview, check_preview
 from xcsh.cli.ast_edit_output import Stdout
@@ -78,21 +78,20 @@ from xcsh.cli.options import EditOptions, EditOutcome
 from xcsh.cli.stdout import end_process
 from xcsh.core import ToolError, UsageError
 from xcsh.fs import xcsh_home
-from xcsh.journal import Journal, Retention, settled
-from xcsh.pending import PendingActionStore
+from xcsh.fs.home import interrupted_in
 from xcsh.structural import EditPreview
-from xcsh.structural.tools.edit_action import EditProducer, push_edit_preview
 from xcsh.ui import TerminalStyle, detect_style
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from xcsh.cli.ast_edit_ask import Decision
-    from xcsh.pending import PendingAction
+    from xcsh.journal import Journal
+    from xcsh.pending import PendingAction, PendingActionStore
     from xcsh.structural.tools.details import AstEditDetails
 
-# The renderer (rich), the prompt and asyncio load when first used: a --json preview
-# that only prints its lines never needs them.
+# The renderer (rich), the prompt, asyncio, the journal and the pending action (pydantic)
+# load when first used: a --json preview that only prints its lines never needs them.
 
 YES_REASON = "applied with --yes"
 """The reason ``resolve`` records when ``--yes`` applies without asking."""
@@ -155,11 +154,16 @@ def run_edit(options: EditOptions, *, owns_process: bool = False) -> EditOutcome
         error(INTERACTIVE_NEEDS_TERMINAL)
         return EditOutcome(EXIT_BAD_INPUT)
     out = Stdout(None if options.json else _console())
+    print_only = options.json and not options.yes
     try:
         check_limit(options.limit)
         root, given = workspace_for(options.paths)
         reading = read_settings(xcsh_home())  # once: the journal's section now, the check's below
-        journal = _open_journal(Path(root), reading.retention(), settle=not options.dry_run)
+        journal = (
+            None  # applies nothing, no apply awaits settling, no retention to check
+            if print_only and not reading.values and not interrupted_in(reading.home, Path(root))
+            else _open_journal(Path(root), reading, settle=not options.dry_run)
+        )
         preview = _with_spinner(lambda: merged_preview(options, root, given))
     except (ToolError, UsageError) as exc:
         error(exc)
@@ -183,8 +187,11 @@ def run_edit(options: EditOptions, *, owns_process: bool = False) -> EditOutcome
         print(file=sys.stderr)
         error(CHECK_INTERRUPTED_NOTE)
         return EditOutcome(EXIT_INTERRUPTED)
-    if options.json and not options.yes:
+    if print_only:
         return EditOutcome(_print_only(preview, checked, out, owns_process=owns_process))
+    from xcsh.pending import PendingActionStore
+    from xcsh.structural.tools.edit_action import EditProducer, push_edit_preview
+
     store = PendingActionStore()
     # the apply is recorded in the folder's undo journal, so `xcsh undo` can put the files back
     try:
@@ -296,13 +303,15 @@ def _show_and_resolve(
         ctrl_c.release()
 
 
-def _open_journal(root: Path, retention: Retention, *, settle: bool) -> Journal:
+def _open_journal(root: Path, reading: SettingsReading, *, settle: bool) -> Journal:
     """The undo journal of the workspace ``root``, after settling an interrupted apply.
 
     An apply a crash interrupted is settled first; with ``settle=False`` (``--dry-run``
-    changes nothing) such an apply is only reported. ``retention`` is the settings'.
+    changes nothing) such an apply is only reported. ``reading`` gives its retention.
     """
-    journal = Journal.for_root(xcsh_home(), root, retention=retention)
+    from xcsh.journal import Journal, settled
+
+    journal = Journal.for_root(xcsh_home(), root, retention=reading.retention())
     if not settle:
         warn_interrupted(str(root))
         return journal

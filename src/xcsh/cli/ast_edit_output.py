@@ -71,8 +71,8 @@ class Stdout:
         out = BlockWriter(sys.stdout)  # not one write per line under PYTHONUNBUFFERED
         try:
             for edit in preview.files:
-                for rep in edit.listed():
-                    out.write(edit.record(rep))
+                for line in edit.lines():
+                    out.write(line)
             out.flush()
             sys.stdout.flush()
         except BrokenPipeError:

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from ast_grep_py import SgNode
 
 from xcsh.structural.base.results import Replacement
-from xcsh.structural.edit.pattern_edit import PatternChanges, PatternRecords
+from xcsh.structural.edit.pattern_edit import PatternChanges
+from xcsh.structural.edit.pattern_records import PatternRecords
 from xcsh.structural.matches.matching import LanguageQuery
 from xcsh.structural.matches.records import Offsets
 from xcsh.structural.pattern.rewrite import Template, expand_template

@@ -5,10 +5,8 @@ the match's range is read once, each captured node is fetched and its range
 read once, and from those the replacement text and the
 :class:`~xcsh.structural.base.results.Replacement` are made. For output that mirrors
 ``ast-grep run -r --json`` the positions of the match and its captures are kept
-as numbers (:class:`PatternRecords`), and each JSON line is written from them
-only when it is printed: the line
-:func:`~xcsh.structural.matches.records.json_record` renders for the same node, byte
-for byte (the tests compare both with the ``ast-grep`` binary).
+as numbers (:class:`~xcsh.structural.edit.pattern_records.PatternRecords`), and each
+JSON line is written from them only when it is printed.
 
 YAML rules (fixes that widen their range, transforms, labels) take the general
 path in :mod:`xcsh.structural.edit.scan_edit`.
@@ -16,148 +14,21 @@ path in :mod:`xcsh.structural.edit.scan_edit`.
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from json.encoder import encode_basestring
 
 from ast_grep_py import SgNode
 
 from xcsh.structural.base.matcher import Matcher
 from xcsh.structural.base.results import Replacement
-from xcsh.structural.matches.records import Offsets, line_bounds
+from xcsh.structural.edit.pattern_records import PatternRecords
+from xcsh.structural.matches.records import Offsets
 from xcsh.structural.pattern.rewrite import Template, TemplateVar, capture_key, expand_template
 
 _new_tuple = tuple.__new__
 _STAGED = 1 << 14
 """How many numbers :attr:`PatternRecords.staged` takes before they move to the array."""
-
-
-@dataclass(kw_only=True)
-class PatternRecords:
-    """The JSON lines of one file's pattern changes, kept as numbers until printed.
-
-    A line of ``ast-grep run -r --json`` is about a kilobyte, mostly positions
-    (each captured node has six); 100,000 of them held as text would outweigh
-    the syntax tree. Here each change keeps its match's and its captures'
-    positions in one flat array (8 bytes a number) and :meth:`render` writes its
-    line when it is printed, byte for byte the line
-    :func:`~xcsh.structural.matches.records.json_record` renders for the node.
-
-    Attributes:
-        text: the file's text (code points; the lines and captured texts are cut from it).
-        offsets: its byte offsets.
-        quoted_file: the file's name, JSON-quoted.
-        ops: for each op entry, its pattern and JSON-quoted language name.
-        numbers: per change: the op entry, the match's start and end (code points),
-            start line and column, end line and column (32-bit: tree-sitter's own
-            positions are); then per ``$`` name of the
-            pattern 0 (unbound) or 1 and the capture's six numbers (the same as the
-            match's); then per ``$$$`` name -1 (unbound) or how many nodes it
-            captured, and six numbers each.
-    """
-
-    text: str
-    offsets: Offsets
-    quoted_file: str
-    ops: list[tuple[Matcher, str]] = field(default_factory=list)
-    numbers: array[int] = field(default_factory=lambda: array("i"))
-    staged: list[int] = field(default_factory=list)
-    """Numbers of the latest changes, not yet moved to :attr:`numbers` (a list takes
-    them several times faster than an array; :meth:`settle` moves them)."""
-
-    def add(self, pattern: Matcher, language: str) -> int:
-        """The entry of a new op: its pattern, and its language's display name."""
-        self.ops.append((pattern, encode_basestring(language)))
-        return len(self.ops) - 1
-
-    def settle(self) -> None:
-        """Move the :attr:`staged` numbers to :attr:`numbers`."""
-        self.numbers.fromlist(self.staged)
-        self.staged.clear()
-
-    def render(self, change: Replacement) -> str:
-        """The line of ``change`` (line break included)."""
-        if self.staged:
-            self.settle()
-        numbers, text = self.numbers, self.text
-        at = change.record_at
-        entry, start, end, first_line, first_column, last_line, last_column = numbers[at : at + 7]
-        at += 7
-        pattern, language = self.ops[entry]
-        singles = []
-        for name in pattern.single:
-            if numbers[at]:
-                shown = self._captures(at + 1, 1)
-                singles.append(f"{encode_basestring(name)}:{shown}")
-                at += 7
-            else:
-                at += 1
-        multis = []
-        for name in pattern.multi:
-            count = numbers[at]
-            at += 1
-            if count < 0:
-                continue  # the CLI does not bind it
-            multis.append(f"{encode_basestring(name)}:[{self._captures(at, count)}]")
-            at += 6 * count
-        line_start, line_end = line_bounds(text, start, end)
-        bound = (
-            f',"metaVariables":{{"single":{{{",".join(singles)}}},'
-            f'"multi":{{{",".join(multis)}}},"transformed":{{}}}}'
-            if singles or multis  # the CLI omits it when nothing is bound
-            else ""
-        )
-        where = self._range(start, end, first_line, first_column, last_line, last_column)
-        return (
-            f'{{"text":{encode_basestring(change.old_text)},"range":{where},'
-            f'"file":{self.quoted_file},'
-            f'"lines":{encode_basestring(text[line_start:line_end])},'
-            f'"charCount":{{"leading":{start - line_start},"trailing":{line_end - end}}},'
-            f'"replacement":{encode_basestring(change.new_text)},'
-            f'"replacementOffsets":{{"start":{change.start_byte},"end":{change.end_byte}}},'
-            f'"language":{language}{bound}}}\n'
-        )
-
-    def _range(
-        self, start: int, end: int, first_line: int, first_column: int, line: int, column: int
-    ) -> str:
-        """The CLI's ``range`` object."""
-        offsets = self.offsets
-        low, high = (
-            (start, end) if offsets.ascii else (offsets.byte_at(start), offsets.byte_at(end))
-        )
-        return (
-            f'{{"byteOffset":{{"start":{low},"end":{high}}},'
-            f'"start":{{"line":{first_line},"column":{first_column}}},'
-            f'"end":{{"line":{line},"column":{column}}}}}'
-        )
-
-    def _captures(self, at: int, count: int) -> str:
-        """Captured nodes' ``{text, range}`` objects, joined by commas.
-
-        ``count`` captured nodes' ``{text, range}`` objects, from position ``at`` of
-        :attr:`numbers`, joined by commas (the hot loop of printing: five captures a
-        match are 500,000 objects in a big file).
-        """
-        numbers, text, offsets = self.numbers, self.text, self.offsets
-        ascii_text = offsets.ascii
-        out = []
-        sixes = iter(numbers[at : at + 6 * count])
-        for start, end, first_line, first_column, line, column in zip(
-            sixes, sixes, sixes, sixes, sixes, sixes, strict=True
-        ):
-            low, high = (
-                (start, end) if ascii_text else (offsets.byte_at(start), offsets.byte_at(end))
-            )
-            out.append(
-                f'{{"text":{encode_basestring(text[start:end])},'
-                f'"range":{{"byteOffset":{{"start":{low},"end":{high}}},'
-                f'"start":{{"line":{first_line},"column":{first_column}}},'
-                f'"end":{{"line":{line},"column":{column}}}}}}}'
-            )
-        return ",".join(out)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -393,4 +264,4 @@ def capture_spans(node: SgNode, var: TemplateVar) -> tuple[int, int] | None:
     return None if captured is None else (captured.range().start.index, captured.range().end.index)
 
 
-__all__ = ["PatternChanges", "PatternRecords"]
+__all__ = ["PatternChanges"]

@@ -21,7 +21,7 @@ from xcsh.fs.confined import sha256_hex
 from xcsh.structural.base.results import FileEdit, Replacement, SkippedFile
 from xcsh.structural.edit.candidates import Candidate, op_candidates
 from xcsh.structural.edit.fits import FITS_COST_IN_BYTES, fits
-from xcsh.structural.edit.pattern_edit import PatternRecords
+from xcsh.structural.edit.pattern_records import PatternRecords
 from xcsh.structural.edit.syntax_check import error_rule, has_error, new_error
 from xcsh.structural.matches.matching import LanguageQuery, Outcome, Query, find_nodes
 from xcsh.structural.matches.records import Offsets, json_record

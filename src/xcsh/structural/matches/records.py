@@ -27,6 +27,7 @@ from xcsh.core.safe import visible_line
 from xcsh.fs import detect_newline
 from xcsh.structural.base.matcher import Matcher
 from xcsh.structural.base.results import Position, RuleReport, Span
+from xcsh.structural.matches.json_lines import plain_json_records
 from xcsh.structural.pattern.rewrite import expand_template
 
 if TYPE_CHECKING:
@@ -209,6 +210,9 @@ def render(
     shown = form.name(file)
     if form.json:
         quoted = encode_basestring(shown)
+        if offsets.ascii and all(extras is None for _, _, extras, _ in found):
+            yield from plain_json_records(found, text, quoted)
+            return
         languages: dict[str, str] = {}
         for node, pattern, extras, display in found:
             language = languages.get(display)

@@ -17,6 +17,7 @@ from ast_grep_py import SgNode, SgRoot
 from xcsh.fs import NotRegularFileError, NotTextError, decode_text, read_regular_bytes
 from xcsh.fs.confined import sha256_hex
 from xcsh.structural.base.results import SkippedFile
+from xcsh.structural.edit.pattern_records import PatternRecords
 from xcsh.structural.edit.scan_edit import edit_file, splice
 from xcsh.structural.matches.matching import LanguageQuery, Outcome, Query, find_nodes, make_match
 from xcsh.structural.matches.records import Offsets, render
@@ -220,9 +221,10 @@ def scan_chunk(query: Query, items: list[tuple[Path, str, str]]) -> list[Outcome
     """:func:`scan_file_safely` over several files (one task of the process pool).
 
     An edit comes back without its file's bytes (``old_bytes`` and
-    ``new_bytes`` empty; ``old_sha256`` kept): sending whole files back
-    through the pool's pipes costs more than reading them again, and a worker
-    blocked on a full pipe does no work. :func:`restore_edit` puts them back.
+    ``new_bytes`` empty; ``old_sha256`` kept) nor its text (its JSON lines are cut
+    from the bytes when printed): sending whole files back through the pool's
+    pipes costs more than reading them again, and a worker blocked on a full pipe
+    does no work. :func:`restore_edit` puts the bytes back.
     """
     outcomes = [scan_file_safely(query, path, file, lang) for path, file, lang in items]
     for outcome in outcomes:
@@ -231,6 +233,8 @@ def scan_chunk(query: Query, items: list[tuple[Path, str, str]]) -> list[Outcome
             outcome.trees = None  # nor does a syntax tree
         if outcome is not None and outcome.edit is not None:
             outcome.edit = dataclasses.replace(outcome.edit, old_bytes=b"", new_bytes=b"")
+            if isinstance(outcome.edit.records, PatternRecords):
+                outcome.edit.records.detach()  # nor its text: lines are cut from the bytes
     return outcomes
 
 
