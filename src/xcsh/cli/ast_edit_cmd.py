@@ -36,10 +36,11 @@ Exit codes: 0 done (applied, discarded or previewed), 1 no replacement,
 2 bad input, 3 applying failed (nothing written; see the message), 4 ``--yes``
 refused by ``apply_requires_checks`` (the check newly fails), 130
 Ctrl-C before the edit was decided on (it is discarded, nothing written),
-141 standard output closed early and nothing applied. Ctrl-C once the edit
-is decided on (``--yes``, or the answer given) changes nothing: an apply is
-never cut short, the exit code is the apply's (0 or 3), and after a
-successful apply stderr says the Ctrl-C came too late and how to undo.
+141 standard output closed early and nothing applied. Ctrl-C, SIGTERM or
+SIGHUP once the edit is decided on (``--yes``, or the answer given) changes
+nothing: an apply is never cut short, the exit code is the apply's (0 or 3),
+and after a successful apply stderr says the signal came too late and how to
+undo (:mod:`xcsh.cli.interrupts`).
 When standard output closes early (``| head``) the command
 still does what it was asked: with ``--yes`` the edit is applied, the
 outcome is printed on stderr and the exit code is the apply's (0 or 3).
@@ -73,12 +74,11 @@ from xcsh.cli.common import (
     warn_interrupted,
     workspace_for,
 )
-from xcsh.cli.ctrl_c import CtrlCHeld
 from xcsh.cli.options import EditOptions, EditOutcome
 from xcsh.cli.stdout import end_process
 from xcsh.core import ToolError, UsageError
 from xcsh.fs import xcsh_home
-from xcsh.journal import Journal, Retention, settled
+from xcsh.journal import Journal, Retention, SignalHold, settled
 from xcsh.pending import PendingActionStore
 from xcsh.structural import EditPreview
 from xcsh.structural.tools.edit_action import push_edit_preview
@@ -144,7 +144,7 @@ def run_edit(options: EditOptions, *, owns_process: bool = False) -> EditOutcome
     discard (``--dry-run``, ``--json`` without ``--yes``, no terminal to ask on)
     ends the process once its output is flushed (:func:`~xcsh.cli.stdout.end_process`):
     a big preview's changes are not freed one by one before the exit; so does the
-    end of an apply or a discard, with Ctrl-C still held
+    end of an apply or a discard, with Ctrl-C, SIGTERM and SIGHUP still held
     (:func:`~xcsh.cli.ast_edit_apply.resolve_decided`).
     """
     # -i asks about each change: refuse before the (possibly long) preview when it cannot ask
@@ -267,16 +267,16 @@ def _show_and_resolve(
     ``owns_process``: as for :func:`run_edit`.
     """
     store, action = pending
-    ctrl_c = CtrlCHeld()
+    held = SignalHold()  # Ctrl-C, SIGTERM and SIGHUP
     try:
         _show(options, preview, action, out)
         decision, code = _decide(options, action)
-        if decision is not None:  # decided: from here Ctrl-C cannot change the outcome
-            ctrl_c.hold()
+        if decision is not None:  # decided: from here no signal can change the outcome
+            held.hold()
     except KeyboardInterrupt:  # Ctrl-C after the preview: discard, never apply
         from xcsh.cli.ast_edit_ask import Decision
 
-        ctrl_c.hold()
+        held.hold()
         print(file=sys.stderr)
         decision, code = Decision("discard", INTERRUPTED_REASON), EXIT_INTERRUPTED
     if decision is None:
@@ -292,13 +292,13 @@ def _show_and_resolve(
             from xcsh.cli.ast_edit_ask import Decision
 
             decision, code = Decision("discard", refusal), EXIT_CHECK_REFUSED
-        # an apply writes every file or none: Ctrl-C, held since the decision, cannot cut
-        # it short, nor make the exit code say nothing was written once it was
+        # an apply writes every file or none: Ctrl-C, SIGTERM and SIGHUP, held since the
+        # decision, cannot cut it short, nor make the exit code say nothing was written
         return resolve_decided(
-            store, decision, out, code=code, ctrl_c=ctrl_c, undo=undo, owns_process=owns_process
+            store, decision, out, code=code, held=held, undo=undo, owns_process=owns_process
         )
     finally:
-        ctrl_c.release()
+        held.release(raise_again=False)
 
 
 def _open_journal(root: Path, retention: Retention, *, settle: bool) -> Journal:

@@ -12,8 +12,9 @@ before message N, which a later ``xcsh --continue`` resumes.
 ``--files-only`` and ``--conversation-only`` take back one of the two.
 
 Exit codes: 0 rewound (or listed), 1 refused (nothing changed), 2 bad usage.
-Ctrl-C while going back does not stop the rewind: it finishes, the exit code
-is its own and stderr says the Ctrl-C came too late.
+Ctrl-C, SIGTERM or SIGHUP while going back does not stop the rewind: it
+finishes, the exit code is its own and stderr says the signal came too late
+(:mod:`xcsh.cli.interrupts`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xcsh.cli.argparser import Parser
-from xcsh.cli.ctrl_c import CtrlCHeld
+from xcsh.cli.interrupts import signal_name
 from xcsh.cli.settle import settle_or_report
 from xcsh.cli.stdout import end_process
 
@@ -167,19 +168,21 @@ def _rewind(
 ) -> int:
     """Go back before user message ``args.message``: the files, the conversation or both.
 
-    Ctrl-C is held from the start until what was done is said; with ``owns_process``
-    the process then ends at once, so a Ctrl-C cannot turn a finished rewind into 130.
+    Ctrl-C, SIGTERM and SIGHUP are held from the start until what was done is said;
+    with ``owns_process`` the process then ends at once, so no signal can turn a
+    finished rewind into 130, 143 or 129.
     """
     from xcsh.agent.persistence import SessionRecorder
     from xcsh.agent.rewind import RewindError, RewindMode, kept_pending, rewind, session_closed
+    from xcsh.journal import SignalHold
 
     mode: RewindMode = (
         "files" if args.files_only else "conversation" if args.conversation_only else "both"
     )
     kept = kept_pending(saved, checkpoint)
     dropped = [r.label for r in saved.pending if r not in kept]
-    ctrl_c = CtrlCHeld()  # a rewind is never cut short: Ctrl-C must not say it was
-    ctrl_c.hold()
+    held = SignalHold()  # a rewind is never cut short: no signal may say it was
+    held.hold()
     try:
         try:
             with session_closed(path, saved.id):
@@ -199,18 +202,19 @@ def _rewind(
             print(line)
         if mode != "files":
             print(f"Message {args.message} was: {checkpoint.text}")
-        if ctrl_c.pressed:
-            print(REWOUND_DESPITE_CTRL_C, file=sys.stderr)
+        if held.first is not None:
+            print(REWOUND_DESPITE_SIGNAL.format(signal=signal_name(held.first)), file=sys.stderr)
         return _end(0, owns_process=owns_process)
     finally:
-        ctrl_c.release()
+        held.release(raise_again=False)
 
 
-REWOUND_DESPITE_CTRL_C = (
-    "xcsh rewind: Ctrl-C came while going back: a rewind is never cut short, so it was "
+REWOUND_DESPITE_SIGNAL = (
+    "xcsh rewind: {signal} came while going back: a rewind is never cut short, so it was "
     "finished (as the lines above say)."
 )
-"""Said on stderr after the outcome when Ctrl-C came during a rewind."""
+"""Said on stderr after the outcome when Ctrl-C (or SIGTERM, SIGHUP: ``{signal}``) came
+during a rewind."""
 
 
 def _end(code: int, *, owns_process: bool) -> int:

@@ -25,8 +25,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
+import threading
 from dataclasses import replace
 from pathlib import Path
+from types import FrameType
 
 from xcsh.cli import ast_edit_cmd, ast_grep_cmd
 from xcsh.cli.argparser import Parser
@@ -47,7 +50,8 @@ REPORT_INTERRUPTED_NOTE = (
     "interrupted while reporting the rules without a fix: the fixes above were applied "
     "before it; xcsh undo reverts them."
 )
-"""Said on stderr when Ctrl-C stops the report that follows an applied ``--fix`` (exit 130)."""
+"""Said on stderr when Ctrl-C (exit 130), SIGTERM (143) or SIGHUP (129) stops the report
+that follows an applied ``--fix``."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -200,10 +204,35 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
         return edit.code  # Ctrl-C during the apply: it was finished, the report is not run
     # the rules without a fix still report, and an `error` among them sets the exit
     # status, as with `ast-grep scan -U`
+    return _report_after_fix(
+        replace(search, rules=reported), applied=edit.applied, owns_process=owns_process
+    )
+
+
+def _report_after_fix(search: SearchOptions, *, applied: bool, owns_process: bool) -> int:
+    """Report the rules without a fix after ``--fix``; returns the exit code.
+
+    Ctrl-C, SIGTERM and SIGHUP stop the report alike (exit 130, 143, 129); when the
+    fixes were ``applied`` before it, stderr says so.
+    """
+    came: list[int] = []
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        came.append(signum)
+        raise KeyboardInterrupt
+
+    stops = (signal.SIGTERM, signal.SIGHUP)
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = {sig: signal.signal(sig, stop) for sig in stops} if main_thread else {}
     try:
-        code = ast_grep_cmd.run(replace(search, rules=reported), owns_process=owns_process)
+        code = ast_grep_cmd.run(search, owns_process=owns_process)
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
-    if code == EXIT_INTERRUPTED and edit.applied:
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if came:
+        code = 128 + came[0]
+    if code in (EXIT_INTERRUPTED, *(128 + sig for sig in stops)) and applied:
         error(REPORT_INTERRUPTED_NOTE)
     return code
