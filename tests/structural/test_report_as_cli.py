@@ -234,3 +234,40 @@ def test_scan_fix_yes_writes_reports_and_exits_as_scan_update_all(
     assert (trees["xcsh"] / "a.py").read_bytes() == (trees["cli"] / "a.py").read_bytes()
     if UNFIXED in rules:
         assert theirs.stdout and ours.stdout.endswith(theirs.stdout)
+
+
+UNFIXED_WARNING = UNFIXED.replace("severity: error", "severity: warning")
+CLEAN = "def foo(x):\n    return x\n"
+"""A file nothing fixes: the fixed rule finds no `print`."""
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [[FIXED, UNFIXED], [FIXED, UNFIXED_WARNING], [FIXED]],
+    ids=["error-reported", "warning-reported", "fix-only"],
+)
+def test_scan_fix_yes_with_nothing_to_fix_reports_and_exits_as_scan_update_all(
+    rules: list[str], tmp_path: Path, xcsh_home: Path
+) -> None:
+    # a CI step on a clean tree: nothing to fix is no failure (exit 0 unless a rule of
+    # severity error matched), and the rules without a fix still report, as with the CLI
+    trees = {}
+    for who in ("cli", "xcsh"):
+        root = tmp_path / who
+        (root / "rules").mkdir(parents=True)
+        (root / "sgconfig.yml").write_text("ruleDirs: [rules]\n")
+        for i, rule in enumerate(rules):
+            (root / "rules" / f"r{i}.yml").write_text(rule)
+        (root / "a.py").write_text(CLEAN)
+        trees[who] = root
+    theirs = subprocess.run(
+        [ast_grep_binary(), "scan", "--color", "never", "-U"],
+        cwd=trees["cli"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    ours = run_xcsh(["scan", "--fix", "--yes"], cwd=trees["xcsh"], home=xcsh_home)
+    assert ours.returncode == theirs.returncode, ours.stderr
+    assert ours.stdout == theirs.stdout
+    assert (trees["xcsh"] / "a.py").read_text() == CLEAN

@@ -14,11 +14,14 @@ left out by default).
 
 Exit codes: those of ``ast-grep scan``: 1 when a rule of severity ``error``
 matched, else 0 (matches of other severities, or none), 2 bad input; with
-``--fix`` those of ``xcsh ast-edit``. A key ``ast-grep`` ignores inside a rule
-(a misspelt ``stopby``) and two rules of one ``--rule`` file sharing an id are
-run as ``ast-grep`` runs them, with a warning on stderr naming the YAML path (a
-project's rules, as ``ast-grep scan``, need ids of their own);
-``--strict-rules`` (or ``strict_rules = true`` in settings.toml) refuses them.
+``--fix`` those of ``xcsh ast-edit``, except that nothing to fix is no failure,
+as with ``ast-grep scan -U``: the rules without a fix still report, and the exit
+code is theirs (0, or 1 when one of severity ``error`` matched). A key
+``ast-grep`` ignores inside a rule (a misspelt ``stopby``) and two rules of one
+``--rule`` file sharing an id are run as ``ast-grep`` runs them, with a warning
+on stderr naming the YAML path (a project's rules, as ``ast-grep scan``, need
+ids of their own); ``--strict-rules`` (or ``strict_rules = true`` in
+settings.toml) refuses them.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from xcsh.cli.argparser import Parser
 from xcsh.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
+    EXIT_NO_MATCH,
     add_globs_argument,
     error,
     split_json_style,
@@ -60,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="xcsh scan",
         description="Run YAML rules (a project's sgconfig.yml, or --rule FILE) like ast-grep scan.",
         epilog="exit codes: 1 a rule of severity error matched, 0 otherwise, 2 bad input "
-        "(with --fix: those of xcsh ast-edit)",
+        "(with --fix: those of xcsh ast-edit, but nothing to fix is no failure)",
     )
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
@@ -200,7 +204,10 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
         owns_process=owns_process and (args.json or len(fixable) == len(rules)),
     )
     reported = tuple(rule for rule in rules if rule.fix is None)
-    if edit.code != 0 or not reported or args.json or edit.interrupted:
+    if edit.code == EXIT_NO_MATCH:  # nothing to fix is no failure, as with `ast-grep scan -U`
+        if not reported or args.json:
+            return 0
+    elif edit.code != 0 or not reported or args.json or edit.interrupted:
         return edit.code  # Ctrl-C during the apply: it was finished, the report is not run
     # the rules without a fix still report, and an `error` among them sets the exit
     # status, as with `ast-grep scan -U`
