@@ -392,3 +392,26 @@ def test_ctrl_c_during_a_rewind_finishes_it_and_never_reports_130(
     saved = load_session(next((xcsh_home / "sessions").glob("*.jsonl")))
     assert [c.text for c in saved.checkpoints] == ["look"]
     assert Journal.for_root(xcsh_home, project).incomplete() == []
+
+
+def test_rewind_and_its_list_show_control_characters_in_names_and_messages(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    hostile = "t\x1b]0;PWNED\x07\x1b[2J.py"
+    (project / hostile).write_text("print(1)\n")
+    (project / "nl\nx.py").write_text("print(2)\n")
+    steps = [{"tool_calls": [EDIT_A]}, {"tool_calls": [APPLY]}, {"text": "ok"}]
+    turn(project, xcsh_home, 1, "log \x1b[2Jeverywhere\x07", steps)
+    listed = run_xcsh(["rewind", "--list"], cwd=project, home=xcsh_home)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert len(lines) == 2, listed.stdout  # the heading and one line per message
+    assert "t^[]0;PWNED^G^[[2J.py" in lines[1] and "nl^Jx.py" in lines[1]
+    done = run_xcsh(["rewind", "1"], cwd=project, home=xcsh_home)
+    assert done.returncode == 0, done.stderr
+    assert "Message 1 was: log ^[[2Jeverywhere^G" in done.stdout
+    for said in (listed.stdout, listed.stderr, done.stdout, done.stderr):
+        assert not any(ord(c) < 0x20 and c != "\n" for c in said), said
+    assert (project / hostile).read_text() == "print(1)\n"

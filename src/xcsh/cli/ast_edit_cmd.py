@@ -75,6 +75,7 @@ from xcsh.cli.common import (
     workspace_for,
 )
 from xcsh.cli.options import EditOptions, EditOutcome
+from xcsh.cli.say import say
 from xcsh.cli.stdout import end_process
 from xcsh.core import ToolError, UsageError
 from xcsh.fs import xcsh_home
@@ -313,9 +314,13 @@ def _open_journal(root: Path, retention: Retention, *, settle: bool) -> Journal:
         return journal
     opened = settled(journal)
     for recovered in opened.recovered:
-        error(recovered.message)
+        say(f"xcsh: {recovered.message}", file=sys.stderr, one_line=True)
     if opened.problem:
-        error(f"could not check the undo journal for interrupted applies: {opened.problem}")
+        say(
+            f"xcsh: could not check the undo journal for interrupted applies: {opened.problem}",
+            file=sys.stderr,
+            one_line=True,
+        )
     return opened.journal
 
 

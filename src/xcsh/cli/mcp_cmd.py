@@ -137,6 +137,7 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
             is invalid.
     """
     from xcsh.app import open_checker, read_settings
+    from xcsh.cli.say import say
     from xcsh.fs import xcsh_home
     from xcsh.journal import Journal, settled
 
@@ -144,9 +145,9 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
     reading = read_settings(home)  # once: the journal's section now, the rest below
     opened = settled(Journal.for_root(home, cwd, retention=reading.retention()))
     for recovered in opened.recovered:
-        print(f"xcsh mcp: {recovered.message}", file=sys.stderr)
+        say(f"xcsh mcp: {recovered.message}", file=sys.stderr, one_line=True)
     if opened.problem:
-        print(f"xcsh mcp: undo journal: {opened.problem}", file=sys.stderr)
+        say(f"xcsh mcp: undo journal: {opened.problem}", file=sys.stderr, one_line=True)
     journal = opened.journal
     settings = reading.settings()
     checker = open_checker(cwd, home, settings)
@@ -160,7 +161,7 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
             key = (error.path, error.error)
             if key not in reported:
                 reported.add(key)
-                print(f"xcsh mcp: custom tool {error.path}: {error.error}", file=sys.stderr)
+                say(f"xcsh mcp: custom tool {error.path}: {error.error}", file=sys.stderr)
 
     return journaled_factory(
         combine_factories(

@@ -44,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     """Run ``xcsh recover``; returns the exit code."""
+    from xcsh.cli.say import say
     from xcsh.fs import xcsh_home
     from xcsh.journal import Journal, settled
 
@@ -61,17 +62,17 @@ def main(argv: list[str]) -> int:
     for journal in journals:
         opened = settled(journal)
         if opened.problem:
-            print(f"xcsh recover: {opened.problem}", file=sys.stderr)
+            say(f"xcsh recover: {opened.problem}", file=sys.stderr, one_line=True)
             code = 1
             continue
         for report in opened.recovered:
             count += 1
-            print(f"{journal.root}: {report.message}")
+            say(f"{journal.root}: {report.message}", one_line=True)
             if report.still_new or report.unreadable is not None:
                 code = 1
         for line in _rewinds(journal, home):
             count += 1
-            print(f"{journal.root}: {line}")
+            say(f"{journal.root}: {line}", one_line=True)
     if not count and code == 0:
         print("Nothing to recover: no apply was interrupted.")
     return code

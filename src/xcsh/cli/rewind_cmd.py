@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from xcsh.cli.argparser import Parser
 from xcsh.cli.interrupts import signal_name
+from xcsh.cli.say import say
 from xcsh.cli.settle import settle_or_report
 from xcsh.cli.stdout import end_process
 
@@ -99,7 +100,7 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
         root = Path(saved.cwd) if saved.cwd else here
         journal = Journal.for_root(home, root, retention=read_settings(home).retention())
     except UsageError as exc:
-        print(f"xcsh rewind: {exc}", file=sys.stderr)
+        say(f"xcsh rewind: {exc}", file=sys.stderr)
         return 2
     if not settle_or_report(journal, "xcsh rewind"):
         return 1
@@ -111,7 +112,7 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
     try:
         checkpoint = checkpoint_of(saved, args.message)
     except UsageError as exc:
-        print(f"xcsh rewind: {exc}", file=sys.stderr)
+        say(f"xcsh rewind: {exc}", file=sys.stderr)
         return 2
     return _rewind(args, path, saved, journal, checkpoint, owns_process=owns_process)
 
@@ -149,11 +150,14 @@ def _list(saved: SavedSession, journal: Journal, root: Path) -> int:
 
     points = rewind_points(saved, journal)
     if not points:
-        print(f"Session {saved.id} has no user message to rewind to.")
+        say(f"Session {saved.id} has no user message to rewind to.", one_line=True)
         return 0
-    print(f"Session {saved.id} in {root}, newest first (xcsh rewind N goes back before N):")
+    say(
+        f"Session {saved.id} in {root}, newest first (xcsh rewind N goes back before N):",
+        one_line=True,
+    )
     for point in reversed(points):
-        print(point.line())
+        print(point.line())  # made visible on one line by line()
     return 0
 
 
@@ -196,12 +200,12 @@ def _rewind(
                 finally:
                     recorder.close()
         except RewindError as exc:
-            print(f"xcsh rewind: {exc}", file=sys.stderr)
+            say(f"xcsh rewind: {exc}", file=sys.stderr, one_line=True)
             return _end(1, owns_process=owns_process)
         for line in outcome.lines():
-            print(line)
+            say(line, one_line=True)
         if mode != "files":
-            print(f"Message {args.message} was: {checkpoint.text}")
+            say(f"Message {args.message} was: {checkpoint.text}")
         if held.first is not None:
             print(REWOUND_DESPITE_SIGNAL.format(signal=signal_name(held.first)), file=sys.stderr)
         return _end(0, owns_process=owns_process)

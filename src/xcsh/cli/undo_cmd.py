@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from xcsh.cli.argparser import Parser
 from xcsh.cli.interrupts import signal_name
+from xcsh.cli.say import say
 from xcsh.cli.settle import settle_or_report
 from xcsh.cli.stdout import end_process
 
@@ -74,20 +75,20 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
     try:
         journal = Journal.for_root(home, here, retention=read_settings(home).retention())
     except UsageError as exc:
-        print(f"xcsh undo: {exc}", file=sys.stderr)
+        say(f"xcsh undo: {exc}", file=sys.stderr)
         return 2
     if not settle_or_report(journal, "xcsh undo"):
         return 1
     for lost in unlisted(journal):  # the interrupted ones were said by recovery
         if lost.finished:
-            print(f"xcsh undo: {lost.message}", file=sys.stderr)
+            say(f"xcsh undo: {lost.message}", file=sys.stderr, one_line=True)
     if args.list:
         entries = applies(journal)
         if not entries:
-            print(f"No changes are recorded for {here}.")
+            say(f"No changes are recorded for {here}.", one_line=True)
             return 0
         for line in listing(entries):
-            print(line)
+            print(line)  # each field made visible on one line by listing()
         return 0
     held = SignalHold()  # an undo is never cut short: no signal may say it was
     held.hold()
@@ -116,9 +117,9 @@ def _undo_and_say(journal: Journal, entry: int | None, held: SignalHold) -> int:
     try:
         outcome = undo(journal, entry)
     except UndoError as exc:
-        print(f"xcsh undo: {exc}", file=sys.stderr)
+        say(f"xcsh undo: {exc}", file=sys.stderr, one_line=True)
         return 1
-    print(outcome.message)
+    say(outcome.message, one_line=True)
     if held.first is not None:
         print(UNDONE_DESPITE_SIGNAL.format(signal=signal_name(held.first)), file=sys.stderr)
     return 0
@@ -128,15 +129,19 @@ def listing(entries: list[ApplyEntry]) -> list[str]:
     """The lines of ``xcsh undo --list``: number, time, state, then label and files.
 
     Each column is as wide as its widest cell, so every row's label starts
-    in the same column whatever the states and numbers are.
+    in the same column whatever the states and numbers are. Labels and file
+    names are made visible on one line (:func:`xcsh.core.safe.visible_line`):
+    the lines are safe to print, one entry each.
     """
+    from xcsh.core.safe import visible_line
+
     rows = []
     for entry in entries:
         s = entry.summary
-        files = ", ".join(s.paths)
+        files = ", ".join(visible_line(path) for path in s.paths)
         if s.count > len(s.paths):
             files += f" and {s.count - len(s.paths)} more"
-        rows.append((str(s.seq), s.created, entry.state, f"{s.label}: {files}"))
+        rows.append((str(s.seq), s.created, entry.state, f"{visible_line(s.label)}: {files}"))
     seq_width = max(len(row[0]) for row in rows)
     time_width = max(len(row[1]) for row in rows)
     state_width = max(len(row[2]) for row in rows)
