@@ -6,7 +6,8 @@ folder with a journal under ``$XCSH_HOME``. An interrupted apply whose files
 all hold their new content is completed (and can be undone); any other is
 rolled back, and the temporary files it left are removed. A rewind that put
 a session's files back but was killed before its session file said so gets
-that record now, so the conversation matches the files.
+that record now, so the conversation matches the files. Stored copies no
+journal entry refers to (an apply killed while it stored them) are removed.
 
 Exit codes: 0 nothing left unfinished, 1 some files could not be put back, or
 an interrupted apply's record cannot be read (the message names it and says
@@ -32,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="xcsh recover",
         description="Roll back (or complete) applies that a crash interrupted, and remove the "
-        "temporary files they left.",
+        "temporary files and stored copies they left.",
         epilog="exit codes: 0 done, 1 some files could not be put back, or an interrupted "
         "apply's record cannot be read (the message names them)",
     )
@@ -73,9 +74,38 @@ def main(argv: list[str]) -> int:
         for line in _rewinds(journal, home):
             count += 1
             say(f"{journal.root}: {line}", one_line=True)
+        freed = _sweep(journal)
+        if freed:
+            count += 1
+            say(f"{journal.root}: {freed}", one_line=True)
     if not count and code == 0:
         print("Nothing to recover: no apply was interrupted.")
     return code
+
+
+def _sweep(journal: Journal) -> str:
+    """Remove the stored copies no record refers to (a killed apply's); what to say, or "".
+
+    A failure to do so is said and is no error: recovery itself is done.
+    """
+    from xcsh.journal import JournalError
+
+    try:
+        freed = journal.sweep()
+    except (JournalError, OSError) as exc:
+        return f"could not check the journal's stored copies: {exc}"
+    if not freed:
+        return ""
+    return f"Removed stored copies no journal entry refers to ({_size(freed)} freed)."
+
+
+def _size(count: int) -> str:
+    """``count`` bytes for people: ``512 bytes``, ``14 KiB``, ``3.2 MiB``."""
+    if count < 1024:
+        return f"{count} bytes"
+    if count < 1024 * 1024:
+        return f"{count / 1024:.0f} KiB"
+    return f"{count / (1024 * 1024):.1f} MiB"
 
 
 def _rewinds(journal: Journal, home: Path) -> list[str]:
