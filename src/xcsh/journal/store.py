@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xcsh.core import XcshError
+from xcsh.core.json_read import loads as bounded_json
 from xcsh.fs.home import journal_folder
 from xcsh.journal.blobs import BlobStore
 from xcsh.journal.records import (
@@ -333,13 +334,13 @@ class Journal:
         """The entry ``seq`` with its outcome, ``None`` when missing or unreadable."""
         base = self.entries_dir / f"{seq:06d}"
         try:
-            record = parse_intent(json.loads(base.with_suffix(".json").read_bytes()))
+            record = parse_intent(bounded_json(base.with_suffix(".json").read_bytes()))
         except (OSError, ValueError):
             return None
         if record is None:
             return None
         try:
-            outcome = parse_outcome(json.loads(base.with_suffix(".state").read_bytes()))
+            outcome = parse_outcome(bounded_json(base.with_suffix(".state").read_bytes()))
         except (OSError, ValueError):
             outcome = None
         if outcome is None:
