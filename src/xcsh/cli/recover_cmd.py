@@ -17,7 +17,6 @@ what can still be done; the record is kept).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -123,11 +122,12 @@ def _root_of(entries: Path) -> Path | None:
     A record this version cannot read (or not JSON) is passed over; ``None``
     when no record names the workspace.
     """
+    from xcsh.core.json_read import loads as bounded_json
     from xcsh.journal.records import parse_intent
 
     for record in sorted(entries.glob("*.json")):
         try:
-            intent = parse_intent(json.loads(record.read_bytes()))
+            intent = parse_intent(bounded_json(record.read_bytes()))
         except (OSError, ValueError):
             continue
         if intent is not None:
