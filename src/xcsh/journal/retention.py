@@ -16,12 +16,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xcsh.core import UsageError
+from xcsh.core.sizes import SIZE_FORMS, parse_size
 from xcsh.journal.records import EntrySummary
+
+NO_LIMIT = 2**62
+"""What ``0`` in the settings stands for: a limit never reached."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class Retention:
     """How much history a journal keeps (settings ``journal_max_entries`` / ``journal_max_bytes``).
+
+    ``0`` in the settings file means no limit on that measure (:data:`NO_LIMIT`):
+    a limit set to nothing never drops the history ``xcsh undo`` needs.
 
     Args:
         max_entries: entries kept (oldest pruned first; at least 1).
@@ -37,22 +44,59 @@ class Retention:
         """The retention ``settings`` (``settings.toml``'s values) ask for; defaults when missing.
 
         Raises:
-            UsageError: a value is not a whole number of at least 1 (naming ``where``).
+            UsageError: a value is not a whole number of at least 0, or for
+                ``journal_max_bytes`` a size such as ``"512 MiB"`` (naming ``where``).
         """
-        return cls(
-            max_entries=_whole(settings, "journal_max_entries", cls.max_entries, where),
-            max_bytes=_whole(settings, "journal_max_bytes", cls.max_bytes, where),
-        )
+        retention, problems = cls.read_leniently(settings, where)
+        if problems:
+            raise problems[0]
+        return retention
+
+    @classmethod
+    def read_leniently(
+        cls, settings: Mapping[str, object], where: Path
+    ) -> tuple[Retention, list[UsageError]]:
+        """As :meth:`from_settings`, but a bad value is replaced by its default, not refused.
+
+        For the commands that give work back (``xcsh undo``, ``xcsh rewind``): a
+        broken setting never stands between a user and their files.
+
+        Returns:
+            The retention, and the problem of each value replaced (to be said).
+        """
+        problems: list[UsageError] = []
+        entries = _limit(settings, "journal_max_entries", cls.max_entries, where, problems)
+        size = _limit(settings, "journal_max_bytes", cls.max_bytes, where, problems)
+        return cls(max_entries=entries, max_bytes=size), problems
 
 
-def _whole(settings: Mapping[str, object], key: str, fallback: int, where: Path) -> int:
+def _limit(
+    settings: Mapping[str, object],
+    key: str,
+    fallback: int,
+    where: Path,
+    problems: list[UsageError],
+) -> int:
+    """``key``'s limit (``0``: :data:`NO_LIMIT`), or ``fallback`` when missing or bad.
+
+    A bad value's problem is appended to ``problems``.
+    """
     value = settings.get(key, fallback)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise UsageError(
-            f"{key} in {where} must be a whole number of at least 1, not {value!r}",
-            hint=f"write for instance {key} = {fallback}",
+    sizes = key == "journal_max_bytes"
+    found = parse_size(value) if sizes else None
+    if not sizes and isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        found = value
+    if found is not None:
+        return found or NO_LIMIT
+    what = f"a number of bytes or a size such as {SIZE_FORMS}" if sizes else "a whole number"
+    example = '"512 MiB"' if sizes else str(fallback)
+    problems.append(
+        UsageError(
+            f"{key} in {where} must be {what} (0 for no limit), not {value!r}",
+            hint=f"write for instance {key} = {example}",
         )
-    return value
+    )
+    return fallback
 
 
 def plan_prune(
