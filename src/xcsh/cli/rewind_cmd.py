@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from xcsh.cli.argparser import Parser
 from xcsh.cli.interrupts import signal_name
 from xcsh.cli.say import say
-from xcsh.cli.settle import settle_or_report
+from xcsh.cli.settle import lenient_retention, settle_or_report
 from xcsh.cli.stdout import end_process
 
 if TYPE_CHECKING:  # the agent and the journal are imported only when the command runs
@@ -83,7 +83,6 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
     """
     from xcsh.agent.persistence import load_session
     from xcsh.agent.rewind import checkpoint_of, reconcile
-    from xcsh.app import read_settings
     from xcsh.core import UsageError
     from xcsh.fs import xcsh_home
     from xcsh.journal import Journal
@@ -98,7 +97,7 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
         path = _session_file(home, here, args.session)
         saved = load_session(path)
         root = Path(saved.cwd) if saved.cwd else here
-        journal = Journal.for_root(home, root, retention=read_settings(home).retention())
+        journal = Journal.for_root(home, root, retention=lenient_retention(home, "xcsh rewind"))
     except UsageError as exc:
         say(f"xcsh rewind: {exc}", file=sys.stderr)
         return 2

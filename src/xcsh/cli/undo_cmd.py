@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from xcsh.cli.argparser import Parser
 from xcsh.cli.interrupts import signal_name
 from xcsh.cli.say import say
-from xcsh.cli.settle import settle_or_report
+from xcsh.cli.settle import lenient_retention, settle_or_report
 from xcsh.cli.stdout import end_process
 
 if TYPE_CHECKING:
@@ -63,8 +63,6 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
     at once (:func:`~xcsh.cli.stdout.end_process`), so no signal can turn a finished
     undo into exit 130, 143 or 129.
     """
-    from xcsh.app import read_settings
-    from xcsh.core import UsageError
     from xcsh.fs import xcsh_home
     from xcsh.journal import Journal, SignalHold, applies
     from xcsh.journal.unreadable import unlisted
@@ -72,11 +70,7 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
     args = build_parser().parse_args(argv)
     home = xcsh_home()
     here = Path.cwd().resolve()
-    try:
-        journal = Journal.for_root(home, here, retention=read_settings(home).retention())
-    except UsageError as exc:
-        say(f"xcsh undo: {exc}", file=sys.stderr)
-        return 2
+    journal = Journal.for_root(home, here, retention=lenient_retention(home, "xcsh undo"))
     if not settle_or_report(journal, "xcsh undo"):
         return 1
     for lost in unlisted(journal):  # the interrupted ones were said by recovery
