@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,6 +57,19 @@ class Scope:
     total_bytes: int = 0
     sizes: list[int] = field(default_factory=list)
     stats: list[os.stat_result | None] = field(default_factory=list)
+
+    def without(self, leave_out: Callable[[Path, str], bool]) -> None:
+        """Drop the files for which ``leave_out(path, language name)`` is true.
+
+        Their sizes and stats go with them, and :attr:`total_bytes` is summed again.
+        """
+        known = len(self.sizes) == len(self.files)
+        stated = len(self.stats) == len(self.files)
+        kept = [i for i, (file, _, name) in enumerate(self.files) if not leave_out(file, name)]
+        self.files = [self.files[i] for i in kept]
+        self.sizes = [self.sizes[i] if known else 0 for i in kept]
+        self.stats = [self.stats[i] if stated else None for i in kept]
+        self.total_bytes = sum(self.sizes)
 
     def counts(self) -> dict[str, int]:
         """How many files of each language, most first."""
