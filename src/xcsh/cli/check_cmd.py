@@ -37,7 +37,6 @@ def main(argv: list[str]) -> int:
     """Entry point of ``xcsh check``; returns the exit code."""
     args = build_parser().parse_args(argv)
     from xcsh.app import open_checker
-    from xcsh.checks import HOW_TO_SET
     from xcsh.core import ToolError, UsageError
     from xcsh.fs import xcsh_home
 
@@ -55,7 +54,7 @@ def main(argv: list[str]) -> int:
     if settings.notice:
         say(f"note: {settings.notice}", file=sys.stderr)
     if not settings.configured:
-        print(f"xcsh: {HOW_TO_SET}", file=sys.stderr)
+        say(f"xcsh: {checker.how_to_set()}", file=sys.stderr)
         return 2
     support = checker.overlay_support()
     how = (
