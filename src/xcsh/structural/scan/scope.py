@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xcsh.fs import Workspace, iter_files
-from xcsh.fs.walk import gitignore_spec
-from xcsh.structural.base.errors import EmptyScope, MissingPath, NotRegularFile
+from xcsh.fs.walk import gitignore_spec, glob_problem
+from xcsh.structural.base.errors import BadGlob, EmptyScope, MissingPath, NotRegularFile
 from xcsh.structural.base.languages import Language, language_for_path, resolve_language
 from xcsh.structural.base.results import SkippedFile
 from xcsh.structural.scan.spec import ScopeSpec
@@ -104,6 +104,7 @@ def resolve_scope(where: ScopeSpec, *, rules: bool = False, stats: bool = False)
         ones skipped because their real path is outside the workspace (symlinks).
 
     Raises:
+        BadGlob: a glob filter is no glob (an unclosed ``[``, a lone backslash).
         EmptyScope: no source file of a known language in scope (without ``lang``).
         MissingPath: ``path`` names nothing in the workspace (and is no glob).
         NotRegularFile: ``path`` is a named pipe, socket or device.
@@ -112,6 +113,10 @@ def resolve_scope(where: ScopeSpec, *, rules: bool = False, stats: bool = False)
     """
     ws = Workspace(where.root)
     language = resolve_language(where.lang) if where.lang else None
+    for glob in where.globs:
+        why = glob_problem(glob.removeprefix("!"))
+        if why is not None:
+            raise BadGlob(glob, why)
     given = (where.path or ".").strip() or "."
     start, path_filter, explicit_file = _start_of(ws, given)
     scope = Scope(root=ws.root, files=[], language=language, given=given)
