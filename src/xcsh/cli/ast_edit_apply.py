@@ -114,5 +114,8 @@ async def _resolve(store: PendingActionStore, decision: Decision, out: Stdout, *
         )
     # when putting files back failed, the message names them and says how to finish
     note = "" if failure is not None and failure.new_content else f"\n  {APPLY_FAILED_NOTE}"
-    out.print(render_resolution(outcome, is_error=True, message=f"{first}{note}", style=style))
+    failed = render_resolution(
+        outcome, is_error=True, message=f"{first}{note}", style=detect_style(sys.stderr)
+    )
+    out.error(failed)  # on stderr: `--yes > /dev/null` must not hide why nothing changed
     return EXIT_APPLY_FAILED
