@@ -21,21 +21,26 @@ from helpers import CTRL_C_SCRIPT
 from xcsh.journal import Journal
 
 
+def _signalled(tree: Tree, home: Path, moment: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``xcsh ARGS`` in the tree, sending itself a signal at ``moment`` (``SIGTERM:intent``)."""
+    return subprocess.run(
+        [sys.executable, "-c", CTRL_C_SCRIPT, moment, *args],
+        cwd=tree.root,
+        env=env(home),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
+
+
 @pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
 def test_a_signal_during_ast_edit_yes_and_undo_over_the_standard_library_finishes_them(
     tree: Tree, xcsh_home: Path, sig: str
 ) -> None:
     edit = ["ast-edit", "-p", "print($$$A)", "-r", "log.info($$$A)", "--yes"]
     try:
-        applied = subprocess.run(
-            [sys.executable, "-c", CTRL_C_SCRIPT, f"{sig}:intent", *edit],
-            cwd=tree.root,
-            env=env(xcsh_home),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            stdin=subprocess.DEVNULL,
-        )
+        applied = _signalled(tree, xcsh_home, f"{sig}:intent", *edit)
         assert applied.returncode == 0, applied.stderr
         assert "Undo it with: xcsh undo" in applied.stdout
         assert (
@@ -48,15 +53,7 @@ def test_a_signal_during_ast_edit_yes_and_undo_over_the_standard_library_finishe
         assert entry.state == "committed" and entry.count > 100
         assert "log.info(" in (tree.root / "pdb.py").read_text()
 
-        undone = subprocess.run(
-            [sys.executable, "-c", CTRL_C_SCRIPT, f"{sig}:write-1", "undo"],
-            cwd=tree.root,
-            env=env(xcsh_home),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            stdin=subprocess.DEVNULL,
-        )
+        undone = _signalled(tree, xcsh_home, f"{sig}:write-1", "undo")
         assert undone.returncode == 0, undone.stderr
         assert undone.stderr.endswith(
             f"xcsh undo: {sig} came while the files were being put back: an undo is never "
