@@ -72,7 +72,7 @@ def test_undo_works_past_a_bad_retention_and_says_so(
     assert undone.stdout.startswith("Undid 'AST Edit: 1 replacement in 1 file'")
     said, hint = undone.stderr.splitlines()
     assert said.startswith(f"xcsh undo: {key} in {path} must be {what}")
-    assert said.endswith(f"(0 for no limit), not {value}; the default is used.")
+    assert said.endswith(f"0 for no limit), not {value}; the default is used.")
     assert hint.startswith(f"Hint: write for instance {key} = ")
     assert (tmp_path / "a.py").read_text() == "print(1)\n"
 

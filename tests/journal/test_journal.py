@@ -386,9 +386,10 @@ async def test_the_journal_wraps_a_new_value_and_never_rewrites_the_action_pushe
         preview=Preview(files=(PreviewFile(path="notes.md"),)),
     )
     kept = store.push(pushed)
-    assert kept is not pushed and kept.journaled and not pushed.journaled
+    assert kept is not pushed and kept.supports.records_itself
+    assert not pushed.supports.records_itself
     assert pushed.apply is apply and kept.apply is not apply
-    assert (kept.id, kept.label) == (pushed.id, pushed.label)
+    assert (kept.id, kept.label, pushed.id) == ("p1", pushed.label, "")
     result = await create_resolve_tool(store).execute("r", {"action": "apply", "reason": "ok"})
     assert not result.is_error and undo(journal).restored == ["notes.md"]
 

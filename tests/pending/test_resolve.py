@@ -188,8 +188,8 @@ async def test_apply_failure_keeps_action_pending_and_reports_error() -> None:
 
     below = PendingAction(label="below", source_tool_name="s", apply=lambda r: None)
     top = PendingAction(label="top", source_tool_name="s", apply=apply)
-    store.push(below)
-    store.push(top)
+    below = store.push(below)
+    top = store.push(top)
     result = await resolve(store, "apply", "try")
     assert result.is_error is True
     assert result.text.startswith("Apply failed: disk full")

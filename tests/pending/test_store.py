@@ -24,9 +24,7 @@ def test_empty_store() -> None:
 
 def test_lifo_over_three_pushes() -> None:
     store = PendingActionStore()
-    a, b, c = make("a"), make("b"), make("c")
-    for action in (a, b, c):
-        store.push(action)
+    a, b, c = (store.push(make(label)) for label in "abc")
     assert store.count == 3
     assert store.has_pending
     assert store.peek() is c
@@ -37,9 +35,7 @@ def test_lifo_over_three_pushes() -> None:
 
 def test_clear_returns_actions_top_first() -> None:
     store = PendingActionStore()
-    a, b = make("a"), make("b")
-    store.push(a)
-    store.push(b)
+    a, b = store.push(make("a")), store.push(make("b"))
     assert store.clear() == [b, a]
     assert store.count == 0
 
@@ -119,6 +115,6 @@ def test_a_composed_wrapper_keeps_its_value_for_every_push_and_leaves_the_pushed
     kept = store.push(top)
     assert [a.label for a in store.snapshot()] == ["wrapped top", "wrapped below"]
     assert kept is store.peek() and (top.label, below.label) == ("top", "below")
-    assert kept.id == top.id == "p2"  # stamped before it was wrapped
+    assert kept.id == "p2" and top.id == ""  # a stamped copy was wrapped; top never changes
     with pytest.raises(RuntimeError):
         store.compose(wrap)

@@ -760,10 +760,10 @@ async def test_a_widened_rename_previewed_again_is_still_the_bare_name_rename(ws
     await small_model_edit(ws, store, ops=[op("old($$$A)", "new($$$A)")])
     (ws / "b.py").write_text("import a\na.old(1)\na.old(2)\n")  # changed behind the preview
     action = store.peek()
-    assert action is not None and action.rebuild is not None
-    rebuilt = await action.rebuild()
+    assert action is not None and action.supports.rebuild
+    rebuilt = await action.effect.rebuild()
     assert rebuilt is not None
-    fresh, text = rebuilt
+    fresh, text = rebuilt.action, rebuilt.text
     assert [(c.file, c.line) for c in fresh.preview.changes] == [
         ("a.py", 1),
         ("b.py", 2),

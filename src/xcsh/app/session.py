@@ -36,7 +36,7 @@ from xcsh.agent import (
     session_path,
     sessions_dir,
 )
-from xcsh.agent.rewind import CheckpointRecorder, reconcile
+from xcsh.agent.record.rewind import CheckpointRecorder, reconcile
 from xcsh.app.checks import open_checker
 from xcsh.app.index import open_index
 from xcsh.app.settings import Settings, build_provider, load_settings
@@ -213,7 +213,12 @@ async def open_session(
         builtin = BuiltinParts(journal=journal, sandbox=sandbox, checker=checker, profile=profile)
         built = _builtin_tools(place.cwd, store, home, settings, builtin)
     custom = await aload_custom_tools(
-        place.cwd, store=store, home=home, trust_project=options.trust_project, checker=checker
+        place.cwd,
+        store=store,
+        home=home,
+        trust_project=options.trust_project,
+        checker=checker,
+        journal=journal,
     )
     instructions = load_instructions(place.cwd, home) if options.instructions else Instructions()
     session_tools = _policed([*built, *custom.tools], settings.approval, options.ask_tool)

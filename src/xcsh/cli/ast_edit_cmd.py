@@ -82,7 +82,7 @@ from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, Retention, SignalHold, settled
 from xcsh.pending import PendingActionStore
 from xcsh.structural import EditPreview
-from xcsh.structural.tools.edit_action import push_edit_preview
+from xcsh.structural.tools.edit_action import EditProducer, push_edit_preview
 from xcsh.ui import TerminalStyle, detect_style
 
 if TYPE_CHECKING:
@@ -189,15 +189,10 @@ def run_edit(options: EditOptions, *, owns_process: bool = False) -> EditOutcome
     store = PendingActionStore()
     # the apply is recorded in the folder's undo journal, so `xcsh undo` can put the files back
     try:
-        result = push_edit_preview(
-            store,
-            preview,
-            None,
-            journal=journal,
-            broken_flag="--include-broken",
-            with_diff=not options.json,
-            check=checked.verdict,
+        producer = EditProducer(
+            store=store, journal=journal, broken_flag="--include-broken", with_diff=not options.json
         )
+        result = push_edit_preview(producer, preview, None, check=checked.verdict)
     except KeyboardInterrupt:  # Ctrl-C while the pending action is built: nothing to apply
         print(file=sys.stderr)
         error(INTERRUPTED_NOTE)

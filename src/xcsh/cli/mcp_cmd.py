@@ -167,7 +167,7 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
         combine_factories(
             builtin_tool_factory(cwd, journal=journal, checker=checker, index_memory=memory),
             custom_tool_factory(
-                cwd, trust_project=trust_project, on_errors=report, checker=checker
+                cwd, trust_project=trust_project, on_errors=report, checker=checker, journal=journal
             ),
         ),
         journal,

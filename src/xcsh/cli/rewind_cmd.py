@@ -32,8 +32,8 @@ from xcsh.cli.settle import lenient_retention, settle_or_report
 from xcsh.cli.stdout import end_process
 
 if TYPE_CHECKING:  # the agent and the journal are imported only when the command runs
-    from xcsh.agent.checkpoints import Checkpoint
-    from xcsh.agent.persistence import SavedSession
+    from xcsh.agent.record.checkpoints import Checkpoint
+    from xcsh.agent.record.persistence import SavedSession
     from xcsh.journal import Journal
 
 
@@ -81,8 +81,8 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
     ``owns_process``: the ``xcsh`` command itself, which the rewind may end once it
     said what it did (see :func:`_rewind`).
     """
-    from xcsh.agent.persistence import load_session
-    from xcsh.agent.rewind import checkpoint_of, reconcile
+    from xcsh.agent.record.persistence import load_session
+    from xcsh.agent.record.rewind import checkpoint_of, reconcile
     from xcsh.core import UsageError
     from xcsh.fs import xcsh_home
     from xcsh.journal import Journal
@@ -122,7 +122,7 @@ def _session_file(home: Path, here: Path, session: str | None) -> Path:
     Raises:
         UsageError: no such session, or none saved for ``here``.
     """
-    from xcsh.agent.persistence import latest_session_for, session_path
+    from xcsh.agent.record.persistence import latest_session_for, session_path
     from xcsh.core import UsageError
 
     if session:
@@ -145,7 +145,7 @@ def _session_file(home: Path, here: Path, session: str | None) -> Path:
 
 def _list(saved: SavedSession, journal: Journal, root: Path) -> int:
     """``--list``: the points the session can go back to, newest first."""
-    from xcsh.agent.rewind import rewind_points
+    from xcsh.agent.record.rewind import rewind_points
 
     points = rewind_points(saved, journal)
     if not points:
@@ -175,8 +175,14 @@ def _rewind(
     with ``owns_process`` the process then ends at once, so no signal can turn a
     finished rewind into 130, 143 or 129.
     """
-    from xcsh.agent.persistence import SessionRecorder
-    from xcsh.agent.rewind import RewindError, RewindMode, kept_pending, rewind, session_closed
+    from xcsh.agent.record.persistence import SessionRecorder
+    from xcsh.agent.record.rewind import (
+        RewindError,
+        RewindMode,
+        kept_pending,
+        rewind,
+        session_closed,
+    )
     from xcsh.journal import SignalHold
 
     mode: RewindMode = (

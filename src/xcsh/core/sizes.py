@@ -8,9 +8,6 @@ from __future__ import annotations
 
 _UNITS = {"": 1, "b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
 
-SIZE_FORMS = '"512 MiB" (KiB, MiB, GiB)'
-"""How the accepted forms are named in messages."""
-
 
 def parse_size(value: object) -> int | None:
     """``value`` as bytes, or ``None`` when it is not a size.

@@ -6,7 +6,9 @@ Each workspace has one journal, ``$XCSH_HOME/journal/<name>-<hash>/``
 by :func:`apply_changes` (one commit point: intent record, writes, outcome
 record); :func:`recover` settles what a crash left (:func:`settled` for
 front ends: it reports a journal it cannot settle instead of raising); :func:`undo` reverts an
-entry. Typical use::
+entry. A previewed set of file changes is a :class:`FileChangesEffect`, which
+writes through :func:`apply_changes`; :class:`JournaledEffect` records any
+other effect's apply. Typical use::
 
     from xcsh.journal import Journal, apply_changes, settled, undo
 
@@ -20,6 +22,12 @@ See :mod:`xcsh.journal.records` for the files on disk.
 
 from xcsh.fs.home import journal_folder
 from xcsh.journal.apply import Applied, ApplyError, Change, apply_changes
+from xcsh.journal.effects import (
+    FileChangesEffect,
+    by_file,
+    file_changes_action,
+    proposed_changes,
+)
 from xcsh.journal.records import (
     COMMITTED,
     ROLLED_BACK,
@@ -43,7 +51,7 @@ from xcsh.journal.undo import (
     undo,
     undoable,
 )
-from xcsh.journal.watch import journal_action, journaled, record_applies
+from xcsh.journal.watch import JournaledEffect, journal_action, journaled, record_applies
 
 __all__ = [
     "COMMITTED",
@@ -56,9 +64,11 @@ __all__ = [
     "Change",
     "EntryRecord",
     "EntrySummary",
+    "FileChangesEffect",
     "FileRecord",
     "Journal",
     "JournalError",
+    "JournaledEffect",
     "NothingToUndo",
     "OpenedJournal",
     "Recovered",
@@ -69,12 +79,15 @@ __all__ = [
     "UndoRefused",
     "applies",
     "apply_changes",
+    "by_file",
+    "file_changes_action",
     "finish_in_thread",
     "held_signals",
     "interrupted",
     "journal_action",
     "journal_folder",
     "journaled",
+    "proposed_changes",
     "record_applies",
     "recover",
     "settled",

@@ -14,11 +14,17 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
+
+from pydantic import BeforeValidator, Field
 
 from xcsh.core import UsageError
-from xcsh.core.sizes import SIZE_FORMS, parse_size
+from xcsh.core.settings_keys import SettingsKeys
+from xcsh.core.sizes import parse_size
 from xcsh.journal.records import EntrySummary
 
+DEFAULT_MAX_ENTRIES = 200
+DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 NO_LIMIT = 2**62
 """What ``0`` in the settings stands for: a limit never reached."""
 
@@ -36,8 +42,8 @@ class Retention:
             the newest entry is kept whatever its size).
     """
 
-    max_entries: int = 200
-    max_bytes: int = 512 * 1024 * 1024
+    max_entries: int = DEFAULT_MAX_ENTRIES
+    max_bytes: int = DEFAULT_MAX_BYTES
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, object], where: Path) -> Retention:
@@ -47,10 +53,11 @@ class Retention:
             UsageError: a value is not a whole number of at least 0, or for
                 ``journal_max_bytes`` a size such as ``"512 MiB"`` (naming ``where``).
         """
-        retention, problems = cls.read_leniently(settings, where)
-        if problems:
-            raise problems[0]
-        return retention
+        keys = RetentionKeys.from_file(settings, str(where))
+        return cls(
+            max_entries=keys.journal_max_entries or NO_LIMIT,
+            max_bytes=keys.journal_max_bytes or NO_LIMIT,
+        )
 
     @classmethod
     def read_leniently(
@@ -65,38 +72,51 @@ class Retention:
             The retention, and the problem of each value replaced (to be said).
         """
         problems: list[UsageError] = []
-        entries = _limit(settings, "journal_max_entries", cls.max_entries, where, problems)
-        size = _limit(settings, "journal_max_bytes", cls.max_bytes, where, problems)
-        return cls(max_entries=entries, max_bytes=size), problems
+        kept: dict[str, object] = {}
+        for key in RetentionKeys.model_fields:
+            if key in settings:
+                try:
+                    RetentionKeys.from_file({key: settings[key]}, str(where))
+                except UsageError as exc:
+                    problems.append(exc)
+                    continue
+                kept[key] = settings[key]
+        return cls.from_settings(kept, where), problems
 
 
-def _limit(
-    settings: Mapping[str, object],
-    key: str,
-    fallback: int,
-    where: Path,
-    problems: list[UsageError],
-) -> int:
-    """``key``'s limit (``0``: :data:`NO_LIMIT`), or ``fallback`` when missing or bad.
+def _to_bytes(value: object) -> object:
+    """A size (``"512 MiB"``) as its bytes; anything else as it is, for the type check."""
+    size = parse_size(value) if isinstance(value, str) else None
+    return value if size is None else size
 
-    A bad value's problem is appended to ``problems``.
+
+class RetentionKeys(SettingsKeys):
+    """The journal's keys of a settings file's top level, typed (see :class:`Retention`).
+
+    ``journal_max_bytes`` takes a size as ``index_memory`` does (bytes, or
+    ``"512 MiB"``); either key takes ``0`` for no limit.
     """
-    value = settings.get(key, fallback)
-    sizes = key == "journal_max_bytes"
-    found = parse_size(value) if sizes else None
-    if not sizes and isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        found = value
-    if found is not None:
-        return found or NO_LIMIT
-    what = f"a number of bytes or a size such as {SIZE_FORMS}" if sizes else "a whole number"
-    example = '"512 MiB"' if sizes else str(fallback)
-    problems.append(
-        UsageError(
-            f"{key} in {where} must be {what} (0 for no limit), not {value!r}",
-            hint=f"write for instance {key} = {example}",
-        )
+
+    journal_max_entries: int = Field(default=DEFAULT_MAX_ENTRIES, ge=0)
+    journal_max_bytes: Annotated[int, BeforeValidator(_to_bytes)] = Field(
+        default=DEFAULT_MAX_BYTES, ge=0
     )
-    return fallback
+
+    @classmethod
+    def refused(cls, key: str, value: object, source: str) -> UsageError | None:
+        """The file, the key, what it takes and the value; a line to write."""
+        if key == "journal_max_entries":
+            return UsageError(
+                f"{key} in {source} must be a whole number (0 for no limit), not {value!r}",
+                hint=f"write for instance {key} = {DEFAULT_MAX_ENTRIES}",
+            )
+        if key == "journal_max_bytes":
+            return UsageError(
+                f'{key} in {source} must be a number of bytes or a size such as "512 MiB" '
+                f"(KiB, MiB, GiB; 0 for no limit), not {value!r}",
+                hint=f'write for instance {key} = "512 MiB"',
+            )
+        return None
 
 
 def plan_prune(

@@ -1,9 +1,9 @@
-"""Journal the apply of pending actions that do not journal themselves (custom tools).
+"""Journal the apply of pending actions whose effect does not record itself (custom tools).
 
-The built-in producers (``ast_edit``, and ``write``/``edit``) write through
-:func:`~xcsh.journal.apply.apply_changes` and mark their actions
-``journaled``. A custom tool's ``apply`` (and ``apply_parts``) writes files
-its own way, so :func:`record_applies` wraps it: before the apply runs, the
+The built-in producers write through :func:`~xcsh.journal.apply.apply_changes`
+(a :class:`~xcsh.journal.effects.FileChangesEffect` records itself). A custom
+tool's ``apply`` (and ``apply_parts``) writes files its own way, so
+:func:`record_applies` wraps its effect in a :class:`JournaledEffect`: before the apply runs, the
 files its typed preview names (:attr:`xcsh.pending.Preview.paths`, relative
 to the workspace; for a partial apply, those of the subset applied) are read
 and an intent record with their before content is fsynced; after it returns
@@ -21,19 +21,25 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+from xcsh.core import AgentToolResult
 from xcsh.core.protected import protected_reason
 from xcsh.fs import Workspace
 from xcsh.fs.confined import ConfinedError, RootDir, sha256_hex
 from xcsh.journal.records import COMMITTED, ROLLED_BACK, FileRecord
 from xcsh.journal.store import Journal, JournalError, OpenEntry
-from xcsh.pending import PendingAction, PendingActionStore, Preview
-from xcsh.pending.action import (
+from xcsh.pending import (
     ApplyFailedError,
-    ApplyPartsCallback,
-    CallbackResult,
-    call_maybe_async,
+    ApplyReport,
+    CheckVerdict,
+    PendingAction,
+    PendingActionStore,
+    PendingEffect,
+    Preview,
+    RebuiltAction,
+    Supports,
 )
 
 log = logging.getLogger(__name__)
@@ -53,37 +59,95 @@ def journaled(journal: Journal) -> Callable[[PendingAction], PendingAction]:
 
 
 def journal_action(action: PendingAction, journal: Journal) -> PendingAction:
-    """``action``, with what its ``apply`` (and ``apply_parts``) write recorded in ``journal``.
+    """``action``, with what its apply (and apply of parts) write recorded in ``journal``.
 
     Returns:
-        A new action, marked ``journaled``, when ``action`` names files and does
-        not journal itself; otherwise ``action`` unchanged.
+        A new action whose effect is a :class:`JournaledEffect` around its own,
+        when ``action`` names files and its effect does not record itself;
+        otherwise ``action`` unchanged.
     """
-    if action.journaled:
+    if action.supports.records_itself:
         return action
     paths = _paths(journal, action.preview.paths)
     if not paths:
         return action
-    original = action.apply
-    original_parts = action.apply_parts
-    # the label and source the entry records are the action's, fixed now
-    label, source = action.label, action.source_tool_name
+    effect = JournaledEffect(
+        inner=action.effect,
+        journal=journal,
+        label=action.label,
+        source_tool_name=action.source_tool_name,
+        paths=tuple(paths),
+    )
+    return dataclasses.replace(action, effect=effect)
 
-    async def apply(reason: str) -> CallbackResult:
-        return await _journaled(journal, label, source, paths, lambda: original(reason))
 
-    apply_parts: ApplyPartsCallback | None = None
-    if original_parts is not None:
-        run_parts = original_parts
+@dataclass(frozen=True, kw_only=True)
+class JournaledEffect(PendingEffect):
+    """An effect whose apply is recorded in the undo journal around it.
 
-        async def apply_subset(subset: Preview, reason: str) -> CallbackResult:
-            chosen = _paths(journal, subset.paths) or paths
-            return await _journaled(
-                journal, label, source, chosen, lambda: run_parts(subset, reason)
-            )
+    Before ``inner``'s apply runs, the files named (relative to the workspace)
+    are read and an intent record with their content is fsynced; after it
+    returns or raises, their new content is the outcome. A file whose real
+    place is protected (``.git``, ``.hg``, ``.xcsh``) is refused first.
 
-        apply_parts = apply_subset
-    return dataclasses.replace(action, apply=apply, apply_parts=apply_parts, journaled=True)
+    Args:
+        inner: the effect that writes.
+        journal: where the entry goes.
+        label: the entry's label (the action's).
+        source_tool_name: recorded with the entry.
+        paths: the files recorded for a whole apply; a partial apply records the
+            subset's files.
+    """
+
+    inner: PendingEffect
+    journal: Journal
+    label: str
+    source_tool_name: str
+    paths: tuple[str, ...]
+
+    @property
+    def supports(self) -> Supports:
+        """``inner``'s, and it records itself."""
+        return dataclasses.replace(self.inner.supports, records_itself=True)
+
+    async def apply(self, reason: str) -> ApplyReport:
+        """``inner``'s apply, recorded."""
+        return await self._recorded(list(self.paths), lambda: self.inner.apply(reason))
+
+    async def apply_parts(self, subset: Preview, reason: str) -> ApplyReport:
+        """``inner``'s apply of ``subset``, recording the subset's files."""
+        chosen = _paths(self.journal, subset.paths) or list(self.paths)
+        return await self._recorded(chosen, lambda: self.inner.apply_parts(subset, reason))
+
+    async def reject(self, reason: str) -> AgentToolResult | None:
+        """``inner``'s clean-up."""
+        return await self.inner.reject(reason)
+
+    async def rebuild(self) -> RebuiltAction | None:
+        """``inner``'s rebuild (the store wraps the new action again on push)."""
+        return await self.inner.rebuild()
+
+    async def check_parts(self, subset: Preview) -> CheckVerdict:
+        """``inner``'s check of a subset."""
+        return await self.inner.check_parts(subset)
+
+    async def _recorded(
+        self, paths: list[str], run: Callable[[], Awaitable[ApplyReport]]
+    ) -> ApplyReport:
+        for path in paths:
+            refusal = protected_reason(path)
+            if refusal is not None:  # a link in the workspace may lead there
+                raise ApplyFailedError(refusal)
+        entry = _begin(self.journal, self.label, self.source_tool_name, paths)
+        committed = False
+        try:
+            report = await run()
+        finally:
+            if entry is not None:
+                committed = _finish(self.journal, entry, paths)
+        if entry is None or not committed:
+            return report
+        return dataclasses.replace(report, journal_entry=entry.record.seq)
 
 
 def _paths(journal: Journal, names: list[str]) -> list[str]:
@@ -95,25 +159,6 @@ def _paths(journal: Journal, names: list[str]) -> list[str]:
         if located is not None and located[0] == ws.root and located[1] != ".":
             paths.append(located[1])
     return list(dict.fromkeys(paths))
-
-
-async def _journaled(
-    journal: Journal,
-    label: str,
-    source: str,
-    paths: list[str],
-    run: Callable[[], CallbackResult | Awaitable[CallbackResult]],
-) -> CallbackResult:
-    for path in paths:
-        refusal = protected_reason(path)
-        if refusal is not None:  # a link in the workspace may lead there
-            raise ApplyFailedError(refusal)
-    entry = _begin(journal, label, source, paths)
-    try:
-        return await call_maybe_async(run)
-    finally:
-        if entry is not None:
-            _finish(journal, entry, paths)
 
 
 def _read(root: Path, paths: list[str]) -> dict[str, tuple[bytes | None, int | None]]:
@@ -153,7 +198,8 @@ def _begin(journal: Journal, label: str, source: str, paths: list[str]) -> OpenE
         return None
 
 
-def _finish(journal: Journal, entry: OpenEntry, paths: list[str]) -> None:
+def _finish(journal: Journal, entry: OpenEntry, paths: list[str]) -> bool:
+    """Record the outcome of ``entry``; True when it committed a change."""
     try:
         after = _read(journal.root, paths)
         hashes = {p: (None if data is None else sha256_hex(data)) for p, (data, _) in after.items()}
@@ -163,13 +209,15 @@ def _finish(journal: Journal, entry: OpenEntry, paths: list[str]) -> None:
     except (OSError, ConfinedError, JournalError):
         journal.release(entry)
         log.warning("cannot record the end of %r in the undo journal", entry.record.label)
+        return False
+    return changed
 
 
 def record_applies(store: PendingActionStore, journal: Journal) -> None:
     """Journal the apply of every action on ``store``, now and from now on.
 
-    Composes :func:`journaled` into the store once. Actions that journal themselves
-    (``action.journaled``) are left alone.
+    Composes :func:`journaled` into the store once. Actions whose effect records
+    itself (``action.supports.records_itself``) are left alone.
 
     Raises:
         RuntimeError: the store already composes a wrapper.

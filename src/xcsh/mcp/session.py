@@ -39,7 +39,6 @@ from xcsh.pending import (
     RESOLVE_TOOL_NAME,
     PendingAction,
     PendingActionStore,
-    call_maybe_async,
 )
 
 logger = logging.getLogger(__name__)
@@ -314,10 +313,8 @@ class McpSession:
 
 
 async def _reject(action: PendingAction, reason: str) -> None:
-    if action.reject is None:
-        return
     try:
-        await call_maybe_async(action.reject, reason)
+        await action.effect.reject(reason)
     except Exception:  # user clean-up code: report it, keep discarding the rest
         logger.exception("reject of pending action %r failed", action.label)
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import mcp_types as types
 
 from xcsh import tools as builtin
-from xcsh.agent.approval import approval_resolve_tool
+from xcsh.agent.policy.approval import approval_resolve_tool
 from xcsh.checks import Checker
 from xcsh.core import Content, ImageContent, TextContent, Tool
 from xcsh.journal import Journal, record_applies
@@ -101,6 +101,7 @@ def custom_tool_factory(
     trust_project: bool = False,
     on_errors: Callable[[list[LoadError]], None] | None = None,
     checker: Checker | None = None,
+    journal: Journal | None = None,
 ) -> McpToolsFactory:
     """The folder's custom tools, built for each session from modules imported once.
 
@@ -119,6 +120,7 @@ def custom_tool_factory(
         on_errors: receives the load errors (and the untrusted-folder notice)
             of every load; loading itself never raises because of a tool module.
         checker: the project's check, for ``api.apush_pending_action``.
+        journal: the workspace's undo journal, for ``api.file_changes``.
     """
     folder = Path(cwd)
     prepared: list[CustomToolSet] = []
@@ -126,7 +128,7 @@ def custom_tool_factory(
     def build(store: PendingActionStore) -> list[Tool]:
         if not prepared:
             prepared.append(prepare_custom_tools(folder, trust_project=trust_project))
-        result = prepared[0].build(store=store, checker=checker)
+        result = prepared[0].build(store=store, checker=checker, journal=journal)
         if result.errors and on_errors is not None:
             on_errors(list(result.errors))
         return result.tools

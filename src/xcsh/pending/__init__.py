@@ -1,7 +1,8 @@
 """Pending actions: previews waiting for an explicit apply or discard.
 
-A :class:`PendingAction` carries a typed :class:`Preview` (id, files, changes
-with ids, diff); ``resolve`` returns a :class:`ResolveOutcome` as its details.
+A :class:`PendingAction` is data (a typed :class:`Preview`: id, files,
+changes with ids, diff) plus one :class:`PendingEffect`, what resolving it
+does; ``resolve`` returns a :class:`ResolveOutcome` as its details.
 The exact texts of ``resolve`` are in ``docs/resolve.md``.
 """
 
@@ -11,12 +12,20 @@ from xcsh.pending.action import (
     PendingAction,
     PushOrigin,
     StalePreviewError,
-    call_maybe_async,
 )
 from xcsh.pending.check import NOT_CHECKED, STATUS_WORDS, CheckStatus, CheckVerdict
+from xcsh.pending.effect import (
+    ApplyReport,
+    CallbackEffect,
+    PendingEffect,
+    RebuiltAction,
+    Supports,
+    call_maybe_async,
+)
 from xcsh.pending.outcome import ApplyFailure, ResolveOutcome, ResolveStatus
-from xcsh.pending.parts import describe_rebuild, grouped, select_parts
+from xcsh.pending.parts import grouped, select_parts
 from xcsh.pending.preview import LeftOut, Preview, PreviewChange, PreviewFile
+from xcsh.pending.rebuilt import RebuiltPreview, compare_rebuilt, describe_rebuild, preview_digest
 from xcsh.pending.resolve import (
     BLANK_REASON_MESSAGE,
     NOTHING_PENDING_MESSAGE,
@@ -25,6 +34,7 @@ from xcsh.pending.resolve import (
     check_request,
     create_resolve_tool,
     discard_action,
+    resolve_outcome,
     resolve_top,
 )
 from xcsh.pending.store import PendingActionStore, PushListener
@@ -38,26 +48,35 @@ __all__ = [
     "STATUS_WORDS",
     "ApplyFailedError",
     "ApplyFailure",
+    "ApplyReport",
+    "CallbackEffect",
     "CheckStatus",
     "CheckVerdict",
     "LeftOut",
     "PendingAction",
     "PendingActionStore",
+    "PendingEffect",
     "Preview",
     "PreviewChange",
     "PreviewFile",
     "PushListener",
     "PushOrigin",
+    "RebuiltAction",
+    "RebuiltPreview",
     "ResolveOutcome",
     "ResolveParams",
     "ResolveStatus",
     "StalePreviewError",
+    "Supports",
     "call_maybe_async",
     "check_request",
+    "compare_rebuilt",
     "create_resolve_tool",
     "describe_rebuild",
     "discard_action",
     "grouped",
+    "preview_digest",
+    "resolve_outcome",
     "resolve_top",
     "select_parts",
 ]

@@ -64,6 +64,12 @@ class ResolveOutcome(ToolDetails):
             to ``source_tool_name``.
         check: for an apply with ``only`` and ``check: true``, the verdict of
             the project's check on the parts applied.
+        written: for ``status == "applied"``, the files the apply wrote, relative
+            to the workspace (``()`` when its tool does not say).
+        journal_entry: for ``status == "applied"``, the undo journal's entry
+            recording it (``xcsh undo N``); ``None`` when not recorded.
+        warnings: for ``status == "applied"``, what went wrong after the files
+            landed (each one sentence; the result's text says them too).
     """
 
     action: str
@@ -78,6 +84,9 @@ class ResolveOutcome(ToolDetails):
     failure: ApplyFailure | None = None
     source_label: str = ""
     check: CheckVerdict | None = None
+    written: tuple[str, ...] = ()
+    journal_entry: int | None = None
+    warnings: tuple[str, ...] = ()
 
     @property
     def badge(self) -> str:
@@ -93,6 +102,10 @@ class ResolveOutcome(ToolDetails):
     def left_stack(self) -> bool:
         """True when the action left the stack (anything but a failed apply or a rebuild)."""
         return self.status not in ("failed", "rebuilt")
+
+    def event_json(self) -> JsonObject:
+        """Every field: the events a script watches say what happened, not only what was asked."""
+        return self.to_json()
 
     def contract(self) -> JsonObject:
         """Give the details the resolve contract names, as a JSON object.

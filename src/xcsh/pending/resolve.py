@@ -23,12 +23,10 @@ from xcsh.pending.action import (
     StalePreviewError,
 )
 from xcsh.pending.check import CheckVerdict
+from xcsh.pending.effect import ApplyReport
 from xcsh.pending.outcome import ApplyFailure, ResolveOutcome, ResolveStatus
-from xcsh.pending.parts import (
-    describe_rebuild,
-    grouped,
-    select_parts,
-)
+from xcsh.pending.parts import grouped, select_parts
+from xcsh.pending.rebuilt import describe_rebuild
 from xcsh.pending.store import PendingActionStore
 
 RESOLVE_TOOL_NAME = "resolve"
@@ -181,7 +179,7 @@ async def resolve_top(
             only = chosen
     verdict = None
     if params.check and only is not None:
-        if not action.can_check_parts:
+        if not action.supports.check_parts:
             store.restore(action)
             raise ToolError(
                 f"{action.id} cannot check a subset of its changes (no project check here, or "
@@ -189,7 +187,7 @@ async def resolve_top(
                 "discard it."
             )
         try:
-            verdict = await action.run_check_parts(action.preview.subset(only))
+            verdict = await action.effect.check_parts(action.preview.subset(only))
         except BaseException:
             store.restore(action)
             raise
@@ -232,26 +230,24 @@ async def _apply(
 ) -> AgentToolResult[ResolveOutcome]:
     try:
         if only is None:
-            result = await action.run_apply(reason)
+            report = await action.effect.apply(reason)
         else:  # select_parts checked that the action can apply a subset
-            result = await action.run_apply_parts(action.preview.subset(only), reason)
+            report = await action.effect.apply_parts(action.preview.subset(only), reason)
     except asyncio.CancelledError:
         store.restore(action)
         raise
     except StalePreviewError as exc:
-        if action.rebuild is not None:
+        if action.supports.rebuild:
             return await _rebuild(store, action, reason, exc)
         return _failed(store, action, reason, exc)
     except Exception as exc:  # any failure of user code keeps the action pending
         return _failed(store, action, reason, exc)
-    text = result.text if result is not None else ""
-    if not text:
-        text = f"Applied: {action.label}."
+    text = report.text or f"Applied: {action.label}."
     if only is None and action.preview.check is not None:
         text += "\n" + action.preview.check.summary()
-    is_error = result.is_error if result is not None else False
     if only is None:
-        return _result(text, _outcome(action, "apply", reason, "applied"), is_error=is_error)
+        details = _outcome(action, "apply", reason, "applied", **_written(report))
+        return _result(text, details, is_error=report.is_error)
     keep = set(only)
     applied = tuple(c for c in action.preview.changes if c.id in keep)
     dropped = tuple(c for c in action.preview.changes if c.id not in keep)
@@ -260,11 +256,27 @@ async def _apply(
         f"({action.label}): {grouped(applied)}. Discarded: {grouped(dropped)}."
     )
     details = _outcome(
-        action, "apply", reason, "applied", applied=applied, dropped=dropped, check=subset_check
+        action,
+        "apply",
+        reason,
+        "applied",
+        applied=applied,
+        dropped=dropped,
+        check=subset_check,
+        **_written(report),
     )
     if subset_check is not None:
         text += f"\nOn the parts applied: {subset_check.summary()}"
-    return _result(f"{head}\n{text}", details, is_error=is_error)
+    return _result(f"{head}\n{text}", details, is_error=report.is_error)
+
+
+def _written(report: ApplyReport) -> dict[str, object]:
+    """The outcome's fields for what an apply wrote."""
+    return {
+        "written": report.files,
+        "journal_entry": report.journal_entry,
+        "warnings": report.warnings,
+    }
 
 
 def _failed(
@@ -290,15 +302,18 @@ async def _rebuild(
     """The files of ``action`` changed since its preview: preview again, leave that pending."""
     files = ", ".join(stale.files) or "its files"
     try:
-        rebuilt = await action.run_rebuild()
+        rebuilt = await action.effect.rebuild()
     except Exception as exc:  # the old preview can never apply; keep it for a discard
         store.restore(action)
+        why = str(exc) or type(exc).__name__
         text = (
             f"Not applied: the files of {action.id} changed since its preview ({files}), and "
-            f"previewing it again failed: {str(exc) or type(exc).__name__}\n"
+            f"previewing it again failed: {why}\n"
             f"{action.id} is still pending; discard it."
         )
-        return _result(text, _outcome(action, "apply", reason, "failed"), is_error=True)
+        failure = ApplyFailure(message=f"previewing it again failed: {why}", stale=stale.stale)
+        details = _outcome(action, "apply", reason, "failed", failure=failure)
+        return _result(text, details, is_error=True)
     if rebuilt is None:
         text = (
             f"Not applied: the files of {action.id} changed since its preview ({files}). "
@@ -306,16 +321,27 @@ async def _rebuild(
             "nothing changed."
         )
         return _result(text, _outcome(action, "apply", reason, "rebuilt"), is_error=True)
-    fresh, preview_text = rebuilt
-    new_action = store.push(fresh, origin=action.origin)
+    new_action = store.push(rebuilt.action, origin=action.origin)
     changes = describe_rebuild(action, new_action)
     text = (
         f"Not applied: the files of {action.id} changed since its preview ({files}). "
         f"It was previewed again against them as {new_action.id}, which is now pending "
-        f"instead: {changes}. Check it, then resolve {new_action.id}.\n{preview_text}"
+        f"instead: {changes}. Check it, then resolve {new_action.id}.\n{rebuilt.text}"
     )
     details = _outcome(action, "apply", reason, "rebuilt", rebuilt=new_action.preview)
     return _result(text, details, is_error=True)
+
+
+def resolve_outcome(tool_name: str, details: object) -> ResolveOutcome | None:
+    """The outcome of a ``resolve`` result (``tool_name`` and the result's ``details``).
+
+    Returns:
+        The :class:`ResolveOutcome`, or ``None`` for another tool's result and
+        for a ``resolve`` that refused (nothing pending, bad arguments).
+    """
+    if tool_name != RESOLVE_TOOL_NAME or not isinstance(details, ResolveOutcome):
+        return None
+    return details
 
 
 async def discard_action(action: PendingAction, reason: str) -> AgentToolResult[ResolveOutcome]:
@@ -329,10 +355,8 @@ async def discard_action(action: PendingAction, reason: str) -> AgentToolResult[
     """
     default = f"Discarded: {action.label}. Reason: {reason}"
     details = _outcome(action, "discard", reason, "discarded")
-    if action.reject is None:
-        return _result(default, details)
     try:
-        result = await action.run_reject(reason)
+        result = await action.effect.reject(reason)
     except Exception as exc:  # the discard stands; only its clean-up failed
         message = str(exc) or type(exc).__name__
         return _result(f"{default}\nDiscard clean-up failed: {message}", details, is_error=True)
@@ -349,5 +373,6 @@ __all__ = [
     "check_request",
     "create_resolve_tool",
     "discard_action",
+    "resolve_outcome",
     "resolve_top",
 ]

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 
 from xcsh.core import running_tool_call
-from xcsh.pending.action import PendingAction, PushOrigin, stamp
+from xcsh.pending.action import PendingAction, PushOrigin
 
 PushListener = Callable[[PendingAction, int], None]
 """``listener(action, count)``: runs synchronously after each push, outside the lock.
@@ -59,30 +59,30 @@ class PendingActionStore:
             self._stack = [wrap(action) for action in self._stack]
 
     def push(self, action: PendingAction, *, origin: PushOrigin | None = None) -> PendingAction:
-        """Stamp ``action``, put it on top, notify push listeners, and return what is on top.
+        """Stamp a copy of ``action``, put it on top, notify push listeners, and return it.
 
-        Stamping fills the two fields the store owns, once, before anyone else
-        sees the action: its preview gets the next id (``p1``, ``p2``, ...) when
-        it has none (an id from :meth:`new_preview_id` is kept), and its
-        :attr:`~PendingAction.origin` becomes ``origin`` when given (a rebuilt
-        preview keeps the one it replaces), else the tool call running in this
-        task (:func:`xcsh.core.running_tool_call`), else stays as it is. So
-        ``store.push(a); store.peek() is a`` holds, unless a wrapper is composed
-        (:meth:`compose`): then the wrapper's value is on top and returned.
+        Stamping fills the two fields the store owns, on a copy
+        (``dataclasses.replace``; ``action`` itself never changes): its preview
+        gets the next id (``p1``, ``p2``, ...) when it has none (an id from
+        :meth:`new_preview_id` is kept), and its ``origin`` becomes ``origin``
+        when given (a rebuilt preview keeps the one it replaces), else the tool
+        call running in this task (:func:`xcsh.core.running_tool_call`), else
+        stays as it is. A composed wrapper (:meth:`compose`) then wraps the copy.
 
         Returns:
-            The action as it is on the stack (what :meth:`peek` and :meth:`pop` give).
+            The action as it is on the stack (what :meth:`peek`, :meth:`find` and
+            :meth:`pop` give), stamped; read its id from there.
         """
-        if not action.preview.id:
-            stamp(action, preview=dataclasses.replace(action.preview, id=self.new_preview_id()))
+        preview = action.preview
+        if not preview.id:
+            preview = dataclasses.replace(preview, id=self.new_preview_id())
         if origin is None:
             call = running_tool_call()
-            origin = PushOrigin.of_call(call) if call is not None else None
-        if origin is not None:
-            stamp(action, origin=origin)
+            origin = PushOrigin.of_call(call) if call is not None else action.origin
+        stamped = dataclasses.replace(action, preview=preview, origin=origin)
         with self._lock:
             wrap = self._wrap
-        kept = wrap(action) if wrap is not None else action
+        kept = wrap(stamped) if wrap is not None else stamped
         with self._lock:
             self._stack.append(kept)
             count = len(self._stack)
@@ -99,6 +99,11 @@ class PendingActionStore:
         """
         with self._lock:
             self._stack.append(action)
+
+    def find(self, preview_id: str) -> PendingAction | None:
+        """The pending action whose preview id is ``preview_id`` (``p3``), or ``None``."""
+        with self._lock:
+            return next((a for a in self._stack if a.id == preview_id), None)
 
     def peek(self) -> PendingAction | None:
         """The top action, or ``None`` when the stack is empty."""

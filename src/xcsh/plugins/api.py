@@ -36,6 +36,7 @@ from xcsh.core import (
     describe_value_type,
 )
 from xcsh.core.protected import protected_reason
+from xcsh.journal import Journal, file_changes_action, proposed_changes
 from xcsh.pending import (
     DEFAULT_SOURCE_TOOL_NAME,
     CheckVerdict,
@@ -112,6 +113,8 @@ class CustomToolAPI:
             ``"entry_point"`` (informational).
         checker: the project's check, run by :meth:`apush_pending_action` on
             the files an action declares (``None``: not available).
+        journal: the workspace's undo journal, which the actions of
+            :meth:`file_changes` write through (``None``: unrecorded).
     """
 
     def __init__(
@@ -123,9 +126,11 @@ class CustomToolAPI:
         ui: ToolUI | None = None,
         source: str = "user",
         checker: Checker | None = None,
+        journal: Journal | None = None,
     ) -> None:
         self.cwd = Path(cwd)
         self._checker = checker
+        self._journal = journal
         self.logger = logger or logging.getLogger("xcsh.custom_tools")
         self.ui: ToolUI = ui if ui is not None else HeadlessUI(self.logger)
         self.source = source
@@ -179,6 +184,61 @@ class CustomToolAPI:
                 raise ToolError(refusal)
         return self._store.push(pending).id
 
+    def file_changes(
+        self,
+        label: str,
+        files: Mapping[str, bytes | str | None],
+        *,
+        source_tool_name: str = DEFAULT_SOURCE_TOOL_NAME,
+        details: object = None,
+    ) -> PendingAction:
+        """A pending action that writes ``files`` when applied: push it to preview it.
+
+        Each file becomes one change of the preview (its diff against what the
+        file holds now; ``resolve``'s ``only`` picks files by path or change id);
+        applying writes all of them, or the chosen ones, through the workspace's
+        undo journal, all or nothing (``xcsh undo`` takes it back). A file
+        changed since the preview is refused, naming it. The tool writes nothing
+        itself: no ``apply`` to write.
+
+        Args:
+            label: the preview's label (``"Add license headers: 3 files"``).
+            files: each path (relative to :attr:`cwd`) mapped to its new
+                content (bytes, or text written as UTF-8); ``None`` deletes it.
+                Files whose content does not change are left out.
+            source_tool_name: the badge shown with the label.
+            details: the tool's own data, carried by the action.
+
+        Returns:
+            The action, not pushed yet: ``api.push_pending_action(action)`` gives
+            its preview id.
+
+        Raises:
+            ToolError: a path is outside the workspace, in ``.git``, ``.hg`` or
+                ``.xcsh``, or not a regular file; a content is neither bytes nor text.
+        """
+        contents: dict[str, bytes | None] = {}
+        for path, content in files.items():
+            if isinstance(content, str):
+                content = content.encode("utf-8")
+            if content is not None and not isinstance(content, bytes | bytearray):
+                raise ToolError(
+                    f"file_changes '{label}': each path maps to bytes, text or None; "
+                    f"{path!r} maps to {describe_value_type(content)}."
+                )
+            contents[path] = None if content is None else bytes(content)
+        store = self._store if self._store is not None else PendingActionStore()
+        return file_changes_action(
+            store,
+            self.cwd,
+            proposed_changes(self.cwd, contents),
+            label=label,
+            source_tool_name=source_tool_name,
+            journal=self._journal,
+            details=details,
+            check=self._checker.check if self._checker is not None else None,
+        )
+
     async def apush_pending_action(
         self,
         action: CustomToolPendingAction | Mapping[str, object],
@@ -222,8 +282,7 @@ class CustomToolAPI:
             pending = dataclasses.replace(
                 pending, preview=dataclasses.replace(pending.preview, check=verdict)
             )
-        self._store.push(pending)
-        return pending.id
+        return self._store.push(pending).id
 
     async def exec(
         self,

@@ -27,6 +27,7 @@ from typing import TypeVar
 
 from xcsh.checks import Checker
 from xcsh.core import AgentTool, UsageError, describe_value_type
+from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore
 from xcsh.plugins.api import TOOL_NAME_PATTERN, CustomTool, CustomToolAPI, ToolUI
 from xcsh.plugins.discovery import (
@@ -82,10 +83,16 @@ class CustomToolSet:
         builtin_names: Iterable[str] = BUILTIN_TOOL_NAMES,
         ui: ToolUI | None = None,
         checker: Checker | None = None,
+        journal: Journal | None = None,
     ) -> LoadResult:
         """Call every factory for one session; arguments as :func:`load_custom_tools`."""
         loader = _Loader(
-            cwd=self.cwd, store=store, ui=ui, builtin_names=builtin_names, checker=checker
+            cwd=self.cwd,
+            store=store,
+            ui=ui,
+            builtin_names=builtin_names,
+            checker=checker,
+            journal=journal,
         )
         for step in self.steps:
             if isinstance(step, LoadError):
@@ -101,10 +108,13 @@ class CustomToolSet:
         builtin_names: Iterable[str] = BUILTIN_TOOL_NAMES,
         ui: ToolUI | None = None,
         checker: Checker | None = None,
+        journal: Journal | None = None,
     ) -> LoadResult:
         """:meth:`abuild` from sync code (inside a running loop, on a worker thread)."""
         return _run_sync(
-            self.abuild(store=store, builtin_names=builtin_names, ui=ui, checker=checker)
+            self.abuild(
+                store=store, builtin_names=builtin_names, ui=ui, checker=checker, journal=journal
+            )
         )
 
 
@@ -170,16 +180,21 @@ async def aload_custom_tools(
     entry_points: bool = True,
     ui: ToolUI | None = None,
     checker: Checker | None = None,
+    journal: Journal | None = None,
 ) -> LoadResult:
     """Discover and load custom tools; the async form of :func:`load_custom_tools`.
 
     Async factories are awaited on the running event loop. Arguments and
-    result as :func:`load_custom_tools`.
+    result as :func:`load_custom_tools`, and: ``checker``, the project's check,
+    and ``journal``, the workspace's undo journal, both handed to each tool's
+    :class:`~xcsh.plugins.api.CustomToolAPI`.
     """
     prepared = await aprepare_custom_tools(
         cwd, home=home, trust_project=trust_project, entry_points=entry_points
     )
-    return await prepared.abuild(store=store, builtin_names=builtin_names, ui=ui, checker=checker)
+    return await prepared.abuild(
+        store=store, builtin_names=builtin_names, ui=ui, checker=checker, journal=journal
+    )
 
 
 def load_custom_tools(
@@ -263,10 +278,12 @@ class _Loader:
         ui: ToolUI | None,
         builtin_names: Iterable[str],
         checker: Checker | None = None,
+        journal: Journal | None = None,
     ) -> None:
         self.cwd = cwd
         self.store = store
         self.checker = checker
+        self.journal = journal
         self.ui = ui
         self.result = LoadResult()
         self.taken: dict[str, str] = {name: "" for name in builtin_names}
@@ -303,6 +320,7 @@ class _Loader:
             ui=self.ui,
             source=source,
             checker=self.checker,
+            journal=self.journal,
         )
         try:
             outcome = factory(api)

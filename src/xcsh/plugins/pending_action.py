@@ -20,7 +20,7 @@ from xcsh.pending import (
     PreviewChange,
     PreviewFile,
 )
-from xcsh.pending.action import ApplyCallback, CallbackResult, RejectCallback
+from xcsh.pending.effect import ApplyCallback, CallbackResult, RejectCallback
 
 PartIdsCallback: TypeAlias = (
     "Callable[[list[str], str], CallbackResult | Awaitable[CallbackResult]]"

@@ -329,7 +329,7 @@ def _needs_asking(folder: str | Path, home: str | Path | None) -> bool | None:
     return None
 
 
-def _decide(folder: str | Path, answer: object, home: str | Path | None) -> bool:
+def _decide(folder: str | Path, answer: bool | str, home: str | Path | None) -> bool:
     if answer is True:
         choice = "always"
     elif isinstance(answer, str):

@@ -232,13 +232,13 @@ def _calls_in(block: str, offered: Collection[str]) -> tuple[list[ToolCall], str
     return (calls, "\n".join(left)) if calls else ([], block)
 
 
-def _json_values(block: str) -> list[tuple[object, str]] | None:
+def _json_values(block: str) -> list[tuple[JsonValue, str]] | None:
     """The JSON values written one after another in ``block``, each with its text.
 
     Only whitespace may come between them; ``None`` when anything else is there.
     """
     decoder = json.JSONDecoder()
-    values: list[tuple[object, str]] = []
+    values: list[tuple[JsonValue, str]] = []
     at = 0
     while True:
         while at < len(block) and block[at].isspace():

@@ -14,7 +14,7 @@ import dataclasses
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from xcsh.core import ToolError
 from xcsh.structural.base.errors import BadLimit, Doubt, PatternMatchesNothing
@@ -121,15 +121,24 @@ def iter_matches(
 
 
 def _prepared(
-    what: MatchSpec, where: ScopeSpec, skipped: list[SkippedFile] | None, **changes: Any
+    what: MatchSpec,
+    where: ScopeSpec,
+    skipped: list[SkippedFile] | None,
+    *,
+    max_matches: int | None,
+    records: RecordFormat | None = None,
 ) -> tuple[Query, Scope]:
     """The scope and the compiled query of a streamed search.
 
-    The scope and the compiled query (with ``changes``) of a streamed search; its
-    left-out files go to ``skipped``. Raises as :func:`search`, before any streaming.
+    The query builds at most ``max_matches`` matches per file and, with
+    ``records``, renders them as printed records (see :class:`Query`); the
+    scope's left-out files go to ``skipped``. Raises as :func:`search`, before
+    any streaming.
     """
     scope = resolve_scope(where, rules=bool(what.rules))
-    query = dataclasses.replace(compile_query(what, scope), **changes)
+    query = dataclasses.replace(
+        compile_query(what, scope), max_matches=max_matches, records=records
+    )
     if skipped is not None:
         skipped.extend(scope.skipped)
     return query, scope

@@ -75,7 +75,7 @@ def chosen_changes(action: PendingAction, only: Sequence[str] | None) -> list[Pr
 
 def reviewable(action: PendingAction) -> bool:
     """True when the action can be applied in part (so ``[r]eview`` makes sense)."""
-    return action.apply_parts is not None and action.preview.has_parts
+    return action.supports.apply_parts and action.preview.has_parts
 
 
 async def review_changes(changes: Sequence[PreviewChange], read: Read, show: Show) -> list[str]:

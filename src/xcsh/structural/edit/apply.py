@@ -80,7 +80,7 @@ def apply_preview(
     from xcsh.journal import apply_changes  # a search never loads the writer
 
     ws = Workspace(preview.root)
-    changes = _changes(ws, preview)
+    changes = journal_changes(preview)
     stale = stale_files(preview)
     if stale:
         from xcsh.pending import StalePreviewError  # only an apply needs it
@@ -107,14 +107,18 @@ def apply_preview(
     )
 
 
-def _changes(ws: Workspace, preview: EditPreview) -> list[Change]:
+def journal_changes(preview: EditPreview) -> list[Change]:
     """The journal's changes for ``preview``'s files, each named inside the workspace.
+
+    Each is the file's real place below the workspace, the bytes read at preview
+    time, the new bytes and the identity of the file read.
 
     Raises:
         ToolError: a file is outside the workspace now (nothing written).
     """
     from xcsh.journal import Change
 
+    ws = Workspace(preview.root)
     outside: list[str] = []
     changes: list[Change] = []
     for edit in preview.files:

@@ -23,6 +23,7 @@ from xcsh.structural.scan.spec import EditOp, EditSpec, MatchSpec, ScopeSpec
 from xcsh.structural.tools.details import AstEditDetails, AstGrepDetails, LeftOutFile
 from xcsh.structural.tools.edit_action import (
     EditAction,
+    EditProducer,
     build_edit_action,
     empty_scope_note,
     push_edit_preview,
@@ -387,6 +388,9 @@ def create_ast_edit_tool(
     copy with the preview applied; the verdict is the typed preview's ``check``
     and a paragraph of the text.
     """
+    producer = EditProducer(
+        store=store, journal=journal, check_files=checker.check if checker is not None else None
+    )
 
     async def run(params: AstEditParams, ctx: ToolCallContext) -> AgentToolResult[AstEditDetails]:
         edit = _edit_spec(params)
@@ -412,14 +416,12 @@ def create_ast_edit_tool(
         elif params.check and preview.total:
             note = NO_CHECKS_HERE
         return push_edit_preview(
-            store,
+            producer,
             preview,
             offered.arguments,
-            computing(offered.edit),
-            journal=journal,
+            recompute=computing(offered.edit),
             check=verdict,
             check_note=note,
-            check_files=checker.check if checker is not None else None,
             notes=offered.notes,
             apply_note=offered.apply_note,
         )
@@ -438,6 +440,7 @@ __all__ = [
     "AstEditParams",
     "AstGrepParams",
     "EditAction",
+    "EditProducer",
     "build_edit_action",
     "create_ast_edit_tool",
     "create_ast_grep_tool",

@@ -3,22 +3,24 @@
 :func:`build_edit_action` turns an engine :class:`EditPreview` into the
 tool's result text (every change with its id, notes on files left out) and
 a :class:`~xcsh.pending.PendingAction` carrying the typed
-:class:`~xcsh.pending.Preview`, whose ``apply`` and ``apply_parts`` both
-write through :func:`~xcsh.structural.engine.apply_preview`, and whose
-``rebuild`` previews the same edit again when its files changed.
+:class:`~xcsh.pending.Preview`, whose effect is a
+:class:`~xcsh.journal.FileChangesEffect` over the previewed bytes: it writes
+all of them or a subset of the replacements through the undo journal, and
+previews the same edit again when its files changed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from xcsh.core import AgentToolResult, JsonObject, TextContent
 from xcsh.core.wording import name_list
-from xcsh.journal import Journal, finish_in_thread
+from xcsh.journal import Applied, Change, FileChangesEffect, Journal
+from xcsh.journal.effects import CheckFiles
 from xcsh.pending import (
     CheckVerdict,
     LeftOut,
@@ -27,10 +29,12 @@ from xcsh.pending import (
     Preview,
     PreviewChange,
     PreviewFile,
+    RebuiltAction,
 )
 from xcsh.structural.base.results import EditPreview
+from xcsh.structural.edit.apply import AppliedEdit, journal_changes
 from xcsh.structural.edit.scan_edit import BROKEN_REASON
-from xcsh.structural.engine import apply_preview, select_replacements
+from xcsh.structural.engine import select_replacements
 from xcsh.structural.tools.details import AppliedEditDetails, AstEditDetails, LeftOutFile
 from xcsh.structural.tools.edit_text import applied_result, edit_label, edit_notes, result_text
 
@@ -50,8 +54,6 @@ class EditAction:
 
 Recompute = Callable[[], EditPreview]
 """``recompute()``: the same edit previewed again against the files as they are now."""
-CheckFiles = Callable[[dict[str, bytes]], Awaitable[CheckVerdict]]
-"""``await check_files(files)``: the project's check on ``files`` staged over the workspace."""
 
 
 def _typed_preview(
@@ -133,51 +135,66 @@ def _overlap_note(store: PendingActionStore, files: list[str]) -> str | None:
     )
 
 
+@dataclass(frozen=True, kw_only=True)
+class EditProducer:
+    """How one front end turns ``ast_edit`` previews into pending actions (the same for each).
+
+    Args:
+        store: gives the ids; notes name the pending previews touching the same files.
+        journal: the workspace's undo journal the apply records into (``None``:
+            unrecorded).
+        broken_flag: how the notes name the way to include files whose rewrite
+            would not parse (``--include-broken`` on the command line).
+        with_diff: build the typed preview's unified diff (``False`` for a front end that
+            never shows it, ``xcsh ast-edit --json``: the diffs are then ``""``).
+        check_files: runs the project's check on staged files (relative path → new
+            bytes); given, the action can check some changes (``check_parts``).
+    """
+
+    store: PendingActionStore
+    journal: Journal | None = None
+    broken_flag: str = "`include_broken`"
+    with_diff: bool = True
+    check_files: CheckFiles | None = None
+
+
 def build_edit_action(
-    store: PendingActionStore,
+    producer: EditProducer,
     preview: EditPreview,
     arguments: JsonObject | None,
+    *,
     recompute: Recompute | None = None,
     previous: Preview | None = None,
-    broken_flag: str = "`include_broken`",
-    journal: Journal | None = None,
-    with_diff: bool = True,
     check: CheckVerdict | None = None,
     check_note: str = "",
-    check_files: CheckFiles | None = None,
     apply_note: str = "",
     notes: Sequence[str] = (),
 ) -> EditAction:
     """The ``ast_edit`` result and pending action for a computed preview, not pushed yet.
 
-    Ids come from ``store``: the preview's (``p3``) and one per replacement (``c12``, in
-    file order). The action applies all of it (``apply``) or a subset of its changes
-    (``apply_parts``), both through :func:`~xcsh.structural.engine.apply_preview`; with
-    ``recompute`` it can be rebuilt when its files changed since (``rebuild``).
+    Ids come from the producer's store: the preview's (``p3``) and one per replacement
+    (``c12``, in file order). The action's effect is a
+    :class:`~xcsh.journal.FileChangesEffect` holding each file's previewed and new
+    bytes: it applies all of them, or a subset of the replacements (spliced again into
+    the bytes read at preview time), through the undo journal; with ``recompute`` it
+    can be rebuilt when its files changed since.
 
     Args:
-        store: gives the ids; notes name the pending previews touching the same files.
+        producer: the front end's settings (store, journal, flags, check).
         preview: the preview to offer; its apply writes exactly these bytes.
         arguments: the model-facing arguments of the call that produced the
             preview (:attr:`AstEditDetails.arguments`), or ``None`` outside a tool call.
         recompute: previews the same edit again (for ``rebuild``).
         previous: the stale preview this one rebuilds; a change that is the same
             (file, old text, new text) keeps its id, so ids stay stable.
-        broken_flag: how the notes name the way to include files whose rewrite
-            would not parse (``--include-broken`` on the command line).
-        journal: the workspace's undo journal the apply records into (``None``:
-            unrecorded); the action is then marked ``journaled``.
-        with_diff: build the typed preview's unified diff (``False`` for a front end that
-            never shows it, ``xcsh ast-edit --json``: the diffs are then ``""``).
         check: the project's check's verdict on this preview staged (the typed
             preview's ``check``, carried by the details; its text ends the result).
         check_note: a line about checks instead of a verdict (none set or can run).
-        check_files: runs the project's check on staged files (relative path → new
-            bytes); given, the action can check some changes (``check_parts``).
         apply_note: ends the result of applying the whole preview (``""``: nothing).
         notes: the caller's paragraphs after the preview's own (with no change: why).
     """
-    notes = [*edit_notes(preview, broken_flag), *notes]
+    store = producer.store
+    notes = [*edit_notes(preview, producer.broken_flag), *notes]
     skipped = tuple(LeftOutFile(file=s.file, reason=s.reason) for s in preview.skipped)
     if preview.total == 0:
         return _nothing_to_apply(_why_nothing(preview, arguments, notes), skipped)
@@ -185,7 +202,7 @@ def build_edit_action(
     preview_id = store.new_preview_id()
     ids = _change_ids(store, preview, previous)
     typed = _typed_preview(
-        preview, preview_id, ids, previous.id if previous else "", with_diff, check
+        preview, preview_id, ids, previous.id if previous else "", producer.with_diff, check
     )
     details = AstEditDetails(
         preview=typed, label=label, total=preview.total, skipped=skipped, notes=tuple(notes)
@@ -194,23 +211,60 @@ def build_edit_action(
         details = dataclasses.replace(details, arguments=dict(arguments))
     ending = [*notes, *_verdict(check, check_note), *_overlap(store, typed)]
     text = result_text(preview, ids, ending, preview_id)
-    parts = _EditParts(
-        store=store,
-        preview=preview,
-        ids=ids,
-        label=label,
-        typed=typed,
-        arguments=arguments,
-        recompute=recompute,
-        broken_flag=broken_flag,
-        journal=journal,
-        with_diff=with_diff,
-        check_files=check_files,
-        apply_note=apply_note,
+    effect = _edit_effect(producer, preview, ids, label, arguments, recompute, typed, apply_note)
+    action = PendingAction(
+        label=label, source_tool_name="ast_edit", effect=effect, details=details, preview=typed
     )
     return EditAction(
-        action=parts.action(details),
-        result=AgentToolResult(content=[TextContent(text)], details=details),
+        action=action, result=AgentToolResult(content=[TextContent(text)], details=details)
+    )
+
+
+def _edit_effect(
+    producer: EditProducer,
+    preview: EditPreview,
+    ids: list[str],
+    label: str,
+    arguments: JsonObject | None,
+    recompute: Recompute | None,
+    typed: Preview,
+    apply_note: str,
+) -> FileChangesEffect:
+    """The effect of an edit preview: its files' bytes, written through the journal."""
+
+    def select(subset: Preview) -> list[Change]:
+        return journal_changes(_subset(preview, ids, subset))
+
+    def describe(subset: Preview | None, applied: Applied) -> AgentToolResult[AppliedEditDetails]:
+        if subset is None:
+            files = tuple(e.file for e in preview.files)
+            done = AppliedEdit(files=files, replacements=preview.total)
+        else:
+            done = AppliedEdit(files=tuple(subset.paths), replacements=len(subset.changes))
+        done = dataclasses.replace(done, seq=applied.seq, warning=applied.warning)
+        return applied_result(done, apply_note if subset is None else "")
+
+    rebuild = None
+    if recompute is not None:
+        again = recompute
+
+        async def rebuild() -> RebuiltAction | None:
+            fresh = await asyncio.to_thread(again)
+            built = build_edit_action(producer, fresh, arguments, recompute=again, previous=typed)
+            if built.action is None:
+                return None
+            return RebuiltAction(action=built.action, text=built.result.text)
+
+    return FileChangesEffect(
+        root=Path(preview.root),
+        changes=tuple(journal_changes(preview)),
+        journal=producer.journal,
+        label=label,
+        source_tool_name="ast_edit",
+        select=select,
+        describe=describe,
+        recompute=rebuild,
+        check=producer.check_files,
     )
 
 
@@ -270,88 +324,6 @@ def _nothing_to_apply(notes: list[str], skipped: tuple[LeftOutFile, ...]) -> Edi
     )
 
 
-@dataclass(frozen=True, kw_only=True)
-class _EditParts:
-    """What the pending action of an edit preview does.
-
-    What the pending action of an edit preview does: apply all or some of its changes,
-    check some of them, preview the edit again (the arguments are those of
-    :func:`build_edit_action`; ``ids`` are the changes', ``typed`` the typed preview).
-    """
-
-    store: PendingActionStore
-    preview: EditPreview
-    ids: list[str]
-    label: str
-    typed: Preview
-    arguments: JsonObject | None
-    recompute: Recompute | None
-    broken_flag: str
-    journal: Journal | None
-    with_diff: bool
-    check_files: CheckFiles | None
-    apply_note: str = ""
-
-    def action(self, details: AstEditDetails) -> PendingAction:
-        """The pending action."""
-        return PendingAction(
-            label=self.label,
-            source_tool_name="ast_edit",
-            check_parts=self.check_parts if self.check_files is not None else None,
-            apply=self.apply,
-            details=details,
-            preview=self.typed,
-            apply_parts=self.apply_parts,
-            rebuild=self.rebuild if self.recompute is not None else None,
-            journaled=self.journal is not None,
-        )
-
-    async def apply(self, reason: str) -> AgentToolResult[AppliedEditDetails]:
-        """Write the whole preview."""
-        # Off the event loop: hashing and writing many files must not stall other
-        # sessions of the same server (or the terminal's redraws). Once started it
-        # is never cut short nor reported cancelled: a Ctrl-C or SIGTERM acts after.
-        done = await finish_in_thread(
-            functools.partial(apply_preview, self.preview, journal=self.journal, label=self.label)
-        )
-        return applied_result(done, self.apply_note)
-
-    async def apply_parts(
-        self, subset: Preview, reason: str
-    ) -> AgentToolResult[AppliedEditDetails]:
-        """Write the changes of ``subset`` only (off the event loop, never cut short)."""
-        chosen = _subset(self.preview, self.ids, subset)
-        part_label = f"{self.label} (only {', '.join(c.id for c in subset.changes)})"
-        done = await finish_in_thread(
-            functools.partial(apply_preview, chosen, journal=self.journal, label=part_label)
-        )
-        return applied_result(done)
-
-    async def rebuild(self) -> tuple[PendingAction, str] | None:
-        """The edit previewed again against the files as they are now (``None``: no change)."""
-        assert self.recompute is not None
-        fresh = await asyncio.to_thread(self.recompute)
-        built = build_edit_action(
-            self.store,
-            fresh,
-            self.arguments,
-            self.recompute,
-            self.typed,
-            self.broken_flag,
-            self.journal,
-            self.with_diff,
-            check_files=self.check_files,
-        )
-        if built.action is None:
-            return None
-        return built.action, built.result.text
-
-    async def check_parts(self, subset: Preview) -> CheckVerdict:
-        """The project's check on the changes of ``subset`` staged."""
-        assert self.check_files is not None
-        return await self.check_files(staged_files(_subset(self.preview, self.ids, subset)))
-
-
 def _subset(preview: EditPreview, ids: list[str], subset: Preview) -> EditPreview:
     """``preview`` cut down to the changes of ``subset`` (by id)."""
     # (file, replacement) places of the subset's changes, built only when asked for
@@ -361,17 +333,13 @@ def _subset(preview: EditPreview, ids: list[str], subset: Preview) -> EditPrevie
 
 
 def push_edit_preview(
-    store: PendingActionStore,
+    producer: EditProducer,
     preview: EditPreview,
     arguments: JsonObject | None,
-    recompute: Recompute | None = None,
-    broken_flag: str = "`include_broken`",
     *,
-    journal: Journal | None = None,
-    with_diff: bool = True,
+    recompute: Recompute | None = None,
     check: CheckVerdict | None = None,
     check_note: str = "",
-    check_files: CheckFiles | None = None,
     apply_note: str = "",
     notes: Sequence[str] = (),
 ) -> AgentToolResult[AstEditDetails]:
@@ -386,27 +354,24 @@ def push_edit_preview(
         The tool result described in :func:`create_ast_edit_tool`.
     """
     built = build_edit_action(
-        store,
+        producer,
         preview,
         arguments,
-        recompute,
-        broken_flag=broken_flag,
-        journal=journal,
-        with_diff=with_diff,
+        recompute=recompute,
         check=check,
         check_note=check_note,
-        check_files=check_files,
         apply_note=apply_note,
         notes=notes,
     )
     if built.action is not None:
-        store.push(built.action)
+        producer.store.push(built.action)
     return built.result
 
 
 __all__ = [
     "CheckFiles",
     "EditAction",
+    "EditProducer",
     "Recompute",
     "build_edit_action",
     "edit_label",
