@@ -111,8 +111,8 @@ def test_an_apply_refused_for_a_full_disk_keeps_no_copy_and_undo_still_works(
     )
     assert first["code"] == 0, first["err"]
     assert full["code"] == 3, full["err"]
-    assert "No space left on device" in full["out"] and "Nothing was written" in full["out"]
-    assert "then apply again" in full["out"]
+    assert "No space left on device" in full["err"] and "Nothing was written" in full["err"]
+    assert "then apply again" in full["err"]
     assert full["blobs"] == full["referred"]  # no copy left that no record refers to
     assert undone["code"] == 0, undone["err"]
     assert undone["out"].startswith("Undid 'AST Edit: 1 replacement in 1 file'")
