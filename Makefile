@@ -51,6 +51,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/structural.py
 	$(BIN)/python bench/check_staging.py
 	$(BIN)/python bench/warm.py
+	$(BIN)/python bench/one_line.py
 
 stress-journal: $(STAMP)
 	$(BIN)/python bench/stress_journal.py

@@ -379,24 +379,26 @@ WORDS = [
         'write for instance index_memory = "256 MiB"',
     ),
     (
-        "journal_max_entries = 0",
-        "journal_max_entries in {path} must be a whole number of at least 1, not 0",
+        "journal_max_entries = -1",
+        "journal_max_entries in {path} must be a whole number (0 for no limit), not -1",
         "write for instance journal_max_entries = 200",
     ),
     (
         'journal_max_entries = "x"',
-        "journal_max_entries in {path} must be a whole number of at least 1, not 'x'",
+        "journal_max_entries in {path} must be a whole number (0 for no limit), not 'x'",
         "write for instance journal_max_entries = 200",
     ),
     (
         "journal_max_bytes = true",
-        "journal_max_bytes in {path} must be a whole number of at least 1, not True",
-        "write for instance journal_max_bytes = 536870912",
+        'journal_max_bytes in {path} must be a number of bytes or a size such as "512 MiB" '
+        "(KiB, MiB, GiB; 0 for no limit), not True",
+        'write for instance journal_max_bytes = "512 MiB"',
     ),
     (
         "journal_max_bytes = 1.5",
-        "journal_max_bytes in {path} must be a whole number of at least 1, not 1.5",
-        "write for instance journal_max_bytes = 536870912",
+        'journal_max_bytes in {path} must be a number of bytes or a size such as "512 MiB" '
+        "(KiB, MiB, GiB; 0 for no limit), not 1.5",
+        'write for instance journal_max_bytes = "512 MiB"',
     ),
 ]
 FIRST = [
@@ -484,8 +486,8 @@ FIRST = [
         "write strict_rules = true (refuse rule files ast-grep would half-read)",
     ),
     (
-        "journal_max_entries = 0\njournal_max_bytes = 0",
-        "journal_max_entries in {path} must be a whole number of at least 1, not 0",
+        "journal_max_entries = -1\njournal_max_bytes = -1",
+        "journal_max_entries in {path} must be a whole number (0 for no limit), not -1",
         "write for instance journal_max_entries = 200",
     ),
     (
@@ -504,13 +506,13 @@ FIRST = [
         'write an [approval] table with a line per tool, for example bash = "ask"',
     ),
     (
-        "sandbox = 'x'\njournal_max_entries = 0",
+        "sandbox = 'x'\njournal_max_entries = -1",
         "{path}: sandbox must be one of 'auto', 'require', 'off', not 'x'",
         'sandbox = "auto" confines bash when the kernel allows it',
     ),
     (
-        "journal_max_entries = 0\ncheck = ''",
-        "journal_max_entries in {path} must be a whole number of at least 1, not 0",
+        "journal_max_entries = -1\ncheck = ''",
+        "journal_max_entries in {path} must be a whole number (0 for no limit), not -1",
         "write for instance journal_max_entries = 200",
     ),
     (

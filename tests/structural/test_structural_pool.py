@@ -25,14 +25,13 @@ from xcsh.structural import (
     preview_edit,
     search,
 )
-from xcsh.structural.scan import pool
 from xcsh.structural.base.languages import resolve_language
-from xcsh.structural.scan.pool import WorkerDied, plan_chunks, run_chunks
 from xcsh.structural.matches.matching import LanguageQuery, Outcome, Query
 from xcsh.structural.pattern.compile import compile_pattern
 from xcsh.structural.pattern.rewrite import parse_template
-from xcsh.structural.scan import runner
+from xcsh.structural.scan import pool, runner
 from xcsh.structural.scan.per_file import restore_edit, scan_chunk
+from xcsh.structural.scan.pool import WorkerDied, plan_chunks, run_chunks
 
 CTX = multiprocessing.get_context("fork")
 

@@ -67,13 +67,25 @@ class SettingsReading:
         report its problem (:meth:`settings`).
 
         Raises:
-            UsageError: a retention value is not a whole number of at least 1.
+            UsageError: a retention value is refused (not a whole number of at least
+                0; for ``journal_max_bytes`` nor a size such as ``"512 MiB"``).
         """
         from xcsh.journal import Retention  # the journal loads with the first command using it
 
         if self.problem is not None:
             return Retention()
         return Retention.from_settings(self.values, self.path)
+
+    def lenient_retention(self) -> tuple[Retention, list[UsageError]]:
+        """The journal's section for the commands that give work back (undo, rewind).
+
+        A bad retention value never stands between a user and their files: it is
+        replaced by its default, and its problem returned for the command to say.
+        Every default when the file could not be read (as :meth:`retention`).
+        """
+        if self.problem is not None:
+            return Retention(), []
+        return Retention.read_leniently(self.values, self.path)
 
 
 def read_settings(home: Path) -> SettingsReading:

@@ -29,11 +29,20 @@ from xcsh.fs import read_settings_file
 
 DEFAULT_TIMEOUT = 120.0
 """Seconds a check may run before it is ended with its process tree."""
-HOW_TO_SET = (
-    'No check is set: set check = "pytest -x -q" (your test command) in settings.toml '
-    "or in the project's .xcsh/settings.toml to run it on previews."
-)
-"""What xcsh says once when a check is asked for and none is set."""
+
+
+def how_to_set(home: Path, workspace: Path) -> str:
+    """What xcsh says once when a check is asked for and none is set, naming the two files.
+
+    ``home`` is ``$XCSH_HOME`` (its ``settings.toml``), ``workspace`` the project (its
+    ``.xcsh/settings.toml``, read once the folder is trusted).
+    """
+    return (
+        f'No check is set: set check = "pytest -x -q" (your test command) in '
+        f"{home / 'settings.toml'} or in the project's {workspace / '.xcsh' / 'settings.toml'} "
+        "to run it on previews."
+    )
+
 
 CheckWhen = Literal["asked", "always"]
 
@@ -224,11 +233,11 @@ def with_project(user: CheckSettings, folder: Path, *, trusted: bool) -> CheckSe
 __all__ = [
     "CHECK_KEYS",
     "DEFAULT_TIMEOUT",
-    "HOW_TO_SET",
     "PROJECT_SETTINGS",
     "CheckKeys",
     "CheckSettings",
     "CheckWhen",
+    "how_to_set",
     "read_check_settings",
     "read_project_settings",
     "with_project",

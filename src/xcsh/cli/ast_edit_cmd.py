@@ -36,10 +36,11 @@ Exit codes: 0 done (applied, discarded or previewed), 1 no replacement,
 2 bad input, 3 applying failed (nothing written; see the message), 4 ``--yes``
 refused by ``apply_requires_checks`` (the check newly fails), 130
 Ctrl-C before the edit was decided on (it is discarded, nothing written),
-141 standard output closed early and nothing applied. Ctrl-C once the edit
-is decided on (``--yes``, or the answer given) changes nothing: an apply is
-never cut short, the exit code is the apply's (0 or 3), and after a
-successful apply stderr says the Ctrl-C came too late and how to undo.
+141 standard output closed early and nothing applied. Ctrl-C, SIGTERM or
+SIGHUP once the edit is decided on (``--yes``, or the answer given) changes
+nothing: an apply is never cut short, the exit code is the apply's (0 or 3),
+and after a successful apply stderr says the signal came too late and how to
+undo (:mod:`xcsh.cli.interrupts`).
 When standard output closes early (``| head``) the command
 still does what it was asked: with ``--yes`` the edit is applied, the
 outcome is printed on stderr and the exit code is the apply's (0 or 3).
@@ -73,8 +74,8 @@ from xcsh.cli.common import (
     warn_interrupted,
     workspace_for,
 )
-from xcsh.cli.ctrl_c import CtrlCHeld
 from xcsh.cli.options import EditOptions, EditOutcome
+from xcsh.cli.say import say
 from xcsh.cli.stdout import end_process
 from xcsh.core import ToolError, UsageError
 from xcsh.fs import xcsh_home
@@ -143,7 +144,7 @@ def run_edit(options: EditOptions, *, owns_process: bool = False) -> EditOutcome
     discard (``--dry-run``, ``--json`` without ``--yes``, no terminal to ask on)
     ends the process once its output is flushed (:func:`~xcsh.cli.stdout.end_process`):
     a big preview's changes are not freed one by one before the exit; so does the
-    end of an apply or a discard, with Ctrl-C still held
+    end of an apply or a discard, with Ctrl-C, SIGTERM and SIGHUP still held
     (:func:`~xcsh.cli.ast_edit_apply.resolve_decided`).
     """
     # -i asks about each change: refuse before the (possibly long) preview when it cannot ask
@@ -268,17 +269,19 @@ def _show_and_resolve(
     ``--yes`` or ``--dry-run``; ``undo`` is the command that takes the apply back;
     ``owns_process``: as for :func:`run_edit`.
     """
+    from xcsh.journal.signals import SignalHold  # an apply is near: the journal is loaded
+
     store, action = pending
-    ctrl_c = CtrlCHeld()
+    held = SignalHold()  # Ctrl-C, SIGTERM and SIGHUP
     try:
         _show(options, preview, action, out)
         decision, code = _decide(options, action)
-        if decision is not None:  # decided: from here Ctrl-C cannot change the outcome
-            ctrl_c.hold()
+        if decision is not None:  # decided: from here no signal can change the outcome
+            held.hold()
     except KeyboardInterrupt:  # Ctrl-C after the preview: discard, never apply
         from xcsh.cli.ast_edit_ask import Decision
 
-        ctrl_c.hold()
+        held.hold()
         print(file=sys.stderr)
         decision, code = Decision("discard", INTERRUPTED_REASON), EXIT_INTERRUPTED
     if decision is None:
@@ -294,13 +297,13 @@ def _show_and_resolve(
             from xcsh.cli.ast_edit_ask import Decision
 
             decision, code = Decision("discard", refusal), EXIT_CHECK_REFUSED
-        # an apply writes every file or none: Ctrl-C, held since the decision, cannot cut
-        # it short, nor make the exit code say nothing was written once it was
+        # an apply writes every file or none: Ctrl-C, SIGTERM and SIGHUP, held since the
+        # decision, cannot cut it short, nor make the exit code say nothing was written
         return resolve_decided(
-            store, decision, out, code=code, ctrl_c=ctrl_c, undo=undo, owns_process=owns_process
+            store, decision, out, code=code, held=held, undo=undo, owns_process=owns_process
         )
     finally:
-        ctrl_c.release()
+        held.release(raise_again=False)
 
 
 def _open_journal(root: Path, reading: SettingsReading, *, settle: bool) -> Journal:
@@ -317,9 +320,13 @@ def _open_journal(root: Path, reading: SettingsReading, *, settle: bool) -> Jour
         return journal
     opened = settled(journal)
     for recovered in opened.recovered:
-        error(recovered.message)
+        say(f"xcsh: {recovered.message}", file=sys.stderr, one_line=True)
     if opened.problem:
-        error(f"could not check the undo journal for interrupted applies: {opened.problem}")
+        say(
+            f"xcsh: could not check the undo journal for interrupted applies: {opened.problem}",
+            file=sys.stderr,
+            one_line=True,
+        )
     return opened.journal
 
 

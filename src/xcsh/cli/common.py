@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from xcsh.cli.say import say
 from xcsh.core import UsageError
 from xcsh.fs.home import interrupted_in, xcsh_home
 from xcsh.fs.walk import repository_top
@@ -242,10 +243,14 @@ COMMAND_WORDING = Wording(
 
 
 def error(message: str | Exception) -> None:
-    """Print ``xcsh: <message>`` on stderr; an engine error is worded with the flags."""
+    """Print ``xcsh: <message>`` on stderr; an engine error is worded with the flags.
+
+    Control characters in it (from a file name) are made visible
+    (:func:`xcsh.cli.say.say`); its own line breaks are kept.
+    """
     if isinstance(message, StructuralError):
         message = message.worded(COMMAND_WORDING)
-    print(f"xcsh: {message}", file=sys.stderr)
+    say(f"xcsh: {message}", file=sys.stderr)
 
 
 def warn_interrupted(root: str) -> None:

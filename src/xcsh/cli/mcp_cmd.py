@@ -149,6 +149,7 @@ def tool_factory(
             is invalid.
     """
     from xcsh.app import open_checker, read_settings
+    from xcsh.cli.say import say
     from xcsh.fs import xcsh_home
     from xcsh.journal import Journal, settled
 
@@ -156,9 +157,9 @@ def tool_factory(
     reading = read_settings(home)  # once: the journal's section now, the rest below
     opened = settled(Journal.for_root(home, cwd, retention=reading.retention()))
     for recovered in opened.recovered:
-        print(f"xcsh mcp: {recovered.message}", file=sys.stderr)
+        say(f"xcsh mcp: {recovered.message}", file=sys.stderr, one_line=True)
     if opened.problem:
-        print(f"xcsh mcp: undo journal: {opened.problem}", file=sys.stderr)
+        say(f"xcsh mcp: undo journal: {opened.problem}", file=sys.stderr, one_line=True)
     journal = opened.journal
     settings = reading.settings()
     checker = open_checker(cwd, home, settings)
@@ -172,7 +173,7 @@ def tool_factory(
             key = (error.path, error.error)
             if key not in reported:
                 reported.add(key)
-                print(f"xcsh mcp: custom tool {error.path}: {error.error}", file=sys.stderr)
+                say(f"xcsh mcp: custom tool {error.path}: {error.error}", file=sys.stderr)
 
     factories = [
         builtin_tool_factory(cwd, journal=journal, checker=checker, index_memory=memory),

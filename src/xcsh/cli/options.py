@@ -26,8 +26,8 @@ class EditOutcome:
     Args:
         code: the exit code (see :mod:`xcsh.cli.ast_edit_cmd`).
         applied: the edit was applied: its files are written and journaled.
-        interrupted: Ctrl-C came once the edit was approved; the command should
-            stop after it rather than start more work.
+        interrupted: Ctrl-C, SIGTERM or SIGHUP came once the edit was approved;
+            the command should stop after it rather than start more work.
     """
 
     code: int

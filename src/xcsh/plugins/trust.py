@@ -38,6 +38,7 @@ import pydantic
 from pydantic import JsonValue
 
 from xcsh.core import UsageError
+from xcsh.core.json_read import loads as bounded_json
 from xcsh.fs import read_regular_bytes, read_settings_file, xcsh_home
 from xcsh.plugins.discovery import project_tool_candidates, project_tools_dir
 
@@ -148,7 +149,7 @@ def trusted_folders(home: str | Path | None = None) -> list[TrustRecord]:
         raise UsageError(f"Cannot read {path}: {exc.strerror}.") from exc
     hint = f"fix or delete {path}; then run 'xcsh trust PATH' again for the folders you trust"
     try:
-        parsed: object = json.loads(raw)
+        parsed: object = bounded_json(raw)
     except json.JSONDecodeError as exc:
         message = f"{path} is not valid JSON ({exc.msg}, line {exc.lineno})."
         raise UsageError(message, hint=hint) from exc

@@ -359,15 +359,13 @@ class InteractiveApp(SlashCommands):
         session = await self._wait_open()
         if session is None:
             return  # self.error says why; run() reports it
-        if self._notes:
-            text = "\n".join([*self._notes, "", text])
-            self._notes.clear()
+        notes, self._notes = self._notes, []  # told to the model beside the message
         loop = asyncio.get_running_loop()
         self._running = True
         loop.add_signal_handler(signal.SIGINT, self._on_sigint)
         try:
             with _quiet_terminal():
-                await session.prompt(text)
+                await session.prompt(text, notes=notes)
         except XcshError as exc:
             self.console.print(Text(f"xcsh: {exc}", style="bold red"))
         except Exception:  # already shown as an AgentError event; the session goes on

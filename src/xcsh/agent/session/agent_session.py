@@ -202,12 +202,15 @@ class AgentSession:
 
     # -- running -------------------------------------------------------------
 
-    async def prompt(self, text: str, *, last: bool = False) -> RunEnd:
+    async def prompt(self, text: str, *, last: bool = False, notes: Sequence[str] = ()) -> RunEnd:
         """Add ``text`` as the user's message and run until the model stops.
 
         With ``last`` (``xcsh -p``: the run is the whole session), however the
         run ends, :meth:`SessionPending.end` runs before ``RunEnd``, which then names
-        what it discarded and counts only what stays pending.
+        what it discarded and counts only what stays pending. ``notes`` (what the
+        user did meanwhile, ``/undo``) go just before it as one hidden message: the
+        model reads them, while the message stays what the user typed (``xcsh
+        rewind --list`` shows it).
 
         Returns:
             The run's :class:`RunEnd` (also emitted as the last event).
@@ -227,6 +230,8 @@ class AgentSession:
         # before anything is sent (the loop never rewrites the history it is given).
         self._messages, _ = repair_tool_pairs(self._messages)
         start = len(self._messages)
+        if notes:
+            self._append(UserMessage(content=[TextContent("\n".join(notes))], hidden=True))
         self._append(UserMessage(content=[TextContent(text)]))
         ctx = loop.LoopContext(
             provider=self.provider,

@@ -20,7 +20,7 @@ from xcsh.structural.base.results import Replacement
 from xcsh.structural.edit.pattern_edit import PatternChanges
 from xcsh.structural.edit.pattern_records import PatternRecords
 from xcsh.structural.matches.matching import LanguageQuery
-from xcsh.structural.matches.records import Offsets
+from xcsh.structural.matches.records import Offsets, bounds
 from xcsh.structural.pattern.rewrite import Template, expand_template
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ def op_candidates(
     for node in nodes:
         values = capture_spans(node, template)
         first, last = expanded_range(node, extras.fix)
-        start, end = first.range().start.index, last.range().end.index
+        start, end = bounds(first)[0], bounds(last)[1]
         values.update(transformed_values(node, extras, text))
         new = expand_template(template, text, start, values, newline)
         candidates.append(Candidate(start, end, op, node, new, unit, None))

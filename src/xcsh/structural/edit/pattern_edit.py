@@ -14,7 +14,7 @@ path in :mod:`xcsh.structural.edit.scan_edit`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -23,7 +23,7 @@ from ast_grep_py import SgNode
 from xcsh.structural.base.matcher import Matcher
 from xcsh.structural.base.results import Replacement
 from xcsh.structural.edit.pattern_records import PatternRecords
-from xcsh.structural.matches.records import Offsets
+from xcsh.structural.matches.records import Offsets, bounds, indent_before
 from xcsh.structural.pattern.rewrite import Template, TemplateVar, capture_key, expand_template
 
 _new_tuple = tuple.__new__
@@ -56,11 +56,9 @@ class PatternChanges:
         replacement (with the numbers of its JSON line in :attr:`records`).
         """
         text = self.text
-        rng = node.range()
-        head, tail = rng.start, rng.end
-        # each position read once: every read is a call into ast-grep-py
-        start, end, line, column = head.index, tail.index, head.line, head.column
-        last_line = tail.line
+        offsets = self.offsets
+        # not node.range(), which walks the line for each column (quadratic on one long line)
+        start, end, line, column, last_line, last_column = offsets.locate(node)
         records = self.records
         if records is None:
             record_at = -1
@@ -68,7 +66,7 @@ class PatternChanges:
         else:
             staged = records.staged
             record_at = len(records.numbers) + len(staged)
-            staged.extend((self.entry, start, end, line, column, last_line, tail.column))
+            staged.extend((self.entry, start, end, line, column, last_line, last_column))
             spans = self._recorded(node, staged)
             if len(staged) >= _STAGED:
                 records.settle()
@@ -80,13 +78,11 @@ class PatternChanges:
             for var in self._unnamed:
                 values[capture_key(var)] = capture_spans(node, var)
             new = expand_template(self.template, text, start, values, self.newline)
-        if self.offsets.ascii:
+        if offsets.ascii:
             match_start, match_end = start, end
         else:
-            match_start, match_end = self.offsets.byte(head), self.offsets.byte(tail)
-        line_start = text.rfind("\n", 0, start) + 1
-        before = text[line_start:start]
-        indent = before[: len(before) - len(before.lstrip(" \t"))]
+            match_start, match_end = offsets.byte_at(start), offsets.byte_at(end)
+        indent = indent_before(text, start, column)
         indent = self.indents.setdefault(indent, indent)  # one string for each indentation
         fields = (
             text[start:end],
@@ -113,22 +109,22 @@ class PatternChanges:
         """
         spans: list[tuple[int, int] | None] = []
         pattern = self.pattern
+        locate = self.offsets.locate
         for name in pattern.single:
             captured = node.get_match(name)
             if captured is None:
                 numbers.append(0)
                 spans.append(None)
                 continue
-            rng = captured.range()
-            head, tail = rng.start, rng.end
-            first, last = head.index, tail.index
-            numbers.extend((1, first, last, head.line, head.column, tail.line, tail.column))
-            spans.append((first, last))
+            where = locate(captured)
+            numbers.append(1)
+            numbers.extend(where)
+            spans.append((where[0], where[1]))
         for name in pattern.multi:
             nodes = node.get_multiple_matches(name)
             if nodes:
                 numbers.append(len(nodes))
-                spans.append(_numbers(nodes, numbers))
+                spans.append(_numbers(nodes, numbers, locate))
             else:
                 numbers.append(0 if pattern.multi_bound(node, name) else -1)
                 spans.append(None)
@@ -144,16 +140,10 @@ class PatternChanges:
         for name, multi in self._captured:
             if multi:
                 nodes = node.get_multiple_matches(name)
-                spans.append(
-                    (nodes[0].range().start.index, nodes[-1].range().end.index) if nodes else None
-                )
+                spans.append((bounds(nodes[0])[0], bounds(nodes[-1])[1]) if nodes else None)
                 continue
             captured = node.get_match(name)
-            if captured is None:
-                spans.append(None)
-            else:
-                rng = captured.range()
-                spans.append((rng.start.index, rng.end.index))
+            spans.append(None if captured is None else bounds(captured))
         return spans
 
     @cached_property
@@ -233,20 +223,22 @@ class PatternChanges:
         return "".join(out)
 
 
-def _numbers(nodes: Sequence[SgNode], numbers: list[int]) -> tuple[int, int]:
+def _numbers(
+    nodes: Sequence[SgNode],
+    numbers: list[int],
+    locate: Callable[[SgNode], tuple[int, int, int, int, int, int]],
+) -> tuple[int, int]:
     """Append the six numbers of each of ``nodes``; their first start and last end.
 
     Append the six numbers of each of ``nodes`` (the hot loop: five captures a match
-    are 500,000 in a big file; each node's range is read once, and each of its
-    positions' numbers once); where they start and end (code points). ``nodes`` is
-    not empty.
+    are 500,000 in a big file; each node is placed once, by ``locate``:
+    :meth:`~xcsh.structural.matches.records.Offsets.locate`); where they start and
+    end (code points). ``nodes`` is not empty.
     """
     first = len(numbers)
     extend = numbers.extend
     for node in nodes:
-        rng = node.range()
-        start, end = rng.start, rng.end
-        extend((start.index, end.index, start.line, start.column, end.line, end.column))
+        extend(locate(node))
     return numbers[first], numbers[-5]
 
 
@@ -259,9 +251,9 @@ def capture_spans(node: SgNode, var: TemplateVar) -> tuple[int, int] | None:
     """
     if var.multi:
         nodes = node.get_multiple_matches(var.name)
-        return (nodes[0].range().start.index, nodes[-1].range().end.index) if nodes else None
+        return (bounds(nodes[0])[0], bounds(nodes[-1])[1]) if nodes else None
     captured = node.get_match(var.name)
-    return None if captured is None else (captured.range().start.index, captured.range().end.index)
+    return None if captured is None else bounds(captured)
 
 
 __all__ = ["PatternChanges"]

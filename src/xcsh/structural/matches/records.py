@@ -16,12 +16,14 @@ code-point offset itself in an ASCII file, and otherwise come from
 from __future__ import annotations
 
 import os
+import re
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import TYPE_CHECKING
 
-from ast_grep_py import Pos, Range, SgNode
+from ast_grep_py import Pos, SgNode
 
 from xcsh.core.safe import visible_line
 from xcsh.fs import detect_newline
@@ -35,21 +37,56 @@ if TYPE_CHECKING:
 
 _BLOCK = 256
 """Code points per entry of a non-ASCII file's byte-offset table."""
+_NEWLINE = re.compile("\n")
+_BLANKS = re.compile("[ \t]*")
+
+
+def bounds(node: SgNode) -> tuple[int, int]:
+    """``node``'s start and end as code-point offsets into its text, in one call.
+
+    An edit's positions are the node's offsets as they are; ``node.range()``
+    also finds each position's column by walking its line from the start, so
+    reading the matches of one long line through it is quadratic.
+    """
+    edit = node.replace("")
+    return edit.start_pos, edit.end_pos
 
 
 class Offsets:
-    """Code-point offsets of one file's text to UTF-8 byte offsets.
+    """Where nodes are in one file's text: code points to UTF-8 bytes, lines and columns.
 
-    Free for an ASCII file. Otherwise the first call builds, in one pass, the
-    byte offset of every 256th code point; a lookup then encodes at most 255
-    code points, so a file's cost does not grow with its matches times its
-    line length (a one-line file of 50,000 matches stays linear).
+    Byte offsets are free for an ASCII file. Otherwise the first call builds, in
+    one pass, the byte offset of every 256th code point; a lookup then encodes at
+    most 255 code points. Lines and columns (:meth:`locate`) come from the text's
+    line starts, listed once, by bisection, not from ``node.range()``, which walks
+    the line for each column. So a file's cost does not grow with its matches
+    times its line length (a one-line file of 80,000 matches stays linear).
     """
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.ascii = text.isascii()
         self._table: list[int] = []
+        self._line_starts: list[int] = []
+
+    def locate(self, node: SgNode) -> tuple[int, int, int, int, int, int]:
+        r"""Where ``node`` is, as ``range()`` says it, read in time independent of line length.
+
+        Returns:
+            ``(start, end, line, column, end_line, end_column)``: code-point offsets
+            into the text, then the 0-based line and code-point column of the start
+            and of the end (lines are split at ``\n`` alone, as ast-grep splits them).
+        """
+        start, end = bounds(node)
+        starts = self._line_starts
+        if not starts:
+            starts.append(0)
+            starts.extend(found.end() for found in _NEWLINE.finditer(self.text))
+        line = bisect_right(starts, start) - 1
+        end_line = line
+        if line + 1 < len(starts) and end >= starts[line + 1]:
+            end_line = bisect_right(starts, end) - 1
+        return start, end, line, start - starts[line], end_line, end - starts[end_line]
 
     def byte(self, pos: Pos) -> int:
         """The UTF-8 byte offset of ``pos``."""
@@ -78,13 +115,23 @@ class Offsets:
 
         The span is a :class:`~xcsh.structural.base.results.Span`.
         """
-        start, end = first.range().start, last.range().end
+        start, _, line, column, _, _ = self.locate(first)
+        _, end, _, _, end_line, end_column = self.locate(last)
         return Span(
-            start_byte=self.byte(start),
-            end_byte=self.byte(end),
-            start=Position(line=start.line, column=start.column),
-            end=Position(line=end.line, column=end.column),
+            start_byte=self.byte_at(start),
+            end_byte=self.byte_at(end),
+            start=Position(line=line, column=column),
+            end=Position(line=end_line, column=end_column),
         )
+
+
+def indent_before(text: str, start: int, column: int) -> str:
+    """The spaces and tabs starting the line of code point ``start`` (at ``column``), to ``start``.
+
+    Read from the line's start: the line before ``start`` is never copied nor scanned.
+    """
+    found = _BLANKS.match(text, start - column, start)
+    return found.group() if found is not None else ""
 
 
 def line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
@@ -221,7 +268,7 @@ def render(
             yield json_record(node, pattern, text, offsets, quoted, language, extras=extras)
     elif form.layout == "lines":
         for node, _, extras, _ in found:
-            yield _text_record(node, extras, text, shown)
+            yield _text_record(node, extras, text, offsets, shown)
     elif form.layout == "report":
         yield from _report(found, text, shown)
     else:
@@ -267,9 +314,15 @@ def is_error_record(record: str, *, json: bool, report: bool = False) -> bool:
     return record.startswith("error[")
 
 
-def range_json(rng: Range, offsets: Offsets) -> str:
-    """The CLI's ``range`` object of ``rng`` (byte offsets, start and end positions)."""
-    return _positions_json(rng.start, rng.end, offsets)
+def located_json(where: tuple[int, int, int, int, int, int], offsets: Offsets) -> str:
+    """The CLI's ``range`` object of a node :meth:`Offsets.locate` placed at ``where``."""
+    start, end, line, column, end_line, end_column = where
+    first, last = (start, end) if offsets.ascii else (offsets.byte_at(start), offsets.byte_at(end))
+    return (
+        f'{{"byteOffset":{{"start":{first},"end":{last}}},'
+        f'"start":{{"line":{line},"column":{column}}},'
+        f'"end":{{"line":{end_line},"column":{end_column}}}}}'
+    )
 
 
 def _positions_json(start: Pos, end: Pos, offsets: Offsets) -> str:
@@ -292,10 +345,9 @@ def _captures_json(nodes: Sequence[SgNode], text: str, offsets: Offsets) -> list
     """
     out = []
     ascii_text = offsets.ascii
+    locate = offsets.locate
     for node in nodes:
-        rng = node.range()
-        start, end = rng.start, rng.end
-        first, last = start.index, end.index
+        first, last, line, column, end_line, end_column = locate(node)
         if ascii_text:
             low, high = first, last
         else:
@@ -303,8 +355,8 @@ def _captures_json(nodes: Sequence[SgNode], text: str, offsets: Offsets) -> list
         out.append(
             f'{{"text":{encode_basestring(text[first:last])},'
             f'"range":{{"byteOffset":{{"start":{low},"end":{high}}},'
-            f'"start":{{"line":{start.line},"column":{start.column}}},'
-            f'"end":{{"line":{end.line},"column":{end.column}}}}}}}'
+            f'"start":{{"line":{line},"column":{column}}},'
+            f'"end":{{"line":{end_line},"column":{end_column}}}}}}}'
         )
     return out
 
@@ -328,11 +380,11 @@ def json_record(
     are those given (a rule's own fix is then not computed). ``extras`` is what
     the YAML rule behind ``pattern`` adds (``None`` for a pattern).
     """
-    rng = node.range()
-    start, end = rng.start.index, rng.end.index
+    located = offsets.locate(node)
+    start, end = located[0], located[1]
     line_start, line_end = line_bounds(text, start, end)
     matched = encode_basestring(text[start:end])
-    where = range_json(rng, offsets)
+    where = located_json(located, offsets)
     parts = [
         f'{{"text":{matched},"range":{where},"file":{file},'
         f'"lines":{encode_basestring(text[line_start:line_end])},'
@@ -448,10 +500,10 @@ def _labels_json(node: SgNode, rule: RuleExtras, text: str, offsets: Offsets) ->
         )
 
 
-def _text_record(node: SgNode, rule: RuleExtras | None, text: str, file: str) -> str:
-    rng = node.range()
-    start = rng.start
-    first, end = start.index, rng.end.index
+def _text_record(
+    node: SgNode, rule: RuleExtras | None, text: str, offsets: Offsets, file: str
+) -> str:
+    first, end, line, column, _, _ = offsets.locate(node)
     line_start, line_end = line_bounds(text, first, end)
     lines = text[line_start:line_end]
     head = ""
@@ -464,11 +516,11 @@ def _text_record(node: SgNode, rule: RuleExtras | None, text: str, file: str) ->
             message = interpolate(rule, node, text, transformed)
         label = f"{rule.severity}[{rule.id}]"
         head = f"{label}: {message}\n" if message else f"{label}\n"
-    number = start.line + 1
+    number = line + 1
     if "\n" not in lines:
-        return f"{head}{file}:{number}:{start.column + 1}:{lines.removesuffix(chr(13))}\n"
+        return f"{head}{file}:{number}:{column + 1}:{lines.removesuffix(chr(13))}\n"
     rows = lines.split("\n")
-    out = [f"{head}{file}:{number}:{start.column + 1}:{rows[0].removesuffix(chr(13))}\n"]
+    out = [f"{head}{file}:{number}:{column + 1}:{rows[0].removesuffix(chr(13))}\n"]
     out.extend(
         f"{file}:{number + index}-{row.removesuffix(chr(13))}\n"
         for index, row in enumerate(rows[1:], 1)
