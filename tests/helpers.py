@@ -224,7 +224,7 @@ def _hook(moment):
 
         _ctrl_c_after(Journal, "finish")
     elif moment == "outcome":  # just after the last line of the outcome
-        from xcsh.cli.ast_edit_output import Stdout
+        from xcsh.cli.ast_edit.output import Stdout
 
         _ctrl_c_after(Stdout, "print", when=lambda self, text, **k: str(text).startswith("Undo"))
     elif moment == "report":  # as the report of the rules without a fix starts

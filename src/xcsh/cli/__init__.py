@@ -69,7 +69,7 @@ def command_main(name: str | None, *, owns_process: bool = False) -> Command:
 
             return functools.partial(ast_grep, owns_process=owns_process)
         case "ast-edit":
-            from xcsh.cli.ast_edit_cmd import main as ast_edit
+            from xcsh.cli.ast_edit.command import main as ast_edit
 
             return functools.partial(ast_edit, owns_process=owns_process)
         case "scan":

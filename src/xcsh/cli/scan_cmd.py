@@ -34,17 +34,13 @@ from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 
-from xcsh.cli import ast_edit_cmd, ast_grep_cmd
+from xcsh.cli import ast_grep_cmd
 from xcsh.cli.argparser import Parser
-from xcsh.cli.common import (
-    EXIT_BAD_INPUT,
-    EXIT_INTERRUPTED,
-    EXIT_NO_MATCH,
-    add_globs_argument,
-    error,
-    split_json_style,
-)
+from xcsh.cli.ast_edit import command as ast_edit_cmd
+from xcsh.cli.errors import error
+from xcsh.cli.exits import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_NO_MATCH
 from xcsh.cli.options import EditOptions, SearchOptions
+from xcsh.cli.search_flags import add_globs_argument, split_json_style
 from xcsh.core import ToolError, UsageError
 from xcsh.structural.rules.compile import load_rule_file
 from xcsh.structural.rules.project import find_config, load_project

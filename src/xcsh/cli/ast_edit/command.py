@@ -30,7 +30,7 @@ the fields of ``ast-grep run -r ... --json=stream`` (``replacement`` and
 The objects come from the very preview the pending action applies.
 
 ``--check`` runs the project's check on the preview staged over the
-workspace and draws its verdict under the diff (:mod:`xcsh.cli.ast_edit_check`).
+workspace and draws its verdict under the diff (:mod:`xcsh.cli.ast_edit.check`).
 
 Exit codes: 0 done (applied, discarded or previewed), 1 no replacement,
 2 bad input, 3 applying failed (nothing written; see the message), 4 ``--yes``
@@ -56,26 +56,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xcsh.app.reading import SettingsReading, read_settings
-from xcsh.cli.ast_edit_args import build_parser
-from xcsh.cli.ast_edit_check import EXIT_CHECK_REFUSED, CheckedPreview, check_preview
-from xcsh.cli.ast_edit_output import Stdout
-from xcsh.cli.ast_edit_preview import merged_preview
-from xcsh.cli.common import (
+from xcsh.cli.ast_edit.args import build_parser
+from xcsh.cli.ast_edit.check import EXIT_CHECK_REFUSED, CheckedPreview, check_preview
+from xcsh.cli.ast_edit.output import Stdout
+from xcsh.cli.ast_edit.preview import merged_preview
+from xcsh.cli.errors import error, warn_interrupted
+from xcsh.cli.exits import (
     EXIT_BAD_INPUT,
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
     EXIT_NO_MATCH,
     EXIT_OK,
-    check_limit,
-    empty_scope_message,
-    error,
-    is_interactive,
-    stderr_is_terminal,
-    warn_interrupted,
-    workspace_for,
 )
 from xcsh.cli.options import EditOptions, EditOutcome
+from xcsh.cli.progress import is_interactive, stderr_is_terminal
 from xcsh.cli.say import say
+from xcsh.cli.scope import empty_scope_message, workspace_for
+from xcsh.cli.search_flags import check_limit
 from xcsh.cli.stdout import end_process
 from xcsh.core import ToolError, UsageError
 from xcsh.fs import xcsh_home
@@ -86,7 +83,7 @@ from xcsh.ui import TerminalStyle, detect_style
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from xcsh.cli.ast_edit_ask import Decision
+    from xcsh.cli.ast_edit.ask import Decision
     from xcsh.journal import Journal
     from xcsh.pending import PendingAction, PendingActionStore
     from xcsh.structural.tools.details import AstEditDetails
@@ -145,7 +142,7 @@ def run_edit(options: EditOptions, *, owns_process: bool = False) -> EditOutcome
     ends the process once its output is flushed (:func:`~xcsh.cli.stdout.end_process`):
     a big preview's changes are not freed one by one before the exit; so does the
     end of an apply or a discard, with Ctrl-C, SIGTERM and SIGHUP still held
-    (:func:`~xcsh.cli.ast_edit_apply.resolve_decided`).
+    (:func:`~xcsh.cli.ast_edit.apply.resolve_decided`).
     """
     # -i asks about each change: refuse before the (possibly long) preview when it cannot ask
     if options.interactive and options.json:
@@ -279,7 +276,7 @@ def _show_and_resolve(
         if decision is not None:  # decided: from here no signal can change the outcome
             held.hold()
     except KeyboardInterrupt:  # Ctrl-C after the preview: discard, never apply
-        from xcsh.cli.ast_edit_ask import Decision
+        from xcsh.cli.ast_edit.ask import Decision
 
         held.hold()
         print(file=sys.stderr)
@@ -289,12 +286,12 @@ def _show_and_resolve(
         if owns_process:
             end_process(code)
         return EditOutcome(code)
-    from xcsh.cli.ast_edit_apply import resolve_decided  # the outcome's renderer
+    from xcsh.cli.ast_edit.apply import resolve_decided  # the outcome's renderer
 
     try:
         refusal = checked.refusal() if decision.reason == YES_REASON else ""
         if refusal:
-            from xcsh.cli.ast_edit_ask import Decision
+            from xcsh.cli.ast_edit.ask import Decision
 
             decision, code = Decision("discard", refusal), EXIT_CHECK_REFUSED
         # an apply writes every file or none: Ctrl-C, SIGTERM and SIGHUP, held since the
@@ -376,7 +373,7 @@ def _decide(options: EditOptions, action: PendingAction) -> tuple[Decision | Non
     if options.dry_run:
         error(DRY_RUN_NOTE)
         return None, EXIT_OK
-    from xcsh.cli.ast_edit_ask import Decision, ask, reviewed  # the prompt and its renderer
+    from xcsh.cli.ast_edit.ask import Decision, ask, reviewed  # the prompt and its renderer
 
     if options.yes:
         return Decision("apply", YES_REASON), EXIT_OK

@@ -19,9 +19,10 @@ import asyncio
 import contextlib
 import sys
 
-from xcsh.cli.ast_edit_ask import Decision
-from xcsh.cli.ast_edit_output import Stdout
-from xcsh.cli.common import EXIT_APPLY_FAILED, EXIT_BROKEN_PIPE, EXIT_OK, error
+from xcsh.cli.ast_edit.ask import Decision
+from xcsh.cli.ast_edit.output import Stdout
+from xcsh.cli.errors import error
+from xcsh.cli.exits import EXIT_APPLY_FAILED, EXIT_BROKEN_PIPE, EXIT_OK
 from xcsh.cli.interrupts import signal_name
 from xcsh.cli.options import EditOutcome
 from xcsh.cli.stdout import end_process
