@@ -52,6 +52,7 @@ from xcsh.core import (
     ToolError,
     ToolResultMessage,
     ToolSpec,
+    UserMessage,
     cap_content,
 )
 from xcsh.core.wording import plural
@@ -68,6 +69,9 @@ class LoopContext:
         tools: tools offered, by name, in the order the model sees them.
         steering: the session's steering state (store, reminders, cap).
         system_prompt: sent with every request.
+        preamble: text sent as a user message before the history, on every
+            request (``""``: none); a server's template joins it to the first user
+            message.
         history: reads the conversation as it is now. The loop never changes
             it but through ``append``; the session may replace it between
             requests (compaction), so it is read afresh each time.
@@ -94,6 +98,7 @@ class LoopContext:
     max_tokens: int | None = None
     before_request: Callable[[], Awaitable[int]] | None = None
     compact: bool = False
+    preamble: str = ""
 
 
 async def run(ctx: LoopContext) -> RunEnd:
@@ -150,9 +155,12 @@ async def query(
     for reminder in ctx.steering.take_reminders():
         ctx.append(reminder)
     plan = ctx.steering.next_request()
+    messages = list(ctx.history())
+    if ctx.preamble:
+        messages.insert(0, UserMessage(content=[TextContent(ctx.preamble)]))
     request = ModelRequest(
         system=ctx.system_prompt,
-        messages=list(ctx.history()),
+        messages=messages,
         tools=plan.offered(specs),
         tool_choice=plan.tool_choice,
         thinking=ctx.thinking,

@@ -43,7 +43,7 @@ from xcsh.agent.run.compaction import compact_history
 from xcsh.agent.run.events import AgentError, AgentEvent, Notice, RunEnd
 from xcsh.agent.run.history import repair_tool_pairs
 from xcsh.agent.run.profile import Profile
-from xcsh.agent.run.prompt import build_system_prompt
+from xcsh.agent.run.prompt import PromptParts, prompt_parts
 from xcsh.agent.run.steering import Steering
 from xcsh.agent.session.config import SessionConfig
 from xcsh.agent.session.pending import SessionPending
@@ -110,9 +110,11 @@ class AgentSession:
             tools, store, config.approval, requires_checks=config.requires_checks
         )
         self.profile: Profile = config.profile
-        self.system_prompt = config.system_prompt or build_system_prompt(
+        parts = prompt_parts(
             cwd, self._tools.values(), config.instructions, compact=config.profile == "compact"
         )
+        self._parts: PromptParts | None = None if config.system_prompt else parts
+        self.system_prompt = config.system_prompt or parts.whole
         self._steering = Steering(
             store,
             max_forced_turns=config.max_forced_turns,
@@ -197,11 +199,13 @@ class AgentSession:
         self._messages, _ = repair_tool_pairs(self._messages)
         start = len(self._messages)
         self._append(UserMessage(content=[TextContent(text)]))
+        system, preamble = self._request_prompt()
         ctx = loop.LoopContext(
             provider=self.provider,
             tools=self._tools,
             steering=self._steering,
-            system_prompt=self.system_prompt,
+            system_prompt=system,
+            preamble=preamble,
             history=lambda: self._messages,
             append=self._append,
             emit=self._emit,
@@ -232,6 +236,17 @@ class AgentSession:
         end = await self.pending.ending(end, last)
         self._emit(end)
         return end
+
+    def _request_prompt(self) -> tuple[str, str]:
+        """The system prompt the requests carry, and the text put before the first message.
+
+        A ``--base-url`` server renders its tool list after the system prompt, so what
+        varies between sessions (:attr:`PromptParts.context`) goes into the first user
+        message instead, after the tools; a given ``system_prompt`` is sent as it is.
+        """
+        if self._parts is not None and getattr(self.provider, "compatible_server", False):
+            return self._parts.head, self._parts.context
+        return self.system_prompt, ""
 
     async def compact(self) -> bool:
         """Compact the history now (``/compact``): all but the newest turn become a summary.
