@@ -39,6 +39,7 @@ from xcsh.agent.run.profile import (
     REPEATED_CALL_NOTE,
     compact_spec,
     repeats_previous_call,
+    with_applied_note,
 )
 from xcsh.agent.run.steering import Steering
 from xcsh.core import (
@@ -212,6 +213,7 @@ async def execute(
         call = calls[index]
         ctx.emit(ToolCallStart(id=call.id, name=call.name, arguments=call.arguments))
         result = _capped(await _call_tool(ctx, call, turn_began_pending))
+        result = with_applied_note(result, ctx.steering.store)
         if ctx.compact:
             result = _noted_nothing_previewed(_noted_repeat(ctx, call, result))
         results[index] = result

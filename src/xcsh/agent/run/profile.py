@@ -14,11 +14,22 @@ for a ``--base-url`` server whose context window is at most
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from typing import Literal
 
-from xcsh.core import AssistantMessage, JsonObject, JsonValue, Message, ToolCall, ToolSpec
+from xcsh.core import (
+    AssistantMessage,
+    JsonObject,
+    JsonValue,
+    Message,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    ToolSpec,
+)
+from xcsh.pending import PendingActionStore, ResolveOutcome
 
 Profile = Literal["full", "compact"]
 """What the model is sent: everything, or the compact profile."""
@@ -73,6 +84,35 @@ NOTHING_PREVIEWED_NOTE = (
 )
 """Appended, in the compact profile, to a ``resolve`` refused because nothing was pending:
 a small model told to discard a change calls ``resolve`` before making the preview."""
+
+
+def applied_note(pending: int) -> str:
+    """Appended, in every profile, to the result of a ``resolve`` that applied a change.
+
+    Small models told the user, after the apply, how to apply the change; the note
+    says it is written and what is left. ``pending``: previews still on the stack.
+    """
+    if not pending:
+        return (
+            "The change is written to disk and nothing is pending: there is nothing left to "
+            "apply or resolve. Tell the user what was changed, and in which files."
+        )
+    previews = "1 more preview is" if pending == 1 else f"{pending} more previews are"
+    return f"The change is written to disk; {previews} pending: resolve the next one."
+
+
+def with_applied_note(
+    result: ToolResultMessage, store: PendingActionStore | None
+) -> ToolResultMessage:
+    """``result``, with :func:`applied_note` after it when it is a ``resolve`` that applied.
+
+    ``store``: the session's, read after the apply (what is still pending).
+    """
+    outcome = result.details
+    if result.is_error or not isinstance(outcome, ResolveOutcome) or outcome.status != "applied":
+        return result
+    note = applied_note(store.count if store is not None else 0)
+    return dataclasses.replace(result, content=[*result.content, TextContent(note)])
 
 
 def repeats_previous_call(history: Sequence[Message], call: ToolCall) -> bool:

@@ -1,0 +1,77 @@
+"""The ``ast_grep`` result as the model reads it: each match, then the summary lines."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from xcsh.core.wording import plural
+from xcsh.structural.base.errors import error_pattern_note
+from xcsh.structural.base.results import Match, SearchResult
+from xcsh.structural.tools.edit_action import empty_scope_note
+from xcsh.structural.tools.edit_text import block, line_indent
+
+
+def format_match(match: Match) -> list[str]:
+    """``path:line:col:`` and the match's text, then each captured metavariable."""
+    where = f"{match.file}:{match.span.start.line + 1}:{match.span.start.column + 1}:"
+    base = line_indent(match)
+    lines = []
+    if match.rule is not None:  # a YAML rule's match: what the rule says first
+        said = f": {match.rule.message}" if match.rule.message else ""
+        lines.append(f"{match.rule.severity}[{match.rule.id}]{said}")
+    lines += block(where, match.text, base, "    ")
+    for name, cap in match.single.items():
+        lines += block(f"  ${name} =", cap.text, base, "      ")
+    raw = match.text.encode("utf-8")
+    for name, caps in match.multi.items():
+        text = ""
+        if caps:
+            first = caps[0].span.start_byte - match.span.start_byte
+            last = caps[-1].span.end_byte - match.span.start_byte
+            text = raw[first:last].decode("utf-8", errors="replace")
+        lines += block(f"  $$${name} =", text, base, "      ")
+    return lines
+
+
+def grep_summary(
+    result: SearchResult,
+    lang: str | None,
+    offset: int,
+    pats: str,
+    held: Mapping[str, int],
+) -> list[str]:
+    """The lines after the matches.
+
+    None found (and why a pattern may be wrong, or that no file was in scope,
+    with the languages the scope ``held`` without ``lang``), or the total and
+    which of the matches are shown (``pats``: what was searched, for the text;
+    ``offset``: the call's).
+    """
+    lines: list[str] = []
+    if result.total == 0:
+        lines.append(f"No matches for {pats} in {plural(result.files_scanned, 'file')}.")
+        lines.extend(error_pattern_note(pat) for pat in result.error_patterns)
+        if result.files_scanned == 0 and not result.skipped:
+            lines.append(empty_scope_note(lang, held))
+    else:
+        lines.append(
+            f"{plural(result.total, 'match', 'matches')} in "
+            f"{plural(result.files_with_matches, 'file')}."
+        )
+        shown_end = offset + len(result.matches)
+        if offset or shown_end < result.total:
+            if result.matches:
+                lines.append(
+                    f"Showing matches {offset + 1}-{shown_end} of {result.total}"
+                    + (
+                        f"; call again with offset={shown_end} for more."
+                        if shown_end < result.total
+                        else "."
+                    )
+                )
+            else:
+                lines.append(f"No matches at offset {offset} (total {result.total}).")
+    return lines
+
+
+__all__ = ["format_match", "grep_summary"]
