@@ -91,6 +91,12 @@ def main(argv: list[str] | None = None) -> int:
         "llama.cpp's threads wait on each other for every token)",
     )
     parser.add_argument(
+        "--nice",
+        type=int,
+        default=10,
+        help="run the server under nice -n NICE (default 10; 0: not niced)",
+    )
+    parser.add_argument(
         "--first-turn",
         type=int,
         default=0,
@@ -145,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             out / f"server-{spec.name}.log",
             context=args.context,
             threads=args.threads,
+            niceness=args.nice,
         ) as server:
             proxy = RecordingProxy(server.port)
             props = server.props()

@@ -44,13 +44,16 @@ COMPACT_WINDOW = 32768
 """``auto`` picks the compact profile for servers whose window is at most this many tokens."""
 
 ADVANCED_PARAMETERS: dict[str, frozenset[str]] = {
-    "ast_grep": frozenset({"glob", "sel", "strictness", "rule", "offset"}),
+    "ast_grep": frozenset({"glob", "sel", "strictness", "rule", "offset", "limit"}),
     "ast_edit": frozenset(
         {"glob", "sel", "strictness", "rule", "limit", "include_broken", "include_parse_errors"}
     ),
-    "grep": frozenset({"context", "limit"}),
+    "grep": frozenset({"context", "limit", "ignore_case"}),
     "ls": frozenset({"limit"}),
-    "resolve": frozenset({"id", "only"}),
+    "find": frozenset({"limit"}),
+    "read": frozenset({"offset", "limit"}),
+    "bash": frozenset({"timeout"}),
+    "resolve": frozenset({"id", "only", "check"}),
 }
 """Parameters a compact tool schema leaves out, by tool (sent only in the full profile)."""
 
