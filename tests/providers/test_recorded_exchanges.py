@@ -241,8 +241,8 @@ def test_a_search_in_a_language_the_project_has_no_file_of_says_so(
     assert result["role"] == "tool"
     assert result["content"] == (
         "No matches for `underscore` in 0 files.\n"
-        "No javascript file was in scope, so nothing was searched: leave `lang` out to read "
-        "each file in the language of its extension, or check `path` and `glob`."
+        "No javascript file was in scope, so nothing was searched; the scope holds 2 python "
+        "files: leave `lang` out to read each file in the language of its extension."
     )
 
 
@@ -262,6 +262,7 @@ def test_a_rename_written_as_a_call_pattern_that_matched_nothing_names_the_bare_
     result = server.requests[1]["messages"][-1]
     assert result["content"] == (
         "No replacements made\n"
+        "Nothing was changed, and nothing is pending.\n"
         "`dasherize($$$A)` matches only calls written `dasherize(...)`, not "
         "`module.dasherize(...)` or `obj.dasherize(...)`; to rename it everywhere "
         "(definition, calls and imports), call ast_edit again with ops "

@@ -63,11 +63,11 @@ async def test_a_rewrite_in_words_is_named_with_its_count_and_nothing_is_pending
     text = _text(await tool.execute("c1", {"ops": [op]}))
     assert text == (
         "No replacements made\n"
+        "Nothing was changed, and nothing is pending.\n"
         "`divmod(VALUE, base)` matches nothing; the relaxed pattern `divmod($VALUE, $BASE)` "
         "(`VALUE` as `$VALUE`, `base` as `$BASE`: a metavariable stands for any argument) "
         "matches 3 times. To preview that rewrite, call ast_edit again with ops "
-        '[{"pat": "divmod($VALUE, $BASE)", "out": "floor_divmod($VALUE, $BASE)"}].\n'
-        "Nothing was changed, and nothing is pending."
+        '[{"pat": "divmod($VALUE, $BASE)", "out": "floor_divmod($VALUE, $BASE)"}].'
     )
     assert not store.has_pending
     assert (root / "clock.py").read_text() == SOURCE
@@ -113,7 +113,10 @@ async def test_a_search_of_another_arity_names_the_relaxed_form_or_shows_its_mat
         "`divmod($$$ARGS)` in its place (`$$$ARGS` in place of the arguments: any number of "
         "them): it matches 4 times."
     )
-    assert "clock.py:8:12:" in wide and lines[-1] == "4 matches in 2 files."
+    # asked who calls what, a small model reads each match's function in its header
+    assert "clock.py:8:12 (in stamp): divmod(hours, 24, 1)" in lines
+    assert "more.py:3:7: divmod(7, 2)" in lines  # top-level code: no function
+    assert lines[-1] == "4 matches in 2 files."
 
 
 async def test_a_language_no_file_in_scope_has_names_the_languages_there(tmp_path: Path) -> None:

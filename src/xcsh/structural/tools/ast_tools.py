@@ -29,7 +29,7 @@ from xcsh.structural.tools.edit_action import (
     staged_files,
 )
 from xcsh.structural.tools.edit_text import edit_label, nothing_pending_line, skipped_text
-from xcsh.structural.tools.grep_text import format_match, grep_summary
+from xcsh.structural.tools.grep_text import Enclosing, format_match, grep_summary
 from xcsh.structural.tools.relaxed import (
     languages_held,
     relaxed_edit,
@@ -232,8 +232,8 @@ def create_ast_grep_tool(
     A pattern that matched nothing where a relaxed form of it matches
     (:mod:`~xcsh.structural.tools.relaxed`) gets a note naming that form and its
     count; with ``widen`` (the compact profile) the relaxed form's matches are
-    listed in its place, said so first. A ``lang`` no file in scope has gets a note
-    naming the languages the scope holds.
+    listed in its place, said so first; each match then also names the function it is
+    in. A ``lang`` no file in scope has gets a note naming the languages the scope holds.
 
     The text lists each match as ``path:line:col`` (1-based) with its text and
     captured metavariables, then the total, a note when ``limit`` cut the list,
@@ -286,8 +286,9 @@ def create_ast_grep_tool(
                     result, pats = wide, f"`{form.pat}`"
         held = languages_held(where) if params.lang and not result.files_scanned else {}
         lines: list[str] = list(first)
+        enclosing = Enclosing() if widen else None
         for match in result.matches:
-            lines += format_match(match)
+            lines += format_match(match, enclosing)
         lines += grep_summary(result, params.lang, params.offset, pats, held) + after
         skipped = skipped_text(result.skipped)
         if skipped:
@@ -409,8 +410,10 @@ def create_ast_edit_tool(
         )
         if preview.total:
             return result
-        said = [*result.content, TextContent(nothing_pending_line(store.count))]
-        return dataclasses.replace(result, content=said)
+        # second, so that a note ending with a call to make stays last
+        head, _, rest = result.text.partition("\n")
+        said = "\n".join([head, nothing_pending_line(store.count), *([rest] if rest else [])])
+        return dataclasses.replace(result, content=[TextContent(said)])
 
     return AgentTool(
         name="ast_edit",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from pathlib import Path
 
 from xcsh.core.wording import plural
 from xcsh.structural.base.errors import error_pattern_note
@@ -10,10 +12,61 @@ from xcsh.structural.base.results import Match, SearchResult
 from xcsh.structural.tools.edit_action import empty_scope_note
 from xcsh.structural.tools.edit_text import block, line_indent
 
+_DEFINES = re.compile(
+    r"\s*(?:(?:export|pub|public|private|protected|static|async)\s+)*"
+    r"(?:def|function|fn|func|fun|sub)\s+(?P<name>\w+)"
+)
+"""A line that defines a function, in the usual keywords of the languages ast-grep reads."""
 
-def format_match(match: Match) -> list[str]:
-    """``path:line:col:`` and the match's text, then each captured metavariable."""
-    where = f"{match.file}:{match.span.start.line + 1}:{match.span.start.column + 1}:"
+
+class Enclosing:
+    """The function each match is in, read from its file's lines (each file read once).
+
+    The nearest line above the match that defines a function and is indented
+    less than the match's line; none when a line of top-level code comes first.
+    """
+
+    def __init__(self) -> None:
+        self._lines: dict[Path, list[str]] = {}
+
+    def __call__(self, match: Match) -> str | None:
+        """The name of the function ``match`` is in, or ``None`` (top level, or unreadable)."""
+        if match.path not in self._lines:
+            try:
+                text = match.path.read_bytes().decode("utf-8", errors="replace")
+            except OSError:
+                text = ""
+            self._lines[match.path] = text.split("\n")
+        lines = self._lines[match.path]
+        at = match.span.start.line
+        if at >= len(lines):
+            return None
+        indent = _indent(lines[at])
+        for line in reversed(lines[:at]):
+            if not line.strip() or _indent(line) >= indent:
+                continue
+            defined = _DEFINES.match(line)
+            if defined is not None:
+                return defined.group("name")
+            if _indent(line) == 0 and not line.lstrip().startswith(("@", "#", "//")):
+                return None
+            indent = _indent(line)
+        return None
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def format_match(match: Match, enclosing: Enclosing | None = None) -> list[str]:
+    """``path:line:col:`` and the match's text, then each captured metavariable.
+
+    With ``enclosing``, the header names the function the match is in
+    (``path:line:col (in parse_time):``), for a small model asked who calls what.
+    """
+    where = f"{match.file}:{match.span.start.line + 1}:{match.span.start.column + 1}"
+    name = enclosing(match) if enclosing is not None else None
+    where += f" (in {name}):" if name else ":"
     base = line_indent(match)
     lines = []
     if match.rule is not None:  # a YAML rule's match: what the rule says first
@@ -74,4 +127,4 @@ def grep_summary(
     return lines
 
 
-__all__ = ["format_match", "grep_summary"]
+__all__ = ["Enclosing", "format_match", "grep_summary"]
