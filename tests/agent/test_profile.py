@@ -108,7 +108,10 @@ async def test_a_call_pattern_rename_matching_no_call_is_widened_in_the_compact_
         assert second.startswith("Applied 2 replacements in 2 files")
         assert (tmp_path / "t.py").read_text() == "import m\nm.new(1)\n"
     else:
-        assert result.startswith("No replacements made\n`old($$$A)` matches only calls")
+        assert result.startswith(
+        "No replacements made\nNothing was changed, and nothing is pending.\n"
+        "`old($$$A)` matches only calls"
+    )
         assert second == NOTHING_PENDING_MESSAGE  # exactly: no note in the full profile
         assert (tmp_path / "t.py").read_text() == "import m\nm.old(1)\n"
 
