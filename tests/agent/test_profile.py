@@ -109,9 +109,9 @@ async def test_a_call_pattern_rename_matching_no_call_is_widened_in_the_compact_
         assert (tmp_path / "t.py").read_text() == "import m\nm.new(1)\n"
     else:
         assert result.startswith(
-        "No replacements made\nNothing was changed, and nothing is pending.\n"
-        "`old($$$A)` matches only calls"
-    )
+            "No replacements made\nNothing was changed, and nothing is pending.\n"
+            "`old($$$A)` matches only calls"
+        )
         assert second == NOTHING_PENDING_MESSAGE  # exactly: no note in the full profile
         assert (tmp_path / "t.py").read_text() == "import m\nm.old(1)\n"
 

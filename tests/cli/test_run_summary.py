@@ -55,7 +55,8 @@ def test_the_summary_names_every_change_written_and_comes_just_before_run_end(
     assert last.startswith("xcsh: this run applied 2 changes: ")
     assert last.endswith("'AST Edit: 1 replacement in 1 file' (b.py). Nothing is pending.")
     # the model read, after its apply, that nothing was left to do
-    told = [e for e in events if e["type"] == "resolved"][0]["text"]
+    (resolved,) = [e for e in events if e["type"] == "resolved"]
+    told = resolved["text"]
     assert told.endswith(
         "The change is written to disk and nothing is pending: there is nothing left to "
         "apply or resolve. Tell the user what was changed, and in which files."
