@@ -36,7 +36,7 @@ from model_e2e.parts import (
 )
 from model_e2e.project import INFLECTION, fresh_repo, sdist
 from model_e2e.record import RecordingProxy, server_timings
-from model_e2e.runner import offered_by_turn, write_settings, xcsh_failure
+from model_e2e.runner import offered_by_turn, run_xcsh, write_settings, xcsh_failure
 from model_e2e.server import LlamaServer
 from model_e2e.tasks import PRINT_TASKS, Context, Outcome, Task
 from model_e2e.tasks_wide import WIDE_PACKAGES, WIDE_TASKS
@@ -95,6 +95,14 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=10,
         help="run the server under nice -n NICE (default 10; 0: not niced)",
+    )
+    parser.add_argument(
+        "--warm",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="before the tasks, one untimed xcsh run (a question) on the fresh server, so "
+        "every run of the table starts on a warm server (default 0: none)",
     )
     parser.add_argument(
         "--first-turn",
@@ -158,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
             window = props.get("default_generation_settings", {})
             log(f"{spec.name} on port {server.port}; server settings {window}")
             versions[spec.name] = f"llama.cpp {props.get('build_info', '?')}, {weights.name}"
+            if args.warm:
+                _warm(out, proxy, settings, args.warm)
             try:
                 for task, runs in tasks:
                     for i in range(args.first_run, args.first_run + runs):
@@ -236,6 +246,17 @@ def _one(
     status = "ok" if outcome.ok else f"FAIL ({failure}): {row['reason']}"
     log(f"{task} #{i + 1}: {status} [{row['wall']:.0f} s, {row['turns']} turns]")
     return row
+
+
+def _warm(out: Path, proxy: RecordingProxy, settings: dict[str, Any], timeout: float) -> None:
+    """One run outside the table, so the server's cache holds the prompt's shared head."""
+    repo = fresh_repo(out / "work" / "warm" / INFLECTION.name, sdist())
+    home = out / "home"
+    shutil.rmtree(home, ignore_errors=True)
+    write_settings(home, settings)
+    started = time.monotonic()
+    run_xcsh(repo, home, proxy.base_url, "How many Python files are there?", timeout=timeout)
+    log(f"warm-up run: {time.monotonic() - started:.0f} s")
 
 
 def _xcsh_failure(outcome: Outcome, offered: list[list[str]]) -> str | None:
