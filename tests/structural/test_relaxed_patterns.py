@@ -7,8 +7,10 @@ were and got ``No replacements made`` with no hint.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from helpers import run_xcsh
 from xcsh.pending import PendingActionStore
 from xcsh.structural import create_ast_edit_tool, create_ast_grep_tool
 from xcsh.structural.tools.relaxed import relaxed_forms
@@ -26,6 +28,7 @@ def stamp(hours):
 
 
 def _project(tmp_path: Path) -> Path:
+    tmp_path.mkdir(exist_ok=True)
     (tmp_path / "clock.py").write_text(SOURCE)
     (tmp_path / "more.py").write_text("import clock\n\nprint(divmod(7, 2))\n")
     return tmp_path
@@ -128,3 +131,31 @@ async def test_a_language_no_file_in_scope_has_names_the_languages_there(tmp_pat
         "No javascript file was in scope, so nothing was searched; the scope holds 2 python "
         "files: leave `lang` out to read each file in the language of its extension.",
     ]
+
+
+def test_through_xcsh_p_the_compact_profile_applies_the_relaxed_rewrite(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    # The calls as Qwen2.5 1.5B made them on a rewrite asked in words: the placeholder
+    # words as names, then the forced resolve; the model's answer is left out.
+    root = _project(tmp_path / "proj")
+    op = {"pat": "divmod(VALUE, base)", "out": "floor_divmod(VALUE, base)"}
+    steps = [
+        {"tool_calls": [{"name": "ast_edit", "arguments": {"ops": [op]}}]},
+        {"tool_calls": [{"name": "resolve", "arguments": {"action": "apply", "reason": "ok"}}]},
+        {"text": "Done."},
+    ]
+    (tmp_path / "steps.json").write_text(json.dumps(steps))
+    (xcsh_home / "settings.toml").write_text('profile = "compact"\n')
+    args = ["-p", "go", "--mode", "json", "--provider", "scripted"]
+    done = run_xcsh([*args, "--model", str(tmp_path / "steps.json")], cwd=root, home=xcsh_home)
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    (pushed,) = [e for e in events if e["type"] == "pending_pushed"]
+    assert pushed["label"] == "AST Edit: 3 replacements in 2 files"
+    assert "so this preview rewrites the relaxed pattern `divmod($VALUE, $BASE)`" in (
+        pushed["preview"] + next(e["text"] for e in events if e["type"] == "tool_result")
+    )
+    summary = events[-2]
+    assert summary["type"] == "run_summary"
+    assert [a["files"] for a in summary["applied"]] == [["clock.py", "more.py"]]
+    assert "floor_divmod(total, parts)" in (root / "clock.py").read_text()
