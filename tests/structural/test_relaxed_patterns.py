@@ -119,7 +119,7 @@ async def test_a_search_of_another_arity_names_the_relaxed_form_or_shows_its_mat
     # asked who calls what, a small model reads each match's function in its header
     assert "clock.py:8:12 (in stamp): divmod(hours, 24, 1)" in lines
     assert "more.py:3:7: divmod(7, 2)" in lines  # top-level code: no function
-    assert lines[-1] == "4 matches in 2 files."
+    assert lines[-2:] == ["4 matches in 2 files.", "Functions these matches are in: divide, stamp."]
 
 
 async def test_a_language_no_file_in_scope_has_names_the_languages_there(tmp_path: Path) -> None:

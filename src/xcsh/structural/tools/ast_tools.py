@@ -29,7 +29,12 @@ from xcsh.structural.tools.edit_action import (
     staged_files,
 )
 from xcsh.structural.tools.edit_text import edit_label, nothing_pending_line, skipped_text
-from xcsh.structural.tools.grep_text import Enclosing, format_match, grep_summary
+from xcsh.structural.tools.grep_text import (
+    Enclosing,
+    format_match,
+    functions_line,
+    grep_summary,
+)
 from xcsh.structural.tools.relaxed import (
     languages_held,
     relaxed_edit,
@@ -233,7 +238,8 @@ def create_ast_grep_tool(
     (:mod:`~xcsh.structural.tools.relaxed`) gets a note naming that form and its
     count; with ``widen`` (the compact profile) the relaxed form's matches are
     listed in its place, said so first; each match then also names the function it is
-    in. A ``lang`` no file in scope has gets a note naming the languages the scope holds.
+    in, and a last line lists those functions. A ``lang`` no file in scope has gets a
+    note naming the languages the scope holds.
 
     The text lists each match as ``path:line:col`` (1-based) with its text and
     captured metavariables, then the total, a note when ``limit`` cut the list,
@@ -290,6 +296,8 @@ def create_ast_grep_tool(
         for match in result.matches:
             lines += format_match(match, enclosing)
         lines += grep_summary(result, params.lang, params.offset, pats, held) + after
+        if enclosing is not None:
+            lines += functions_line(result.matches, enclosing)
         skipped = skipped_text(result.skipped)
         if skipped:
             lines.append(skipped)

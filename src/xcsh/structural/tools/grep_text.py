@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from xcsh.core.wording import plural
+from xcsh.core.wording import name_list, plural
 from xcsh.structural.base.errors import error_pattern_note
 from xcsh.structural.base.results import Match, SearchResult
 from xcsh.structural.tools.edit_action import empty_scope_note
@@ -52,6 +52,12 @@ class Enclosing:
                 return None
             indent = _indent(line)
         return None
+
+
+def functions_line(matches: list[Match], enclosing: Enclosing) -> list[str]:
+    """``Functions these matches are in: a, b.`` (none when no match is in a function)."""
+    names = list(dict.fromkeys(n for m in matches if (n := enclosing(m)) is not None))
+    return [f"Functions these matches are in: {name_list(names)}."] if names else []
 
 
 def _indent(line: str) -> int:
@@ -127,4 +133,4 @@ def grep_summary(
     return lines
 
 
-__all__ = ["Enclosing", "format_match", "grep_summary"]
+__all__ = ["Enclosing", "format_match", "functions_line", "grep_summary"]
