@@ -54,6 +54,10 @@ def test_placeholder_names_become_metavariables_first_those_bound_nowhere() -> N
         "old($$$ARGS)"
     ]
     assert relaxed_forms("old($A, $B)", "new($B, $A)", "python", occurs) == []
+    # a definition written out, searched for: the name alone (never for a rewrite)
+    (name,) = relaxed_forms("def stamp(self, hours):", None, "python", occurs)
+    assert name.pat == "stamp"
+    assert relaxed_forms("def stamp(self, hours):", "x", "python", occurs) == []
 
 
 async def test_a_rewrite_in_words_is_named_with_its_count_and_nothing_is_pending(

@@ -12,7 +12,10 @@ place, in order:
 2. every name in those positions taken as a metavariable (a literal reading
    matched nothing, so it cannot be what was meant);
 3. a call pattern whose arguments are all metavariables, with ``$$$ARGS`` (any
-   number of arguments) in their place: the calls have another arity.
+   number of arguments) in their place: the calls have another arity;
+4. for a search, a written-out definition (``def name(self, x): ...``) as the
+   name alone, which finds the definition and every use (a small model asked
+   which functions call ``name`` searched for an invented definition).
 
 The same names are metavariables in ``out``. The first form that matches is
 offered: named in the result with its count (every profile), or previewed in
@@ -56,6 +59,11 @@ _ARGUMENT_PARENTS = frozenset(
 )
 """Node kinds whose identifier children are arguments or operands (Python, JS/TS, Go, Rust)."""
 
+_DEFINITION = re.compile(
+    r"\s*(?:(?:export|pub|async)\s+)*(?:def|function|fn|func|fun)\s+(?P<name>[A-Za-z_]\w*)\s*\("
+)
+"""A search pattern that writes out a function's definition (a small model asked who calls it)."""
+
 _CALL = re.compile(r"(?P<callee>[A-Za-z_][\w.]*)\((?P<args>.*)\)", re.DOTALL)
 
 
@@ -97,6 +105,10 @@ def relaxed_forms(
     any_arity = _any_arity(last)
     if any_arity is not None:
         forms.append(any_arity)
+    defined = _DEFINITION.match(pat)
+    if out is None and defined is not None:
+        name = defined.group("name")
+        forms.append(Relaxed(pat=name, out=None, how=f"`{name}` alone: its definition and uses"))
     return forms
 
 
