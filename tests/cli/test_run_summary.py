@@ -53,13 +53,12 @@ def test_the_summary_names_every_change_written_and_comes_just_before_run_end(
     assert (root / "a.py").read_text() == "x = 2\n" and (root / "b.py").read_text() == "log(x)\n"
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("xcsh: this run applied 2 changes: ")
-    assert last.endswith("'AST Edit: 1 replacement in 1 file' (b.py). Nothing is pending.")
+    assert last.endswith("'AST Edit: 1 replacement in 1 file' (b.py). Nothing is left to apply.")
     # the model read, after its apply, that nothing was left to do
     (resolved,) = [e for e in events if e["type"] == "resolved"]
     told = resolved["text"]
     assert told.endswith(
-        "The change is written to disk and nothing is pending: there is nothing left to "
-        "apply or resolve. Tell the user what was changed, and in which files."
+        "The change is written; nothing is left to apply or resolve. Tell the user what changed."
     )
 
 

@@ -296,6 +296,6 @@ class RunSummary:
             else "xcsh: this run applied no change."
         )
         if not pending:
-            return f"{first} Nothing is pending."
+            return f"{first} Nothing is left to apply."
         waiting = "; ".join(f"{a.id} '{a.label}'" for a in pending)
         return f"{first}\nxcsh: pending: {waiting} (apply or discard it with --continue)."

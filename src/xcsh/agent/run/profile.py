@@ -97,11 +97,11 @@ def applied_note(pending: int) -> str:
     """
     if not pending:
         return (
-            "The change is written to disk and nothing is pending: there is nothing left to "
-            "apply or resolve. Tell the user what was changed, and in which files."
+            "The change is written; nothing is left to apply or resolve. "
+            "Tell the user what changed."
         )
     previews = "1 more preview is" if pending == 1 else f"{pending} more previews are"
-    return f"The change is written to disk; {previews} pending: resolve the next one."
+    return f"The change is written; {previews} pending: resolve the next one."
 
 
 def with_applied_note(
@@ -115,7 +115,13 @@ def with_applied_note(
     if result.is_error or not isinstance(outcome, ResolveOutcome) or outcome.status != "applied":
         return result
     note = applied_note(store.count if store is not None else 0)
-    return dataclasses.replace(result, content=[*result.content, TextContent(note)])
+    content = list(result.content)
+    last = content[-1] if content else None
+    if isinstance(last, TextContent):  # one text, as the apply's own
+        content[-1] = TextContent(f"{last.text}\n{note}" if last.text else note)
+    else:
+        content.append(TextContent(note))
+    return dataclasses.replace(result, content=content)
 
 
 def repeats_previous_call(history: Sequence[Message], call: ToolCall) -> bool:
