@@ -6,7 +6,8 @@ An answer contradicts them when, after a change was written and nothing is
 pending, it tells the user to apply, resolve or check something still; when
 it claims a change was made and nothing was written; or when it says a change
 was discarded or nothing changed while a change was written. The phrases are
-read case-blind; the rule is a heuristic, the same before and after a change
+read case-blind, and one negated earlier in its sentence ("nothing is
+pending") does not count; the rule is a heuristic, the same before and after a change
 to xcsh, so the rate it gives can be compared.
 """
 
@@ -34,6 +35,18 @@ _CLAIMS_NONE = re.compile(
 )
 
 
+_NEGATED = re.compile(r"\b(nothing|no|not|none|never)\b[^.!?\n]*$", re.IGNORECASE)
+"""A negation earlier in the same sentence: "nothing is pending" says what the events say."""
+
+
+def _affirmed(pattern: re.Pattern[str], answer: str) -> re.Match[str] | None:
+    """The first match of ``pattern`` in ``answer`` not negated earlier in its sentence."""
+    for found in pattern.finditer(answer):
+        if not _NEGATED.search(answer[max(0, found.start() - 60) : found.start()]):
+            return found
+    return None
+
+
 def wrote(log: RunLog) -> bool:
     """Whether the run wrote a change: an applied ``resolve``, or ``edit``/``write`` that worked."""
     applied = any(r.get("action") == "apply" and not r.get("is_error") for r in log.of("resolved"))
@@ -54,10 +67,10 @@ def contradiction(log: RunLog) -> str:
     ends = log.of("run_end")
     pending = int(ends[-1].get("pending", 0)) if ends else 0
     written = wrote(log)
-    if written and not pending and (found := _STILL_TO_DO.search(answer)):
+    if written and not pending and (found := _affirmed(_STILL_TO_DO, answer)):
         return f"says something is left to do after the apply: {found.group(0)!r}"
-    if not written and (found := _CLAIMS_CHANGE.search(answer)):
+    if not written and (found := _affirmed(_CLAIMS_CHANGE, answer)):
         return f"claims a change nothing wrote: {found.group(0)!r}"
-    if written and (found := _CLAIMS_NONE.search(answer)):
+    if written and (found := _affirmed(_CLAIMS_NONE, answer)):
         return f"says nothing changed after a change was written: {found.group(0)!r}"
     return ""

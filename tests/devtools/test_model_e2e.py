@@ -156,6 +156,9 @@ def test_an_answer_contradicts_the_run_when_it_says_what_the_events_deny() -> No
     told = "To apply the changes, use the `resolve` tool with the `only` parameter."
     assert contradiction(_run(told, APPLY)).startswith("says something is left to do")
     assert contradiction(_run("Renamed `a` to `b` in a.py.", APPLY)) == ""
+    # what the note after the apply says, repeated, is the truth
+    truth = "The changes are written to disk and nothing is pending. No changes are pending."
+    assert contradiction(_run(truth, APPLY)) == ""
     # nothing was written, yet the answer claims a change
     said = contradiction(_run("The function has been renamed."))
     assert said.startswith("claims a change nothing wrote")
