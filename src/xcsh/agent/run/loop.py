@@ -35,6 +35,7 @@ from xcsh.agent.run.events import (
 )
 from xcsh.agent.run.history import cancelled_result
 from xcsh.agent.run.profile import (
+    COMPACT_RESULT_CHARS,
     NOTHING_PREVIEWED_NOTE,
     REPEATED_CALL_NOTE,
     compact_spec,
@@ -43,6 +44,7 @@ from xcsh.agent.run.profile import (
 )
 from xcsh.agent.run.steering import Steering
 from xcsh.core import (
+    MAX_RESULT_CHARS,
     AssistantMessage,
     Message,
     ModelRequest,
@@ -212,7 +214,8 @@ async def execute(
     async def one(index: int) -> None:
         call = calls[index]
         ctx.emit(ToolCallStart(id=call.id, name=call.name, arguments=call.arguments))
-        result = _capped(await _call_tool(ctx, call, turn_began_pending))
+        limit = COMPACT_RESULT_CHARS if ctx.compact else MAX_RESULT_CHARS
+        result = _capped(await _call_tool(ctx, call, turn_began_pending), limit)
         result = with_applied_note(result, ctx.steering.store)
         if ctx.compact:
             result = _noted_nothing_previewed(_noted_repeat(ctx, call, result))
@@ -319,13 +322,14 @@ def invalid_arguments_text(call: ToolCall) -> str:
     )
 
 
-def _capped(result: ToolResultMessage) -> ToolResultMessage:
-    """Cut each text block of a result to :data:`~xcsh.core.MAX_RESULT_CHARS` characters.
+def _capped(result: ToolResultMessage, limit: int = MAX_RESULT_CHARS) -> ToolResultMessage:
+    """Cut each text block of a result to ``limit`` characters.
 
     Head and tail are kept. Applies whatever tool made the result: built-in tools bound
-    their own output, custom and MCP tools may not.
+    their own output, custom and MCP tools may not. The compact profile passes
+    :data:`~xcsh.agent.run.profile.COMPACT_RESULT_CHARS`.
     """
-    content = cap_content(result.content)
+    content = cap_content(result.content, limit)
     return result if content is result.content else dataclasses.replace(result, content=content)
 
 

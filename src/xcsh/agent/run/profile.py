@@ -72,6 +72,13 @@ def choose_profile(
     return "compact" if compatible_server and small else "full"
 
 
+COMPACT_RESULT_CHARS = 16_000
+"""The compact profile's cap on one text block of a tool result (about 4,000-5,000 tokens).
+
+The default cap (50,000 characters) is more than a 16K-token window holds: Qwen2.5
+1.5B read a 1,100-line module whole and the next request passed the server's window.
+"""
+
 REPEATED_CALL_NOTE = (
     "This is the same call as your previous one, with the same arguments, and the "
     "same result. Answer from the results you have, or call a different tool."
