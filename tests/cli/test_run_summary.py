@@ -56,10 +56,10 @@ def test_the_summary_names_every_change_written_and_comes_just_before_run_end(
     assert last.endswith("'AST Edit: 1 replacement in 1 file' (b.py). Nothing is left to apply.")
     # the model read, after its apply, that nothing was left to do
     (resolved,) = [e for e in events if e["type"] == "resolved"]
-    told = resolved["text"]
-    assert told.endswith(
-        "The change is written; nothing is left to apply or resolve. Tell the user what changed."
-    )
+    assert resolved["text"].splitlines() == [
+        "Applied 1 replacement in 1 file: b.py.",
+        "The change is written; nothing is left to apply or resolve. Tell the user what changed.",
+    ]
 
 
 def test_a_preview_left_pending_is_named_and_nothing_is_said_applied(

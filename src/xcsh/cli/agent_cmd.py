@@ -290,7 +290,9 @@ async def run_print(
     if args.mode == "text":
         shown = printer.shown_errors if printer is not None else set()
         _finish_text(end, session.id, totals[0], shown, out, err_console)
-    err_console.print(summary.text(pending()), markup=False, highlight=False)
+    # after an error or a cancel with nothing written or left, the error says it all
+    if end.reason == "stop" or summary.applied() or pending():
+        err_console.print(summary.text(pending()), markup=False, highlight=False)
     return {"stop": 0, "cancelled": 130}.get(end.reason, 1)
 
 

@@ -114,7 +114,7 @@ def applied_note(pending: int) -> str:
 def with_applied_note(
     result: ToolResultMessage, store: PendingActionStore | None
 ) -> ToolResultMessage:
-    """``result``, with :func:`applied_note` after it when it is a ``resolve`` that applied.
+    """``result`` with :func:`applied_note` as its second line, for a ``resolve`` that applied.
 
     ``store``: the session's, read after the apply (what is still pending).
     """
@@ -123,11 +123,13 @@ def with_applied_note(
         return result
     note = applied_note(store.count if store is not None else 0)
     content = list(result.content)
-    last = content[-1] if content else None
-    if isinstance(last, TextContent):  # one text, as the apply's own
-        content[-1] = TextContent(f"{last.text}\n{note}" if last.text else note)
+    first = content[0] if content else None
+    if isinstance(first, TextContent) and first.text:
+        # second: what the apply says last (a check's verdict, a call to make) stays last
+        head, _, rest = first.text.partition("\n")
+        content[0] = TextContent("\n".join([head, note, *([rest] if rest else [])]))
     else:
-        content.append(TextContent(note))
+        content.insert(0, TextContent(note))
     return dataclasses.replace(result, content=content)
 
 
