@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from model_e2e.answers import contradiction
 from model_e2e.first_turn import measure_first_turns, render_first_turns
 from model_e2e.parts import (
     LLAMA_CPP_VERSION,
@@ -33,17 +34,19 @@ from model_e2e.parts import (
     log,
     model_file,
 )
-from model_e2e.project import fresh_repo, sdist
+from model_e2e.project import INFLECTION, fresh_repo, sdist
 from model_e2e.record import RecordingProxy, server_timings
-from model_e2e.runner import offered_by_turn, write_settings, xcsh_failure
+from model_e2e.runner import offered_by_turn, run_xcsh, write_settings, xcsh_failure
 from model_e2e.server import LlamaServer
 from model_e2e.tasks import PRINT_TASKS, Context, Outcome, Task
+from model_e2e.tasks_wide import WIDE_PACKAGES, WIDE_TASKS
 from model_e2e.terminal import terminal_approve
 from xcsh.tools.registry import BUILTIN_TOOL_NAMES
 
 TASKS: dict[str, Task] = {
     **PRINT_TASKS,
     "terminal-approve": Task("terminal-approve", terminal_approve),
+    **WIDE_TASKS,
 }
 """Every task, by name, in the table's order."""
 
@@ -88,6 +91,20 @@ def main(argv: list[str] | None = None) -> int:
         "llama.cpp's threads wait on each other for every token)",
     )
     parser.add_argument(
+        "--nice",
+        type=int,
+        default=10,
+        help="run the server under nice -n NICE (default 10; 0: not niced)",
+    )
+    parser.add_argument(
+        "--warm",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="before the tasks, one untimed xcsh run (a question) on the fresh server, so "
+        "every run of the table starts on a warm server (default 0: none)",
+    )
+    parser.add_argument(
         "--first-turn",
         type=int,
         default=0,
@@ -113,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     try:
         binary = llama_server()
-        sdist()
+        for package in (INFLECTION, *WIDE_PACKAGES):
+            sdist(package=package)
         models = [(MODELS[name], model_file(MODELS[name])) for name in args.models.split(",")]
     except PartError as exc:
         print(f"e2e-model: {exc}", file=sys.stderr)
@@ -141,12 +159,15 @@ def main(argv: list[str] | None = None) -> int:
             out / f"server-{spec.name}.log",
             context=args.context,
             threads=args.threads,
+            niceness=args.nice,
         ) as server:
             proxy = RecordingProxy(server.port)
             props = server.props()
             window = props.get("default_generation_settings", {})
             log(f"{spec.name} on port {server.port}; server settings {window}")
             versions[spec.name] = f"llama.cpp {props.get('build_info', '?')}, {weights.name}"
+            if args.warm:
+                _warm(out, proxy, settings, args.warm)
             try:
                 for task, runs in tasks:
                     for i in range(args.first_run, args.first_run + runs):
@@ -176,7 +197,9 @@ def _one(
 ) -> dict[str, Any]:
     # A folder of its own for every run: the working folder is in the prompt, and
     # at temperature 0 runs in one folder would take one path (one sample, N times).
-    repo = fresh_repo(out / "work" / f"{task}-{i + 1:02d}" / "inflection", sdist())
+    package = TASKS[task].package(i)
+    folder = out / "work" / f"{task}-{i + 1:02d}" / package.name
+    repo = fresh_repo(folder, sdist(package=package))
     home = out / "home"
     shutil.rmtree(home, ignore_errors=True)
     write_settings(home, settings)
@@ -191,6 +214,7 @@ def _one(
         timeout=args.timeout,
         exchange=exchange,
         run=i,
+        package=package,
     )
     try:
         outcome = TASKS[task].run(ctx)
@@ -215,11 +239,24 @@ def _one(
         "prompt_tokens": [t for lg in outcome.logs for t in lg.prompt_tokens()],
         "output_tokens": [t for lg in outcome.logs for t in lg.output_tokens()],
         "timings": [[t.cache_n, t.prompt_n, t.prompt_ms] for t in server_timings(exchange)],
+        "contradiction": next((c for lg in outcome.logs if (c := contradiction(lg))), ""),
+        "package": package.name,
         "exchange": str(exchange),
     }
     status = "ok" if outcome.ok else f"FAIL ({failure}): {row['reason']}"
     log(f"{task} #{i + 1}: {status} [{row['wall']:.0f} s, {row['turns']} turns]")
     return row
+
+
+def _warm(out: Path, proxy: RecordingProxy, settings: dict[str, Any], timeout: float) -> None:
+    """One run outside the table, so the server's cache holds the prompt's shared head."""
+    repo = fresh_repo(out / "work" / "warm" / INFLECTION.name, sdist())
+    home = out / "home"
+    shutil.rmtree(home, ignore_errors=True)
+    write_settings(home, settings)
+    started = time.monotonic()
+    run_xcsh(repo, home, proxy.base_url, "How many Python files are there?", timeout=timeout)
+    log(f"warm-up run: {time.monotonic() - started:.0f} s")
 
 
 def _xcsh_failure(outcome: Outcome, offered: list[list[str]]) -> str | None:
@@ -258,6 +295,17 @@ def _cache_cells(group: list[dict[str, Any]]) -> str:
     return f"{new} | {share} | {seconds}"
 
 
+def _first_request_cells(group: list[dict[str, Any]]) -> str:
+    """Each run's first request as two table cells, from the server's ``timings``.
+
+    The prompt tokens evaluated anew and those the cache held (medians).
+    """
+    firsts = [r["timings"][0] for r in group if r.get("timings")]
+    new = _median([float(t[1]) for t in firsts])
+    cached = _median([float(t[0]) for t in firsts])
+    return f"{new} | {cached}"
+
+
 def render(rows: list[dict[str, Any]], settings: dict[str, Any], n: int) -> str:
     """The table, in Markdown, followed by the failures."""
     lines = [
@@ -265,9 +313,10 @@ def render(rows: list[dict[str, Any]], settings: dict[str, Any], n: int) -> str:
         f"{', '.join(f'{k}={v}' for k, v in settings.items())}",
         "",
         "| task | model | done | median wall s | model s | xcsh s | first turn s "
-        "| prompt tok/turn | out tok/turn | new prompt tok, later turns | cache hits "
-        "| prompt s, later turns | model fail | xcsh fail |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| prompt tok/turn | out tok/turn | first request: new prompt tok | first request: "
+        "cached tok | new prompt tok, later turns | cache hits | prompt s, later turns "
+        "| answer contradicts | model fail | xcsh fail |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     keys = list(dict.fromkeys((r["task"], r["model"]) for r in rows))
     for task, model in keys:
@@ -281,7 +330,8 @@ def render(rows: list[dict[str, Any]], settings: dict[str, Any], n: int) -> str:
             f"| {_median([r['model_s'] for r in group])} "
             f"| {_median([r['wall'] - r['model_s'] for r in group])} | {_median(firsts)} "
             f"| {_median([float(p) for p in prompts])} | {_median([float(o) for o in outs])} "
-            f"| {_cache_cells(group)} "
+            f"| {_first_request_cells(group)} | {_cache_cells(group)} "
+            f"| {sum(bool(r.get('contradiction')) for r in group)} "
             f"| {sum(r['failure'] == 'model' for r in group)} "
             f"| {sum(r['failure'] == 'xcsh' for r in group)} |"
         )
@@ -289,8 +339,13 @@ def render(rows: list[dict[str, Any]], settings: dict[str, Any], n: int) -> str:
     if failures:
         lines += ["", "Failures:"]
         lines += [
-            f"- {r['task']} #{r['run'] + 1} ({r['failure']}): {r['reason']}" for r in failures
+            f"- {r['task']} #{r['run'] + 1} {r.get('package', '')} ({r['failure']}): {r['reason']}"
+            for r in failures
         ]
+    said = [r for r in rows if r.get("contradiction")]
+    if said:
+        lines += ["", "Answers that contradict the run's events:"]
+        lines += [f"- {r['task']} #{r['run'] + 1}: {r['contradiction']}" for r in said]
     return "\n".join(lines)
 
 

@@ -32,14 +32,24 @@ class LlamaServer:
         log_path: where the server's output goes.
         context: context size in tokens (``-c``).
         threads: CPU threads (``-t``).
+        niceness: the server runs under ``nice -n NICENESS`` (0: as the harness), so
+            other work on shared cores keeps moving.
     """
 
     def __init__(
-        self, binary: Path, model: Path, log_path: Path, *, context: int = 16384, threads: int = 2
+        self,
+        binary: Path,
+        model: Path,
+        log_path: Path,
+        *,
+        context: int = 16384,
+        threads: int = 2,
+        niceness: int = 10,
     ) -> None:
         self.port = free_port()
         self.log_path = log_path
         self.command = [
+            *(["nice", "-n", str(niceness)] if niceness else []),
             str(binary), "-m", str(model), "--jinja", "--host", "127.0.0.1",
             "--port", str(self.port), "-c", str(context), "-t", str(threads),
             "--parallel", "1", "--no-webui",

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from model_e2e.project import MODULE, TESTS, changed_files, git, run_tests
+from model_e2e.project import INFLECTION, MODULE, TESTS, Package, changed_files, git, run_tests
 from model_e2e.runner import XCSH, Event, RunLog, run_xcsh
 
 
@@ -32,6 +32,8 @@ class Context:
     """The file the recording proxy writes this run's requests and answers to."""
     run: int = 0
     """The run's number (from 0): it picks the run's rename (:attr:`rename`)."""
+    package: Package = INFLECTION
+    """The package :attr:`repo` is a copy of."""
 
     @property
     def rename(self) -> Rename:
@@ -69,10 +71,18 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Task:
-    """A named task and the function that runs and checks it."""
+    """A named task, the function that runs and checks it, and the packages it runs on.
+
+    Run ``i`` of the task works on ``packages[i % len(packages)]``.
+    """
 
     name: str
     run: Callable[[Context], Outcome]
+    packages: tuple[Package, ...] = (INFLECTION,)
+
+    def package(self, run: int) -> Package:
+        """The package run number ``run`` works on."""
+        return self.packages[run % len(self.packages)]
 
 
 def _calls_by_ast_grep(repo: Path, name: str) -> set[tuple[str, int]]:

@@ -16,7 +16,7 @@ from xcsh.core import AgentTool, ToolResultMessage, UserMessage
 from xcsh.pending import PendingActionStore
 
 BIG = "filler line for the context window\n" * 60  # about 500 tokens
-LONG_PROMPT = "apply it. " + "Some context about the task. " * 95  # about 700 tokens
+LONG_PROMPT = "apply it. " + "Some context about the task. " * 85  # about 620 tokens
 
 
 def tools_for(cwd: Path, store: PendingActionStore) -> list[AgentTool[Any]]:

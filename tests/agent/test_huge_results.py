@@ -62,3 +62,36 @@ def test_huge_custom_tool_result_is_capped_everywhere(tmp_path: Path, xcsh_home:
     sent = log[1]["messages"][-1]["content"][0]["text"]
     assert sent.startswith("head\nzzz") and sent.endswith("zzz\ntail")
     assert len(sent) < MAX_RESULT_CHARS + 200 and "characters cut" in sent
+
+
+def test_the_compact_profile_caps_a_result_to_what_a_small_window_holds(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    # Qwen2.5 1.5B read a 1,100-line module whole; under the default cap the next
+    # request (16,590 tokens) passed the server's 16,384-token window and was refused.
+    from xcsh.agent.run.profile import COMPACT_RESULT_CHARS
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "big.py").write_text("".join(f"value_{i} = {i}  # a line\n" for i in range(4000)))
+    steps = tmp_path / "steps.json"
+    steps.write_text(
+        json.dumps(
+            [
+                {"tool_calls": [{"name": "read", "arguments": {"path": "big.py"}}]},
+                {"text": "It sets values."},
+            ]
+        )
+    )
+    (xcsh_home / "settings.toml").write_text('profile = "compact"\n')
+    done = run_xcsh(
+        ["-p", "read big.py", "--provider", "scripted", "--model", str(steps)],
+        cwd=project,
+        home=xcsh_home,
+    )
+    assert done.returncode == 0, done.stderr
+    sent = [json.loads(line) for line in tmp_path.joinpath("steps.requests.jsonl").open()]
+    (result,) = [m for m in sent[1]["messages"] if m["role"] == "tool_result"]
+    text = result["content"][0]["text"]
+    assert COMPACT_RESULT_CHARS < MAX_RESULT_CHARS
+    assert len(text) < COMPACT_RESULT_CHARS + 500 and "value_0 = 0" in text

@@ -61,7 +61,9 @@ def test_only_a_file_then_only_a_change_id(tmp_path: Path, xcsh_home: Path) -> N
     assert "  c1 -1:1 print(1)" in preview and "  c3 -2:1 print(3)" in preview
     assert by_file == (
         "Applied 1 of 3 changes of p1 (AST Edit: 3 replacements in 2 files): c1 in a.py. "
-        "Discarded: c2, c3 in b.py.\nApplied 1 replacement in 1 file: a.py."
+        "Discarded: c2, c3 in b.py.\n"
+        "The change is written; nothing is left to apply or resolve. Tell the user what changed."
+        "\nApplied 1 replacement in 1 file: a.py."
     )
     assert "This is preview p2" in second and "  c5 -2:1 print(3)" in second
     assert by_id.startswith(
@@ -123,6 +125,7 @@ def test_a_rewrite_that_would_not_parse_leaves_the_files_out(
     (result,) = results
     assert result["text"] == (
         "No replacements made\n"
+        "Nothing was changed, and nothing is pending.\n"
         "Left out 2 files whose rewrite would not parse (new parse errors, first at): "
         "a.py (line 1, column 1), b.py (line 2, column 1). Check the rewrite; "
         "`include_broken` writes them anyway."

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from model_e2e import parts
+from model_e2e.answers import contradiction
 from model_e2e.record import server_timings
 from model_e2e.runner import Event, RunLog, offered_by_turn, xcsh_failure
 from model_e2e.tasks import RENAMES, Context
@@ -140,3 +141,34 @@ def test_runs_of_one_task_each_get_another_rename_of_a_function_the_package_defi
     assert len({r.old for r in renames}) == len(renames) == len({r.new for r in renames})
     assert Context(Path("."), Path("."), "", 1.0, run=len(RENAMES)).rename == renames[0]
     assert renames[0].prompt().startswith("Rename the function `ordinal` to `ordinal_suffix`")
+
+
+def _run(answer: str, *events: dict[str, Any], pending: int = 0) -> RunLog:
+    end = {"type": "run_end", "final_text": answer, "pending": pending}
+    return RunLog(events=[Event(at=0.0, data=e) for e in (*events, end)])
+
+
+APPLY = {"type": "resolved", "action": "apply", "is_error": False}
+
+
+def test_an_answer_contradicts_the_run_when_it_says_what_the_events_deny() -> None:
+    # After the apply, Qwen2.5 1.5B told the user how to apply the change.
+    told = "To apply the changes, use the `resolve` tool with the `only` parameter."
+    assert contradiction(_run(told, APPLY)).startswith("says something is left to do")
+    assert contradiction(_run("Renamed `a` to `b` in a.py.", APPLY)) == ""
+    # what the note after the apply says, repeated, is the truth
+    truth = "The changes are written to disk and nothing is pending. No changes are pending."
+    assert contradiction(_run(truth, APPLY)) == ""
+    # nothing was written, yet the answer claims a change
+    said = contradiction(_run("The function has been renamed."))
+    assert said.startswith("claims a change nothing wrote")
+    assert contradiction(_run("The preview was discarded, as asked.")) == ""
+    # an edit that worked counts as written; one that failed does not
+    call = {"type": "tool_call_start", "id": "c1", "name": "edit"}
+    done = {"type": "tool_result", "message": {"tool_call_id": "c1", "is_error": False}}
+    failed = {"type": "tool_result", "message": {"tool_call_id": "c1", "is_error": True}}
+    assert contradiction(_run("I have updated the version.", call, done)) == ""
+    assert contradiction(_run("I have updated the version.", call, failed)) != ""
+    assert contradiction(_run("Nothing was changed.", call, done)).startswith("says nothing")
+    # something still pending: telling the user to resolve it is the truth
+    assert contradiction(_run("Call resolve to apply it.", APPLY, pending=1)) == ""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -241,8 +242,8 @@ def test_a_search_in_a_language_the_project_has_no_file_of_says_so(
     assert result["role"] == "tool"
     assert result["content"] == (
         "No matches for `underscore` in 0 files.\n"
-        "No javascript file was in scope, so nothing was searched: leave `lang` out to read "
-        "each file in the language of its extension, or check `path` and `glob`."
+        "No javascript file was in scope, so nothing was searched; the scope holds 2 python "
+        "files: leave `lang` out to read each file in the language of its extension."
     )
 
 
@@ -262,6 +263,7 @@ def test_a_rename_written_as_a_call_pattern_that_matched_nothing_names_the_bare_
     result = server.requests[1]["messages"][-1]
     assert result["content"] == (
         "No replacements made\n"
+        "Nothing was changed, and nothing is pending.\n"
         "`dasherize($$$A)` matches only calls written `dasherize(...)`, not "
         "`module.dasherize(...)` or `obj.dasherize(...)`; to rename it everywhere "
         "(definition, calls and imports), call ast_edit again with ops "
@@ -329,3 +331,28 @@ def test_a_call_pattern_rename_matching_no_call_is_previewed_as_the_bare_name_re
     assert "def to_singular(word):" in module.read_text()
     assert "inflection.to_singular('posts')" in tests.read_text()
     assert "singularize" not in module.read_text() + tests.read_text()
+
+
+def test_what_varies_between_runs_comes_after_the_tool_list(
+    project: Path, tmp_path: Path, xcsh_home: Path
+) -> None:
+    # Qwen's template renders the tools after the system prompt: with the working folder
+    # in the system prompt, a run in another folder shared only the first lines of the
+    # prompt with the one before and the server evaluated 2,156 tokens again. The folder
+    # now starts the first user message, after the tools; the system prompt and the tools
+    # are the same whatever the folder.
+    other = tmp_path / "elsewhere" / "inflection"
+    shutil.copytree(project, other)
+    firsts = []
+    for folder in (project, other):
+        _, server = replay("rename-forced-apply", RENAME, folder, xcsh_home)
+        firsts.append(server.requests[0])
+    for folder, request in zip((project, other), firsts, strict=True):
+        system, user = request["messages"][:2]
+        assert system["role"] == "system" and "Working folder" not in system["content"]
+        assert user == {
+            "role": "user",
+            "content": f"Working folder: {folder.resolve()}\n\n{RENAME}",
+        }
+    heads = {json.dumps([r["messages"][0], r["tools"]]) for r in firsts}
+    assert len(heads) == 1

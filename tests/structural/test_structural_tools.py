@@ -307,7 +307,7 @@ async def test_zero_matches_pushes_nothing(ws: Path) -> None:
 async def test_zero_matches_in_matching_files_adds_no_scope_note(ws: Path) -> None:
     (ws / "a.py").write_text("x = 1\n")
     result = await edit(ws, PendingActionStore(), ops=[op("print($A)", "log($A)")])
-    assert result.text == "No replacements made"
+    assert result.text == "No replacements made\nNothing was changed, and nothing is pending."
 
 
 async def test_a_lang_with_no_file_in_scope_says_so_and_how_to_fix_it(ws: Path) -> None:
@@ -317,8 +317,9 @@ async def test_a_lang_with_no_file_in_scope_says_so_and_how_to_fix_it(ws: Path) 
     result = await edit(ws, store, ops=[op("print($A)", "log($A)")], lang="javascript")
     assert result.text == (
         "No replacements made\n"
-        "No javascript file was in scope, so nothing was searched: leave `lang` out to read "
-        "each file in the language of its extension, or check `path` and `glob`."
+        "Nothing was changed, and nothing is pending.\n"
+        "No javascript file was in scope, so nothing was searched; the scope holds 1 python "
+        "file: leave `lang` out to read each file in the language of its extension."
     )
     assert store.count == 0
 
@@ -679,8 +680,8 @@ async def test_a_search_in_a_lang_with_no_file_in_scope_says_so(ws: Path) -> Non
     (ws / "a.py").write_text("print(1)\n")
     result = await grep(ws, pat=["print($A)"], lang="javascript")
     assert result.content[0].text.endswith(
-        "\nNo javascript file was in scope, so nothing was searched: leave `lang` out to "
-        "read each file in the language of its extension, or check `path` and `glob`."
+        "\nNo javascript file was in scope, so nothing was searched; the scope holds 1 python "
+        "file: leave `lang` out to read each file in the language of its extension."
     )
     assert (await grep(ws, pat=["log($A)"], lang="python")).content[0].text == (
         "No matches for `log($A)` in 1 file."
@@ -693,6 +694,7 @@ async def test_a_call_pattern_that_renames_nothing_names_the_bare_name_rename(ws
     result = await edit(ws, store, ops=[op("old($$$A)", "new($$$A)")])
     assert result.text == (
         "No replacements made\n"
+        "Nothing was changed, and nothing is pending.\n"
         "`old($$$A)` matches only calls written `old(...)`, not `module.old(...)` or "
         "`obj.old(...)`; to rename it everywhere (definition, calls and imports), call ast_edit "
         'again with ops [{"pat": "old", "out": "new"}], as this call:\n'
@@ -720,7 +722,10 @@ async def test_a_small_model_copying_the_bare_name_note_has_its_call_run(ws: Pat
     (call,) = calls
     assert call.name == "ast_edit" and call.invalid_arguments is None
     assert call.arguments == {**asked, "ops": [op("ordinalize", "o")]}
-    assert left.startswith("No replacements made\n`ordinalize($$$A)` matches only calls")
+    assert left.startswith(
+        "No replacements made\nNothing was changed, and nothing is pending.\n"
+        "`ordinalize($$$A)` matches only calls"
+    )
     await edit(ws, store, **call.arguments)
     await resolve(store)
     assert (ws / "a.py").read_text() == "def o(n):\n    return n\n"
@@ -780,6 +785,7 @@ async def test_for_a_small_model_a_call_pattern_whose_name_is_used_nowhere_says_
     result = await small_model_edit(ws, store, ops=[op("old($$$A)", "new($$$A)")])
     assert result.text == (
         "No replacements made\n"
+        "Nothing was changed, and nothing is pending.\n"
         "No call written `old(...)` matched, and no use of `old` either in the files "
         "searched: check the name, and `path` and `lang`."
     )
@@ -792,6 +798,7 @@ async def test_a_call_pattern_without_a_new_name_keeps_the_bare_call_note(ws: Pa
     result = await edit(ws, store, ops=[op("old($$$A)", "log($$$A, 2)")])
     assert result.text == (
         "No replacements made\n"
+        "Nothing was changed, and nothing is pending.\n"
         "`old($$$A)` matches only calls written `old(...)`, not `module.old(...)` or "
         "`obj.old(...)`."
     )

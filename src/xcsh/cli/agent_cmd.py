@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the agent stack is imported only when a task runs
     from xcsh.agent import AgentEvent, RunEnd
     from xcsh.app import AppOptions, SessionToolsFactory
     from xcsh.cli.print_output import AppliedThisTurn
+    from xcsh.pending import PendingAction
     from xcsh.ui.usage import UsageTotals
 
 NO_TUI_MESSAGE = (
@@ -237,7 +238,7 @@ async def run_print(
 
     from xcsh.agent import TurnEnd
     from xcsh.app import open_session
-    from xcsh.cli.print_output import AppliedThisTurn, JsonPrinter, TextPrinter
+    from xcsh.cli.print_output import AppliedThisTurn, JsonPrinter, RunSummary, TextPrinter
     from xcsh.ui import detect_style, make_console
     from xcsh.ui.opening import opening_header, show_print_opening
     from xcsh.ui.usage import UsageTotals
@@ -250,9 +251,16 @@ async def run_print(
     session = opened.session
     printer: TextPrinter | None = None
     json_printer: JsonPrinter | None = None
+    summary = RunSummary(opened.journal.journal)
+
+    def pending() -> list[PendingAction]:
+        return session.store.snapshot() if session.store is not None else []
+
     if args.mode == "json":
         print(json.dumps(opening_header(opened), ensure_ascii=False), file=out, flush=True)
-        json_printer = JsonPrinter(out, on_broken_pipe=session.cancel)
+        json_printer = JsonPrinter(
+            out, on_broken_pipe=session.cancel, before_end=lambda: summary.event(pending())
+        )
         session.subscribe(json_printer)
     else:
         printer = TextPrinter(err_console)
@@ -284,6 +292,9 @@ async def run_print(
     if args.mode == "text":
         shown = printer.shown_errors if printer is not None else set()
         _finish_text(end, session.id, totals[0], shown, out, err_console)
+    # after an error or a cancel with nothing written or left, the error says it all
+    if end.reason == "stop" or summary.applied() or pending():
+        err_console.print(summary.text(pending()), markup=False, highlight=False)
     return {"stop": 0, "cancelled": 130}.get(end.reason, 1)
 
 

@@ -4,26 +4,33 @@
 §6), :class:`JsonPrinter` writes one JSON object per event for ``--mode
 json``; what opening the session did comes before them
 (:mod:`xcsh.ui.opening`), the usage line after them (:func:`xcsh.ui.usage.usage_text`).
+:class:`RunSummary` says, after the run, what it applied and left pending, from
+the journal and the store rather than from the model's answer.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from xcsh.cli import is_output_error, stdout_to_devnull
+from xcsh.core.wording import name_list, plural
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from xcsh.agent import AgentEvent
-    from xcsh.journal import Journal
+    from xcsh.journal import EntrySummary, Journal
+    from xcsh.pending import PendingAction
 
 
 class JsonPrinter:
     """Prints every event as one JSON line (``--mode json``).
+
+    With ``before_end``, the line it gives (the run's summary) comes just before
+    ``run_end``, which stays the last line of a run.
 
     When the reader of ``out`` goes away (``| head``), the printer stops
     printing, points standard output at /dev/null, sets :attr:`broken_pipe`
@@ -33,19 +40,31 @@ class JsonPrinter:
     :attr:`write_error` for the caller to report.
     """
 
-    def __init__(self, out: TextIO, *, on_broken_pipe: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        out: TextIO,
+        *,
+        on_broken_pipe: Callable[[], None] | None = None,
+        before_end: Callable[[], dict[str, object]] | None = None,
+    ) -> None:
         self.out = out
         self.on_broken_pipe = on_broken_pipe
+        self.before_end = before_end
+        """Called when ``run_end`` comes: its value is printed as one JSON line first."""
         self.broken_pipe = False
         self.write_error: BaseException | None = None
 
     def __call__(self, event: AgentEvent) -> None:
         """Print ``event`` as one JSON line (nothing once stdout is gone)."""
-        from xcsh.agent import event_to_dict
+        from xcsh.agent import RunEnd, event_to_dict
 
+        if self.before_end is not None and isinstance(event, RunEnd):
+            self._print(json.dumps(self.before_end(), ensure_ascii=False, default=str))
+        self._print(json.dumps(event_to_dict(event), ensure_ascii=False, default=str))
+
+    def _print(self, line: str) -> None:
         if self.broken_pipe or self.write_error is not None:
             return
-        line = json.dumps(event_to_dict(event), ensure_ascii=False, default=str)
         try:
             print(line, file=self.out, flush=True)
         except BrokenPipeError:
@@ -221,3 +240,69 @@ class AppliedThisTurn:
             return {summary.label for summary in undoable(self.journal)}
         except (JournalError, OSError):
             return set()
+
+
+class RunSummary:
+    """What a print-mode run applied (from the undo journal) and what it left pending.
+
+    Made before the run (it notes where the journal stands); :meth:`event` and
+    :meth:`text` after it. A user reads what happened here, not in the model's answer.
+
+    Args:
+        journal: the workspace's undo journal (``None``: nothing is recorded, and
+            nothing is reported applied).
+    """
+
+    def __init__(self, journal: Journal | None) -> None:
+        """Note the journal's newest entry: entries after it are this run's."""
+        self.journal = journal
+        self.since = max((s.seq for s in self._summaries()), default=0)
+
+    def _summaries(self) -> list[EntrySummary]:
+        from xcsh.journal import JournalError, applies
+
+        if self.journal is None:
+            return []
+        try:
+            return [e.summary for e in applies(self.journal) if e.state == "applied"]
+        except (JournalError, OSError):
+            return []
+
+    def applied(self) -> list[EntrySummary]:
+        """The changes written since this summary was made, oldest first."""
+        return [s for s in self._summaries() if s.seq > self.since]
+
+    def event(self, pending: Sequence[PendingAction]) -> dict[str, object]:
+        """The ``run_summary`` JSON event: ``applied`` and ``pending``, each a list."""
+        return {
+            "type": "run_summary",
+            "applied": [
+                {
+                    "seq": s.seq,
+                    "label": s.label,
+                    "source_tool_name": s.source_tool_name,
+                    "files": list(s.paths),
+                    "file_count": s.count,
+                }
+                for s in self.applied()
+            ],
+            "pending": [{"id": a.id, "label": a.label} for a in pending],
+        }
+
+    def text(self, pending: Sequence[PendingAction]) -> str:
+        """One or two lines for stderr: what was applied, and what is pending."""
+        done = [
+            f"'{s.label}' ({name_list(list(s.paths), 3)}"
+            + (f" and {s.count - len(s.paths)} more" if s.count > len(s.paths) else "")
+            + ")"
+            for s in self.applied()
+        ]
+        first = (
+            f"xcsh: this run applied {plural(len(done), 'change')}: {'; '.join(done)}."
+            if done
+            else "xcsh: this run applied no change."
+        )
+        if not pending:
+            return f"{first} Nothing is left to apply."
+        waiting = "; ".join(f"{a.id} '{a.label}'" for a in pending)
+        return f"{first}\nxcsh: pending: {waiting} (apply or discard it with --continue)."

@@ -69,7 +69,9 @@ def create_builtin_tools(
         index: the session's warm structural index ``ast_grep`` and ``ast_edit``
             share (None: each call reads and parses afresh).
         widen_renames: ``ast_edit`` previews the bare-name rename when a call-pattern
-            rename matches no call (the compact profile's small models).
+            rename matches no call, and the relaxed form of a pattern that matched
+            nothing; ``ast_grep`` lists that form's matches (the compact profile's
+            small models).
 
     Returns:
         The coding tools, ``ast_grep``, ``ast_edit`` and the hidden ``resolve``.
@@ -77,7 +79,7 @@ def create_builtin_tools(
     import xcsh.structural as structural  # ast-grep is loaded with the first tools
 
     tools: list[Tool] = create_coding_tools(cwd, journal=journal, sandbox=sandbox)
-    tools.append(structural.create_ast_grep_tool(str(cwd), index=index))
+    tools.append(structural.create_ast_grep_tool(str(cwd), index=index, widen=widen_renames))
     tools.append(
         structural.create_ast_edit_tool(
             str(cwd),

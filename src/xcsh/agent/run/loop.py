@@ -36,13 +36,16 @@ from xcsh.agent.run.events import (
 )
 from xcsh.agent.run.history import cancelled_result
 from xcsh.agent.run.profile import (
+    COMPACT_RESULT_CHARS,
     NOTHING_PREVIEWED_NOTE,
     REPEATED_CALL_NOTE,
     compact_spec,
     repeats_previous_call,
+    with_applied_note,
 )
 from xcsh.agent.run.steering import Steering
 from xcsh.core import (
+    MAX_RESULT_CHARS,
     AgentToolResult,
     AssistantMessage,
     Message,
@@ -55,6 +58,7 @@ from xcsh.core import (
     ToolError,
     ToolResultMessage,
     ToolSpec,
+    UserMessage,
     cap_content,
 )
 from xcsh.core.wording import plural
@@ -71,6 +75,9 @@ class LoopContext:
         tools: tools offered, by name, in the order the model sees them.
         steering: the session's steering state (store, reminders, cap).
         system_prompt: sent with every request.
+        preamble: text sent as a user message before the history, on every
+            request (``""``: none); a server's template joins it to the first user
+            message.
         history: reads the conversation as it is now. The loop never changes
             it but through ``append``; the session may replace it between
             requests (compaction), so it is read afresh each time.
@@ -99,6 +106,7 @@ class LoopContext:
     max_tokens: int | None = None
     before_request: Callable[[], Awaitable[int]] | None = None
     compact: bool = False
+    preamble: str = ""
     refresh: Callable[[], Awaitable[Refreshed | None]] | None = None
 
 
@@ -109,10 +117,13 @@ class Refreshed:
     Args:
         tools: the tools offered from the next request on.
         system_prompt: the system prompt that goes with them.
+        preamble: the text sent before the history that goes with them (see
+            :attr:`LoopContext.preamble`).
     """
 
     tools: Mapping[str, Tool]
     system_prompt: str
+    preamble: str = ""
 
 
 async def run(ctx: LoopContext) -> RunEnd:
@@ -131,6 +142,7 @@ async def run(ctx: LoopContext) -> RunEnd:
             fresh = await ctx.refresh()
             if fresh is not None:
                 ctx.tools, ctx.system_prompt = fresh.tools, fresh.system_prompt
+                ctx.preamble = fresh.preamble
                 specs = _specs(ctx)
         if ctx.before_request is not None:
             start = max(0, start - await ctx.before_request())
@@ -178,9 +190,12 @@ async def query(
     for reminder in ctx.steering.take_reminders():
         ctx.append(reminder)
     plan = ctx.steering.next_request()
+    messages = list(ctx.history())
+    if ctx.preamble:
+        messages.insert(0, UserMessage(content=[TextContent(ctx.preamble)]))
     request = ModelRequest(
         system=ctx.system_prompt,
-        messages=list(ctx.history()),
+        messages=messages,
         tools=plan.offered(specs),
         tool_choice=plan.tool_choice,
         thinking=ctx.thinking,
@@ -231,7 +246,9 @@ async def execute(
     async def one(index: int) -> None:
         call = calls[index]
         ctx.emit(ToolCallStart(id=call.id, name=call.name, arguments=call.arguments))
-        result = _capped(await _call_tool(ctx, call, turn_began_pending))
+        limit = COMPACT_RESULT_CHARS if ctx.compact else MAX_RESULT_CHARS
+        result = _capped(await _call_tool(ctx, call, turn_began_pending), limit)
+        result = with_applied_note(result, ctx.steering.store)
         if ctx.compact:
             result = _noted_nothing_previewed(_noted_repeat(ctx, call, result))
         results[index] = result
@@ -342,13 +359,14 @@ def invalid_arguments_text(call: ToolCall) -> str:
     )
 
 
-def _capped(result: ToolResultMessage) -> ToolResultMessage:
-    """Cut each text block of a result to :data:`~xcsh.core.MAX_RESULT_CHARS` characters.
+def _capped(result: ToolResultMessage, limit: int = MAX_RESULT_CHARS) -> ToolResultMessage:
+    """Cut each text block of a result to ``limit`` characters.
 
     Head and tail are kept. Applies whatever tool made the result: built-in tools bound
-    their own output, custom and MCP tools may not.
+    their own output, custom and MCP tools may not. The compact profile passes
+    :data:`~xcsh.agent.run.profile.COMPACT_RESULT_CHARS`.
     """
-    content = cap_content(result.content)
+    content = cap_content(result.content, limit)
     return result if content is result.content else dataclasses.replace(result, content=content)
 
 

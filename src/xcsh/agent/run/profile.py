@@ -14,6 +14,7 @@ for a ``--base-url`` server whose context window is at most
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -24,10 +25,13 @@ from xcsh.core import (
     JsonObject,
     JsonValue,
     Message,
+    TextContent,
     Tool,
     ToolCall,
+    ToolResultMessage,
     ToolSpec,
 )
+from xcsh.pending import PendingActionStore, ResolveOutcome
 
 Profile = Literal["full", "compact"]
 """What the model is sent: everything, or the compact profile."""
@@ -42,13 +46,16 @@ COMPACT_WINDOW = 32768
 """``auto`` picks the compact profile for servers whose window is at most this many tokens."""
 
 ADVANCED_PARAMETERS: dict[str, frozenset[str]] = {
-    "ast_grep": frozenset({"glob", "sel", "strictness", "rule", "offset"}),
+    "ast_grep": frozenset({"glob", "sel", "strictness", "rule", "offset", "limit"}),
     "ast_edit": frozenset(
         {"glob", "sel", "strictness", "rule", "limit", "include_broken", "include_parse_errors"}
     ),
-    "grep": frozenset({"context", "limit"}),
+    "grep": frozenset({"context", "limit", "ignore_case"}),
     "ls": frozenset({"limit"}),
-    "resolve": frozenset({"id", "only"}),
+    "find": frozenset({"limit"}),
+    "read": frozenset({"offset", "limit"}),
+    "bash": frozenset({"timeout"}),
+    "resolve": frozenset({"id", "only", "check"}),
 }
 """Parameters a compact tool schema leaves out, by tool (sent only in the full profile)."""
 
@@ -110,6 +117,13 @@ def choose_profile(
     return "compact" if compatible_server and small else "full"
 
 
+COMPACT_RESULT_CHARS = 16_000
+"""The compact profile's cap on one text block of a tool result (about 4,000-5,000 tokens).
+
+The default cap (50,000 characters) is more than a 16K-token window holds: Qwen2.5
+1.5B read a 1,100-line module whole and the next request passed the server's window.
+"""
+
 REPEATED_CALL_NOTE = (
     "This is the same call as your previous one, with the same arguments, and the "
     "same result. Answer from the results you have, or call a different tool."
@@ -125,6 +139,43 @@ NOTHING_PREVIEWED_NOTE = (
 )
 """Appended, in the compact profile, to a ``resolve`` refused because nothing was pending:
 a small model told to discard a change calls ``resolve`` before making the preview."""
+
+
+def applied_note(pending: int) -> str:
+    """Appended, in every profile, to the result of a ``resolve`` that applied a change.
+
+    Small models told the user, after the apply, how to apply the change; the note
+    says it is written and what is left. ``pending``: previews still on the stack.
+    """
+    if not pending:
+        return (
+            "The change is written; nothing is left to apply or resolve. "
+            "Tell the user what changed."
+        )
+    previews = "1 more preview is" if pending == 1 else f"{pending} more previews are"
+    return f"The change is written; {previews} pending: resolve the next one."
+
+
+def with_applied_note(
+    result: ToolResultMessage, store: PendingActionStore | None
+) -> ToolResultMessage:
+    """``result`` with :func:`applied_note` as its second line, for a ``resolve`` that applied.
+
+    ``store``: the session's, read after the apply (what is still pending).
+    """
+    outcome = result.details
+    if result.is_error or not isinstance(outcome, ResolveOutcome) or outcome.status != "applied":
+        return result
+    note = applied_note(store.count if store is not None else 0)
+    content = list(result.content)
+    first = content[0] if content else None
+    if isinstance(first, TextContent) and first.text:
+        # second: what the apply says last (a check's verdict, a call to make) stays last
+        head, _, rest = first.text.partition("\n")
+        content[0] = TextContent("\n".join([head, note, *([rest] if rest else [])]))
+    else:
+        content.insert(0, TextContent(note))
+    return dataclasses.replace(result, content=content)
 
 
 def repeats_previous_call(history: Sequence[Message], call: ToolCall) -> bool:

@@ -43,7 +43,7 @@ from xcsh.agent.run.compaction import compact_history
 from xcsh.agent.run.events import AgentError, AgentEvent, Notice, RunEnd
 from xcsh.agent.run.history import repair_tool_pairs
 from xcsh.agent.run.profile import Profile
-from xcsh.agent.run.prompt import build_system_prompt
+from xcsh.agent.run.prompt import PromptParts, prompt_parts
 from xcsh.agent.run.steering import Steering
 from xcsh.agent.session.config import SessionConfig
 from xcsh.agent.session.pending import SessionPending
@@ -111,7 +111,9 @@ class AgentSession:
         self._config = config
         self._tools = self._offered(self._source.tools() if self._source else ())
         self.profile: Profile = config.profile
-        self.system_prompt = self._prompt()
+        self._parts: PromptParts | None = None
+        self.system_prompt = ""
+        self._set_prompt()
         self._steering = Steering(
             store,
             max_forced_turns=config.max_forced_turns,
@@ -180,11 +182,16 @@ class AgentSession:
             requires_checks=config.requires_checks,
         )
 
-    def _prompt(self) -> str:
+    def _set_prompt(self) -> None:
+        """The system prompt (and its two parts) for the tools offered now."""
         config = self._config
-        return config.system_prompt or build_system_prompt(
+        if config.system_prompt:
+            self._parts, self.system_prompt = None, config.system_prompt
+            return
+        self._parts = prompt_parts(
             self.cwd, self._tools.values(), config.instructions, compact=config.profile == "compact"
         )
+        self.system_prompt = self._parts.whole
 
     async def _refresh_tools(self) -> loop.Refreshed | None:
         """Before a request: the tool source's changes, each of its notices emitted once."""
@@ -197,8 +204,9 @@ class AgentSession:
             self._emit(Notice(kind="mcp", message=notice))
         self._tools = self._offered(update.tools)
         self.pending.tools = self._tools
-        self.system_prompt = self._prompt()
-        return loop.Refreshed(tools=self._tools, system_prompt=self.system_prompt)
+        self._set_prompt()
+        system, preamble = self._request_prompt()
+        return loop.Refreshed(tools=self._tools, system_prompt=system, preamble=preamble)
 
     # -- running -------------------------------------------------------------
 
@@ -233,11 +241,13 @@ class AgentSession:
         if notes:
             self._append(UserMessage(content=[TextContent("\n".join(notes))], hidden=True))
         self._append(UserMessage(content=[TextContent(text)]))
+        system, preamble = self._request_prompt()
         ctx = loop.LoopContext(
             provider=self.provider,
             tools=self._tools,
             steering=self._steering,
-            system_prompt=self.system_prompt,
+            system_prompt=system,
+            preamble=preamble,
             history=lambda: self._messages,
             append=self._append,
             emit=self._emit,
@@ -269,6 +279,17 @@ class AgentSession:
         end = await self.pending.ending(end, last)
         self._emit(end)
         return end
+
+    def _request_prompt(self) -> tuple[str, str]:
+        """The system prompt the requests carry, and the text put before the first message.
+
+        A ``--base-url`` server renders its tool list after the system prompt, so what
+        varies between sessions (:attr:`PromptParts.context`) goes into the first user
+        message instead, after the tools; a given ``system_prompt`` is sent as it is.
+        """
+        if self._parts is not None and getattr(self.provider, "compatible_server", False):
+            return self._parts.head, self._parts.context
+        return self.system_prompt, ""
 
     async def compact(self) -> bool:
         """Compact the history now (``/compact``): all but the newest turn become a summary.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Protocol, TypeVar
@@ -14,8 +15,7 @@ from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, 
 from xcsh.core.wording import plural
 from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore
-from xcsh.structural.base.errors import error_pattern_note
-from xcsh.structural.base.results import EditPreview, Match, SearchResult
+from xcsh.structural.base.results import EditPreview, SearchResult
 from xcsh.structural.base.strictness import Strictness
 from xcsh.structural.engine import preview_edit, search
 from xcsh.structural.rules.compile import CompiledRule, rule_from_parameter
@@ -25,11 +25,23 @@ from xcsh.structural.tools.edit_action import (
     EditAction,
     EditProducer,
     build_edit_action,
-    empty_scope_note,
     push_edit_preview,
     staged_files,
 )
-from xcsh.structural.tools.edit_text import block, edit_label, line_indent, skipped_text
+from xcsh.structural.tools.edit_text import edit_label, nothing_pending_line, skipped_text
+from xcsh.structural.tools.grep_text import (
+    Enclosing,
+    format_match,
+    functions_line,
+    grep_summary,
+)
+from xcsh.structural.tools.relaxed import (
+    languages_held,
+    relaxed_edit,
+    relaxed_search,
+    relaxed_search_note,
+    scope_words,
+)
 from xcsh.structural.tools.rename_hint import CallScope, hinted
 
 if TYPE_CHECKING:
@@ -179,27 +191,6 @@ def _where(cwd: str, params: _ScopeParams) -> ScopeSpec:
     )
 
 
-def _format_match(match: Match) -> list[str]:
-    where = f"{match.file}:{match.span.start.line + 1}:{match.span.start.column + 1}:"
-    base = line_indent(match)
-    lines = []
-    if match.rule is not None:  # a YAML rule's match: what the rule says first
-        said = f": {match.rule.message}" if match.rule.message else ""
-        lines.append(f"{match.rule.severity}[{match.rule.id}]{said}")
-    lines += block(where, match.text, base, "    ")
-    for name, cap in match.single.items():
-        lines += block(f"  ${name} =", cap.text, base, "      ")
-    raw = match.text.encode("utf-8")
-    for name, caps in match.multi.items():
-        text = ""
-        if caps:
-            first = caps[0].span.start_byte - match.span.start_byte
-            last = caps[-1].span.end_byte - match.span.start_byte
-            text = raw[first:last].decode("utf-8", errors="replace")
-        lines += block(f"  $$${name} =", text, base, "      ")
-    return lines
-
-
 Progress = Callable[[int, int], None]
 """A scan's progress callback: files done, files in all."""
 
@@ -236,12 +227,19 @@ async def _scan_in_thread(ctx: ToolCallContext, scan: Callable[[Progress], T]) -
 
 
 def create_ast_grep_tool(
-    cwd: str, *, index: WarmIndex | None = None
+    cwd: str, *, index: WarmIndex | None = None, widen: bool = False
 ) -> AgentTool[AstGrepParams, AstGrepDetails]:
     """Build the read-only ``ast_grep`` tool for the workspace ``cwd`` (contract §4).
 
     With ``index`` (the session's :class:`~xcsh.structural.scan.warm.WarmIndex`),
     files unchanged since an earlier call are answered from it.
+
+    A pattern that matched nothing where a relaxed form of it matches
+    (:mod:`~xcsh.structural.tools.relaxed`) gets a note naming that form and its
+    count; with ``widen`` (the compact profile) the relaxed form's matches are
+    listed in its place, said so first; each match then also names the function it is
+    in, and a last line lists those functions. A ``lang`` no file in scope has gets a
+    note naming the languages the scope holds.
 
     The text lists each match as ``path:line:col`` (1-based) with its text and
     captured metavariables, then the total, a note when ``limit`` cut the list,
@@ -264,24 +262,42 @@ def create_ast_grep_tool(
         )
         where = _where(cwd, params)
 
-        def scan(progress: Progress) -> SearchResult:
-            return search(
-                what,
-                where,
-                limit=params.limit,
-                offset=params.offset,
-                index=index,
-                progress=progress,
-            )
+        async def searched(spec: MatchSpec) -> SearchResult:
+            def scan(progress: Progress) -> SearchResult:
+                return search(
+                    spec,
+                    where,
+                    limit=params.limit,
+                    offset=params.offset,
+                    index=index,
+                    progress=progress,
+                )
 
-        result = await _scan_in_thread(ctx, scan)
-        lines: list[str] = []
-        for match in result.matches:
-            lines += _format_match(match)
+            return await _scan_in_thread(ctx, scan)
+
+        result = await searched(what)
         pats = ", ".join(f"`{p}`" for p in params.pat or []) or ", ".join(
             f"rule `{r.id}`" for r in rules
         )
-        lines += _grep_summary(result, params, pats)
+        first: list[str] = []
+        after: list[str] = []
+        if result.total == 0 and result.files_scanned:
+            words = await asyncio.to_thread(scope_words, where)
+            found = await relaxed_search(what, searched, words)
+            if found is not None:
+                form, wide = found
+                said = [relaxed_search_note(what.patterns[0], form, wide.total, shown=widen)]
+                first, after = (said, []) if widen else ([], said)
+                if widen:
+                    result, pats = wide, f"`{form.pat}`"
+        held = languages_held(where) if params.lang and not result.files_scanned else {}
+        lines: list[str] = list(first)
+        enclosing = Enclosing() if widen else None
+        for match in result.matches:
+            lines += format_match(match, enclosing)
+        lines += grep_summary(result, params.lang, params.offset, pats, held) + after
+        if enclosing is not None:
+            lines += functions_line(result.matches, enclosing)
         skipped = skipped_text(result.skipped)
         if skipped:
             lines.append(skipped)
@@ -303,40 +319,6 @@ def create_ast_grep_tool(
         run=run,
         read_only=True,
     )
-
-
-def _grep_summary(result: SearchResult, params: AstGrepParams, pats: str) -> list[str]:
-    """The lines after the matches.
-
-    None found (and why a pattern may be wrong, or that no file was in
-    scope), or the total and which of the matches are shown (``pats``: what
-    was searched, for the text).
-    """
-    lines: list[str] = []
-    if result.total == 0:
-        lines.append(f"No matches for {pats} in {plural(result.files_scanned, 'file')}.")
-        lines.extend(error_pattern_note(pat) for pat in result.error_patterns)
-        if result.files_scanned == 0 and not result.skipped:
-            lines.append(empty_scope_note(params.lang))
-    else:
-        lines.append(
-            f"{plural(result.total, 'match', 'matches')} in "
-            f"{plural(result.files_with_matches, 'file')}."
-        )
-        shown_end = params.offset + len(result.matches)
-        if params.offset or shown_end < result.total:
-            if result.matches:
-                lines.append(
-                    f"Showing matches {params.offset + 1}-{shown_end} of {result.total}"
-                    + (
-                        f"; call again with offset={shown_end} for more."
-                        if shown_end < result.total
-                        else "."
-                    )
-                )
-            else:
-                lines.append(f"No matches at offset {params.offset} (total {result.total}).")
-    return lines
 
 
 def _edit_spec(params: AstEditParams) -> EditSpec:
@@ -382,6 +364,10 @@ def create_ast_edit_tool(
     Ops renaming a callee (``old($$$A)`` → ``new($$$A)``) say which uses of the
     name they leave; with ``widen_renames`` (the compact profile), matching no call,
     they preview the bare-name rename instead (:mod:`~xcsh.structural.tools.rename_hint`).
+    An op that matched nothing where a relaxed form of it matches
+    (:mod:`~xcsh.structural.tools.relaxed`) gets a note naming that form and its count;
+    with ``widen_renames`` that form is previewed in its place, said so first. A result
+    that pushed nothing ends with whether anything is pending (:func:`nothing_pending_line`).
 
     With ``checker`` (the workspace's project check), a call with ``check: true``
     (or every call, under ``check_when = "always"``) runs the check on a staged
@@ -409,13 +395,17 @@ def create_ast_edit_tool(
         offered = await hinted(
             edit, await scan(edit), params.model_dump(), scan, scope=scope, widen=widen_renames
         )
+        if not offered.preview.total and offered.preview.files_scanned:
+            words = await asyncio.to_thread(scope_words, where)
+            offered = await relaxed_edit(edit, offered, scan, words, widen=widen_renames)
+        held = languages_held(where) if params.lang and not offered.preview.files_scanned else {}
         preview = offered.preview
         verdict, note = None, ""
         if checker is not None:
             verdict, note = await checker.review(staged_files(preview), asked=params.check)
         elif params.check and preview.total:
             note = NO_CHECKS_HERE
-        return push_edit_preview(
+        result = push_edit_preview(
             producer,
             preview,
             offered.arguments,
@@ -424,7 +414,14 @@ def create_ast_edit_tool(
             check_note=note,
             notes=offered.notes,
             apply_note=offered.apply_note,
+            held_languages=held,
         )
+        if preview.total:
+            return result
+        # second, so that a note ending with a call to make stays last
+        head, _, rest = result.text.partition("\n")
+        said = "\n".join([head, nothing_pending_line(store.count), *([rest] if rest else [])])
+        return dataclasses.replace(result, content=[TextContent(said)])
 
     return AgentTool(
         name="ast_edit",

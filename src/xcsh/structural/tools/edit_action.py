@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from xcsh.core import AgentToolResult, JsonObject, TextContent
-from xcsh.core.wording import name_list
+from xcsh.core.wording import name_list, plural
 from xcsh.journal import Applied, Change, FileChangesEffect, Journal
 from xcsh.journal.effects import CheckFiles
 from xcsh.pending import (
@@ -169,6 +169,7 @@ def build_edit_action(
     check_note: str = "",
     apply_note: str = "",
     notes: Sequence[str] = (),
+    held_languages: Mapping[str, int] | None = None,
 ) -> EditAction:
     """The ``ast_edit`` result and pending action for a computed preview, not pushed yet.
 
@@ -192,12 +193,14 @@ def build_edit_action(
         check_note: a line about checks instead of a verdict (none set or can run).
         apply_note: ends the result of applying the whole preview (``""``: nothing).
         notes: the caller's paragraphs after the preview's own (with no change: why).
+        held_languages: files of each language the call's scope holds without its
+            ``lang`` (named when that ``lang`` left no file in scope).
     """
     store = producer.store
     notes = [*edit_notes(preview, producer.broken_flag), *notes]
     skipped = tuple(LeftOutFile(file=s.file, reason=s.reason) for s in preview.skipped)
     if preview.total == 0:
-        return _nothing_to_apply(_why_nothing(preview, arguments, notes), skipped)
+        return _nothing_to_apply(_why_nothing(preview, arguments, notes, held_languages), skipped)
     label = _label(preview)
     preview_id = store.new_preview_id()
     ids = _change_ids(store, preview, previous)
@@ -268,14 +271,20 @@ def _edit_effect(
     )
 
 
-def _why_nothing(preview: EditPreview, arguments: JsonObject | None, notes: list[str]) -> list[str]:
+def _why_nothing(
+    preview: EditPreview,
+    arguments: JsonObject | None,
+    notes: list[str],
+    held: Mapping[str, int] | None,
+) -> list[str]:
     """The notes of a preview that replaced nothing, with why, where that can be told.
 
-    No file in scope gets :func:`empty_scope_note`; otherwise ``notes`` already say
-    why (files left out, or the caller's notes on call patterns).
+    No file in scope gets :func:`empty_scope_note` (naming the languages ``held``);
+    otherwise ``notes`` already say why (files left out, or the caller's notes).
     """
     if preview.files_scanned == 0 and not preview.skipped:
-        return [*notes, _empty_scope_note(arguments)]
+        lang = arguments.get("lang") if arguments is not None else None
+        return [*notes, empty_scope_note(lang, held)]
     return notes
 
 
@@ -296,17 +305,20 @@ def _overlap(store: PendingActionStore, typed: Preview) -> list[str]:
     return [note] if note is not None else []
 
 
-def _empty_scope_note(arguments: JsonObject | None) -> str:
-    """Why a preview found nothing when no file was in scope (:func:`empty_scope_note`)."""
-    return empty_scope_note(arguments.get("lang") if arguments is not None else None)
-
-
-def empty_scope_note(lang: object) -> str:
+def empty_scope_note(lang: object, held: Mapping[str, int] | None = None) -> str:
     """Why a search or a preview found nothing when no file was in scope.
 
     A small model often sets a ``lang`` the folder has no file of, or a
     ``path`` that holds none; ``lang`` is the call's (None when not given).
+    ``held``: files of each language the scope holds without ``lang`` (named
+    when there are some: ``lang`` contradicts them).
     """
+    if isinstance(lang, str) and lang and held:
+        kinds = name_list([plural(count, f"{name} file") for name, count in held.items()], 4)
+        return (
+            f"No {lang} file was in scope, so nothing was searched; the scope holds {kinds}: "
+            "leave `lang` out to read each file in the language of its extension."
+        )
     if isinstance(lang, str) and lang:
         return (
             f"No {lang} file was in scope, so nothing was searched: leave `lang` out to read "
@@ -342,6 +354,7 @@ def push_edit_preview(
     check_note: str = "",
     apply_note: str = "",
     notes: Sequence[str] = (),
+    held_languages: Mapping[str, int] | None = None,
 ) -> AgentToolResult[AstEditDetails]:
     """Turn a computed preview into the ``ast_edit`` result and push its pending action.
 
@@ -362,6 +375,7 @@ def push_edit_preview(
         check_note=check_note,
         apply_note=apply_note,
         notes=notes,
+        held_languages=held_languages,
     )
     if built.action is not None:
         producer.store.push(built.action)

@@ -144,6 +144,19 @@ def result_text(preview: EditPreview, ids: list[str], notes: list[str], preview_
     return "\n".join(lines)
 
 
+def nothing_pending_line(pending: int) -> str:
+    """The last line of an ``ast_edit`` result that previewed nothing: what is still pending.
+
+    ``pending``: previews on the session's stack (made by earlier calls).
+    """
+    if not pending:
+        return "Nothing was changed, and nothing is pending."
+    return (
+        f"Nothing was changed by this call; {plural(pending, 'earlier preview')} "
+        f"{'is' if pending == 1 else 'are'} still pending."
+    )
+
+
 def applied_result(done: AppliedEdit, note: str = "") -> AgentToolResult[AppliedEditDetails]:
     """The result of an apply: the replacements and the files written, any warning, ``note``."""
     from xcsh.core import AgentToolResult, TextContent
@@ -170,6 +183,7 @@ __all__ = [
     "edit_label",
     "edit_notes",
     "line_indent",
+    "nothing_pending_line",
     "preview_text",
     "result_text",
     "skipped_text",
