@@ -79,13 +79,19 @@ class Expect:
     """What a file must still be before it is replaced or removed.
 
     Args:
-        sha256: hex sha256 of its content; ``None`` means the file must not exist.
+        sha256: hex sha256 of its content (of its target for a symlink); ``None``
+            means the file must not exist.
         ident: its identity when known (a preview records it); ``None`` skips
             the inode comparison (content and type are still compared).
+        link: it must be a symlink (whose target hashes to ``sha256``), not a
+            regular file.
+        mode: the permission bits it must have (``None``: not compared).
     """
 
     sha256: str | None
     ident: FileId | None = None
+    link: bool = False
+    mode: int | None = None
 
 
 def sha256_hex(data: bytes) -> str:
@@ -217,6 +223,25 @@ class RootDir:
                 return None
             raise
 
+    def read_entry(self, rel: str) -> tuple[bytes, os.stat_result, bool] | None:
+        """A regular file's content, or a symlink's target; ``None`` when nothing is there.
+
+        Returns:
+            ``(bytes, status, is_link)``: for a symlink its target (as bytes) and its
+            own status, the link not followed.
+
+        Raises:
+            ConfinedError: a symlink on the way, or neither a regular file nor a symlink.
+            OSError: it exists but cannot be read.
+        """
+        try:
+            with self.parent(rel) as (dirfd, name):
+                return _entry_at(dirfd, name, rel)
+        except ConfinedError as exc:
+            if isinstance(exc.__cause__, FileNotFoundError):
+                return None
+            raise
+
     def replace(
         self,
         rel: str,
@@ -226,6 +251,8 @@ class RootDir:
         tag: str,
         mode: int | None = None,
         keep: str | None = None,
+        link: bool = False,
+        chmod: int | None = None,
     ) -> FileId:
         """Replace (or create) ``rel`` with ``data`` through a temporary file and a rename.
 
@@ -239,6 +266,10 @@ class RootDir:
             keep: when given, the old file stays reachable as ``.<name>.<keep>``
                 (a hard link made just before the rename), so it can be put back
                 by a rename; the caller removes that name.
+            link: make ``rel`` a symlink whose target is ``data`` (what was there,
+                a file or a symlink, is replaced the same way).
+            chmod: permission bits the new file gets whatever the old one had
+                (``None``: an existing file's own, ``mode`` for a new one).
 
         Returns:
             The identity of the file now at ``rel``.
@@ -253,20 +284,19 @@ class RootDir:
                 old: os.stat_result | None = os.stat(name, dir_fd=dirfd, follow_symlinks=False)
             except FileNotFoundError:
                 old = None
-            if old is not None and not stat.S_ISREG(old.st_mode):
+            if old is not None and not (
+                stat.S_ISREG(old.st_mode) or (expect.link and stat.S_ISLNK(old.st_mode))
+            ):
                 raise ChangedError(f"{rel} is not a regular file.", path=rel)
             temp = f".{name}.{tag}.tmp"
             kept = f".{name}.{keep}" if keep is not None and old is not None else None
-            fd = os.open(temp, _TEMP_FLAGS, 0o600, dir_fd=dirfd)
             linked = False
             try:
-                try:
-                    _write_all(fd, data)
-                    _copy_metadata(fd, dirfd, name, old, mode)
-                    os.fsync(fd)
-                    ident = FileId.of(os.fstat(fd))
-                finally:
-                    os.close(fd)
+                if link:
+                    os.symlink(data, temp, dir_fd=dirfd)
+                    ident = FileId.of(os.stat(temp, dir_fd=dirfd, follow_symlinks=False))
+                else:
+                    ident = _write_temp(dirfd, name, temp, data, old, mode, chmod)
                 _check(dirfd, name, rel, expect)  # just before the rename
                 if kept is not None:
                     with contextlib.suppress(FileNotFoundError):
@@ -384,21 +414,73 @@ def _read_at(dirfd: int, name: str, rel: str) -> tuple[bytes, os.stat_result] | 
 def _check(dirfd: int, name: str, rel: str, expect: Expect) -> os.stat_result | None:
     """The current file's status if it is what ``expect`` says; else :class:`ChangedError`."""
     try:
-        found = _read_at(dirfd, name, rel)
+        found = _entry_at(dirfd, name, rel)
     except ConfinedError as exc:
         raise ChangedError(f"{rel} changed: {exc}", path=rel) from exc
     if found is None:
         if expect.sha256 is None:
             return None
         raise ChangedError(f"{rel} was removed.", path=rel)
-    data, info = found
+    data, info, is_link = found
     if expect.sha256 is None:
         raise ChangedError(f"{rel} exists now.", path=rel)
+    if is_link != expect.link:
+        kind = "a symlink" if is_link else "a regular file"
+        raise ChangedError(f"{rel} is {kind} now.", path=rel)
+    if expect.mode is not None and not is_link and stat.S_IMODE(info.st_mode) != expect.mode:
+        raise ChangedError(f"{rel} has new permissions.", path=rel)
     if expect.ident is not None and FileId.of(info) != expect.ident:
         raise ChangedError(f"{rel} was replaced by another file.", path=rel)
     if sha256_hex(data) != expect.sha256:
         raise ChangedError(f"{rel} has new content.", path=rel)
     return info
+
+
+def _entry_at(dirfd: int, name: str, rel: str) -> tuple[bytes, os.stat_result, bool] | None:
+    """A regular file's content or a symlink's target at ``name`` in ``dirfd``; ``None``: none.
+
+    Raises:
+        ConfinedError: neither a regular file nor a symlink.
+        OSError: it cannot be read.
+    """
+    try:
+        info = os.stat(name, dir_fd=dirfd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            return os.fsencode(os.readlink(name, dir_fd=dirfd)), info, True
+        except FileNotFoundError:
+            return None
+    found = _read_at(dirfd, name, rel)
+    return None if found is None else (found[0], found[1], False)
+
+
+def _write_temp(
+    dirfd: int,
+    name: str,
+    temp: str,
+    data: bytes,
+    old: os.stat_result | None,
+    mode: int | None,
+    chmod: int | None,
+) -> FileId:
+    """Write ``data`` to the new temporary file ``temp`` with the old file's metadata; fsynced.
+
+    Returns:
+        The identity of the temporary file (the file ``name`` becomes once renamed).
+    """
+    fd = os.open(temp, _TEMP_FLAGS, 0o600, dir_fd=dirfd)
+    try:
+        _write_all(fd, data)
+        regular = old if old is not None and stat.S_ISREG(old.st_mode) else None
+        _copy_metadata(fd, dirfd, name, regular, mode)
+        if chmod is not None:
+            os.fchmod(fd, chmod)
+        os.fsync(fd)
+        return FileId.of(os.fstat(fd))
+    finally:
+        os.close(fd)
 
 
 def _write_all(fd: int, data: bytes) -> None:

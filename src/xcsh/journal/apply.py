@@ -66,7 +66,12 @@ class Change:
         ident: the file the preview read (device and inode); ``None`` skips that comparison.
         mode: permission bits when the file is created (``before`` is ``None``);
             ``None`` for the default (``0o666`` less the umask). An existing
-            file keeps its own.
+            file keeps its own unless ``after_mode`` says otherwise.
+        link_before: ``before`` is the target of the symlink expected there now.
+        link_after: ``after`` is the target of a symlink to make there.
+        before_mode: the permission bits the file must have now (``None``: not compared).
+        after_mode: the permission bits it ends with, new or existing (``None``:
+            an existing file keeps its own, a new one gets ``mode``).
     """
 
     path: str
@@ -75,6 +80,25 @@ class Change:
     after: bytes | None
     ident: FileId | None = None
     mode: int | None = None
+    link_before: bool = False
+    link_after: bool = False
+    before_mode: int | None = None
+    after_mode: int | None = None
+
+    @property
+    def differs(self) -> bool:
+        """True when writing it changes something: content, file type or mode."""
+        if self.before != self.after:
+            return True
+        if self.before is None:
+            return False
+        if self.link_before != self.link_after:
+            return True
+        return (
+            not self.link_after
+            and self.after_mode is not None
+            and self.after_mode != self.before_mode
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -135,7 +159,7 @@ def apply_changes(
             or a write failed (rolled back; if that failed too, the message
             lists the files holding new content).
     """
-    todo = [c for c in changes if c.before != c.after]
+    todo = [c for c in changes if c.differs]
     if not todo:
         return Applied(seq=None)
     if kind == "apply":
@@ -176,6 +200,9 @@ def _transaction(
                     before=None if c.before is None else sha256_hex(c.before),
                     after=None if c.after is None else sha256_hex(c.after),
                     mode=modes.get(c.path),
+                    after_mode=None if c.after is None or c.link_after else c.after_mode,
+                    link_before=c.before is not None and c.link_before,
+                    link_after=c.after is not None and c.link_after,
                 ),
                 c.before,
                 c.after,
@@ -242,7 +269,7 @@ def _preflight(rd: RootDir, todo: list[Change]) -> dict[str, int]:
     modes: dict[str, int] = {}
     for change in todo:
         try:
-            found = rd.read(change.path)
+            found = rd.read_entry(change.path)
         except (ConfinedError, OSError):
             stale.append(change.shown)
             continue
@@ -250,18 +277,23 @@ def _preflight(rd: RootDir, todo: list[Change]) -> dict[str, int]:
             if change.before is not None:
                 stale.append(change.shown)
             continue
-        data, info = found
+        data, info, is_link = found
+        mode = info.st_mode & 0o7777
         if (
             change.before is None
+            or is_link != change.link_before
             or sha256_hex(data) != sha256_hex(change.before)
             or (change.ident is not None and FileId.of(info) != change.ident)
+            or (change.before_mode is not None and not is_link and mode != change.before_mode)
         ):
             stale.append(change.shown)
+        elif is_link:
+            continue  # a symlink is replaced by a rename in its folder, as any file
         elif info.st_nlink > 1:
             linked.append(change.shown)
         elif not rd.writable(change.path):
             readonly.append(change.shown)
-        modes[change.path] = info.st_mode & 0o7777
+        modes[change.path] = mode
     if stale:
         raise ApplyError(
             f"These files changed since the preview: {name_list(stale)}. Nothing was written; "
@@ -286,13 +318,25 @@ def _preflight(rd: RootDir, todo: list[Change]) -> dict[str, int]:
 def _write_one(rd: RootDir, change: Change, tag: str) -> FileId | None:
     """Write one file, keeping the old one as ``.<name>.<tag>.orig``; returns the new identity."""
     before = None if change.before is None else sha256_hex(change.before)
-    expect = Expect(sha256=before, ident=change.ident)
+    expect = Expect(
+        sha256=before,
+        ident=change.ident,
+        link=change.link_before and change.before is not None,
+        mode=change.before_mode if not change.link_before else None,
+    )
     if change.after is None:
         rd.remove(change.path, expect=expect, keep=f"{tag}.orig")
         return None
-    mode = change.mode if change.before is None else None
+    fresh = change.before is None or change.link_before
     return rd.replace(
-        change.path, change.after, expect=expect, tag=tag, keep=f"{tag}.orig", mode=mode
+        change.path,
+        change.after,
+        expect=expect,
+        tag=tag,
+        keep=f"{tag}.orig",
+        mode=(change.mode if change.after_mode is None else change.after_mode) if fresh else None,
+        link=change.link_after,
+        chmod=None if change.link_after else change.after_mode,
     )
 
 
@@ -331,7 +375,8 @@ def _roll_back(rd: RootDir, written: list[tuple[Change, FileId | None]], tag: st
     for change, _ident in reversed(written):
         try:
             if change.before is None:
-                rd.remove(change.path, expect=Expect(sha256=sha256_hex(change.after or b"")))
+                made = Expect(sha256=sha256_hex(change.after or b""), link=change.link_after)
+                rd.remove(change.path, expect=made)
             else:
                 rd.restore_sibling(change.path, f"{tag}.orig")
         except (OSError, ConfinedError, ChangedError):

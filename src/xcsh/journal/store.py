@@ -31,6 +31,7 @@ from xcsh.fs.home import journal_folder
 from xcsh.journal.blobs import BlobStore
 from xcsh.journal.records import (
     COMMITTED,
+    BashNote,
     EntryRecord,
     EntrySummary,
     FileRecord,
@@ -167,6 +168,7 @@ class Journal:
         undoes: int | None = None,
         after_known: bool = True,
         rewind: RewindNote | None = None,
+        bash: BashNote | None = None,
     ) -> OpenEntry:
         """Store the before contents, then write and fsync the intent record (lock held).
 
@@ -175,7 +177,7 @@ class Journal:
         the files themselves, and is the next change's before content).
 
         Args:
-            kind: ``"apply"``, ``"undo"`` or ``"rewind"``.
+            kind: ``"apply"``, ``"undo"``, ``"rewind"`` or ``"bash"``.
             label: the pending action's label (or ``"Undo: <label>"``).
             source_tool_name: the tool that produced the change.
             files: each file's record with its before and after contents
@@ -184,6 +186,7 @@ class Journal:
             after_known: the ``after`` hashes are known before the writes (false for a
                 custom tool's apply, whose result is only hashed once it is done).
             rewind: for a ``"rewind"`` entry, what it does.
+            bash: for a ``"bash"`` entry, what it says beside its files.
 
         Returns:
             The open entry, whose outcome the caller records once the files are written.
@@ -209,6 +212,7 @@ class Journal:
                 files=tuple(f for f, _, _ in files),
                 session=self.session,
                 rewind=rewind,
+                bash=bash,
             )
             path = self.entries_dir / f"{record.name}.json"
             try:
