@@ -30,6 +30,7 @@ from xcsh.core import UsageError
 from xcsh.core.wording import did_you_mean
 from xcsh.fs import xcsh_home
 from xcsh.journal import Retention
+from xcsh.journal.commands import BashRecording
 from xcsh.providers import Provider, ProviderFlags, StoredProviderSettings
 from xcsh.providers.config import (
     SETTING_KEYS,
@@ -59,6 +60,7 @@ KNOWN_SETTINGS = (
     *RunKeys.model_fields,
     "journal_max_entries",
     "journal_max_bytes",
+    "bash_record_max_bytes",
     *SANDBOX_KEYS,
     *CHECK_KEYS,
     *ApprovalKeys.model_fields,
@@ -111,6 +113,7 @@ class Settings(BaseModel):
         approval: the ``[approval]`` policy for tool calls.
         sandbox: how ``bash`` and the check are confined.
         retention: how much history the undo journal keeps.
+        bash_recording: how ``bash`` commands are recorded in it (the size cap).
         checks: the user's check (a trusted project's own overrides it:
             :func:`xcsh.checks.with_project`).
         strict_rules: ``xcsh scan`` refuses rule files ast-grep would half-read.
@@ -125,6 +128,7 @@ class Settings(BaseModel):
     approval: ToolPolicy = Field(default_factory=lambda: ToolPolicy(tools={}))
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     retention: Retention = Field(default_factory=Retention)
+    bash_recording: BashRecording = Field(default_factory=BashRecording)
     checks: CheckSettings = Field(default_factory=CheckSettings)
     strict_rules: bool = False
     index_memory: int = DEFAULT_INDEX_MEMORY
@@ -146,6 +150,7 @@ class Settings(BaseModel):
             approval=parse_tool_policy(ApprovalKeys.model_validate(values), source=source),
             sandbox=parse_sandbox_settings(SandboxKeys.model_validate(values), source=source),
             retention=Retention.from_settings(values, path),
+            bash_recording=BashRecording.from_settings(values, path),
             checks=read_check_settings(CheckKeys.model_validate(values), source),
             strict_rules=_strict_rules(own.strict_rules, path),
             index_memory=_index_memory(own.index_memory, path),

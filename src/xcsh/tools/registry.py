@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from xcsh.checks import Checker
 from xcsh.core import Tool, ToolDetails
 from xcsh.journal import Journal
+from xcsh.journal.commands import BashRecording
 from xcsh.pending import PendingActionStore, create_resolve_tool
 from xcsh.sandbox import SandboxPlan
 from xcsh.tools.coding import create_coding_tools
@@ -54,6 +55,7 @@ def create_builtin_tools(
     checker: Checker | None = None,
     index: WarmIndex | None = None,
     widen_renames: bool = False,
+    recording: BashRecording | None = None,
 ) -> list[Tool]:
     """Build every built-in tool for one session.
 
@@ -70,13 +72,16 @@ def create_builtin_tools(
             share (None: each call reads and parses afresh).
         widen_renames: ``ast_edit`` previews the bare-name rename when a call-pattern
             rename matches no call (the compact profile's small models).
+        recording: the size cap of files ``bash``'s records keep (default 64 MiB).
 
     Returns:
         The coding tools, ``ast_grep``, ``ast_edit`` and the hidden ``resolve``.
     """
     import xcsh.structural as structural  # ast-grep is loaded with the first tools
 
-    tools: list[Tool] = create_coding_tools(cwd, journal=journal, sandbox=sandbox)
+    tools: list[Tool] = create_coding_tools(
+        cwd, journal=journal, sandbox=sandbox, recording=recording
+    )
     tools.append(structural.create_ast_grep_tool(str(cwd), index=index))
     tools.append(
         structural.create_ast_edit_tool(

@@ -12,8 +12,10 @@ the paths the user listed, and the result says when the sandbox refused a write.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import signal
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -29,6 +31,14 @@ from xcsh.core import (
     text_result,
 )
 from xcsh.core.wording import plural
+from xcsh.journal import Journal, finish_in_thread
+from xcsh.journal.commands import (
+    BashRecording,
+    CommandRecorder,
+    Recorded,
+    background_note,
+    recorded_note,
+)
 from xcsh.sandbox import (
     ProcessSupervisor,
     SandboxPlan,
@@ -100,6 +110,8 @@ def create_bash_tool(
     log_tail_bytes: int = LOG_TAIL_BYTES,
     keep_logs: int = LOG_KEEP,
     sandbox: SandboxPlan | None = None,
+    journal: Journal | None = None,
+    recording: BashRecording | None = None,
 ) -> AgentTool[BashParams, BashDetails]:
     """Build the ``bash`` tool.
 
@@ -121,6 +133,11 @@ def create_bash_tool(
         sandbox: how commands are confined (:func:`xcsh.sandbox.prepare_sandbox`);
             None runs them unconfined. A plan with a ``refusal`` makes every
             call fail with that reason.
+        journal: the workspace's undo journal: what each command creates, changes
+            or deletes is recorded there as one ``bash`` entry
+            (:class:`~xcsh.journal.commands.CommandRecorder`, whose first look at
+            the workspace starts now, in the background). ``None``: not recorded.
+        recording: the size cap of recorded files (default 64 MiB).
 
     Returns:
         A tool whose result text is the output followed by ``Exit code: N``.
@@ -140,6 +157,9 @@ def create_bash_tool(
     plan = sandbox if sandbox is not None else SandboxPlan()
     supervisor = ProcessSupervisor()
     announced = False  # the withheld variables are named in the first result only
+    recorder = CommandRecorder(journal, recording) if journal is not None else None
+    if recorder is not None and not plan.refusal:
+        recorder.start()
 
     async def run(params: BashParams, ctx: ToolCallContext) -> AgentToolResult[BashDetails]:
         nonlocal announced
@@ -150,11 +170,24 @@ def create_bash_tool(
         inherited = command_environment(plan.env, os.environ)
         env = _environment(inherited.env, plan.temp_dir)
         feed, how = _feeder(output, ctx), (plan, kill_grace, ctx.cancel)
+        earlier = await finish_in_thread(recorder.before) if recorder is not None else None
+        started = time.time_ns()
+        outcome: RunOutcome | None = None
         try:
             outcome = await _run_bash(supervisor, params.command, (root, env), timeout, feed, how)
         finally:
             output.close()
-        result = _result(params.command, timeout, outcome, output)
+            recorded = None
+            if recorder is not None:
+                code = outcome.exit_code if outcome is not None else None
+                left = outcome is not None and outcome.background
+                record = functools.partial(
+                    recorder.after, params.command, code, since_ns=started, background=left
+                )
+                recorded = await finish_in_thread(record)
+        assert outcome is not None
+        notes = _record_notes(earlier, recorded, recording or BashRecording())
+        result = _result(params.command, timeout, outcome, output, recorded, notes)
         withheld = () if announced else inherited.withheld
         announced = True
         return _with_notes(result, output, plan.confinement, root, withheld)
@@ -274,10 +307,27 @@ def _with_notes(
     return AgentToolResult(content=[TextContent("\n".join([text, *notes]))], details=details)
 
 
+def _record_notes(
+    earlier: Recorded | None, recorded: Recorded | None, recording: BashRecording
+) -> str:
+    """What the result says of the undo journal: background changes, files not recorded."""
+    lines = [background_note(earlier) if earlier is not None else ""]
+    if recorded is not None:
+        lines.append(recorded_note(recorded, recording.max_bytes))
+    return "\n".join(line for line in lines if line)
+
+
 def _result(
-    command: str, timeout: float, outcome: RunOutcome, output: Output
+    command: str,
+    timeout: float,
+    outcome: RunOutcome,
+    output: Output,
+    recorded: Recorded | None = None,
+    notes: str = "",
 ) -> AgentToolResult[BashDetails]:
     body = output.render().rstrip("\n") if output.total else "(no output)"
+    if notes:
+        body = f"{body}\n{notes}"
     details = BashDetails(
         command=command,
         exit_code=outcome.exit_code,
@@ -285,6 +335,10 @@ def _result(
         output_bytes=output.total,
         full_output_path=output.log_path,
         log_omitted_bytes=output.log_omitted,
+        journal_entry=recorded.seq if recorded is not None else None,
+        recorded=recorded.files if recorded is not None else (),
+        ignored_touched=recorded.ignored if recorded is not None else 0,
+        not_recorded=recorded.not_recorded if recorded is not None else (),
     )
     if outcome.how == "timeout":
         raise ToolError(

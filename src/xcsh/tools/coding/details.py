@@ -75,6 +75,12 @@ class BashDetails(ToolDetails):
         sandbox_denied: paths the sandbox refused it (``None``: none noticed).
         env_withheld: environment variables withheld from commands, on the
             session's first result only (``None`` elsewhere).
+        journal_entry: the undo journal entry recording what it changed (``None``:
+            it changed nothing recorded, or it is not recorded).
+        recorded: the files that entry holds (created, changed or deleted).
+        ignored_touched: paths ignored by the workspace's ignore rules it touched
+            (not recorded).
+        not_recorded: files it changed that are not recorded (over the size cap).
     """
 
     command: str
@@ -87,6 +93,10 @@ class BashDetails(ToolDetails):
     cancelled: bool = False
     sandbox_denied: tuple[str, ...] | None = None
     env_withheld: tuple[str, ...] | None = None
+    journal_entry: int | None = None
+    recorded: tuple[str, ...] = ()
+    ignored_touched: int = 0
+    not_recorded: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
