@@ -38,6 +38,7 @@ ADVANCED_PARAMETERS: dict[str, frozenset[str]] = {
         {"glob", "sel", "strictness", "rule", "limit", "include_broken", "include_parse_errors"}
     ),
     "grep": frozenset({"context", "limit"}),
+    "bash": frozenset({"preview", "check"}),
     "ls": frozenset({"limit"}),
     "resolve": frozenset({"id", "only"}),
 }

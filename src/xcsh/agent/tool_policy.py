@@ -41,9 +41,12 @@ from xcsh.core import Tool, ToolError, UsageError
 from xcsh.core.wording import did_you_mean
 from xcsh.tools.coding.bash import BashParams
 
-Decision = Literal["allow", "ask", "deny"]
+Decision = Literal["allow", "ask", "deny", "preview"]
 DECISIONS: tuple[Decision, ...] = ("allow", "ask", "deny")
-_RANK = {"allow": 0, "ask": 1, "deny": 2}
+RULE_DECISIONS: tuple[Decision, ...] = ("allow", "ask", "deny", "preview")
+"""A command-prefix rule may also ``preview``: the command runs as a preview (``bash``'s
+``preview: true``), whether the model asked or not."""
+_RANK = {"allow": 0, "preview": 0, "ask": 1, "deny": 2}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -161,8 +164,16 @@ class ToolPolicy:
             )
         return max(verdicts, key=lambda v: (_RANK[v.decision], v.unresolved))
 
+    def previews(self, command: str) -> bool:
+        """True when a ``preview`` rule matches one of the simple commands ``command`` runs."""
+        rules = [r for r in self.rules if r.decision == "preview"]
+        if not rules:
+            return False
+        found = resolve_commands(command)
+        return any(r.matches(part) for part in found.commands for r in rules)
+
     def _decide_simple(self, simple: Sequence[str], base: Verdict) -> Verdict:
-        matching = [r for r in self.rules if r.matches(simple)]
+        matching = [r for r in self.rules if r.matches(simple) and r.decision != "preview"]
         if not matching:
             return base
         rule = max(matching, key=lambda r: (_RANK[r.decision], len(r.words)))
@@ -267,11 +278,12 @@ _RULE_HINT = '[[approval.rules]] takes prefix = "git status" and decision = "all
 """How to write an ``[[approval.rules]]`` table, shown under a malformed one."""
 
 
-def _decision(value: object, where: str) -> Decision:
-    if value not in DECISIONS:
+def _decision(value: object, where: str, allowed: tuple[Decision, ...] = DECISIONS) -> Decision:
+    if value not in allowed:
+        words = ", ".join(f'"{d}"' for d in allowed[:-1]) + f' or "{allowed[-1]}"'
         raise UsageError(
-            f'{where} must be "allow", "ask" or "deny", not {value!r}',
-            hint='for example bash = "ask"',
+            f"{where} must be {words}, not {value!r}",
+            hint='for example bash = "ask"' if allowed == DECISIONS else 'decision = "preview"',
         )
     decision: Decision = value
     return decision
@@ -303,7 +315,9 @@ def _rule(raw: _RuleTable, where: str) -> PrefixRule:
             f"{where}: prefix {prefix!r} cannot be split into words: {exc}",
             hint="close the quote, or escape it",
         ) from exc
-    return PrefixRule(words=words, decision=_decision(raw.decision, f"{where}: decision"))
+    return PrefixRule(
+        words=words, decision=_decision(raw.decision, f"{where}: decision", RULE_DECISIONS)
+    )
 
 
 def _check_examples(rule: PrefixRule, raw: _RuleTable, where: str) -> None:

@@ -168,6 +168,7 @@ def _builtin_tools(
         index=open_index(home, settings),
         widen_renames=parts.profile == "compact",
         recording=settings.bash_recording,
+        previews=settings.approval.previews,
     )
 
 

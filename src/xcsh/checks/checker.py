@@ -194,7 +194,7 @@ class Checker:
         support = self.overlay_support()
         return "overlay" if support is not None and support.available else "copy"
 
-    async def _run(self, files: Mapping[str, bytes], label: str) -> CheckRun:
+    async def _run(self, files: Mapping[str, bytes | None], label: str) -> CheckRun:
         command = self.settings.command
         logs = self.home / "logs" / "checks"
         _prune_logs(logs)
@@ -219,6 +219,7 @@ class Checker:
                     "PAGER": "cat",
                     "GIT_PAGER": "cat",
                     "XCSH_CHECK": "1",
+                    "XCSH_STAGED_CHECK": command,
                 }
                 try:
                     outcome = await run_to_end(
@@ -262,8 +263,10 @@ class Checker:
             self._store(fingerprint, run)
         return run
 
-    async def check(self, files: Mapping[str, bytes]) -> CheckVerdict:
-        """Stage ``files`` (relative path → new bytes), run the check, compare with the baseline.
+    async def check(self, files: Mapping[str, bytes | None]) -> CheckVerdict:
+        """Stage ``files``, run the check, compare with the baseline.
+
+        ``files`` maps each relative path to its new bytes (``None``: deleted).
 
         Raises:
             ToolError: no check is set, a path is not inside the workspace, or the
@@ -276,7 +279,7 @@ class Checker:
         )
 
     async def review(
-        self, files: Mapping[str, bytes], *, asked: bool
+        self, files: Mapping[str, bytes | None], *, asked: bool
     ) -> tuple[CheckVerdict | None, str]:
         """Check ``files`` when the settings or the call (``asked``) want it.
 

@@ -27,6 +27,7 @@ path that leads out of the workspace). A copy lives in
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import os
 import secrets
@@ -50,8 +51,13 @@ OVERLAY_TEMP = "overlay-tmp"
 """The empty folder (in ``$XCSH_HOME/tmp``) each overlay's check gets a private tmpfs on."""
 _UNTAR = (
     'tar -x -m -f - -C "$1" || { echo "xcsh: tar could not lay the staged files down" >&2; '
-    'exit 125; }; exec sh -c "$2" </dev/null'
+    'exit 125; }; cd "$1" && shift 2 && { [ $# -eq 0 ] || rm -f -- "$@"; } && '
+    'exec sh -c "$XCSH_STAGED_CHECK" </dev/null'
 )
+_DELETE = (
+    'cd "$1" && shift 2 && { [ $# -eq 0 ] || rm -f -- "$@"; } && exec sh -c "$XCSH_STAGED_CHECK"'
+)
+"""Run in the namespace when no file is laid down: the deleted files removed, the check."""
 """Run in the namespace: the archive on standard input, the workspace, the check."""
 
 
@@ -69,6 +75,7 @@ class StagedTree:
         stdin: a file descriptor to start the command with as its standard
             input (the staged files' archive, which the check itself does not
             see), else ``None`` (``/dev/null``).
+        deleted: files (relative, real places) removed in the overlay before the check.
     """
 
     kind: Staging
@@ -77,11 +84,36 @@ class StagedTree:
     argv_prefix: tuple[str, ...] = ()
     confine: Confinement | None = None
     stdin: int | None = None
+    deleted: tuple[str, ...] = ()
 
     def argv(self, command: str) -> list[str]:
-        """The command line that runs ``command`` with ``sh -c`` in the staged tree."""
+        """The command line that runs ``command`` with ``sh -c`` in the staged tree.
+
+        The check's command reaches the namespace in ``XCSH_STAGED_CHECK`` (see
+        :meth:`env`) when files are laid down or removed there first.
+        """
         if self.stdin is not None:
-            return [*self.argv_prefix, "sh", "-c", _UNTAR, "xcsh-stage", str(self.root), command]
+            return [
+                *self.argv_prefix,
+                "sh",
+                "-c",
+                _UNTAR,
+                "xcsh-stage",
+                str(self.root),
+                "-",
+                *self.deleted,
+            ]
+        if self.deleted:
+            return [
+                *self.argv_prefix,
+                "sh",
+                "-c",
+                _DELETE,
+                "xcsh-stage",
+                str(self.root),
+                "-",
+                *self.deleted,
+            ]
         return [*self.argv_prefix, "sh", "-c", command]
 
 
@@ -161,7 +193,7 @@ def copy_tree(src: Path, dst: Path) -> int:
 @contextlib.contextmanager
 def staged_tree(
     workspace: Path,
-    files: Mapping[str, bytes],
+    files: Mapping[str, bytes | None],
     *,
     scratch_parent: Path,
     overlay: OverlaySupport | None,
@@ -173,7 +205,7 @@ def staged_tree(
 
     Args:
         workspace: the workspace folder (a real path).
-        files: the previewed new content of each changed file.
+        files: the previewed new content of each changed file (``None``: deleted).
         scratch_parent: ``$XCSH_HOME/tmp``: where a copy and its temporary
             folder are made.
         overlay: the overlay support (:func:`~xcsh.sandbox.overlay.probe_overlay`);
@@ -188,13 +220,19 @@ def staged_tree(
     """
     for rel in files:
         checked_relpath(rel)
+    written = {rel: data for rel, data in files.items() if data is not None}
+    deleted = tuple(rel for rel, data in files.items() if data is None)
     held = _Held(scratch_parent)
     try:
         try:
             if overlay is not None and overlay.available and overlay.bwrap is not None:
-                staged = _overlay(workspace, files, held, overlay.bwrap, network, writable)
+                staged = _overlay(workspace, written, held, overlay.bwrap, network, writable)
+                staged = dataclasses.replace(staged, deleted=deleted)
             else:
-                staged = _copy(workspace, files, held, network, writable, confine)
+                staged = _copy(workspace, written, held, network, writable, confine)
+                for rel in deleted:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(staged.root / rel)
         except OSError as exc:
             where = f" ({exc.filename})" if exc.filename else ""
             raise ToolError(f"Cannot stage the change: {exc.strerror or exc}{where}.") from exc

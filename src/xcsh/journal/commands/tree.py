@@ -66,8 +66,12 @@ class Tree:
         max_bytes: files larger than this are fingerprinted, not kept.
     """
 
-    def __init__(self, root: Path, shadow: Shadow, max_bytes: int) -> None:
+    def __init__(
+        self, root: Path, shadow: Shadow, max_bytes: int, *, upper: Path | None = None
+    ) -> None:
         self.root = root
+        self.upper = upper
+        """An overlay's upper layer whose ignore files count too (a command's preview)."""
         self.shadow = shadow
         self.max_bytes = max_bytes
         self.files: dict[str, Known] = {}
@@ -87,6 +91,8 @@ class Tree:
         else:
             parent = folder.rpartition("/")[0]
             found = self.rules(parent) + folder_rules(self.root / folder)
+            if self.upper is not None:
+                found += folder_rules(self.upper / folder)
         self._rules[folder] = found
         return found
 

@@ -10,13 +10,14 @@ as the reference agents' tools do; sweeping structural changes belong to
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from xcsh.core import Tool
 from xcsh.journal import Journal
 from xcsh.journal.commands import BashRecording
 from xcsh.sandbox import SandboxPlan
+from xcsh.tools.coding._bash_previewing import Previewer
 from xcsh.tools.coding.bash import BashParams, create_bash_tool
 from xcsh.tools.coding.edit import EditParams, create_edit_tool
 from xcsh.tools.coding.find import FindParams, create_find_tool
@@ -33,6 +34,8 @@ def create_coding_tools(
     journal: Journal | None = None,
     sandbox: SandboxPlan | None = None,
     recording: BashRecording | None = None,
+    previewer: Previewer | None = None,
+    previews: Callable[[str], bool] | None = None,
 ) -> list[Tool]:
     """Build the coding tools for one workspace.
 
@@ -44,6 +47,8 @@ def create_coding_tools(
         sandbox: how ``bash`` confines its commands (None: unconfined); see
             :func:`xcsh.sandbox.prepare_sandbox`.
         recording: the size cap of files ``bash``'s records keep (default 64 MiB).
+        previewer: runs ``bash`` commands as previews (``preview: true``).
+        previews: the commands ``bash`` previews even when the call did not ask.
 
     Returns:
         ``read``, ``write``, ``edit``, ``bash``, ``grep``, ``find``, ``ls``, in that order.
@@ -52,7 +57,14 @@ def create_coding_tools(
         create_read_tool(cwd, allow_outside=allow_outside),
         create_write_tool(cwd, allow_outside=allow_outside, journal=journal),
         create_edit_tool(cwd, allow_outside=allow_outside, journal=journal),
-        create_bash_tool(cwd, sandbox=sandbox, journal=journal, recording=recording),
+        create_bash_tool(
+            cwd,
+            sandbox=sandbox,
+            journal=journal,
+            recording=recording,
+            previewer=previewer,
+            previews=previews,
+        ),
         create_grep_tool(cwd, allow_outside=allow_outside),
         create_find_tool(cwd, allow_outside=allow_outside),
         create_ls_tool(cwd, allow_outside=allow_outside),

@@ -58,6 +58,7 @@ from xcsh.tools.coding._bash_output import (
     Output,
     default_log_dir,
 )
+from xcsh.tools.coding._bash_previewing import Previewer, summary_text
 from xcsh.tools.coding.details import BashDetails
 
 DEFAULT_TIMEOUT = 120.0
@@ -97,6 +98,18 @@ class BashParams(BaseModel):
         le=MAX_TIMEOUT,
         description=f"Seconds before the command is killed (default {DEFAULT_TIMEOUT:g}).",
     )
+    preview: bool = Field(
+        default=False,
+        description=(
+            "Run the command on a staged copy of the workspace and propose what it would "
+            "create, change or delete as a preview (resolve applies it); the workspace is "
+            "not written. For commands that rewrite many files (formatters, sed -i, codemods)."
+        ),
+    )
+    check: bool = Field(
+        default=False,
+        description="With preview: run the project's check on the staged change too.",
+    )
 
 
 def create_bash_tool(
@@ -112,6 +125,8 @@ def create_bash_tool(
     sandbox: SandboxPlan | None = None,
     journal: Journal | None = None,
     recording: BashRecording | None = None,
+    previewer: Previewer | None = None,
+    previews: Callable[[str], bool] | None = None,
 ) -> AgentTool[BashParams, BashDetails]:
     """Build the ``bash`` tool.
 
@@ -138,6 +153,10 @@ def create_bash_tool(
             (:class:`~xcsh.journal.commands.CommandRecorder`, whose first look at
             the workspace starts now, in the background). ``None``: not recorded.
         recording: the size cap of recorded files (default 64 MiB).
+        previewer: runs a command as a preview (``preview: true``) and pushes what it
+            would change; ``None``: ``preview`` is refused.
+        previews: ``previews(command)`` is true for a command the user's approval
+            rules preview even when the call did not ask (``[approval]`` ``preview``).
 
     Returns:
         A tool whose result text is the output followed by ``Exit code: N``.
@@ -170,6 +189,8 @@ def create_bash_tool(
         inherited = command_environment(plan.env, os.environ)
         env = _environment(inherited.env, plan.temp_dir)
         feed, how = _feeder(output, ctx), (plan, kill_grace, ctx.cancel)
+        if params.preview or (previews is not None and previews(params.command)):
+            return await _previewed(previewer, params, env, timeout, feed, output)
         earlier = await finish_in_thread(recorder.before) if recorder is not None else None
         started = time.time_ns()
         outcome: RunOutcome | None = None
@@ -305,6 +326,33 @@ def _with_notes(
         return result
     text = "".join(c.text for c in result.content if isinstance(c, TextContent))
     return AgentToolResult(content=[TextContent("\n".join([text, *notes]))], details=details)
+
+
+async def _previewed(
+    previewer: Previewer | None,
+    params: BashParams,
+    env: Mapping[str, str],
+    timeout: float,
+    feed: Callable[[bytes], None],
+    output: Output,
+) -> AgentToolResult[BashDetails]:
+    """Run ``params.command`` as a preview: its output, then what it would change."""
+    if previewer is None:
+        raise ToolError("bash cannot preview commands in this session; run it without preview.")
+    try:
+        found, action = await previewer.run(
+            params.command, env=env, timeout=timeout, on_output=feed, check=params.check
+        )
+    except SupervisorError as exc:
+        raise ToolError(f"Cannot start bash for the preview: {exc.strerror or exc}.") from exc
+    finally:
+        output.close()
+    result = _result(params.command, timeout, found.outcome, output)
+    text = f"{result.text}\n{summary_text(action, found)}"
+    details = result.details
+    if details is not None:
+        details = replace(details, preview_id=action.id if action is not None else None)
+    return AgentToolResult(content=[TextContent(text)], details=details)
 
 
 def _record_notes(
