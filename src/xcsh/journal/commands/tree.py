@@ -91,8 +91,9 @@ class Tree:
         else:
             parent = folder.rpartition("/")[0]
             found = self.rules(parent) + folder_rules(self.root / folder)
-            if self.upper is not None:
-                found += folder_rules(self.upper / folder)
+            if self.upper is not None:  # based where they will apply
+                base = self.root / folder
+                found += [IgnoreRules(base, r.spec) for r in folder_rules(self.upper / folder)]
         self._rules[folder] = found
         return found
 
