@@ -41,6 +41,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/structural.py
 	$(BIN)/python bench/check_staging.py
 	$(BIN)/python bench/warm.py
+	PYTHONPATH=. $(BIN)/python bench/bash_record.py
 
 stress-journal: $(STAMP)
 	$(BIN)/python bench/stress_journal.py
