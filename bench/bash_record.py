@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 from devtools.stdlib_copy import copy_stdlib
+
 from xcsh.core import ToolCallContext
 from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore
@@ -58,8 +59,10 @@ async def per_command(root: Path, home: Path) -> None:
             with_rec.append(await _call(recorded, command))
             without.append(await _call(plain, command))
         a, b = statistics.median(with_rec) * 1000, statistics.median(without) * 1000
-        print(f"bash, {name:18} recorded {a:8.1f} ms  unrecorded {b:8.1f} ms  "
-              f"+{a - b:6.1f} ms  ratio {a / b:5.2f}")
+        print(
+            f"bash, {name:18} recorded {a:8.1f} ms  unrecorded {b:8.1f} ms  "
+            f"+{a - b:6.1f} ms  ratio {a / b:5.2f}"
+        )
 
 
 async def preview_ruff(lib: Path, home: Path) -> None:
@@ -69,12 +72,22 @@ async def preview_ruff(lib: Path, home: Path) -> None:
         shutil.copytree(lib, scratch / "a")
         shutil.copytree(lib, scratch / "b")
         supervisor = ProcessSupervisor()
-        previewer = Previewer(root=(scratch / "a").resolve(), home=home, store=PendingActionStore(),
-                              journal=Journal.for_root(home, scratch / "a"), checker=None,
-                              supervisor=supervisor)
+        previewer = Previewer(
+            root=(scratch / "a").resolve(),
+            home=home,
+            store=PendingActionStore(),
+            journal=Journal.for_root(home, scratch / "a"),
+            checker=None,
+            supervisor=supervisor,
+        )
         started = time.perf_counter()
-        _found, action = await previewer.run(f"{RUFF} format .", env=dict(os.environ),
-                                             timeout=600, on_output=lambda _c: None, check=False)
+        _found, action = await previewer.run(
+            f"{RUFF} format .",
+            env=dict(os.environ),
+            timeout=600,
+            on_output=lambda _c: None,
+            check=False,
+        )
         assert action is not None
         await action.effect.apply("bench")
         times_preview.append(time.perf_counter() - started)
@@ -84,8 +97,10 @@ async def preview_ruff(lib: Path, home: Path) -> None:
         times_plain.append(time.perf_counter() - started)
         shutil.rmtree(scratch)
     a, b = statistics.median(times_preview), statistics.median(times_plain)
-    print(f"ruff format . over the stdlib copy: preview+apply {a:6.2f} s  alone {b:6.2f} s  "
-          f"ratio {a / b:5.2f}")
+    print(
+        f"ruff format . over the stdlib copy: preview+apply {a:6.2f} s  alone {b:6.2f} s  "
+        f"ratio {a / b:5.2f}"
+    )
 
 
 async def first_command(home: Path) -> None:
@@ -100,7 +115,9 @@ async def first_command(home: Path) -> None:
         tool = create_bash_tool(big, journal=Journal.for_root(home, big))
         took = await _call(tool, "echo hi > hello.txt")
         again = await _call(tool, "true")
-        print(f"50,000 files, {label}: first command {took:6.2f} s, next one {again * 1000:6.1f} ms")
+        print(
+            f"50,000 files, {label}: first command {took:6.2f} s, next one {again * 1000:6.1f} ms"
+        )
 
 
 async def main() -> None:
