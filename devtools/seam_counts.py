@@ -31,7 +31,7 @@ FRONT_ENDS = ("cli", "tui", "mcp", "ui")
 JSON_ADAPTERS: frozenset[str] = frozenset(
     {
         "core/details.py",
-        "agent/persistence.py",
+        "agent/record/persistence.py",
         "journal/records.py",
         # a YAML rule document (or the tools' `rule` argument) read into typed rules
         "structural/rules/adapter.py",

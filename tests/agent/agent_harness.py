@@ -14,7 +14,7 @@ import pytest
 from pydantic import BaseModel
 
 from xcsh.agent import AgentEvent, AgentSession, ApprovalHook
-from xcsh.agent.session_config import SessionConfig
+from xcsh.agent.session.config import SessionConfig
 from xcsh.core import AgentTool, AgentToolResult, ToolCallContext, ToolError, text_result
 from xcsh.pending import PendingAction, PendingActionStore, Preview, PreviewFile
 from xcsh.providers.scripted import ScriptedProvider

@@ -9,8 +9,8 @@ from typing import Any
 from agent_harness import apply, call, preview_write_tool, read_tool
 
 from xcsh.agent import AgentSession, Notice, SessionRecorder, load_session, repair_tool_pairs
-from xcsh.agent.compaction import SUMMARY_HEADER, SUMMARY_REQUEST
-from xcsh.agent.session_config import SessionConfig
+from xcsh.agent.run.compaction import SUMMARY_HEADER, SUMMARY_REQUEST
+from xcsh.agent.session.config import SessionConfig
 from xcsh.app import AppOptions, open_session
 from xcsh.core import AgentTool, ToolResultMessage, UserMessage
 from xcsh.pending import PendingActionStore

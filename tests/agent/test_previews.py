@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from xcsh.agent import RebuiltPreview, preview_digest
-from xcsh.agent.previews import compare_rebuilt
-from xcsh.pending import Preview, PreviewFile
+from xcsh.pending import Preview, PreviewFile, compare_rebuilt
 
 DIFF = "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n x = 1\n-foo(1)\n+bar(1)\n"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI, tool_call_delta
 
-from xcsh.agent.profile import NOTHING_PREVIEWED_NOTE, repeats_previous_call
+from xcsh.agent.run.profile import NOTHING_PREVIEWED_NOTE, repeats_previous_call
 from xcsh.app import AppOptions, open_session
 from xcsh.core import AssistantMessage, ToolCall, UsageError
 from xcsh.pending import NOTHING_PENDING_MESSAGE

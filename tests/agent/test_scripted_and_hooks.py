@@ -14,7 +14,7 @@ import pytest
 from agent_harness import call, preview_write_tool
 
 from xcsh.agent import REMINDER_TEXT, AgentSession, Approval, Resolved, RunEnd, TurnStart
-from xcsh.agent.session_config import SessionConfig
+from xcsh.agent.session.config import SessionConfig
 from xcsh.cli.terminal_ask import terminal_approval
 from xcsh.core import ForcedTool, ModelRequest, TextContent, UsageError, UserMessage
 from xcsh.pending import PendingAction, PendingActionStore, Preview, PreviewChange, PreviewFile

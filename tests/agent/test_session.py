@@ -19,7 +19,7 @@ from xcsh.agent import (
     new_session_id,
     sessions_dir,
 )
-from xcsh.agent.session_config import SessionConfig
+from xcsh.agent.session.config import SessionConfig
 from xcsh.core import TextContent, UserMessage
 from xcsh.pending import PendingAction, PendingActionStore
 from xcsh.providers.scripted import ScriptedProvider

@@ -10,7 +10,7 @@ import pytest
 
 from helpers import run_xcsh
 from xcsh.agent import SessionRecorder, load_session
-from xcsh.agent.persistence import drop_torn_tail
+from xcsh.agent.record.persistence import drop_torn_tail
 
 
 def test_torn_last_line_then_resume_twice(tmp_path: Path, xcsh_home: Path) -> None:

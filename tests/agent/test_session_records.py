@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from xcsh.agent.persistence import (
+from xcsh.agent.record.persistence import (
     SessionRecorder,
     load_session,
     message_from_dict,

@@ -12,7 +12,7 @@ import pytest
 
 from helpers import run_steps
 from helpers import tool_results as results
-from xcsh.agent.tool_policy import ApprovalKeys, ToolPolicy, parse_tool_policy
+from xcsh.agent.policy.tools import ApprovalKeys, ToolPolicy, parse_tool_policy
 
 DENY_TOUCH = '[[approval.rules]]\nprefix = "touch"\ndecision = "deny"\n'
 

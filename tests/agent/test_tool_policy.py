@@ -11,7 +11,7 @@ import pytest
 
 from helpers import run_steps
 from helpers import tool_results as results
-from xcsh.agent.tool_policy import ApprovalKeys, parse_tool_policy, simple_commands
+from xcsh.agent.policy.tools import ApprovalKeys, parse_tool_policy, simple_commands
 from xcsh.core import UsageError
 
 RULES = """

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from xcsh.agent.steering import cap_message
+from xcsh.agent.run.steering import cap_message
 from xcsh.core import text_result
 from xcsh.core.wording import plural
 from xcsh.pending import PendingAction, PendingActionStore

@@ -221,7 +221,7 @@ def test_conversation_only_keeps_the_files_and_bad_numbers_are_refused(
 
 CRASH = """
 import os, signal, sys
-from xcsh.agent.persistence import SessionRecorder
+from xcsh.agent.record.persistence import SessionRecorder
 from xcsh.fs import confined
 from xcsh.journal import Journal
 import xcsh.cli

@@ -28,7 +28,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from helpers import run_xcsh
-from xcsh.agent.persistence import load_session
+from xcsh.agent.record.persistence import load_session
 from xcsh.core import ToolResultMessage
 from xcsh.fs.home import journal_folder
 from xcsh.pending import ResolveOutcome

@@ -6,7 +6,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from xcsh.agent.persistence import message_from_dict, message_to_dict
+from xcsh.agent.record.persistence import message_from_dict, message_to_dict
 from xcsh.core import TextContent, ToolResultMessage
 from xcsh.pending import Preview, PreviewChange, PreviewFile, ResolveOutcome
 from xcsh.structural.tools.details import AstEditDetails, LeftOutFile

@@ -16,8 +16,8 @@ import pytest
 from provider_support import Exchange, error, llama_chat_sse
 
 from xcsh.agent import AgentSession, Notice, SessionRecorder, ToolResult, load_session
-from xcsh.agent.session_config import SessionConfig
-from xcsh.agent.steering import NO_FORCING_NOTE, REMINDER_TEXT
+from xcsh.agent.run.steering import NO_FORCING_NOTE, REMINDER_TEXT
+from xcsh.agent.session.config import SessionConfig
 from xcsh.pending import PendingActionStore
 from xcsh.providers import ProviderSettings, create_provider
 from xcsh.providers.config import DEFAULT_SERVER_TEMPERATURE
@@ -237,7 +237,7 @@ def test_a_tool_call_in_text_must_be_exactly_one_call_of_an_offered_tool(
 def test_which_errors_reject_a_forced_tool_choice(
     status: int, message: str, falls_back: bool
 ) -> None:
-    from xcsh.agent.steering import rejects_forced_choice
+    from xcsh.agent.run.steering import rejects_forced_choice
     from xcsh.core import ProviderError
 
     error = ProviderError(f"openai refused the request ({status}): {message}", status=status)

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from provider_support import ReplayServer
 
-from xcsh.agent.profile import REPEATED_CALL_NOTE
+from xcsh.agent.run.profile import REPEATED_CALL_NOTE
 
 XCSH = str(Path(sys.executable).with_name("xcsh"))
 

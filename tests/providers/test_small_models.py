@@ -11,8 +11,8 @@ import pytest
 from provider_support import error, llama_chat_sse
 
 from xcsh.agent import choose_profile
-from xcsh.agent.profile import compact_spec
-from xcsh.agent.prompt import build_system_prompt
+from xcsh.agent.run.profile import compact_spec
+from xcsh.agent.run.prompt import build_system_prompt
 from xcsh.core import ForcedTool, ModelRequest, TextContent, ToolSpec, UserMessage
 from xcsh.pending import PendingActionStore
 from xcsh.providers import ProviderSettings, create_provider
@@ -25,7 +25,7 @@ OFFERED = ["ls", "read", "resolve", "ast_edit"]
 
 
 def builtin_specs(tmp_path: Path) -> list[ToolSpec]:
-    from xcsh.agent.loop import tool_spec
+    from xcsh.agent.run.loop import tool_spec
 
     return [tool_spec(t) for t in create_builtin_tools(tmp_path, PendingActionStore())]
 

@@ -16,7 +16,7 @@ from sgcli import ast_grep_binary
 from xcsh.core import MAX_RESULT_CHARS
 from xcsh.pending import PendingActionStore, create_resolve_tool
 from xcsh.structural import EditOp, EditSpec, ScopeSpec, preview_edit
-from xcsh.structural.tools.edit_action import push_edit_preview
+from xcsh.structural.tools.edit_action import EditProducer, push_edit_preview
 
 XCSH = [sys.executable, "-m", "xcsh"]
 
@@ -98,7 +98,7 @@ def test_the_model_reads_a_bounded_text_of_a_big_preview_and_all_of_it_applies(
         EditSpec(ops=(EditOp(pat="compute($$$A)", out="calc($$$A)"),)), ScopeSpec(root=tmp_path)
     )
     store = PendingActionStore()
-    result = push_edit_preview(store, preview, {})
+    result = push_edit_preview(EditProducer(store=store), preview, {})
     text = result.text
     assert len(text) < MAX_RESULT_CHARS
     assert "  c1 -2:10 compute(a0, b)" in text

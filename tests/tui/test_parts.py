@@ -136,7 +136,7 @@ def test_a_provider_error_is_shown_once() -> None:
 
 
 def test_failed_and_cancelled_results_name_their_tool() -> None:
-    from xcsh.agent.history import CANCELLED_TEXT
+    from xcsh.agent.run.history import CANCELLED_TEXT
 
     out = io.StringIO()
     style = TerminalStyle(color=False, unicode=False)

@@ -16,7 +16,7 @@ from tmux_harness import TmuxXcsh, needs_tmux
 
 from helpers import find_process
 from xcsh.agent import load_session, repair_tool_pairs
-from xcsh.agent.history import CANCELLED_TEXT
+from xcsh.agent.run.history import CANCELLED_TEXT
 from xcsh.core import ToolResultMessage
 
 pytestmark = needs_tmux

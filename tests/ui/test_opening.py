@@ -11,11 +11,11 @@ import types
 from pathlib import Path
 
 from xcsh.agent import Instructions, ResumeReport
-from xcsh.agent.instructions import InstructionFile
-from xcsh.agent.previews import RebuiltPreview
+from xcsh.agent.run.instructions import InstructionFile
 from xcsh.app import OpenedSession
 from xcsh.core import AssistantMessage, TextContent, ToolCall, UserMessage
 from xcsh.journal import OpenedJournal
+from xcsh.pending import RebuiltPreview
 from xcsh.plugins.results import LoadError
 from xcsh.ui import TerminalStyle, make_console
 from xcsh.ui.opening import opening_header, show_greeting, show_print_opening

@@ -1,10 +1,29 @@
 """The agent: the loop, its events, steering toward ``resolve``, sessions and their files.
 
-Front ends use :class:`AgentSession` and the events in :mod:`xcsh.agent.events`;
+Front ends use :class:`AgentSession` and the events in :mod:`xcsh.agent.run.events`;
 they never call the loop or a provider directly.
 """
 
-from xcsh.agent.events import (
+from xcsh.agent.policy.tools import (
+    ApprovalKeys,
+    ToolApprovalHook,
+    ToolPolicy,
+    ToolQuestion,
+    enforce_policy,
+    parse_tool_policy,
+)
+from xcsh.agent.record.persistence import (
+    SCHEMA_VERSION,
+    PendingRecord,
+    SavedSession,
+    SessionRecorder,
+    latest_session_for,
+    load_session,
+    new_session_id,
+    session_path,
+    sessions_dir,
+)
+from xcsh.agent.run.events import (
     EVENT_TYPES,
     AgentError,
     AgentEvent,
@@ -22,29 +41,24 @@ from xcsh.agent.events import (
     TurnStart,
     event_to_dict,
 )
-from xcsh.agent.history import CANCELLED_TEXT, repair_tool_pairs
-from xcsh.agent.instructions import (
+from xcsh.agent.run.history import CANCELLED_TEXT, repair_tool_pairs
+from xcsh.agent.run.instructions import (
     INSTRUCTIONS_FILE,
     InstructionFile,
     Instructions,
     load_instructions,
 )
-from xcsh.agent.persistence import (
-    SCHEMA_VERSION,
-    PendingRecord,
-    SavedSession,
-    SessionRecorder,
-    latest_session_for,
-    load_session,
-    new_session_id,
-    session_path,
-    sessions_dir,
+from xcsh.agent.run.profile import PROFILE_SETTINGS, Profile, choose_profile
+from xcsh.agent.run.prompt import build_system_prompt
+from xcsh.agent.run.settings import RunKeys, RunSettings, read_run_settings
+from xcsh.agent.run.steering import (
+    DEFAULT_MAX_FORCED_TURNS,
+    REMINDER_TEXT,
+    Steering,
+    SteeringMode,
+    SteeringStyle,
 )
-from xcsh.agent.previews import RebuiltPreview, preview_digest
-from xcsh.agent.profile import PROFILE_SETTINGS, Profile, choose_profile
-from xcsh.agent.prompt import build_system_prompt
-from xcsh.agent.run_settings import RunKeys, RunSettings, read_run_settings
-from xcsh.agent.session import (
+from xcsh.agent.session.agent_session import (
     DECLINED_TEXT,
     AgentSession,
     Approval,
@@ -53,23 +67,9 @@ from xcsh.agent.session import (
     ResumeReport,
     approval_resolve_tool,
 )
-from xcsh.agent.session_config import SessionConfig
-from xcsh.agent.session_pending import SessionPending
-from xcsh.agent.steering import (
-    DEFAULT_MAX_FORCED_TURNS,
-    REMINDER_TEXT,
-    Steering,
-    SteeringMode,
-    SteeringStyle,
-)
-from xcsh.agent.tool_policy import (
-    ApprovalKeys,
-    ToolApprovalHook,
-    ToolPolicy,
-    ToolQuestion,
-    enforce_policy,
-    parse_tool_policy,
-)
+from xcsh.agent.session.config import SessionConfig
+from xcsh.agent.session.pending import SessionPending
+from xcsh.pending import RebuiltPreview, preview_digest
 
 __all__ = [
     "CANCELLED_TEXT",

@@ -15,7 +15,7 @@ the undo journal's retention, ``journal_max_entries`` (default 200) and
 :mod:`xcsh.sandbox.policy`, the check keys of :mod:`xcsh.checks.settings`
 (:func:`open_checker`), ``index_memory`` (the warm structural index's
 trees and answers, default 256 MiB: :func:`open_index`) and the ``[approval]``
-table of :mod:`xcsh.agent.tool_policy`; any other key is refused
+table of :mod:`xcsh.agent.policy.tools`; any other key is refused
 (:data:`KNOWN_SETTINGS`). The file is read once into :class:`Settings`, and
 each part of xcsh is handed its typed section.
 

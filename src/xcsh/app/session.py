@@ -36,7 +36,7 @@ from xcsh.agent import (
     session_path,
     sessions_dir,
 )
-from xcsh.agent.rewind import CheckpointRecorder, reconcile
+from xcsh.agent.record.rewind import CheckpointRecorder, reconcile
 from xcsh.app.checks import open_checker
 from xcsh.app.index import open_index
 from xcsh.app.settings import Settings, build_provider, load_settings

@@ -29,7 +29,7 @@ from xcsh.cli.options import EditOutcome
 from xcsh.cli.stdout import end_process
 from xcsh.core.wording import name_list
 from xcsh.journal import held_signals
-from xcsh.pending import PendingActionStore, ResolveParams, resolve_top
+from xcsh.pending import ApplyFailure, PendingActionStore, ResolveParams, resolve_top
 from xcsh.ui import detect_style, render_resolution
 
 APPLIED_DESPITE_CTRL_C = (
@@ -105,17 +105,16 @@ async def _resolve(store: PendingActionStore, decision: Decision, out: Stdout, *
         return EXIT_OK
     # apply failed and the action went back on the stack: nothing of it was written.
     store.pop()
-    failure = outcome.failure
-    if failure is None:
-        first = result.text.partition("\n")[0]
-    else:  # the model's text goes on to say the action is still pending: not so here
-        first = f"Apply failed: {failure.message.partition(chr(10))[0]}"
-    if failure is not None and failure.stale:
+    # a failed apply always says why (this command's previews are never rebuilt)
+    failure = outcome.failure or ApplyFailure(message=outcome.status)
+    # the model's text goes on to say the action is still pending: not so here
+    first = f"Apply failed: {failure.message.partition(chr(10))[0]}"
+    if failure.stale:
         first = (
             f"Apply failed: These files changed since the preview: {name_list(failure.stale)}. "
             "Nothing was written."
         )
     # when putting files back failed, the message names them and says how to finish
-    note = "" if failure is not None and failure.new_content else f"\n  {APPLY_FAILED_NOTE}"
+    note = "" if failure.new_content else f"\n  {APPLY_FAILED_NOTE}"
     out.print(render_resolution(outcome, is_error=True, message=f"{first}{note}", style=style))
     return EXIT_APPLY_FAILED

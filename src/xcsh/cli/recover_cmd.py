@@ -81,7 +81,7 @@ def _rewinds(journal: Journal, home: Path) -> list[str]:
     """Session files completed after a rewind whose record a crash cut off."""
     if not any(s.kind == "rewind" for s in journal.summaries()):
         return []  # the agent's modules are loaded only when there is a rewind to check
-    from xcsh.agent.rewind import reconcile
+    from xcsh.agent.record.rewind import reconcile
 
     return reconcile(journal, home)
 

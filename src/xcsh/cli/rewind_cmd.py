@@ -30,8 +30,8 @@ from xcsh.cli.settle import settle_or_report
 from xcsh.cli.stdout import end_process
 
 if TYPE_CHECKING:  # the agent and the journal are imported only when the command runs
-    from xcsh.agent.checkpoints import Checkpoint
-    from xcsh.agent.persistence import SavedSession
+    from xcsh.agent.record.checkpoints import Checkpoint
+    from xcsh.agent.record.persistence import SavedSession
     from xcsh.journal import Journal
 
 
@@ -79,8 +79,8 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
     ``owns_process``: the ``xcsh`` command itself, which the rewind may end once it
     said what it did (see :func:`_rewind`).
     """
-    from xcsh.agent.persistence import load_session
-    from xcsh.agent.rewind import checkpoint_of, reconcile
+    from xcsh.agent.record.persistence import load_session
+    from xcsh.agent.record.rewind import checkpoint_of, reconcile
     from xcsh.app import read_settings
     from xcsh.core import UsageError
     from xcsh.fs import xcsh_home
@@ -121,7 +121,7 @@ def _session_file(home: Path, here: Path, session: str | None) -> Path:
     Raises:
         UsageError: no such session, or none saved for ``here``.
     """
-    from xcsh.agent.persistence import latest_session_for, session_path
+    from xcsh.agent.record.persistence import latest_session_for, session_path
     from xcsh.core import UsageError
 
     if session:
@@ -144,7 +144,7 @@ def _session_file(home: Path, here: Path, session: str | None) -> Path:
 
 def _list(saved: SavedSession, journal: Journal, root: Path) -> int:
     """``--list``: the points the session can go back to, newest first."""
-    from xcsh.agent.rewind import rewind_points
+    from xcsh.agent.record.rewind import rewind_points
 
     points = rewind_points(saved, journal)
     if not points:
@@ -170,8 +170,14 @@ def _rewind(
     Ctrl-C is held from the start until what was done is said; with ``owns_process``
     the process then ends at once, so a Ctrl-C cannot turn a finished rewind into 130.
     """
-    from xcsh.agent.persistence import SessionRecorder
-    from xcsh.agent.rewind import RewindError, RewindMode, kept_pending, rewind, session_closed
+    from xcsh.agent.record.persistence import SessionRecorder
+    from xcsh.agent.record.rewind import (
+        RewindError,
+        RewindMode,
+        kept_pending,
+        rewind,
+        session_closed,
+    )
 
     mode: RewindMode = (
         "files" if args.files_only else "conversation" if args.conversation_only else "both"

@@ -70,6 +70,14 @@ class ToolDetails:
         """What reading the details by key shows; :meth:`to_json` unless a class narrows it."""
         return self.to_json()
 
+    def event_json(self) -> JsonObject:
+        """What ``xcsh -p --mode json`` events print for these details: :meth:`contract`.
+
+        A class whose contract is narrower than what a script watching the events
+        needs (``resolve``'s outcome) prints :meth:`to_json` instead.
+        """
+        return self.contract()
+
     def __getitem__(self, key: str) -> JsonValue:
         return self.contract()[key]
 

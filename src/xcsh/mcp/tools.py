@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import mcp_types as types
 
 from xcsh import tools as builtin
-from xcsh.agent.approval import approval_resolve_tool
+from xcsh.agent.policy.approval import approval_resolve_tool
 from xcsh.checks import Checker
 from xcsh.core import Content, ImageContent, TextContent, Tool
 from xcsh.journal import Journal, record_applies

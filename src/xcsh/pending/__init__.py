@@ -23,8 +23,9 @@ from xcsh.pending.effect import (
     call_maybe_async,
 )
 from xcsh.pending.outcome import ApplyFailure, ResolveOutcome, ResolveStatus
-from xcsh.pending.parts import describe_rebuild, grouped, select_parts
+from xcsh.pending.parts import grouped, select_parts
 from xcsh.pending.preview import LeftOut, Preview, PreviewChange, PreviewFile
+from xcsh.pending.rebuilt import RebuiltPreview, compare_rebuilt, describe_rebuild, preview_digest
 from xcsh.pending.resolve import (
     BLANK_REASON_MESSAGE,
     NOTHING_PENDING_MESSAGE,
@@ -33,6 +34,7 @@ from xcsh.pending.resolve import (
     check_request,
     create_resolve_tool,
     discard_action,
+    resolve_outcome,
     resolve_top,
 )
 from xcsh.pending.store import PendingActionStore, PushListener
@@ -60,6 +62,7 @@ __all__ = [
     "PushListener",
     "PushOrigin",
     "RebuiltAction",
+    "RebuiltPreview",
     "ResolveOutcome",
     "ResolveParams",
     "ResolveStatus",
@@ -67,10 +70,13 @@ __all__ = [
     "Supports",
     "call_maybe_async",
     "check_request",
+    "compare_rebuilt",
     "create_resolve_tool",
     "describe_rebuild",
     "discard_action",
     "grouped",
+    "preview_digest",
+    "resolve_outcome",
     "resolve_top",
     "select_parts",
 ]

@@ -103,6 +103,10 @@ class ResolveOutcome(ToolDetails):
         """True when the action left the stack (anything but a failed apply or a rebuild)."""
         return self.status not in ("failed", "rebuilt")
 
+    def event_json(self) -> JsonObject:
+        """Every field: the events a script watches say what happened, not only what was asked."""
+        return self.to_json()
+
     def contract(self) -> JsonObject:
         """Give the details the resolve contract names, as a JSON object.
 

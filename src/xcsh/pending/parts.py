@@ -97,32 +97,4 @@ def grouped(changes: Iterable[PreviewChange]) -> str:
     )
 
 
-def describe_rebuild(old: PendingAction, new: PendingAction) -> str:
-    """How a rebuilt preview differs from the stale one, as one phrase.
-
-    Example: ``it was "AST Edit: 2 replacements in 1 file" and is now "AST Edit:
-    1 replacement in 1 file"; it no longer touches b.py``.
-    """
-    phrases = []
-    if old.label != new.label:
-        phrases.append(f'it was "{old.label}" and is now "{new.label}"')
-    before, after = old.preview.paths, new.preview.paths
-    gone = [p for p in before if p not in after]
-    added = [p for p in after if p not in before]
-    if gone:
-        phrases.append(f"it no longer touches {name_list(gone)}")
-    if added:
-        phrases.append(f"it now also touches {name_list(added)}")
-    if not phrases:
-        same = [(c.file, c.old, c.new) for c in old.preview.changes] == [
-            (c.file, c.old, c.new) for c in new.preview.changes
-        ]
-        phrases.append(
-            "it makes the same changes at their new positions"
-            if same
-            else "the lines it replaces, or what it puts in their place, are not the same"
-        )
-    return "; ".join(phrases)
-
-
-__all__ = ["describe_rebuild", "grouped", "select_parts"]
+__all__ = ["grouped", "select_parts"]

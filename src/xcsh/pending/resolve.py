@@ -25,11 +25,8 @@ from xcsh.pending.action import (
 from xcsh.pending.check import CheckVerdict
 from xcsh.pending.effect import ApplyReport
 from xcsh.pending.outcome import ApplyFailure, ResolveOutcome, ResolveStatus
-from xcsh.pending.parts import (
-    describe_rebuild,
-    grouped,
-    select_parts,
-)
+from xcsh.pending.parts import grouped, select_parts
+from xcsh.pending.rebuilt import describe_rebuild
 from xcsh.pending.store import PendingActionStore
 
 RESOLVE_TOOL_NAME = "resolve"
@@ -308,12 +305,15 @@ async def _rebuild(
         rebuilt = await action.effect.rebuild()
     except Exception as exc:  # the old preview can never apply; keep it for a discard
         store.restore(action)
+        why = str(exc) or type(exc).__name__
         text = (
             f"Not applied: the files of {action.id} changed since its preview ({files}), and "
-            f"previewing it again failed: {str(exc) or type(exc).__name__}\n"
+            f"previewing it again failed: {why}\n"
             f"{action.id} is still pending; discard it."
         )
-        return _result(text, _outcome(action, "apply", reason, "failed"), is_error=True)
+        failure = ApplyFailure(message=f"previewing it again failed: {why}", stale=stale.stale)
+        details = _outcome(action, "apply", reason, "failed", failure=failure)
+        return _result(text, details, is_error=True)
     if rebuilt is None:
         text = (
             f"Not applied: the files of {action.id} changed since its preview ({files}). "
@@ -330,6 +330,18 @@ async def _rebuild(
     )
     details = _outcome(action, "apply", reason, "rebuilt", rebuilt=new_action.preview)
     return _result(text, details, is_error=True)
+
+
+def resolve_outcome(tool_name: str, details: object) -> ResolveOutcome | None:
+    """The outcome of a ``resolve`` result (``tool_name`` and the result's ``details``).
+
+    Returns:
+        The :class:`ResolveOutcome`, or ``None`` for another tool's result and
+        for a ``resolve`` that refused (nothing pending, bad arguments).
+    """
+    if tool_name != RESOLVE_TOOL_NAME or not isinstance(details, ResolveOutcome):
+        return None
+    return details
 
 
 async def discard_action(action: PendingAction, reason: str) -> AgentToolResult[ResolveOutcome]:
@@ -361,5 +373,6 @@ __all__ = [
     "check_request",
     "create_resolve_tool",
     "discard_action",
+    "resolve_outcome",
     "resolve_top",
 ]

@@ -20,7 +20,7 @@ from xcsh.core import XcshError
 
 if TYPE_CHECKING:
     from xcsh.agent import AgentSession, SavedSession
-    from xcsh.agent.rewind import RewindMode, RewindOutcome
+    from xcsh.agent.record.rewind import RewindMode, RewindOutcome
     from xcsh.app import OpenedSession
     from xcsh.journal import Journal
 
@@ -55,8 +55,8 @@ class RewindCommand:
 
     async def rewind(self, session: AgentSession, rest: str) -> None:
         """Ask which message and what to take back, then rewind; ``rest`` may name the message."""
-        from xcsh.agent.persistence import load_session
-        from xcsh.agent.rewind import rewind_points
+        from xcsh.agent.record.persistence import load_session
+        from xcsh.agent.record.rewind import rewind_points
 
         if self.opened is None or self.journal is None:
             return
@@ -103,7 +103,7 @@ class RewindCommand:
         self, session: AgentSession, saved: SavedSession, number: int, mode: RewindMode
     ) -> None:
         """Discard the newer previews, rewind, and put the message back in the prompt."""
-        from xcsh.agent.rewind import RewindError, newer_previews, rewind
+        from xcsh.agent.record.rewind import RewindError, newer_previews, rewind
 
         assert self.journal is not None
         checkpoint = saved.checkpoints[number - 1]

@@ -29,7 +29,7 @@ then one record per line, in order:
 - ``{"type": "checkpoint", "journal", "time_ns"}`` right before each message
   the user sends, and ``{"type": "rewind", "message", "conversation",
   "files", "journal"}`` when the session was rewound
-  (:mod:`xcsh.agent.checkpoints`).
+  (:mod:`xcsh.agent.record.checkpoints`).
 
 Unknown record types and unknown fields of a pending record are skipped, so
 older readers survive additions; a header with a newer ``version`` is refused.
@@ -48,8 +48,8 @@ from typing import BinaryIO, TextIO
 
 from pydantic import ValidationError
 
-from xcsh.agent.checkpoints import Checkpoint, CheckpointReplay
-from xcsh.agent.session_records import (
+from xcsh.agent.record.checkpoints import Checkpoint, CheckpointReplay
+from xcsh.agent.record.records import (
     CheckpointRecord,
     CompactionRecord,
     MessageRecord,
@@ -88,7 +88,7 @@ class SavedSession:
             in it, so a provider that refused a forced tool choice is not sent
             one again.
         checkpoints: the user messages of the conversation, oldest first, each
-            with where the session stood before it (:mod:`xcsh.agent.checkpoints`).
+            with where the session stood before it (:mod:`xcsh.agent.record.checkpoints`).
         rewinds: the journal entries of the rewinds the file records.
     """
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xcsh.agent.approval import ApprovalHook
-from xcsh.agent.persistence import SessionRecorder
-from xcsh.agent.profile import Profile
-from xcsh.agent.steering import DEFAULT_MAX_FORCED_TURNS, SteeringMode, SteeringStyle
+from xcsh.agent.policy.approval import ApprovalHook
+from xcsh.agent.record.persistence import SessionRecorder
+from xcsh.agent.run.profile import Profile
+from xcsh.agent.run.steering import DEFAULT_MAX_FORCED_TURNS, SteeringMode, SteeringStyle
 from xcsh.core import Message
 
 
@@ -39,13 +39,13 @@ class SessionConfig:
         context_window: the model's context window in tokens (default: the
             known window of the provider's model, else 128,000); older turns
             are compacted into a summary before a request would pass 80% of
-            it (:mod:`xcsh.agent.compaction`).
+            it (:mod:`xcsh.agent.run.compaction`).
         steering_mode: how the provider takes a forced tool choice, when a
             resumed session already learnt it (:class:`SavedSession.steering`).
         requires_checks: ``apply_requires_checks``: the model's apply of a preview whose
             check newly fails or timed out needs the person
             (see :func:`~xcsh.agent.approval.approval_resolve_tool`).
-        profile: ``"full"`` or ``"compact"`` (:mod:`xcsh.agent.profile`): a
+        profile: ``"full"`` or ``"compact"`` (:mod:`xcsh.agent.run.profile`): a
             short system prompt and trimmed tool schemas for small models.
     """
 

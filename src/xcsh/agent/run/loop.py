@@ -18,7 +18,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from xcsh.agent.events import (
+from xcsh.agent.run.events import (
     AgentError,
     AgentEvent,
     Notice,
@@ -33,14 +33,14 @@ from xcsh.agent.events import (
     TurnEnd,
     TurnStart,
 )
-from xcsh.agent.history import cancelled_result
-from xcsh.agent.profile import (
+from xcsh.agent.run.history import cancelled_result
+from xcsh.agent.run.profile import (
     NOTHING_PREVIEWED_NOTE,
     REPEATED_CALL_NOTE,
     compact_spec,
     repeats_previous_call,
 )
-from xcsh.agent.steering import Steering
+from xcsh.agent.run.steering import Steering
 from xcsh.core import (
     AssistantMessage,
     Message,
@@ -53,10 +53,9 @@ from xcsh.core import (
     ToolResultMessage,
     ToolSpec,
     cap_content,
-    cap_text,
 )
 from xcsh.core.wording import plural
-from xcsh.pending import NOTHING_PENDING_MESSAGE, RESOLVE_TOOL_NAME, ResolveOutcome
+from xcsh.pending import NOTHING_PENDING_MESSAGE, RESOLVE_TOOL_NAME, resolve_outcome
 from xcsh.providers import Provider, ResponseDone, TextChunk, ThinkingChunk
 
 
@@ -79,7 +78,7 @@ class LoopContext:
         max_tokens: output cap per request, or ``None``.
         before_request: awaited before each request; may shorten the history
             (compaction) and returns how many messages it removed.
-        compact: the compact profile (:mod:`xcsh.agent.profile`): trimmed tool
+        compact: the compact profile (:mod:`xcsh.agent.run.profile`): trimmed tool
             schemas, and a note after a read-only call that repeats the one before.
     """
 
@@ -341,36 +340,31 @@ def emit_pushes(
 ) -> None:
     """Emit :class:`PendingPushed` for the pushes seen since the last call.
 
-    The preview text is the action's preview diff when it has one, else the
-    text of ``result`` when the push came from that call.
+    A preview without a diff is shown by the text of ``result`` when the push
+    came from that call.
     """
     for push in steering.take_pushes():
         preview = push.action.preview
         own = push.tool_call_id == result.tool_call_id
-        text = cap_text(preview.diff or (_text(result) if own else ""))
         emit(
             PendingPushed(
                 tool_call_id=push.tool_call_id,
                 label=push.action.label,
                 source_tool_name=push.action.source_tool_name,
                 count=push.count,
-                preview=text,
                 value=preview,
+                result_text="" if preview.diff or not own else _text(result),
             )
         )
 
 
 def resolved_event(result: ToolResultMessage, pending: int) -> Resolved | None:
     """The :class:`Resolved` event for a ``resolve`` result that resolved something."""
-    outcome = result.details
-    if result.tool_name != RESOLVE_TOOL_NAME or not isinstance(outcome, ResolveOutcome):
+    outcome = resolve_outcome(result.tool_name, result.details)
+    if outcome is None:
         return None
     return Resolved(
         tool_call_id=result.tool_call_id,
-        action=outcome.action,
-        reason=outcome.reason,
-        label=outcome.label,
-        source_tool_name=outcome.source_tool_name,
         is_error=result.is_error,
         text=_text(result),
         pending=pending,
@@ -399,10 +393,8 @@ def _notice_text_calls(ctx: LoopContext, message: AssistantMessage) -> None:
 
 def _resolved_something(result: ToolResultMessage) -> bool:
     """The stack changed: applied, discarded, or rebuilt (a failed apply puts it back)."""
-    outcome = result.details
-    if result.tool_name != RESOLVE_TOOL_NAME or not isinstance(outcome, ResolveOutcome):
-        return False
-    return outcome.status != "failed"
+    outcome = resolve_outcome(result.tool_name, result.details)
+    return outcome is not None and outcome.status != "failed"
 
 
 def tool_spec(tool: Tool) -> ToolSpec:

@@ -37,6 +37,7 @@ from xcsh.pending import (
     ResolveParams,
     check_request,
     create_resolve_tool,
+    resolve_top,
     select_parts,
 )
 
@@ -107,7 +108,7 @@ def approval_resolve_tool(
     if approval is None and not requires_checks:
         return inner
 
-    async def run(params: ResolveParams, ctx: ToolCallContext) -> AgentToolResult:
+    async def run(params: ResolveParams, ctx: ToolCallContext) -> AgentToolResult[ResolveOutcome]:
         if params.action == "apply":
             top = check_request(store, params)
             verdict = top.preview.check
@@ -115,29 +116,22 @@ def approval_resolve_tool(
             if gated and approval is None and verdict is not None:
                 raise ToolError(CHECK_REFUSED_TEXT.format(verdict=verdict.summary(), id=top.id))
             if approval is None:
-                return await inner.execute(
-                    ctx.tool_call_id, params.model_dump(exclude_none=True), cancel=ctx.cancel
-                )
+                return await resolve_top(store, params)
             decision = await approval(top, params.reason, _model_only(top, params))
             if decision.approved and decision.only is not None and not decision.only:
                 decision = Approval(approved=False, reason=SKIPPED_ALL_REASON)
             if not decision.approved:
                 why = decision.reason.strip() or "no reason given"
-                discarded = await inner.execute(
-                    ctx.tool_call_id,
-                    {"action": "discard", "reason": f"declined by the user: {why}"},
-                    cancel=ctx.cancel,
-                )
+                refusal = ResolveParams(action="discard", reason=f"declined by the user: {why}")
+                discarded = await resolve_top(store, refusal)
                 outcome = discarded.details
-                if isinstance(outcome, ResolveOutcome):
+                if outcome is not None:
                     outcome = dataclasses.replace(outcome, status="declined")
                 text = DECLINED_TEXT.format(label=top.label, reason=why)
                 return AgentToolResult(content=[TextContent(text)], details=outcome)
             if decision.only is not None:
                 params = params.model_copy(update={"only": list(decision.only)})
-        return await inner.execute(
-            ctx.tool_call_id, params.model_dump(exclude_none=True), cancel=ctx.cancel
-        )
+        return await resolve_top(store, params)
 
     return AgentTool(
         name=inner.name,

@@ -4,7 +4,7 @@ Covers ``/apply`` on the user's behalf, rebuilding a resumed session's previews,
 discarding what cannot outlive the session.
 
 :class:`SessionPending` is ``AgentSession.pending``; the work itself is done by
-:mod:`xcsh.agent.approval` and :mod:`xcsh.agent.resume`.
+:mod:`xcsh.agent.policy.approval` and :mod:`xcsh.agent.record.resume`.
 """
 
 from __future__ import annotations
@@ -12,12 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
-from xcsh.agent import loop
-from xcsh.agent.approval import UserResolution, resolve_as_user
-from xcsh.agent.events import AgentEvent, RunEnd
-from xcsh.agent.persistence import PendingRecord
-from xcsh.agent.recording import SessionLog, pending_records
-from xcsh.agent.resume import (
+from xcsh.agent.policy.approval import UserResolution, resolve_as_user
+from xcsh.agent.record.persistence import PendingRecord
+from xcsh.agent.record.recording import SessionLog, pending_records
+from xcsh.agent.record.resume import (
     RUN_ENDED_REASON,
     SESSION_ENDED_REASON,
     ResumeReport,
@@ -25,7 +23,9 @@ from xcsh.agent.resume import (
     ended_run,
     rebuild_pending,
 )
-from xcsh.agent.steering import Steering
+from xcsh.agent.run import loop
+from xcsh.agent.run.events import AgentEvent, RunEnd
+from xcsh.agent.run.steering import Steering
 from xcsh.core import Message, Tool, UsageError
 from xcsh.pending import PendingActionStore
 

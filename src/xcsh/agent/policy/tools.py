@@ -16,7 +16,7 @@ never loosen them)::
 
 A bash command is parsed with tree-sitter's bash grammar into the simple
 commands it runs, looking through wrappers, shells and quoting
-(:mod:`xcsh.agent.shell_commands`). For each one, the strictest rule whose
+(:mod:`xcsh.agent.policy.shell`). For each one, the strictest rule whose
 prefix matches its first words decides (deny > ask > allow); a simple command
 no rule matches gets the ``bash`` setting. A part whose program cannot be known
 without running it is *unresolved*: asked in a terminal, refused where nobody
@@ -35,8 +35,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from xcsh.agent.approval import Approval
-from xcsh.agent.shell_commands import resolve_commands
+from xcsh.agent.policy.approval import Approval
+from xcsh.agent.policy.shell import resolve_commands
 from xcsh.core import Tool, ToolError, UsageError
 from xcsh.core.wording import did_you_mean
 from xcsh.tools.coding.bash import BashParams

@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
-from xcsh.core import AssistantMessage, JsonObject, ToolDetails, ToolResultMessage
+from xcsh.core import AssistantMessage, JsonObject, ToolDetails, ToolResultMessage, cap_text
 from xcsh.pending import Preview, ResolveOutcome
 
 
@@ -105,19 +105,23 @@ class PendingPushed:
         label: the action's label (``"AST Edit: 2 replacements in 1 file"``).
         source_tool_name: the tool that produced it.
         count: pending actions right after the push.
-        preview: the preview text to show (the typed preview's diff when it
-            has one, else the pushing call's result text; filled when the call
-            finished).
         value: the action's typed preview (its id, files, changes with ids, diff).
+        result_text: for a preview without a diff, the text of the call that
+            pushed it (what shows it instead); ``""`` otherwise.
     """
 
     tool_call_id: str | None
     label: str
     source_tool_name: str
     count: int
-    preview: str
     value: Preview = dataclasses.field(default_factory=Preview)
+    result_text: str = ""
     type: Literal["pending_pushed"] = "pending_pushed"
+
+    @property
+    def preview(self) -> str:
+        """The text that shows the preview: its diff, else the pushing call's text (capped)."""
+        return cap_text(self.value.diff or self.result_text)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -126,26 +130,40 @@ class Resolved:
 
     Args:
         tool_call_id: the ``resolve`` call.
-        action: ``"apply"`` or ``"discard"``.
-        reason: the reason given.
-        label: the resolved action's label.
-        source_tool_name: the tool that produced it.
         is_error: the apply failed (the action is pending again) or clean-up failed.
         text: the result text.
         pending: actions still pending afterwards.
-        outcome: the typed outcome (status, preview id, changes applied and dropped).
+        outcome: the typed outcome: what was asked (action, reason), of which
+            action (label, source), what happened (status, changes applied and
+            dropped, files written, the journal entry, warnings).
     """
 
     tool_call_id: str
-    action: str
-    reason: str
-    label: str
-    source_tool_name: str
     is_error: bool
     text: str
     pending: int
     outcome: ResolveOutcome
     type: Literal["resolved"] = "resolved"
+
+    @property
+    def action(self) -> str:
+        """``"apply"`` or ``"discard"``, as asked."""
+        return self.outcome.action
+
+    @property
+    def reason(self) -> str:
+        """The reason given."""
+        return self.outcome.reason
+
+    @property
+    def label(self) -> str:
+        """The resolved action's label."""
+        return self.outcome.label
+
+    @property
+    def source_tool_name(self) -> str:
+        """The tool that produced the resolved action."""
+        return self.outcome.source_tool_name
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -249,20 +267,50 @@ def event_to_dict(event: AgentEvent) -> dict[str, object]:
     """The event as JSON-ready data: ``{"type": ..., <fields>}``.
 
     Nested messages become dicts, field by field. A tool result's typed
-    details are written as their :meth:`~xcsh.core.ToolDetails.contract`, the
-    keys earlier releases printed (``ast_edit``: ``id``, ``label``, ``total``,
-    ``files``, ``diff``, ``skipped``, ``arguments``), except a
-    :class:`ResolveOutcome`, which was always written field by field. Values
-    JSON cannot carry are left for ``json.dumps(default=str)``.
+    details are written as their :meth:`~xcsh.core.ToolDetails.event_json`
+    (the keys earlier releases printed: ``ast_edit``'s ``id``, ``label``,
+    ``total``, ``files``, ``diff``, ``skipped``, ``arguments``; ``resolve``'s
+    outcome field by field). :class:`PendingPushed` and :class:`Resolved` keep
+    the keys they always printed (the preview's text; what was resolved).
+    Values JSON cannot carry are left for ``json.dumps(default=str)``.
     """
-    data = _plain(event)
-    assert isinstance(data, dict)
-    return data
+    names = _KEYS.get(type(event))
+    if names is None:
+        data = _plain(event)
+        assert isinstance(data, dict)
+        return data
+    return {name: _plain(getattr(event, name)) for name in names}
+
+
+_KEYS: dict[type[object], tuple[str, ...]] = {
+    PendingPushed: (
+        "tool_call_id",
+        "label",
+        "source_tool_name",
+        "count",
+        "preview",
+        "value",
+        "type",
+    ),
+    Resolved: (
+        "tool_call_id",
+        "action",
+        "reason",
+        "label",
+        "source_tool_name",
+        "is_error",
+        "text",
+        "pending",
+        "outcome",
+        "type",
+    ),
+}
+"""The keys of the events whose JSON form holds more than their fields, in printed order."""
 
 
 def _plain(value: object) -> object:
-    if isinstance(value, ToolDetails) and not isinstance(value, ResolveOutcome):
-        return value.contract()
+    if isinstance(value, ToolDetails):
+        return value.event_json()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, list | tuple):

@@ -8,7 +8,7 @@ running each ``reject`` (:func:`discard_unrebuildable`), and a later session
 never finds one left behind except after a crash.
 
 A session file keeps each pending action's originating tool call (its
-tool name and arguments, see :mod:`xcsh.agent.recording`). On resume,
+tool name and arguments, see :mod:`xcsh.agent.record.recording`). On resume,
 :func:`rebuild_pending` runs each rebuildable tool again with those
 arguments, against the files as they are now, so what the user resolves is
 what would change today; the rest are dropped. The model is told both in a
@@ -21,10 +21,9 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from xcsh.agent.events import Resolved, RunEnd
-from xcsh.agent.loop import resolved_event
-from xcsh.agent.persistence import PendingRecord
-from xcsh.agent.previews import RebuiltPreview, compare_rebuilt
+from xcsh.agent.record.persistence import PendingRecord
+from xcsh.agent.run.events import Resolved, RunEnd
+from xcsh.agent.run.loop import resolved_event
 from xcsh.core import (
     AgentToolResult,
     TextContent,
@@ -34,7 +33,14 @@ from xcsh.core import (
     UserMessage,
     cap_text,
 )
-from xcsh.pending import RESOLVE_TOOL_NAME, PendingAction, PendingActionStore, discard_action
+from xcsh.pending import (
+    RESOLVE_TOOL_NAME,
+    PendingAction,
+    PendingActionStore,
+    RebuiltPreview,
+    compare_rebuilt,
+    discard_action,
+)
 
 NOT_REBUILT = (
     "it cannot be rebuilt from its tool's arguments, and xcsh stopped before "

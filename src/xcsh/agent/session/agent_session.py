@@ -12,11 +12,11 @@ A front end drives the agent only through :class:`AgentSession`::
 Events are delivered synchronously on the event loop, in order; a listener
 must not block or raise (an exception is logged and swallowed). The session
 keeps the history and runs; the rest lives beside it: the approval wrapper of
-``resolve`` (:mod:`xcsh.agent.approval`), the pending actions between runs
-(:mod:`xcsh.agent.session_pending`: ``/apply``, resume, what a session's end
+``resolve`` (:mod:`xcsh.agent.policy.approval`), the pending actions between runs
+(:mod:`xcsh.agent.session.pending`: ``/apply``, resume, what a session's end
 discards), rebuilding a resumed session's pending actions
-(:mod:`xcsh.agent.resume`) and writing the session file
-(:mod:`xcsh.agent.recording`).
+(:mod:`xcsh.agent.record.resume`) and writing the session file
+(:mod:`xcsh.agent.record.recording`).
 """
 
 from __future__ import annotations
@@ -28,8 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from xcsh.agent import loop
-from xcsh.agent.approval import (
+from xcsh.agent.policy.approval import (
     DECLINED_TEXT,
     SKIPPED_ALL_REASON,
     Approval,
@@ -37,16 +36,17 @@ from xcsh.agent.approval import (
     approval_resolve_tool,
     session_tools,
 )
-from xcsh.agent.compaction import compact_history
-from xcsh.agent.events import AgentError, AgentEvent, Notice, RunEnd
-from xcsh.agent.history import repair_tool_pairs
-from xcsh.agent.profile import Profile
-from xcsh.agent.prompt import build_system_prompt
-from xcsh.agent.recording import SessionLog
-from xcsh.agent.resume import ResumeReport
-from xcsh.agent.session_config import SessionConfig
-from xcsh.agent.session_pending import SessionPending
-from xcsh.agent.steering import Steering
+from xcsh.agent.record.recording import SessionLog
+from xcsh.agent.record.resume import ResumeReport
+from xcsh.agent.run import loop
+from xcsh.agent.run.compaction import compact_history
+from xcsh.agent.run.events import AgentError, AgentEvent, Notice, RunEnd
+from xcsh.agent.run.history import repair_tool_pairs
+from xcsh.agent.run.profile import Profile
+from xcsh.agent.run.prompt import build_system_prompt
+from xcsh.agent.run.steering import Steering
+from xcsh.agent.session.config import SessionConfig
+from xcsh.agent.session.pending import SessionPending
 from xcsh.core import (
     Message,
     TextContent,

@@ -1,6 +1,6 @@
 """The records of a session file as types, and their one JSON adapter.
 
-:mod:`xcsh.agent.persistence` writes and reads the file; this module says
+:mod:`xcsh.agent.record.persistence` writes and reads the file; this module says
 what its lines hold. A history message is written as its dataclass fields
 (:func:`message_to_dict`; the ``role`` field tags it, each block's ``type``
 tags the block) and read back by one pydantic adapter straight into those
@@ -51,8 +51,8 @@ class PendingRecord:
     Args:
         tool_name, arguments: the call that pushed it (``None`` when unknown).
         label, source_tool_name: the action's.
-        files: the files it touched (:func:`xcsh.agent.previews.action_files`).
-        digest: its diff's fingerprint (:func:`xcsh.agent.previews.preview_digest`).
+        files: the files it touched (:meth:`xcsh.pending.Preview.file_labels`).
+        digest: what it changes, fingerprinted (:func:`xcsh.pending.preview_digest`).
         tool_call_id: the id of the call that pushed it (``None`` when unknown).
     """
 

@@ -1,7 +1,7 @@
 """What a session writes to its session file: each event mapped to its record.
 
 :class:`SessionLog` turns a session's history messages and events into the
-records of :mod:`xcsh.agent.persistence` (``message``, ``pending_pushed``,
+records of :mod:`xcsh.agent.record.persistence` (``message``, ``pending_pushed``,
 ``resolved``, ``notice``, ``steering``, ``compaction``, ``model``,
 ``run_end`` and ``pending``, the whole store). Which tool call pushed each
 pending action is read from the action itself (:attr:`PendingAction.origin`,
@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from xcsh.agent.events import AgentEvent, Notice, PendingPushed, Resolved, RunEnd, TurnEnd
-from xcsh.agent.persistence import PendingRecord, SessionRecorder, message_to_dict
-from xcsh.agent.previews import preview_digest
+from xcsh.agent.record.persistence import PendingRecord, SessionRecorder, message_to_dict
+from xcsh.agent.run.events import AgentEvent, Notice, PendingPushed, Resolved, RunEnd, TurnEnd
 from xcsh.core import JsonObject, Message
-from xcsh.pending import PendingAction, PendingActionStore
+from xcsh.pending import PendingAction, PendingActionStore, preview_digest
 
 SteeringState = Callable[[], dict[str, str]]
 """``state()``: the ``provider``, ``model`` and steering ``mode`` as they are now."""

@@ -12,8 +12,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from xcsh.agent.profile import PROFILE_SETTINGS, ProfileSetting
-from xcsh.agent.steering import DEFAULT_MAX_FORCED_TURNS, SteeringStyle
+from xcsh.agent.run.profile import PROFILE_SETTINGS, ProfileSetting
+from xcsh.agent.run.steering import DEFAULT_MAX_FORCED_TURNS, SteeringStyle
 from xcsh.core import UsageError
 
 _Choice = TypeVar("_Choice", bound=str)
@@ -36,7 +36,7 @@ class RunSettings:
         steering: ``"forced"`` or ``"soft"`` (remind first, force only when ignored).
         context_window: the model's window in tokens; ``None`` for the known or
             reported one.
-        profile: ``"auto"``, ``"full"`` or ``"compact"`` (:mod:`xcsh.agent.profile`).
+        profile: ``"auto"``, ``"full"`` or ``"compact"`` (:mod:`xcsh.agent.run.profile`).
     """
 
     max_forced_turns: int = DEFAULT_MAX_FORCED_TURNS

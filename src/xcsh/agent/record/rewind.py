@@ -1,7 +1,7 @@
 """Rewinding a session: its files, its conversation, or both, to before one of its messages.
 
 A session's file holds a checkpoint before each user message
-(:mod:`xcsh.agent.checkpoints`; :class:`CheckpointRecorder` writes them).
+(:mod:`xcsh.agent.record.checkpoints`; :class:`CheckpointRecorder` writes them).
 :func:`rewind_points` lists them with what the session changed since;
 :func:`rewind` goes back to one:
 
@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from xcsh.agent.checkpoints import Checkpoint, is_user_turn, rewind_record
-from xcsh.agent.persistence import (
+from xcsh.agent.record.checkpoints import Checkpoint, is_user_turn, rewind_record
+from xcsh.agent.record.persistence import (
     PendingRecord,
     SavedSession,
     SessionRecorder,
