@@ -6,7 +6,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from devtools.stdlib_copy import copy_stdlib, stdlib_dir
+from stdlib_copy import copy_stdlib, stdlib_dir
 
 from helpers import run_steps, run_xcsh, tool_results
 

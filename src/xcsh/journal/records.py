@@ -23,7 +23,9 @@ An entry ``<seq>`` is two files in ``entries/``:
   otherwise. ``kind`` ``"bash"`` records what one ``bash`` command changed
   (its command line is the label), with ``"bash": {"exit_code": 0,
   "ignored": 3, "not_recorded": ["big.bin"]}`` (the command's exit code, how
-  many ignored paths it touched, the files it changed that were not recorded).
+  many ignored paths it touched, the files it changed that were not recorded),
+  and ``"not_kept": [...]`` when it changed files whose earlier bytes the
+  session had not read yet (its first look was under way).
 
   Version 3 adds, per file and only when they apply: ``"after_mode"`` (the
   permission bits after, for a change of mode), ``"link_before"`` /
@@ -77,19 +79,26 @@ class BashNote:
         ignored: how many paths ignored by the workspace's ignore rules it touched
             (not recorded).
         not_recorded: files it changed that are not recorded (over the size cap).
+        not_kept: files it changed or deleted whose earlier bytes were not kept (the
+            session's first look at the workspace had not read them yet): undo
+            cannot put them back.
     """
 
     exit_code: int | None = None
     ignored: int = 0
     not_recorded: tuple[str, ...] = ()
+    not_kept: tuple[str, ...] = ()
 
     def to_json(self) -> JsonObject:
-        """The ``"bash"`` value of the intent record."""
-        return {
+        """The ``"bash"`` value of the intent record (``not_kept`` only when not empty)."""
+        out: JsonObject = {
             "exit_code": self.exit_code,
             "ignored": self.ignored,
             "not_recorded": list(self.not_recorded),
         }
+        if self.not_kept:
+            out["not_kept"] = list(self.not_kept)
+        return out
 
     @classmethod
     def from_json(cls, data: object) -> BashNote | None:
@@ -102,6 +111,7 @@ class BashNote:
                 exit_code=int(code) if code is not None else None,
                 ignored=int(data.get("ignored", 0)),
                 not_recorded=tuple(str(p) for p in data.get("not_recorded", [])),
+                not_kept=tuple(str(p) for p in data.get("not_kept", [])),
             )
         except (TypeError, ValueError):
             return None

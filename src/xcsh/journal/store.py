@@ -22,7 +22,7 @@ import fcntl
 import json
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -169,6 +169,7 @@ class Journal:
         after_known: bool = True,
         rewind: RewindNote | None = None,
         bash: BashNote | None = None,
+        kept: Mapping[str, Path | bytes] | None = None,
     ) -> OpenEntry:
         """Store the before contents, then write and fsync the intent record (lock held).
 
@@ -187,6 +188,9 @@ class Journal:
                 custom tool's apply, whose result is only hashed once it is done).
             rewind: for a ``"rewind"`` entry, what it does.
             bash: for a ``"bash"`` entry, what it says beside its files.
+            kept: before contents given by digest rather than in ``files`` (a file
+                holding exactly that content is hard-linked into the blobs, see
+                :meth:`BlobStore.put_kept`).
 
         Returns:
             The open entry, whose outcome the caller records once the files are written.
@@ -197,6 +201,8 @@ class Journal:
         """
         contents = [before for _, before, _ in files if before is not None]
         _, added = self.blobs.put_many(contents)
+        if kept:
+            added += self.blobs.put_kept(kept)
         seq = self._next_seq()
         while True:
             record = EntryRecord(
@@ -230,15 +236,21 @@ class Journal:
         state: str,
         *,
         after: dict[str, str | None] | None = None,
+        durable: bool = True,
     ) -> EntryRecord:
         """Write the outcome record (the commit point), update the index, prune.
+
+        ``durable=False`` skips its fsyncs: for an entry recovery settles the same
+        way when the outcome is lost (a ``bash`` entry is always completed).
 
         Raises:
             OSError: the outcome record could not be written (the entry stays
                 incomplete; recovery settles it from the files' content).
         """
         try:
-            done = self.settle(entry.record, state, after=after, added_bytes=entry.added_bytes)
+            done = self.settle(
+                entry.record, state, after=after, added_bytes=entry.added_bytes, durable=durable
+            )
         finally:
             self.release(entry)
         return done
@@ -250,6 +262,7 @@ class Journal:
         *,
         after: dict[str, str | None] | None = None,
         added_bytes: int | None = None,
+        durable: bool = True,
     ) -> EntryRecord:
         """Write the outcome record of ``record`` (the lock must be held), then index it.
 
@@ -259,7 +272,7 @@ class Journal:
         outcome: dict[str, object] = {"state": state}
         if after is not None:
             outcome["after"] = after
-        write_durably(self.entries_dir / f"{record.name}.state", _json(outcome))
+        write_durably(self.entries_dir / f"{record.name}.state", _json(outcome), durable=durable)
         done = record.with_outcome(state, after)
         self.note(done, added_bytes)
         return done

@@ -64,14 +64,39 @@ class UndoOutcome:
     warning: str | None = None
 
     @property
+    def unrecorded(self) -> tuple[str, ...]:
+        """Files the entry names as changed without their earlier bytes: not put back.
+
+        They are a ``bash`` command's files over the size cap, or not read yet.
+        """
+        note = self.entry.bash
+        return () if note is None else (*note.not_kept, *note.not_recorded)
+
+    @property
     def message(self) -> str:
-        """``Undid '<label>': restored a.py, b.py.`` (or the already-undone wording)."""
-        if self.already:
+        """``Undid '<label>': restored a.py, b.py.`` (or the already-undone wording).
+
+        Files the entry could not record are named after it: ``Not put back (...): c.py.``
+        """
+        missing = self.unrecorded
+        if self.already and missing and not self.entry.files:
             return (
+                f"'{self.entry.label}' changed only files whose earlier bytes were not "
+                f"recorded ({name_list(list(missing))}): nothing to put back. Marked it as "
+                "undone."
+            )
+        if self.already:
+            text = (
                 f"'{self.entry.label}' was undone already: its files hold their content from "
                 "before it. Marked it as undone."
             )
-        text = f"Undid '{self.entry.label}': restored {name_list(self.restored)}."
+        else:
+            text = f"Undid '{self.entry.label}': restored {name_list(self.restored)}."
+        if missing:
+            text += (
+                f" Not put back (the journal holds no earlier bytes of "
+                f"{'it' if len(missing) == 1 else 'them'}): {name_list(list(missing))}."
+            )
         return text if self.warning is None else f"{text} {self.warning}"
 
 

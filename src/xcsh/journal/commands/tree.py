@@ -13,6 +13,14 @@ workspace's ignore rules leave out (``.gitignore`` and ``.ignore`` in each
 folder, ``.git/info/exclude``; an ignored folder is not entered), and anything
 but regular files and symlinks. A file over the size cap is fingerprinted but
 its bytes are not kept.
+
+The first look in a workspace comes in two steps, so that no command waits for
+the second: :meth:`Tree.list_names` names every recorded folder and the names in it
+(no file is opened; a watch can be put on each folder before it is read), then
+:meth:`Tree.take_in` reads the files one by one (:attr:`Tree.unread` are those
+not read yet). A command that runs in between is recorded all the same, except
+for the files it changed that were not read yet: their earlier bytes are lost
+(:attr:`Sync.lost`).
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from __future__ import annotations
 import os
 import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,6 +63,8 @@ class Sync:
 
     differences: list[Difference] = field(default_factory=list)
     ignored: set[str] = field(default_factory=set)
+    lost: list[str] = field(default_factory=list)
+    """Files changed (or deleted) whose earlier bytes were not read yet, sorted."""
 
 
 class Tree:
@@ -70,6 +80,7 @@ class Tree:
         self, root: Path, shadow: Shadow, max_bytes: int, *, upper: Path | None = None
     ) -> None:
         self.root = root
+        self._root = str(root)
         self.upper = upper
         """An overlay's upper layer whose ignore files count too (a command's preview)."""
         self.shadow = shadow
@@ -78,6 +89,9 @@ class Tree:
         self._rules: dict[str, list[IgnoreRules]] = {}
         self.folders: set[str] = {""}
         """Folders walked (recorded folders), relative; ``""`` is the root."""
+        self.unread: set[str] = set()
+        """Paths :meth:`list_names` named whose bytes are not read yet (files, symlinks, or
+        entries not sorted yet: ignored files are dropped when they are taken in)."""
 
     # -- ignore rules --------------------------------------------------------------
 
@@ -106,8 +120,76 @@ class Tree:
         name = rel.rpartition("/")[2]
         if is_dir and name in PROTECTED_NAMES:
             return True
-        folder = rel.rpartition("/")[0]
-        return ignored_by(self.root / rel, self.rules(folder), is_dir=is_dir)
+        rules = self.rules(rel.rpartition("/")[0])
+        return bool(rules) and ignored_by(self.root / rel, rules, is_dir=is_dir)
+
+    # -- the first look --------------------------------------------------------------
+
+    def list_names(self, on_folder: Callable[[str], None] | None = None) -> None:
+        """Name every recorded folder and, in :attr:`unread`, the entries in them.
+
+        No file is opened or stat-ed (the folder entries' types suffice), so this is
+        quick; :meth:`take_in` reads them.
+
+        Args:
+            on_folder: called with each recorded folder (relative) before it is read
+                (a watch put on it then misses no change made after it was listed).
+        """
+        self.folders = set()
+        pending = [""]
+        while pending:
+            current = pending.pop()
+            self.folders.add(current)
+            if on_folder is not None:
+                on_folder(current)
+            try:
+                entries = list(os.scandir(self.root / current if current else self.root))
+            except OSError:
+                continue
+            for entry in entries:
+                rel = f"{current}/{entry.name}" if current else entry.name
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    continue
+                if not is_dir:
+                    self.unread.add(rel)
+                elif not self.skipped(rel, True):
+                    pending.append(rel)
+
+    def take_in(self, rel: str, previous: Mapping[str, Known], since_ns: int | None) -> bool:
+        """Read one :attr:`unread` path into the tree (it leaves :attr:`unread`).
+
+        Args:
+            rel: the path.
+            previous: what an earlier session saw (its content is not read again when
+                the fingerprint is the same).
+            since_ns: a command running since then may be changing the workspace: a
+                file changed at or after it is left unread (its bytes may be the
+                command's) and ``False`` is returned.
+        """
+        try:
+            info = os.lstat(os.path.join(self._root, rel))
+        except OSError:
+            self.unread.discard(rel)
+            return True
+        mode = info.st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)) or self.skipped(rel, False):
+            self.unread.discard(rel)
+            return True
+        if since_ns is not None and _changed_at(info) >= since_ns:
+            return False
+        old = previous.get(rel)
+        if old is not None and old.same_stat(info):
+            new: Known | None = old
+        else:
+            new = self._read(rel, info, time.time_ns(), packed=True)
+            if new is not None and since_ns is not None and _changed_at(new) >= since_ns:
+                return False
+        self.unread.discard(rel)
+        if new is not None:
+            self.files[rel] = new
+        return True
 
     # -- looking -------------------------------------------------------------------
 
@@ -117,8 +199,10 @@ class Tree:
         Args:
             touched: paths (relative) that may have changed, files or folders; a
                 folder is walked whole.
-            since_ns: count the ignored entries changed at or after this time (a
-                whole walk; a watch counts them itself).
+            since_ns: the changes at or after this time are a command's: an
+                :attr:`unread` file changed since is lost (:attr:`Sync.lost`), and a
+                whole walk counts the ignored entries changed since (a watch counts
+                them itself). ``None``: the changes are someone else's, taken in.
 
         Returns:
             The differences (the tree now knows the new state; the new bytes are kept).
@@ -129,16 +213,25 @@ class Tree:
             self.folders = {""}
             self._walk("", seen, out, since_ns)
             gone = [p for p in self.files if p not in seen]
+            gone += [p for p in self.unread if p not in seen]
         else:
             gone = []
             for rel in sorted(set(touched)):
                 self._look(rel, seen, out, gone)
         now = time.time_ns()
         for rel in gone:
+            if rel in self.unread:
+                self.unread.discard(rel)
+                if since_ns is not None:
+                    out.lost.append(rel)
+                continue
             old = self.files.pop(rel, None)
             if old is not None:
                 out.differences.append(Difference(path=rel, old=old, new=None))
         for rel, info in seen.items():
+            if rel in self.unread:
+                self._unread_seen(rel, info, since_ns, walked=touched is None, out=out)
+                continue
             old = self.files.get(rel)
             if old is not None and old.same_stat(info) and self._kept(old):
                 continue
@@ -152,7 +245,26 @@ class Tree:
             if old is None or not _same_content(old, new):
                 out.differences.append(Difference(path=rel, old=old, new=new))
         out.differences.sort(key=lambda d: d.path)
+        out.lost.sort()
         return out
+
+    def _unread_seen(
+        self, rel: str, info: os.stat_result, since_ns: int | None, *, walked: bool, out: Sync
+    ) -> None:
+        """An :attr:`unread` file seen by a look: lost when changed since ``since_ns``.
+
+        A file a watch names is read now (whoever changed it, its bytes are kept from
+        here on); one a walk merely passed is left to the first look.
+        """
+        changed = since_ns is not None and _changed_at(info) >= since_ns
+        if not changed and walked:
+            return
+        self.unread.discard(rel)
+        if changed:
+            out.lost.append(rel)
+        new = self._read(rel, info, time.time_ns())
+        if new is not None:
+            self.files[rel] = new
 
     def _look(self, rel: str, seen: dict[str, os.stat_result], out: Sync, gone: list[str]) -> None:
         """Look at one touched path: a file, a folder (walked) or nothing (gone)."""
@@ -168,9 +280,13 @@ class Tree:
             out.ignored.add(rel)
             return
         if info is None or is_dir:
-            prefix = rel + "/"
-            gone.extend(p for p in self.files if p == rel or p.startswith(prefix))
-            self.folders = {f for f in self.folders if f != rel and not f.startswith(prefix)}
+            if rel in self.files or rel in self.unread:
+                gone.append(rel)
+            if rel in self.folders:  # a recorded folder went away (or was replaced)
+                prefix = rel + "/"
+                gone.extend(p for p in self.files if p.startswith(prefix))
+                gone.extend(p for p in self.unread if p.startswith(prefix))
+                self.folders = {f for f in self.folders if f != rel and not f.startswith(prefix)}
             if is_dir:
                 self._walk(rel, seen, out, None)
                 gone[:] = [p for p in gone if p not in seen]
@@ -213,15 +329,24 @@ class Tree:
         """True when the shadow still has ``known``'s bytes (or it keeps none of them)."""
         return known.digest is None or self.shadow.has(known.digest)
 
-    def _read(self, rel: str, info: os.stat_result, now: int) -> Known | None:
-        """What ``rel`` holds now, its bytes kept (``None`` when it vanished or is unreadable)."""
-        path = self.root / rel
+    def _read(
+        self, rel: str, info: os.stat_result, now: int, *, packed: bool = False
+    ) -> Known | None:
+        """What ``rel`` holds now, its bytes kept (``None`` when it vanished or is unreadable).
+
+        Args:
+            rel: the path.
+            info: its ``lstat``.
+            now: the time (ns) racy changes are judged against.
+            packed: keep the bytes in the shadow's pack (the first look), not a file.
+        """
+        path = os.path.join(self._root, rel)
         link = stat.S_ISLNK(info.st_mode)
         digest: str | None = None
+        keep = self.shadow.pack if packed else self.shadow.put
         try:
             if link:
-                data = os.fsencode(os.readlink(path))
-                digest = self.shadow.put(data)
+                digest = keep(os.fsencode(os.readlink(path)))
             elif info.st_size <= self.max_bytes:
                 fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
                 try:
@@ -230,7 +355,7 @@ class Tree:
                         data = fh.read()
                 finally:
                     os.close(fd)
-                digest = self.shadow.put(data)
+                digest = keep(data)
         except OSError:
             return None
         changed_at = max(info.st_mtime_ns, info.st_ctime_ns)
@@ -244,6 +369,13 @@ class Tree:
             mode=0 if link else info.st_mode & 0o7777,
             racy=now - changed_at < RACY_NS or changed_at > now,
         )
+
+
+def _changed_at(info: os.stat_result | Known) -> int:
+    """When a path last changed (content, mode or name), in nanoseconds."""
+    if isinstance(info, Known):
+        return max(info.mtime_ns, info.ctime_ns)
+    return max(info.st_mtime_ns, info.st_ctime_ns)
 
 
 def _same_content(old: Known, new: Known) -> bool:

@@ -387,6 +387,7 @@ def _result(
         recorded=recorded.files if recorded is not None else (),
         ignored_touched=recorded.ignored if recorded is not None else 0,
         not_recorded=recorded.not_recorded if recorded is not None else (),
+        not_kept=recorded.not_kept if recorded is not None else (),
     )
     if outcome.how == "timeout":
         raise ToolError(

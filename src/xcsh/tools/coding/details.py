@@ -81,6 +81,8 @@ class BashDetails(ToolDetails):
         ignored_touched: paths ignored by the workspace's ignore rules it touched
             (not recorded).
         not_recorded: files it changed that are not recorded (over the size cap).
+        not_kept: files it changed or deleted whose earlier bytes xcsh had not read
+            yet (the session's first look at the workspace was under way).
         preview_id: for a command run as a preview, the pending action it pushed
             (``None``: it would change nothing, or it was not a preview).
     """
@@ -99,6 +101,7 @@ class BashDetails(ToolDetails):
     recorded: tuple[str, ...] = ()
     ignored_touched: int = 0
     not_recorded: tuple[str, ...] = ()
+    not_kept: tuple[str, ...] = ()
     preview_id: str | None = None
 
 
