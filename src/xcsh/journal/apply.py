@@ -30,7 +30,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -421,15 +421,19 @@ def _settle(rd: RootDir, written: list[tuple[Change, FileId | None]], tag: str) 
     returned, so the result can name it.
     """
     folders = sorted({c.path.rpartition("/")[0] for c, _ in written})
-    unsynced = []
-    for folder in folders:
+
+    def synced(folder: str) -> bool:
         try:
             rd.sync_folder(folder)
         except (OSError, ConfinedError):
-            unsynced.append(folder or ".")
+            return False
+        return True
+
+    unsynced = [f or "." for f, ok in zip(folders, _each(synced, folders), strict=True) if not ok]
     pending = [c.path for c, _ in written if c.before is not None]
     for attempt in range(_KEPT_TRIES):
-        pending = [path for path in pending if not _drop_kept(rd, path, f"{tag}.orig")]
+        dropped = _each(lambda path: _drop_kept(rd, path, f"{tag}.orig"), pending)
+        pending = [path for path, gone in zip(pending, dropped, strict=True) if not gone]
         if not pending:
             break
         if attempt + 1 < _KEPT_TRIES:
@@ -439,6 +443,18 @@ def _settle(rd: RootDir, written: list[tuple[Change, FileId | None]], tag: str) 
         folder, _, name = path.rpartition("/")
         kept.append(f"{folder}/.{name}.{tag}.orig" if folder else f".{name}.{tag}.orig")
     return _Settled(unsynced=unsynced, kept=kept)
+
+
+def _each(work: Callable[[str], bool], items: list[str]) -> list[bool]:
+    """``work(item)`` for each item, in a few threads when there are many.
+
+    Each call waits on the disk (an unlink frees the old file's blocks, an fsync
+    flushes), which frees the GIL.
+    """
+    if len(items) <= _SERIAL:
+        return [work(item) for item in items]
+    with ThreadPoolExecutor(max_workers=_THREADS) as pool:
+        return list(pool.map(work, items))
 
 
 def _failure_text(change: Change, exc: Exception, left: list[str], *, alone: bool) -> str:
