@@ -200,6 +200,7 @@ def staged_tree(
     network: bool,
     writable: Sequence[str] = (),
     confine: bool = True,
+    modes: Mapping[str, int] | None = None,
 ) -> Iterator[StagedTree]:
     """Stage ``files`` (relative path → new bytes) over ``workspace``; remove it all after.
 
@@ -213,6 +214,8 @@ def staged_tree(
         network: whether the check may use the network.
         writable: other folders the check may write (``sandbox_write``).
         confine: confine a copy's check with Landlock (the bash sandbox is on).
+        modes: new permission bits of some of ``files`` (a previewed ``chmod``); the
+            others keep the workspace's.
 
     Raises:
         ToolError: a path in ``files`` is absolute, has ``..`` or leads out
@@ -226,10 +229,12 @@ def staged_tree(
     try:
         try:
             if overlay is not None and overlay.available and overlay.bwrap is not None:
-                staged = _overlay(workspace, written, held, overlay.bwrap, network, writable)
+                staged = _overlay(
+                    workspace, written, held, overlay.bwrap, network, writable, modes
+                )
                 staged = dataclasses.replace(staged, deleted=deleted)
             else:
-                staged = _copy(workspace, written, held, network, writable, confine)
+                staged = _copy(workspace, written, held, network, writable, confine, modes)
                 for rel in deleted:
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(staged.root / rel)
@@ -284,12 +289,13 @@ def _overlay(
     bwrap: Path,
     network: bool,
     writable: Sequence[str],
+    modes: Mapping[str, int] | None,
 ) -> StagedTree:
     # The check's temporary folder is a tmpfs of its own namespace, mounted over
     # an empty folder kept for that: in memory, private, gone with the namespace.
     temp = held.parent / OVERLAY_TEMP
     temp.mkdir(mode=0o700, parents=True, exist_ok=True)
-    archive = held.in_memory(tar_archive(place_files(files, workspace))) if files else None
+    archive = held.in_memory(tar_archive(place_files(files, workspace, modes))) if files else None
     prefix = overlay_command(
         [], bwrap=bwrap, lower=workspace, private=[temp], writable=writable, network=network
     )
@@ -305,12 +311,13 @@ def _copy(
     network: bool,
     writable: Sequence[str],
     confine: bool,
+    modes: Mapping[str, int] | None,
 ) -> StagedTree:
     temp = held.folder() / "tmp"
     temp.mkdir()
     tree = held.folder() / "tree"
     copy_tree(workspace, tree)
-    write_files(place_files(files, tree), tree)
+    write_files(place_files(files, tree, modes), tree)
     rules = (
         Confinement(write=(str(tree), str(temp), *writable), network=network) if confine else None
     )

@@ -206,8 +206,8 @@ def file_changes_action(
     ``store``, its file, a one-line summary: ``created``, ``deleted`` or
     ``changed``, unless ``summaries`` names it otherwise) and one
     :class:`~xcsh.pending.PreviewFile` with its unified diff, so ``resolve``'s
-    ``only`` picks files by path or by id. Files whose content does not change
-    are left out. The action is not pushed.
+    ``only`` picks files by path or by id. Files that would not change (content,
+    file type or mode) are left out. The action is not pushed.
 
     Args:
         store: gives the change ids.
@@ -221,7 +221,7 @@ def file_changes_action(
         check: runs the project's check on a subset staged.
         summaries: a one-line summary per file (by ``shown``), replacing the default.
     """
-    todo = tuple(c for c in changes if c.before != c.after)
+    todo = tuple(c for c in changes if c.differs)
     ids = store.new_change_ids(len(todo))
     parts: list[PreviewChange] = []
     files: list[PreviewFile] = []

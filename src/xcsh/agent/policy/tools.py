@@ -20,8 +20,10 @@ commands it runs, looking through wrappers, shells and quoting
 prefix matches its first words decides (deny > ask > allow); a simple command
 no rule matches gets the ``bash`` setting. A part whose program cannot be known
 without running it is *unresolved*: asked in a terminal, refused where nobody
-can be asked (``-p``). The whole command gets the strictest decision of its
-parts. The policy is enforced where tools execute (:func:`enforce_policy`),
+can be asked (``-p``) — unless every rule is a ``preview`` rule: then the
+command is previewed (an unresolved part might be one of those prefixes, and a
+preview needs nobody: ``resolve`` decides). The whole command gets the strictest
+decision of its parts. The policy is enforced where tools execute (:func:`enforce_policy`),
 not in the prompt.
 """
 
@@ -157,19 +159,30 @@ class ToolPolicy:
             # Strictest first: a deny elsewhere in the command still wins.
             verdicts.append(
                 Verdict(
-                    decision="ask",
+                    decision="preview" if self._only_previews else "ask",
                     why="; ".join(found.unresolved),
                     unresolved=True,
                 )
             )
         return max(verdicts, key=lambda v: (_RANK[v.decision], v.unresolved))
 
+    @property
+    def _only_previews(self) -> bool:
+        """True when every prefix rule previews (none asks, denies or allows)."""
+        return bool(self.rules) and all(r.decision == "preview" for r in self.rules)
+
     def previews(self, command: str) -> bool:
-        """True when a ``preview`` rule matches one of the simple commands ``command`` runs."""
+        """True when ``command`` runs as a preview whether the model asked or not.
+
+        That is when a ``preview`` rule matches one of the simple commands it runs, or
+        when every rule previews and part of it cannot be resolved statically.
+        """
         rules = [r for r in self.rules if r.decision == "preview"]
         if not rules:
             return False
         found = resolve_commands(command)
+        if found.unresolved and self._only_previews:
+            return True
         return any(r.matches(part) for part in found.commands for r in rules)
 
     def _decide_simple(self, simple: Sequence[str], base: Verdict) -> Verdict:
@@ -398,7 +411,7 @@ def _wrap(tool: Tool, policy: ToolPolicy, ask: ToolApprovalHook | None) -> Tool:
                 f"Denied by the user's approval rules ({verdict.why} in {policy.source}); "
                 "nothing was run. Do not retry it; find another way or ask the user."
             )
-        if verdict.unresolved and ask is None:
+        if verdict.decision == "ask" and verdict.unresolved and ask is None:
             raise ToolError(
                 f"Refused by the user's approval rules in {policy.source}: they cannot tell "
                 f"what this command runs ({verdict.why}), and "

@@ -21,11 +21,11 @@ A command writes the workspace itself, so its record is taken around it:
 The first look in a workspace (:meth:`CommandRecorder.start`, in the background
 from the moment the session opens) first names every recorded folder and file
 (a command waits for that, and at most :data:`FIRST_LOOK_GRACE` for the rest),
-then reads every file once at a lower CPU priority while commands run; later sessions re-read only files whose
-fingerprint changed (the shadow's manifest). A command that changes a file the
-first look has not read yet is recorded without it: the file is named in the
-result and in the entry (``not_kept``), and ``xcsh undo`` says it cannot put it
-back.
+then reads every file once at a lower CPU priority while commands run; later
+sessions re-read only files whose fingerprint changed (the shadow's manifest).
+A command that changes a file the first look has not read yet is recorded
+without it: the file is named in the result and in the entry (``not_kept``),
+and ``xcsh undo`` says it cannot put it back.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from xcsh.checks import Checker
 from xcsh.core import AgentToolResult, TextContent
 from xcsh.core.wording import plural
 from xcsh.journal import Journal, file_changes_action
-from xcsh.pending import PendingAction, PendingActionStore, RebuiltAction
+from xcsh.pending import CheckVerdict, PendingAction, PendingActionStore, RebuiltAction
 from xcsh.sandbox import ProcessSupervisor
 from xcsh.tools.coding.bash_preview import CommandPreview, preview_command
 
@@ -108,6 +108,12 @@ class Previewer:
             return RebuiltAction(action=rebuilt, text=summary_text(rebuilt, again))
 
         checker = self.checker
+        modes = {c.path: c.after_mode for c in found.changes if c.after_mode is not None}
+
+        async def check_files(files: Mapping[str, bytes | None]) -> CheckVerdict:
+            assert checker is not None
+            return await checker.check(files, modes={p: modes[p] for p in files if p in modes})
+
         action = file_changes_action(
             self.store,
             self.root,
@@ -116,11 +122,11 @@ class Previewer:
             source_tool_name="bash",
             journal=self.journal,
             recompute=recompute,
-            check=checker.check if checker is not None else None,
+            check=check_files if checker is not None else None,
         )
         if check and checker is not None:
             verdict, _note = await checker.review(
-                {c.path: c.after for c in found.changes}, asked=True
+                {c.path: c.after for c in found.changes}, asked=True, modes=modes
             )
             if verdict is not None:
                 preview = dataclasses.replace(action.preview, check=verdict)
