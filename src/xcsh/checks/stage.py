@@ -229,9 +229,7 @@ def staged_tree(
     try:
         try:
             if overlay is not None and overlay.available and overlay.bwrap is not None:
-                staged = _overlay(
-                    workspace, written, held, overlay.bwrap, network, writable, modes
-                )
+                staged = _overlay(workspace, written, held, overlay.bwrap, network, writable, modes)
                 staged = dataclasses.replace(staged, deleted=deleted)
             else:
                 staged = _copy(workspace, written, held, network, writable, confine, modes)

@@ -20,7 +20,7 @@ A command writes the workspace itself, so its record is taken around it:
 
 The first look in a workspace (:meth:`CommandRecorder.start`, in the background
 from the moment the session opens) first names every recorded folder and file
-(a command waits for that, and at most :data:`FIRST_LOOK_GRACE` for the rest),
+(a command waits for that; the first one at most :data:`FIRST_LOOK_GRACE` more),
 then reads every file once at a lower CPU priority while commands run; later
 sessions re-read only files whose fingerprint changed (the shadow's manifest).
 A command that changes a file the first look has not read yet is recorded
@@ -50,7 +50,7 @@ DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 SAVE_EVERY = 10.0
 """Seconds between two saves of the shadow's manifest (after the first look, always)."""
 FIRST_LOOK_GRACE = 0.5
-"""Seconds a command waits at most for the first look to finish reading the files."""
+"""Seconds the session's first command waits at most for the first look to finish reading."""
 READ_BATCH = 64
 """Files the first look reads at a time (a command's look waits at most for one batch)."""
 LATER_PAUSE = 0.2
@@ -150,6 +150,7 @@ class CommandRecorder:
         """A command may be changing the workspace since then (ns): the first look
         leaves the files changed since unread."""
         self._closed = False
+        self._waited = False
 
     # -- the first look ------------------------------------------------------------
 
@@ -158,7 +159,7 @@ class CommandRecorder:
 
         It names every recorded folder and file (commands wait for that, a fraction
         of a second on 50,000 files), then reads the files into the shadow at a lower
-        CPU priority while commands run (a command waits at most
+        CPU priority while commands run (the session's first command waits at most
         :data:`FIRST_LOOK_GRACE` for that).
         """
         if self._started:
@@ -232,10 +233,10 @@ class CommandRecorder:
     def before(self) -> Recorded | None:
         """Bring the tree up to date before a command.
 
-        It waits until the first look named every file, then at most
-        :data:`FIRST_LOOK_GRACE` for it to have read them (a small workspace is read by
-        then; a large one is not waited for: what the command changes among the files
-        not read yet is named as not kept).
+        It waits until the first look named every file, then, before the session's
+        first command only, at most :data:`FIRST_LOOK_GRACE` for it to have read them
+        (a small workspace is read by then; a large one is not waited for: what a
+        command changes among the files not read yet is named as not kept).
 
         Returns:
             What was recorded of the background processes the last command left
@@ -243,7 +244,9 @@ class CommandRecorder:
         """
         self.start()
         self._listed.wait()
-        self._read.wait(FIRST_LOOK_GRACE)
+        if not self._waited:
+            self._waited = True
+            self._read.wait(FIRST_LOOK_GRACE)
         if self._failure:
             return None
         with self._lock:
