@@ -56,10 +56,12 @@ def first_look_done() -> None:
             thread.join()
 
 
-async def per_command(root: Path, home: Path) -> None:
-    """Recorded against unrecorded: nothing changed, 1 file, 300 files."""
+async def per_command(root: Path, twin: Path, home: Path) -> None:
+    """Recorded (in ``root``) against unrecorded (in ``twin``, a copy of it): nothing
+    changed, 1 file, 300 files. Two trees, so that neither sees the other's changes
+    (a recorded session takes in what others change between its commands)."""
     recorder_tool = create_bash_tool(root, journal=Journal.for_root(home, root))
-    plain = create_bash_tool(root)
+    plain = create_bash_tool(twin)
     await _call(recorder_tool, "true")
     first_look_done()  # the first look reads the tree in the background: not measured here
     files = sorted(p.name for p in root.glob("*.py"))[:300]
@@ -161,7 +163,9 @@ async def main() -> None:
         lib = Path(tmp) / "lib"
         copy_stdlib(lib)
         print(f"load average {os.getloadavg()[0]:.1f}, {ROUNDS} rounds, medians")
-        await per_command(lib.resolve(), home)
+        twin = Path(tmp) / "twin"
+        shutil.copytree(lib, twin)
+        await per_command(lib.resolve(), twin.resolve(), home)
         await preview_ruff(lib, home)
         await first_command(home)
 
