@@ -29,8 +29,7 @@ import contextlib
 import os
 import secrets
 import threading
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,12 +45,10 @@ from xcsh.fs.confined import (
     sha256_hex,
 )
 from xcsh.journal.records import COMMITTED, ROLLED_BACK, FileRecord, Kind, RewindNote
+from xcsh.journal.settle import SERIAL, THREADS, roll_back, settle
 from xcsh.journal.signals import held_signals
 from xcsh.journal.store import Journal, JournalError, OpenEntry
 from xcsh.pending.action import ApplyFailedError
-
-_SERIAL = 8
-_THREADS = 8
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -224,7 +221,7 @@ def _transaction(
     written, failure = _write_all(rd, todo, tag)
     if failure is not None:
         change, error = failure
-        left = _roll_back(rd, written, tag)
+        left = roll_back(rd, written, tag)
         if entry is not None and journal is not None:
             if left:
                 journal.release(entry)  # incomplete: recovery finishes the roll back
@@ -233,7 +230,7 @@ def _transaction(
                     journal.finish(entry, ROLLED_BACK)
         text = _failure_text(change, error, left, alone=len(todo) == 1)
         raise ApplyError(text, new_content=left) from error
-    settled = _settle(rd, written, tag)
+    settled = settle(rd, written, tag)
     notes = []
     if settled.unsynced:
         notes.append(
@@ -359,102 +356,14 @@ def _write_all(
             return None, exc
 
     outcomes: list[tuple[FileId | None, Exception | None] | None] = []
-    if len(todo) <= _SERIAL:
+    if len(todo) <= SERIAL:
         outcomes = [run(change) for change in todo]
     else:
-        with ThreadPoolExecutor(max_workers=_THREADS) as pool:
+        with ThreadPoolExecutor(max_workers=THREADS) as pool:
             outcomes = list(pool.map(run, todo))
     written = [(c, o[0]) for c, o in zip(todo, outcomes, strict=True) if o and o[1] is None]
     failures = [(c, o[1]) for c, o in zip(todo, outcomes, strict=True) if o and o[1] is not None]
     return written, (failures[0] if failures else None)
-
-
-def _roll_back(rd: RootDir, written: list[tuple[Change, FileId | None]], tag: str) -> list[str]:
-    """Put the old files back (renaming the kept names); returns files still holding new content."""
-    left: list[str] = []
-    for change, _ident in reversed(written):
-        try:
-            if change.before is None:
-                made = Expect(sha256=sha256_hex(change.after or b""), link=change.link_after)
-                rd.remove(change.path, expect=made)
-            else:
-                rd.restore_sibling(change.path, f"{tag}.orig")
-        except (OSError, ConfinedError, ChangedError):
-            left.append(change.shown)
-    return left
-
-
-_KEPT_TRIES = 20
-"""Attempts at removing a kept old name whose folder could not be reached (moved, or
-briefly a symlink while another program renames it), a millisecond apart."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Settled:
-    unsynced: list[str]
-    """Folders whose fsync failed."""
-    kept: list[str]
-    """Kept old names (``.<name>.<tag>.orig``) still on disk, workspace-relative."""
-
-
-def _drop_kept(rd: RootDir, rel: str, suffix: str) -> bool:
-    """Remove the kept old name ``.<name>.<suffix>`` beside ``rel``.
-
-    Returns True once it is gone (or was never there), False when its folder could not
-    be reached or the removal failed.
-    """
-    try:
-        with rd.parent(rel) as (dirfd, name):
-            os.unlink(f".{name}.{suffix}", dir_fd=dirfd)
-    except FileNotFoundError:
-        return True
-    except (OSError, ConfinedError):
-        return False
-    return True
-
-
-def _settle(rd: RootDir, written: list[tuple[Change, FileId | None]], tag: str) -> _Settled:
-    """Flush each folder written to with ``fsync``, then drop the kept old names.
-
-    A kept name whose folder cannot be reached right now (another program is
-    renaming it) is tried again for a few milliseconds; what is still there is
-    returned, so the result can name it.
-    """
-    folders = sorted({c.path.rpartition("/")[0] for c, _ in written})
-
-    def synced(folder: str) -> bool:
-        try:
-            rd.sync_folder(folder)
-        except (OSError, ConfinedError):
-            return False
-        return True
-
-    unsynced = [f or "." for f, ok in zip(folders, _each(synced, folders), strict=True) if not ok]
-    pending = [c.path for c, _ in written if c.before is not None]
-    for attempt in range(_KEPT_TRIES):
-        dropped = _each(lambda path: _drop_kept(rd, path, f"{tag}.orig"), pending)
-        pending = [path for path, gone in zip(pending, dropped, strict=True) if not gone]
-        if not pending:
-            break
-        if attempt + 1 < _KEPT_TRIES:
-            time.sleep(0.001)
-    kept = []
-    for path in pending:
-        folder, _, name = path.rpartition("/")
-        kept.append(f"{folder}/.{name}.{tag}.orig" if folder else f".{name}.{tag}.orig")
-    return _Settled(unsynced=unsynced, kept=kept)
-
-
-def _each(work: Callable[[str], bool], items: list[str]) -> list[bool]:
-    """``work(item)`` for each item, in a few threads when there are many.
-
-    Each call waits on the disk (an unlink frees the old file's blocks, an fsync
-    flushes), which frees the GIL.
-    """
-    if len(items) <= _SERIAL:
-        return [work(item) for item in items]
-    with ThreadPoolExecutor(max_workers=_THREADS) as pool:
-        return list(pool.map(work, items))
 
 
 def _failure_text(change: Change, exc: Exception, left: list[str], *, alone: bool) -> str:
