@@ -225,7 +225,6 @@ class Checker:
                     "PAGER": "cat",
                     "GIT_PAGER": "cat",
                     "XCSH_CHECK": "1",
-                    "XCSH_STAGED_CHECK": command,
                 }
                 try:
                     outcome = await run_to_end(

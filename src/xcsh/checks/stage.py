@@ -51,14 +51,13 @@ OVERLAY_TEMP = "overlay-tmp"
 """The empty folder (in ``$XCSH_HOME/tmp``) each overlay's check gets a private tmpfs on."""
 _UNTAR = (
     'tar -x -m -f - -C "$1" || { echo "xcsh: tar could not lay the staged files down" >&2; '
-    'exit 125; }; cd "$1" && shift 2 && { [ $# -eq 0 ] || rm -f -- "$@"; } && '
-    'exec sh -c "$XCSH_STAGED_CHECK" </dev/null'
+    'exit 125; }; c=$2; cd "$1" && shift 2 && { [ $# -eq 0 ] || rm -f -- "$@"; } && '
+    'exec sh -c "$c" </dev/null'
 )
-_DELETE = (
-    'cd "$1" && shift 2 && { [ $# -eq 0 ] || rm -f -- "$@"; } && exec sh -c "$XCSH_STAGED_CHECK"'
-)
+"""Run in the namespace: the archive on standard input laid down in the workspace ($1), the
+deleted files ($3...) removed, then the check ($2)."""
+_DELETE = 'c=$2; cd "$1" && shift 2 && { [ $# -eq 0 ] || rm -f -- "$@"; } && exec sh -c "$c"'
 """Run in the namespace when no file is laid down: the deleted files removed, the check."""
-"""Run in the namespace: the archive on standard input, the workspace, the check."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,32 +88,22 @@ class StagedTree:
     def argv(self, command: str) -> list[str]:
         """The command line that runs ``command`` with ``sh -c`` in the staged tree.
 
-        The check's command reaches the namespace in ``XCSH_STAGED_CHECK`` (see
-        :meth:`env`) when files are laid down or removed there first.
+        In an overlay whose files are laid down (or removed) first, a small script
+        does that, then runs ``command``.
         """
-        if self.stdin is not None:
-            return [
-                *self.argv_prefix,
-                "sh",
-                "-c",
-                _UNTAR,
-                "xcsh-stage",
-                str(self.root),
-                "-",
-                *self.deleted,
-            ]
-        if self.deleted:
-            return [
-                *self.argv_prefix,
-                "sh",
-                "-c",
-                _DELETE,
-                "xcsh-stage",
-                str(self.root),
-                "-",
-                *self.deleted,
-            ]
-        return [*self.argv_prefix, "sh", "-c", command]
+        if self.stdin is None and not self.deleted:
+            return [*self.argv_prefix, "sh", "-c", command]
+        script = _UNTAR if self.stdin is not None else _DELETE
+        return [
+            *self.argv_prefix,
+            "sh",
+            "-c",
+            script,
+            "xcsh-stage",
+            str(self.root),
+            command,
+            *self.deleted,
+        ]
 
 
 @dataclass
@@ -277,7 +266,7 @@ class _Held:
         for fd in self.fds:
             os.close(fd)
         if self.scratch is not None:
-            _remove(self.scratch)
+            remove_scratch(self.scratch)
 
 
 def _overlay(
@@ -322,8 +311,8 @@ def _copy(
     return StagedTree(kind="copy", root=tree, temp=temp, confine=rules)
 
 
-def _remove(scratch: Path) -> None:
-    """Remove the scratch folder, making read-only folders a check left writable first."""
+def remove_scratch(scratch: Path) -> None:
+    """Remove a scratch folder, making read-only folders a command left writable first."""
 
     def fix(func: object, path: str, _exc: object) -> None:
         with contextlib.suppress(OSError):
@@ -342,5 +331,6 @@ __all__ = [
     "Staging",
     "checked_relpath",
     "copy_tree",
+    "remove_scratch",
     "staged_tree",
 ]

@@ -20,9 +20,9 @@ A command writes the workspace itself, so its record is taken around it:
 
 The first look in a workspace (:meth:`CommandRecorder.start`, in the background
 from the moment the session opens) first names every recorded folder and file
-(a command waits for that; the first one at most :data:`FIRST_LOOK_GRACE` more),
-then reads every file once at a lower CPU priority while commands run; later
-sessions re-read only files whose fingerprint changed (the shadow's manifest).
+(a command waits for that; the first one, in a small workspace, at most
+:data:`FIRST_LOOK_GRACE` more), then reads every file once at a lower CPU
+priority while commands run; later sessions re-read only files whose fingerprint changed (the shadow's manifest).
 A command that changes a file the first look has not read yet is recorded
 without it: the file is named in the result and in the entry (``not_kept``),
 and ``xcsh undo`` says it cannot put it back.
@@ -51,6 +51,9 @@ SAVE_EVERY = 10.0
 """Seconds between two saves of the shadow's manifest (after the first look, always)."""
 FIRST_LOOK_GRACE = 0.5
 """Seconds the session's first command waits at most for the first look to finish reading."""
+GRACE_FILES = 5000
+"""It waits only when the first look named at most this many files (it may be done by then;
+a larger tree would not be, and the command runs at once)."""
 READ_BATCH = 64
 """Files the first look reads at a time (a command's look waits at most for one batch)."""
 LATER_PAUSE = 0.2
@@ -234,9 +237,10 @@ class CommandRecorder:
         """Bring the tree up to date before a command.
 
         It waits until the first look named every file, then, before the session's
-        first command only, at most :data:`FIRST_LOOK_GRACE` for it to have read them
-        (a small workspace is read by then; a large one is not waited for: what a
-        command changes among the files not read yet is named as not kept).
+        first command only and in a workspace of at most :data:`GRACE_FILES` files, at
+        most :data:`FIRST_LOOK_GRACE` for it to have read them (a small workspace is
+        read by then; a large one is not waited for: what a command changes among the
+        files not read yet is named as not kept).
 
         Returns:
             What was recorded of the background processes the last command left
@@ -246,7 +250,10 @@ class CommandRecorder:
         self._listed.wait()
         if not self._waited:
             self._waited = True
-            self._read.wait(FIRST_LOOK_GRACE)
+            with self._lock:
+                small = len(self.tree.unread) <= GRACE_FILES
+            if small:
+                self._read.wait(FIRST_LOOK_GRACE)
         if self._failure:
             return None
         with self._lock:

@@ -142,12 +142,7 @@ class Tree:
             self.folders.add(current)
             if on_folder is not None:
                 on_folder(current)
-            try:
-                entries = list(os.scandir(self.root / current if current else self.root))
-            except OSError:
-                continue
-            for entry in entries:
-                rel = f"{current}/{entry.name}" if current else entry.name
+            for rel, entry in self._entries(current):
                 try:
                     is_dir = entry.is_dir(follow_symlinks=False)
                 except OSError:
@@ -302,12 +297,7 @@ class Tree:
         while pending:
             current = pending.pop()
             self.folders.add(current)
-            try:
-                entries = list(os.scandir(self.root / current if current else self.root))
-            except OSError:
-                continue
-            for entry in entries:
-                rel = f"{current}/{entry.name}" if current else entry.name
+            for rel, entry in self._entries(current):
                 try:
                     info = entry.stat(follow_symlinks=False)
                 except OSError:
@@ -324,6 +314,14 @@ class Tree:
                     pending.append(rel)
                 else:
                     seen[rel] = info
+
+    def _entries(self, folder: str) -> list[tuple[str, os.DirEntry[str]]]:
+        """The entries of ``folder`` (relative) with their relative paths; none when unreadable."""
+        try:
+            found = list(os.scandir(self.root / folder if folder else self.root))
+        except OSError:
+            return []
+        return [(f"{folder}/{e.name}" if folder else e.name, e) for e in found]
 
     def _kept(self, known: Known) -> bool:
         """True when the shadow still has ``known``'s bytes (or it keeps none of them)."""

@@ -63,7 +63,21 @@ class Previewer:
         Returns:
             The preview and the action as pushed (``None``: nothing to change).
         """
-        found = await preview_command(
+        found = await self._preview(command, env=env, timeout=timeout, on_output=on_output)
+        action = await self.action(command, found, env=env, timeout=timeout, check=check)
+        if action is None:
+            return found, None
+        return found, self.store.push(action)
+
+    async def _preview(
+        self,
+        command: str,
+        *,
+        env: Mapping[str, str],
+        timeout: float,
+        on_output: Callable[[bytes], None],
+    ) -> CommandPreview:
+        return await preview_command(
             command,
             root=self.root,
             home=self.home,
@@ -73,10 +87,6 @@ class Previewer:
             on_output=on_output,
             network=self.network,
         )
-        action = await self.action(command, found, env=env, timeout=timeout, check=check)
-        if action is None:
-            return found, None
-        return found, self.store.push(action)
 
     async def action(
         self,
@@ -92,15 +102,8 @@ class Previewer:
             return None
 
         async def recompute() -> RebuiltAction | None:
-            again = await preview_command(
-                command,
-                root=self.root,
-                home=self.home,
-                supervisor=self.supervisor,
-                env=env,
-                timeout=timeout,
-                on_output=lambda _chunk: None,
-                network=self.network,
+            again = await self._preview(
+                command, env=env, timeout=timeout, on_output=lambda _chunk: None
             )
             rebuilt = await self.action(command, again, env=env, timeout=timeout, check=False)
             if rebuilt is None:

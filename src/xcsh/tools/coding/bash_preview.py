@@ -23,14 +23,13 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import shutil
 import stat
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from xcsh.checks.stage import copy_tree
+from xcsh.checks.stage import copy_tree, remove_scratch
 from xcsh.fs.confined import RootDir
 from xcsh.journal import Change
 from xcsh.journal.commands import Tree
@@ -139,7 +138,9 @@ async def preview_command(
     finally:
         # Unlinking the staged files costs milliseconds each on a busy disk: it is done
         # beside the rest of the preview (the process waits for it before it exits).
-        threading.Thread(target=_remove, args=(scratch,), name="xcsh-preview-cleanup").start()
+        threading.Thread(
+            target=remove_scratch, args=(scratch,), name="xcsh-preview-cleanup"
+        ).start()
 
 
 def _from_upper(root: Path, upper: Path, tree: Tree) -> tuple[dict[str, _Side | None], int]:
@@ -247,19 +248,6 @@ def _changes(root: Path, found: Mapping[str, _Side | None]) -> tuple[Change, ...
             if change.differs or (change.before is None) != (change.after is None):
                 out.append(change)
     return tuple(out)
-
-
-def _remove(scratch: Path) -> None:
-    def fix(func: object, path: str, _exc: object) -> None:
-        with contextlib.suppress(OSError):
-            os.chmod(os.path.dirname(path), 0o700)
-            if os.path.isdir(path) and not os.path.islink(path):
-                os.chmod(path, 0o700)
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                os.unlink(path)
-
-    shutil.rmtree(scratch, onerror=fix)
 
 
 __all__ = ["CommandPreview", "preview_command"]
