@@ -22,7 +22,8 @@ The first look in a workspace (:meth:`CommandRecorder.start`, in the background
 from the moment the session opens) first names every recorded folder and file
 (a command waits for that; the first one, in a small workspace, at most
 :data:`FIRST_LOOK_GRACE` more), then reads every file once at a lower CPU
-priority while commands run; later sessions re-read only files whose fingerprint changed (the shadow's manifest).
+priority while commands run; later sessions re-read only files whose
+fingerprint changed (the shadow's manifest).
 A command that changes a file the first look has not read yet is recorded
 without it: the file is named in the result and in the entry (``not_kept``),
 and ``xcsh undo`` says it cannot put it back.
