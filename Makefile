@@ -28,10 +28,20 @@ typecheck: $(STAMP)
 imports: $(STAMP)
 	$(BIN)/lint-imports
 
+# The reference MCP servers the MCP client's tests drive (pinned in
+# tools/mcp-servers/package.json and its lock; npm ci installs them).
+MCP_SERVERS := tools/mcp-servers
+.PHONY: mcp-servers
+$(MCP_SERVERS)/node_modules/.installed: $(MCP_SERVERS)/package.json $(MCP_SERVERS)/package-lock.json
+	cd $(MCP_SERVERS) && npm ci --no-audit --no-fund
+	@touch $@
+
+mcp-servers: $(MCP_SERVERS)/node_modules/.installed
+
 # Two workers: half of a serial run is spent waiting on the real subprocesses
 # (xcsh, ast-grep, tmux, servers) the tests drive. TEST_WORKERS=0 runs serially.
 TEST_WORKERS ?= 2
-unit: $(STAMP)
+unit: $(STAMP) $(MCP_SERVERS)/node_modules/.installed
 	$(BIN)/pytest -q -n $(TEST_WORKERS)
 
 demo: $(STAMP)
@@ -41,7 +51,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/structural.py
 	$(BIN)/python bench/check_staging.py
 	$(BIN)/python bench/warm.py
-	PYTHONPATH=. $(BIN)/python bench/bash_record.py
+	$(BIN)/python bench/one_line.py
+	$(BIN)/python bench/bash_record.py
 
 stress-journal: $(STAMP)
 	$(BIN)/python bench/stress_journal.py
@@ -67,6 +78,11 @@ $(CONFORMANCE)/node_modules/.installed: $(CONFORMANCE)/package.json $(CONFORMANC
 
 conformance: $(STAMP) $(CONFORMANCE)/node_modules/.installed
 	$(BIN)/python $(CONFORMANCE)/run.py
+
+# The MCP client's long fault runs: many restarts, floods and cancels against real servers.
+.PHONY: stress-mcp-client
+stress-mcp-client: $(STAMP) $(MCP_SERVERS)/node_modules/.installed
+	XCSH_MCP_STRESS=1 $(BIN)/pytest -q tests/mcpclient -k stress
 
 # 1,000 MCP sessions opened and closed against one server: memory stays flat.
 .PHONY: stress-mcp

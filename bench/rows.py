@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import statistics
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,3 +51,29 @@ def child(*args: str) -> tuple[dict[str, Any], int]:
 
 def median(values: list[float]) -> float:
     return statistics.median(values)
+
+
+def measure_processes(
+    ours_cmd: list[str],
+    theirs_cmd: list[str],
+    folder: Path,
+    runs: int,
+    keys: Callable[[bytes], set[Any]],
+) -> tuple[list[float], list[float], int, int, set[Any], set[Any]]:
+    """Run the CLI's command then ours ``runs`` times, alternating, in ``folder``:
+    ``(our times, CLI times, our peak KiB, CLI peak KiB, our keys, CLI keys)``, the keys
+    (``keys`` of the output) of the last run."""
+    cli_times: list[float] = []
+    ours_times: list[float] = []
+    cli_peak = our_peak = 0
+    theirs: set[Any] = set()
+    ours: set[Any] = set()
+    for _ in range(runs):
+        timed = run_with_rusage(theirs_cmd, cwd=folder)
+        cli_times.append(timed.seconds)
+        cli_peak = max(cli_peak, timed.max_rss_kib)
+        e2e = run_with_rusage(ours_cmd, cwd=folder)
+        ours_times.append(e2e.seconds)
+        our_peak = max(our_peak, e2e.max_rss_kib)
+        theirs, ours = keys(timed.stdout), keys(e2e.stdout)
+    return ours_times, cli_times, our_peak, cli_peak, ours, theirs

@@ -12,6 +12,8 @@ without ``site-packages``) it runs, for the same patterns:
 - preview + apply: ``ast-grep run -p P -r R -U`` vs the ``ast_edit`` tool
   followed by ``resolve`` (apply) with the undo journal on, each on a fresh
   copy; the apply alone is also timed without the journal, to show its cost;
+- whole processes (``process_rows.py``): ``xcsh ast-grep --json`` for ``$A == $A`` and
+  ``xcsh ast-edit --json`` for ``print($$$A)`` -> ``log.info($$$A)`` against the CLI;
 - a relational YAML rule: ``ast-grep scan --rule R --json=stream`` vs
   ``search(rules=...)`` (and the ``xcsh ast-grep --rule --json`` process);
 - a rule set of 48 rules in one project (``rule_set.py``): ``ast-grep scan``
@@ -52,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "devtools"))
 
 from agcli import ast_grep_binary, match_keys, parse_stream, run_args, run_with_rusage
 from huge_file import bench_huge
+from process_rows import bench_processes
 from rows import Row, child, median
 from rule_set import bench_rule_set
 from stdlib_copy import copy_stdlib
@@ -331,11 +334,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--apply-runs", type=int, default=3, help="runs per apply case")
     parser.add_argument(
         "--only",
-        choices=["search", "preview", "apply", "memory", "rule", "rule-set", "huge"],
+        choices=["search", "preview", "process", "apply", "memory", "rule", "rule-set", "huge"],
         action="append",
     )
     args = parser.parse_args(argv)
-    only = set(args.only or ["search", "preview", "apply", "memory", "rule", "rule-set", "huge"])
+    every = ["search", "preview", "process", "apply", "memory", "rule", "rule-set", "huge"]
+    only = set(args.only or every)
     print(
         f"ast-grep: {subprocess.check_output([ast_grep_binary(), '--version'], text=True).strip()}"
     )
@@ -349,6 +353,8 @@ def main(argv: list[str] | None = None) -> int:
             rows += bench_search(tree.root, args.runs)
         if "preview" in only:
             rows += bench_preview(tree.root, args.runs)
+        if "process" in only:
+            rows += bench_processes(tree.root, args.runs)
         if "apply" in only:
             rows += bench_apply(tree.root, work, args.apply_runs)
         if "rule" in only:

@@ -206,7 +206,7 @@ def _ctrl_c_after(owner, name, *, when=lambda *a, **k: True):
     def hooked(*args, **kwargs):
         result = real(*args, **kwargs)
         if when(*args, **kwargs):
-            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), SIGNAL)
         return result
 
     setattr(owner, name, hooked)
@@ -214,13 +214,17 @@ def _ctrl_c_after(owner, name, *, when=lambda *a, **k: True):
 
 def _hook(moment):
     if moment.startswith("write-"):  # as the k-th file write starts
-        _signal_at_write(int(signal.SIGINT), int(moment.removeprefix("write-")))
+        _signal_at_write(int(SIGNAL), int(moment.removeprefix("write-")))
+    elif moment == "intent":  # just after the journal's intent record: its first entry
+        from xcsh.journal.store import Journal
+
+        _ctrl_c_after(Journal, "begin")
     elif moment == "commit":  # just after the journal's outcome record: the commit point
         from xcsh.journal.store import Journal
 
         _ctrl_c_after(Journal, "finish")
     elif moment == "outcome":  # just after the last line of the outcome
-        from xcsh.cli.ast_edit_output import Stdout
+        from xcsh.cli.ast_edit.output import Stdout
 
         _ctrl_c_after(Stdout, "print", when=lambda self, text, **k: str(text).startswith("Undo"))
     elif moment == "report":  # as the report of the rules without a fix starts
@@ -229,7 +233,7 @@ def _hook(moment):
         real = ast_grep_cmd.run
 
         def run(*args, **kwargs):
-            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), SIGNAL)
             return real(*args, **kwargs)
 
         ast_grep_cmd.run = run
@@ -243,13 +247,14 @@ def _command_main(name, **kwargs):  # after main() decided whether the process i
 
     def then_ctrl_c(args):  # once the subcommand returned to the dispatcher
         code = command(args)
-        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), SIGNAL)
         return code
 
     return then_ctrl_c
 
 
-MOMENT = sys.argv[1]
+_name, _, MOMENT = sys.argv[1].rpartition(":")
+SIGNAL = getattr(signal, _name or "SIGINT")
 real_command_main = xcsh.cli.command_main
 xcsh.cli.command_main = _command_main
 sys.argv = ["xcsh", *sys.argv[2:]]
@@ -257,8 +262,10 @@ sys.exit(xcsh.cli.main())
 """
 )
 """Source for a ``python -c`` child that runs ``xcsh ARGS`` (``sys.argv[2:]``) and sends
-itself SIGINT (Ctrl-C) at the moment ``sys.argv[1]`` names: ``write-K`` as the K-th file
-write starts, ``commit`` just after the journal's outcome record, ``outcome`` after the
-outcome line ``Undo ...`` of ``xcsh ast-edit``, ``report`` as the report of ``xcsh scan
---fix``'s rules without a fix starts, ``returned`` once the subcommand returned. The
-hooks are installed once ``xcsh.cli.main`` has decided whether the process is its own."""
+itself SIGINT (Ctrl-C), or the signal ``sys.argv[1]`` names before a colon
+(``SIGTERM:commit``), at the moment ``sys.argv[1]`` names: ``write-K`` as the K-th
+file write starts, ``intent`` just after the journal's intent record, ``commit``
+just after its outcome record, ``outcome`` after the outcome line ``Undo ...`` of
+``xcsh ast-edit``, ``report`` as the report of ``xcsh scan --fix``'s rules without
+a fix starts, ``returned`` once the subcommand returned. The hooks are installed
+once ``xcsh.cli.main`` has decided whether the process is its own."""

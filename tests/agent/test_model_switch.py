@@ -54,3 +54,12 @@ def test_bad_specs_say_what_to_type(xcsh_home: Path) -> None:
         switch_provider("gemini pro", openai(), home=xcsh_home, env=ENV)  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="no API key for provider 'anthropic'"):
         switch_provider("claude-haiku-4-5", openai(), home=xcsh_home, env={})  # type: ignore[arg-type]
+
+
+def test_an_openai_model_stays_on_the_openai_provider_or_server_in_use(xcsh_home: Path) -> None:
+    local = openai("http://localhost:8080/v1")
+    switched = switch_provider("gpt-oss-20b", local, home=xcsh_home, env={})  # type: ignore[arg-type]
+    assert (switched.name, switched.base_url) == ("openai", "http://localhost:8080/v1")  # type: ignore[attr-defined]
+    responses = switch_provider("openai-responses gpt-5.1", local, home=xcsh_home, env=ENV)  # type: ignore[arg-type]
+    kept = switch_provider("o3", responses, home=xcsh_home, env=ENV)
+    assert (kept.name, kept.model) == ("openai-responses", "o3")

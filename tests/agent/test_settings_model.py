@@ -68,7 +68,7 @@ def test_no_file_gives_every_default(xcsh_home: Path) -> None:
         ('steering = "hard"', 'steering in {path} must be "forced" or "soft", not \'hard\''),
         ("max_forced_turns = 0", "max_forced_turns in {path} must be a whole number of at least 1"),
         ('profile = "tiny"', "profile in {path} must be one of 'auto', 'full', 'compact'"),
-        ("journal_max_bytes = 0", "journal_max_bytes in {path} must be a whole number"),
+        ("journal_max_bytes = -1", "journal_max_bytes in {path} must be a number of bytes"),
         ("max_tokens = -5", "max_tokens in {path} must be a whole number above 0, not -5"),
         ('index_memory = "lots"', "index_memory in {path} must be a number of bytes"),
     ],

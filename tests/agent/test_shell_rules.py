@@ -12,7 +12,8 @@ import pytest
 
 from helpers import run_steps
 from helpers import tool_results as results
-from xcsh.agent.policy.tools import ApprovalKeys, ToolPolicy, parse_tool_policy
+from xcsh.agent.policy.settings import ApprovalKeys, parse_tool_policy
+from xcsh.agent.policy.tools import ToolPolicy
 
 DENY_TOUCH = '[[approval.rules]]\nprefix = "touch"\ndecision = "deny"\n'
 
@@ -56,7 +57,7 @@ LIMITS = ["cp /usr/bin/touch t && ./t x", "ln -s /usr/bin/touch t && ./t x"]
 
 def policy() -> ToolPolicy:
     return parse_tool_policy(
-        ApprovalKeys.model_validate(tomllib.loads(DENY_TOUCH)), source="settings.toml"
+        ApprovalKeys.from_file(tomllib.loads(DENY_TOUCH), "settings.toml"), source="settings.toml"
     )
 
 

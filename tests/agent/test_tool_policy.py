@@ -11,7 +11,8 @@ import pytest
 
 from helpers import run_steps
 from helpers import tool_results as results
-from xcsh.agent.policy.tools import ApprovalKeys, parse_tool_policy, simple_commands
+from xcsh.agent.policy.settings import ApprovalKeys, parse_tool_policy
+from xcsh.agent.policy.tools import simple_commands
 from xcsh.core import UsageError
 
 RULES = """
@@ -39,7 +40,7 @@ def policy(text: str = RULES) -> Any:
     import tomllib
 
     return parse_tool_policy(
-        ApprovalKeys.model_validate(tomllib.loads(text)), source="settings.toml"
+        ApprovalKeys.from_file(tomllib.loads(text), "settings.toml"), source="settings.toml"
     )
 
 

@@ -63,7 +63,11 @@ def test_xcsh_check_without_a_setting_says_how_to_set_it(
     (xcsh_home / "settings.toml").unlink()
     done = xcsh("check", cwd=six_project)
     assert done.returncode == 2
-    assert 'set check = "pytest -x -q"' in done.stderr
+    assert done.stderr == (  # the two files it may go in, by their paths
+        f'xcsh: No check is set: set check = "pytest -x -q" (your test command) in '
+        f"{xcsh_home / 'settings.toml'} or in the project's "
+        f"{six_project.resolve() / '.xcsh' / 'settings.toml'} to run it on previews.\n"
+    )
 
 
 @pytest.mark.parametrize("staging", ["overlay", "copy"])

@@ -73,7 +73,7 @@ def test_each_verdict_from_a_baseline_and_a_run() -> None:
 )
 def test_bad_values_name_the_key(values: dict[str, object], problem: str) -> None:
     with pytest.raises(UsageError) as info:
-        read_check_settings(CheckKeys.model_validate(values), "settings.toml")
+        read_check_settings(CheckKeys.from_file(values, "settings.toml"), "settings.toml")
     assert problem in str(info.value) and "settings.toml" in str(info.value)
 
 

@@ -417,3 +417,22 @@ def test_a_pattern_that_does_not_parse_is_named_before_the_rewrite_it_leaves_unb
     )
     assert done.returncode == 2
     assert "The rewrite uses `$A`, which the pattern `bar($B)` does not bind" in done.stderr
+
+
+@pytest.mark.parametrize("command", [["ast-edit", "-p", PATTERN, "-r", REWRITE], ["scan-fix"]])
+def test_why_an_apply_failed_is_said_on_stderr(
+    project: Path, xcsh_home: Path, command: list[str]
+) -> None:
+    # `--yes > /dev/null` in a script used to hide it: the reason went to stdout
+    if command == ["scan-fix"]:
+        rule = f"id: r\nlanguage: python\nrule: {{pattern: '{PATTERN}'}}\nfix: '{REWRITE}'\n"
+        (project.parent / "r.yml").write_text(rule)
+        command = ["scan", "--rule", str(project.parent / "r.yml"), "--fix"]
+    (xcsh_home / "journal").write_text("")  # the journal's folder cannot be made: refused
+    run = run_xcsh(*command, "--yes", cwd=project)
+    assert run.returncode == 3, run.stderr
+    assert "Apply failed: Cannot write the undo journal" in run.stderr
+    assert "Nothing was written" in run.stderr
+    assert "Run the same xcsh ast-edit command again" in run.stderr
+    assert "Apply failed" not in run.stdout and "Preview: AST Edit" in run.stdout
+    assert (project / "app.py").read_text(encoding="utf-8") == APP

@@ -1,4 +1,5 @@
-"""What ``xcsh ast-grep`` / ``ast-edit`` / ``scan`` say about paths they cannot search."""
+"""What ``xcsh ast-grep`` / ``ast-edit`` / ``scan`` say about paths and globs they cannot
+search."""
 
 from __future__ import annotations
 
@@ -65,3 +66,43 @@ def test_named_pipes_in_place_of_ignore_rule_and_settings_files_never_hang(
     (xcsh_home / "settings.toml").unlink()
     scan = run_xcsh(["scan"], cwd=ws, home=xcsh_home)
     assert scan.returncode == 2 and "Traceback" not in scan.stderr
+
+
+BAD_GLOBS = {
+    "[": "unclosed character class; missing ']'",
+    "src/*.py[": "unclosed character class; missing ']'",
+    "![!": "unclosed character class; missing ']'",
+    "*.py\\": "it ends with a lone backslash",
+}
+
+
+def test_a_bad_glob_is_said_to_be_a_bad_glob(tmp_path: Path, xcsh_home: Path) -> None:
+    # `--globs '['` used to say "No source file", and a lone backslash gave a traceback
+    (tmp_path / "a.py").write_text("print(1)\n")
+    commands = (
+        ["ast-grep", "-p", "print($A)"],
+        ["ast-edit", "-p", "print($A)", "-r", "log($A)", "--yes"],
+        ["scan", "--rule", "r.yml"],
+    )
+    (tmp_path / "r.yml").write_text("id: r\nlanguage: python\nrule: {pattern: print($A)}\n")
+    for glob, why in BAD_GLOBS.items():
+        for command in commands:
+            run = run_xcsh([*command, "--globs", glob], cwd=tmp_path, home=xcsh_home)
+            assert (run.returncode, run.stdout) == (2, ""), (command, run.stderr)
+            assert run.stderr == f"xcsh: Bad glob in --globs: '{glob}' ({why}).\n", run.stderr
+    assert (tmp_path / "a.py").read_text() == "print(1)\n"
+    fine = run_xcsh(
+        ["ast-grep", "-p", "print($A)", "--globs", "[ab].py"], cwd=tmp_path, home=xcsh_home
+    )
+    assert (fine.returncode, fine.stdout) == (0, "a.py:1:1:print(1)\n"), fine.stderr
+
+
+def test_an_ignore_file_line_that_is_no_pattern_is_passed_over(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    # as git passes it over: an ignore file never stops a search
+    (tmp_path / ".gitignore").write_text("build\\\nskip.py\n")
+    (tmp_path / "a.py").write_text("print(1)\n")
+    (tmp_path / "skip.py").write_text("print(2)\n")
+    run = run_xcsh(["ast-grep", "-p", "print($A)"], cwd=tmp_path, home=xcsh_home)
+    assert (run.returncode, run.stdout) == (0, "a.py:1:1:print(1)\n"), run.stderr

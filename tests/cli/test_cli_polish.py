@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from clirun import run_on_pty, run_xcsh, run_xcsh_to
 
-from xcsh.cli import ast_edit_cmd
+from xcsh.cli.ast_edit import command as ast_edit_cmd
+from xcsh.structural.tools import edit_action
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -201,7 +202,8 @@ def test_ctrl_c_while_the_pending_action_is_built_exits_130_with_nothing_changed
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(ast_edit_cmd, "push_edit_preview", interrupted)
+    # the command imports it when an edit is to be built (a --json preview never does)
+    monkeypatch.setattr(edit_action, "push_edit_preview", interrupted)
     code = ast_edit_cmd.main(["-p", "print($A)", "-r", "log($A)", "--yes"])
     assert code == 130
     assert capsys.readouterr().err.endswith("xcsh: interrupted: nothing changed.\n")

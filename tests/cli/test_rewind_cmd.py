@@ -350,14 +350,17 @@ def test_a_session_open_in_a_running_xcsh_is_not_rewound_under_it(
     assert not (project / "x.md").exists()
 
 
-@pytest.mark.parametrize("moment", ["write-1", "write-6", "returned"])
+@pytest.mark.parametrize(
+    "moment", ["write-1", "write-6", "returned", "SIGTERM:write-1", "SIGHUP:commit"]
+)
 def test_ctrl_c_during_a_rewind_finishes_it_and_never_reports_130(
     tmp_path: Path, xcsh_home: Path, moment: str
 ) -> None:
-    """Ctrl-C from the first write of a rewind to its exit finishes the rewind.
+    """Ctrl-C (SIGTERM, SIGHUP) from the first write of a rewind to its exit finishes
+    the rewind.
 
-    A rewind writes every file or none: files and conversation go back, exit 0,
-    and stderr says the Ctrl-C came late.
+    A rewind writes every file or none: files and conversation go back, exit 0
+    (never 130, 143 or 129), and stderr says the signal came late.
     """
     project = tmp_path / "proj"
     (project / "pkg").mkdir(parents=True)
@@ -383,12 +386,36 @@ def test_ctrl_c_during_a_rewind_finishes_it_and_never_reports_130(
     assert run.returncode == 0, run.stderr
     assert "Rewound to before message 2 (files and conversation)." in run.stdout
     assert "Traceback" not in run.stderr
-    if moment != "returned":
+    name, _, when = moment.rpartition(":")
+    if when != "returned":
         assert run.stderr.endswith(
-            "xcsh rewind: Ctrl-C came while going back: a rewind is never cut short, so it "
-            "was finished (as the lines above say).\n"
+            f"xcsh rewind: {name or 'Ctrl-C'} came while going back: a rewind is never cut "
+            "short, so it was finished (as the lines above say).\n"
         )
     assert tree(project) == before
     saved = load_session(next((xcsh_home / "sessions").glob("*.jsonl")))
     assert [c.text for c in saved.checkpoints] == ["look"]
     assert Journal.for_root(xcsh_home, project).incomplete() == []
+
+
+def test_rewind_and_its_list_show_control_characters_in_names_and_messages(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    hostile = "t\x1b]0;PWNED\x07\x1b[2J.py"
+    (project / hostile).write_text("print(1)\n")
+    (project / "nl\nx.py").write_text("print(2)\n")
+    steps = [{"tool_calls": [EDIT_A]}, {"tool_calls": [APPLY]}, {"text": "ok"}]
+    turn(project, xcsh_home, 1, "log \x1b[2Jeverywhere\x07", steps)
+    listed = run_xcsh(["rewind", "--list"], cwd=project, home=xcsh_home)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert len(lines) == 2, listed.stdout  # the heading and one line per message
+    assert "t^[]0;PWNED^G^[[2J.py" in lines[1] and "nl^Jx.py" in lines[1]
+    done = run_xcsh(["rewind", "1"], cwd=project, home=xcsh_home)
+    assert done.returncode == 0, done.stderr
+    assert "Message 1 was: log ^[[2Jeverywhere^G" in done.stdout
+    for said in (listed.stdout, listed.stderr, done.stdout, done.stderr):
+        assert not any(ord(c) < 0x20 and c != "\n" for c in said), said
+    assert (project / hostile).read_text() == "print(1)\n"

@@ -99,3 +99,7 @@ def test_ast_edit_json_without_a_check_loads_no_settings_models_nor_the_agent(
     assert "xcsh.app.settings" not in ours and "xcsh.checks.settings" not in ours
     assert "rich" not in {m.split(".")[0] for m in modules}  # no diff is drawn
     assert not {m for m in ours if m.startswith("xcsh.structural.rule")}  # a pattern's edit
+    # nothing is applied: neither the pending action (pydantic) nor the journal's apply side
+    assert not {m.split(".")[0] for m in modules} & HEAVY
+    assert not {m for m in ours if m.startswith("xcsh.pending")}
+    assert "xcsh.journal.apply" not in ours

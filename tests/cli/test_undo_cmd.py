@@ -194,6 +194,10 @@ CORRUPT = {
     "torn": (b'{"version": 2, "seq": 2, "kind": "ap', "not valid JSON: "),
     "newer": (b'{"version": 99, "seq": 2}', "written by a newer xcsh (record version 99"),
     "fields": (b'{"version": 2, "seq": 2}', "not an intent record this xcsh reads"),
+    "deep": (
+        b'{"version": 2, "seq": 2, "files": ' + b"[" * 1000 + b"]" * 1000 + b"}",
+        "not valid JSON: nested more than 100 levels deep: line 1 column 134",
+    ),
 }
 
 

@@ -84,10 +84,11 @@ def _readme_transcript() -> str:
 
 def _line_shapes(text: str) -> list[str]:
     """Each line that is not part of the diff excerpt, with what varies between runs
-    (numbers, parenthesised paths and file lists, plural endings) taken out."""
+    (numbers, parenthesised paths and file lists, plural endings) taken out. An empty
+    line counts: the transcript shows what the piped output prints, blank lines too."""
     shapes = []
     for line in text.splitlines():
-        if not line.strip() or line.startswith((" ", "+", "-", "@", "...", "\\")):
+        if line.startswith((" ", "+", "-", "@", "...", "\\")):
             continue
         head = line.split(": ", 1)[0] if line.startswith("Skipped ") else line
         head = re.sub(r"\([^)]*\)", "(...)", head)

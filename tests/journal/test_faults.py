@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import signal
 import subprocess
@@ -475,6 +476,31 @@ def test_sigkill_then_any_command_recovers_the_tree(
     assert "Recovered an interrupted apply" in listed.stderr
     assert snapshot(ws) == old and "rolled back" in listed.stdout
     assert journal.incomplete() == []
+
+
+def test_a_json_preview_settles_an_interrupted_apply_before_reading_the_files(
+    ws: Path, journal: Journal, xcsh_home: Path
+) -> None:
+    # `ast-edit --json` applies nothing and skips the journal when nothing awaits settling;
+    # an interrupted apply is still settled first, so the preview reads the restored files
+    old = make_tree(ws, 60)
+    run = crash(ws, xcsh_home, signal.SIGKILL, 45)
+    assert run.returncode == -signal.SIGKILL
+    assert snapshot(ws) != old
+    args = ["ast-edit", "-p", "print($$$A)", "-r", "show($$$A)", "-l", "python", "--json"]
+    done = subprocess.run(
+        [sys.executable, "-m", "xcsh", *args],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "XCSH_HOME": str(xcsh_home)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Recovered an interrupted apply" in done.stderr
+    assert snapshot(ws) == old and journal.incomplete() == []
+    replaced = {json.loads(line)["file"] for line in done.stdout.splitlines()}
+    assert replaced == {name for name, data in old.items() if b"print(" in data}
 
 
 def test_dry_run_and_searches_leave_an_interrupted_apply_for_recover(

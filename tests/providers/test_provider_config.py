@@ -20,6 +20,7 @@ from xcsh.providers import (
     create_provider,
 )
 from xcsh.providers import resolve_provider_settings as resolve_typed
+from xcsh.providers.registry import PROVIDERS, ProviderEntry
 
 NO_FLAGS: dict[str, Any] = {}
 
@@ -107,6 +108,18 @@ def test_base_url_alone_means_openai() -> None:
 def test_claude_model_alone_means_anthropic() -> None:
     env = {"ANTHROPIC_API_KEY": "ak", "OPENAI_API_KEY": "ok"}
     assert resolve_provider_settings({"model": "claude-opus-4-5"}, env, {}).provider == "anthropic"
+
+
+def test_an_openai_model_alone_means_openai_even_with_an_anthropic_key() -> None:
+    env = {"ANTHROPIC_API_KEY": "ak", "OPENAI_API_KEY": "ok"}
+    for model in ("gpt-5.1", "o3", "o4-mini"):
+        s = resolve_provider_settings({"model": model}, env, {})
+        assert (s.provider, s.api_key) == ("openai", "ok")
+    # never sent to Anthropic, which does not serve it: the missing key is named
+    with pytest.raises(UsageError, match="no API key for provider 'openai'"):
+        resolve_provider_settings({"model": "gpt-5.1"}, {"ANTHROPIC_API_KEY": "ak"}, {})
+    # a name no provider claims goes by the keys, Anthropic's first
+    assert resolve_provider_settings({"model": "other"}, env, {}).provider == "anthropic"
 
 
 @pytest.mark.parametrize(
@@ -217,3 +230,91 @@ def test_temperature_is_read_from_settings_and_checked() -> None:
     assert resolve_provider_settings(NO_FLAGS, env, {"temperature": 0.2}).temperature == 0.2
     with pytest.raises(UsageError, match=r"temperature in settings\.toml must be a number from 0"):
         resolve_provider_settings(NO_FLAGS, env, {"temperature": 3})
+
+
+LOCAL = "or pass --base-url for a local OpenAI-compatible server"
+IN_SETTINGS = "(or api_key in $XCSH_HOME/settings.toml)"
+
+
+@pytest.mark.parametrize(
+    ("flags", "stored", "words"),
+    [
+        (
+            NO_FLAGS,
+            {},
+            "no model provider is configured\nHint: Set ANTHROPIC_API_KEY or OPENAI_API_KEY, "
+            f"{LOCAL} (e.g. --provider openai --base-url http://localhost:8080/v1 --model NAME),"
+            " or use --provider scripted --model STEPS.json to play back a scripted model."
+            " provider, model and base_url can also be set in $XCSH_HOME/settings.toml.",
+        ),
+        (
+            {"provider": "anthropic"},
+            {},
+            f"no API key for provider 'anthropic'\nHint: Set ANTHROPIC_API_KEY {IN_SETTINGS}.",
+        ),
+        (
+            {"provider": "openai"},
+            {},
+            f"no API key for provider 'openai'\nHint: Set OPENAI_API_KEY, {LOCAL} {IN_SETTINGS}.",
+        ),
+        (
+            {"provider": "openai-responses"},
+            {},
+            "no API key for provider 'openai-responses'\n"
+            f"Hint: Set OPENAI_API_KEY, {LOCAL} {IN_SETTINGS}.",
+        ),
+        (
+            {"provider": "scripted"},
+            {},
+            "the scripted provider needs a steps file\n"
+            "Hint: Pass --provider scripted --model STEPS.json.",
+        ),
+        (
+            {"provider": "gemini"},
+            {},
+            "unknown provider 'gemini'\n"
+            "Hint: Use one of: anthropic, openai, openai-responses, scripted.",
+        ),
+        (
+            NO_FLAGS,
+            {"provider": "anthropic", "api_key": "k", "base_url": "http://h/v1"},
+            "no model given for the server at http://h/v1\n"
+            "Hint: Pass --model NAME with the name the server serves (or model in settings.toml).",
+        ),
+        (
+            NO_FLAGS,
+            {"provider": "gemini"},
+            "provider in settings.toml must be one of 'anthropic', 'openai', "
+            "'openai-responses', 'scripted', not 'gemini'\n"
+            'Hint: write for instance provider = "anthropic"',
+        ),
+    ],
+)
+def test_what_is_missing_or_wrong_is_said_in_these_words(
+    flags: dict[str, Any], stored: dict[str, Any], words: str
+) -> None:
+    with pytest.raises(UsageError) as info:
+        resolve_provider_settings(flags, {}, stored)
+    assert str(info.value) == words
+
+
+@pytest.mark.parametrize(
+    ("provider", "hint"),
+    [
+        ("anthropic", "Set ANTHROPIC_API_KEY."),
+        ("openai", f"Set OPENAI_API_KEY, {LOCAL}."),
+        ("openai-responses", f"Set OPENAI_API_KEY, {LOCAL}."),
+    ],
+)
+def test_settings_built_without_a_key_say_which_variable_to_set(provider: str, hint: str) -> None:
+    with pytest.raises(UsageError) as info:
+        create_provider(ProviderSettings(provider=provider, model="m"))
+    assert str(info.value) == f"no API key for provider {provider!r}\nHint: {hint}"
+
+
+@pytest.mark.parametrize("entry", [e for e in PROVIDERS if e.key_env], ids=lambda e: e.name)
+def test_each_registered_provider_is_built_by_its_name_with_its_key(entry: ProviderEntry) -> None:
+    env = {entry.key_env: "k"} if entry.key_env else {}
+    s = resolve_provider_settings({"provider": entry.name}, env, {})
+    assert (s.provider, s.model, s.api_key) == (entry.name, entry.default_model, "k")
+    assert create_provider(s).name == entry.name

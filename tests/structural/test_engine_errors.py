@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from xcsh.cli.common import COMMAND_WORDING
+from xcsh.cli.errors import COMMAND_WORDING
 from xcsh.journal import ApplyError
 from xcsh.pending import (
     ApplyFailure,

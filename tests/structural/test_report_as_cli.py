@@ -205,14 +205,11 @@ UNFIXED = (
 )
 
 
-@pytest.mark.parametrize(
-    "rules", [[UNFIXED], [FIXED, UNFIXED], [FIXED]], ids=["no-fix", "mixed", "fix-only"]
-)
-def test_scan_fix_yes_writes_reports_and_exits_as_scan_update_all(
-    rules: list[str], tmp_path: Path, xcsh_home: Path
-) -> None:
-    # `xcsh scan --fix --yes` in a CI step: the same files and exit status as
-    # `ast-grep scan -U`, and the matches no fix removes are reported as the CLI reports them
+def _scan_update_all(
+    tmp_path: Path, home: Path, rules: list[str], source: str
+) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str], dict[str, Path]]:
+    """``ast-grep scan -U`` and ``xcsh scan --fix --yes`` on a project each of ``rules``
+    and ``a.py`` holding ``source``: what each did, and each one's project."""
     trees = {}
     for who in ("cli", "xcsh"):
         root = tmp_path / who
@@ -220,7 +217,7 @@ def test_scan_fix_yes_writes_reports_and_exits_as_scan_update_all(
         (root / "sgconfig.yml").write_text("ruleDirs: [rules]\n")
         for i, rule in enumerate(rules):
             (root / "rules" / f"r{i}.yml").write_text(rule)
-        (root / "a.py").write_text(SOURCE)
+        (root / "a.py").write_text(source)
         trees[who] = root
     theirs = subprocess.run(
         [ast_grep_binary(), "scan", "--color", "never", "-U"],
@@ -229,8 +226,41 @@ def test_scan_fix_yes_writes_reports_and_exits_as_scan_update_all(
         text=True,
         check=False,
     )
-    ours = run_xcsh(["scan", "--fix", "--yes"], cwd=trees["xcsh"], home=xcsh_home)
+    ours = run_xcsh(["scan", "--fix", "--yes"], cwd=trees["xcsh"], home=home)
+    return theirs, ours, trees
+
+
+@pytest.mark.parametrize(
+    "rules", [[UNFIXED], [FIXED, UNFIXED], [FIXED]], ids=["no-fix", "mixed", "fix-only"]
+)
+def test_scan_fix_yes_writes_reports_and_exits_as_scan_update_all(
+    rules: list[str], tmp_path: Path, xcsh_home: Path
+) -> None:
+    # `xcsh scan --fix --yes` in a CI step: the same files and exit status as
+    # `ast-grep scan -U`, and the matches no fix removes are reported as the CLI reports them
+    theirs, ours, trees = _scan_update_all(tmp_path, xcsh_home, rules, SOURCE)
     assert ours.returncode == theirs.returncode, ours.stderr
     assert (trees["xcsh"] / "a.py").read_bytes() == (trees["cli"] / "a.py").read_bytes()
     if UNFIXED in rules:
         assert theirs.stdout and ours.stdout.endswith(theirs.stdout)
+
+
+UNFIXED_WARNING = UNFIXED.replace("severity: error", "severity: warning")
+CLEAN = "def foo(x):\n    return x\n"
+"""A file nothing fixes: the fixed rule finds no `print`."""
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [[FIXED, UNFIXED], [FIXED, UNFIXED_WARNING], [FIXED]],
+    ids=["error-reported", "warning-reported", "fix-only"],
+)
+def test_scan_fix_yes_with_nothing_to_fix_reports_and_exits_as_scan_update_all(
+    rules: list[str], tmp_path: Path, xcsh_home: Path
+) -> None:
+    # a CI step on a clean tree: nothing to fix is no failure (exit 0 unless a rule of
+    # severity error matched), and the rules without a fix still report, as with the CLI
+    theirs, ours, trees = _scan_update_all(tmp_path, xcsh_home, rules, CLEAN)
+    assert ours.returncode == theirs.returncode, ours.stderr
+    assert ours.stdout == theirs.stdout
+    assert (trees["xcsh"] / "a.py").read_text() == CLEAN

@@ -104,13 +104,16 @@ utils:
 def test_a_pattern_and_a_rule_run_through_one_protocol(tmp_path: Path) -> None:
     root = SgRoot("f(1)\nf(x)\ng(2)\n", "python").root()
     pattern: Matcher = compile_pattern("f($A)", PYTHON)
-    rule: Matcher = parse_rules(RULE, origin="r.yml")[0]
+    (compiled,) = parse_rules(RULE, origin="r.yml")
+    rule: Matcher = compiled.matcher
     assert [n.text() for n in pattern.find_all(root)] == ["f(1)", "f(x)"]
     assert [n.text() for n in rule.find_all(root)] == ["f(1)"]  # utils honoured
     calls = root.find_all(kind="call")
     assert [pattern.matches(n) for n in calls] == [True, True, False]
     assert [rule.matches(n) for n in calls] == [True, False, False]
-    assert pattern.yaml_rule is None and rule.yaml_rule is rule
+    # what only a rule has (its id, fix, report) travels beside its matcher, not behind it
+    assert not hasattr(pattern, "yaml_rule") and not hasattr(rule, "yaml_rule")
+    assert compiled.extras.id == "call-of-int" and not hasattr(rule, "id")
     assert pattern.single == rule.single == ("A",)
     # the pre-filter: the fixed text, and for a rule its `files`
     assert pattern.may_match(b"f(1)", "lib/a.py") and not pattern.may_match(b"g(1)", "a.py")

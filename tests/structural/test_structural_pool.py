@@ -25,14 +25,13 @@ from xcsh.structural import (
     preview_edit,
     search,
 )
-from xcsh.structural.base import pool
 from xcsh.structural.base.languages import resolve_language
-from xcsh.structural.base.pool import WorkerDied, plan_chunks, run_chunks
 from xcsh.structural.matches.matching import LanguageQuery, Outcome, Query
 from xcsh.structural.pattern.compile import compile_pattern
 from xcsh.structural.pattern.rewrite import parse_template
-from xcsh.structural.scan import runner
+from xcsh.structural.scan import pool, runner
 from xcsh.structural.scan.per_file import restore_edit, scan_chunk
+from xcsh.structural.scan.pool import WorkerDied, plan_chunks, run_chunks
 
 CTX = multiprocessing.get_context("fork")
 
@@ -202,7 +201,7 @@ def test_a_worker_that_dies_is_a_tool_error_naming_its_files(
 
 ORPHAN_SCRIPT = """
 import multiprocessing, os, sys, time
-from xcsh.structural.base.pool import run_chunks
+from xcsh.structural.scan.pool import run_chunks
 
 def pid(items):
     return os.getpid()
@@ -249,7 +248,7 @@ def test_workers_of_a_killed_parent_exit_on_their_own(tmp_path: Path) -> None:
 
 BLOCKED_SCRIPT = """
 import multiprocessing, os, sys, time
-from xcsh.structural.base.pool import run_chunks
+from xcsh.structural.scan.pool import run_chunks
 
 def big(items):
     return "x" * 4_000_000  # far more than a pipe holds: the send blocks until read

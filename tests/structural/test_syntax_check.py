@@ -15,7 +15,7 @@ from pathlib import Path
 from sgcli import ast_grep_binary
 
 from xcsh.structural import EditOp, EditSpec, ScopeSpec, preview_edit
-from xcsh.structural.edit.pattern_edit import PatternRecords
+from xcsh.structural.edit.pattern_records import PatternRecords
 from xcsh.structural.edit.scan_edit import BROKEN_REASON
 from xcsh.structural.edit.syntax_check import new_error
 

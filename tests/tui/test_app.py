@@ -80,9 +80,10 @@ async def test_preview_status_apply_undo(project: Path) -> None:
     await app.command("undo", "")
     assert "Nothing to undo" in out.getvalue()
     await app.run_prompt("and now?")  # the model learns about the undo with the next prompt
-    typed = [m for m in requests(steps)[-1]["messages"] if m["role"] == "user"][-1]
-    assert typed["content"][0]["text"].startswith("[xcsh: the user ran /undo. Undid 'AST Edit")
-    assert typed["content"][0]["text"].endswith("\n\nand now?")
+    note, typed = [m for m in requests(steps)[-1]["messages"] if m["role"] == "user"][-2:]
+    assert note["hidden"] and not typed["hidden"]  # the message stays what the user typed
+    assert note["content"][0]["text"].startswith("[xcsh: the user ran /undo. Undid 'AST Edit")
+    assert typed["content"][0]["text"] == "and now?"
 
 
 async def test_undo_refuses_when_the_file_changed_since(project: Path) -> None:

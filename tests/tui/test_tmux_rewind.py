@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from tmux_harness import TmuxXcsh, needs_tmux
 
-from helpers import tool_call, user_texts
+from helpers import run_xcsh, tool_call, user_texts
 
 pytestmark = needs_tmux
 
@@ -101,3 +101,33 @@ def test_esc_esc_rewinds_files_and_conversation_and_refills_the_prompt(
         assert "late.md" not in json.dumps(last["messages"])
     finally:
         term.close()
+
+
+def test_a_message_sent_after_undo_is_listed_by_rewind_as_typed(
+    tmp_path: Path, project: Path, xcsh_home: Path
+) -> None:
+    term = TmuxXcsh(tmp_path, timeout=20.0)
+    script = tmp_path / "steps.json"
+    script.write_text(json.dumps([STEPS[4], STEPS[5], STEPS[6], {"text": "noted"}]))
+    try:
+        term.start(
+            project, {"XCSH_HOME": str(xcsh_home)}, "--provider", "scripted", "--model", str(script)
+        )
+        term.wait_for("no pending")
+        term.type("log, not print")
+        term.wait_for("ok 3")
+        term.type("/undo")
+        term.wait_for("Undid 'AST Edit: 2 replacements in 1 file': restored a.py.")
+        term.type("keep print after all")
+        term.wait_for("noted")
+        term.keys("C-d")
+        term.wait_for("[xcsh exited 0]")
+    finally:
+        term.close()
+    listed = run_xcsh(["rewind", "--list"], cwd=project, home=xcsh_home)
+    assert listed.returncode == 0, listed.stderr
+    texts = [line.split('"')[1] for line in listed.stdout.splitlines()[1:]]
+    assert texts == ["keep print after all", "log, not print"]  # newest first, as typed
+    last = json.loads(script.with_name("steps.requests.jsonl").read_text().splitlines()[-1])
+    assert user_texts(last) == ["log, not print", "keep print after all"]
+    assert "[xcsh: the user ran /undo. Undid" in json.dumps(last["messages"])  # still told

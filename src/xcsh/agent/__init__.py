@@ -4,13 +4,12 @@ Front ends use :class:`AgentSession` and the events in :mod:`xcsh.agent.run.even
 they never call the loop or a provider directly.
 """
 
+from xcsh.agent.policy.settings import ApprovalKeys, parse_tool_policy
 from xcsh.agent.policy.tools import (
-    ApprovalKeys,
     ToolApprovalHook,
     ToolPolicy,
     ToolQuestion,
     enforce_policy,
-    parse_tool_policy,
 )
 from xcsh.agent.record.persistence import (
     SCHEMA_VERSION,
@@ -36,6 +35,7 @@ from xcsh.agent.run.events import (
     TextDelta,
     ThinkingDelta,
     ToolCallStart,
+    ToolProgress,
     ToolResult,
     TurnEnd,
     TurnStart,
@@ -48,9 +48,14 @@ from xcsh.agent.run.instructions import (
     Instructions,
     load_instructions,
 )
-from xcsh.agent.run.profile import PROFILE_SETTINGS, Profile, choose_profile
+from xcsh.agent.run.profile import (
+    PROFILE_SETTINGS,
+    Profile,
+    choose_profile,
+    compact_schema_warning,
+)
 from xcsh.agent.run.prompt import build_system_prompt
-from xcsh.agent.run.settings import RunKeys, RunSettings, read_run_settings
+from xcsh.agent.run.settings import RunSettings
 from xcsh.agent.run.steering import (
     DEFAULT_MAX_FORCED_TURNS,
     REMINDER_TEXT,
@@ -69,6 +74,7 @@ from xcsh.agent.session.agent_session import (
 )
 from xcsh.agent.session.config import SessionConfig
 from xcsh.agent.session.pending import SessionPending
+from xcsh.agent.session.tool_source import ToolSource, ToolsUpdate
 from xcsh.pending import RebuiltPreview, preview_digest
 
 __all__ = [
@@ -99,7 +105,6 @@ __all__ = [
     "ResumeReport",
     "RunEnd",
     "RunEndReason",
-    "RunKeys",
     "RunSettings",
     "SavedSession",
     "SessionConfig",
@@ -113,13 +118,17 @@ __all__ = [
     "ToolApprovalHook",
     "ToolCallStart",
     "ToolPolicy",
+    "ToolProgress",
     "ToolQuestion",
     "ToolResult",
+    "ToolSource",
+    "ToolsUpdate",
     "TurnEnd",
     "TurnStart",
     "approval_resolve_tool",
     "build_system_prompt",
     "choose_profile",
+    "compact_schema_warning",
     "enforce_policy",
     "event_to_dict",
     "latest_session_for",
@@ -128,7 +137,6 @@ __all__ = [
     "new_session_id",
     "parse_tool_policy",
     "preview_digest",
-    "read_run_settings",
     "repair_tool_pairs",
     "session_path",
     "sessions_dir",

@@ -14,8 +14,10 @@ the undo journal's retention, ``journal_max_entries`` (default 200) and
 ``journal_max_bytes`` (default 512 MiB), the sandbox keys of
 :mod:`xcsh.sandbox.policy`, the check keys of :mod:`xcsh.checks.settings`
 (:func:`open_checker`), ``index_memory`` (the warm structural index's
-trees and answers, default 256 MiB: :func:`open_index`) and the ``[approval]``
-table of :mod:`xcsh.agent.policy.tools`; any other key is refused
+trees and answers, default 256 MiB: :func:`open_index`), the ``[approval]``
+table of :mod:`xcsh.agent.policy.tools` and the MCP servers to start
+(``[mcp_servers.NAME]`` and ``mcp_tools``: :mod:`xcsh.mcpclient.settings`); any
+other key is refused
 (:data:`KNOWN_SETTINGS`). The file is read once into :class:`Settings`, and
 each part of xcsh is handed its typed section.
 

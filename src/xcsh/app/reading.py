@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 
 from xcsh.core import UsageError
 from xcsh.fs import read_settings_file
-from xcsh.journal import Retention
 
 if TYPE_CHECKING:
     from xcsh.app.settings import Settings
+    from xcsh.journal import Retention
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,11 +67,27 @@ class SettingsReading:
         report its problem (:meth:`settings`).
 
         Raises:
-            UsageError: a retention value is not a whole number of at least 1.
+            UsageError: a retention value is refused (not a whole number of at least
+                0; for ``journal_max_bytes`` nor a size such as ``"512 MiB"``).
         """
+        from xcsh.journal import Retention  # the journal loads with the first command using it
+
         if self.problem is not None:
             return Retention()
         return Retention.from_settings(self.values, self.path)
+
+    def lenient_retention(self) -> tuple[Retention, list[UsageError]]:
+        """The journal's section for the commands that give work back (undo, rewind).
+
+        A bad retention value never stands between a user and their files: it is
+        replaced by its default, and its problem returned for the command to say.
+        Every default when the file could not be read (as :meth:`retention`).
+        """
+        from xcsh.journal import Retention  # the journal loads with the first command using it
+
+        if self.problem is not None:
+            return Retention(), []
+        return Retention.read_leniently(self.values, self.path)
 
 
 def read_settings(home: Path) -> SettingsReading:

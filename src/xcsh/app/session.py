@@ -10,10 +10,11 @@ a resumed session gets back its history and its pending previews.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from xcsh.agent import (
     AgentSession,
@@ -39,6 +40,13 @@ from xcsh.agent import (
 from xcsh.agent.record.rewind import CheckpointRecorder, reconcile
 from xcsh.app.checks import open_checker
 from xcsh.app.index import open_index
+from xcsh.app.mcp import (
+    PolicedServers,
+    configured_prefixes,
+    open_servers,
+    schema_warning,
+    session_servers,
+)
 from xcsh.app.settings import Settings, build_provider, load_settings
 from xcsh.checks import Checker
 from xcsh.core import Tool, UsageError
@@ -49,6 +57,9 @@ from xcsh.plugins import LoadError, aload_custom_tools
 from xcsh.providers import Provider, ProviderFlags
 from xcsh.sandbox import SandboxPlan, make_undumpable, prepare_sandbox
 from xcsh.tools.registry import create_builtin_tools
+
+if TYPE_CHECKING:
+    from xcsh.mcpclient.servers import McpServers
 
 SessionToolsFactory = Callable[[Path, PendingActionStore], list[Tool]]
 """``factory(cwd, store) -> tools``: the tools of a new session."""
@@ -121,6 +132,7 @@ class OpenedSession:
         elsewhere: for a session resumed from another folder, the folder xcsh was
             started in (the session works in its own folder, ``session.cwd``);
             ``None`` otherwise. Front ends say so (:meth:`elsewhere_notice`).
+        servers: the session's MCP servers (:meth:`aclose` stops them).
     """
 
     session: AgentSession
@@ -131,6 +143,12 @@ class OpenedSession:
     instructions: Instructions = field(default_factory=Instructions)
     notices: tuple[str, ...] = ()
     elsewhere: Path | None = None
+    servers: McpServers | None = None
+
+    async def aclose(self) -> None:
+        """Stop the session's MCP servers (their process trees end); safe to call twice."""
+        if self.servers is not None:
+            await self.servers.close()
 
     def elsewhere_notice(self) -> str | None:
         """The line telling the user the session runs in its own folder, or ``None``."""
@@ -223,7 +241,17 @@ async def open_session(
         journal=journal,
     )
     instructions = load_instructions(place.cwd, home) if options.instructions else Instructions()
-    session_tools = _policed([*built, *custom.tools], settings.approval, options.ask_tool)
+    mcp, mcp_notices = session_servers(
+        settings.mcp, place.cwd, home, trust_project=options.trust_project
+    )
+    own = [*built, *custom.tools]
+    session_tools = _policed(own, settings.approval, options.ask_tool, configured_prefixes(mcp))
+    env = os.environ if options.env is None else options.env
+    servers = open_servers(mcp, place.cwd, home, profile=profile, env=env)
+    if servers is not None:
+        servers.taken = frozenset(t.name for t in own)
+        servers.store = store
+        await servers.start()
     path, recorder = _recorder(home, place, provider, journal)
     saved = place.saved
     config = SessionConfig(
@@ -237,6 +265,11 @@ async def open_session(
         steering_mode=learnt_mode(saved, provider),
         requires_checks=checker.settings.apply_requires_checks,
         profile=profile,
+        tool_source=None
+        if servers is None
+        else PolicedServers(
+            servers, lambda t: enforce_policy(t, settings.approval, options.ask_tool)
+        ),
     )
     session = AgentSession(
         provider=provider, tools=session_tools, cwd=place.cwd, store=store, config=config
@@ -244,6 +277,10 @@ async def open_session(
     record_applies(store, journal)  # custom tools' applies (and any not journaled) are recorded
     report = await session.pending.restore(saved.pending) if saved else None
     notices = tuple(n for n in (sandbox.notice, sandbox.refusal, checker.settings.notice) if n)
+    notices += (*mcp_notices, *(servers.take_notices() if servers is not None else ()))
+    warning = schema_warning(session.profile, session.tools.values(), mcp)
+    if warning:
+        notices += (warning,)
     return OpenedSession(
         session=session,
         path=path,
@@ -253,12 +290,21 @@ async def open_session(
         journal=opened_journal,
         instructions=instructions,
         elsewhere=place.elsewhere,
+        servers=servers,
     )
 
 
-def _policed(tools: list[Tool], policy: ToolPolicy, ask: ToolApprovalHook | None) -> list[Tool]:
-    """Every tool wrapped by the user's approval policy (which must name only these tools)."""
-    policy.check_tool_names([t.name for t in tools])
+def _policed(
+    tools: list[Tool], policy: ToolPolicy, ask: ToolApprovalHook | None, prefixes: tuple[str, ...]
+) -> list[Tool]:
+    """Every tool wrapped by the user's approval policy.
+
+    The policy must name only these tools, or tools of a configured MCP server
+    (``NAME__tool``: that server may not run, or list the tool later).
+    """
+    names = [t.name for t in tools]
+    names += [name for name in policy.tools if prefixes and name.startswith(prefixes)]
+    policy.check_tool_names(names)
     return enforce_policy(tools, policy, ask)
 
 

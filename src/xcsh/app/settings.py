@@ -18,19 +18,19 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from xcsh.agent import (
     ApprovalKeys,
-    RunKeys,
     RunSettings,
     ToolPolicy,
     parse_tool_policy,
-    read_run_settings,
     sessions_dir,
 )
 from xcsh.checks import CHECK_KEYS, CheckKeys, CheckSettings, read_check_settings
 from xcsh.core import UsageError
+from xcsh.core.settings_keys import SettingsKeys
 from xcsh.core.wording import did_you_mean
 from xcsh.fs import xcsh_home
 from xcsh.journal import Retention
 from xcsh.journal.commands import BashRecording
+from xcsh.mcpclient.settings import MCP_KEYS, McpKeys, McpSettings, read_mcp_settings
 from xcsh.providers import Provider, ProviderFlags, StoredProviderSettings
 from xcsh.providers.config import (
     SETTING_KEYS,
@@ -38,32 +38,54 @@ from xcsh.providers.config import (
     create_provider,
     resolve_provider_settings,
 )
+from xcsh.providers.registry import (
+    PROVIDER_NAMES,
+    find_provider,
+    provider_entry,
+    provider_serving,
+)
 from xcsh.sandbox import SETTING_KEYS as SANDBOX_KEYS
 from xcsh.sandbox import SandboxKeys, SandboxSettings, parse_sandbox_settings
 from xcsh.structural.scan.warm_cache import DEFAULT_INDEX_MEMORY, parse_index_memory
 
 
-class _AppKeys(BaseModel):
+class _AppKeys(SettingsKeys):
     """The keys of a settings file's top level :class:`Settings` reads itself.
 
-    Each as the file gives it (any TOML value, checked by :meth:`Settings.from_values`).
+    Attributes:
+        strict_rules: ``xcsh scan`` refuses rule files ast-grep would half-read.
+        index_memory: bytes, or a size such as ``"256 MiB"`` (checked by
+            :func:`~xcsh.structural.scan.warm.parse_index_memory`).
     """
 
-    model_config = ConfigDict(frozen=True)
+    strict_rules: bool = False
+    index_memory: int | str = DEFAULT_INDEX_MEMORY
 
-    strict_rules: object = False
-    index_memory: object = DEFAULT_INDEX_MEMORY
+    @classmethod
+    def refused(cls, key: str, value: object, source: str) -> UsageError | None:
+        """The file, the key, what it may be and the value; a line to write."""
+        if key == "strict_rules":
+            return UsageError(
+                f"strict_rules in {source} must be true or false, not {value!r}",
+                hint="write strict_rules = true (refuse rule files ast-grep would half-read)",
+            )
+        try:
+            parse_index_memory(value, source)
+        except ValueError as exc:
+            return _index_memory_error(exc)
+        return None
 
 
 KNOWN_SETTINGS = (
     *SETTING_KEYS,
-    *RunKeys.model_fields,
+    *RunSettings.model_fields,
     "journal_max_entries",
     "journal_max_bytes",
     "bash_record_max_bytes",
     *SANDBOX_KEYS,
     *CHECK_KEYS,
     *ApprovalKeys.model_fields,
+    *MCP_KEYS,
     *_AppKeys.model_fields,
 )
 """The keys ``settings.toml`` may set; any other key is refused (a typo such as
@@ -118,6 +140,8 @@ class Settings(BaseModel):
             :func:`xcsh.checks.with_project`).
         strict_rules: ``xcsh scan`` refuses rule files ast-grep would half-read.
         index_memory: bytes the warm structural index keeps (syntax trees and answers).
+        mcp: the MCP servers to start and ``mcp_tools`` (a trusted project's
+            servers join them: :func:`xcsh.app.mcp.session_servers`).
     """
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
@@ -132,6 +156,7 @@ class Settings(BaseModel):
     checks: CheckSettings = Field(default_factory=CheckSettings)
     strict_rules: bool = False
     index_memory: int = DEFAULT_INDEX_MEMORY
+    mcp: McpSettings = Field(default_factory=McpSettings)
 
     @classmethod
     def from_values(cls, values: Mapping[str, object], path: Path) -> Settings:
@@ -142,35 +167,36 @@ class Settings(BaseModel):
                 the key and the fix.
         """
         source = str(path)
-        own = _AppKeys.model_validate(values)
+        provider = StoredProviderSettings.from_file(values, source)
+        run = RunSettings.from_file(values, source)
+        approval = parse_tool_policy(ApprovalKeys.from_file(values, source), source=source)
+        sandbox = parse_sandbox_settings(SandboxKeys.from_file(values, source), source=source)
+        retention = Retention.from_settings(values, path)
+        bash_recording = BashRecording.from_settings(values, path)
+        checks = read_check_settings(CheckKeys.from_file(values, source), source)
+        own = _AppKeys.from_file(values, source)
+        try:
+            index_memory = parse_index_memory(own.index_memory, source)
+        except ValueError as exc:
+            raise _index_memory_error(exc) from None
         return cls(
             path=path,
-            provider=StoredProviderSettings.from_file(values, source),
-            run=read_run_settings(RunKeys.model_validate(values), path),
-            approval=parse_tool_policy(ApprovalKeys.model_validate(values), source=source),
-            sandbox=parse_sandbox_settings(SandboxKeys.model_validate(values), source=source),
-            retention=Retention.from_settings(values, path),
-            bash_recording=BashRecording.from_settings(values, path),
-            checks=read_check_settings(CheckKeys.model_validate(values), source),
-            strict_rules=_strict_rules(own.strict_rules, path),
-            index_memory=_index_memory(own.index_memory, path),
+            provider=provider,
+            run=run,
+            approval=approval,
+            sandbox=sandbox,
+            retention=retention,
+            bash_recording=bash_recording,
+            checks=checks,
+            strict_rules=own.strict_rules,
+            index_memory=index_memory,
+            mcp=read_mcp_settings(McpKeys.from_file(values, source), source),
         )
 
 
-def _strict_rules(value: object, path: Path) -> bool:
-    if not isinstance(value, bool):
-        raise UsageError(
-            f"strict_rules in {path} must be true or false, not {value!r}",
-            hint="write strict_rules = true (refuse rule files ast-grep would half-read)",
-        )
-    return value
-
-
-def _index_memory(value: object, path: Path) -> int:
-    try:
-        return parse_index_memory(value, str(path))
-    except ValueError as exc:
-        raise UsageError(str(exc), hint='write for instance index_memory = "256 MiB"') from None
+def _index_memory_error(exc: ValueError) -> UsageError:
+    """``index_memory`` refused (``exc``: :func:`parse_index_memory`'s words), with a hint."""
+    return UsageError(str(exc), hint='write for instance index_memory = "256 MiB"')
 
 
 def load_settings(home: Path) -> Settings:
@@ -243,16 +269,15 @@ def switch_provider(
     """The provider for ``/model SPEC`` (SDK imported now).
 
     ``SPEC`` is ``MODEL`` or ``PROVIDER MODEL`` (``anthropic claude-haiku-4-5``).
-    Without a provider: a ``claude-*`` model goes to Anthropic; a ``gpt-*``
-    or ``o<digit>*`` model leaves Anthropic for OpenAI; any other model stays
-    with the current provider, and on the same ``--base-url`` server when
-    the current one is a local server.
+    Without a provider, a model the current provider serves stays with it;
+    one another provider serves goes there (``claude-*`` to Anthropic,
+    ``gpt-*`` or ``o<digit>*`` to OpenAI, see the registry's ``models``);
+    any other model stays with the current provider, and on the same
+    ``--base-url`` server when the current one is a local server.
 
     Raises:
         UsageError: an empty spec, an unknown provider, or no key for it.
     """
-    from xcsh.providers.config import PROVIDER_NAMES
-
     words = spec.split()
     if not words or len(words) > 2:
         raise UsageError(
@@ -261,20 +286,16 @@ def switch_provider(
         )
     provider: str | None = words[0] if len(words) == 2 else None
     model = words[-1]
-    if provider is not None and provider not in PROVIDER_NAMES:
-        raise UsageError(
-            f"unknown provider {provider!r}", hint=f"Use one of: {', '.join(PROVIDER_NAMES)}."
-        )
+    if provider is not None:
+        provider_entry(provider)
     base_url = getattr(current, "base_url", None)
     if provider is None:
-        if model.startswith("claude"):
-            provider, base_url = "anthropic", None
-        elif current.name == "anthropic" and (
-            model.startswith("gpt-") or (model[:1] == "o" and model[1:2].isdigit())
-        ):
-            provider, base_url = "openai", None
-        else:
+        serving = provider_serving(model)
+        current_entry = find_provider(current.name)
+        if serving is None or (current_entry is not None and current_entry.serves(model)):
             provider = current.name
+        else:
+            provider, base_url = serving.name, None
     elif provider != current.name:
         base_url = None
     settings = load_settings(home or xcsh_home(env=env))

@@ -18,9 +18,9 @@ if TYPE_CHECKING:
     from xcsh.checks.keys import CHECK_KEYS, PROJECT_SETTINGS, settings_to_read
     from xcsh.checks.settings import (
         DEFAULT_TIMEOUT,
-        HOW_TO_SET,
         CheckKeys,
         CheckSettings,
+        how_to_set,
         read_check_settings,
         read_project_settings,
         with_project,
@@ -38,9 +38,10 @@ __getattr__ = lazy_exports(
         "xcsh.checks.keys": ("CHECK_KEYS", "PROJECT_SETTINGS", "settings_to_read"),
         "xcsh.checks.settings": (
             "DEFAULT_TIMEOUT",
-            "HOW_TO_SET",
             "CheckKeys",
             "CheckSettings",
+            "how_to_set",
+            "how_to_set",
             "read_check_settings",
             "read_project_settings",
             "with_project",
@@ -52,7 +53,6 @@ __getattr__ = lazy_exports(
 __all__ = [
     "CHECK_KEYS",
     "DEFAULT_TIMEOUT",
-    "HOW_TO_SET",
     "PROJECT_SETTINGS",
     "STAGING_ENV",
     "CheckKeys",
@@ -62,6 +62,7 @@ __all__ = [
     "StagedTree",
     "copy_tree",
     "failing_tests",
+    "how_to_set",
     "new_lines",
     "read_check_settings",
     "read_project_settings",

@@ -28,7 +28,7 @@ from pathlib import Path
 from pydantic import TypeAdapter
 
 from xcsh.checks.compare import CheckRun, verdict
-from xcsh.checks.settings import HOW_TO_SET, CheckSettings
+from xcsh.checks.settings import CheckSettings, how_to_set
 from xcsh.checks.stage import Staging, staged_tree
 from xcsh.core import ToolError
 from xcsh.fs import iter_files
@@ -310,16 +310,20 @@ class Checker:
             if not asked or self.said_how_to_set:
                 return None, ""
             self.said_how_to_set = True
-            return None, HOW_TO_SET
+            return None, self.how_to_set()
         try:
             return await self.check(files, modes=modes), ""
         except ToolError as exc:
             failed = CheckVerdict(status="not_run", command=self.settings.command, reason=str(exc))
             return failed, ""
 
+    def how_to_set(self) -> str:
+        """How to set a check, naming this user's and this project's settings files."""
+        return how_to_set(self.home, self.workspace)
+
     def _require(self) -> None:
         if not self.settings.configured:
-            raise ToolError(HOW_TO_SET)
+            raise ToolError(self.how_to_set())
 
     def close(self) -> None:
         """End every check still running and stop the supervisor's helper process."""

@@ -11,6 +11,9 @@ from pathlib import Path
 
 CHECK_KEYS = ("check", "check_timeout", "check_when", "apply_requires_checks")
 """The settings.toml keys the check settings read (the only ones a project's file may set)."""
+PROJECT_KEYS = (*CHECK_KEYS, "mcp_servers")
+"""The keys a project's own settings file may set: the check, and MCP servers to start
+(both run the project's code, so both are read only once the folder is trusted)."""
 PROJECT_SETTINGS = Path(".xcsh") / "settings.toml"
 """A project's own settings file, relative to its folder."""
 
@@ -33,4 +36,4 @@ def settings_to_read(values: Mapping[str, object], folder: Path) -> bool:
     return bool(values) or (folder / PROJECT_SETTINGS).is_file()
 
 
-__all__ = ["CHECK_KEYS", "PROJECT_SETTINGS", "settings_to_read"]
+__all__ = ["CHECK_KEYS", "PROJECT_KEYS", "PROJECT_SETTINGS", "settings_to_read"]

@@ -14,43 +14,35 @@ A project's file may set only these keys; its values win over the user's.
 
 from __future__ import annotations
 
-import math
 import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AfterValidator, Field, StringConstraints
 
-from xcsh.checks.keys import CHECK_KEYS, PROJECT_SETTINGS
+from xcsh.checks.keys import CHECK_KEYS, PROJECT_KEYS, PROJECT_SETTINGS
 from xcsh.core import UsageError
+from xcsh.core.settings_keys import SettingsKeys
 from xcsh.core.wording import did_you_mean
 from xcsh.fs import read_settings_file
 
-
-class CheckKeys(BaseModel):
-    """The check keys of a settings file's top level, each as the file gives it.
-
-    A value may be any TOML value (:func:`read_check_settings` checks it); which
-    keys the file sets is ``model_fields_set`` (only those override). Other keys
-    of the file are left out.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    check: object = None
-    check_timeout: object = None
-    check_when: object = None
-    apply_requires_checks: object = None
-
-
 DEFAULT_TIMEOUT = 120.0
 """Seconds a check may run before it is ended with its process tree."""
-HOW_TO_SET = (
-    'No check is set: set check = "pytest -x -q" (your test command) in settings.toml '
-    "or in the project's .xcsh/settings.toml to run it on previews."
-)
-"""What xcsh says once when a check is asked for and none is set."""
+
+
+def how_to_set(home: Path, workspace: Path) -> str:
+    """What xcsh says once when a check is asked for and none is set, naming the two files.
+
+    ``home`` is ``$XCSH_HOME`` (its ``settings.toml``), ``workspace`` the project (its
+    ``.xcsh/settings.toml``, read once the folder is trusted).
+    """
+    return (
+        f'No check is set: set check = "pytest -x -q" (your test command) in '
+        f"{home / 'settings.toml'} or in the project's {workspace / '.xcsh' / 'settings.toml'} "
+        "to run it on previews."
+    )
+
 
 CheckWhen = Literal["asked", "always"]
 
@@ -88,54 +80,78 @@ class CheckSettings:
         return asked or self.when == "always"
 
 
-def _command(value: object, source: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise UsageError(
-            f"{source}: check must be a command line, not {value!r}",
-            hint='for example check = "pytest -x -q"',
-        )
-    try:
-        shlex.split(value)
-    except ValueError as exc:
-        raise UsageError(
-            f"{source}: check {value!r} is not a valid command line: {exc}",
-            hint="close the quote, or escape it",
-        ) from exc
-    return value.strip()
+def _splits_into_words(command: str) -> str:
+    shlex.split(command)  # a ValueError refuses the command (worded by CheckKeys.refusal)
+    return command
 
 
-def _timeout(value: object, source: str) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)  # nan compares false with everything; inf never ends
-        or value <= 0
-    ):
-        raise UsageError(
-            f"{source}: check_timeout must be a number of seconds above 0, not {value!r}",
-            hint="for example check_timeout = 300",
-        )
-    return float(value)
+CommandLine = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1), AfterValidator(_splits_into_words)
+]
+"""A command line as ``sh -c`` runs it: not blank (kept without its outer blanks), and
+it splits into words."""
 
 
-def _when(value: object, source: str) -> CheckWhen:
-    if value == "asked":
-        return "asked"
-    if value == "always":
-        return "always"
-    raise UsageError(
-        f"{source}: check_when must be 'asked' or 'always', not {value!r}",
-        hint='check_when = "always" checks every preview; "asked" only when a call asks',
+class CheckKeys(SettingsKeys):
+    """The check keys of a settings file's top level, typed.
+
+    Which keys the file sets is ``model_fields_set`` (only those override the
+    settings a project's file is read over).
+
+    Attributes:
+        check: the check's command line.
+        check_timeout: seconds before it is ended (a finite number above 0).
+        check_when: ``"asked"`` or ``"always"``.
+        apply_requires_checks: an apply whose check newly fails asks first.
+    """
+
+    check: CommandLine = ""
+    check_timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0, allow_inf_nan=False)
+    check_when: CheckWhen = "asked"
+    apply_requires_checks: bool = False
+
+    @classmethod
+    def refused(cls, key: str, value: object, source: str) -> UsageError | None:
+        """The file, the key, what it may be and the value; the fix."""
+        match key:
+            case "check":
+                return _command_refusal(value, source)
+            case "check_timeout":
+                return UsageError(
+                    f"{source}: check_timeout must be a number of seconds above 0, not {value!r}",
+                    hint="for example check_timeout = 300",
+                )
+            case "check_when":
+                return UsageError(
+                    f"{source}: check_when must be 'asked' or 'always', not {value!r}",
+                    hint=(
+                        'check_when = "always" checks every preview; "asked" only when a call asks'
+                    ),
+                )
+            case "apply_requires_checks":
+                return UsageError(
+                    f"{source}: apply_requires_checks must be true or false, not {value!r}",
+                    hint=(
+                        "apply_requires_checks = true asks before applying a preview "
+                        "whose check failed"
+                    ),
+                )
+        return None
+
+
+def _command_refusal(value: object, source: str) -> UsageError:
+    if isinstance(value, str) and value.strip():
+        try:
+            shlex.split(value)
+        except ValueError as exc:
+            return UsageError(
+                f"{source}: check {value!r} is not a valid command line: {exc}",
+                hint="close the quote, or escape it",
+            )
+    return UsageError(
+        f"{source}: check must be a command line, not {value!r}",
+        hint='for example check = "pytest -x -q"',
     )
-
-
-def _gate(value: object, source: str) -> bool:
-    if not isinstance(value, bool):
-        raise UsageError(
-            f"{source}: apply_requires_checks must be true or false, not {value!r}",
-            hint="apply_requires_checks = true asks before applying a preview whose check failed",
-        )
-    return value
 
 
 def read_check_settings(
@@ -148,21 +164,17 @@ def read_check_settings(
         source: the file's path, for messages.
         base: the settings the file's values override (the user's, for a project's file).
 
-    Raises:
-        UsageError: a value of the wrong kind, or a command line that does not
-            split; the message names the file, the key and the fix.
     """
     result = base or CheckSettings()
     given = keys.model_fields_set
     if "check" in given:
-        result = replace(result, command=_command(keys.check, source), source=source)
+        result = replace(result, command=keys.check, source=source)
     if "check_timeout" in given:
-        result = replace(result, timeout=_timeout(keys.check_timeout, source))
+        result = replace(result, timeout=float(keys.check_timeout))
     if "check_when" in given:
-        result = replace(result, when=_when(keys.check_when, source))
+        result = replace(result, when=keys.check_when)
     if "apply_requires_checks" in given:
-        gate = _gate(keys.apply_requires_checks, source)
-        result = replace(result, apply_requires_checks=gate)
+        result = replace(result, apply_requires_checks=keys.apply_requires_checks)
     return result
 
 
@@ -170,21 +182,22 @@ def read_project_settings(folder: Path) -> CheckKeys | None:
     """The top level of ``folder/.xcsh/settings.toml``, or ``None`` when there is none.
 
     Raises:
-        UsageError: it cannot be read, is not valid TOML, or sets a key other
-            than :data:`CHECK_KEYS` (the message names the file and the key).
+        UsageError: it cannot be read, is not valid TOML, sets a key other
+            than :data:`PROJECT_KEYS` (the message names the file and the key),
+            or holds a value of the wrong kind (:meth:`CheckKeys.refusal`).
     """
     path = folder / PROJECT_SETTINGS
     values = read_settings_file(path)
     if values is None:
         return None
-    unknown = [key for key in values if key not in CHECK_KEYS]
+    unknown = [key for key in values if key not in PROJECT_KEYS]
     if unknown:
         raise UsageError(
-            f"{path}: a project's settings may set only {', '.join(CHECK_KEYS)}; "
-            f"not {', '.join(map(repr, unknown))}{did_you_mean(unknown[0], CHECK_KEYS)}",
+            f"{path}: a project's settings may set only {', '.join(PROJECT_KEYS)}; "
+            f"not {', '.join(map(repr, unknown))}{did_you_mean(unknown[0], PROJECT_KEYS)}",
             hint="put other settings in $XCSH_HOME/settings.toml",
         )
-    return CheckKeys.model_validate(values)
+    return CheckKeys.from_file(values, str(path))
 
 
 def with_project(user: CheckSettings, folder: Path, *, trusted: bool) -> CheckSettings:
@@ -220,11 +233,11 @@ def with_project(user: CheckSettings, folder: Path, *, trusted: bool) -> CheckSe
 __all__ = [
     "CHECK_KEYS",
     "DEFAULT_TIMEOUT",
-    "HOW_TO_SET",
     "PROJECT_SETTINGS",
     "CheckKeys",
     "CheckSettings",
     "CheckWhen",
+    "how_to_set",
     "read_check_settings",
     "read_project_settings",
     "with_project",

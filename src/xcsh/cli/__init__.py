@@ -39,6 +39,7 @@ SUBCOMMANDS: dict[str, str] = {
     "tools": "list the tools available here and any load errors",
     "trust": "trust a project folder's custom tools",
     "mcp": "serve xcsh's preview/apply tools over MCP",
+    "mcp-servers": "start the MCP servers the settings name and list each with its tools",
     "undo": "undo the last change xcsh applied in this folder (or entry N)",
     "rewind": "take a session's files and conversation back to before message N",
     "recover": "settle applies a crash interrupted (roll back or complete)",
@@ -69,7 +70,7 @@ def command_main(name: str | None, *, owns_process: bool = False) -> Command:
 
             return functools.partial(ast_grep, owns_process=owns_process)
         case "ast-edit":
-            from xcsh.cli.ast_edit_cmd import main as ast_edit
+            from xcsh.cli.ast_edit.command import main as ast_edit
 
             return functools.partial(ast_edit, owns_process=owns_process)
         case "scan":
@@ -88,6 +89,10 @@ def command_main(name: str | None, *, owns_process: bool = False) -> Command:
             from xcsh.cli.mcp_cmd import main as mcp
 
             return mcp
+        case "mcp-servers":
+            from xcsh.cli.mcp_servers_cmd import main as mcp_servers
+
+            return mcp_servers
         case "undo":
             from xcsh.cli.undo_cmd import main as undo
 

@@ -127,6 +127,7 @@ def main(argv: list[str]) -> int:
         return xcsh.tui.main(args)
     import asyncio  # the agent's imports wait until a task runs (xcsh --help stays quick)
 
+    from xcsh.cli.say import say
     from xcsh.core import UsageError, XcshError
 
     try:
@@ -136,17 +137,17 @@ def main(argv: list[str]) -> int:
         print("xcsh: cancelled", file=sys.stderr)
         return 130
     except UsageError as exc:
-        print(f"xcsh: {exc}", file=sys.stderr)
+        say(f"xcsh: {exc}", file=sys.stderr)
         return 2
     except XcshError as exc:  # a provider refusing its configuration, for one
-        print(f"xcsh: {exc}", file=sys.stderr)
+        say(f"xcsh: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         raise  # the dispatcher ends quietly when the reader went away
     except OSError as exc:  # a file or folder xcsh needs is unusable
         if is_output_error(exc):
             raise  # standard output cannot be written: the dispatcher says so (exit 74)
-        print(f"xcsh: {exc}", file=sys.stderr)
+        say(f"xcsh: {exc}", file=sys.stderr)
         return 1
 
 
@@ -272,6 +273,7 @@ async def run_print(
         raise
     finally:
         session.close()
+        await opened.aclose()  # the MCP servers' processes end with the run
     if end.reason == "cancelled":
         _say_applied(applied)
     if json_printer is not None and json_printer.broken_pipe:
@@ -287,9 +289,12 @@ async def run_print(
 
 def _say_applied(applied: AppliedThisTurn) -> None:
     """On stderr, what the cancelled turn applied before the cancel took effect, if anything."""
+    from xcsh.cli.say import say
+
     note = applied.note()
     if note is not None:
-        print(note, file=sys.stderr, flush=True)
+        say(note, file=sys.stderr)
+        sys.stderr.flush()
 
 
 def _app_options(args: argparse.Namespace) -> AppOptions:

@@ -30,23 +30,18 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 from xcsh.cli.argparser import Parser
-from xcsh.cli.common import (
-    COMMAND_WORDING,
-    EXIT_BAD_INPUT,
-    EXIT_NO_MATCH,
-    EXIT_OK,
+from xcsh.cli.errors import COMMAND_WORDING, error, warn_interrupted
+from xcsh.cli.exits import EXIT_BAD_INPUT, EXIT_NO_MATCH, EXIT_OK
+from xcsh.cli.options import SearchOptions
+from xcsh.cli.progress import scan_progress
+from xcsh.cli.rule_files import load_rules
+from xcsh.cli.scope import empty_scope_message, workspace_for
+from xcsh.cli.search_flags import (
     add_rule_argument,
     add_scope_arguments,
     check_limit,
-    empty_scope_message,
-    error,
-    load_rules,
-    scan_progress,
     split_json_style,
-    warn_interrupted,
-    workspace_for,
 )
-from xcsh.cli.options import SearchOptions
 from xcsh.cli.stdout import BlockWriter, JsonArray, end_process
 from xcsh.core import ToolError, UsageError
 from xcsh.core.wording import plural
@@ -68,7 +63,7 @@ from xcsh.ui import detect_style
 if TYPE_CHECKING:  # rich loads only when the output is coloured
     from rich.console import Console
 
-    from xcsh.cli.common import ScanProgress
+    from xcsh.cli.progress import ScanProgress
     from xcsh.structural.rules.compile import CompiledRule
 
 T = TypeVar("T")

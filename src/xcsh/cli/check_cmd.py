@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from xcsh.cli.argparser import Parser
+from xcsh.cli.say import say
 
 EXIT_FAILED = 1
 """The check failed (non-zero exit)."""
@@ -36,25 +37,24 @@ def main(argv: list[str]) -> int:
     """Entry point of ``xcsh check``; returns the exit code."""
     args = build_parser().parse_args(argv)
     from xcsh.app import open_checker
-    from xcsh.checks import HOW_TO_SET
     from xcsh.core import ToolError, UsageError
     from xcsh.fs import xcsh_home
 
     cwd = (args.cwd or Path.cwd()).resolve()
     if not cwd.is_dir():
-        print(f"xcsh: {cwd} is not a folder", file=sys.stderr)
+        say(f"xcsh: {cwd} is not a folder", file=sys.stderr, one_line=True)
         return 2
     home = xcsh_home()
     try:
         checker = open_checker(cwd, home)
     except UsageError as exc:
-        print(f"xcsh: {exc}", file=sys.stderr)  # its text ends with the hint's line
+        say(f"xcsh: {exc}", file=sys.stderr)  # its text ends with the hint's line
         return 2
     settings = checker.settings
     if settings.notice:
-        print(f"note: {settings.notice}", file=sys.stderr)
+        say(f"note: {settings.notice}", file=sys.stderr)
     if not settings.configured:
-        print(f"xcsh: {HOW_TO_SET}", file=sys.stderr)
+        say(f"xcsh: {checker.how_to_set()}", file=sys.stderr)
         return 2
     support = checker.overlay_support()
     how = (
@@ -63,12 +63,12 @@ def main(argv: list[str]) -> int:
         else "a copy of the workspace"
         + (f" ({support.reason})" if support is not None and support.reason else "")
     )
-    print(f"check: {settings.command}  (from {settings.source}, timeout {settings.timeout:g} s)")
+    say(f"check: {settings.command}  (from {settings.source}, timeout {settings.timeout:g} s)")
     print(f"runs in: {how}; the workspace is not written", flush=True)
     try:
         run = asyncio.run(checker.baseline(fresh=True))
     except ToolError as exc:
-        print(f"xcsh: {exc}", file=sys.stderr)
+        say(f"xcsh: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("xcsh: check interrupted; it was ended with its process tree", file=sys.stderr)
@@ -88,5 +88,5 @@ def main(argv: list[str]) -> int:
         print(f"failed (exit {run.exit_code}) in {run.seconds:.1f} s")
         code = EXIT_FAILED
     if run.log:
-        print(f"whole output: {run.log}")
+        say(f"whole output: {run.log}", one_line=True)
     return code

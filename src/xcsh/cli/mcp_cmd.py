@@ -8,8 +8,10 @@ import logging
 import os
 import secrets
 import sys
+from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -28,6 +30,11 @@ from xcsh.mcp import (
 )
 from xcsh.mcp.session import McpToolsFactory
 from xcsh.plugins import LoadError
+
+if TYPE_CHECKING:
+    from xcsh.core import Tool
+    from xcsh.mcpclient import McpServers
+    from xcsh.pending import PendingActionStore
 
 DEFAULT_PORT = 8765
 
@@ -124,11 +131,16 @@ def _check(args: argparse.Namespace) -> Path:
     return cwd.resolve()
 
 
-def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
+def tool_factory(
+    cwd: Path, *, trust_project: bool, downstream: McpServers | None = None
+) -> McpToolsFactory:
     """The tools every session of ``xcsh mcp`` gets for the workspace ``cwd``.
 
-    ``ast_grep``, ``ast_edit`` and ``resolve``, then the custom tools. Load
-    errors go to stderr once (the MCP client owns stdout). Every apply is
+    ``ast_grep``, ``ast_edit`` and ``resolve``, then the custom tools, then the
+    tools of the MCP servers xcsh itself is a client of (``downstream``, started
+    before the first session: a call of one that is not read-only is one more
+    pending action the client resolves). Load errors and the downstream servers'
+    notices go to stderr once (the MCP client owns stdout). Every apply is
     recorded in the workspace's undo journal (after settling any apply a
     crash interrupted), so ``xcsh undo`` reverts MCP clients' changes too.
 
@@ -137,6 +149,7 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
             is invalid.
     """
     from xcsh.app import open_checker, read_settings
+    from xcsh.cli.say import say
     from xcsh.fs import xcsh_home
     from xcsh.journal import Journal, settled
 
@@ -144,9 +157,9 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
     reading = read_settings(home)  # once: the journal's section now, the rest below
     opened = settled(Journal.for_root(home, cwd, retention=reading.retention()))
     for recovered in opened.recovered:
-        print(f"xcsh mcp: {recovered.message}", file=sys.stderr)
+        say(f"xcsh mcp: {recovered.message}", file=sys.stderr, one_line=True)
     if opened.problem:
-        print(f"xcsh mcp: undo journal: {opened.problem}", file=sys.stderr)
+        say(f"xcsh mcp: undo journal: {opened.problem}", file=sys.stderr, one_line=True)
     journal = opened.journal
     settings = reading.settings()
     checker = open_checker(cwd, home, settings)
@@ -160,17 +173,62 @@ def tool_factory(cwd: Path, *, trust_project: bool) -> McpToolsFactory:
             key = (error.path, error.error)
             if key not in reported:
                 reported.add(key)
-                print(f"xcsh mcp: custom tool {error.path}: {error.error}", file=sys.stderr)
+                say(f"xcsh mcp: custom tool {error.path}: {error.error}", file=sys.stderr)
 
-    return journaled_factory(
-        combine_factories(
-            builtin_tool_factory(cwd, journal=journal, checker=checker, index_memory=memory),
-            custom_tool_factory(
-                cwd, trust_project=trust_project, on_errors=report, checker=checker, journal=journal
-            ),
+    factories = [
+        builtin_tool_factory(cwd, journal=journal, checker=checker, index_memory=memory),
+        custom_tool_factory(
+            cwd, trust_project=trust_project, on_errors=report, checker=checker, journal=journal
         ),
-        journal,
-    )
+    ]
+    if downstream is not None:
+        factories.append(_downstream_factory(downstream))
+    return journaled_factory(combine_factories(*factories), journal)
+
+
+def _downstream_factory(servers: McpServers) -> McpToolsFactory:
+    """The downstream servers' tools for one session, built around its store."""
+
+    def build(store: PendingActionStore) -> list[Tool]:
+        return servers.session_tools(store)
+
+    return build
+
+
+def downstream_servers(cwd: Path, *, trust_project: bool) -> McpServers:
+    """The MCP servers ``xcsh mcp`` is a client of (not started).
+
+    Those of the settings and of a trusted project, as a session in ``cwd`` would
+    start them.
+
+    Raises:
+        UsageError: bad ``[mcp_servers]`` settings.
+    """
+    from xcsh.app import load_settings
+    from xcsh.app.mcp import session_servers
+    from xcsh.mcpclient import McpServers
+
+    home = xcsh_home()
+    mcp, notices = session_servers(load_settings(home).mcp, cwd, home, trust_project=trust_project)
+    for notice in notices:
+        print(f"xcsh mcp: {notice}", file=sys.stderr)
+    servers = McpServers(mcp, workspace=cwd, log_dir=home / "logs" / "mcp", env=os.environ)
+    servers.taken = frozenset({"ast_grep", "ast_edit", "resolve"})
+    return servers
+
+
+def _say(notice: str) -> None:
+    print(f"xcsh mcp: {notice}", file=sys.stderr, flush=True)
+
+
+async def _with_servers(servers: McpServers, serve: Callable[[], Awaitable[None]]) -> None:
+    """Start ``servers``, serve, and stop them (their processes end with the server)."""
+    servers.on_notice = _say  # a server that stops later is named when it does
+    await servers.start()
+    try:
+        await serve()
+    finally:
+        await servers.close()
 
 
 def main(argv: list[str]) -> int:
@@ -189,14 +247,16 @@ def main(argv: list[str]) -> int:
     make_undumpable()  # commands run for clients cannot read the server's memory or token
     try:
         cwd = _check(args)
-        factory = tool_factory(cwd, trust_project=args.trust_project)
+        servers = downstream_servers(cwd, trust_project=args.trust_project)
+        factory = tool_factory(cwd, trust_project=args.trust_project, downstream=servers)
     except UsageError as exc:
         print(f"xcsh mcp: {exc}", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="xcsh mcp: %(message)s")
     if args.http:
-        return _serve_http(args, factory)
-    anyio.run(partial(serve_stdio, factory, max_pending=args.max_pending))
+        return _serve_http(args, factory, servers)
+    serve = partial(serve_stdio, factory, max_pending=args.max_pending)
+    anyio.run(_with_servers, servers, serve)
     return 0
 
 
@@ -217,7 +277,7 @@ def _write_token(path: Path, token: str) -> None:
         handle.write(token + "\n")
 
 
-def _serve_http(args: argparse.Namespace, factory: McpToolsFactory) -> int:
+def _serve_http(args: argparse.Namespace, factory: McpToolsFactory, servers: McpServers) -> int:
     # On a Unix socket the file's mode (0600) is the check: only this user can connect.
     token = None if args.no_auth or args.socket else secrets.token_urlsafe(32)
     port = DEFAULT_PORT if args.port is None else args.port
@@ -253,19 +313,18 @@ def _serve_http(args: argparse.Namespace, factory: McpToolsFactory) -> int:
                 written.pop().unlink()
 
     try:
-        anyio.run(
-            partial(
-                serve_http,
-                factory,
-                port=port,
-                token=token,
-                socket_path=args.socket,
-                max_pending=args.max_pending,
-                max_sessions=args.max_sessions,
-                on_ready=ready,
-                on_stop=forget_token,
-            )
+        serve = partial(
+            serve_http,
+            factory,
+            port=port,
+            token=token,
+            socket_path=args.socket,
+            max_pending=args.max_pending,
+            max_sessions=args.max_sessions,
+            on_ready=ready,
+            on_stop=forget_token,
         )
+        anyio.run(_with_servers, servers, serve)
     except UsageError as exc:  # the port is taken, for one
         print(f"xcsh mcp: {exc}", file=sys.stderr)
         return 2

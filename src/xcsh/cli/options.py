@@ -4,7 +4,7 @@ And what an edit did (:class:`EditOutcome`), for ``xcsh scan``, which goes on af
 
 Each command parses its own flags, then builds one of these values; the
 search and the edit (:func:`xcsh.cli.ast_grep_cmd.run`,
-:func:`xcsh.cli.ast_edit_cmd.run`) read only them, so ``xcsh scan`` runs
+:func:`xcsh.cli.ast_edit.command.run`) read only them, so ``xcsh scan`` runs
 the same code by building the same values from its own flags.
 """
 
@@ -24,10 +24,10 @@ class EditOutcome:
     """What an ``xcsh ast-edit`` run did, for a command that goes on after it.
 
     Args:
-        code: the exit code (see :mod:`xcsh.cli.ast_edit_cmd`).
+        code: the exit code (see :mod:`xcsh.cli.ast_edit.command`).
         applied: the edit was applied: its files are written and journaled.
-        interrupted: Ctrl-C came once the edit was approved; the command should
-            stop after it rather than start more work.
+        interrupted: Ctrl-C, SIGTERM or SIGHUP came once the edit was approved;
+            the command should stop after it rather than start more work.
     """
 
     code: int

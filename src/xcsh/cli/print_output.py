@@ -68,7 +68,8 @@ class TextPrinter:
     """Shows progress on the terminal (contract §6).
 
     Printed, in order: text the model writes alongside its tool calls, each
-    tool call (``→ name {arguments}``), each failed call's whole error text
+    tool call (``→ name {arguments}``), its progress (an MCP server's
+    notifications, a flood thinned out), each failed call's whole error text
     (headed by the call it belongs to, since read-only calls run
     concurrently and their lines can interleave), previews, resolutions, and
     agent errors. :attr:`shown_errors` lets the caller skip repeating an
@@ -79,6 +80,7 @@ class TextPrinter:
 
     def __init__(self, console: Console) -> None:
         from xcsh.ui import detect_style
+        from xcsh.ui.progress import ProgressGate
 
         self.console = console
         self.style = detect_style(console.file)
@@ -86,6 +88,7 @@ class TextPrinter:
         self._text: list[str] = []
         self._calls: dict[str, str] = {}
         self._last_call: str | None = None
+        self._progress = ProgressGate()
 
     def __call__(self, event: AgentEvent) -> None:
         """Show ``event`` on the console, if it is one print mode shows."""
@@ -96,6 +99,7 @@ class TextPrinter:
             Resolved,
             TextDelta,
             ToolCallStart,
+            ToolProgress,
             ToolResult,
             TurnStart,
         )
@@ -126,6 +130,9 @@ class TextPrinter:
                 event.outcome, is_error=event.is_error, message=event.text, style=self.style
             )
             self.console.print(block)
+        elif isinstance(event, ToolProgress):
+            if self._progress.show(event.tool_call_id, event.text):  # a flood is thinned out
+                self.console.print(f"  {event.name}: {event.text}", style="dim", markup=False)
         elif isinstance(event, Notice):
             self._flush_text()
             self.console.print(f"note: {event.message}", style="yellow", markup=False)

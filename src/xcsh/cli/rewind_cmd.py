@@ -12,8 +12,9 @@ before message N, which a later ``xcsh --continue`` resumes.
 ``--files-only`` and ``--conversation-only`` take back one of the two.
 
 Exit codes: 0 rewound (or listed), 1 refused (nothing changed), 2 bad usage.
-Ctrl-C while going back does not stop the rewind: it finishes, the exit code
-is its own and stderr says the Ctrl-C came too late.
+Ctrl-C, SIGTERM or SIGHUP while going back does not stop the rewind: it
+finishes, the exit code is its own and stderr says the signal came too late
+(:mod:`xcsh.cli.interrupts`).
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xcsh.cli.argparser import Parser
-from xcsh.cli.ctrl_c import CtrlCHeld
-from xcsh.cli.settle import settle_or_report
+from xcsh.cli.interrupts import signal_name
+from xcsh.cli.say import say
+from xcsh.cli.settle import lenient_retention, settle_or_report
 from xcsh.cli.stdout import end_process
 
 if TYPE_CHECKING:  # the agent and the journal are imported only when the command runs
@@ -81,7 +83,6 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
     """
     from xcsh.agent.record.persistence import load_session
     from xcsh.agent.record.rewind import checkpoint_of, reconcile
-    from xcsh.app import read_settings
     from xcsh.core import UsageError
     from xcsh.fs import xcsh_home
     from xcsh.journal import Journal
@@ -96,9 +97,9 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
         path = _session_file(home, here, args.session)
         saved = load_session(path)
         root = Path(saved.cwd) if saved.cwd else here
-        journal = Journal.for_root(home, root, retention=read_settings(home).retention())
+        journal = Journal.for_root(home, root, retention=lenient_retention(home, "xcsh rewind"))
     except UsageError as exc:
-        print(f"xcsh rewind: {exc}", file=sys.stderr)
+        say(f"xcsh rewind: {exc}", file=sys.stderr)
         return 2
     if not settle_or_report(journal, "xcsh rewind"):
         return 1
@@ -110,7 +111,7 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
     try:
         checkpoint = checkpoint_of(saved, args.message)
     except UsageError as exc:
-        print(f"xcsh rewind: {exc}", file=sys.stderr)
+        say(f"xcsh rewind: {exc}", file=sys.stderr)
         return 2
     return _rewind(args, path, saved, journal, checkpoint, owns_process=owns_process)
 
@@ -148,11 +149,14 @@ def _list(saved: SavedSession, journal: Journal, root: Path) -> int:
 
     points = rewind_points(saved, journal)
     if not points:
-        print(f"Session {saved.id} has no user message to rewind to.")
+        say(f"Session {saved.id} has no user message to rewind to.", one_line=True)
         return 0
-    print(f"Session {saved.id} in {root}, newest first (xcsh rewind N goes back before N):")
+    say(
+        f"Session {saved.id} in {root}, newest first (xcsh rewind N goes back before N):",
+        one_line=True,
+    )
     for point in reversed(points):
-        print(point.line())
+        print(point.line())  # made visible on one line by line()
     return 0
 
 
@@ -167,8 +171,9 @@ def _rewind(
 ) -> int:
     """Go back before user message ``args.message``: the files, the conversation or both.
 
-    Ctrl-C is held from the start until what was done is said; with ``owns_process``
-    the process then ends at once, so a Ctrl-C cannot turn a finished rewind into 130.
+    Ctrl-C, SIGTERM and SIGHUP are held from the start until what was done is said;
+    with ``owns_process`` the process then ends at once, so no signal can turn a
+    finished rewind into 130, 143 or 129.
     """
     from xcsh.agent.record.persistence import SessionRecorder
     from xcsh.agent.record.rewind import (
@@ -178,14 +183,15 @@ def _rewind(
         rewind,
         session_closed,
     )
+    from xcsh.journal import SignalHold
 
     mode: RewindMode = (
         "files" if args.files_only else "conversation" if args.conversation_only else "both"
     )
     kept = kept_pending(saved, checkpoint)
     dropped = [r.label for r in saved.pending if r not in kept]
-    ctrl_c = CtrlCHeld()  # a rewind is never cut short: Ctrl-C must not say it was
-    ctrl_c.hold()
+    held = SignalHold()  # a rewind is never cut short: no signal may say it was
+    held.hold()
     try:
         try:
             with session_closed(path, saved.id):
@@ -199,24 +205,25 @@ def _rewind(
                 finally:
                     recorder.close()
         except RewindError as exc:
-            print(f"xcsh rewind: {exc}", file=sys.stderr)
+            say(f"xcsh rewind: {exc}", file=sys.stderr, one_line=True)
             return _end(1, owns_process=owns_process)
         for line in outcome.lines():
-            print(line)
+            say(line, one_line=True)
         if mode != "files":
-            print(f"Message {args.message} was: {checkpoint.text}")
-        if ctrl_c.pressed:
-            print(REWOUND_DESPITE_CTRL_C, file=sys.stderr)
+            say(f"Message {args.message} was: {checkpoint.text}")
+        if held.first is not None:
+            print(REWOUND_DESPITE_SIGNAL.format(signal=signal_name(held.first)), file=sys.stderr)
         return _end(0, owns_process=owns_process)
     finally:
-        ctrl_c.release()
+        held.release(raise_again=False)
 
 
-REWOUND_DESPITE_CTRL_C = (
-    "xcsh rewind: Ctrl-C came while going back: a rewind is never cut short, so it was "
+REWOUND_DESPITE_SIGNAL = (
+    "xcsh rewind: {signal} came while going back: a rewind is never cut short, so it was "
     "finished (as the lines above say)."
 )
-"""Said on stderr after the outcome when Ctrl-C came during a rewind."""
+"""Said on stderr after the outcome when Ctrl-C (or SIGTERM, SIGHUP: ``{signal}``) came
+during a rewind."""
 
 
 def _end(code: int, *, owns_process: bool) -> int:

@@ -10,8 +10,12 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xcsh.cli.argparser import Parser
+
+if TYPE_CHECKING:
+    from xcsh.sandbox import Confinement
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -113,10 +117,9 @@ _PROBES = (
 )
 
 
-async def _try(scratch: Path, home: Path, confinement: object) -> list[tuple[str, str]]:
-    from xcsh.sandbox import Confinement, ProcessSupervisor
+async def _try(scratch: Path, home: Path, confinement: Confinement) -> list[tuple[str, str]]:
+    from xcsh.sandbox import ProcessSupervisor
 
-    assert isinstance(confinement, Confinement)
     for name in ("ws", "ws/.git", "ws/.git/hooks", "tmp", "outside"):
         (scratch / name).mkdir()
     (scratch / "outside" / "mode.txt").write_text("")

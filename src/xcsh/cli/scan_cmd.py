@@ -14,30 +14,33 @@ left out by default).
 
 Exit codes: those of ``ast-grep scan``: 1 when a rule of severity ``error``
 matched, else 0 (matches of other severities, or none), 2 bad input; with
-``--fix`` those of ``xcsh ast-edit``. A key ``ast-grep`` ignores inside a rule
-(a misspelt ``stopby``) and two rules of one ``--rule`` file sharing an id are
-run as ``ast-grep`` runs them, with a warning on stderr naming the YAML path (a
-project's rules, as ``ast-grep scan``, need ids of their own);
-``--strict-rules`` (or ``strict_rules = true`` in settings.toml) refuses them.
+``--fix`` those of ``xcsh ast-edit``, except that nothing to fix is no failure,
+as with ``ast-grep scan -U``: the rules without a fix still report, and the exit
+code is theirs (0, or 1 when one of severity ``error`` matched). A key
+``ast-grep`` ignores inside a rule (a misspelt ``stopby``) and two rules of one
+``--rule`` file sharing an id are run as ``ast-grep`` runs them, with a warning
+on stderr naming the YAML path (a project's rules, as ``ast-grep scan``, need
+ids of their own); ``--strict-rules`` (or ``strict_rules = true`` in
+settings.toml) refuses them.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
+import threading
 from dataclasses import replace
 from pathlib import Path
+from types import FrameType
 
-from xcsh.cli import ast_edit_cmd, ast_grep_cmd
+from xcsh.cli import ast_grep_cmd
 from xcsh.cli.argparser import Parser
-from xcsh.cli.common import (
-    EXIT_BAD_INPUT,
-    EXIT_INTERRUPTED,
-    add_globs_argument,
-    error,
-    split_json_style,
-)
+from xcsh.cli.ast_edit import command as ast_edit_cmd
+from xcsh.cli.errors import error
+from xcsh.cli.exits import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_NO_MATCH
 from xcsh.cli.options import EditOptions, SearchOptions
+from xcsh.cli.search_flags import add_globs_argument, split_json_style
 from xcsh.core import ToolError, UsageError
 from xcsh.structural.rules.compile import load_rule_file
 from xcsh.structural.rules.project import find_config, load_project
@@ -47,7 +50,8 @@ REPORT_INTERRUPTED_NOTE = (
     "interrupted while reporting the rules without a fix: the fixes above were applied "
     "before it; xcsh undo reverts them."
 )
-"""Said on stderr when Ctrl-C stops the report that follows an applied ``--fix`` (exit 130)."""
+"""Said on stderr when Ctrl-C (exit 130), SIGTERM (143) or SIGHUP (129) stops the report
+that follows an applied ``--fix``."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="xcsh scan",
         description="Run YAML rules (a project's sgconfig.yml, or --rule FILE) like ast-grep scan.",
         epilog="exit codes: 1 a rule of severity error matched, 0 otherwise, 2 bad input "
-        "(with --fix: those of xcsh ast-edit)",
+        "(with --fix: those of xcsh ast-edit, but nothing to fix is no failure)",
     )
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
@@ -196,14 +200,42 @@ def main(argv: list[str], *, owns_process: bool = False) -> int:
         owns_process=owns_process and (args.json or len(fixable) == len(rules)),
     )
     reported = tuple(rule for rule in rules if rule.fix is None)
-    if edit.code != 0 or not reported or args.json or edit.interrupted:
+    if edit.code == EXIT_NO_MATCH:  # nothing to fix is no failure, as with `ast-grep scan -U`
+        if not reported or args.json:
+            return 0
+    elif edit.code != 0 or not reported or args.json or edit.interrupted:
         return edit.code  # Ctrl-C during the apply: it was finished, the report is not run
     # the rules without a fix still report, and an `error` among them sets the exit
     # status, as with `ast-grep scan -U`
+    return _report_after_fix(
+        replace(search, rules=reported), applied=edit.applied, owns_process=owns_process
+    )
+
+
+def _report_after_fix(search: SearchOptions, *, applied: bool, owns_process: bool) -> int:
+    """Report the rules without a fix after ``--fix``; returns the exit code.
+
+    Ctrl-C, SIGTERM and SIGHUP stop the report alike (exit 130, 143, 129); when the
+    fixes were ``applied`` before it, stderr says so.
+    """
+    came: list[int] = []
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        came.append(signum)
+        raise KeyboardInterrupt
+
+    stops = (signal.SIGTERM, signal.SIGHUP)
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = {sig: signal.signal(sig, stop) for sig in stops} if main_thread else {}
     try:
-        code = ast_grep_cmd.run(replace(search, rules=reported), owns_process=owns_process)
+        code = ast_grep_cmd.run(search, owns_process=owns_process)
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
-    if code == EXIT_INTERRUPTED and edit.applied:
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if came:
+        code = 128 + came[0]
+    if code in (EXIT_INTERRUPTED, *(128 + sig for sig in stops)) and applied:
         error(REPORT_INTERRUPTED_NOTE)
     return code

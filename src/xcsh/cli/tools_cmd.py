@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from xcsh.cli.argparser import Parser
+from xcsh.cli.say import say
 from xcsh.core import UsageError
 from xcsh.pending import RESOLVE_TOOL_NAME
 from xcsh.plugins import LoadError, LoadResult, ToolSource, load_custom_tools
@@ -167,12 +168,12 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     cwd = os.path.abspath(args.cwd or os.getcwd())
     if not os.path.isdir(cwd):
-        print(f"xcsh tools: {cwd} is not a folder.", file=sys.stderr)
+        say(f"xcsh tools: {cwd} is not a folder.", file=sys.stderr, one_line=True)
         return 2
     try:
         result = load_custom_tools(cwd, store=None, trust_project=args.trust_project)
     except UsageError as exc:
-        print(f"xcsh tools: {exc}", file=sys.stderr)
+        say(f"xcsh tools: {exc}", file=sys.stderr)
         return 2
     listing = collect(result, cwd)
     if args.json:

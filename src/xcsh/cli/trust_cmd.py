@@ -13,7 +13,9 @@ import os
 import sys
 
 from xcsh.cli.argparser import Parser
+from xcsh.cli.say import say
 from xcsh.core import UsageError
+from xcsh.core.safe import visible_line
 from xcsh.plugins import project_tools_dir, trust_folder, trusted_folders, untrust_folder
 
 
@@ -48,17 +50,17 @@ def main(argv: list[str]) -> int:
     try:
         if args.list:
             for record in trusted_folders():
-                print(f"{record.path}\t{record.trusted_at}")
+                say(f"{visible_line(record.path)}\t{record.trusted_at}")
             return 0
         if args.remove:
             if untrust_folder(folder):
-                print(f"No longer trusted: {os.path.realpath(folder)}")
+                say(f"No longer trusted: {os.path.realpath(folder)}", one_line=True)
             else:
-                print(f"Was not trusted: {os.path.realpath(folder)}")
+                say(f"Was not trusted: {os.path.realpath(folder)}", one_line=True)
             return 0
         real = trust_folder(folder)
     except UsageError as exc:
-        print(f"xcsh trust: {exc}", file=sys.stderr)
+        say(f"xcsh trust: {exc}", file=sys.stderr)
         return 2
-    print(f"Trusted {real}: custom tools in {project_tools_dir(real)} will load.")
+    say(f"Trusted {real}: custom tools in {project_tools_dir(real)} will load.", one_line=True)
     return 0

@@ -13,8 +13,9 @@ entry whose record cannot be read is named on stderr (it cannot be listed or
 undone), never passed over in silence.
 
 Exit codes: 0 undone (or listed), 1 nothing to undo or refused, 2 bad usage.
-Ctrl-C while the files are put back does not stop the undo: it finishes, the
-exit code is 0 and stderr says the Ctrl-C came too late.
+Ctrl-C, SIGTERM or SIGHUP while the files are put back does not stop the
+undo: it finishes, the exit code is 0 and stderr says the signal came too late
+(:mod:`xcsh.cli.interrupts`).
 """
 
 from __future__ import annotations
@@ -26,12 +27,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xcsh.cli.argparser import Parser
-from xcsh.cli.ctrl_c import CtrlCHeld
-from xcsh.cli.settle import settle_or_report
+from xcsh.cli.interrupts import signal_name
+from xcsh.cli.say import say
+from xcsh.cli.settle import lenient_retention, settle_or_report
 from xcsh.cli.stdout import end_process
 
 if TYPE_CHECKING:
-    from xcsh.journal import ApplyEntry, Journal
+    from xcsh.journal import ApplyEntry, Journal, SignalHold
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,69 +58,64 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str], *, owns_process: bool = False) -> int:
     """Run ``xcsh undo``; returns the exit code.
 
-    Ctrl-C is held from the undo's start until what it did is said; with
-    ``owns_process`` (the ``xcsh`` command itself) the process then ends at once
-    (:func:`~xcsh.cli.stdout.end_process`), so a Ctrl-C cannot turn a finished
-    undo into exit 130.
+    Ctrl-C, SIGTERM and SIGHUP are held from the undo's start until what it did is
+    said; with ``owns_process`` (the ``xcsh`` command itself) the process then ends
+    at once (:func:`~xcsh.cli.stdout.end_process`), so no signal can turn a finished
+    undo into exit 130, 143 or 129.
     """
-    from xcsh.app import read_settings
-    from xcsh.core import UsageError
     from xcsh.fs import xcsh_home
-    from xcsh.journal import Journal, applies
+    from xcsh.journal import Journal, SignalHold, applies
     from xcsh.journal.unreadable import unlisted
 
     args = build_parser().parse_args(argv)
     home = xcsh_home()
     here = Path.cwd().resolve()
-    try:
-        journal = Journal.for_root(home, here, retention=read_settings(home).retention())
-    except UsageError as exc:
-        print(f"xcsh undo: {exc}", file=sys.stderr)
-        return 2
+    journal = Journal.for_root(home, here, retention=lenient_retention(home, "xcsh undo"))
     if not settle_or_report(journal, "xcsh undo"):
         return 1
     for lost in unlisted(journal):  # the interrupted ones were said by recovery
         if lost.finished:
-            print(f"xcsh undo: {lost.message}", file=sys.stderr)
+            say(f"xcsh undo: {lost.message}", file=sys.stderr, one_line=True)
     if args.list:
         entries = applies(journal)
         if not entries:
-            print(f"No changes are recorded for {here}.")
+            say(f"No changes are recorded for {here}.", one_line=True)
             return 0
         for line in listing(entries):
-            print(line)
+            print(line)  # each field made visible on one line by listing()
         return 0
-    ctrl_c = CtrlCHeld()  # an undo is never cut short: Ctrl-C must not say it was
-    ctrl_c.hold()
+    held = SignalHold()  # an undo is never cut short: no signal may say it was
+    held.hold()
     try:
-        code = _undo_and_say(journal, args.entry, ctrl_c)
-        if owns_process:  # ended here, Ctrl-C still held: no 130 after the files changed
+        code = _undo_and_say(journal, args.entry, held)
+        if owns_process:  # ended here, signals still held: no 130 after the files changed
             with contextlib.suppress(OSError):
                 end_process(code)
         return code
     finally:
-        ctrl_c.release()
+        held.release(raise_again=False)
 
 
-UNDONE_DESPITE_CTRL_C = (
-    "xcsh undo: Ctrl-C came while the files were being put back: an undo is never cut "
+UNDONE_DESPITE_SIGNAL = (
+    "xcsh undo: {signal} came while the files were being put back: an undo is never cut "
     "short, so it was finished (the files are as the line above says)."
 )
-"""Said on stderr after the outcome when Ctrl-C came during a successful undo."""
+"""Said on stderr after the outcome when Ctrl-C (or SIGTERM, SIGHUP: ``{signal}``) came
+during a successful undo."""
 
 
-def _undo_and_say(journal: Journal, entry: int | None, ctrl_c: CtrlCHeld) -> int:
+def _undo_and_say(journal: Journal, entry: int | None, held: SignalHold) -> int:
     """Undo ``entry`` (the newest when None) and say what happened; returns the exit code."""
     from xcsh.journal import UndoError, undo
 
     try:
         outcome = undo(journal, entry)
     except UndoError as exc:
-        print(f"xcsh undo: {exc}", file=sys.stderr)
+        say(f"xcsh undo: {exc}", file=sys.stderr, one_line=True)
         return 1
-    print(outcome.message)
-    if ctrl_c.pressed:
-        print(UNDONE_DESPITE_CTRL_C, file=sys.stderr)
+    say(outcome.message, one_line=True)
+    if held.first is not None:
+        print(UNDONE_DESPITE_SIGNAL.format(signal=signal_name(held.first)), file=sys.stderr)
     return 0
 
 
@@ -126,15 +123,19 @@ def listing(entries: list[ApplyEntry]) -> list[str]:
     """The lines of ``xcsh undo --list``: number, time, state, then label and files.
 
     Each column is as wide as its widest cell, so every row's label starts
-    in the same column whatever the states and numbers are.
+    in the same column whatever the states and numbers are. Labels and file
+    names are made visible on one line (:func:`xcsh.core.safe.visible_line`):
+    the lines are safe to print, one entry each.
     """
+    from xcsh.core.safe import visible_line
+
     rows = []
     for entry in entries:
         s = entry.summary
-        files = ", ".join(s.paths)
+        files = ", ".join(visible_line(path) for path in s.paths)
         if s.count > len(s.paths):
             files += f" and {s.count - len(s.paths)} more"
-        rows.append((str(s.seq), s.created, entry.state, f"{s.label}: {files}"))
+        rows.append((str(s.seq), s.created, entry.state, f"{visible_line(s.label)}: {files}"))
     seq_width = max(len(row[0]) for row in rows)
     time_width = max(len(row[1]) for row in rows)
     state_width = max(len(row[2]) for row in rows)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from xcsh.core.tool import (
         AgentTool,
         ParametersSpec,
+        Progress,
         Tool,
         ToolCallContext,
         ToolGuard,
@@ -76,6 +77,7 @@ __getattr__ = lazy_exports(
         "xcsh.core.tool": (
             "AgentTool",
             "ParametersSpec",
+            "Progress",
             "Tool",
             "ToolCallContext",
             "ToolGuard",
@@ -110,6 +112,7 @@ __all__ = [
     "Message",
     "ModelRequest",
     "ParametersSpec",
+    "Progress",
     "ProviderError",
     "StopReason",
     "TextContent",

@@ -34,6 +34,17 @@ ToolUpdateCallback = Callable[[AgentToolResult], None]
 """Receives partial results while a tool runs. Must not raise; called on the event loop."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class Progress:
+    """The details of a partial result that reports how far a call is (front ends show it).
+
+    Args:
+        text: the progress in one line (``40% (4/10): indexing``).
+    """
+
+    text: str
+
+
 @dataclass
 class ToolCallContext:
     """Per-call context handed to a tool's implementation.

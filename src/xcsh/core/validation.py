@@ -34,6 +34,16 @@ class Problem:
     got: object = None
     shown: bool = False
 
+    @property
+    def key(self) -> str:
+        """The first part of ``where``: the top-level key (``edits`` of ``edits.0.old_text``)."""
+        return self.where.split(".")[0]
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """``where`` split into its keys and indexes (``("edits", "0", "old_text")``)."""
+        return tuple(self.where.split(".")) if self.where else ()
+
     def worded(self, whole: str = "") -> str:
         """``where: message``, with ``whole`` for the place when it is the whole input.
 

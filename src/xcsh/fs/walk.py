@@ -54,12 +54,53 @@ _Rules = IgnoreRules
 def gitignore_spec(lines: Sequence[str]) -> pathspec.GitIgnoreSpec:
     """Compile gitignore-syntax ``lines`` into one matcher.
 
-    pathspec is loaded on first use: a walk of a folder without ignore files or globs
-    never needs it.
+    A line that is no pattern (one ending with a lone backslash) is left out, as
+    git leaves it out: an ignore file never stops a walk. pathspec is
+    loaded on first use: a walk of a folder without ignore files or globs never
+    needs it.
     """
     import pathspec
 
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines)
+    except ValueError:  # one bad line: keep the others
+        return pathspec.GitIgnoreSpec.from_lines(
+            line for line in lines if glob_problem(line) is None
+        )
+
+
+def glob_problem(glob: str) -> str | None:
+    """What makes ``glob`` (gitignore syntax) no glob, as ``ast-grep --globs`` sees it.
+
+    Returns:
+        ``"unclosed character class; missing ']'"``, ``"it ends with a lone
+        backslash"``, pathspec's own reason, or ``None`` for a glob.
+    """
+    import pathspec
+
+    index = 0
+    while index < len(glob):
+        char = glob[index]
+        if char == "\\":
+            if index + 1 == len(glob):
+                return "it ends with a lone backslash"
+            index += 2
+            continue
+        if char == "[":
+            body = index + 1
+            body += glob[body : body + 1] in ("!", "^")
+            body += glob[body : body + 1] == "]"  # a ] first in the class is literal
+            close = glob.find("]", body)
+            if close < 0:
+                return "unclosed character class; missing ']'"
+            index = close + 1
+            continue
+        index += 1
+    try:
+        pathspec.GitIgnoreSpec.from_lines([glob])
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def _load_rules(folder: Path) -> list[_Rules]:

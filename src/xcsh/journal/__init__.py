@@ -38,7 +38,7 @@ from xcsh.journal.records import (
 )
 from xcsh.journal.recover import OpenedJournal, Recovered, interrupted, recover, settled
 from xcsh.journal.retention import Retention
-from xcsh.journal.signals import finish_in_thread, held_signals
+from xcsh.journal.signals import SignalHold, finish_in_thread, held_signals
 from xcsh.journal.store import Journal, JournalError
 from xcsh.journal.undo import (
     ApplyEntry,
@@ -73,6 +73,7 @@ __all__ = [
     "OpenedJournal",
     "Recovered",
     "Retention",
+    "SignalHold",
     "UndoError",
     "UndoOutcome",
     "UndoRefused",

@@ -216,7 +216,7 @@ def _transaction(
                 rewind=rewind,
             )
         except OSError as exc:
-            raise ApplyError(_journal_refused(journal, exc)) from exc
+            raise ApplyError(_journal_refused(journal, exc, kind)) from exc
     tag = entry.tag if entry is not None else f"xcsh-{os.getpid()}-{secrets.token_hex(3)}"
     written, failure = _write_all(rd, todo, tag)
     if failure is not None:
@@ -386,10 +386,14 @@ def _failure_text(change: Change, exc: Exception, left: list[str], *, alone: boo
     )
 
 
-def _journal_refused(journal: Journal, exc: OSError) -> str:
+_AGAIN: dict[Kind, str] = {"apply": "apply again", "undo": "undo again", "rewind": "rewind again"}
+"""The step to take again once the journal can be written, by what was refused."""
+
+
+def _journal_refused(journal: Journal, exc: OSError, kind: Kind) -> str:
     reason = exc.strerror or str(exc)
     return (
         f"Cannot record this change in the undo journal {journal.folder}: {reason}. Nothing "
         "was written. Free space there or make it writable (it lives under XCSH_HOME), then "
-        "apply again."
+        f"{_AGAIN.get(kind, 'try again')}."
     )

@@ -4,7 +4,8 @@
 blobs durable costs one folder fsync); however many entries refer to a
 content, it is stored once. A blob is written to a
 temporary file, fsynced and renamed into place, so a present blob is always
-complete. Unreferenced blobs are removed by :meth:`BlobStore.prune`.
+complete. A write that fails removes what it stored (:meth:`BlobStore.put_many`);
+unreferenced blobs are removed by :meth:`BlobStore.prune`.
 """
 
 from __future__ import annotations
@@ -51,39 +52,62 @@ class BlobStore:
             raise ValueError(f"the journal's copy {self.path(digest)} is damaged")
         return data
 
-    def put_many(self, contents: Iterable[bytes]) -> tuple[dict[str, int], int]:
+    def put_many(self, contents: Iterable[bytes]) -> tuple[frozenset[str], int]:
         """Store each content not stored yet, durably (fsynced, folders too).
 
+        The journal's lock must be held: a blob this call adds is one no record
+        refers to until the caller's record is written.
+
         Returns:
-            ``(digests, new_bytes)``: every content's digest with its size, and
-            the bytes this call added to the store.
+            ``(added, new_bytes)``: the digests this call stored (the contents not
+            stored before), and their bytes.
 
         Raises:
-            OSError: a blob could not be written (the store is unchanged
-                except for complete blobs no entry refers to yet).
+            OSError: a blob could not be written; the blobs this call had stored
+                are removed again (the store is as it was).
         """
         wanted: dict[str, bytes] = {}
         for data in contents:
             wanted.setdefault(sha256_hex(data), data)
         missing = {d: data for d, data in wanted.items() if not self.has(d)}
-        if missing:
+        if not missing:
+            return frozenset(), 0
+        try:
             self.folder.mkdir(parents=True, exist_ok=True)
-        items = list(missing.items())
-        if len(items) <= 2:
-            for digest, data in items:
-                self._write(digest, data)
-        else:
-            with ThreadPoolExecutor(max_workers=_THREADS) as pool:
-                list(pool.map(lambda item: self._write(*item), items))
-        if missing:
+            items = list(missing.items())
+            if len(items) <= 2:
+                for digest, data in items:
+                    self._write(digest, data)
+            else:
+                with ThreadPoolExecutor(max_workers=_THREADS) as pool:
+                    list(pool.map(lambda item: self._write(*item), items))
             sync_folder(self.folder)
-        return {d: len(data) for d, data in wanted.items()}, sum(len(v) for v in missing.values())
+        except BaseException:
+            self.drop(missing)
+            raise
+        return frozenset(missing), sum(len(v) for v in missing.values())
+
+    def drop(self, digests: Iterable[str]) -> int:
+        """Remove the blobs of ``digests`` (those present); returns the bytes freed.
+
+        For blobs no record refers to: those a failed write or record just stored.
+        """
+        freed = 0
+        for digest in digests:
+            with contextlib.suppress(OSError):
+                path = self.path(digest)
+                size = path.stat().st_size
+                path.unlink()
+                freed += size
+        return freed
 
     def _write(self, digest: str, data: bytes) -> None:
         write_file(self.path(digest), data)
 
-    def put_kept(self, kept: Mapping[str, Path | bytes]) -> int:
+    def put_kept(self, kept: Mapping[str, Path | bytes]) -> tuple[frozenset[str], int]:
         """Store contents whose digests are known already, durably (fsynced, the folder once).
+
+        The journal's lock must be held, as for :meth:`put_many`.
 
         Args:
             kept: each digest with its content: a file holding exactly it (hard-linked
@@ -91,23 +115,28 @@ class BlobStore:
                 cannot be made) or the bytes.
 
         Returns:
-            The bytes this call added to the store.
+            ``(added, new_bytes)`` as :meth:`put_many` returns them.
 
         Raises:
-            OSError: a blob could not be stored (as :meth:`put_many`).
+            OSError: a blob could not be stored; the blobs this call had stored are
+                removed again.
         """
         missing = {d: src for d, src in kept.items() if not self.has(d)}
         if not missing:
-            return 0
-        self.folder.mkdir(parents=True, exist_ok=True)
-        items = list(missing.items())
-        if len(items) <= 2:
-            added = sum(self._keep(digest, src) for digest, src in items)
-        else:
-            with ThreadPoolExecutor(max_workers=_THREADS) as pool:
-                added = sum(pool.map(lambda item: self._keep(*item), items))
-        sync_folder(self.folder)
-        return added
+            return frozenset(), 0
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            items = list(missing.items())
+            if len(items) <= 2:
+                added = sum(self._keep(digest, src) for digest, src in items)
+            else:
+                with ThreadPoolExecutor(max_workers=_THREADS) as pool:
+                    added = sum(pool.map(lambda item: self._keep(*item), items))
+            sync_folder(self.folder)
+        except BaseException:
+            self.drop(missing)
+            raise
+        return frozenset(missing), added
 
     def _keep(self, digest: str, src: Path | bytes) -> int:
         """Store one content (:meth:`put_kept`); the bytes it added."""
@@ -132,13 +161,17 @@ class BlobStore:
         finally:
             os.close(fd)
 
-    def prune(self, keep: set[str]) -> int:
-        """Remove every blob whose digest is not in ``keep``; returns the bytes freed."""
+    def prune(self, keep: set[str], *, temporaries: bool = False) -> int:
+        """Remove every blob whose digest is not in ``keep``; returns the bytes freed.
+
+        With ``temporaries`` (the journal's lock held, so no write is under way) the
+        temporary files a killed write left (``.<digest>.<pid>.tmp``) go too.
+        """
         freed = 0
         if not self.folder.is_dir():
             return 0
         for blob in self.folder.iterdir():
-            if blob.name in keep or blob.name.startswith("."):
+            if blob.name in keep or (blob.name.startswith(".") and not temporaries):
                 continue
             with contextlib.suppress(OSError):
                 size = blob.stat().st_size

@@ -55,6 +55,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from xcsh.core.json_read import loads as bounded_json
+
 if TYPE_CHECKING:
     from xcsh.core import JsonObject
 
@@ -420,7 +422,7 @@ def dump_index(summaries: Sequence[EntrySummary]) -> bytes:
 def load_index(path: Path) -> list[EntrySummary] | None:
     """The index, ``None`` when it is missing, unreadable or of another version."""
     try:
-        data = json.loads(path.read_bytes())
+        data = bounded_json(path.read_bytes())
     except (OSError, ValueError):
         return None
     if not isinstance(data, Mapping) or data.get("version") != SCHEMA_VERSION:

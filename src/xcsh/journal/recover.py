@@ -160,7 +160,9 @@ def interrupted(journal: Journal) -> str | None:
 def recover(journal: Journal) -> list[Recovered]:
     """Settle every incomplete entry of ``journal`` whose process is gone.
 
-    Cheap when there is nothing to do (one folder listing, no lock).
+    Cheap when there is nothing to do (one folder listing, no lock). Once an entry
+    was settled, the stored contents no record refers to (what a kill left while an
+    apply was storing them) are removed (:meth:`Journal.sweep`).
 
     Raises:
         JournalError: the journal's lock cannot be taken.
@@ -179,6 +181,9 @@ def recover(journal: Journal) -> list[Recovered]:
                     done.append(Recovered(seq=seq, label="", outcome=UNREADABLE, unreadable=lost))
                 continue
             done.append(_settle_one(journal, record))
+    if done:
+        with contextlib.suppress(JournalError, OSError):
+            journal.sweep()
     return done
 
 

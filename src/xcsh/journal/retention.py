@@ -14,14 +14,27 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
+
+from pydantic import BeforeValidator, Field
 
 from xcsh.core import UsageError
+from xcsh.core.settings_keys import SettingsKeys
+from xcsh.core.sizes import parse_size
 from xcsh.journal.records import EntrySummary
+
+DEFAULT_MAX_ENTRIES = 200
+DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+NO_LIMIT = 2**62
+"""What ``0`` in the settings stands for: a limit never reached."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class Retention:
     """How much history a journal keeps (settings ``journal_max_entries`` / ``journal_max_bytes``).
+
+    ``0`` in the settings file means no limit on that measure (:data:`NO_LIMIT`):
+    a limit set to nothing never drops the history ``xcsh undo`` needs.
 
     Args:
         max_entries: entries kept (oldest pruned first; at least 1).
@@ -29,30 +42,81 @@ class Retention:
             the newest entry is kept whatever its size).
     """
 
-    max_entries: int = 200
-    max_bytes: int = 512 * 1024 * 1024
+    max_entries: int = DEFAULT_MAX_ENTRIES
+    max_bytes: int = DEFAULT_MAX_BYTES
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, object], where: Path) -> Retention:
         """The retention ``settings`` (``settings.toml``'s values) ask for; defaults when missing.
 
         Raises:
-            UsageError: a value is not a whole number of at least 1 (naming ``where``).
+            UsageError: a value is not a whole number of at least 0, or for
+                ``journal_max_bytes`` a size such as ``"512 MiB"`` (naming ``where``).
         """
+        keys = RetentionKeys.from_file(settings, str(where))
         return cls(
-            max_entries=_whole(settings, "journal_max_entries", cls.max_entries, where),
-            max_bytes=_whole(settings, "journal_max_bytes", cls.max_bytes, where),
+            max_entries=keys.journal_max_entries or NO_LIMIT,
+            max_bytes=keys.journal_max_bytes or NO_LIMIT,
         )
 
+    @classmethod
+    def read_leniently(
+        cls, settings: Mapping[str, object], where: Path
+    ) -> tuple[Retention, list[UsageError]]:
+        """As :meth:`from_settings`, but a bad value is replaced by its default, not refused.
 
-def _whole(settings: Mapping[str, object], key: str, fallback: int, where: Path) -> int:
-    value = settings.get(key, fallback)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise UsageError(
-            f"{key} in {where} must be a whole number of at least 1, not {value!r}",
-            hint=f"write for instance {key} = {fallback}",
-        )
-    return value
+        For the commands that give work back (``xcsh undo``, ``xcsh rewind``): a
+        broken setting never stands between a user and their files.
+
+        Returns:
+            The retention, and the problem of each value replaced (to be said).
+        """
+        problems: list[UsageError] = []
+        kept: dict[str, object] = {}
+        for key in RetentionKeys.model_fields:
+            if key in settings:
+                try:
+                    RetentionKeys.from_file({key: settings[key]}, str(where))
+                except UsageError as exc:
+                    problems.append(exc)
+                    continue
+                kept[key] = settings[key]
+        return cls.from_settings(kept, where), problems
+
+
+def _to_bytes(value: object) -> object:
+    """A size (``"512 MiB"``) as its bytes; anything else as it is, for the type check."""
+    size = parse_size(value) if isinstance(value, str) else None
+    return value if size is None else size
+
+
+class RetentionKeys(SettingsKeys):
+    """The journal's keys of a settings file's top level, typed (see :class:`Retention`).
+
+    ``journal_max_bytes`` takes a size as ``index_memory`` does (bytes, or
+    ``"512 MiB"``); either key takes ``0`` for no limit.
+    """
+
+    journal_max_entries: int = Field(default=DEFAULT_MAX_ENTRIES, ge=0)
+    journal_max_bytes: Annotated[int, BeforeValidator(_to_bytes)] = Field(
+        default=DEFAULT_MAX_BYTES, ge=0
+    )
+
+    @classmethod
+    def refused(cls, key: str, value: object, source: str) -> UsageError | None:
+        """The file, the key, what it takes and the value; a line to write."""
+        if key == "journal_max_entries":
+            return UsageError(
+                f"{key} in {source} must be a whole number (0 for no limit), not {value!r}",
+                hint=f"write for instance {key} = {DEFAULT_MAX_ENTRIES}",
+            )
+        if key == "journal_max_bytes":
+            return UsageError(
+                f'{key} in {source} must be a number of bytes or a size such as "512 MiB" '
+                f"(KiB, MiB, GiB; 0 for no limit), not {value!r}",
+                hint=f'write for instance {key} = "512 MiB"',
+            )
+        return None
 
 
 def plan_prune(

@@ -6,6 +6,12 @@ previous handlers are put back and the first signal held is raised again,
 so the process then does what it would have done: exits with that signal's
 code under the default action, or runs the front end's own handler.
 
+One mechanism, :class:`SignalHold`, does the holding: :func:`held_signals`
+raises the first signal again when its block ends; a command that must
+finish and say what it did (``xcsh ast-edit --yes``, ``xcsh undo``, ``xcsh
+rewind``) holds the three itself until its process ends, and reports the
+signal instead of raising it.
+
 Python lets only the main thread install handlers; elsewhere the block
 holds nothing and an interrupted apply is left to recovery. An event loop
 that applies in a worker thread (the agent's ``resolve``) awaits the apply
@@ -28,35 +34,77 @@ _T = TypeVar("_T")
 HELD = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
+class SignalHold:
+    """``signals`` remembered instead of acted on, from :meth:`hold` until :meth:`release`.
+
+    Holding is for the main thread only (elsewhere nothing is held and
+    :attr:`received` stays empty), and is not nested: while another hold has
+    the first of ``signals``, this one holds nothing and leaves the signals to
+    it.
+    """
+
+    def __init__(self, signals: tuple[signal.Signals, ...] = HELD) -> None:
+        """Hold nothing yet; :meth:`hold` takes ``signals`` over."""
+        self._signals = signals
+        self._previous: dict[signal.Signals, object] = {}
+        self.received: list[int] = []
+        """The signal numbers received while held, in arrival order."""
+
+    @property
+    def first(self) -> int | None:
+        """The first signal received while held, or None."""
+        return self.received[0] if self.received else None
+
+    def hold(self) -> None:
+        """Install the remembering handler, keeping the previous ones.
+
+        Does nothing off the main thread, when already holding, or when another
+        :class:`SignalHold` holds the first of the signals (it remembers them).
+        """
+        if self._previous or not self._signals:
+            return
+        if threading.current_thread() is not threading.main_thread():
+            return
+        if isinstance(getattr(signal.getsignal(self._signals[0]), "__self__", None), SignalHold):
+            return
+        for sig in self._signals:
+            self._previous[sig] = signal.signal(sig, self._remember)
+
+    def release(self, *, raise_again: bool) -> None:
+        """Put the previous handlers back.
+
+        Args:
+            raise_again: raise the first signal received again, so the process
+                does what it would have done (exit with the signal's code, or
+                run the handler just put back); otherwise it stays remembered
+                in :attr:`received` only.
+        """
+        previous, self._previous = self._previous, {}
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
+        if previous and raise_again and self.received:
+            signal.raise_signal(self.received[0])
+
+    def _remember(self, signum: int, frame: FrameType | None) -> None:
+        self.received.append(signum)
+
+
 @contextlib.contextmanager
 def held_signals(signals: tuple[signal.Signals, ...] = HELD) -> Iterator[list[int]]:
-    """Hold ``signals`` for the duration of the block.
+    """Hold ``signals`` for the duration of the block, then raise the first one received.
 
     Yields:
         The list of signal numbers received so far (in arrival order).
 
-    Re-entrant: an inner block holds nothing of its own and lets the outer one re-raise.
+    Re-entrant: inside another hold (this block or a :class:`SignalHold`) it holds
+    nothing of its own and leaves the signals to the outer one.
     """
-    received: list[int] = []
-    nested = getattr(signal.getsignal(signals[0]), "xcsh_holding", False) if signals else True
-    if threading.current_thread() is not threading.main_thread() or nested:
-        yield received
-        return
-
-    def remember(signum: int, frame: FrameType | None) -> None:
-        received.append(signum)
-
-    remember.xcsh_holding = True  # type: ignore[attr-defined]
-    previous: dict[signal.Signals, object] = {}
+    hold = SignalHold(signals)
+    hold.hold()
     try:
-        for sig in signals:
-            previous[sig] = signal.signal(sig, remember)
-        yield received
+        yield hold.received
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)  # type: ignore[arg-type]
-        if received:
-            signal.raise_signal(received[0])
+        hold.release(raise_again=True)
 
 
 async def finish_in_thread(func: Callable[[], _T]) -> _T:

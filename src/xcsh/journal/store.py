@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xcsh.core import XcshError
+from xcsh.core.json_read import loads as bounded_json
 from xcsh.fs.home import journal_folder
 from xcsh.journal.blobs import BlobStore
 from xcsh.journal.records import (
@@ -196,13 +197,37 @@ class Journal:
             The open entry, whose outcome the caller records once the files are written.
 
         Raises:
-            OSError: a blob or the record could not be written (nothing
-                refers to what was stored; the workspace is untouched).
+            OSError: a blob or the record could not be written (what was stored
+                for it is removed again; the workspace is untouched).
         """
         contents = [before for _, before, _ in files if before is not None]
-        _, added = self.blobs.put_many(contents)
-        if kept:
-            added += self.blobs.put_kept(kept)
+        stored, added = self.blobs.put_many(contents)
+        try:
+            if kept:
+                linked, more = self.blobs.put_kept(kept)
+                stored, added = stored | linked, added + more
+            record, path = self._write_intent(
+                kind, label, source_tool_name, files, undoes, after_known, rewind, bash
+            )
+        except BaseException:  # no record refers to the copies just stored
+            self.blobs.drop(stored)
+            raise
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return OpenEntry(record=record, added_bytes=added, lock_fd=fd)
+
+    def _write_intent(
+        self,
+        kind: Kind,
+        label: str,
+        source_tool_name: str,
+        files: Sequence[tuple[FileRecord, bytes | None, bytes | None]],
+        undoes: int | None,
+        after_known: bool,
+        rewind: RewindNote | None,
+        bash: BashNote | None,
+    ) -> tuple[EntryRecord, Path]:
+        """Write and fsync the intent record under the next free number (see :meth:`begin`)."""
         seq = self._next_seq()
         while True:
             record = EntryRecord(
@@ -223,12 +248,9 @@ class Journal:
             path = self.entries_dir / f"{record.name}.json"
             try:
                 write_durably(path, _json(record.intent_json()), exclusive=True)
-                break
+                return record, path
             except FileExistsError:
                 seq += 1
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        return OpenEntry(record=record, added_bytes=added, lock_fd=fd)
 
     def finish(
         self,
@@ -331,13 +353,13 @@ class Journal:
         """The entry ``seq`` with its outcome, ``None`` when missing or unreadable."""
         base = self.entries_dir / f"{seq:06d}"
         try:
-            record = parse_intent(json.loads(base.with_suffix(".json").read_bytes()))
+            record = parse_intent(bounded_json(base.with_suffix(".json").read_bytes()))
         except (OSError, ValueError):
             return None
         if record is None:
             return None
         try:
-            outcome = parse_outcome(json.loads(base.with_suffix(".state").read_bytes()))
+            outcome = parse_outcome(bounded_json(base.with_suffix(".state").read_bytes()))
         except (OSError, ValueError):
             outcome = None
         if outcome is None:
@@ -421,6 +443,28 @@ class Journal:
         if dropped and sound:
             self.blobs.prune({d for s in kept for d in digests[s.seq]})
         return kept
+
+    def sweep(self) -> int:
+        """Remove the stored contents no record refers to (a killed apply's); returns the bytes.
+
+        Takes the journal's lock, so no apply is storing contents meanwhile. Removes
+        nothing while a record cannot be read: only it says which contents are its
+        files' (:mod:`xcsh.journal.unreadable`).
+
+        Raises:
+            JournalError: the lock cannot be taken.
+        """
+        if not self.blobs.folder.is_dir():
+            return 0
+        with self.locked():
+            keep: set[str] = set()
+            for name in self._names():
+                if name.endswith(".json") and name[:6].isdigit():
+                    digests = self._digests(int(name[:6]))
+                    if digests is None:
+                        return 0
+                    keep.update(digests)
+            return self.blobs.prune(keep, temporaries=True)
 
     def _digests(self, seq: int) -> list[str] | None:
         """The before contents entry ``seq`` stored; None when its record cannot be read."""

@@ -11,10 +11,10 @@ list or undo it.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from xcsh.core.json_read import loads as bounded_json
 from xcsh.journal.records import SCHEMA_VERSION, parse_intent
 from xcsh.journal.store import Journal
 
@@ -60,7 +60,7 @@ def why_unreadable(journal: Journal, seq: int) -> str | None:
     """Why entry ``seq``'s intent record cannot be read, or None when it can (or is gone)."""
     path = journal.entries_dir / f"{seq:06d}.json"
     try:
-        data = json.loads(path.read_bytes())
+        data = bounded_json(path.read_bytes())
     except FileNotFoundError:
         return None
     except OSError as exc:

@@ -38,7 +38,8 @@ import pydantic
 from pydantic import JsonValue
 
 from xcsh.core import UsageError
-from xcsh.fs import read_regular_bytes, xcsh_home
+from xcsh.core.json_read import loads as bounded_json
+from xcsh.fs import read_regular_bytes, read_settings_file, xcsh_home
 from xcsh.plugins.discovery import project_tool_candidates, project_tools_dir
 
 TRUST_FILE_NAME = "trusted.json"
@@ -148,7 +149,7 @@ def trusted_folders(home: str | Path | None = None) -> list[TrustRecord]:
         raise UsageError(f"Cannot read {path}: {exc.strerror}.") from exc
     hint = f"fix or delete {path}; then run 'xcsh trust PATH' again for the folders you trust"
     try:
-        parsed: object = json.loads(raw)
+        parsed: object = bounded_json(raw)
     except json.JSONDecodeError as exc:
         message = f"{path} is not valid JSON ({exc.msg}, line {exc.lineno})."
         raise UsageError(message, hint=hint) from exc
@@ -314,8 +315,29 @@ def trust_question(folder: str | Path, tools_dir: str | Path, *, changed: bool =
     )
 
 
+def servers_question(folder: str | Path, settings: str | Path, *, changed: bool = False) -> str:
+    """The question an interactive front end shows before starting a project's MCP servers."""
+    what = "changed since you trusted it: it starts" if changed else "starts"
+    return (
+        f"{settings} {what} MCP servers: programs this repository names that xcsh would "
+        f"run.\nTrust {folder}? [y]es, always / [o]nce, this run only / [N]o"
+    )
+
+
+def declares_servers(folder: str | Path) -> bool:
+    """Whether ``folder``'s ``.xcsh/settings.toml`` has ``[mcp_servers]`` (unreadable: no)."""
+    try:
+        values = read_settings_file(Path(folder) / ".xcsh" / "settings.toml")
+    except UsageError:
+        return False
+    return bool(values) and "mcp_servers" in (values or {})
+
+
 def _question(folder: str | Path, home: str | Path | None) -> str:
     changed = trust_state(folder, home) == "changed"
+    if not project_tool_candidates(folder, home=home):
+        settings = Path(_real(folder)) / ".xcsh" / "settings.toml"
+        return servers_question(_real(folder), settings, changed=changed)
     return trust_question(_real(folder), project_tools_dir(folder), changed=changed)
 
 
@@ -323,12 +345,12 @@ def _needs_asking(folder: str | Path, home: str | Path | None) -> bool | None:
     """``True``/``False``: decided without asking; ``None``: ask."""
     if is_trusted(folder, home):
         return True
-    if not project_tool_candidates(folder, home=home):
+    if not project_tool_candidates(folder, home=home) and not declares_servers(folder):
         return False
     return None
 
 
-def _decide(folder: str | Path, answer: object, home: str | Path | None) -> bool:
+def _decide(folder: str | Path, answer: bool | str, home: str | Path | None) -> bool:
     if answer is True:
         choice = "always"
     elif isinstance(answer, str):
@@ -351,8 +373,9 @@ def ask_trust(
 
     Front ends call it before :func:`xcsh.plugins.load_custom_tools` and pass the
     answer as ``trust_project``. The user is asked only when the folder has
-    project tools (:func:`xcsh.plugins.discovery.project_tool_candidates`) and is
-    not trusted at their current fingerprint; "yes" is recorded (not asked again
+    project tools (:func:`xcsh.plugins.discovery.project_tool_candidates`) or its
+    settings start MCP servers (:func:`declares_servers`), and it is not trusted at
+    their current fingerprint; "yes" is recorded (not asked again
     until the tools change), "once" is not.
 
     Args:

@@ -2,7 +2,8 @@
 
 Concrete adapters import their SDK only when they are constructed, so
 importing this package never loads ``openai`` or ``anthropic``:
-:func:`create_provider` imports the adapter module it needs.
+:func:`create_provider` imports the adapter module it needs. The providers
+themselves are listed once, in :mod:`xcsh.providers.registry`.
 """
 
 from xcsh.providers.base import (
@@ -13,7 +14,6 @@ from xcsh.providers.base import (
     ThinkingChunk,
 )
 from xcsh.providers.config import (
-    PROVIDER_NAMES,
     ProviderFlags,
     ProviderName,
     ProviderSettings,
@@ -21,6 +21,7 @@ from xcsh.providers.config import (
     create_provider,
     resolve_provider_settings,
 )
+from xcsh.providers.registry import PROVIDER_NAMES
 
 __all__ = [
     "PROVIDER_NAMES",

@@ -26,6 +26,7 @@ from xcsh.core import (
     ToolResultMessage,
     UserMessage,
 )
+from xcsh.core.json_read import loads as bounded_json
 
 TOOL_IMAGES_NOTE = "Images returned by the tool calls above:"
 """Opens the user message that carries the images of a run of tool results."""
@@ -61,7 +62,7 @@ def parse_tool_call(call_id: str, name: str, raw: str | None) -> ToolCall:
     if raw is None or not raw.strip():
         return ToolCall(id=call_id, name=name, arguments={})
     try:
-        value = json.loads(raw)
+        value = bounded_json(raw)
     except json.JSONDecodeError as exc:
         return _malformed(call_id, name, raw, str(exc))
     if not isinstance(value, dict):
@@ -110,7 +111,7 @@ def text_tool_call(text: str, offered: Collection[str], call_id: str) -> ToolCal
     if not stripped.startswith("{"):
         return None
     try:
-        value = json.loads(stripped)
+        value = bounded_json(stripped)
     except json.JSONDecodeError:
         return None
     try:
@@ -126,9 +127,12 @@ def text_tool_call(text: str, offered: Collection[str], call_id: str) -> ToolCal
         arguments = call.arguments if where == "arguments" else call.parameters
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
+            parsed = bounded_json(arguments) if arguments.strip() else {}
         except json.JSONDecodeError:
             return None
+        if not isinstance(parsed, dict):
+            return None
+        arguments = parsed
     name = call.name
     if not isinstance(name, str) or name not in offered or not isinstance(arguments, dict):
         return None
@@ -228,13 +232,13 @@ def _calls_in(block: str, offered: Collection[str]) -> tuple[list[ToolCall], str
     return (calls, "\n".join(left)) if calls else ([], block)
 
 
-def _json_values(block: str) -> list[tuple[object, str]] | None:
+def _json_values(block: str) -> list[tuple[JsonValue, str]] | None:
     """The JSON values written one after another in ``block``, each with its text.
 
     Only whitespace may come between them; ``None`` when anything else is there.
     """
     decoder = json.JSONDecoder()
-    values: list[tuple[object, str]] = []
+    values: list[tuple[JsonValue, str]] = []
     at = 0
     while True:
         while at < len(block) and block[at].isspace():

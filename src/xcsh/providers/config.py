@@ -5,34 +5,45 @@ Precedence, field by field: command-line flags > environment variables >
 providers' usual ones: ``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY`` and
 ``OPENAI_BASE_URL``. Reading settings.toml is the caller's job; this module
 takes its provider keys typed (:class:`StoredProviderSettings`), so it does no
-I/O and imports no SDK.
+I/O and imports no SDK. What each provider is (its key variable, default model,
+the model names it serves, how to build it) is :mod:`xcsh.providers.registry`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 
 from xcsh.core import UsageError
+from xcsh.core.settings_keys import SettingsKeys
 from xcsh.core.validation import problems
-from xcsh.providers.base import Provider
+from xcsh.providers.registry import (
+    KEY_VARIABLES,
+    PROVIDER_NAMES,
+    PROVIDERS,
+    ModelNeeded,
+    ProviderEntry,
+    provider_entry,
+    provider_serving,
+)
 
 if TYPE_CHECKING:
     import httpx2
 
-ProviderName = Literal["anthropic", "openai", "openai-responses", "scripted"]
-PROVIDER_NAMES: tuple[ProviderName, ...] = ("anthropic", "openai", "openai-responses", "scripted")
+    from xcsh.providers.base import Provider
 
-DEFAULT_MODELS: dict[str, str] = {
-    "anthropic": "claude-sonnet-4-6",
-    "openai": "gpt-5.1",
-    "openai-responses": "gpt-5.1",
-}
-"""The model used when none is configured (not for ``--base-url`` servers or ``scripted``)."""
+
+def _known_provider(name: str) -> str:
+    if name not in PROVIDER_NAMES:
+        raise ValueError(f"unknown provider {name!r}")
+    return name
+
+
+ProviderName = Annotated[str, AfterValidator(_known_provider)]
+"""A provider's name: one of :data:`~xcsh.providers.registry.PROVIDER_NAMES`."""
 
 DEFAULT_SERVER_MAX_TOKENS = 4096
 """Output cap sent to ``--base-url`` servers when none is configured: a local
@@ -45,34 +56,18 @@ Local servers sample at their own default otherwise (llama.cpp: 0.8), at
 which a small model writes malformed or made-up calls more often; the hosted
 providers are never sent a temperature."""
 
-KEY_ENV: dict[str, str] = {
-    "anthropic": "ANTHROPIC_API_KEY",
-    "openai": "OPENAI_API_KEY",
-    "openai-responses": "OPENAI_API_KEY",
-}
-
-SETTING_KEYS = (
-    "provider",
-    "model",
-    "base_url",
-    "api_key",
-    "thinking",
-    "max_tokens",
-    "forced_tool_choice",
-    "text_tool_calls",
-    "temperature",
-    "max_retries",
-)
-"""The provider keys of settings.toml (``provider``, ``model`` and ``base_url`` are flags too)."""
 
 NOTHING_CONFIGURED_HINT = (
-    "Set ANTHROPIC_API_KEY or OPENAI_API_KEY, "
+    f"Set {' or '.join(KEY_VARIABLES)}, "
     "or pass --base-url for a local OpenAI-compatible server "
     "(e.g. --provider openai --base-url http://localhost:8080/v1 --model NAME), "
     "or use --provider scripted --model STEPS.json to play back a scripted model. "
     "provider, model and base_url can also be set in {settings}."
 )
 """The hint when nothing is configured; ``{settings}`` is the settings file's path."""
+
+LOCAL_SERVER_HINT = ", or pass --base-url for a local OpenAI-compatible server"
+"""Added to the missing-key hint of providers that talk to servers of your own."""
 
 SETTINGS_FILE = "$XCSH_HOME/settings.toml"
 """How hints name the settings file when its path is not given."""
@@ -82,9 +77,10 @@ class ProviderSettings(BaseModel):
     """Everything needed to build a provider.
 
     Attributes:
-        provider: which adapter: ``"anthropic"`` (Messages API), ``"openai"``
-            (Chat Completions, also any OpenAI-compatible server),
-            ``"openai-responses"`` (Responses API) or ``"scripted"``.
+        provider: which adapter, by its name in the registry: ``"anthropic"``
+            (Messages API), ``"openai"`` (Chat Completions, also any
+            OpenAI-compatible server), ``"openai-responses"`` (Responses API)
+            or ``"scripted"``.
         model: model id; for ``"scripted"``, the path of the steps JSON file.
         base_url: server URL, e.g. ``http://localhost:8080/v1``; None for the
             provider's own.
@@ -116,6 +112,27 @@ class ProviderSettings(BaseModel):
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_retries: int = Field(default=3, ge=0, le=10)
 
+    @property
+    def output_cap(self) -> int | None:
+        """The output cap to send: ``max_tokens``, else the default for a ``--base-url`` server.
+
+        :data:`DEFAULT_SERVER_MAX_TOKENS` for such a server without ``max_tokens``;
+        None (the provider's own cap) for the hosted providers without it.
+        """
+        if self.max_tokens is None and self.base_url:
+            return DEFAULT_SERVER_MAX_TOKENS
+        return self.max_tokens
+
+    @property
+    def server_temperature(self) -> float | None:
+        """The temperature to send: the setting or the default for a ``--base-url`` server.
+
+        None (the provider keeps its own) for the hosted providers, whatever the setting.
+        """
+        if not self.base_url:
+            return None
+        return DEFAULT_SERVER_TEMPERATURE if self.temperature is None else self.temperature
+
 
 @dataclass(frozen=True, kw_only=True)
 class ProviderFlags:
@@ -126,15 +143,18 @@ class ProviderFlags:
     base_url: str | None = None
 
 
-class StoredProviderSettings(BaseModel):
+class StoredProviderSettings(SettingsKeys):
     """The provider keys of ``settings.toml`` (see :data:`SETTING_KEYS`); ``None`` when not set.
 
     Each value is checked as the file gives it (a known provider, a model name
-    that is not empty, ...); whether they make a usable provider once combined
-    with the flags and the environment is :func:`resolve_provider_settings`'s.
+    that is not empty, ...; ``thinking = "yes"`` is refused, not read as true);
+    whether they make a usable provider once combined with the flags and the
+    environment is :func:`resolve_provider_settings`'s. Read with
+    :meth:`~xcsh.core.settings_keys.SettingsKeys.from_file` (other keys of the
+    file are not read).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid")
 
     provider: ProviderName | None = None
     model: str | None = Field(default=None, min_length=1)
@@ -148,32 +168,13 @@ class StoredProviderSettings(BaseModel):
     max_retries: int | None = Field(default=None, ge=0, le=10)
 
     @classmethod
-    def from_file(
-        cls, values: Mapping[str, object], source: str = "settings.toml"
-    ) -> StoredProviderSettings:
-        """The provider keys of a settings file's top level (other keys are not read).
-
-        Values are taken as TOML gives them: ``thinking = "yes"`` is refused, not
-        read as true.
-
-        Args:
-            values: the file's top level.
-            source: the file's path, for messages.
-
-        Raises:
-            UsageError: a value of the wrong kind or out of range; the message
-                names the file, the key, what is expected and the value, the
-                hint shows a line to write instead.
-        """
-        try:
-            return cls.model_validate({k: values[k] for k in SETTING_KEYS if k in values})
-        except ValidationError as exc:
-            key = problems(exc)[0].where.split(".")[0]
-            expected, example = _EXPECTED.get(key, ("another value", f"{key} = ..."))
-            raise UsageError(
-                f"{key} in {source} must be {expected}, not {values.get(key)!r}",
-                hint=f"write for instance {example}",
-            ) from exc
+    def refused(cls, key: str, value: object, source: str) -> UsageError | None:
+        """The file, the key, what it takes and the value; the hint shows a line to write."""
+        expected, example = _EXPECTED.get(key, ("another value", f"{key} = ..."))
+        return UsageError(
+            f"{key} in {source} must be {expected}, not {value!r}",
+            hint=f"write for instance {example}",
+        )
 
 
 _EXPECTED: dict[str, tuple[str, str]] = {
@@ -189,6 +190,9 @@ _EXPECTED: dict[str, tuple[str, str]] = {
     "max_retries": ("a whole number from 0 to 10", "max_retries = 3"),
 }
 """For each provider key of settings.toml: what it takes, in plain words, and a line to write."""
+
+SETTING_KEYS = tuple(StoredProviderSettings.model_fields)
+"""The provider keys of settings.toml (``provider``, ``model`` and ``base_url`` are flags too)."""
 
 
 _TUNING = frozenset(
@@ -207,7 +211,7 @@ _TUNING = frozenset(
 def _invalid(exc: ValidationError) -> UsageError:
     """The error for settings the flags made invalid (settings.toml's are checked on reading)."""
     first = problems(exc)[0]
-    key = first.where.split(".")[0]
+    key = first.key
     expected = _EXPECTED.get(key, ("another value", ""))[0]
     flag = f"--{key.replace('_', '-')}"
     return UsageError(
@@ -231,47 +235,37 @@ def resolve_provider_settings(
         stored: the provider keys of settings.toml.
         settings_file: the settings file's path, for the hints.
 
-    Without an explicit provider it is inferred: a base URL means ``openai``
-    (an OpenAI-compatible server), a ``claude-*`` model means ``anthropic``,
-    else whichever of ``ANTHROPIC_API_KEY`` / ``OPENAI_API_KEY`` is set
-    (Anthropic first). ``OPENAI_BASE_URL`` applies to the OpenAI providers only.
+    Without an explicit provider it is inferred, trying the registry's
+    providers in order: a base URL means the first that talks to servers of
+    your own (``openai``), a model name means the first that serves it
+    (``claude-*``: ``anthropic``; ``gpt-*``, ``o3``: ``openai``), else the
+    first whose key variable is set (``ANTHROPIC_API_KEY``, then
+    ``OPENAI_API_KEY``). A provider's server URL variable
+    (``OPENAI_BASE_URL``) applies to that provider only.
 
     Raises:
         UsageError: nothing is configured, a key or model is missing for the
             chosen provider, or a value is invalid; the hint says what to set.
     """
-    env_base = env.get("OPENAI_BASE_URL") or None
-    provider = flags.provider if flags.provider is not None else stored.provider
+    name = flags.provider if flags.provider is not None else stored.provider
     model = flags.model if flags.model is not None else stored.model
-    if provider is None:
-        provider = _infer_provider(flags, stored, env, model, env_base, settings_file)
-    if provider not in PROVIDER_NAMES:
-        raise UsageError(
-            f"unknown provider {provider!r}",
-            hint=f"Use one of: {', '.join(PROVIDER_NAMES)}.",
-        )
-    openai_like = provider in ("openai", "openai-responses")
-    base_url = flags.base_url or (env_base if openai_like else None) or stored.base_url
-    api_key: str | None = None
-    if provider != "scripted":
-        key_env = KEY_ENV[provider]
-        api_key = env.get(key_env) or stored.api_key
-        if not api_key and not (openai_like and base_url):
-            local = (
-                ", or pass --base-url for a local OpenAI-compatible server" if openai_like else ""
-            )
-            raise UsageError(
-                f"no API key for provider {provider!r}",
-                hint=f"Set {key_env}{local} (or api_key in {settings_file}).",
-            )
+    if name is None:
+        entry = _infer_provider(flags.base_url or stored.base_url, env, model, settings_file)
+    else:
+        entry = provider_entry(name)
+    env_base = env.get(entry.base_url_env) if entry.base_url_env else None
+    base_url = flags.base_url or env_base or stored.base_url
+    api_key = (env.get(entry.key_env) or stored.api_key) if entry.key_env else None
+    if entry.lacks_key(api_key, base_url):
+        raise _no_key(entry, f" (or api_key in {settings_file})")
     if model is None:
-        model = _default_model(provider, base_url)
+        model = _default_model(entry, base_url)
     tuning = stored.model_dump(exclude_none=True, include=set(_TUNING))
     try:
         return ProviderSettings.model_validate(
             {
                 **tuning,
-                "provider": provider,
+                "provider": entry.name,
                 "model": model,
                 "base_url": base_url,
                 "api_key": api_key,
@@ -282,45 +276,49 @@ def resolve_provider_settings(
 
 
 def _infer_provider(
-    flags: ProviderFlags,
-    stored: StoredProviderSettings,
-    env: Mapping[str, str],
-    model: str | None,
-    env_base: str | None,
-    settings_file: str,
-) -> str:
-    if flags.base_url or stored.base_url or env_base:
-        return "openai"
-    if model is not None and model.startswith("claude"):
-        return "anthropic"
-    if env.get("ANTHROPIC_API_KEY"):
-        return "anthropic"
-    if env.get("OPENAI_API_KEY"):
-        return "openai"
+    base_url: str | None, env: Mapping[str, str], model: str | None, settings_file: str
+) -> ProviderEntry:
+    """The provider meant when none is named (see :func:`resolve_provider_settings`)."""
+    if base_url:
+        return next(entry for entry in PROVIDERS if entry.compatible_servers)
+    for entry in PROVIDERS:
+        if entry.base_url_env and env.get(entry.base_url_env):
+            return entry
+    serving = provider_serving(model) if model is not None else None
+    if serving is not None:
+        return serving
+    for entry in PROVIDERS:
+        if entry.key_env and env.get(entry.key_env):
+            return entry
     raise UsageError(
         "no model provider is configured",
         hint=NOTHING_CONFIGURED_HINT.format(settings=settings_file),
     )
 
 
-def _default_model(provider: str, base_url: str | None) -> str:
-    if provider == "scripted":
-        raise UsageError(
-            "the scripted provider needs a steps file",
-            hint="Pass --provider scripted --model STEPS.json.",
-        )
+def _no_key(entry: ProviderEntry, tail: str = "") -> UsageError:
+    """The error for a provider without its key; ``tail`` ends the hint's sentence."""
+    local = LOCAL_SERVER_HINT if entry.compatible_servers else ""
+    return UsageError(
+        f"no API key for provider {entry.name!r}", hint=f"Set {entry.key_env}{local}{tail}."
+    )
+
+
+def _default_model(entry: ProviderEntry, base_url: str | None) -> str:
+    if isinstance(entry.default_model, ModelNeeded):
+        raise UsageError(entry.default_model.problem, hint=entry.default_model.hint)
     if base_url:
         raise UsageError(
             f"no model given for the server at {base_url}",
             hint="Pass --model NAME with the name the server serves (or model in settings.toml).",
         )
-    return DEFAULT_MODELS[provider]
+    return entry.default_model
 
 
 def create_provider(
     settings: ProviderSettings, *, http_client: httpx2.AsyncClient | None = None
 ) -> Provider:
-    """Build the provider ``settings`` describe, importing its SDK only now.
+    """Build the provider ``settings`` describe, importing its adapter and SDK only now.
 
     Args:
         settings: resolved settings.
@@ -331,65 +329,7 @@ def create_provider(
         UsageError: a key is missing (settings built by hand).
         ProviderError: the SDK refused the configuration.
     """
-    if settings.provider == "scripted":
-        from xcsh.providers.scripted import ScriptedProvider
-
-        return ScriptedProvider(steps_path=Path(settings.model))
-    if settings.provider == "anthropic":
-        if not settings.api_key:
-            raise UsageError("no API key for provider 'anthropic'", hint="Set ANTHROPIC_API_KEY.")
-        from xcsh.providers.anthropic import DEFAULT_MAX_TOKENS, AnthropicProvider
-
-        return AnthropicProvider(
-            model=settings.model,
-            api_key=settings.api_key,
-            base_url=settings.base_url,
-            max_tokens=settings.max_tokens or DEFAULT_MAX_TOKENS,
-            thinking=settings.thinking,
-            max_retries=settings.max_retries,
-            http_client=http_client,
-        )
-    if not settings.api_key and not settings.base_url:
-        raise UsageError(
-            f"no API key for provider {settings.provider!r}",
-            hint="Set OPENAI_API_KEY, or pass --base-url for a local OpenAI-compatible server.",
-        )
-    max_tokens = settings.max_tokens
-    if max_tokens is None and settings.base_url:
-        max_tokens = DEFAULT_SERVER_MAX_TOKENS
-    if settings.provider == "openai-responses":
-        from xcsh.providers.openai_responses import OpenAIResponsesProvider
-
-        return OpenAIResponsesProvider(
-            model=settings.model,
-            api_key=settings.api_key,
-            base_url=settings.base_url,
-            max_tokens=max_tokens,
-            thinking=settings.thinking,
-            max_retries=settings.max_retries,
-            http_client=http_client,
-        )
-    from xcsh.providers.openai_chat import OpenAIChatProvider
-
-    return OpenAIChatProvider(
-        model=settings.model,
-        api_key=settings.api_key,
-        base_url=settings.base_url,
-        max_tokens=max_tokens,
-        thinking=settings.thinking,
-        supports_forced_tool_choice=settings.forced_tool_choice,
-        text_tool_calls=settings.text_tool_calls,
-        temperature=_server_temperature(settings),
-        max_retries=settings.max_retries,
-        http_client=http_client,
-    )
-
-
-def _server_temperature(settings: ProviderSettings) -> float | None:
-    """The temperature to send: the setting or the default for a ``--base-url`` server.
-
-    None (the provider keeps its own) for the hosted providers, whatever the setting.
-    """
-    if not settings.base_url:
-        return None
-    return DEFAULT_SERVER_TEMPERATURE if settings.temperature is None else settings.temperature
+    entry = provider_entry(settings.provider)
+    if entry.lacks_key(settings.api_key, settings.base_url):
+        raise _no_key(entry)
+    return entry.build(settings, http_client)

@@ -52,6 +52,7 @@ from xcsh.core import (
     ToolChoice,
     UsageError,
 )
+from xcsh.core.json_read import loads as bounded_json
 from xcsh.core.validation import problems
 from xcsh.providers.base import ResponseDone, StreamEvent, TextChunk
 
@@ -107,7 +108,7 @@ def load_steps(steps_path: Path) -> list[ScriptedStep]:
             shape; the message names the step and the expected shape.
     """
     try:
-        raw = json.loads(steps_path.read_text(encoding="utf-8"))
+        raw = bounded_json(steps_path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise UsageError(
             f"scripted model: steps file not found: {steps_path}",

@@ -15,7 +15,6 @@ from xcsh.sandbox.environment import (
     CommandEnv,
     EnvPolicy,
     command_environment,
-    parse_bash_env,
     withheld_note,
 )
 from xcsh.sandbox.namespace import NamespaceSupport, probe_namespaces
@@ -64,7 +63,6 @@ __all__ = [
     "find_denials",
     "kernel_support",
     "make_undumpable",
-    "parse_bash_env",
     "parse_sandbox_settings",
     "plan_sandbox",
     "prepare_sandbox",

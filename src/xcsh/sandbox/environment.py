@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from xcsh.core import UsageError
+from xcsh.core.validation import Problem
 
 InheritMode = Literal["safe", "all", "none"]
 INHERIT_MODES: tuple[InheritMode, ...] = ("safe", "all", "none")
@@ -125,53 +126,58 @@ def withheld_note(withheld: tuple[str, ...]) -> str:
     )
 
 
-class _BashEnvTable(BaseModel):
-    """The ``[bash_env]`` table, each key as the file gives it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    inherit: object = "safe"
-    include: object = Field(default_factory=list)
-    exclude: object = Field(default_factory=list)
+VariableName = Annotated[str, Field(min_length=1)]
+"""An environment variable's name, or a glob pattern of names (``AWS_*``)."""
 
 
-def parse_bash_env(raw: object, *, source: str) -> EnvPolicy:
-    """Read and check ``[bash_env]`` of settings.toml (``raw``: its value, ``{}`` when unset).
+class BashEnvTable(BaseModel):
+    """The ``[bash_env]`` table of settings.toml (no other keys).
 
-    Raises:
-        UsageError: not a table, an unknown key, an unknown ``inherit`` mode, or
-            ``include`` / ``exclude`` not a list of names; the message names the
-            key and the fix.
+    Attributes:
+        inherit: ``"safe"``, ``"all"`` or ``"none"`` (see the module's docstring).
+        include: names (glob patterns) passed even if they look secret.
+        exclude: more names (glob patterns) withheld.
+    """
+
+    model_config = ConfigDict(frozen=True, strict=True, extra="forbid")
+
+    inherit: InheritMode = "safe"
+    include: list[VariableName] = Field(default_factory=list)
+    exclude: list[VariableName] = Field(default_factory=list)
+
+    def policy(self) -> EnvPolicy:
+        """The environment policy this table sets."""
+        return EnvPolicy(
+            inherit=self.inherit, include=tuple(self.include), exclude=tuple(self.exclude)
+        )
+
+
+def bash_env_refusal(found: Sequence[Problem], raw: object, source: str) -> UsageError:
+    """The message for ``[bash_env]`` refused.
+
+    Args:
+        found: what pydantic refused in it, each place starting with ``bash_env``.
+        raw: the table as the file gives it.
+        source: the file's path.
+
+    Named first: the table itself, then an unknown key, then ``inherit``,
+    ``include`` and ``exclude``.
     """
     hint = '[bash_env] takes inherit = "safe" | "all" | "none", include = [...], exclude = [...]'
-    if not isinstance(raw, dict):
-        raise UsageError(f"{source}: bash_env must be a table, not {raw!r}", hint=hint)
-    unknown = sorted(set(raw) - set(_BashEnvTable.model_fields))
-    if unknown:
-        raise UsageError(f"{source}: unknown key bash_env.{unknown[0]}", hint=hint)
-    table = _BashEnvTable.model_validate(raw)
-    inherit = table.inherit
-    if inherit not in INHERIT_MODES:
-        raise UsageError(
-            f"{source}: bash_env.inherit must be one of "
-            f"{', '.join(map(repr, INHERIT_MODES))}, not {inherit!r}",
-            hint=hint,
-        )
-    include = _names("include", table.include, source)
-    return EnvPolicy(
-        inherit=inherit, include=include, exclude=_names("exclude", table.exclude, source)
-    )
-
-
-def _names(key: str, value: object, source: str) -> tuple[str, ...]:
-    """``bash_env.include`` or ``exclude``: a list of non-empty variable names (globs).
-
-    Raises:
-        UsageError: anything else; the message names the key.
-    """
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise UsageError(
-            f"{source}: bash_env.{key} must be a list of variable names, not {value!r}",
-            hint='for example include = ["GITHUB_TOKEN"] (glob patterns such as "AWS_*" work)',
-        )
-    return tuple(value)
+    first = next((p for p in found if p.kind == "extra_forbidden"), found[0])
+    if len(first.path) < 2 or not isinstance(raw, Mapping):
+        return UsageError(f"{source}: bash_env must be a table, not {raw!r}", hint=hint)
+    match first.path[1]:
+        case "inherit":
+            return UsageError(
+                f"{source}: bash_env.inherit must be one of "
+                f"{', '.join(map(repr, INHERIT_MODES))}, not {raw.get('inherit')!r}",
+                hint=hint,
+            )
+        case "include" | "exclude" as key:
+            return UsageError(
+                f"{source}: bash_env.{key} must be a list of variable names, not {raw.get(key)!r}",
+                hint='for example include = ["GITHUB_TOKEN"] (glob patterns such as "AWS_*" work)',
+            )
+    unknown = sorted(set(raw) - set(BashEnvTable.model_fields))
+    return UsageError(f"{source}: unknown key bash_env.{unknown[0]}", hint=hint)

@@ -23,17 +23,19 @@ import re
 import secrets
 import shutil
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from xcsh.core import UsageError
 from xcsh.core.protected import PROTECTED_NAMES
+from xcsh.core.settings_keys import SettingsKeys
+from xcsh.core.validation import Problem
 from xcsh.sandbox.confinement import Confinement
-from xcsh.sandbox.environment import EnvPolicy, parse_bash_env
+from xcsh.sandbox.environment import BashEnvTable, EnvPolicy, bash_env_refusal
 from xcsh.sandbox.namespace import NamespaceSupport, probe_namespaces, runtime_paths
 
 SandboxMode = Literal["auto", "require", "off"]
@@ -111,19 +113,54 @@ class SandboxPlan:
     env: EnvPolicy = field(default_factory=EnvPolicy)
 
 
-class SandboxKeys(BaseModel):
-    """The sandbox keys of a settings file's top level, each as the file gives it.
+class SandboxKeys(SettingsKeys):
+    """The sandbox keys of a settings file's top level, typed.
 
-    A value may be any TOML value (:func:`parse_sandbox_settings` checks it); a
-    key the file does not set holds its default. Other keys of the file are left out.
+    Attributes:
+        sandbox: ``"auto"``, ``"require"`` or ``"off"``.
+        sandbox_network: whether confined commands may use the network.
+        sandbox_write: more paths confined commands may write, as written
+            (absolute or starting with ``~``; :func:`parse_sandbox_settings`
+            resolves them and checks they exist).
+        bash_env: the ``[bash_env]`` table.
     """
 
-    model_config = ConfigDict(frozen=True)
+    sandbox: SandboxMode = "auto"
+    sandbox_network: bool = True
+    sandbox_write: list[str] = Field(default_factory=list)
+    bash_env: BashEnvTable = Field(default_factory=BashEnvTable)
 
-    sandbox: object = "auto"
-    sandbox_network: object = True
-    sandbox_write: object = Field(default_factory=list)
-    bash_env: object = Field(default_factory=dict)
+    @classmethod
+    def refusal(
+        cls, found: Sequence[Problem], given: Mapping[str, object], source: str
+    ) -> UsageError:
+        """:meth:`refused`'s words, or :func:`bash_env_refusal`'s for ``[bash_env]``."""
+        if found[0].key == "bash_env":
+            inside = [p for p in found if p.key == "bash_env"]
+            return bash_env_refusal(inside, given.get("bash_env"), source)
+        return super().refusal(found, given, source)
+
+    @classmethod
+    def refused(cls, key: str, value: object, source: str) -> UsageError | None:
+        """The file, the key, what it may be and the value; the fix."""
+        match key:
+            case "sandbox":
+                return UsageError(
+                    f"{source}: sandbox must be one of "
+                    f"{', '.join(map(repr, SANDBOX_MODES))}, not {value!r}",
+                    hint='sandbox = "auto" confines bash when the kernel allows it',
+                )
+            case "sandbox_network":
+                return UsageError(
+                    f"{source}: sandbox_network must be true or false, not {value!r}",
+                    hint="sandbox_network = true lets bash and the check reach the network",
+                )
+            case "sandbox_write":
+                return UsageError(
+                    f"{source}: sandbox_write must be a list of paths, not {value!r}",
+                    hint='for example sandbox_write = ["~/.cache"]',
+                )
+        return None
 
 
 SETTING_KEYS = tuple(SandboxKeys.model_fields)
@@ -131,37 +168,18 @@ SETTING_KEYS = tuple(SandboxKeys.model_fields)
 
 
 def parse_sandbox_settings(keys: SandboxKeys, *, source: str) -> SandboxSettings:
-    """Read and check the sandbox keys of settings.toml.
+    """The sandbox settings ``keys`` give, each ``sandbox_write`` path resolved.
 
     Args:
         keys: the sandbox keys of the file's top level.
         source: the file's path, for messages.
 
     Raises:
-        UsageError: a value of the wrong kind, an unknown mode, or a
-            ``sandbox_write`` path that is relative or does not exist; the
-            message names the key and the fix.
+        UsageError: a ``sandbox_write`` path that is relative or does not
+            exist; the message names the path and the fix.
     """
-    mode = keys.sandbox
-    if mode not in SANDBOX_MODES:
-        raise UsageError(
-            f"{source}: sandbox must be one of {', '.join(map(repr, SANDBOX_MODES))}, not {mode!r}",
-            hint='sandbox = "auto" confines bash when the kernel allows it',
-        )
-    network = keys.sandbox_network
-    if not isinstance(network, bool):
-        raise UsageError(
-            f"{source}: sandbox_network must be true or false, not {network!r}",
-            hint="sandbox_network = true lets bash and the check reach the network",
-        )
-    raw = keys.sandbox_write
-    if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
-        raise UsageError(
-            f"{source}: sandbox_write must be a list of paths, not {raw!r}",
-            hint='for example sandbox_write = ["~/.cache"]',
-        )
     paths: list[Path] = []
-    for text in raw:
+    for text in keys.sandbox_write:
         path = Path(text).expanduser()
         if not path.is_absolute():
             raise UsageError(
@@ -174,8 +192,12 @@ def parse_sandbox_settings(keys: SandboxKeys, *, source: str) -> SandboxSettings
                 hint=f"create it (mkdir -p {path}) or remove it from sandbox_write",
             )
         paths.append(Path(os.path.realpath(path)))
-    env = parse_bash_env(keys.bash_env, source=source)
-    return SandboxSettings(mode=mode, network=network, write=tuple(paths), env=env)
+    return SandboxSettings(
+        mode=keys.sandbox,
+        network=keys.sandbox_network,
+        write=tuple(paths),
+        env=keys.bash_env.policy(),
+    )
 
 
 def kernel_support(

@@ -14,7 +14,7 @@ import dataclasses
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from xcsh.core import ToolError
 from xcsh.structural.base.errors import BadLimit, Doubt, PatternMatchesNothing
@@ -29,6 +29,7 @@ from xcsh.structural.scan.query import (
     doubt_of,
     error_patterns_of,
 )
+from xcsh.structural.scan.rule_files import is_rule_file
 from xcsh.structural.scan.runner import (
     PARALLEL_MIN_BYTES,
     PARALLEL_MIN_FILES,
@@ -120,15 +121,24 @@ def iter_matches(
 
 
 def _prepared(
-    what: MatchSpec, where: ScopeSpec, skipped: list[SkippedFile] | None, **changes: Any
+    what: MatchSpec,
+    where: ScopeSpec,
+    skipped: list[SkippedFile] | None,
+    *,
+    max_matches: int | None,
+    records: RecordFormat | None = None,
 ) -> tuple[Query, Scope]:
     """The scope and the compiled query of a streamed search.
 
-    The scope and the compiled query (with ``changes``) of a streamed search; its
-    left-out files go to ``skipped``. Raises as :func:`search`, before any streaming.
+    The query builds at most ``max_matches`` matches per file and, with
+    ``records``, renders them as printed records (see :class:`Query`); the
+    scope's left-out files go to ``skipped``. Raises as :func:`search`, before
+    any streaming.
     """
     scope = resolve_scope(where, rules=bool(what.rules))
-    query = dataclasses.replace(compile_query(what, scope), **changes)
+    query = dataclasses.replace(
+        compile_query(what, scope), max_matches=max_matches, records=records
+    )
     if skipped is not None:
         skipped.extend(scope.skipped)
     return query, scope
@@ -317,6 +327,8 @@ def preview_edit(
     scope = resolve_scope(where, rules=bool(edit.rules), stats=index is not None)
     if covered is not None:
         _leave_out_covered(scope, covered)
+    if scope.language is None and not edit.rules:  # ops written for code, not for ast-grep
+        scope.without(is_rule_file)
     query = compile_query(
         edit.match,
         scope,
@@ -393,22 +405,15 @@ def _run(
 
 def _leave_out_covered(scope: Scope, covered: set[str]) -> None:
     """Drop from ``scope`` the files whose real path is in ``covered``; add the rest."""
-    kept: list[tuple[Path, str, str]] = []
-    sizes: list[int] = []
-    stats: list[os.stat_result | None] = []
-    known = len(scope.sizes) == len(scope.files)
-    stated = len(scope.stats) == len(scope.files)
-    for index, (file, display, language) in enumerate(scope.files):
+
+    def seen(file: Path, language: str) -> bool:
         real = os.path.realpath(file)
-        if real not in covered:
-            covered.add(real)
-            kept.append((file, display, language))
-            sizes.append(scope.sizes[index] if known else 0)
-            stats.append(scope.stats[index] if stated else None)
-    scope.files = kept
-    scope.sizes = sizes
-    scope.stats = stats
-    scope.total_bytes = sum(sizes)
+        if real in covered:
+            return True
+        covered.add(real)
+        return False
+
+    scope.without(seen)
 
 
 def _truncate(edit: FileEdit, keep: int) -> FileEdit:

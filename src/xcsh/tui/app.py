@@ -102,6 +102,7 @@ class InteractiveApp(SlashCommands):
         self._prompt: PromptSession[str] | None = None
         self._question: PromptSession[str] | None = None
         self._signal: signal.Signals | None = None  # SIGTERM/SIGHUP received
+        self._progress = ""  # the running call's last progress (an MCP server's)
 
     # -- status --------------------------------------------------------------
 
@@ -118,6 +119,7 @@ class InteractiveApp(SlashCommands):
             pending=store.count if store is not None else 0,
             top_label=top.label if top is not None else None,
             unicode=self.style.unicode,
+            state=self._progress if self._running else "",
         )
         if self._armed:
             text += "   (press Ctrl-C again to exit)"
@@ -221,7 +223,13 @@ class InteractiveApp(SlashCommands):
         self.usage = UsageTotals.of(session.messages)
         # the session was composed with the workspace's journal (every apply is recorded)
         self.journal = opened.journal.journal
-        session.subscribe(EventRenderer(self.console, self.style, on_usage=self._count))
+        renderer = EventRenderer(
+            self.console, self.style, on_usage=self._count, on_progress=self._on_progress
+        )
+        session.subscribe(renderer)
+
+    def _on_progress(self, text: str) -> None:
+        self._progress = text
 
     def _count(self, event: TurnEnd) -> None:
         self.usage = self.usage.add(event.message.usage)
@@ -297,16 +305,22 @@ class InteractiveApp(SlashCommands):
                 loop.remove_signal_handler(sig)
             if self._opening is not None and not self._opening.done():
                 self._opening.cancel()
-            if self.session is not None:
-                if not self.session.running:  # custom tools' previews die with the process
-                    await self.session.pending.end()
-                self.session.close()
-                self.console.print(
-                    Text(f"session {self.session.id} saved (resume with xcsh --continue)", "dim")
-                )
+            await self._end_session()
         await self._wait_open()
         self.console.print(Text(f"xcsh: {self.error}", style="bold red"))
         return 2
+
+    async def _end_session(self) -> None:
+        """End the open session: previews that die with the process, its file, its servers."""
+        session = self.session
+        if session is None:
+            return
+        if not session.running:  # custom tools' previews die with the process
+            await session.pending.end()
+        session.close()
+        if self.opened is not None:
+            await self.opened.aclose()  # the MCP servers' processes end here
+        self.console.print(Text(f"session {session.id} saved (resume with xcsh --continue)", "dim"))
 
     def _catch_signals(self) -> list[signal.Signals]:
         """Handle :data:`CANCEL_SIGNALS`; returns those installed (none without Unix signals)."""
@@ -345,15 +359,13 @@ class InteractiveApp(SlashCommands):
         session = await self._wait_open()
         if session is None:
             return  # self.error says why; run() reports it
-        if self._notes:
-            text = "\n".join([*self._notes, "", text])
-            self._notes.clear()
+        notes, self._notes = self._notes, []  # told to the model beside the message
         loop = asyncio.get_running_loop()
         self._running = True
         loop.add_signal_handler(signal.SIGINT, self._on_sigint)
         try:
             with _quiet_terminal():
-                await session.prompt(text)
+                await session.prompt(text, notes=notes)
         except XcshError as exc:
             self.console.print(Text(f"xcsh: {exc}", style="bold red"))
         except Exception:  # already shown as an AgentError event; the session goes on
@@ -361,6 +373,7 @@ class InteractiveApp(SlashCommands):
         finally:
             loop.remove_signal_handler(signal.SIGINT)
             self._running = False
+            self._progress = ""
 
     def _on_sigint(self) -> None:
         if self.session is not None and self.session.running:

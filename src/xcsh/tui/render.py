@@ -24,6 +24,7 @@ from xcsh.agent import (
     TextDelta,
     ThinkingDelta,
     ToolCallStart,
+    ToolProgress,
     ToolResult,
     TurnEnd,
 )
@@ -36,6 +37,7 @@ from xcsh.ui import (
     visible,
     visible_line,
 )
+from xcsh.ui.progress import ProgressGate
 
 RESULT_LINES = 4
 """How many lines of a tool result are shown (the rest is counted, not shown)."""
@@ -63,6 +65,7 @@ class EventRenderer:
         console: where to draw (made by :func:`xcsh.ui.make_console`).
         style: colour and Unicode of the terminal.
         on_usage: called with each finished turn's assistant message (status line counts).
+        on_progress: called with each new progress line of a running call (the status line).
     """
 
     def __init__(
@@ -70,10 +73,13 @@ class EventRenderer:
         console: Console,
         style: TerminalStyle,
         on_usage: Callable[[TurnEnd], None] | None = None,
+        on_progress: Callable[[str], None] | None = None,
     ) -> None:
         self.console = console
         self.style = style
         self.on_usage = on_usage
+        self.on_progress = on_progress
+        self._progress_gate = ProgressGate()
         self._streaming: str | None = None  # "text" / "thinking" while a line is open
         self._open_line = False
         self._errors: set[str] = set()  # AgentError texts shown during this run
@@ -93,6 +99,8 @@ class EventRenderer:
             self.console.print(line)
         elif isinstance(event, ToolResult):
             self._result(event)
+        elif isinstance(event, ToolProgress):
+            self._progress(event)
         elif isinstance(event, PendingPushed):
             self._end_stream()
             self.console.print(
@@ -121,6 +129,15 @@ class EventRenderer:
             elif event.reason != "stop" and event.message and event.message not in self._errors:
                 self.console.print(Text(visible(event.message), style="yellow"))
             self._errors.clear()
+
+    def _progress(self, event: ToolProgress) -> None:
+        """A call's progress under it, a flood thinned out (``ProgressGate``)."""
+        if not self._progress_gate.show(event.tool_call_id, event.text):
+            return
+        if self.on_progress is not None:
+            self.on_progress(f"{event.name}: {event.text}")
+        self._end_stream()
+        self.console.print(Text(f"  {visible(event.text)}", style="dim"))
 
     def _stream(self, text: str, kind: str) -> None:
         if self._streaming != kind:

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.text import Text
 
 from xcsh.core import XcshError
+from xcsh.core.safe import visible_line
 
 if TYPE_CHECKING:
     from xcsh.agent import AgentSession, SavedSession
@@ -140,7 +141,7 @@ class RewindCommand:
             self._notes.append(note)
 
     def _show(self, outcome: RewindOutcome) -> None:
-        lines = outcome.lines()
+        lines = [visible_line(line) for line in outcome.lines()]  # a name stays on its line
         self.console.print(Text(lines[0], style="green"))
         for line in lines[1:]:
             self.console.print(line, markup=False)

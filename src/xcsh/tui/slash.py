@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.text import Text
 
 from xcsh.core import XcshError
+from xcsh.core.safe import visible_line
 from xcsh.tui import commands
 from xcsh.tui.rewind import RewindCommand
 
@@ -167,11 +168,9 @@ class SlashCommands(RewindCommand):
             return
         for number, action in enumerate(actions, start=1):
             mark = "  <- top" if number == 1 else ""
-            self.console.print(
-                f"  {number}. {action.id}  {action.label}  [{action.source_label}]{mark}",
-                markup=False,
-            )
-            files = action.preview.file_labels()
+            label, source = visible_line(action.label), visible_line(action.source_label)
+            self.console.print(f"  {number}. {action.id}  {label}  [{source}]{mark}", markup=False)
+            files = [visible_line(name) for name in action.preview.file_labels()]
             if files:
                 self.console.print(f"     files: {', '.join(files)}", markup=False)
 
@@ -196,9 +195,9 @@ class SlashCommands(RewindCommand):
         try:
             outcome = undo(self.journal)
         except UndoError as exc:
-            self.console.print(Text(str(exc), style="red"))
+            self.console.print(Text(visible_line(str(exc)), style="red"))
             return
-        self.console.print(Text(outcome.message, style="green"))
+        self.console.print(Text(visible_line(outcome.message), style="green"))
         self._notes.append(
             f"[xcsh: the user ran /undo. {outcome.message} Those files hold their content "
             "from before that apply again.]"

@@ -35,7 +35,7 @@ from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from xcsh.agent.policy.approval import Approval
 from xcsh.agent.policy.shell import resolve_commands
@@ -43,11 +43,13 @@ from xcsh.core import Tool, ToolError, UsageError
 from xcsh.core.wording import did_you_mean
 from xcsh.tools.coding.bash import BashParams
 
+ToolDecision = Literal["allow", "ask", "deny"]
+"""What ``[approval]`` may say of a whole tool."""
 Decision = Literal["allow", "ask", "deny", "preview"]
-DECISIONS: tuple[Decision, ...] = ("allow", "ask", "deny")
+"""What a command-prefix rule may say: a tool's decisions, or ``preview`` (the command
+runs as a preview, ``bash``'s ``preview: true``, whether the model asked or not)."""
+DECISIONS: tuple[ToolDecision, ...] = ("allow", "ask", "deny")
 RULE_DECISIONS: tuple[Decision, ...] = ("allow", "ask", "deny", "preview")
-"""A command-prefix rule may also ``preview``: the command runs as a preview (``bash``'s
-``preview: true``), whether the model asked or not."""
 _RANK = {"allow": 0, "preview": 0, "ask": 1, "deny": 2}
 
 
@@ -127,7 +129,7 @@ class ToolPolicy:
         source: where the rules were read (for messages).
     """
 
-    tools: Mapping[str, Decision]
+    tools: Mapping[str, ToolDecision]
     rules: tuple[PrefixRule, ...] = ()
     source: str = "settings.toml"
 
@@ -220,143 +222,6 @@ def simple_commands(command: str) -> list[list[str]]:
     if found.error:
         raise ValueError(found.error)
     return found.commands
-
-
-class ApprovalKeys(BaseModel):
-    """The ``[approval]`` key of a settings file's top level, as the file gives it.
-
-    Any TOML value (:func:`parse_tool_policy` checks it); an empty table when
-    the file has none. Other keys of the file are left out.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    approval: object = Field(default_factory=dict)
-
-
-class _ApprovalTable(BaseModel):
-    """The ``[approval]`` table: ``rules``, and each other key a tool's decision."""
-
-    model_config = ConfigDict(frozen=True, extra="allow")
-
-    rules: object = Field(default_factory=list)
-
-
-class _RuleTable(BaseModel):
-    """One ``[[approval.rules]]`` table, each key as the file gives it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    prefix: object = None
-    decision: object = None
-    match: object = Field(default_factory=list)
-    not_match: object = Field(default_factory=list)
-
-
-def parse_tool_policy(keys: ApprovalKeys, *, source: str) -> ToolPolicy:
-    """Read ``[approval]`` from settings.toml and check its examples.
-
-    Raises:
-        UsageError: a decision other than allow/ask/deny, a malformed rule, or
-            an example that contradicts its rule; the message names the rule.
-    """
-    if not isinstance(keys.approval, Mapping):
-        raise UsageError(
-            f"{source}: approval must be a table ([approval]), not {keys.approval!r}",
-            hint='write an [approval] table with a line per tool, for example bash = "ask"',
-        )
-    table = _ApprovalTable.model_validate(keys.approval)
-    tools: dict[str, Decision] = {
-        name: _decision(value, f"{source}: approval.{name}")
-        for name, value in (table.model_extra or {}).items()
-    }
-    raw_rules = table.rules
-    if not isinstance(raw_rules, list):
-        raise UsageError(
-            f"{source}: approval.rules must be a list of [[approval.rules]] tables",
-            hint=_RULE_HINT,
-        )
-    tables: list[_RuleTable] = []
-    rules: list[PrefixRule] = []
-    for i, raw in enumerate(raw_rules):  # each rule checked whole before the next
-        tables.append(_rule_table(raw, f"{source}: approval rule {i + 1}"))
-        rules.append(_rule(tables[-1], f"{source}: approval rule {i + 1}"))
-    policy = ToolPolicy(tools=tools, rules=tuple(rules), source=source)
-    for i, raw in enumerate(tables):
-        _check_examples(rules[i], raw, f"{source}: approval rule {i + 1} ({rules[i].text!r})")
-    return policy
-
-
-_RULE_HINT = '[[approval.rules]] takes prefix = "git status" and decision = "allow"'
-"""How to write an ``[[approval.rules]]`` table, shown under a malformed one."""
-
-
-def _decision(value: object, where: str, allowed: tuple[Decision, ...] = DECISIONS) -> Decision:
-    if value not in allowed:
-        words = ", ".join(f'"{d}"' for d in allowed[:-1]) + f' or "{allowed[-1]}"'
-        raise UsageError(
-            f"{where} must be {words}, not {value!r}",
-            hint='for example bash = "ask"' if allowed == DECISIONS else 'decision = "preview"',
-        )
-    decision: Decision = value
-    return decision
-
-
-def _rule_table(raw: object, where: str) -> _RuleTable:
-    if not isinstance(raw, Mapping):
-        raise UsageError(f"{where} must be a table with prefix and decision", hint=_RULE_HINT)
-    unknown = set(raw) - set(_RuleTable.model_fields)
-    if unknown:
-        raise UsageError(
-            f"{where}: unknown key {sorted(unknown)[0]!r}",
-            hint="a rule has prefix, decision, and optional match and not_match examples",
-        )
-    return _RuleTable.model_validate(raw)
-
-
-def _rule(raw: _RuleTable, where: str) -> PrefixRule:
-    prefix = raw.prefix
-    if not isinstance(prefix, str) or not prefix.strip():
-        raise UsageError(
-            f'{where}: prefix must be a non-empty command prefix such as "git status"',
-            hint=_RULE_HINT,
-        )
-    try:
-        words = tuple(shlex.split(prefix))
-    except ValueError as exc:
-        raise UsageError(
-            f"{where}: prefix {prefix!r} cannot be split into words: {exc}",
-            hint="close the quote, or escape it",
-        ) from exc
-    return PrefixRule(
-        words=words, decision=_decision(raw.decision, f"{where}: decision", RULE_DECISIONS)
-    )
-
-
-def _check_examples(rule: PrefixRule, raw: _RuleTable, where: str) -> None:
-    for key, examples, expected in (
-        ("match", raw.match, True),
-        ("not_match", raw.not_match, False),
-    ):
-        if not isinstance(examples, list) or not all(isinstance(e, str) for e in examples):
-            raise UsageError(
-                f"{where}: {key} must be a list of example commands",
-                hint=f'for example {key} = ["git status --short"]',
-            )
-        for example in examples:
-            try:
-                matched = any(rule.matches(part) for part in simple_commands(example))
-            except ValueError as exc:
-                raise UsageError(
-                    f"{where}: example {example!r} cannot be parsed: {exc}",
-                    hint="close the quote, or escape it",
-                ) from exc
-            if matched != expected:
-                verb = "does not match" if expected else "matches"
-                raise UsageError(
-                    f"{where}: the example {example!r} {verb} the rule, but is listed in {key}",
-                    hint="fix the prefix or the example",
-                )
 
 
 class _PathArgument(BaseModel):

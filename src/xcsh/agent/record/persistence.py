@@ -67,6 +67,8 @@ from xcsh.agent.record.records import (
     read_record_line,
 )
 from xcsh.core import Message, UsageError
+from xcsh.core.json_read import JsonTooDeep
+from xcsh.core.json_read import loads as bounded_json
 from xcsh.core.validation import problems
 from xcsh.fs import not_utf8_at
 
@@ -191,7 +193,7 @@ def drop_torn_tail(path: Path) -> int:
 
 def _is_record(raw: bytes) -> bool:
     try:
-        return isinstance(json.loads(raw), dict)
+        return isinstance(bounded_json(raw), dict)
     except ValueError:  # not JSON, or not UTF-8
         return False
 
@@ -382,7 +384,9 @@ def _record(path: Path, number: int, line: str) -> SessionRecord:
 
 def _parse_line(path: Path, number: int, line: str) -> dict[str, object]:
     try:
-        data = json.loads(line)
+        data = bounded_json(line)
+    except JsonTooDeep as exc:  # whole JSON, never a line a crash cut short
+        raise UsageError(f"{path}:{number}: {exc.msg}", hint=BROKEN_LINE_HINT) from exc
     except json.JSONDecodeError as exc:
         raise _TornLine(
             f"{path}:{number}: not valid JSON ({exc.msg})", hint=BROKEN_LINE_HINT
@@ -397,7 +401,7 @@ def read_header(path: Path) -> SessionHeader | None:
     try:
         with path.open("rb") as fh:
             first = fh.readline()  # bytes: a later line that is not UTF-8 is no concern here
-        data = json.loads(first)
+        data = bounded_json(first)
     except (OSError, ValueError):  # not JSON, or not UTF-8
         return None
     return read_header_record(data)

@@ -4,7 +4,7 @@ A run (one prompt) produces, in order::
 
     TurnStart
       TextDelta* / ThinkingDelta*          while the model streams
-      (ToolCallStart  PendingPushed*  ToolResult  Resolved?)*   per tool call, call order
+      (ToolCallStart  ToolProgress*  PendingPushed*  ToolResult  Resolved?)*   per tool call
     TurnEnd
     ... more turns ...
     RunEnd                                 always last, exactly once per run
@@ -90,6 +90,22 @@ class ToolResult:
     text: str
     resolved: bool = False
     type: Literal["tool_result"] = "tool_result"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ToolProgress:
+    """A running tool reported progress (an MCP server's progress notification).
+
+    Args:
+        tool_call_id: the call.
+        name: its tool.
+        text: the progress in one line (``40% (4/10): indexing``).
+    """
+
+    tool_call_id: str
+    name: str
+    text: str
+    type: Literal["tool_progress"] = "tool_progress"
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -190,7 +206,7 @@ class AgentError:
     type: Literal["error"] = "error"
 
 
-NoticeKind = Literal["steering", "text_tool_call", "compaction", "model"]
+NoticeKind = Literal["steering", "text_tool_call", "compaction", "model", "mcp"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -201,7 +217,9 @@ class Notice:
         kind: ``"steering"`` (how a forced turn is sent changed for this
             provider), ``"text_tool_call"`` (a tool call the model wrote as
             text was run as a call), ``"compaction"`` (older turns were
-            replaced by a summary), ``"model"`` (the model was switched).
+            replaced by a summary), ``"model"`` (the model was switched),
+            ``"mcp"`` (an MCP server stopped or started again, a tool of one was
+            left out).
         message: one or two sentences for the user.
     """
 
@@ -239,6 +257,7 @@ AgentEvent = (
     | ThinkingDelta
     | ToolCallStart
     | ToolResult
+    | ToolProgress
     | PendingPushed
     | Resolved
     | TurnEnd
@@ -254,6 +273,7 @@ EVENT_TYPES: tuple[type[AgentEvent], ...] = (
     ThinkingDelta,
     ToolCallStart,
     ToolResult,
+    ToolProgress,
     PendingPushed,
     Resolved,
     TurnEnd,

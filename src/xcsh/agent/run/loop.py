@@ -29,6 +29,7 @@ from xcsh.agent.run.events import (
     TextDelta,
     ThinkingDelta,
     ToolCallStart,
+    ToolProgress,
     ToolResult,
     TurnEnd,
     TurnStart,
@@ -42,9 +43,11 @@ from xcsh.agent.run.profile import (
 )
 from xcsh.agent.run.steering import Steering
 from xcsh.core import (
+    AgentToolResult,
     AssistantMessage,
     Message,
     ModelRequest,
+    Progress,
     ProviderError,
     TextContent,
     Tool,
@@ -80,6 +83,8 @@ class LoopContext:
             (compaction) and returns how many messages it removed.
         compact: the compact profile (:mod:`xcsh.agent.run.profile`): trimmed tool
             schemas, and a note after a read-only call that repeats the one before.
+        refresh: awaited before each request; the tools (and prompt) to offer when
+            they changed since, else ``None``.
     """
 
     provider: Provider
@@ -94,6 +99,20 @@ class LoopContext:
     max_tokens: int | None = None
     before_request: Callable[[], Awaitable[int]] | None = None
     compact: bool = False
+    refresh: Callable[[], Awaitable[Refreshed | None]] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Refreshed:
+    """The session's tools changed between turns (an MCP server's list changed or it stopped).
+
+    Args:
+        tools: the tools offered from the next request on.
+        system_prompt: the system prompt that goes with them.
+    """
+
+    tools: Mapping[str, Tool]
+    system_prompt: str
 
 
 async def run(ctx: LoopContext) -> RunEnd:
@@ -104,12 +123,15 @@ async def run(ctx: LoopContext) -> RunEnd:
     """
     ctx.steering.start_run()
     start = len(ctx.history())
-    specs = [tool_spec(t) for t in ctx.tools.values()]
-    if ctx.compact:
-        specs = [compact_spec(s) for s in specs]
+    specs = _specs(ctx)
     turn = 0
     while True:
         turn += 1
+        if ctx.refresh is not None:
+            fresh = await ctx.refresh()
+            if fresh is not None:
+                ctx.tools, ctx.system_prompt = fresh.tools, fresh.system_prompt
+                specs = _specs(ctx)
         if ctx.before_request is not None:
             start = max(0, start - await ctx.before_request())
         forced = ctx.steering.forced()
@@ -137,6 +159,12 @@ async def run(ctx: LoopContext) -> RunEnd:
             if not forced:
                 return _end(ctx, "stop", start, "")
             ctx.steering.remind()  # forced, yet the model called nothing: ask again
+
+
+def _specs(ctx: LoopContext) -> list[ToolSpec]:
+    """The tools as offered to the model (trimmed in the compact profile)."""
+    specs = [tool_spec(t) for t in ctx.tools.values()]
+    return [compact_spec(s) for s in specs] if ctx.compact else specs
 
 
 async def query(
@@ -249,8 +277,13 @@ async def _call_tool(
         return result(f"Unknown tool '{call.name}'. Available tools: {names}.")
     if call.invalid_arguments is not None:
         return result(invalid_arguments_text(call), details={"invalid_arguments": True})
+
+    def progress(update: AgentToolResult) -> None:
+        if isinstance(update.details, Progress):  # a report of how far, not partial output
+            ctx.emit(ToolProgress(tool_call_id=call.id, name=call.name, text=update.details.text))
+
     try:
-        outcome = await tool.execute(call.id, call.arguments, cancel=ctx.cancel)
+        outcome = await tool.execute(call.id, call.arguments, cancel=ctx.cancel, on_update=progress)
     except ToolError as exc:
         return result(str(exc), details=exc.details)
     except Exception as exc:  # a tool bug must not kill the session

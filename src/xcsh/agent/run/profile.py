@@ -14,11 +14,20 @@ for a ``--base-url`` server whose context window is at most
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from xcsh.core import AssistantMessage, JsonObject, JsonValue, Message, ToolCall, ToolSpec
+from xcsh.core import (
+    AssistantMessage,
+    JsonObject,
+    JsonValue,
+    Message,
+    Tool,
+    ToolCall,
+    ToolSpec,
+)
 
 Profile = Literal["full", "compact"]
 """What the model is sent: everything, or the compact profile."""
@@ -43,6 +52,49 @@ ADVANCED_PARAMETERS: dict[str, frozenset[str]] = {
     "resolve": frozenset({"id", "only"}),
 }
 """Parameters a compact tool schema leaves out, by tool (sent only in the full profile)."""
+
+
+GRAMMAR_SCHEMA_BYTES = 100_000
+"""Bytes of tool list JSON past which llama.cpp's grammar builder was reported to fail.
+
+llama.cpp issue 25895 (2026-07): a tools array of 97,102 bytes was accepted and one
+of 100,026 bytes refused with "failed to parse grammar"; not measured here.
+"""
+
+
+def offered_schema_bytes(tools: Iterable[Tool]) -> int:
+    """The bytes of the tools array the compact profile sends for ``tools``.
+
+    As Chat Completions carries it: each tool's name, description and trimmed parameters.
+    """
+    listed: list[JsonValue] = []
+    for tool in tools:
+        spec = compact_spec(
+            ToolSpec(name=tool.name, description=tool.description, parameters=tool.json_schema())
+        )
+        function: JsonObject = {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": spec.parameters,
+        }
+        listed.append({"type": "function", "function": function})
+    return len(json.dumps(listed, separators=(",", ":")).encode("utf-8"))
+
+
+def compact_schema_warning(tools: Iterable[Tool]) -> str:
+    """A warning when the compact profile offers more tools than llama.cpp's grammar takes.
+
+    ``""`` when the tool list of ``tools`` stays within :data:`GRAMMAR_SCHEMA_BYTES`.
+    """
+    size = offered_schema_bytes(tools)
+    if size <= GRAMMAR_SCHEMA_BYTES:
+        return ""
+    return (
+        f"the tools offered to the model take {size:,} bytes of JSON, past the "
+        f"{GRAMMAR_SCHEMA_BYTES:,} at which llama.cpp's grammar builder was reported to fail "
+        "(a forced turn may be refused): offer fewer MCP tools (a server's tools list) or "
+        'set mcp_tools = "none"'
+    )
 
 
 def choose_profile(

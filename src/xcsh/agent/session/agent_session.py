@@ -106,13 +106,12 @@ class AgentSession:
         self.context_window = (
             config.context_window or context_window_of(provider.model) or DEFAULT_CONTEXT_WINDOW
         )
-        self._tools = session_tools(
-            tools, store, config.approval, requires_checks=config.requires_checks
-        )
+        self._base_tools = list(tools)
+        self._source = config.tool_source
+        self._config = config
+        self._tools = self._offered(self._source.tools() if self._source else ())
         self.profile: Profile = config.profile
-        self.system_prompt = config.system_prompt or build_system_prompt(
-            cwd, self._tools.values(), config.instructions, compact=config.profile == "compact"
-        )
+        self.system_prompt = self._prompt()
         self._steering = Steering(
             store,
             max_forced_turns=config.max_forced_turns,
@@ -169,14 +168,49 @@ class AgentSession:
 
         return unsubscribe
 
+    def _offered(self, joined: Iterable[Tool]) -> dict[str, Tool]:
+        """The session's own tools, then those of its source that take no name already taken."""
+        names = {t.name for t in self._base_tools}
+        extra = [t for t in joined if t.name not in names]
+        config = self._config
+        return session_tools(
+            [*self._base_tools, *extra],
+            self.store,
+            config.approval,
+            requires_checks=config.requires_checks,
+        )
+
+    def _prompt(self) -> str:
+        config = self._config
+        return config.system_prompt or build_system_prompt(
+            self.cwd, self._tools.values(), config.instructions, compact=config.profile == "compact"
+        )
+
+    async def _refresh_tools(self) -> loop.Refreshed | None:
+        """Before a request: the tool source's changes, each of its notices emitted once."""
+        if self._source is None:
+            return None
+        update = await self._source.refresh()
+        if update is None:
+            return None
+        for notice in update.notices:
+            self._emit(Notice(kind="mcp", message=notice))
+        self._tools = self._offered(update.tools)
+        self.pending.tools = self._tools
+        self.system_prompt = self._prompt()
+        return loop.Refreshed(tools=self._tools, system_prompt=self.system_prompt)
+
     # -- running -------------------------------------------------------------
 
-    async def prompt(self, text: str, *, last: bool = False) -> RunEnd:
+    async def prompt(self, text: str, *, last: bool = False, notes: Sequence[str] = ()) -> RunEnd:
         """Add ``text`` as the user's message and run until the model stops.
 
         With ``last`` (``xcsh -p``: the run is the whole session), however the
         run ends, :meth:`SessionPending.end` runs before ``RunEnd``, which then names
-        what it discarded and counts only what stays pending.
+        what it discarded and counts only what stays pending. ``notes`` (what the
+        user did meanwhile, ``/undo``) go just before it as one hidden message: the
+        model reads them, while the message stays what the user typed (``xcsh
+        rewind --list`` shows it).
 
         Returns:
             The run's :class:`RunEnd` (also emitted as the last event).
@@ -196,6 +230,8 @@ class AgentSession:
         # before anything is sent (the loop never rewrites the history it is given).
         self._messages, _ = repair_tool_pairs(self._messages)
         start = len(self._messages)
+        if notes:
+            self._append(UserMessage(content=[TextContent("\n".join(notes))], hidden=True))
         self._append(UserMessage(content=[TextContent(text)]))
         ctx = loop.LoopContext(
             provider=self.provider,
@@ -210,6 +246,7 @@ class AgentSession:
             max_tokens=self.max_tokens,
             before_request=self._compact_if_due,
             compact=self.profile == "compact",
+            refresh=self._refresh_tools,
         )
         self._task = asyncio.create_task(loop.run(ctx))
         try:

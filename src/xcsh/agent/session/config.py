@@ -13,6 +13,7 @@ from xcsh.agent.policy.approval import ApprovalHook
 from xcsh.agent.record.persistence import SessionRecorder
 from xcsh.agent.run.profile import Profile
 from xcsh.agent.run.steering import DEFAULT_MAX_FORCED_TURNS, SteeringMode, SteeringStyle
+from xcsh.agent.session.tool_source import ToolSource
 from xcsh.core import Message
 
 
@@ -47,6 +48,8 @@ class SessionConfig:
             (see :func:`~xcsh.agent.approval.approval_resolve_tool`).
         profile: ``"full"`` or ``"compact"`` (:mod:`xcsh.agent.run.profile`): a
             short system prompt and trimmed tool schemas for small models.
+        tool_source: tools that join from outside and may change between turns
+            (the MCP servers'): :class:`~xcsh.agent.session.tool_source.ToolSource`.
     """
 
     system_prompt: str | None = None
@@ -64,6 +67,7 @@ class SessionConfig:
     steering_mode: SteeringMode | None = None
     requires_checks: bool = False
     profile: Profile = "full"
+    tool_source: ToolSource | None = None
 
 
 __all__ = ["SessionConfig"]

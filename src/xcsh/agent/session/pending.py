@@ -35,7 +35,8 @@ class SessionPending:
 
     Args:
         store: the session's pending-action store (``None``: a session without previews).
-        tools: the session's tools, by name (``resolve`` among them when there is a store).
+        tools: the session's tools, by name (``resolve`` among them when there is a store);
+            the session sets it anew when its tools change between turns.
         rebuildable: tools whose actions a later session rebuilds (they outlive the session).
         steering: the session's steering (told of previews pushed again).
         log: the session file's writer.
@@ -58,7 +59,7 @@ class SessionPending:
     ) -> None:
         self.store = store
         self.rebuildable = rebuildable
-        self._tools = tools
+        self.tools = tools
         self._steering = steering
         self._log = log
         self._emit = emit
@@ -80,7 +81,7 @@ class SessionPending:
         if self.store is None:
             return []
         events, note = await end_unrebuildable(
-            self.store, tools=self._tools, rebuildable=self.rebuildable, reason=reason
+            self.store, tools=self.tools, rebuildable=self.rebuildable, reason=reason
         )
         for event in events:
             self._emit(event)
@@ -151,7 +152,7 @@ class SessionPending:
         """
         report, note = await rebuild_pending(
             records,
-            tools=self._tools,
+            tools=self.tools,
             rebuildable=self.rebuildable,
             store=self.store,
             pushed=lambda result: loop.emit_pushes(self._emit, self._steering, result),

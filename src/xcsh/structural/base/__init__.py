@@ -5,9 +5,7 @@
 - :mod:`~xcsh.structural.base.strictness`: the strictness levels;
 - :mod:`~xcsh.structural.base.matcher`: the :class:`Matcher` protocol a query runs per file;
 - :mod:`~xcsh.structural.base.results` and :mod:`~xcsh.structural.base.diff`: typed
-  matches, previews and their diffs;
-- :mod:`~xcsh.structural.base.pool`: the fork pool of larger scans, and the signal reset of a
-  forked child.
+  matches, previews and their diffs.
 
 Nothing here imports another part of :mod:`xcsh.structural`.
 """

@@ -13,6 +13,7 @@ names things differently words the same facts with its own
      ├── EmptyPatterns          no pattern given
      ├── BadLimit               a limit below 1
      ├── EmptyScope             no source file of a known language in scope
+     ├── BadGlob                a glob filter that is no glob (an unclosed ``[``)
      ├── MissingPath            the path names nothing in the workspace
      ├── MixedLanguages         one rewrite would change files of several languages
      ├── ScanWorkerDied         a worker process died during a scan
@@ -215,6 +216,24 @@ class EmptyScope(StructuralError):
             f"Check {words.path} and {words.glob}, or pass {words.lang} for files with "
             "unusual extensions."
         )
+
+
+class BadGlob(StructuralError):
+    """A glob filter that cannot be read as a glob.
+
+    Attributes:
+        glob: the glob as given.
+        why: what is wrong with it (``unclosed character class; missing ']'``).
+    """
+
+    def __init__(self, glob: str, why: str) -> None:
+        self.glob = glob
+        self.why = why
+        super().__init__()
+
+    def worded(self, words: Wording) -> str:
+        """Name the bad glob and what is wrong with it."""
+        return f"Bad glob in {words.glob}: '{visible_line(self.glob)}' ({self.why})."
 
 
 class NotRegularFile(StructuralError):

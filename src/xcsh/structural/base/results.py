@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol
@@ -216,8 +216,12 @@ class RecordBook(Protocol):
     See :class:`xcsh.structural.edit.pattern_edit.PatternRecords`.
     """
 
-    def render(self, change: Replacement) -> str:
-        """The line of ``change``, line break included."""
+    def render(self, change: Replacement, raw: bytes = b"") -> str:
+        """The line of ``change``, line break included (``raw``: the file's bytes)."""
+        ...
+
+    def lines(self, changes: Sequence[Replacement], raw: bytes = b"") -> Iterator[str]:
+        """The line of each of ``changes``, in order (``raw``: the file's bytes)."""
         ...
 
 
@@ -304,7 +308,17 @@ class FileEdit:
         """
         if change.record_at < 0 or self.records is None:
             return change.record
-        return self.records.render(change)
+        return self.records.render(change, self.old_bytes)
+
+    def lines(self) -> Iterator[str]:
+        """:meth:`record` of each of :meth:`listed`, the file's text read once for them all."""
+        listed = self.listed()
+        if self.records is None:
+            return (change.record for change in listed)
+        kept = [change for change in listed if change.record_at >= 0]
+        if len(kept) < len(listed):  # some made their line as they were found
+            return (self.record(change) for change in listed)
+        return self.records.lines(listed, self.old_bytes)
 
     def listed(self) -> list[Replacement]:
         """Every match of the file as the CLI's ``--json`` lists them.

@@ -12,15 +12,19 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ast_grep_py import SgNode
 
 from xcsh.structural.base.results import Replacement
-from xcsh.structural.edit.pattern_edit import PatternChanges, PatternRecords
+from xcsh.structural.edit.pattern_edit import PatternChanges
+from xcsh.structural.edit.pattern_records import PatternRecords
 from xcsh.structural.matches.matching import LanguageQuery
-from xcsh.structural.matches.records import Offsets
+from xcsh.structural.matches.records import Offsets, bounds
 from xcsh.structural.pattern.rewrite import Template, expand_template
+
+if TYPE_CHECKING:
+    from xcsh.structural.rules.extras import RuleExtras
 
 
 class Candidate(NamedTuple):
@@ -74,11 +78,14 @@ def op_candidates(
     records: PatternRecords | None,
     *,
     keep_nodes: bool,
+    extras: RuleExtras | None = None,
 ) -> list[Candidate]:
     """The candidate changes of the nodes one op matched.
 
     The candidates of the ``nodes`` that op ``op`` (of ``unit``'s patterns, rewritten
-    by ``template``) matched in ``text``, in the order of ``nodes``.
+    by ``template``) matched in ``text``, in the order of ``nodes``; ``extras`` is what
+    the YAML rule behind the op adds (its fix's range, its transforms), ``None`` for
+    a pattern.
 
     A pattern's changes are made here, with their JSON lines' numbers in
     ``records`` when given; each node handle (hundreds of bytes in ast-grep-py)
@@ -88,8 +95,7 @@ def op_candidates(
     pattern = unit.patterns[op]
     assert pattern is not None
     candidates: list[Candidate] = []
-    rule = pattern.yaml_rule
-    if rule is None:
+    if extras is None:
         shared = PatternChanges(
             text=text,
             newline=newline,
@@ -115,9 +121,9 @@ def op_candidates(
 
     for node in nodes:
         values = capture_spans(node, template)
-        first, last = expanded_range(node, rule.fix)
-        start, end = first.range().start.index, last.range().end.index
-        values.update(transformed_values(node, rule, text))
+        first, last = expanded_range(node, extras.fix)
+        start, end = bounds(first)[0], bounds(last)[1]
+        values.update(transformed_values(node, extras, text))
         new = expand_template(template, text, start, values, newline)
         candidates.append(Candidate(start, end, op, node, new, unit, None))
     nodes.clear()

@@ -5,10 +5,8 @@ the match's range is read once, each captured node is fetched and its range
 read once, and from those the replacement text and the
 :class:`~xcsh.structural.base.results.Replacement` are made. For output that mirrors
 ``ast-grep run -r --json`` the positions of the match and its captures are kept
-as numbers (:class:`PatternRecords`), and each JSON line is written from them
-only when it is printed: the line
-:func:`~xcsh.structural.matches.records.json_record` renders for the same node, byte
-for byte (the tests compare both with the ``ast-grep`` binary).
+as numbers (:class:`~xcsh.structural.edit.pattern_records.PatternRecords`), and each
+JSON line is written from them only when it is printed.
 
 YAML rules (fixes that widen their range, transforms, labels) take the general
 path in :mod:`xcsh.structural.edit.scan_edit`.
@@ -16,148 +14,21 @@ path in :mod:`xcsh.structural.edit.scan_edit`.
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from json.encoder import encode_basestring
 
 from ast_grep_py import SgNode
 
 from xcsh.structural.base.matcher import Matcher
 from xcsh.structural.base.results import Replacement
-from xcsh.structural.matches.records import Offsets, line_bounds
+from xcsh.structural.edit.pattern_records import PatternRecords
+from xcsh.structural.matches.records import Offsets, bounds, indent_before
 from xcsh.structural.pattern.rewrite import Template, TemplateVar, capture_key, expand_template
 
 _new_tuple = tuple.__new__
 _STAGED = 1 << 14
 """How many numbers :attr:`PatternRecords.staged` takes before they move to the array."""
-
-
-@dataclass(kw_only=True)
-class PatternRecords:
-    """The JSON lines of one file's pattern changes, kept as numbers until printed.
-
-    A line of ``ast-grep run -r --json`` is about a kilobyte, mostly positions
-    (each captured node has six); 100,000 of them held as text would outweigh
-    the syntax tree. Here each change keeps its match's and its captures'
-    positions in one flat array (8 bytes a number) and :meth:`render` writes its
-    line when it is printed, byte for byte the line
-    :func:`~xcsh.structural.matches.records.json_record` renders for the node.
-
-    Attributes:
-        text: the file's text (code points; the lines and captured texts are cut from it).
-        offsets: its byte offsets.
-        quoted_file: the file's name, JSON-quoted.
-        ops: for each op entry, its pattern and JSON-quoted language name.
-        numbers: per change: the op entry, the match's start and end (code points),
-            start line and column, end line and column (32-bit: tree-sitter's own
-            positions are); then per ``$`` name of the
-            pattern 0 (unbound) or 1 and the capture's six numbers (the same as the
-            match's); then per ``$$$`` name -1 (unbound) or how many nodes it
-            captured, and six numbers each.
-    """
-
-    text: str
-    offsets: Offsets
-    quoted_file: str
-    ops: list[tuple[Matcher, str]] = field(default_factory=list)
-    numbers: array[int] = field(default_factory=lambda: array("i"))
-    staged: list[int] = field(default_factory=list)
-    """Numbers of the latest changes, not yet moved to :attr:`numbers` (a list takes
-    them several times faster than an array; :meth:`settle` moves them)."""
-
-    def add(self, pattern: Matcher, language: str) -> int:
-        """The entry of a new op: its pattern, and its language's display name."""
-        self.ops.append((pattern, encode_basestring(language)))
-        return len(self.ops) - 1
-
-    def settle(self) -> None:
-        """Move the :attr:`staged` numbers to :attr:`numbers`."""
-        self.numbers.fromlist(self.staged)
-        self.staged.clear()
-
-    def render(self, change: Replacement) -> str:
-        """The line of ``change`` (line break included)."""
-        if self.staged:
-            self.settle()
-        numbers, text = self.numbers, self.text
-        at = change.record_at
-        entry, start, end, first_line, first_column, last_line, last_column = numbers[at : at + 7]
-        at += 7
-        pattern, language = self.ops[entry]
-        singles = []
-        for name in pattern.single:
-            if numbers[at]:
-                shown = self._captures(at + 1, 1)
-                singles.append(f"{encode_basestring(name)}:{shown}")
-                at += 7
-            else:
-                at += 1
-        multis = []
-        for name in pattern.multi:
-            count = numbers[at]
-            at += 1
-            if count < 0:
-                continue  # the CLI does not bind it
-            multis.append(f"{encode_basestring(name)}:[{self._captures(at, count)}]")
-            at += 6 * count
-        line_start, line_end = line_bounds(text, start, end)
-        bound = (
-            f',"metaVariables":{{"single":{{{",".join(singles)}}},'
-            f'"multi":{{{",".join(multis)}}},"transformed":{{}}}}'
-            if singles or multis  # the CLI omits it when nothing is bound
-            else ""
-        )
-        where = self._range(start, end, first_line, first_column, last_line, last_column)
-        return (
-            f'{{"text":{encode_basestring(change.old_text)},"range":{where},'
-            f'"file":{self.quoted_file},'
-            f'"lines":{encode_basestring(text[line_start:line_end])},'
-            f'"charCount":{{"leading":{start - line_start},"trailing":{line_end - end}}},'
-            f'"replacement":{encode_basestring(change.new_text)},'
-            f'"replacementOffsets":{{"start":{change.start_byte},"end":{change.end_byte}}},'
-            f'"language":{language}{bound}}}\n'
-        )
-
-    def _range(
-        self, start: int, end: int, first_line: int, first_column: int, line: int, column: int
-    ) -> str:
-        """The CLI's ``range`` object."""
-        offsets = self.offsets
-        low, high = (
-            (start, end) if offsets.ascii else (offsets.byte_at(start), offsets.byte_at(end))
-        )
-        return (
-            f'{{"byteOffset":{{"start":{low},"end":{high}}},'
-            f'"start":{{"line":{first_line},"column":{first_column}}},'
-            f'"end":{{"line":{line},"column":{column}}}}}'
-        )
-
-    def _captures(self, at: int, count: int) -> str:
-        """Captured nodes' ``{text, range}`` objects, joined by commas.
-
-        ``count`` captured nodes' ``{text, range}`` objects, from position ``at`` of
-        :attr:`numbers`, joined by commas (the hot loop of printing: five captures a
-        match are 500,000 objects in a big file).
-        """
-        numbers, text, offsets = self.numbers, self.text, self.offsets
-        ascii_text = offsets.ascii
-        out = []
-        sixes = iter(numbers[at : at + 6 * count])
-        for start, end, first_line, first_column, line, column in zip(
-            sixes, sixes, sixes, sixes, sixes, sixes, strict=True
-        ):
-            low, high = (
-                (start, end) if ascii_text else (offsets.byte_at(start), offsets.byte_at(end))
-            )
-            out.append(
-                f'{{"text":{encode_basestring(text[start:end])},'
-                f'"range":{{"byteOffset":{{"start":{low},"end":{high}}},'
-                f'"start":{{"line":{first_line},"column":{first_column}}},'
-                f'"end":{{"line":{line},"column":{column}}}}}}}'
-            )
-        return ",".join(out)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -185,11 +56,9 @@ class PatternChanges:
         replacement (with the numbers of its JSON line in :attr:`records`).
         """
         text = self.text
-        rng = node.range()
-        head, tail = rng.start, rng.end
-        # each position read once: every read is a call into ast-grep-py
-        start, end, line, column = head.index, tail.index, head.line, head.column
-        last_line = tail.line
+        offsets = self.offsets
+        # not node.range(), which walks the line for each column (quadratic on one long line)
+        start, end, line, column, last_line, last_column = offsets.locate(node)
         records = self.records
         if records is None:
             record_at = -1
@@ -197,7 +66,7 @@ class PatternChanges:
         else:
             staged = records.staged
             record_at = len(records.numbers) + len(staged)
-            staged.extend((self.entry, start, end, line, column, last_line, tail.column))
+            staged.extend((self.entry, start, end, line, column, last_line, last_column))
             spans = self._recorded(node, staged)
             if len(staged) >= _STAGED:
                 records.settle()
@@ -209,13 +78,11 @@ class PatternChanges:
             for var in self._unnamed:
                 values[capture_key(var)] = capture_spans(node, var)
             new = expand_template(self.template, text, start, values, self.newline)
-        if self.offsets.ascii:
+        if offsets.ascii:
             match_start, match_end = start, end
         else:
-            match_start, match_end = self.offsets.byte(head), self.offsets.byte(tail)
-        line_start = text.rfind("\n", 0, start) + 1
-        before = text[line_start:start]
-        indent = before[: len(before) - len(before.lstrip(" \t"))]
+            match_start, match_end = offsets.byte_at(start), offsets.byte_at(end)
+        indent = indent_before(text, start, column)
         indent = self.indents.setdefault(indent, indent)  # one string for each indentation
         fields = (
             text[start:end],
@@ -242,22 +109,22 @@ class PatternChanges:
         """
         spans: list[tuple[int, int] | None] = []
         pattern = self.pattern
+        locate = self.offsets.locate
         for name in pattern.single:
             captured = node.get_match(name)
             if captured is None:
                 numbers.append(0)
                 spans.append(None)
                 continue
-            rng = captured.range()
-            head, tail = rng.start, rng.end
-            first, last = head.index, tail.index
-            numbers.extend((1, first, last, head.line, head.column, tail.line, tail.column))
-            spans.append((first, last))
+            where = locate(captured)
+            numbers.append(1)
+            numbers.extend(where)
+            spans.append((where[0], where[1]))
         for name in pattern.multi:
             nodes = node.get_multiple_matches(name)
             if nodes:
                 numbers.append(len(nodes))
-                spans.append(_numbers(nodes, numbers))
+                spans.append(_numbers(nodes, numbers, locate))
             else:
                 numbers.append(0 if pattern.multi_bound(node, name) else -1)
                 spans.append(None)
@@ -273,16 +140,10 @@ class PatternChanges:
         for name, multi in self._captured:
             if multi:
                 nodes = node.get_multiple_matches(name)
-                spans.append(
-                    (nodes[0].range().start.index, nodes[-1].range().end.index) if nodes else None
-                )
+                spans.append((bounds(nodes[0])[0], bounds(nodes[-1])[1]) if nodes else None)
                 continue
             captured = node.get_match(name)
-            if captured is None:
-                spans.append(None)
-            else:
-                rng = captured.range()
-                spans.append((rng.start.index, rng.end.index))
+            spans.append(None if captured is None else bounds(captured))
         return spans
 
     @cached_property
@@ -362,20 +223,22 @@ class PatternChanges:
         return "".join(out)
 
 
-def _numbers(nodes: Sequence[SgNode], numbers: list[int]) -> tuple[int, int]:
+def _numbers(
+    nodes: Sequence[SgNode],
+    numbers: list[int],
+    locate: Callable[[SgNode], tuple[int, int, int, int, int, int]],
+) -> tuple[int, int]:
     """Append the six numbers of each of ``nodes``; their first start and last end.
 
     Append the six numbers of each of ``nodes`` (the hot loop: five captures a match
-    are 500,000 in a big file; each node's range is read once, and each of its
-    positions' numbers once); where they start and end (code points). ``nodes`` is
-    not empty.
+    are 500,000 in a big file; each node is placed once, by ``locate``:
+    :meth:`~xcsh.structural.matches.records.Offsets.locate`); where they start and
+    end (code points). ``nodes`` is not empty.
     """
     first = len(numbers)
     extend = numbers.extend
     for node in nodes:
-        rng = node.range()
-        start, end = rng.start, rng.end
-        extend((start.index, end.index, start.line, start.column, end.line, end.column))
+        extend(locate(node))
     return numbers[first], numbers[-5]
 
 
@@ -388,9 +251,9 @@ def capture_spans(node: SgNode, var: TemplateVar) -> tuple[int, int] | None:
     """
     if var.multi:
         nodes = node.get_multiple_matches(var.name)
-        return (nodes[0].range().start.index, nodes[-1].range().end.index) if nodes else None
+        return (bounds(nodes[0])[0], bounds(nodes[-1])[1]) if nodes else None
     captured = node.get_match(var.name)
-    return None if captured is None else (captured.range().start.index, captured.range().end.index)
+    return None if captured is None else bounds(captured)
 
 
-__all__ = ["PatternChanges", "PatternRecords"]
+__all__ = ["PatternChanges"]

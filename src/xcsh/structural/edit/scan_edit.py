@@ -21,10 +21,10 @@ from xcsh.fs.confined import sha256_hex
 from xcsh.structural.base.results import FileEdit, Replacement, SkippedFile
 from xcsh.structural.edit.candidates import Candidate, op_candidates
 from xcsh.structural.edit.fits import FITS_COST_IN_BYTES, fits
-from xcsh.structural.edit.pattern_edit import PatternRecords
+from xcsh.structural.edit.pattern_records import PatternRecords
 from xcsh.structural.edit.syntax_check import error_rule, has_error, new_error
 from xcsh.structural.matches.matching import LanguageQuery, Outcome, Query, find_nodes
-from xcsh.structural.matches.records import Offsets, json_record
+from xcsh.structural.matches.records import Offsets, indent_before, json_record
 
 BROKEN_REASON = "the rewrite would not parse"
 """Why a file whose rewritten text has new parse errors was left out of an edit."""
@@ -67,8 +67,7 @@ def _plan(
     if not kept:
         return Outcome(identical=identical) if identical else None
     _in_source_order(kept)
-    first = kept[0][5].patterns[kept[0][2]]
-    if first is not None and first.yaml_rule is not None:
+    if query.rules:
         # Fixes of several rules: as `ast-grep scan -U`, a fix overlapping an earlier
         # one is left out (reported as nested); scanning again applies it.
         chosen: list[Candidate] = []
@@ -131,6 +130,7 @@ def _candidates(
                 newline,
                 records,
                 keep_nodes=len(nodes) * FITS_COST_IN_BYTES < len(text),
+                extras=query.rule(i),
             )
             _in_source_order(candidates)
             last_end = -1
@@ -190,38 +190,45 @@ def _builder(
         if made is not None:
             return made
         assert node is not None  # only a pattern's changes are made beforehand
-        rng = node.range()
-        head, tail = rng.start, rng.end
-        match_start, match_end = offsets.byte(head), offsets.byte(tail)
-        first_byte, last_byte, first_line, last_line = match_start, match_end, head.line, tail.line
+        head, tail, line, column, end_line, _ = offsets.locate(node)
+        match_start, match_end = offsets.byte_at(head), offsets.byte_at(tail)
+        first_byte, last_byte, first_line, last_line = match_start, match_end, line, end_line
         pattern = unit.patterns[op]
         assert pattern is not None
-        if (start, end) != (head.index, tail.index):  # a rule's fix widens the range
+        if (start, end) != (head, tail):  # a rule's fix widens the range
             # loaded with such a fix only: a pattern's edit never imports the rule machinery
             from xcsh.structural.rules.evaluate import expanded_range
 
-            first, last = expanded_range(node, getattr(pattern, "fix", None))
-            opened, closed = first.range().start, last.range().end
-            first_byte, last_byte = offsets.byte(opened), offsets.byte(closed)
-            first_line, last_line = opened.line, closed.line
+            rule = query.rule(op)
+            first, last = expanded_range(node, rule.fix if rule is not None else None)
+            opened, _, first_line, _, _, _ = offsets.locate(first)
+            _, closed, _, _, last_line, _ = offsets.locate(last)
+            first_byte, last_byte = offsets.byte_at(opened), offsets.byte_at(closed)
         record = ""
         if query.captures:
             language = encode_basestring(unit.display)
             record = json_record(
-                node, pattern, text, offsets, quoted, language, (new, first_byte, last_byte)
+                node,
+                pattern,
+                text,
+                offsets,
+                quoted,
+                language,
+                (new, first_byte, last_byte),
+                extras=query.rule(op),
             )
         return Replacement(
-            text[head.index : tail.index],
+            text[head:tail],
             new,
-            head.line,
-            head.column,
+            line,
+            column,
             first_byte,
             last_byte,
             first_line,
             last_line,
             match_start,
             match_end,
-            _indent(text, head.index),
+            indent_before(text, head, column),
             record,
         )
 
@@ -334,13 +341,6 @@ def edit_file(
         ),
         identical=planned.identical,
     )
-
-
-def _indent(text: str, index: int) -> str:
-    """The spaces and tabs starting the line of code point ``index`` (up to ``index``)."""
-    line_start = text.rfind("\n", 0, index) + 1
-    before = text[line_start:index]
-    return before[: len(before) - len(before.lstrip(" \t"))]
 
 
 def splice(raw: bytes, replacements: tuple[Replacement, ...]) -> bytes:

@@ -6,12 +6,10 @@ finds its first new parse error.
 
 from __future__ import annotations
 
-from typing import Any
-
-from ast_grep_py import SgNode, SgRoot
+from ast_grep_py import Rule, SgNode, SgRoot
 
 
-def error_rule(root: SgNode) -> dict[str, Any]:
+def error_rule(root: SgNode) -> Rule:
     """The rule finding parse errors under ``root``.
 
     The rule finding parse errors under ``root``: ERROR nodes, and the MISSING nodes

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ast_grep_py import SgNode
 
@@ -31,6 +32,9 @@ from xcsh.structural.matches.records import (
     secondary_nodes,
 )
 from xcsh.structural.pattern.rewrite import Template
+
+if TYPE_CHECKING:
+    from xcsh.structural.rules.extras import RuleExtras
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,6 +63,8 @@ class Query:
             the languages embedded in it (``<script>``, ``<style>``).
         templates: the rewrites of an edit, parallel to the patterns (``None`` for a rule
             without ``fix``: it is not rewritten); empty for a search.
+        rules: what each YAML rule adds to its matches (fix, transforms, report),
+            parallel to the patterns; empty for a query of patterns (see :meth:`rule`).
         skip_parse_errors: edits leave files whose tree has ERROR nodes alone (contract §4).
         captures: record metavariable captures on the matches of an edit (searches always
             do), and the nested matches an edit leaves alone.
@@ -74,6 +80,7 @@ class Query:
 
     languages: dict[str, LanguageQuery]
     templates: tuple[Template | None, ...] = ()
+    rules: tuple[RuleExtras, ...] = ()
     skip_parse_errors: bool = False
     captures: bool = True
     max_matches: int | None = None
@@ -84,6 +91,10 @@ class Query:
     def is_edit(self) -> bool:
         """True for an edit preview."""
         return bool(self.templates)
+
+    def rule(self, index: int) -> RuleExtras | None:
+        """What the YAML rule of pattern ``index`` adds to its matches; ``None`` for a pattern."""
+        return self.rules[index] if self.rules else None
 
 
 @dataclass(kw_only=True)
@@ -120,11 +131,13 @@ def make_match(
     file: str,
     display: str,
     captures: bool = True,
+    extras: RuleExtras | None = None,
 ) -> Match:
     """Build the match record of ``node`` in ``text``.
 
     ``node`` was found by ``pattern``, the call's pattern number ``index``; the record
-    holds its captures unless ``captures`` is false.
+    holds its captures unless ``captures`` is false, and what ``extras`` adds when
+    the pattern is a YAML rule's (:meth:`Query.rule`).
     """
     rng = node.range()
     start, end = rng.start.index, rng.end.index
@@ -146,14 +159,13 @@ def make_match(
     fix: tuple[str, int, int] | None = None
     secondary: tuple[Capture, ...] = ()
     labels: tuple[MatchLabel, ...] | None = None
-    yaml_rule = pattern.yaml_rule
-    if yaml_rule is not None:
-        transformed, fix, rule = rule_parts(node, yaml_rule, text, offsets, fix=captures)
+    if extras is not None:
+        transformed, fix, rule = rule_parts(node, extras, text, offsets, fix=captures)
         if captures:
             secondary = tuple(
                 Capture(text=n.text(), span=offsets.span(n)) for n in secondary_nodes(node)
             )
-            if yaml_rule.labels is not None:
+            if extras.labels is not None:
                 # only a YAML rule has labels: a pattern search never loads the rule machinery
                 from xcsh.structural.rules.labels import label_nodes
 
@@ -164,7 +176,7 @@ def make_match(
                         primary=lab.primary,
                         message=lab.message,
                     )
-                    for lab in label_nodes(node, yaml_rule.labels)
+                    for lab in label_nodes(node, extras.labels)
                 )
     return Match(
         path=path,

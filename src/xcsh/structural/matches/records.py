@@ -16,39 +16,77 @@ code-point offset itself in an ASCII file, and otherwise come from
 from __future__ import annotations
 
 import os
+import re
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import TYPE_CHECKING
 
-from ast_grep_py import Pos, Range, SgNode
+from ast_grep_py import Pos, SgNode
 
 from xcsh.core.safe import visible_line
 from xcsh.fs import detect_newline
 from xcsh.structural.base.matcher import Matcher
 from xcsh.structural.base.results import Position, RuleReport, Span
+from xcsh.structural.matches.json_lines import plain_json_records
 from xcsh.structural.pattern.rewrite import expand_template
 
 if TYPE_CHECKING:
-    from xcsh.structural.rules.compile import CompiledRule
+    from xcsh.structural.rules.extras import RuleExtras
 
 _BLOCK = 256
 """Code points per entry of a non-ASCII file's byte-offset table."""
+_NEWLINE = re.compile("\n")
+_BLANKS = re.compile("[ \t]*")
+
+
+def bounds(node: SgNode) -> tuple[int, int]:
+    """``node``'s start and end as code-point offsets into its text, in one call.
+
+    An edit's positions are the node's offsets as they are; ``node.range()``
+    also finds each position's column by walking its line from the start, so
+    reading the matches of one long line through it is quadratic.
+    """
+    edit = node.replace("")
+    return edit.start_pos, edit.end_pos
 
 
 class Offsets:
-    """Code-point offsets of one file's text to UTF-8 byte offsets.
+    """Where nodes are in one file's text: code points to UTF-8 bytes, lines and columns.
 
-    Free for an ASCII file. Otherwise the first call builds, in one pass, the
-    byte offset of every 256th code point; a lookup then encodes at most 255
-    code points, so a file's cost does not grow with its matches times its
-    line length (a one-line file of 50,000 matches stays linear).
+    Byte offsets are free for an ASCII file. Otherwise the first call builds, in
+    one pass, the byte offset of every 256th code point; a lookup then encodes at
+    most 255 code points. Lines and columns (:meth:`locate`) come from the text's
+    line starts, listed once, by bisection, not from ``node.range()``, which walks
+    the line for each column. So a file's cost does not grow with its matches
+    times its line length (a one-line file of 80,000 matches stays linear).
     """
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.ascii = text.isascii()
         self._table: list[int] = []
+        self._line_starts: list[int] = []
+
+    def locate(self, node: SgNode) -> tuple[int, int, int, int, int, int]:
+        r"""Where ``node`` is, as ``range()`` says it, read in time independent of line length.
+
+        Returns:
+            ``(start, end, line, column, end_line, end_column)``: code-point offsets
+            into the text, then the 0-based line and code-point column of the start
+            and of the end (lines are split at ``\n`` alone, as ast-grep splits them).
+        """
+        start, end = bounds(node)
+        starts = self._line_starts
+        if not starts:
+            starts.append(0)
+            starts.extend(found.end() for found in _NEWLINE.finditer(self.text))
+        line = bisect_right(starts, start) - 1
+        end_line = line
+        if line + 1 < len(starts) and end >= starts[line + 1]:
+            end_line = bisect_right(starts, end) - 1
+        return start, end, line, start - starts[line], end_line, end - starts[end_line]
 
     def byte(self, pos: Pos) -> int:
         """The UTF-8 byte offset of ``pos``."""
@@ -77,13 +115,23 @@ class Offsets:
 
         The span is a :class:`~xcsh.structural.base.results.Span`.
         """
-        start, end = first.range().start, last.range().end
+        start, _, line, column, _, _ = self.locate(first)
+        _, end, _, _, end_line, end_column = self.locate(last)
         return Span(
-            start_byte=self.byte(start),
-            end_byte=self.byte(end),
-            start=Position(line=start.line, column=start.column),
-            end=Position(line=end.line, column=end.column),
+            start_byte=self.byte_at(start),
+            end_byte=self.byte_at(end),
+            start=Position(line=line, column=column),
+            end=Position(line=end_line, column=end_column),
         )
+
+
+def indent_before(text: str, start: int, column: int) -> str:
+    """The spaces and tabs starting the line of code point ``start`` (at ``column``), to ``start``.
+
+    Read from the line's start: the line before ``start`` is never copied nor scanned.
+    """
+    found = _BLANKS.match(text, start - column, start)
+    return found.group() if found is not None else ""
 
 
 def line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
@@ -102,7 +150,7 @@ def secondary_nodes(node: SgNode) -> list[SgNode]:
 
 
 def rule_parts(
-    node: SgNode, rule: CompiledRule, text: str, offsets: Offsets, *, fix: bool = True
+    node: SgNode, rule: RuleExtras, text: str, offsets: Offsets, *, fix: bool = True
 ) -> tuple[dict[str, str], tuple[str, int, int] | None, RuleReport]:
     """What a YAML rule adds to its match: ``(transformed, fix, report)``.
 
@@ -131,7 +179,7 @@ def rule_parts(
 
 
 def match_fix(
-    node: SgNode, rule: CompiledRule, text: str, transformed: dict[str, str]
+    node: SgNode, rule: RuleExtras, text: str, transformed: dict[str, str]
 ) -> tuple[str, int, int]:
     """Build the fix of ``rule`` (which has one) for its match ``node``.
 
@@ -192,12 +240,15 @@ class RecordFormat:
 
 def render(
     form: RecordFormat,
-    found: Sequence[tuple[SgNode, Matcher, str]],
+    found: Sequence[tuple[SgNode, Matcher, RuleExtras | None, str]],
     text: str,
     offsets: Offsets,
     file: str,
 ) -> Iterator[str]:
-    """One record per ``(node, pattern or rule, language display name)`` of ``found``.
+    """One record per ``(node, matcher, rule's extras, language display name)`` of ``found``.
+
+    The extras are what a YAML rule adds to its matches (``None`` for a pattern:
+    :meth:`~xcsh.structural.matches.matching.Query.rule`).
 
     Each record is a complete piece of output, its final line break included.
     Nodes are handles into trees of ``text`` (or of a source with the same
@@ -206,35 +257,39 @@ def render(
     shown = form.name(file)
     if form.json:
         quoted = encode_basestring(shown)
+        if offsets.ascii and all(extras is None for _, _, extras, _ in found):
+            yield from plain_json_records(found, text, quoted)
+            return
         languages: dict[str, str] = {}
-        for node, pattern, display in found:
+        for node, pattern, extras, display in found:
             language = languages.get(display)
             if language is None:
                 language = languages[display] = encode_basestring(display)
-            yield json_record(node, pattern, text, offsets, quoted, language)
+            yield json_record(node, pattern, text, offsets, quoted, language, extras=extras)
     elif form.layout == "lines":
-        for node, pattern, _ in found:
-            yield _text_record(node, pattern, text, shown)
+        for node, _, extras, _ in found:
+            yield _text_record(node, extras, text, offsets, shown)
     elif form.layout == "report":
         yield from _report(found, text, shown)
     else:
         from xcsh.structural.matches.report import run_text
 
-        nodes = [node for node, _, _ in found]
+        nodes = [node for node, _, _, _ in found]
         yield from run_text(nodes, text, shown, heading=form.layout == "heading")
 
 
-def _report(found: Sequence[tuple[SgNode, Matcher, str]], text: str, shown: str) -> list[str]:
+def _report(
+    found: Sequence[tuple[SgNode, Matcher, RuleExtras | None, str]], text: str, shown: str
+) -> list[str]:
     """``ast-grep scan``'s report of one file's rule matches, one record per match."""
     from xcsh.structural.matches.report import rule_report
     from xcsh.structural.rules.evaluate import interpolate, transformed_values
 
-    matched: list[tuple[SgNode, CompiledRule]] = []
+    matched: list[tuple[SgNode, RuleExtras]] = []
     fixes: list[tuple[str, int, int] | None] = []
     messages: list[str] = []
-    for node, matcher, _ in found:
-        rule = matcher.yaml_rule
-        assert rule is not None
+    for node, _, rule, _ in found:
+        assert rule is not None  # the report lays out rules' matches only
         transformed = transformed_values(node, rule, text)
         matched.append((node, rule))
         fixes.append(None if rule.fix is None else match_fix(node, rule, text, transformed))
@@ -259,9 +314,15 @@ def is_error_record(record: str, *, json: bool, report: bool = False) -> bool:
     return record.startswith("error[")
 
 
-def range_json(rng: Range, offsets: Offsets) -> str:
-    """The CLI's ``range`` object of ``rng`` (byte offsets, start and end positions)."""
-    return _positions_json(rng.start, rng.end, offsets)
+def located_json(where: tuple[int, int, int, int, int, int], offsets: Offsets) -> str:
+    """The CLI's ``range`` object of a node :meth:`Offsets.locate` placed at ``where``."""
+    start, end, line, column, end_line, end_column = where
+    first, last = (start, end) if offsets.ascii else (offsets.byte_at(start), offsets.byte_at(end))
+    return (
+        f'{{"byteOffset":{{"start":{first},"end":{last}}},'
+        f'"start":{{"line":{line},"column":{column}}},'
+        f'"end":{{"line":{end_line},"column":{end_column}}}}}'
+    )
 
 
 def _positions_json(start: Pos, end: Pos, offsets: Offsets) -> str:
@@ -284,10 +345,9 @@ def _captures_json(nodes: Sequence[SgNode], text: str, offsets: Offsets) -> list
     """
     out = []
     ascii_text = offsets.ascii
+    locate = offsets.locate
     for node in nodes:
-        rng = node.range()
-        start, end = rng.start, rng.end
-        first, last = start.index, end.index
+        first, last, line, column, end_line, end_column = locate(node)
         if ascii_text:
             low, high = first, last
         else:
@@ -295,8 +355,8 @@ def _captures_json(nodes: Sequence[SgNode], text: str, offsets: Offsets) -> list
         out.append(
             f'{{"text":{encode_basestring(text[first:last])},'
             f'"range":{{"byteOffset":{{"start":{low},"end":{high}}},'
-            f'"start":{{"line":{start.line},"column":{start.column}}},'
-            f'"end":{{"line":{end.line},"column":{end.column}}}}}}}'
+            f'"start":{{"line":{line},"column":{column}}},'
+            f'"end":{{"line":{end_line},"column":{end_column}}}}}}}'
         )
     return out
 
@@ -309,19 +369,22 @@ def json_record(
     file: str,
     language: str,
     replacement: tuple[str, int, int] | None = None,
+    *,
+    extras: RuleExtras | None = None,
 ) -> str:
     """``node``'s line of ``ast-grep run --json=stream`` (line break included).
 
     ``file`` and ``language`` come already JSON-quoted (``encode_basestring``).
     With ``replacement`` (``(new text, start byte, end byte)``), the line is the
     one of ``run -r ... --json``: its ``replacement`` and ``replacementOffsets``
-    are those given (a rule's own fix is then not computed).
+    are those given (a rule's own fix is then not computed). ``extras`` is what
+    the YAML rule behind ``pattern`` adds (``None`` for a pattern).
     """
-    rng = node.range()
-    start, end = rng.start.index, rng.end.index
+    located = offsets.locate(node)
+    start, end = located[0], located[1]
     line_start, line_end = line_bounds(text, start, end)
     matched = encode_basestring(text[start:end])
-    where = range_json(rng, offsets)
+    where = located_json(located, offsets)
     parts = [
         f'{{"text":{matched},"range":{where},"file":{file},'
         f'"lines":{encode_basestring(text[line_start:line_end])},'
@@ -331,10 +394,9 @@ def json_record(
     report: RuleReport | None = None
     secondary: list[str] = []
     fix = replacement
-    rule = pattern.yaml_rule
-    if rule is not None:
+    if extras is not None:
         transformed, own_fix, report = rule_parts(
-            node, rule, text, offsets, fix=replacement is None
+            node, extras, text, offsets, fix=replacement is None
         )
         fix = fix or own_fix
         secondary = _captures_json(secondary_nodes(node), text, offsets)
@@ -345,9 +407,9 @@ def json_record(
         )
     parts.append(f',"language":{language}')
     parts.append(_meta_json(node, pattern, (text, offsets), secondary, transformed))
-    if report is not None and rule is not None:
+    if report is not None and extras is not None:
         labels = (matched, where, secondary)
-        parts.append(_report_json(report, node, rule, (text, offsets), labels))
+        parts.append(_report_json(report, node, extras, (text, offsets), labels))
     parts.append("}\n")
     return "".join(parts)
 
@@ -397,7 +459,7 @@ def _meta_json(
 def _report_json(
     report: RuleReport,
     node: SgNode,
-    rule: CompiledRule,
+    rule: RuleExtras,
     source: tuple[str, Offsets],
     labels: tuple[str, str, list[str]],
 ) -> str:
@@ -424,7 +486,7 @@ def _report_json(
     return "".join(parts)
 
 
-def _labels_json(node: SgNode, rule: CompiledRule, text: str, offsets: Offsets) -> Iterator[str]:
+def _labels_json(node: SgNode, rule: RuleExtras, text: str, offsets: Offsets) -> Iterator[str]:
     """The CLI's JSON objects of a rule's ``labels:`` on the match ``node``."""
     from xcsh.structural.rules.labels import label_nodes
 
@@ -438,14 +500,13 @@ def _labels_json(node: SgNode, rule: CompiledRule, text: str, offsets: Offsets) 
         )
 
 
-def _text_record(node: SgNode, pattern: Matcher, text: str, file: str) -> str:
-    rng = node.range()
-    start = rng.start
-    first, end = start.index, rng.end.index
+def _text_record(
+    node: SgNode, rule: RuleExtras | None, text: str, offsets: Offsets, file: str
+) -> str:
+    first, end, line, column, _, _ = offsets.locate(node)
     line_start, line_end = line_bounds(text, first, end)
     lines = text[line_start:line_end]
     head = ""
-    rule = pattern.yaml_rule
     if rule is not None:
         message = rule.message
         if rule.message_template is not None:
@@ -455,11 +516,11 @@ def _text_record(node: SgNode, pattern: Matcher, text: str, file: str) -> str:
             message = interpolate(rule, node, text, transformed)
         label = f"{rule.severity}[{rule.id}]"
         head = f"{label}: {message}\n" if message else f"{label}\n"
-    number = start.line + 1
+    number = line + 1
     if "\n" not in lines:
-        return f"{head}{file}:{number}:{start.column + 1}:{lines.removesuffix(chr(13))}\n"
+        return f"{head}{file}:{number}:{column + 1}:{lines.removesuffix(chr(13))}\n"
     rows = lines.split("\n")
-    out = [f"{head}{file}:{number}:{start.column + 1}:{rows[0].removesuffix(chr(13))}\n"]
+    out = [f"{head}{file}:{number}:{column + 1}:{rows[0].removesuffix(chr(13))}\n"]
     out.extend(
         f"{file}:{number + index}-{row.removesuffix(chr(13))}\n"
         for index, row in enumerate(rows[1:], 1)

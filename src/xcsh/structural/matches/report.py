@@ -26,7 +26,7 @@ from xcsh.structural.matches.diagnostic import Label, render_diagnostic, rust_li
 if TYPE_CHECKING:
     from ast_grep_py import SgNode
 
-    from xcsh.structural.rules.compile import CompiledRule
+    from xcsh.structural.rules.extras import RuleExtras
 
 HEADER_WORDS = {"error": "error", "warning": "warning", "info": "note", "hint": "help"}
 """The word ast-grep's report heads a rule's match with, by the rule's severity."""
@@ -125,7 +125,7 @@ def _inline(line: str) -> str:
 
 
 def rule_report(
-    found: Sequence[tuple[SgNode, CompiledRule]],
+    found: Sequence[tuple[SgNode, RuleExtras]],
     text: str,
     name: str,
     fixes: Sequence[tuple[str, int, int] | None],

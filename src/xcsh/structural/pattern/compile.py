@@ -40,7 +40,7 @@ from ast_grep_py import SgNode, SgRoot
 from xcsh.core import ToolError
 from xcsh.structural.base.errors import Doubt, PatternNotUsable, UnknownNodeKind
 from xcsh.structural.base.languages import Language
-from xcsh.structural.base.matcher import Requirement
+from xcsh.structural.base.matcher import Matcher, Requirement
 from xcsh.structural.base.strictness import STRICTNESS_LEVELS
 from xcsh.structural.pattern.checks import (
     EXPANDO_CANDIDATES,
@@ -59,8 +59,6 @@ from xcsh.structural.pattern.tokens import (
 
 if TYPE_CHECKING:
     from ast_grep_py import Rule
-
-    from xcsh.structural.rules.compile import CompiledRule
 
 # A metavariable is a whole leaf: `$NAME`, `$$NAME` (also matches unnamed nodes) or `$$$NAME`,
 # NAME of [A-Z0-9_] (ast-grep meta_var.rs).
@@ -91,7 +89,7 @@ _EXPANDO = {
 
 
 @dataclass(frozen=True, kw_only=True)
-class CompiledPattern:
+class CompiledPattern(Matcher):
     """A checked pattern, ready to run on files (picklable for worker processes).
 
     Attributes:
@@ -102,7 +100,8 @@ class CompiledPattern:
         rule: keyword arguments for ``SgNode.find_all``.
         single: names bound as single metavariables (``$A``), in order of appearance.
         multi: names bound as multi metavariables (``$$$A``).
-        tokens: UTF-8 byte strings a file must contain to be searched (may be empty).
+        required: the fixed tokens, each a clause of its own: UTF-8 byte strings a
+            file must all contain to be searched (may be empty).
         has_error: the pattern's tree holds an ERROR node (it may find less than meant).
         doubt: why the pattern probably matches nothing (its own source, or the same code
             inside a function, does not match it), with the fix; ``None`` when it looks
@@ -117,7 +116,7 @@ class CompiledPattern:
     rule: Rule
     single: tuple[str, ...]
     multi: tuple[str, ...]
-    tokens: tuple[bytes, ...]
+    required: Requirement
     has_error: bool = False
     doubt: Doubt | None = None
     trailing_multi: tuple[str, ...] = ()
@@ -126,16 +125,6 @@ class CompiledPattern:
     def multi_bound(self, node: SgNode, name: str) -> bool:
         """Whether ``$$$name``, which captured nothing in the match ``node``, is bound."""
         return name not in self.trailing_multi
-
-    @property
-    def required(self) -> Requirement:
-        """Each fixed token, a clause of its own: a file must hold them all."""
-        return tuple((token,) for token in self.tokens)
-
-    @property
-    def yaml_rule(self) -> CompiledRule | None:
-        """A pattern is not a YAML rule."""
-        return None
 
     def find_all(self, root: SgNode) -> list[SgNode]:
         """Every node under ``root`` (itself included) the pattern matches, in source order."""
@@ -150,7 +139,7 @@ class CompiledPattern:
 
         ``file`` and ``path`` do not matter to a pattern.
         """
-        return all(token in raw for token in self.tokens)
+        return all(token in raw for (token,) in self.required)
 
 
 def bound_metavariables(pattern: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -356,7 +345,7 @@ def compile_pattern(
         rule=rule,
         single=single,
         multi=multi,
-        tokens=tuple(tokens),
+        required=tuple((token,) for token in tokens),
         has_error=has_error,
         doubt=doubt,
         trailing_multi=trailing,

@@ -1,18 +1,30 @@
-"""YAML rules, as ``ast-grep scan`` reads them: loading, checking, compiling.
+"""YAML rules, as ``ast-grep scan`` reads them: the pipeline, and its last stage.
 
 A rule file holds one or more YAML documents (``---``), each a rule with an
 ``id``, a ``language``, a ``rule`` (atomic, relational and composite keys),
 and optionally ``constraints``, ``utils``, ``transform``, ``fix`` (a string,
-or ``{template, expandStart, expandEnd}``), ``rewriters``, ``files`` /
-``ignores`` globs, ``severity``, ``message`` and ``note``. A project's
-``sgconfig.yml`` names folders of rule files (``ruleDirs``) and of shared
+or ``{template, expandStart, expandEnd}``), ``rewriters``, ``files``/``ignores``,
+``severity``, ``message``, ``note`` and ``labels``; a project may add shared
 utility rules (``utilDirs``).
 
-ast-grep-py evaluates the rule itself, with its constraints, utils and
-transforms (``SgNode.find_all(config)``, ``get_transformed``). What it lacks
-is done here: the ``fix`` (expanded by :mod:`xcsh.structural.pattern.rewrite`, with
-``expandStart``/``expandEnd``), ``rewriters`` and the ``rewrite``
-transform, file globs, severities and messages.
+Reading a rule is one pipeline, each stage a module whose typed output the next
+takes:
+
+1. :mod:`~xcsh.structural.rules.read`: text -> YAML documents -> a typed
+   :class:`~xcsh.structural.rules.document.RuleDocument`;
+2. :mod:`~xcsh.structural.rules.check`: the document -> a
+   :class:`~xcsh.structural.rules.check.CheckedRule` (metavariable names, pattern
+   sizes and kinds, ast-grep's own check);
+3. here (:func:`compile_checked`): the checked rule -> a :class:`CompiledRule`,
+   what it matches (:class:`~xcsh.structural.rules.matcher.RuleMatcher`) and what it
+   adds to each match (:class:`~xcsh.structural.rules.extras.RuleExtras`).
+
+:func:`parse_rules`, :func:`compile_rule`, :func:`load_rule_file` and
+:func:`rule_from_parameter` run it. ast-grep-py evaluates the rule itself, with its
+constraints, utils and transforms (``SgNode.find_all(config)``, ``get_transformed``);
+what it lacks is xcsh's: the ``fix`` (expanded by
+:mod:`xcsh.structural.pattern.rewrite`, with ``expandStart``/``expandEnd``),
+``rewriters`` and the ``rewrite`` transform, file globs, severities and messages.
 
 Every problem in a rule file is a :class:`RuleError` naming the file, the
 document, the YAML path (``rule.inside.stopBy``) and the fix.
@@ -23,42 +35,26 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ast_grep_py import Config, SgNode
-
-from xcsh.core import ToolError
 from xcsh.fs import read_regular_bytes
-from xcsh.structural.base.errors import Doubt
-from xcsh.structural.base.languages import resolve_language
-from xcsh.structural.base.matcher import Requirement, admits
-from xcsh.structural.pattern.rewrite import Template
-from xcsh.structural.rules.adapter import document_language, read_document
-from xcsh.structural.rules.document import Fix, RewriteTransform
-from xcsh.structural.rules.kinds import check_pattern_kinds
-from xcsh.structural.rules.labels import RuleLabel
-from xcsh.structural.rules.model import RuleObject
-from xcsh.structural.rules.names import (
-    bound_names,
-    check_fix_names,
-    check_label_names,
-    check_rewrite_sources,
-)
-from xcsh.structural.rules.parts import (
-    Rewriter,
-    branches_of,
-    names_of,
-    rewriters_of,
-    rule_config,
-    template_of,
-)
-from xcsh.structural.rules.schema import PARAMETER_ORIGIN, RuleError, RuleWarning, glob_regex
+from xcsh.structural.pattern.compile import bound_metavariables
+from xcsh.structural.pattern.rewrite import Template, parse_template
+from xcsh.structural.rules.check import CheckedRewriter, CheckedRule, check_rule
+from xcsh.structural.rules.document import Fix
+from xcsh.structural.rules.extras import Rewriter, RuleExtras
+from xcsh.structural.rules.matcher import RuleMatcher
+from xcsh.structural.rules.model import RuleObject, table_patterns
+from xcsh.structural.rules.read import read_document, read_yaml
+from xcsh.structural.rules.schema import PARAMETER_ORIGIN, RuleError, RuleWarning
 from xcsh.structural.rules.tokens import required_text
 
 if TYPE_CHECKING:
     from ast_grep_py import Rule
+
+    from xcsh.structural.rules.labels import RuleLabel
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,125 +62,126 @@ class CompiledRule:
     """A checked YAML rule, ready to run on files (picklable for worker processes).
 
     Attributes:
-        id: the rule's ``id``.
-        source: where it came from (``rules/no-await.yml``), for messages.
-        language: the ast-grep-py language id.
-        config: the ``find_all`` configuration (``rule``, ``constraints``, ``utils``,
-            and the transforms ast-grep-py evaluates).
-        rewrites: ``rewrite`` transforms (evaluated by xcsh), in order.
-        native: the names of the transforms ast-grep-py evaluates.
-        rewriters: the rule's rewriters by id.
-        fix: the fix, or ``None`` (the rule only reports).
-        template: the fix's template, parsed (unbound metavariables insert nothing).
-        single: metavariable names of the rule's patterns (reported when bound).
-        multi: ``$$$`` names of the rule's patterns.
-        transforms: names of every transform, in order.
-        required: the text a file must hold for the rule to match in it
-            (:mod:`xcsh.structural.rules.tokens`); ``()`` when nothing is known.
-        files: globs a file must match (relative to :attr:`base`), or empty for all.
-        ignores: globs of files left out.
-        severity, message, note: reported with each match (``message`` may hold metavariables).
-        message_template: ``message`` parsed as a fix template, when it names a metavariable.
+        matcher: what it matches, and which files it reads (``files``/``ignores``).
+        extras: what it adds to each match: its fix, transforms and report.
     """
 
-    id: str
-    source: str
-    language: str
-    config: Config
-    rewrites: tuple[RewriteTransform, ...] = ()
-    native: tuple[str, ...] = ()
-    rewriters: dict[str, Rewriter] = field(default_factory=dict)
-    fix: Fix | None = None
-    template: Template | None = None
-    single: tuple[str, ...] = ()
-    multi: tuple[str, ...] = ()
-    transforms: tuple[str, ...] = ()
-    required: Requirement = ()
-    files: tuple[str, ...] = ()
-    ignores: tuple[str, ...] = ()
-    severity: str = "hint"
-    message: str = ""
-    note: str | None = None
-    labels: tuple[RuleLabel, ...] | None = None
-    """``labels:``, which replace the default labels of the rule's report."""
-    message_template: Template | None = None
-    doubt: Doubt | None = None
-    has_error: bool = False
-    trailing_multi: tuple[str, ...] = ()
-    base: str = ""
-    """The real path of the folder ``files``/``ignores`` are relative to: the project's
-    (the folder of ``sgconfig.yml``), or a ``--rule`` file's own; ``""`` for the workspace."""
-    branches: tuple[tuple[Rule, tuple[str, ...]], ...] = ()
-    """The branches of the rule's ``any`` (top level, or in a top-level ``all``) with the
-    ``$$$`` names each binds, when a name is bound on some branches only: such a name
-    captured nothing is bound only if the first branch that matches binds it."""
-
-    def multi_bound(self, node: SgNode, name: str) -> bool:
-        """Whether ``$$$name``, which captured nothing in the match ``node``, is bound.
-
-        Bound, it is reported as ``[]``; an ``any`` branch that did not match leaves it
-        unbound instead, as the CLI tells them apart.
-        """
-        if name in self.trailing_multi:
-            return False  # never reached by ast-grep's matcher
-        if not any(name in names for _, names in self.branches):
-            return True
-        for branch, names in self.branches:
-            try:
-                if node.matches(**branch):
-                    return name in names
-            except (KeyboardInterrupt, SystemExit):
-                raise
-            except BaseException:  # a branch ast-grep-py cannot check alone (utils)
-                return True
-        return True
+    matcher: RuleMatcher
+    extras: RuleExtras
 
     @property
-    def yaml_rule(self) -> CompiledRule:
-        """The rule itself.
+    def id(self) -> str:
+        """The rule's ``id``."""
+        return self.extras.id
 
-        Its fix, transforms, severity, message and labels come with each match.
-        """
-        return self
+    @property
+    def language(self) -> str:
+        """The ast-grep-py language id of the files it runs on."""
+        return self.matcher.language
 
-    def find_all(self, root: SgNode) -> list[SgNode]:
-        """Every node under ``root`` (itself included) the rule matches, in source order."""
-        return root.find_all(self.config)
+    @property
+    def severity(self) -> str:
+        """Its ``severity`` (``off``: not run by ``xcsh scan``)."""
+        return self.extras.severity
 
-    def matches(self, node: SgNode) -> bool:
-        """Whether ``node`` itself matches the rule (constraints and utilities included)."""
-        return node.find(self.config) == node
+    @property
+    def fix(self) -> Fix | None:
+        """Its ``fix``, or ``None`` (the rule only reports)."""
+        return self.extras.fix
 
-    def may_match(self, raw: bytes, file: str, path: Path | None = None) -> bool:
-        """Whether a file may hold a match.
+    @property
+    def labels(self) -> tuple[RuleLabel, ...] | None:
+        """Its ``labels:``, or ``None`` (the report's default labels)."""
+        return self.extras.labels
 
-        Its bytes ``raw`` must hold the text the rule needs, and its name must pass
-        ``files``/``ignores`` (see :meth:`applies_to`).
-        """
-        return self.admits(raw) and self.applies_to(file, path)
 
-    def admits(self, raw: bytes) -> bool:
-        """Whether a file of bytes ``raw`` holds the text the rule needs to match in it."""
-        return admits(self.required, raw)
+def compile_checked(checked: CheckedRule) -> CompiledRule:
+    """The pipeline's last stage: a checked rule, compiled (nothing is refused here).
 
-    def applies_to(self, file: str, path: Path | None = None) -> bool:
-        """Whether a file passes ``files``/``ignores``.
+    Its metavariables, the text a file must hold (:func:`required_text`), its ``any``
+    branches, its rewriters and the parsed templates of its fix and message.
+    """
+    document, utils = checked.document, checked.utils
+    rid, transforms = document.id, document.transforms
+    single, multi = _names_of(document.rule, utils)
+    fix, message = document.fix, document.message
+    matcher = RuleMatcher(
+        source=document.origin,
+        language=document.language.name,
+        config=checked.config,
+        single=single,
+        multi=multi,
+        required=required_text(document.rule, utils, document.language),
+        files=document.files,
+        ignores=document.ignores,
+        branches=_branches_of(document.rule, multi),
+    )
+    extras = RuleExtras(
+        id=rid,
+        fix=fix,
+        template=None if fix is None else _template(fix, single + transforms.names, multi, rid),
+        rewrites=transforms.rewrites,
+        native=tuple(n.name for n in transforms.native),
+        rewriters={r.spec.id: _rewriter(r) for r in checked.rewriters},
+        severity=document.severity,
+        message=message,
+        message_template=(
+            _template(Fix(template=message), (), (), rid) if "$" in message else None
+        ),
+        note=document.note,
+        labels=document.labels,
+    )
+    return CompiledRule(matcher=matcher, extras=extras)
 
-        ``file`` is its workspace-relative ``/``-separated name, ``path`` its
-        absolute path. The globs are read relative to
-        :attr:`base` when the file is inside it, as ``ast-grep scan`` reads them
-        relative to the project's folder, else to ``file``, and as ast-grep's globs
-        (:func:`~xcsh.structural.rules.schema.glob_regex`: ``*`` also matches ``/``).
-        """
-        if not self.files and not self.ignores:
-            return True
-        if self.base and path is not None:
-            real = os.path.realpath(path)
-            if real.startswith(self.base.rstrip(os.sep) + os.sep):
-                file = real[len(self.base.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
-        if self.ignores and glob_regex(self.ignores).match(file):
-            return False
-        return not self.files or glob_regex(self.files).match(file) is not None
+
+def _rewriter(checked: CheckedRewriter) -> Rewriter:
+    """One of a rule's ``rewriters``, compiled."""
+    spec = checked.spec
+    single, multi = _names_of(spec.rule, checked.utils)
+    names = single + spec.transforms.native_first
+    return Rewriter(
+        id=spec.id,
+        config=checked.config,
+        fix=spec.fix,
+        template=_template(spec.fix, names, multi, spec.id),
+        rewrites=spec.transforms.rewrites,
+        native=tuple(n.name for n in spec.transforms.native),
+        names=names,
+        multi=multi,
+    )
+
+
+def _names_of(
+    rule: RuleObject, utils: Mapping[str, RuleObject]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The metavariables the patterns of ``rule`` and ``utils`` bind: single, then multi."""
+    single: list[str] = []
+    multi: list[str] = []
+    for text in (*rule.patterns(), *table_patterns(utils)):
+        s, m = bound_metavariables(text)
+        single += [n for n in s if n not in single]
+        multi += [n for n in m if n not in multi]
+    return tuple(single), tuple(multi)
+
+
+def _branches_of(
+    rule: RuleObject, multi: tuple[str, ...]
+) -> tuple[tuple[Rule, tuple[str, ...]], ...]:
+    """The ``any`` branches of ``rule`` (see :attr:`RuleMatcher.branches`), or ``()``."""
+    groups = [rule.any_branches()] + [item.any_branches() for item in rule.all_items()]
+    out: list[tuple[Rule, tuple[str, ...]]] = []
+    for group in groups:
+        for branch in group:
+            names = {m for text in branch.patterns() for m in bound_metavariables(text)[1]}
+            out.append((branch.config, tuple(n for n in multi if n in names)))
+    named = {n for _, names in out for n in names}
+    optional = [n for n in named if not all(n in names for _, names in out)]
+    return tuple(out) if optional else ()
+
+
+def _template(fix: Fix, single: tuple[str, ...], multi: tuple[str, ...], rid: str) -> Template:
+    """The parsed template of a fix (or a message) naming these metavariables."""
+    return parse_template(fix.template, single=single, multi=multi, pattern=rid, strict=False)
 
 
 def compile_rule(
@@ -196,7 +193,7 @@ def compile_rule(
     strict: bool = True,
     warnings: list[RuleWarning] | None = None,
 ) -> CompiledRule:
-    """Check one rule document and compile it.
+    """One rule document through the pipeline: read, checked, compiled.
 
     A key ast-grep ignores inside a rule, a rewriter, a fix or a pattern object
     (``stopby``, ``inside.parent``) is refused when ``strict``; otherwise it is
@@ -204,8 +201,7 @@ def compile_rule(
     to ``warnings``. An unknown top-level key is always refused, as ast-grep does.
 
     Args:
-        document: the parsed YAML mapping (or the tools' ``rule`` argument), read by
-            :func:`~xcsh.structural.rules.adapter.read_document`.
+        document: the parsed YAML mapping (or the tools' ``rule`` argument).
         origin: where it came from, for messages (``rules/a.yml``).
         global_utils: utility rules of the project (``utilDirs``) by id, per language
             ``{language: {id: rule}}`` flattened by the caller to this rule's language.
@@ -217,62 +213,9 @@ def compile_rule(
     Raises:
         RuleError: naming the YAML path of the first problem and the fix.
     """
-    doc = read_document(document, origin, index, strict=strict, warnings=warnings)
-    where, language, rid = doc.where, doc.language, doc.id
-    utils = {**(global_utils or {}), **doc.utils}
-    native, rewrites = doc.transforms.native, doc.transforms.rewrites
-    transforms = doc.transforms.names
-    bound = bound_names(
-        doc.rule, local_utils=doc.utils, constraints=doc.constraints, transforms=transforms
-    )
-    rewriters = rewriters_of(doc.rewriters, (where, language.name), utils, bound)
-    config = rule_config(doc.rule, (doc.constraints, utils, native), language, where)
-    check_pattern_kinds(doc.rule, (utils, doc.utils), language, where)
-    single, multi = names_of(doc.rule, utils)
-    fix, message = doc.fix, doc.message
-    check_rewrite_sources(rewrites, bound, where, "transform")
-    marked = bound_names(doc.rule, local_utils=doc.utils, constraints=doc.constraints)
-    check_label_names(doc.labels or (), marked, where, "labels")
-    if fix is not None:
-        check_fix_names(fix.template, bound, where, "fix" if fix.is_text else "fix.template")
-    return CompiledRule(
-        id=rid,
-        source=origin,
-        language=language.name,
-        config=config,
-        rewrites=rewrites,
-        native=tuple(n.name for n in native),
-        rewriters=rewriters,
-        fix=fix,
-        template=None if fix is None else template_of(fix, single + transforms, multi, rid),
-        single=single,
-        multi=multi,
-        transforms=transforms,
-        required=required_text(doc.rule, utils, language),
-        branches=branches_of(doc.rule, multi),
-        files=doc.files,
-        ignores=doc.ignores,
-        severity=doc.severity,
-        message=message,
-        message_template=(
-            template_of(Fix(template=message), (), (), rid) if "$" in message else None
-        ),
-        note=doc.note,
-        labels=doc.labels,
-    )
-
-
-def not_yaml(exc: Exception) -> str:
-    """``not valid YAML: line 2, column 6: PROBLEM.``: pyyaml's error in one line.
-
-    Args:
-        exc: a ``yaml.YAMLError`` (its line and column, counted from 1, when it
-            has a mark; its whole text only when it has no problem of its own).
-    """
-    mark = getattr(exc, "problem_mark", None)
-    at = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-    problem = getattr(exc, "problem", None) or str(exc)
-    return f"not valid YAML: {at}{problem}."
+    typed = read_document(document, origin, index, strict=strict, warnings=warnings)
+    checked = check_rule(typed, global_utils or {})
+    return compile_checked(checked)
 
 
 def parse_rules(
@@ -283,65 +226,39 @@ def parse_rules(
     strict: bool = True,
     warnings: list[RuleWarning] | None = None,
 ) -> list[CompiledRule]:
-    """Every rule of a YAML text (documents separated by ``---``), compiled.
+    """Every rule of a YAML text (documents separated by ``---``), through the pipeline.
 
-    ``strict`` and ``warnings`` as for :func:`compile_rule`; two rules sharing an
-    id are refused when ``strict``, else both kept with a warning, as ast-grep
-    runs both.
+    Each document is read, checked and compiled before the next is read, so the
+    first problem of the file is the one raised. ``global_utils`` are the project's
+    utility rules per language; ``strict`` and ``warnings`` as for
+    :func:`compile_rule`; two rules sharing an id are refused when ``strict``, else
+    both kept with a warning, as ast-grep runs both.
 
     Raises:
         RuleError: bad YAML (with its line and column) or a bad rule.
     """
-    import yaml  # only a rule file needs the YAML parser
-
-    from xcsh.structural.rules import loader
-
-    try:
-        documents = [d for d in loader.load_all(text) if d is not None]
-    except yaml.YAMLError as exc:
-        raise RuleError(origin, "", not_yaml(exc)) from None
-    if not documents:
-        raise RuleError(origin, "", "holds no rule. Write `id`, `language` and `rule`.")
+    documents = read_yaml(text, origin)
     many = len(documents) > 1
     rules = []
-    for index, document in enumerate(documents):
-        utils = _utils_for(global_utils, document_language(document))
-        rules.append(
-            compile_rule(
-                document,
-                origin=origin,
-                global_utils=utils,
-                index=index if many else None,
-                strict=strict,
-                warnings=warnings,
-            )
+    for index, raw in enumerate(documents):
+        typed = read_document(
+            raw, origin, index if many else None, strict=strict, warnings=warnings
         )
+        shared = (global_utils or {}).get(typed.language.name, {})
+        rules.append(compile_checked(check_rule(typed, shared)))
     ids = [r.id for r in rules]
     for rid in dict.fromkeys(rid for rid in ids if ids.count(rid) > 1):
-        shared = RuleWarning(
+        shared_id = RuleWarning(
             origin=origin,
             yaml_path="id",
             problem=f"{ids.count(rid)} rules share the id `{rid}` (give each its own)",
             ignored="each runs",
         )
         if strict:
-            raise shared.as_error()
+            raise shared_id.as_error()
         if warnings is not None:
-            warnings.append(shared)
+            warnings.append(shared_id)
     return rules
-
-
-def _utils_for(
-    global_utils: Mapping[str, Mapping[str, RuleObject]] | None, language: str | None
-) -> dict[str, RuleObject]:
-    """The project's utility rules a document in ``language`` sees (none when unknown)."""
-    if not global_utils or language is None:
-        return {}
-    try:
-        name = resolve_language(language).name
-    except ToolError:
-        return {}
-    return dict(global_utils.get(name, {}))
 
 
 def load_rule_file(
@@ -368,7 +285,10 @@ def load_rule_file(
 def based(rules: list[CompiledRule], folder: Path) -> list[CompiledRule]:
     """``rules`` with their ``files``/``ignores`` read relative to ``folder``."""
     base = os.path.realpath(folder)
-    return [dataclasses.replace(rule, base=base) for rule in rules]
+    return [
+        dataclasses.replace(rule, matcher=dataclasses.replace(rule.matcher, base=base))
+        for rule in rules
+    ]
 
 
 def rule_from_parameter(value: object, *, origin: str = PARAMETER_ORIGIN) -> list[CompiledRule]:
@@ -380,3 +300,14 @@ def rule_from_parameter(value: object, *, origin: str = PARAMETER_ORIGIN) -> lis
     if isinstance(value, str):
         return parse_rules(value, origin=origin)
     return [compile_rule(value, origin=origin)]
+
+
+__all__ = [
+    "CompiledRule",
+    "based",
+    "compile_checked",
+    "compile_rule",
+    "load_rule_file",
+    "parse_rules",
+    "rule_from_parameter",
+]

@@ -1,7 +1,7 @@
 """A YAML rule document as typed values, around its rule objects.
 
 The ``fix``, the ``transform`` entries, the ``rewriters`` and the document itself
-(:class:`RuleDocument`), as :mod:`xcsh.structural.rules.adapter` reads them; the
+(:class:`RuleDocument`), as :mod:`xcsh.structural.rules.read` reads them; the
 rule objects inside are :mod:`xcsh.structural.rules.model`'s.
 """
 
@@ -80,6 +80,11 @@ class Transforms:
         return tuple(entry.name for entry in self.entries)
 
     @property
+    def native_first(self) -> tuple[str, ...]:
+        """Every name defined: those ast-grep-py evaluates, then the ``rewrite`` ones."""
+        return tuple(e.name for e in self.native) + tuple(e.name for e in self.rewrites)
+
+    @property
     def native(self) -> tuple[NativeTransform, ...]:
         """The transformations ast-grep-py evaluates."""
         return tuple(e for e in self.entries if isinstance(e, NativeTransform))
@@ -115,10 +120,11 @@ class RewriterSpec:
 
 @dataclass(frozen=True, kw_only=True)
 class RuleDocument:
-    """One rule document, checked (see :mod:`xcsh.structural.rules.compile`).
+    """One rule document, read and typed (see :mod:`xcsh.structural.rules.read`).
 
     Attributes:
         id: the rule's ``id``.
+        origin: the file (or the tools' ``rule`` parameter) it came from.
         where: where it is, for messages (``rules/a.yml (document 2) rule `x```).
         language: its ``language``, resolved.
         rule: its ``rule``.
@@ -136,6 +142,7 @@ class RuleDocument:
     """
 
     id: str
+    origin: str
     where: str
     language: Language
     rule: RuleObject

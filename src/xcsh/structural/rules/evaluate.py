@@ -16,12 +16,11 @@ from xcsh.structural.pattern.rewrite import (
     indent_at,
     reindent,
 )
-from xcsh.structural.rules.compile import CompiledRule
 from xcsh.structural.rules.document import Fix, RewriteTransform
-from xcsh.structural.rules.parts import Rewriter
+from xcsh.structural.rules.extras import Rewriter, RuleExtras
 
 
-def interpolate(rule: CompiledRule, node: SgNode, text: str, transformed: dict[str, str]) -> str:
+def interpolate(rule: RuleExtras, node: SgNode, text: str, transformed: dict[str, str]) -> str:
     """A rule's ``message`` for the match ``node`` in ``text``.
 
     It is expanded as a fix template is, as the CLI does: a metavariable the match
@@ -36,7 +35,7 @@ def interpolate(rule: CompiledRule, node: SgNode, text: str, transformed: dict[s
     return expand_template(template, text, node.range().start.index, values, "\n")
 
 
-def rule_template(rule: CompiledRule) -> Template:
+def rule_template(rule: RuleExtras) -> Template:
     """The parsed ``fix`` template of ``rule`` (which must have one)."""
     assert rule.template is not None
     return rule.template
@@ -44,7 +43,7 @@ def rule_template(rule: CompiledRule) -> Template:
 
 def transformed_values(
     node: SgNode,
-    rule: CompiledRule | Rewriter,
+    rule: RuleExtras | Rewriter,
     text: str,
     rewriters: dict[str, Rewriter] | None = None,
 ) -> dict[str, str]:
@@ -55,7 +54,7 @@ def transformed_values(
     """
     out: dict[str, str] = {}
     if rewriters is None:
-        rewriters = rule.rewriters if isinstance(rule, CompiledRule) else {}
+        rewriters = rule.rewriters if isinstance(rule, RuleExtras) else {}
     for name in rule.native:
         value = node.get_transformed(name)
         if value is not None:

@@ -1,9 +1,9 @@
 """A YAML rule object as typed values: what every phase after reading works on.
 
-:mod:`xcsh.structural.rules.adapter` turns a parsed YAML document (or the
-``ast_grep``/``ast_edit`` tools' ``rule`` argument) into a :class:`RuleDocument`,
-checked (the document around the rule object: :mod:`xcsh.structural.rules.document`);
-nothing after it reads a rule by key.
+:mod:`xcsh.structural.rules.read` turns a parsed YAML document (or the
+``ast_grep``/``ast_edit`` tools' ``rule`` argument) into a ``RuleDocument`` (the
+document around the rule object: :mod:`xcsh.structural.rules.document`); nothing
+after it reads a rule by key.
 
 A rule object (:class:`RuleObject`) is the keys of one YAML mapping in the
 order written, each a :data:`RulePart`: atomic (:class:`PatternRule`,

@@ -1,24 +1,27 @@
 """A project's ``sgconfig.yml``, as ``ast-grep scan`` reads it.
 
 It names the rule files of its ``ruleDirs``, with the shared utility rules of its
-``utilDirs``.
+``utilDirs``: the configuration and the utility rules are read here, each rule file
+through the rule pipeline (:func:`~xcsh.structural.rules.compile.parse_rules`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from xcsh.fs import read_regular_bytes
+from xcsh.structural.base.languages import resolve_language
 from xcsh.structural.rules import loader
-from xcsh.structural.rules.adapter import read_sgconfig, util_rule
-from xcsh.structural.rules.compile import CompiledRule, based, not_yaml, parse_rules
+from xcsh.structural.rules.compile import CompiledRule, based, parse_rules
 from xcsh.structural.rules.model import RuleObject
-from xcsh.structural.rules.parts import check_utility
-from xcsh.structural.rules.schema import RuleError, RuleWarning, yaml_path
+from xcsh.structural.rules.prune import drop_unknown_keys
+from xcsh.structural.rules.read import not_yaml
+from xcsh.structural.rules.schema import RuleError, RuleWarning, parse_rule, yaml_path
+from xcsh.structural.rules.validate import check_utility
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -142,3 +145,81 @@ def _yaml_files(folder: Path, origin: str, where: str) -> list[Path]:
     if not folder.is_dir():
         raise RuleError(origin, where, f"the folder '{folder}' does not exist.")
     return sorted(p for p in folder.rglob("*") if p.suffix in (".yml", ".yaml") and p.is_file())
+
+
+def util_rule(document: object, shown: str) -> tuple[str, str, RuleObject]:
+    """A project's shared utility rule: its language, id and rule.
+
+    ``document`` is one of a ``utilDirs`` file named ``shown``; the keys ast-grep
+    ignores inside its rule are left out, silently, as ast-grep does.
+
+    Raises:
+        RuleError: no ``id``, ``language`` or ``rule``, an unknown language or a bad rule.
+    """
+    if not isinstance(document, dict) or "id" not in document or "rule" not in document:
+        raise RuleError(shown, "", "a utility rule needs `id`, `language` and `rule`.")
+    language = resolve_language(str(document.get("language", ""))).name
+    pruned, _ = drop_unknown_keys({"rule": document["rule"]}, shown)
+    return language, str(document["id"]), parse_rule(pruned["rule"], "rule", shown)
+
+
+SGCONFIG_KEYS = (
+    "ruleDirs",
+    "utilDirs",
+    "testConfigs",
+    "languageGlobs",
+    "customLanguages",
+    "languageInjections",
+)
+"""The keys of ``sgconfig.yml``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SgConfig:
+    """What xcsh reads of ``sgconfig.yml``: the folders of rule files and of utility rules."""
+
+    rule_dirs: tuple[str, ...]
+    util_dirs: tuple[str, ...] = ()
+
+
+def read_sgconfig(data: object, origin: str) -> SgConfig:
+    """A parsed ``sgconfig.yml`` (named ``origin`` in messages), checked.
+
+    Raises:
+        RuleError: not a mapping, an unknown key, custom languages, or no ``ruleDirs``.
+    """
+    if not isinstance(data, dict):
+        raise RuleError(origin, "", "the configuration must be a mapping with `ruleDirs`.")
+    for key in data:
+        if key not in SGCONFIG_KEYS:
+            raise RuleError(
+                origin, str(key), f"unknown key. sgconfig.yml takes: {', '.join(SGCONFIG_KEYS)}."
+            )
+    if data.get("customLanguages"):
+        raise RuleError(
+            origin,
+            "customLanguages",
+            "custom languages (native libraries) are not supported by xcsh; remove them "
+            "or run the ast-grep CLI for those rules.",
+        )
+    rule_dirs = _folders(data, "ruleDirs", origin)
+    if not rule_dirs:
+        raise RuleError(origin, "ruleDirs", "missing: list the folders holding rule files.")
+    return SgConfig(rule_dirs=rule_dirs, util_dirs=_folders(data, "utilDirs", origin))
+
+
+def _folders(data: Mapping[object, object], key: str, origin: str) -> tuple[str, ...]:
+    """``ruleDirs`` or ``utilDirs``: a list of folders (``()`` when absent).
+
+    Raises:
+        RuleError: anything else, a single folder not in a list included, as
+            ``ast-grep scan`` refuses it.
+    """
+    value = data.get(key)
+    if value is None:
+        return ()
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    folder = value if isinstance(value, str) else ("rules" if key == "ruleDirs" else "utils")
+    example = f"`{key}: [{folder}]`"
+    raise RuleError(origin, key, f"must be a list of folders, as ast-grep reads it: {example}.")

@@ -6,7 +6,6 @@ each problem names its YAML path.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -269,41 +268,3 @@ class RuleWarning:
         return RuleError(
             self.origin, self.yaml_path, f"{self.problem}. Rules are checked strictly: fix it."
         )
-
-
-@functools.lru_cache(maxsize=256)
-def glob_regex(globs: tuple[str, ...]) -> re.Pattern[str]:
-    """One regular expression matching a ``/``-separated path when any of ``globs`` does.
-
-    The globs are read as ast-grep reads a rule's ``files``/``ignores``: the whole path must match,
-    ``*`` and ``?`` also match ``/``, ``**/`` is any number of folders (none
-    included), ``[...]`` a class (``[!...]`` negated).
-    """
-    parts: list[str] = []
-    for glob in globs:
-        out = ""
-        index = 0
-        while index < len(glob):
-            if glob.startswith("**/", index):
-                out += "(?:.*/)?"
-                index += 3
-            elif glob.startswith("/**", index) and index + 3 == len(glob):
-                out += "(?:/.*)?"
-                index += 3
-            elif glob[index] == "*":
-                out += ".*"
-                index += 1
-            elif glob[index] == "?":
-                out += "."
-                index += 1
-            elif glob[index] == "[" and (close := glob.find("]", index + 2)) > 0:
-                body = glob[index + 1 : close]
-                negated = body.startswith("!")
-                body = body.removeprefix("!").replace("\\", "\\\\")
-                out += f"[{'^' if negated else ''}{body}]"
-                index = close + 1
-            else:
-                out += re.escape(glob[index])
-                index += 1
-        parts.append(out)
-    return re.compile("(?:" + "|".join(parts) + r")\Z", re.DOTALL)

@@ -116,7 +116,7 @@ class _Reader:
             return []
         if compiled.doubt is not None:
             return []
-        return [(token,) for token in compiled.tokens]
+        return list(compiled.required)
 
 
 def regex_clause(regex: str) -> Clause:

@@ -17,6 +17,7 @@ from ast_grep_py import SgNode, SgRoot
 from xcsh.fs import NotRegularFileError, NotTextError, decode_text, read_regular_bytes
 from xcsh.fs.confined import sha256_hex
 from xcsh.structural.base.results import SkippedFile
+from xcsh.structural.edit.pattern_records import PatternRecords
 from xcsh.structural.edit.scan_edit import edit_file, splice
 from xcsh.structural.matches.matching import LanguageQuery, Outcome, Query, find_nodes, make_match
 from xcsh.structural.matches.records import Offsets, render
@@ -168,14 +169,16 @@ def _search(
         nodes = [nodes[k] for k in order]
     keep = len(nodes) if query.max_matches is None else max(0, query.max_matches)
     if query.records is not None:
-        found_nodes = [(node, pattern, unit.display) for node, unit, pattern, _ in nodes[:keep]]
+        found_nodes = [
+            (node, pattern, query.rule(i), unit.display) for node, unit, pattern, i in nodes[:keep]
+        ]
         outcome = Outcome(unbuilt=len(nodes) - min(keep, len(nodes)), trees=(found, found_nodes))
         outcome.records = _guarded(
             outcome, path, file, render(query.records, found_nodes, text, offsets, file)
         )
         return outcome
     matches = [
-        make_match(node, text, offsets, pattern, i, path, file, unit.display)
+        make_match(node, text, offsets, pattern, i, path, file, unit.display, extras=query.rule(i))
         for node, unit, pattern, i in nodes[:keep]
     ]
     return Outcome(matches=matches, unbuilt=len(nodes) - len(matches))
@@ -218,9 +221,10 @@ def scan_chunk(query: Query, items: list[tuple[Path, str, str]]) -> list[Outcome
     """:func:`scan_file_safely` over several files (one task of the process pool).
 
     An edit comes back without its file's bytes (``old_bytes`` and
-    ``new_bytes`` empty; ``old_sha256`` kept): sending whole files back
-    through the pool's pipes costs more than reading them again, and a worker
-    blocked on a full pipe does no work. :func:`restore_edit` puts them back.
+    ``new_bytes`` empty; ``old_sha256`` kept) nor its text (its JSON lines are cut
+    from the bytes when printed): sending whole files back through the pool's
+    pipes costs more than reading them again, and a worker blocked on a full pipe
+    does no work. :func:`restore_edit` puts the bytes back.
     """
     outcomes = [scan_file_safely(query, path, file, lang) for path, file, lang in items]
     for outcome in outcomes:
@@ -229,6 +233,8 @@ def scan_chunk(query: Query, items: list[tuple[Path, str, str]]) -> list[Outcome
             outcome.trees = None  # nor does a syntax tree
         if outcome is not None and outcome.edit is not None:
             outcome.edit = dataclasses.replace(outcome.edit, old_bytes=b"", new_bytes=b"")
+            if isinstance(outcome.edit.records, PatternRecords):
+                outcome.edit.records.detach()  # nor its text: lines are cut from the bytes
     return outcomes
 
 

@@ -86,7 +86,7 @@ def rule_query(
         name: LanguageQuery(
             name=name,
             display=resolve_language(name).display,
-            patterns=tuple(rule if rule.language == name else None for rule in rules),
+            patterns=tuple(rule.matcher if rule.language == name else None for rule in rules),
         )
         for name in names
     }
@@ -98,14 +98,15 @@ def rule_query(
         scope.sizes = [scope.sizes[i] for i in keep] if known else []
         scope.total_bytes = sum(scope.sizes)
     templates: tuple[Template | None, ...] = ()
+    extras = tuple(rule.extras for rule in rules)
     if edit:
-        templates = tuple(rule.template for rule in rules)
+        templates = tuple(rule.template for rule in extras)
         if all(t is None for t in templates):
             raise ToolError(
                 "None of the rules has a `fix`, so there is nothing to rewrite. Add "
                 "`fix: <template>` to a rule, or search with it instead."
             )
-    return Query(languages=languages, templates=templates, **flags)
+    return Query(languages=languages, templates=templates, rules=extras, **flags)
 
 
 def compile_query(

@@ -59,7 +59,7 @@ def run_query(
         return
     sizes = scope.sizes if len(scope.sizes) == total else [1] * total
     # the pool (multiprocessing) loads only for scans big enough to share
-    from xcsh.structural.base.pool import WorkerDied, plan_chunks, pool_context, run_chunks
+    from xcsh.structural.scan.pool import WorkerDied, plan_chunks, pool_context, run_chunks
 
     ends = plan_chunks(sizes, count, min_bytes=_MIN_CHUNK_BYTES, max_items=_MAX_CHUNK_FILES)
     chunks = [files[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]

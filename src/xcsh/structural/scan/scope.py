@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xcsh.fs import Workspace, iter_files
-from xcsh.fs.walk import gitignore_spec
-from xcsh.structural.base.errors import EmptyScope, MissingPath, NotRegularFile
+from xcsh.fs.walk import gitignore_spec, glob_problem
+from xcsh.structural.base.errors import BadGlob, EmptyScope, MissingPath, NotRegularFile
 from xcsh.structural.base.languages import Language, language_for_path, resolve_language
 from xcsh.structural.base.results import SkippedFile
 from xcsh.structural.scan.spec import ScopeSpec
@@ -58,6 +58,19 @@ class Scope:
     sizes: list[int] = field(default_factory=list)
     stats: list[os.stat_result | None] = field(default_factory=list)
 
+    def without(self, leave_out: Callable[[Path, str], bool]) -> None:
+        """Drop the files for which ``leave_out(path, language name)`` is true.
+
+        Their sizes and stats go with them, and :attr:`total_bytes` is summed again.
+        """
+        known = len(self.sizes) == len(self.files)
+        stated = len(self.stats) == len(self.files)
+        kept = [i for i, (file, _, name) in enumerate(self.files) if not leave_out(file, name)]
+        self.files = [self.files[i] for i in kept]
+        self.sizes = [self.sizes[i] if known else 0 for i in kept]
+        self.stats = [self.stats[i] if stated else None for i in kept]
+        self.total_bytes = sum(self.sizes)
+
     def counts(self) -> dict[str, int]:
         """How many files of each language, most first."""
         counts: dict[str, int] = {}
@@ -91,6 +104,7 @@ def resolve_scope(where: ScopeSpec, *, rules: bool = False, stats: bool = False)
         ones skipped because their real path is outside the workspace (symlinks).
 
     Raises:
+        BadGlob: a glob filter is no glob (an unclosed ``[``, a lone backslash).
         EmptyScope: no source file of a known language in scope (without ``lang``).
         MissingPath: ``path`` names nothing in the workspace (and is no glob).
         NotRegularFile: ``path`` is a named pipe, socket or device.
@@ -99,6 +113,10 @@ def resolve_scope(where: ScopeSpec, *, rules: bool = False, stats: bool = False)
     """
     ws = Workspace(where.root)
     language = resolve_language(where.lang) if where.lang else None
+    for glob in where.globs:
+        why = glob_problem(glob.removeprefix("!"))
+        if why is not None:
+            raise BadGlob(glob, why)
     given = (where.path or ".").strip() or "."
     start, path_filter, explicit_file = _start_of(ws, given)
     scope = Scope(root=ws.root, files=[], language=language, given=given)

@@ -9,6 +9,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, cast
 
+from xcsh.core.sizes import parse_size
+
 if TYPE_CHECKING:  # this module loads without the engine (settings read it)
     from xcsh.structural.matches.matching import Outcome
 
@@ -137,16 +139,7 @@ def parse_index_memory(value: object, where: str) -> int:
         ValueError: anything else, or a size above 1 TiB, with the message to
             show (naming ``where``).
     """
-    units = {"": 1, "b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
-    size: int | None = None
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        size = value
-    elif isinstance(value, str):
-        text = value.strip().lower()
-        number = text.rstrip("kmgib ")
-        unit = text[len(number) :].strip()
-        if number.isdigit() and unit in units:
-            size = int(number) * units[unit]
+    size = parse_size(value)
     if size is not None and size > MAX_INDEX_MEMORY:
         raise ValueError(f"index_memory in {where} must be at most 1 TiB (1024 GiB), not {value!r}")
     if size is not None:

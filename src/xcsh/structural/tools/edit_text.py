@@ -6,13 +6,20 @@ result of an apply.
 
 from __future__ import annotations
 
-from xcsh.core import MAX_RESULT_CHARS, AgentToolResult, TextContent
+from typing import TYPE_CHECKING
+
 from xcsh.core.safe import visible_line
 from xcsh.core.wording import name_list, plural
 from xcsh.structural.base.results import EditPreview, Match, SkippedFile, skipped_note
 from xcsh.structural.edit.scan_edit import BROKEN_REASON
 from xcsh.structural.engine import AppliedEdit
-from xcsh.structural.tools.details import AppliedEditDetails
+
+if TYPE_CHECKING:
+    from xcsh.core import AgentToolResult
+    from xcsh.structural.tools.details import AppliedEditDetails
+
+# The notes and label are also what `xcsh ast-edit --json` prints, which builds no tool
+# result: the result types (pydantic, through the pending actions) load with the first one.
 
 
 def edit_label(replacements: int, files: int, broken: int = 0) -> str:
@@ -123,6 +130,8 @@ def result_text(preview: EditPreview, ids: list[str], notes: list[str], preview_
     That is the changes with their ids, the total, the notes and how to apply only some
     changes.
     """
+    from xcsh.core import MAX_RESULT_CHARS
+
     lines = preview_text(preview, ids, MAX_RESULT_CHARS // 2)
     lines.append(
         f"Total: {plural(preview.total, 'replacement')} in {plural(len(preview.files), 'file')}."
@@ -137,6 +146,9 @@ def result_text(preview: EditPreview, ids: list[str], notes: list[str], preview_
 
 def applied_result(done: AppliedEdit, note: str = "") -> AgentToolResult[AppliedEditDetails]:
     """The result of an apply: the replacements and the files written, any warning, ``note``."""
+    from xcsh.core import AgentToolResult, TextContent
+    from xcsh.structural.tools.details import AppliedEditDetails
+
     names = name_list([visible_line(f) for f in done.files])
     text = (
         f"Applied {plural(done.replacements, 'replacement')} in "

@@ -43,7 +43,7 @@ def with_notes(
         if note:
             notes.append(note)
             if details is not None:
-                details = replace(details, sandbox_denied=tuple(denials.paths))
+                details = replace(details, sandbox_denied=denials.refused)
     if withheld:
         notes.append(withheld_note(withheld))
         if details is not None:

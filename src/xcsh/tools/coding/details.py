@@ -72,7 +72,8 @@ class BashDetails(ToolDetails):
         log_omitted_bytes: bytes the log left out (it keeps its head and tail).
         timed_out: it was killed at its timeout.
         cancelled: the user cancelled it.
-        sandbox_denied: paths the sandbox refused it (``None``: none noticed).
+        sandbox_denied: paths the sandbox refused it, writes then reads (``None``: none
+            noticed).
         env_withheld: environment variables withheld from commands, on the
             session's first result only (``None`` elsewhere).
         journal_entry: the undo journal entry recording what it changed (``None``:

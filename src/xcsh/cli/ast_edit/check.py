@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xcsh.checks import settings_to_read
-from xcsh.cli.common import stderr_is_terminal
 from xcsh.cli.options import EditOptions
+from xcsh.cli.progress import stderr_is_terminal
 from xcsh.structural import EditPreview
 from xcsh.ui import detect_style
 

@@ -30,16 +30,17 @@ the fields of ``ast-grep run -r ... --json=stream`` (``replacement`` and
 The objects come from the very preview the pending action applies.
 
 ``--check`` runs the project's check on the preview staged over the
-workspace and draws its verdict under the diff (:mod:`xcsh.cli.ast_edit_check`).
+workspace and draws its verdict under the diff (:mod:`xcsh.cli.ast_edit.check`).
 
 Exit codes: 0 done (applied, discarded or previewed), 1 no replacement,
 2 bad input, 3 applying failed (nothing written; see the message), 4 ``--yes``
 refused by ``apply_requires_checks`` (the check newly fails), 130
 Ctrl-C before the edit was decided on (it is discarded, nothing written),
-141 standard output closed early and nothing applied. Ctrl-C once the edit
-is decided on (``--yes``, or the answer given) changes nothing: an apply is
-never cut short, the exit code is the apply's (0 or 3), and after a
-successful apply stderr says the Ctrl-C came too late and how to undo.
+141 standard output closed early and nothing applied. Ctrl-C, SIGTERM or
+SIGHUP once the edit is decided on (``--yes``, or the answer given) changes
+nothing: an apply is never cut short, the exit code is the apply's (0 or 3),
+and after a successful apply stderr says the signal came too late and how to
+undo (:mod:`xcsh.cli.interrupts`).
 When standard output closes early (``| head``) the command
 still does what it was asked: with ``--yes`` the edit is applied, the
 outcome is printed on stderr and the exit code is the apply's (0 or 3).
@@ -54,45 +55,41 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from xcsh.app.reading import read_settings
-from xcsh.cli.ast_edit_args import build_parser
-from xcsh.cli.ast_edit_check import EXIT_CHECK_REFUSED, CheckedPreview, check_preview
-from xcsh.cli.ast_edit_output import Stdout
-from xcsh.cli.ast_edit_preview import merged_preview
-from xcsh.cli.common import (
+from xcsh.app.reading import SettingsReading, read_settings
+from xcsh.cli.ast_edit.args import build_parser
+from xcsh.cli.ast_edit.check import EXIT_CHECK_REFUSED, CheckedPreview, check_preview
+from xcsh.cli.ast_edit.output import Stdout
+from xcsh.cli.ast_edit.preview import merged_preview
+from xcsh.cli.errors import error, warn_interrupted
+from xcsh.cli.exits import (
     EXIT_BAD_INPUT,
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
     EXIT_NO_MATCH,
     EXIT_OK,
-    check_limit,
-    empty_scope_message,
-    error,
-    is_interactive,
-    stderr_is_terminal,
-    warn_interrupted,
-    workspace_for,
 )
-from xcsh.cli.ctrl_c import CtrlCHeld
 from xcsh.cli.options import EditOptions, EditOutcome
+from xcsh.cli.progress import is_interactive, stderr_is_terminal
+from xcsh.cli.say import say
+from xcsh.cli.scope import empty_scope_message, workspace_for
+from xcsh.cli.search_flags import check_limit
 from xcsh.cli.stdout import end_process
 from xcsh.core import ToolError, UsageError
 from xcsh.fs import xcsh_home
-from xcsh.journal import Journal, Retention, settled
-from xcsh.pending import PendingActionStore
+from xcsh.fs.home import interrupted_in
 from xcsh.structural import EditPreview
-from xcsh.structural.tools.edit_action import EditProducer, push_edit_preview
 from xcsh.ui import TerminalStyle, detect_style
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from xcsh.cli.ast_edit_ask import Decision
-    from xcsh.pending import PendingAction
+    from xcsh.cli.ast_edit.ask import Decision
+    from xcsh.journal import Journal
+    from xcsh.pending import PendingAction, PendingActionStore
     from xcsh.structural.tools.details import AstEditDetails
 
-# The renderer (rich), the prompt and asyncio load when first used: a --json preview
-# that only prints its lines never needs them.
+# The renderer (rich), the prompt, asyncio, the journal and the pending action (pydantic)
+# load when first used: a --json preview that only prints its lines never needs them.
 
 YES_REASON = "applied with --yes"
 """The reason ``resolve`` records when ``--yes`` applies without asking."""
@@ -144,8 +141,8 @@ def run_edit(options: EditOptions, *, owns_process: bool = False) -> EditOutcome
     discard (``--dry-run``, ``--json`` without ``--yes``, no terminal to ask on)
     ends the process once its output is flushed (:func:`~xcsh.cli.stdout.end_process`):
     a big preview's changes are not freed one by one before the exit; so does the
-    end of an apply or a discard, with Ctrl-C still held
-    (:func:`~xcsh.cli.ast_edit_apply.resolve_decided`).
+    end of an apply or a discard, with Ctrl-C, SIGTERM and SIGHUP still held
+    (:func:`~xcsh.cli.ast_edit.apply.resolve_decided`).
     """
     # -i asks about each change: refuse before the (possibly long) preview when it cannot ask
     if options.interactive and options.json:
@@ -155,11 +152,16 @@ def run_edit(options: EditOptions, *, owns_process: bool = False) -> EditOutcome
         error(INTERACTIVE_NEEDS_TERMINAL)
         return EditOutcome(EXIT_BAD_INPUT)
     out = Stdout(None if options.json else _console())
+    print_only = options.json and not options.yes
     try:
         check_limit(options.limit)
         root, given = workspace_for(options.paths)
         reading = read_settings(xcsh_home())  # once: the journal's section now, the check's below
-        journal = _open_journal(Path(root), reading.retention(), settle=not options.dry_run)
+        journal = (
+            None  # applies nothing, no apply awaits settling, no retention to check
+            if print_only and not reading.values and not interrupted_in(reading.home, Path(root))
+            else _open_journal(Path(root), reading, settle=not options.dry_run)
+        )
         preview = _with_spinner(lambda: merged_preview(options, root, given))
     except (ToolError, UsageError) as exc:
         error(exc)
@@ -183,8 +185,11 @@ def run_edit(options: EditOptions, *, owns_process: bool = False) -> EditOutcome
         print(file=sys.stderr)
         error(CHECK_INTERRUPTED_NOTE)
         return EditOutcome(EXIT_INTERRUPTED)
-    if options.json and not options.yes:
+    if print_only:
         return EditOutcome(_print_only(preview, checked, out, owns_process=owns_process))
+    from xcsh.pending import PendingActionStore
+    from xcsh.structural.tools.edit_action import EditProducer, push_edit_preview
+
     store = PendingActionStore()
     # the apply is recorded in the folder's undo journal, so `xcsh undo` can put the files back
     try:
@@ -261,17 +266,19 @@ def _show_and_resolve(
     ``--yes`` or ``--dry-run``; ``undo`` is the command that takes the apply back;
     ``owns_process``: as for :func:`run_edit`.
     """
+    from xcsh.journal.signals import SignalHold  # an apply is near: the journal is loaded
+
     store, action = pending
-    ctrl_c = CtrlCHeld()
+    held = SignalHold()  # Ctrl-C, SIGTERM and SIGHUP
     try:
         _show(options, preview, action, out)
         decision, code = _decide(options, action)
-        if decision is not None:  # decided: from here Ctrl-C cannot change the outcome
-            ctrl_c.hold()
+        if decision is not None:  # decided: from here no signal can change the outcome
+            held.hold()
     except KeyboardInterrupt:  # Ctrl-C after the preview: discard, never apply
-        from xcsh.cli.ast_edit_ask import Decision
+        from xcsh.cli.ast_edit.ask import Decision
 
-        ctrl_c.hold()
+        held.hold()
         print(file=sys.stderr)
         decision, code = Decision("discard", INTERRUPTED_REASON), EXIT_INTERRUPTED
     if decision is None:
@@ -279,38 +286,44 @@ def _show_and_resolve(
         if owns_process:
             end_process(code)
         return EditOutcome(code)
-    from xcsh.cli.ast_edit_apply import resolve_decided  # the outcome's renderer
+    from xcsh.cli.ast_edit.apply import resolve_decided  # the outcome's renderer
 
     try:
         refusal = checked.refusal() if decision.reason == YES_REASON else ""
         if refusal:
-            from xcsh.cli.ast_edit_ask import Decision
+            from xcsh.cli.ast_edit.ask import Decision
 
             decision, code = Decision("discard", refusal), EXIT_CHECK_REFUSED
-        # an apply writes every file or none: Ctrl-C, held since the decision, cannot cut
-        # it short, nor make the exit code say nothing was written once it was
+        # an apply writes every file or none: Ctrl-C, SIGTERM and SIGHUP, held since the
+        # decision, cannot cut it short, nor make the exit code say nothing was written
         return resolve_decided(
-            store, decision, out, code=code, ctrl_c=ctrl_c, undo=undo, owns_process=owns_process
+            store, decision, out, code=code, held=held, undo=undo, owns_process=owns_process
         )
     finally:
-        ctrl_c.release()
+        held.release(raise_again=False)
 
 
-def _open_journal(root: Path, retention: Retention, *, settle: bool) -> Journal:
+def _open_journal(root: Path, reading: SettingsReading, *, settle: bool) -> Journal:
     """The undo journal of the workspace ``root``, after settling an interrupted apply.
 
     An apply a crash interrupted is settled first; with ``settle=False`` (``--dry-run``
-    changes nothing) such an apply is only reported. ``retention`` is the settings'.
+    changes nothing) such an apply is only reported. ``reading`` gives its retention.
     """
-    journal = Journal.for_root(xcsh_home(), root, retention=retention)
+    from xcsh.journal import Journal, settled
+
+    journal = Journal.for_root(xcsh_home(), root, retention=reading.retention())
     if not settle:
         warn_interrupted(str(root))
         return journal
     opened = settled(journal)
     for recovered in opened.recovered:
-        error(recovered.message)
+        say(f"xcsh: {recovered.message}", file=sys.stderr, one_line=True)
     if opened.problem:
-        error(f"could not check the undo journal for interrupted applies: {opened.problem}")
+        say(
+            f"xcsh: could not check the undo journal for interrupted applies: {opened.problem}",
+            file=sys.stderr,
+            one_line=True,
+        )
     return opened.journal
 
 
@@ -360,7 +373,7 @@ def _decide(options: EditOptions, action: PendingAction) -> tuple[Decision | Non
     if options.dry_run:
         error(DRY_RUN_NOTE)
         return None, EXIT_OK
-    from xcsh.cli.ast_edit_ask import Decision, ask, reviewed  # the prompt and its renderer
+    from xcsh.cli.ast_edit.ask import Decision, ask, reviewed  # the prompt and its renderer
 
     if options.yes:
         return Decision("apply", YES_REASON), EXIT_OK

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from xcsh.cli.common import load_rules
 from xcsh.cli.options import EditOptions
+from xcsh.cli.rule_files import load_rules
 from xcsh.structural import (
     EditOp,
     EditPreview,

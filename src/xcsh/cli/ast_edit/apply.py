@@ -1,43 +1,42 @@
 """Resolving an ``xcsh ast-edit`` the user decided on, and showing the outcome.
 
 The pending edit is applied or discarded through the ``resolve`` tool, with
-SIGTERM and SIGHUP held until the apply committed or rolled back (then the
-first one held ends the process), and Ctrl-C remembered, not raised.
+Ctrl-C, SIGTERM and SIGHUP remembered, not acted on (:mod:`xcsh.cli.interrupts`).
 
-An apply writes every file or none, so Ctrl-C cannot cut it short. Once the
-edit is approved, :class:`~xcsh.cli.ctrl_c.CtrlCHeld` takes SIGINT over: a
-Ctrl-C is remembered instead of raising :class:`KeyboardInterrupt`, until the
-command has said what was applied and either ended the process (the ``xcsh``
-command itself) or given the handler back (a caller's interpreter). Without
-it a Ctrl-C landing just after the commit ended the process with 130 (or
-killed it while the interpreter shut down), and a user reading 130 believes
-nothing changed.
+An apply writes every file or none, so no signal cuts it short. Once the edit
+is approved, a :class:`~xcsh.journal.SignalHold` takes the three signals over:
+each is remembered instead of raising :class:`KeyboardInterrupt` or ending the
+process, until the command has said what was applied and either ended the
+process (the ``xcsh`` command itself) or given the handlers back (a caller's
+interpreter). Without it a signal landing just after the commit ended the
+process with 130, 143 or 129 (or killed it while the interpreter shut down),
+and a user reading that code believes nothing changed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
 import sys
 
-from xcsh.cli.ast_edit_ask import Decision
-from xcsh.cli.ast_edit_output import Stdout
-from xcsh.cli.common import EXIT_APPLY_FAILED, EXIT_BROKEN_PIPE, EXIT_OK, error
-from xcsh.cli.ctrl_c import CtrlCHeld
+from xcsh.cli.ast_edit.ask import Decision
+from xcsh.cli.ast_edit.output import Stdout
+from xcsh.cli.errors import error
+from xcsh.cli.exits import EXIT_APPLY_FAILED, EXIT_BROKEN_PIPE, EXIT_OK
+from xcsh.cli.interrupts import signal_name
 from xcsh.cli.options import EditOutcome
 from xcsh.cli.stdout import end_process
 from xcsh.core.wording import name_list
-from xcsh.journal import held_signals
+from xcsh.journal import SignalHold
 from xcsh.pending import ApplyFailure, PendingActionStore, ResolveParams, resolve_top
 from xcsh.ui import detect_style, render_resolution
 
-APPLIED_DESPITE_CTRL_C = (
-    "Ctrl-C came while the edit was being applied: an apply is never cut short, so "
+APPLIED_DESPITE_SIGNAL = (
+    "{signal} came while the edit was being applied: an apply is never cut short, so "
     "every file above was written. Undo it with: {undo}"
 )
-"""Said on stderr, after the outcome, when Ctrl-C came during or after a successful
-apply; ``{undo}`` is the command that takes the apply back."""
+"""Said on stderr, after the outcome, when Ctrl-C (or SIGTERM, SIGHUP: ``{signal}``) came
+during or after a successful apply; ``{undo}`` is the command that takes the apply back."""
 APPLY_FAILED_NOTE = (
     "The edit was dropped. Run the same xcsh ast-edit command again to preview the files "
     "as they are now."
@@ -51,36 +50,35 @@ def resolve_decided(
     out: Stdout,
     *,
     code: int,
-    ctrl_c: CtrlCHeld,
+    held: SignalHold,
     undo: str,
     owns_process: bool,
 ) -> EditOutcome:
     """Apply or discard the top pending edit as ``decision`` says, and show the outcome.
 
     ``code`` is the exit code the decision already set (130 for Ctrl-C at the
-    question, 4 for a refused ``--yes``), else ``EXIT_OK``; ``ctrl_c`` holds SIGINT
-    from the decision on (the caller releases it); ``undo`` is the command that takes
-    the apply back. When a Ctrl-C came and the apply happened, stderr says so after
-    the outcome. With ``owns_process`` the process then ends with the exit code (the
-    ``xcsh`` command, nothing left to do), Ctrl-C still held, so no Ctrl-C can turn
-    a written edit into exit 130; if flushing standard output fails it returns and
-    the dispatcher reports that as usual.
+    question, 4 for a refused ``--yes``), else ``EXIT_OK``; ``held`` holds Ctrl-C,
+    SIGTERM and SIGHUP from the decision on (the caller releases it); ``undo`` is the
+    command that takes the apply back. When one of them came and the apply happened,
+    stderr says so after the outcome. With ``owns_process`` the process then ends with
+    the exit code (the ``xcsh`` command, nothing left to do), the signals still held,
+    so none can turn a written edit into exit 130, 143 or 129; if flushing standard
+    output fails it returns and the dispatcher reports that as usual.
 
     Returns:
         The exit code (``code``, else 0 applied or discarded, 3 applying failed,
         141 standard output closed and nothing applied) and what happened.
     """
-    with held_signals((signal.SIGTERM, signal.SIGHUP)):
-        resolved = asyncio.run(_resolve(store, decision, out, undo=undo))
+    resolved = asyncio.run(_resolve(store, decision, out, undo=undo))
     applied = decision.action == "apply" and resolved == EXIT_OK
-    if applied and ctrl_c.pressed:
-        error(APPLIED_DESPITE_CTRL_C.format(undo=undo))
+    if applied and held.first is not None:
+        error(APPLIED_DESPITE_SIGNAL.format(signal=signal_name(held.first), undo=undo))
     if code == EXIT_OK:
         code = EXIT_BROKEN_PIPE if out.broken and decision.action != "apply" else resolved
     if owns_process:
         with contextlib.suppress(OSError):
             end_process(code)
-    return EditOutcome(code, applied=applied, interrupted=ctrl_c.pressed)
+    return EditOutcome(code, applied=applied, interrupted=held.first is not None)
 
 
 async def _resolve(store: PendingActionStore, decision: Decision, out: Stdout, *, undo: str) -> int:
@@ -116,5 +114,8 @@ async def _resolve(store: PendingActionStore, decision: Decision, out: Stdout, *
         )
     # when putting files back failed, the message names them and says how to finish
     note = "" if failure.new_content else f"\n  {APPLY_FAILED_NOTE}"
-    out.print(render_resolution(outcome, is_error=True, message=f"{first}{note}", style=style))
+    failed = render_resolution(
+        outcome, is_error=True, message=f"{first}{note}", style=detect_style(sys.stderr)
+    )
+    out.error(failed)  # on stderr: `--yes > /dev/null` must not hide why nothing changed
     return EXIT_APPLY_FAILED

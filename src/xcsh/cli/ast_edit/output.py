@@ -53,6 +53,16 @@ class Stdout:
 
         make_console(sys.stderr).print(renderable)
 
+    def error(self, renderable: RenderableType) -> None:
+        """Print on stderr, whatever stdout is.
+
+        A failure must reach the person even when stdout goes to a file or
+        ``/dev/null`` (``--yes > /dev/null``).
+        """
+        from xcsh.ui import make_console
+
+        make_console(sys.stderr).print(renderable)
+
     def _paged(self, renderable: RenderableType, pager: str) -> bool:
         from xcsh.cli.pager import page
 
@@ -71,8 +81,8 @@ class Stdout:
         out = BlockWriter(sys.stdout)  # not one write per line under PYTHONUNBUFFERED
         try:
             for edit in preview.files:
-                for rep in edit.listed():
-                    out.write(edit.record(rep))
+                for line in edit.lines():
+                    out.write(line)
             out.flush()
             sys.stdout.flush()
         except BrokenPipeError:

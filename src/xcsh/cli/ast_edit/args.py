@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from xcsh.cli.argparser import Parser
-from xcsh.cli.common import add_rule_argument, add_scope_arguments
+from xcsh.cli.search_flags import add_rule_argument, add_scope_arguments
 
 
 def build_parser() -> argparse.ArgumentParser:

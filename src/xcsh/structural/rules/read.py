@@ -1,23 +1,24 @@
-"""The one place a rule is read by key, made typed and checked.
+"""Reading a rule, the pipeline's first stage: text -> typed :class:`RuleDocument`.
 
-A parsed YAML document (or the tools' ``rule`` argument), a project's utility
-rule or its ``sgconfig.yml`` become the values of
-:mod:`xcsh.structural.rules.document` and :mod:`xcsh.structural.rules.model`; each
-problem is a
+The one place a rule is read by key. A rule file's text is parsed as YAML
+(:mod:`xcsh.structural.rules.loader`, as ast-grep reads it), then each document
+(or the tools' ``rule`` argument) becomes the frozen values of
+:mod:`xcsh.structural.rules.document` and :mod:`xcsh.structural.rules.model`, its
+shape checked key by key so that each problem is a
 :class:`~xcsh.structural.rules.schema.RuleError` naming its YAML path and the fix.
+Rule objects are read by :func:`~xcsh.structural.rules.schema.parse_rule`, after the
+keys ast-grep ignores inside them are left out
+(:func:`~xcsh.structural.rules.prune.drop_unknown_keys`).
 
-Rule objects are read by :func:`~xcsh.structural.rules.schema.parse_rule`; the
-keys ast-grep ignores inside them are left out first
-(:func:`~xcsh.structural.rules.prune.drop_unknown_keys`). What needs the rule's
-tree of metavariables or ast-grep itself (the names a fix uses, the size of each
-pattern, ast-grep's own check) is checked by :mod:`xcsh.structural.rules.compile`.
+What needs the rule's metavariables or ast-grep itself (the names a fix uses, the
+size of each pattern, ast-grep's own check) is the next stage's:
+:mod:`xcsh.structural.rules.check`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from xcsh.core import ToolError
 from xcsh.structural.base.languages import Language, resolve_language
@@ -52,6 +53,38 @@ _TRANSFORMS = ("replace", "substring", "convert", "rewrite")
 _META_NAMES = re.compile(r"\$\$?\$?([A-Z_][A-Z0-9_]*)")
 
 
+def read_yaml(text: str, origin: str) -> list[object]:
+    """The documents of a rule file's ``text`` (separated by ``---``; empty ones left out).
+
+    Raises:
+        RuleError: not valid YAML (with its line and column), or no document at all.
+    """
+    import yaml  # only a rule file needs the YAML parser
+
+    from xcsh.structural.rules import loader
+
+    try:
+        documents = [d for d in loader.load_all(text) if d is not None]
+    except yaml.YAMLError as exc:
+        raise RuleError(origin, "", not_yaml(exc)) from None
+    if not documents:
+        raise RuleError(origin, "", "holds no rule. Write `id`, `language` and `rule`.")
+    return documents
+
+
+def not_yaml(exc: Exception) -> str:
+    """``not valid YAML: line 2, column 6: PROBLEM.``: pyyaml's error in one line.
+
+    Args:
+        exc: a ``yaml.YAMLError`` (its line and column, counted from 1, when it
+            has a mark; its whole text only when it has no problem of its own).
+    """
+    mark = getattr(exc, "problem_mark", None)
+    at = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    problem = getattr(exc, "problem", None) or str(exc)
+    return f"not valid YAML: {at}{problem}."
+
+
 def read_document(
     document: object,
     origin: str,
@@ -60,10 +93,13 @@ def read_document(
     strict: bool,
     warnings: list[RuleWarning] | None,
 ) -> RuleDocument:
-    """One rule document, checked and typed.
+    """One rule document (parsed YAML, or the tools' ``rule`` argument), typed.
 
-    ``index`` is its place in a file of several; ``strict`` and ``warnings`` are as
-    for :func:`~xcsh.structural.rules.compile.compile_rule`.
+    ``index`` is its place in a file of several (``None``: the only one). A key
+    ast-grep ignores inside a rule, a rewriter, a fix or a pattern object
+    (``stopby``, ``inside.parent``) is refused when ``strict``; otherwise it is left
+    out, as ast-grep does, and a :class:`RuleWarning` naming it is appended to
+    ``warnings``. An unknown top-level key is always refused, as ast-grep does.
 
     Raises:
         RuleError: naming the YAML path of the first problem and the fix.
@@ -95,6 +131,7 @@ def read_document(
     note = document.get("note")
     return RuleDocument(
         id=rid,
+        origin=origin,
         where=where,
         language=language,
         rule=rule,
@@ -376,101 +413,12 @@ def labels_of(value: object, origin: str) -> tuple[RuleLabel, ...] | None:
     return tuple(out)
 
 
-def document_language(document: object) -> str | None:
-    """The ``language`` a parsed document names, before it is checked (``None``: none)."""
-    if not isinstance(document, dict):
-        return None
-    language = document.get("language")
-    return language if isinstance(language, str) else None
-
-
-def util_rule(document: object, shown: str) -> tuple[str, str, RuleObject]:
-    """A project's shared utility rule: its language, id and rule.
-
-    ``document`` is one of a ``utilDirs`` file named ``shown``; the keys ast-grep
-    ignores inside its rule are left out, silently, as ast-grep does.
-
-    Raises:
-        RuleError: no ``id``, ``language`` or ``rule``, an unknown language or a bad rule.
-    """
-    if not isinstance(document, dict) or "id" not in document or "rule" not in document:
-        raise RuleError(shown, "", "a utility rule needs `id`, `language` and `rule`.")
-    language = resolve_language(str(document.get("language", ""))).name
-    pruned, _ = drop_unknown_keys({"rule": document["rule"]}, shown)
-    return language, str(document["id"]), parse_rule(pruned["rule"], "rule", shown)
-
-
-SGCONFIG_KEYS = (
-    "ruleDirs",
-    "utilDirs",
-    "testConfigs",
-    "languageGlobs",
-    "customLanguages",
-    "languageInjections",
-)
-"""The keys of ``sgconfig.yml``."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class SgConfig:
-    """What xcsh reads of ``sgconfig.yml``: the folders of rule files and of utility rules."""
-
-    rule_dirs: tuple[str, ...]
-    util_dirs: tuple[str, ...] = ()
-
-
-def read_sgconfig(data: object, origin: str) -> SgConfig:
-    """A parsed ``sgconfig.yml`` (named ``origin`` in messages), checked.
-
-    Raises:
-        RuleError: not a mapping, an unknown key, custom languages, or no ``ruleDirs``.
-    """
-    if not isinstance(data, dict):
-        raise RuleError(origin, "", "the configuration must be a mapping with `ruleDirs`.")
-    for key in data:
-        if key not in SGCONFIG_KEYS:
-            raise RuleError(
-                origin, str(key), f"unknown key. sgconfig.yml takes: {', '.join(SGCONFIG_KEYS)}."
-            )
-    if data.get("customLanguages"):
-        raise RuleError(
-            origin,
-            "customLanguages",
-            "custom languages (native libraries) are not supported by xcsh; remove them "
-            "or run the ast-grep CLI for those rules.",
-        )
-    rule_dirs = _folders(data, "ruleDirs", origin)
-    if not rule_dirs:
-        raise RuleError(origin, "ruleDirs", "missing: list the folders holding rule files.")
-    return SgConfig(rule_dirs=rule_dirs, util_dirs=_folders(data, "utilDirs", origin))
-
-
-def _folders(data: Mapping[object, object], key: str, origin: str) -> tuple[str, ...]:
-    """``ruleDirs`` or ``utilDirs``: a list of folders (``()`` when absent).
-
-    Raises:
-        RuleError: anything else, a single folder not in a list included, as
-            ``ast-grep scan`` refuses it.
-    """
-    value = data.get(key)
-    if value is None:
-        return ()
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    folder = value if isinstance(value, str) else ("rules" if key == "ruleDirs" else "utils")
-    example = f"`{key}: [{folder}]`"
-    raise RuleError(origin, key, f"must be a list of folders, as ast-grep reads it: {example}.")
-
-
 __all__ = [
-    "SGCONFIG_KEYS",
-    "SgConfig",
-    "document_language",
     "fix_of",
     "labels_of",
+    "not_yaml",
     "read_document",
-    "read_sgconfig",
+    "read_yaml",
     "strings_of",
     "transforms_of",
-    "util_rule",
 ]
