@@ -83,7 +83,7 @@ class SettingsReading:
         replaced by its default, and its problem returned for the command to say.
         Every default when the file could not be read (as :meth:`retention`).
         """
-        from xcsh.journal import Retention  # the journal loads with the first command using it
+        from xcsh.journal import Retention
 
         if self.problem is not None:
             return Retention(), []
