@@ -52,6 +52,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/check_staging.py
 	$(BIN)/python bench/warm.py
 	$(BIN)/python bench/one_line.py
+	$(BIN)/python bench/bash_record.py
 
 stress-journal: $(STAMP)
 	$(BIN)/python bench/stress_journal.py

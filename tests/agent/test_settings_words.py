@@ -141,13 +141,16 @@ WORDS = [
     ),
     (
         "[[approval.rules]]\nprefix = 'git'",
-        '{path}: approval rule 1: decision must be "allow", "ask" or "deny", not None',
-        'for example bash = "ask"',
+        '{path}: approval rule 1: decision must be "allow", "ask", "deny" or "preview", not None',
+        'decision = "preview"',
     ),
     (
         "[[approval.rules]]\nprefix = 'git'\ndecision = 'maybe'",
-        '{path}: approval rule 1: decision must be "allow", "ask" or "deny", not \'maybe\'',
-        'for example bash = "ask"',
+        (
+            '{path}: approval rule 1: decision must be "allow", "ask", "deny" or "preview", '
+            "not 'maybe'"
+        ),
+        'decision = "preview"',
     ),
     (
         "[[approval.rules]]\nprefix = 'git'\ndecision = 'allow'\nmatch = 'git'",

@@ -93,6 +93,7 @@ def five_turns(project: Path, home: Path) -> dict[str, tuple[bytes, int]]:
         "fourth: run a script",
         [{"tool_calls": [tool_call("bash", command="echo made > bashed.txt")]}, {"text": "ok"}],
     )
+    (project / "by_hand.txt").write_text("typed\n")  # another program, between two messages
     turn(
         project,
         home,
@@ -121,22 +122,25 @@ def test_rewind_to_message_two_restores_files_names_bash_and_continue_resumes_th
     lines = listed.stdout.splitlines()[1:]
     assert [line.split(".")[0].strip() for line in lines] == ["5", "4", "3", "2", "1"]
     assert (
-        '2. "second: edit notes"  since: 4 changes (#2, #3, #4, #5): '
-        "notes.md, a.py, new.md, late.md" in listed.stdout
+        '2. "second: edit notes"  since: 5 changes (#2, #3, #4, #5, #6): '
+        "notes.md, a.py, bashed.txt, new.md, late.md" in listed.stdout
     )
 
     run = run_xcsh(["rewind", "2"], cwd=project, home=xcsh_home)
     assert run.returncode == 0, run.stderr
     assert "Rewound to before message 2 (files and conversation)." in run.stdout
-    assert "Files put back (journal entry #6): notes.md, a.py, new.md, late.md." in run.stdout
+    assert (
+        "Files put back (journal entry #7): notes.md, a.py, bashed.txt, new.md, late.md."
+        in run.stdout
+    )
     assert (
         "Not rewound, changed since message 2 outside the undo journal (bash commands or other "
-        "programs): bashed.txt." in run.stdout
+        "programs): by_hand.txt." in run.stdout
     )
     assert "Message 2 was: second: edit notes" in run.stdout
     after = tree(project)
-    assert after.pop("bashed.txt")[0] == b"made\n"  # named above, left as bash wrote it
-    assert after == at_two  # bytes and modes of every journaled file, late.md gone again
+    assert after.pop("by_hand.txt")[0] == b"typed\n"  # named above, left as it was written
+    assert after == at_two  # bytes and modes of every journaled file, bashed.txt gone again
 
     script = project.parent / "again.json"
     script.write_text(json.dumps([{"text": "redone"}]))

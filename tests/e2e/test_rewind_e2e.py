@@ -1,5 +1,6 @@
 """``xcsh rewind`` on the standard-library tree: a pooled rewrite of a whole package
-taken back byte for byte, and the whole tree walked for changes the journal never saw."""
+and a bash command's file taken back byte for byte, and the whole tree walked for changes
+the journal never saw."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ def files(folder: Path) -> dict[str, tuple[bytes, int]]:
     }
 
 
-def test_rewind_takes_a_package_wide_apply_back_and_names_what_bash_wrote(
+def test_rewind_takes_a_package_wide_apply_and_bash_back_and_names_what_others_wrote(
     tree: Tree, tmp_path: Path, xcsh_home: Path
 ) -> None:
     scope = tree.root / tree.scope
@@ -57,6 +58,7 @@ def test_rewind_takes_a_package_wide_apply_back_and_names_what_bash_wrote(
         assert second.returncode == 0, second.stderr
         changed = [name for name, item in files(scope).items() if before.get(name) != item]
         assert len(changed) > 10 and "isinstance_e2e(" in tree.scope_text()
+        (scope / "by_hand.txt").write_text("typed\n")  # another program, after the session
 
         run = subprocess.run(
             [XCSH_BIN, "rewind", "2"],
@@ -68,13 +70,15 @@ def test_rewind_takes_a_package_wide_apply_back_and_names_what_bash_wrote(
         )
         assert run.returncode == 0, run.stderr
         assert "Rewound to before message 2 (files and conversation)." in run.stdout
+        assert f"{tree.scope}/made.txt" in run.stdout.split("Files put back")[1]  # bash's too
         assert (
             "outside the undo journal (bash commands or other programs): "
-            f"{tree.scope}/made.txt." in run.stdout
+            f"{tree.scope}/by_hand.txt." in run.stdout
         )
         after = files(scope)
-        assert after.pop("made.txt")[0] == b"made\n"
-        assert after == before
+        assert after.pop("by_hand.txt")[0] == b"typed\n"
+        assert after == before  # made.txt, which bash wrote, gone again
     finally:
         (scope / "made.txt").unlink(missing_ok=True)
+        (scope / "by_hand.txt").unlink(missing_ok=True)
         tree.restore()

@@ -185,6 +185,8 @@ def _builtin_tools(
         checker=parts.checker,
         index=open_index(home, settings),
         widen_renames=parts.profile == "compact",
+        recording=settings.bash_recording,
+        previews=settings.approval.previews,
     )
 
 

@@ -29,6 +29,7 @@ from xcsh.core.settings_keys import SettingsKeys
 from xcsh.core.wording import did_you_mean
 from xcsh.fs import xcsh_home
 from xcsh.journal import Retention
+from xcsh.journal.commands import BashRecording
 from xcsh.mcpclient.settings import MCP_KEYS, McpKeys, McpSettings, read_mcp_settings
 from xcsh.providers import Provider, ProviderFlags, StoredProviderSettings
 from xcsh.providers.config import (
@@ -80,6 +81,7 @@ KNOWN_SETTINGS = (
     *RunSettings.model_fields,
     "journal_max_entries",
     "journal_max_bytes",
+    "bash_record_max_bytes",
     *SANDBOX_KEYS,
     *CHECK_KEYS,
     *ApprovalKeys.model_fields,
@@ -133,6 +135,7 @@ class Settings(BaseModel):
         approval: the ``[approval]`` policy for tool calls.
         sandbox: how ``bash`` and the check are confined.
         retention: how much history the undo journal keeps.
+        bash_recording: how ``bash`` commands are recorded in it (the size cap).
         checks: the user's check (a trusted project's own overrides it:
             :func:`xcsh.checks.with_project`).
         strict_rules: ``xcsh scan`` refuses rule files ast-grep would half-read.
@@ -149,6 +152,7 @@ class Settings(BaseModel):
     approval: ToolPolicy = Field(default_factory=lambda: ToolPolicy(tools={}))
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     retention: Retention = Field(default_factory=Retention)
+    bash_recording: BashRecording = Field(default_factory=BashRecording)
     checks: CheckSettings = Field(default_factory=CheckSettings)
     strict_rules: bool = False
     index_memory: int = DEFAULT_INDEX_MEMORY
@@ -168,6 +172,7 @@ class Settings(BaseModel):
         approval = parse_tool_policy(ApprovalKeys.from_file(values, source), source=source)
         sandbox = parse_sandbox_settings(SandboxKeys.from_file(values, source), source=source)
         retention = Retention.from_settings(values, path)
+        bash_recording = BashRecording.from_settings(values, path)
         checks = read_check_settings(CheckKeys.from_file(values, source), source)
         own = _AppKeys.from_file(values, source)
         try:
@@ -181,6 +186,7 @@ class Settings(BaseModel):
             approval=approval,
             sandbox=sandbox,
             retention=retention,
+            bash_recording=bash_recording,
             checks=checks,
             strict_rules=own.strict_rules,
             index_memory=index_memory,

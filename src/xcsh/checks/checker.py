@@ -194,7 +194,12 @@ class Checker:
         support = self.overlay_support()
         return "overlay" if support is not None and support.available else "copy"
 
-    async def _run(self, files: Mapping[str, bytes], label: str) -> CheckRun:
+    async def _run(
+        self,
+        files: Mapping[str, bytes | None],
+        label: str,
+        modes: Mapping[str, int] | None = None,
+    ) -> CheckRun:
         command = self.settings.command
         logs = self.home / "logs" / "checks"
         _prune_logs(logs)
@@ -210,6 +215,7 @@ class Checker:
                 network=self.network,
                 writable=self.writable,
                 confine=self.confine,
+                modes=modes,
             ) as staged:
                 env = {
                     **os.environ,
@@ -262,23 +268,35 @@ class Checker:
             self._store(fingerprint, run)
         return run
 
-    async def check(self, files: Mapping[str, bytes]) -> CheckVerdict:
-        """Stage ``files`` (relative path → new bytes), run the check, compare with the baseline.
+    async def check(
+        self, files: Mapping[str, bytes | None], *, modes: Mapping[str, int] | None = None
+    ) -> CheckVerdict:
+        """Stage ``files``, run the check, compare with the baseline.
+
+        ``files`` maps each relative path to its new bytes (``None``: deleted);
+        ``modes`` gives some of them new permission bits (else they keep the
+        workspace's).
 
         Raises:
             ToolError: no check is set, a path is not inside the workspace, or the
                 check could not start.
         """
         before = await self.baseline()
-        after = await self._run(files, "change")
+        after = await self._run(files, "change", modes)
         return verdict(
             self.settings.command, self._staging_kind(), before, after, self.settings.timeout
         )
 
     async def review(
-        self, files: Mapping[str, bytes], *, asked: bool
+        self,
+        files: Mapping[str, bytes | None],
+        *,
+        asked: bool,
+        modes: Mapping[str, int] | None = None,
     ) -> tuple[CheckVerdict | None, str]:
         """Check ``files`` when the settings or the call (``asked``) want it.
+
+        ``files`` and ``modes`` are as :meth:`check` takes them.
 
         Returns:
             ``(verdict, "")`` after a run; ``(None, note)`` when a check was
@@ -294,7 +312,7 @@ class Checker:
             self.said_how_to_set = True
             return None, self.how_to_set()
         try:
-            return await self.check(files), ""
+            return await self.check(files, modes=modes), ""
         except ToolError as exc:
             failed = CheckVerdict(status="not_run", command=self.settings.command, reason=str(exc))
             return failed, ""

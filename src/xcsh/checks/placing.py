@@ -52,8 +52,13 @@ def checked_relpath(rel: str) -> PurePosixPath:
     return path
 
 
-def place_files(files: Mapping[str, bytes], workspace: Path) -> list[PlacedFile]:
+def place_files(
+    files: Mapping[str, bytes], workspace: Path, modes: Mapping[str, int] | None = None
+) -> list[PlacedFile]:
     """Where each of ``files`` (relative path → bytes) lands in ``workspace``.
+
+    A file keeps the permission bits it has in the workspace, or those ``modes`` gives
+    it (a previewed ``chmod``).
 
     Raises:
         ToolError: a path leads out of the workspace, is a folder there, or
@@ -75,6 +80,8 @@ def place_files(files: Mapping[str, bytes], workspace: Path) -> list[PlacedFile]
         if stat.S_ISDIR(mode):
             raise ToolError(f"Cannot stage {rel!r}: it is a folder in the workspace.")
         kept = stat.S_IMODE(mode) if stat.S_ISREG(mode) else None
+        if modes is not None and rel in modes:
+            kept = modes[rel]
         placed.append(PlacedFile(path=path, data=data, mode=kept))
     return placed
 

@@ -27,6 +27,7 @@ path that leads out of the workspace). A copy lives in
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import os
 import secrets
@@ -50,9 +51,13 @@ OVERLAY_TEMP = "overlay-tmp"
 """The empty folder (in ``$XCSH_HOME/tmp``) each overlay's check gets a private tmpfs on."""
 _UNTAR = (
     'tar -x -m -f - -C "$1" || { echo "xcsh: tar could not lay the staged files down" >&2; '
-    'exit 125; }; exec sh -c "$2" </dev/null'
+    'exit 125; }; c=$2; cd "$1" && shift 2 && { [ $# -eq 0 ] || rm -f -- "$@"; } && '
+    'exec sh -c "$c" </dev/null'
 )
-"""Run in the namespace: the archive on standard input, the workspace, the check."""
+"""Run in the namespace: the archive on standard input laid down in the workspace ($1), the
+deleted files ($3...) removed, then the check ($2)."""
+_DELETE = 'c=$2; cd "$1" && shift 2 && { [ $# -eq 0 ] || rm -f -- "$@"; } && exec sh -c "$c"'
+"""Run in the namespace when no file is laid down: the deleted files removed, the check."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,6 +74,7 @@ class StagedTree:
         stdin: a file descriptor to start the command with as its standard
             input (the staged files' archive, which the check itself does not
             see), else ``None`` (``/dev/null``).
+        deleted: files (relative, real places) removed in the overlay before the check.
     """
 
     kind: Staging
@@ -77,12 +83,27 @@ class StagedTree:
     argv_prefix: tuple[str, ...] = ()
     confine: Confinement | None = None
     stdin: int | None = None
+    deleted: tuple[str, ...] = ()
 
     def argv(self, command: str) -> list[str]:
-        """The command line that runs ``command`` with ``sh -c`` in the staged tree."""
-        if self.stdin is not None:
-            return [*self.argv_prefix, "sh", "-c", _UNTAR, "xcsh-stage", str(self.root), command]
-        return [*self.argv_prefix, "sh", "-c", command]
+        """The command line that runs ``command`` with ``sh -c`` in the staged tree.
+
+        In an overlay whose files are laid down (or removed) first, a small script
+        does that, then runs ``command``.
+        """
+        if self.stdin is None and not self.deleted:
+            return [*self.argv_prefix, "sh", "-c", command]
+        script = _UNTAR if self.stdin is not None else _DELETE
+        return [
+            *self.argv_prefix,
+            "sh",
+            "-c",
+            script,
+            "xcsh-stage",
+            str(self.root),
+            command,
+            *self.deleted,
+        ]
 
 
 @dataclass
@@ -161,19 +182,20 @@ def copy_tree(src: Path, dst: Path) -> int:
 @contextlib.contextmanager
 def staged_tree(
     workspace: Path,
-    files: Mapping[str, bytes],
+    files: Mapping[str, bytes | None],
     *,
     scratch_parent: Path,
     overlay: OverlaySupport | None,
     network: bool,
     writable: Sequence[str] = (),
     confine: bool = True,
+    modes: Mapping[str, int] | None = None,
 ) -> Iterator[StagedTree]:
     """Stage ``files`` (relative path → new bytes) over ``workspace``; remove it all after.
 
     Args:
         workspace: the workspace folder (a real path).
-        files: the previewed new content of each changed file.
+        files: the previewed new content of each changed file (``None``: deleted).
         scratch_parent: ``$XCSH_HOME/tmp``: where a copy and its temporary
             folder are made.
         overlay: the overlay support (:func:`~xcsh.sandbox.overlay.probe_overlay`);
@@ -181,6 +203,8 @@ def staged_tree(
         network: whether the check may use the network.
         writable: other folders the check may write (``sandbox_write``).
         confine: confine a copy's check with Landlock (the bash sandbox is on).
+        modes: new permission bits of some of ``files`` (a previewed ``chmod``); the
+            others keep the workspace's.
 
     Raises:
         ToolError: a path in ``files`` is absolute, has ``..`` or leads out
@@ -188,13 +212,19 @@ def staged_tree(
     """
     for rel in files:
         checked_relpath(rel)
+    written = {rel: data for rel, data in files.items() if data is not None}
+    deleted = tuple(rel for rel, data in files.items() if data is None)
     held = _Held(scratch_parent)
     try:
         try:
             if overlay is not None and overlay.available and overlay.bwrap is not None:
-                staged = _overlay(workspace, files, held, overlay.bwrap, network, writable)
+                staged = _overlay(workspace, written, held, overlay.bwrap, network, writable, modes)
+                staged = dataclasses.replace(staged, deleted=deleted)
             else:
-                staged = _copy(workspace, files, held, network, writable, confine)
+                staged = _copy(workspace, written, held, network, writable, confine, modes)
+                for rel in deleted:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(staged.root / rel)
         except OSError as exc:
             where = f" ({exc.filename})" if exc.filename else ""
             raise ToolError(f"Cannot stage the change: {exc.strerror or exc}{where}.") from exc
@@ -236,7 +266,7 @@ class _Held:
         for fd in self.fds:
             os.close(fd)
         if self.scratch is not None:
-            _remove(self.scratch)
+            remove_scratch(self.scratch)
 
 
 def _overlay(
@@ -246,12 +276,13 @@ def _overlay(
     bwrap: Path,
     network: bool,
     writable: Sequence[str],
+    modes: Mapping[str, int] | None,
 ) -> StagedTree:
     # The check's temporary folder is a tmpfs of its own namespace, mounted over
     # an empty folder kept for that: in memory, private, gone with the namespace.
     temp = held.parent / OVERLAY_TEMP
     temp.mkdir(mode=0o700, parents=True, exist_ok=True)
-    archive = held.in_memory(tar_archive(place_files(files, workspace))) if files else None
+    archive = held.in_memory(tar_archive(place_files(files, workspace, modes))) if files else None
     prefix = overlay_command(
         [], bwrap=bwrap, lower=workspace, private=[temp], writable=writable, network=network
     )
@@ -267,20 +298,21 @@ def _copy(
     network: bool,
     writable: Sequence[str],
     confine: bool,
+    modes: Mapping[str, int] | None,
 ) -> StagedTree:
     temp = held.folder() / "tmp"
     temp.mkdir()
     tree = held.folder() / "tree"
     copy_tree(workspace, tree)
-    write_files(place_files(files, tree), tree)
+    write_files(place_files(files, tree, modes), tree)
     rules = (
         Confinement(write=(str(tree), str(temp), *writable), network=network) if confine else None
     )
     return StagedTree(kind="copy", root=tree, temp=temp, confine=rules)
 
 
-def _remove(scratch: Path) -> None:
-    """Remove the scratch folder, making read-only folders a check left writable first."""
+def remove_scratch(scratch: Path) -> None:
+    """Remove a scratch folder, making read-only folders a command left writable first."""
 
     def fix(func: object, path: str, _exc: object) -> None:
         with contextlib.suppress(OSError):
@@ -299,5 +331,6 @@ __all__ = [
     "Staging",
     "checked_relpath",
     "copy_tree",
+    "remove_scratch",
     "staged_tree",
 ]

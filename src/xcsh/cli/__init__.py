@@ -45,6 +45,7 @@ SUBCOMMANDS: dict[str, str] = {
     "recover": "settle applies a crash interrupted (roll back or complete)",
     "sandbox": "show how bash commands are confined here (check)",
     "check": "run the project's check (the `check` setting) on the unchanged tree",
+    "preview": "show what a command would change (staged), then apply it through the journal",
 }
 
 
@@ -112,6 +113,10 @@ def command_main(name: str | None, *, owns_process: bool = False) -> Command:
             from xcsh.cli.check_cmd import main as check
 
             return check
+        case "preview":
+            from xcsh.cli.preview_cmd import main as preview
+
+            return preview
     raise KeyError(name)
 
 

@@ -4,7 +4,7 @@ Every change xcsh writes to a folder is recorded in that folder's undo
 journal (``$XCSH_HOME/journal/<name>-<hash>/``, :mod:`xcsh.journal`),
 whichever front end made it: the terminal, ``xcsh -p``, ``xcsh mcp``,
 ``xcsh ast-edit``, the ``write`` and ``edit`` tools and custom tools'
-applies. ``bash`` commands are not recorded. ``xcsh undo`` takes the newest
+applies, and each ``bash`` command's changes. ``xcsh undo`` takes the newest
 change not undone yet (or entry N) and restores its files, but only if each
 still holds exactly what the apply wrote; otherwise it refuses, names the
 files that changed and touches nothing. A change whose files already hold
@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="xcsh undo",
         description=(
             "Restore the files of the last change xcsh applied in this folder (or of entry N), "
-            "if they are unchanged since. Changes made by bash commands are not recorded."
+            "if they are unchanged since. Each bash command's changes are one entry."
         ),
         epilog="exit codes: 0 undone, 1 nothing to undo or refused (files changed since), 2 usage",
     )

@@ -17,94 +17,32 @@ is fsynced, and just before the rename the target is checked once more
 during an apply is refused rather than overwritten. Temporary names are
 ``.<name>.<tag>.tmp``; a caller that knows the tag (the journal does) can
 find and remove the ones a crash left behind (:meth:`RootDir.remove_sibling`).
+
+The values it compares (:class:`FileId`, :class:`Expect`, the errors) live in
+:mod:`xcsh.fs.file_state`, the reads and checks at a folder's handle in
+:mod:`xcsh.fs.entry`; both are importable from here as before.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-from xcsh.core import XcshError
+from xcsh.fs.entry import READ_FLAGS, check_entry, confined_error, entry_at, read_at
+from xcsh.fs.file_state import (
+    ChangedError,
+    ConfinedError,
+    Expect,
+    FileId,
+    sha256_hex,
+    split_relative,
+)
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-_CHUNK = 1 << 20
-
-
-class ConfinedError(XcshError):
-    """A path could not be reached without leaving the root, or is not a regular file.
-
-    Attributes:
-        path: the path relative to the root.
-    """
-
-    def __init__(self, message: str, *, path: str) -> None:
-        super().__init__(message)
-        self.path = path
-
-
-class ChangedError(XcshError):
-    """The file is not the one expected (type, inode or content changed).
-
-    Attributes:
-        path: the path relative to the root.
-    """
-
-    def __init__(self, message: str, *, path: str) -> None:
-        super().__init__(message)
-        self.path = path
-
-
-@dataclass(frozen=True, kw_only=True)
-class FileId:
-    """Which file a path named: device and inode (a rename over it changes them)."""
-
-    dev: int
-    ino: int
-
-    @classmethod
-    def of(cls, info: os.stat_result) -> FileId:
-        """The identity in a stat result."""
-        return cls(dev=info.st_dev, ino=info.st_ino)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Expect:
-    """What a file must still be before it is replaced or removed.
-
-    Args:
-        sha256: hex sha256 of its content; ``None`` means the file must not exist.
-        ident: its identity when known (a preview records it); ``None`` skips
-            the inode comparison (content and type are still compared).
-    """
-
-    sha256: str | None
-    ident: FileId | None = None
-
-
-def sha256_hex(data: bytes) -> str:
-    """Hex sha256 of ``data``."""
-    import hashlib  # here, not at the top: OpenSSL's import costs a search a few ms
-
-    return hashlib.sha256(data).hexdigest()
-
-
-def split_relative(rel: str) -> list[str]:
-    """The components of a relative path; refuses absolute paths, ``..`` and empty names.
-
-    Raises:
-        ConfinedError: the path could leave the root.
-    """
-    parts = [p for p in rel.replace(os.sep, "/").split("/") if p not in ("", ".")]
-    if not parts or rel.startswith("/") or any(p == ".." for p in parts):
-        raise ConfinedError(f"{rel} is not a path below the workspace.", path=rel)
-    return parts
 
 
 class RootDir:
@@ -168,7 +106,7 @@ class RootDir:
                 fd = nxt
         except OSError as exc:
             os.close(fd)
-            raise _confined(rel, exc) from exc
+            raise confined_error(rel, exc) from exc
         try:
             yield fd, parts[-1]
         finally:
@@ -211,7 +149,26 @@ class RootDir:
         """
         try:
             with self.parent(rel) as (dirfd, name):
-                return _read_at(dirfd, name, rel)
+                return read_at(dirfd, name, rel)
+        except ConfinedError as exc:
+            if isinstance(exc.__cause__, FileNotFoundError):
+                return None
+            raise
+
+    def read_entry(self, rel: str) -> tuple[bytes, os.stat_result, bool] | None:
+        """A regular file's content, or a symlink's target; ``None`` when nothing is there.
+
+        Returns:
+            ``(bytes, status, is_link)``: for a symlink its target (as bytes) and its
+            own status, the link not followed.
+
+        Raises:
+            ConfinedError: a symlink on the way, or neither a regular file nor a symlink.
+            OSError: it exists but cannot be read.
+        """
+        try:
+            with self.parent(rel) as (dirfd, name):
+                return entry_at(dirfd, name, rel)
         except ConfinedError as exc:
             if isinstance(exc.__cause__, FileNotFoundError):
                 return None
@@ -226,6 +183,8 @@ class RootDir:
         tag: str,
         mode: int | None = None,
         keep: str | None = None,
+        link: bool = False,
+        chmod: int | None = None,
     ) -> FileId:
         """Replace (or create) ``rel`` with ``data`` through a temporary file and a rename.
 
@@ -239,6 +198,10 @@ class RootDir:
             keep: when given, the old file stays reachable as ``.<name>.<keep>``
                 (a hard link made just before the rename), so it can be put back
                 by a rename; the caller removes that name.
+            link: make ``rel`` a symlink whose target is ``data`` (what was there,
+                a file or a symlink, is replaced the same way).
+            chmod: permission bits the new file gets whatever the old one had
+                (``None``: an existing file's own, ``mode`` for a new one).
 
         Returns:
             The identity of the file now at ``rel``.
@@ -253,21 +216,20 @@ class RootDir:
                 old: os.stat_result | None = os.stat(name, dir_fd=dirfd, follow_symlinks=False)
             except FileNotFoundError:
                 old = None
-            if old is not None and not stat.S_ISREG(old.st_mode):
+            if old is not None and not (
+                stat.S_ISREG(old.st_mode) or (expect.link and stat.S_ISLNK(old.st_mode))
+            ):
                 raise ChangedError(f"{rel} is not a regular file.", path=rel)
             temp = f".{name}.{tag}.tmp"
             kept = f".{name}.{keep}" if keep is not None and old is not None else None
-            fd = os.open(temp, _TEMP_FLAGS, 0o600, dir_fd=dirfd)
             linked = False
             try:
-                try:
-                    _write_all(fd, data)
-                    _copy_metadata(fd, dirfd, name, old, mode)
-                    os.fsync(fd)
-                    ident = FileId.of(os.fstat(fd))
-                finally:
-                    os.close(fd)
-                _check(dirfd, name, rel, expect)  # just before the rename
+                if link:
+                    os.symlink(data, temp, dir_fd=dirfd)
+                    ident = FileId.of(os.stat(temp, dir_fd=dirfd, follow_symlinks=False))
+                else:
+                    ident = _write_temp(dirfd, name, temp, data, old, mode, chmod)
+                check_entry(dirfd, name, rel, expect)  # just before the rename
                 if kept is not None:
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(kept, dir_fd=dirfd)
@@ -300,7 +262,7 @@ class RootDir:
                     os.stat(name, dir_fd=dirfd, follow_symlinks=False)
                 except FileNotFoundError:
                     return
-                _check(dirfd, name, rel, expect)
+                check_entry(dirfd, name, rel, expect)
                 if keep is None:
                     os.unlink(name, dir_fd=dirfd)
                 else:
@@ -352,53 +314,31 @@ class RootDir:
             os.fsync(dirfd)
 
 
-def _confined(rel: str, exc: OSError) -> ConfinedError:
-    if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-        text = f"{rel}: a folder on its path is a symlink or not a folder; refusing to follow it."
-    else:
-        text = f"{rel}: {exc.strerror or exc}."
-    return ConfinedError(text, path=rel)
+def _write_temp(
+    dirfd: int,
+    name: str,
+    temp: str,
+    data: bytes,
+    old: os.stat_result | None,
+    mode: int | None,
+    chmod: int | None,
+) -> FileId:
+    """Write ``data`` to the new temporary file ``temp`` with the old file's metadata; fsynced.
 
-
-def _read_at(dirfd: int, name: str, rel: str) -> tuple[bytes, os.stat_result] | None:
+    Returns:
+        The identity of the temporary file (the file ``name`` becomes once renamed).
+    """
+    fd = os.open(temp, _TEMP_FLAGS, 0o600, dir_fd=dirfd)
     try:
-        fd = os.open(name, _READ_FLAGS, dir_fd=dirfd)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise ConfinedError(f"{rel} is a symlink; refusing to follow it.", path=rel) from exc
-        raise
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ConfinedError(f"{rel} is not a regular file.", path=rel)
-        chunks = []
-        while chunk := os.read(fd, _CHUNK):
-            chunks.append(chunk)
-        return b"".join(chunks), info
+        _write_all(fd, data)
+        regular = old if old is not None and stat.S_ISREG(old.st_mode) else None
+        _copy_metadata(fd, dirfd, name, regular, mode)
+        if chmod is not None:
+            os.fchmod(fd, chmod)
+        os.fsync(fd)
+        return FileId.of(os.fstat(fd))
     finally:
         os.close(fd)
-
-
-def _check(dirfd: int, name: str, rel: str, expect: Expect) -> os.stat_result | None:
-    """The current file's status if it is what ``expect`` says; else :class:`ChangedError`."""
-    try:
-        found = _read_at(dirfd, name, rel)
-    except ConfinedError as exc:
-        raise ChangedError(f"{rel} changed: {exc}", path=rel) from exc
-    if found is None:
-        if expect.sha256 is None:
-            return None
-        raise ChangedError(f"{rel} was removed.", path=rel)
-    data, info = found
-    if expect.sha256 is None:
-        raise ChangedError(f"{rel} exists now.", path=rel)
-    if expect.ident is not None and FileId.of(info) != expect.ident:
-        raise ChangedError(f"{rel} was replaced by another file.", path=rel)
-    if sha256_hex(data) != expect.sha256:
-        raise ChangedError(f"{rel} has new content.", path=rel)
-    return info
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -423,7 +363,7 @@ def _copy_metadata(
                 os.fchown(fd, -1, old.st_gid)
     os.fchmod(fd, stat.S_IMODE(old.st_mode))
     try:
-        src = os.open(name, _READ_FLAGS, dir_fd=dirfd)
+        src = os.open(name, READ_FLAGS, dir_fd=dirfd)
     except OSError:
         return
     try:
@@ -445,3 +385,15 @@ def current_umask() -> int:
             if line.startswith("Umask:"):
                 return int(line.split()[1], 8)
     return 0o022
+
+
+__all__ = [
+    "ChangedError",
+    "ConfinedError",
+    "Expect",
+    "FileId",
+    "RootDir",
+    "current_umask",
+    "sha256_hex",
+    "split_relative",
+]

@@ -117,6 +117,11 @@ def _load_rules(folder: Path) -> list[_Rules]:
     return rules
 
 
+def folder_rules(folder: Path) -> list[IgnoreRules]:
+    """The rules of ``folder``'s own ``.gitignore`` and ``.ignore`` (those that have patterns)."""
+    return _load_rules(folder)
+
+
 def _ignored(path: Path, is_dir: bool, rules: Sequence[_Rules]) -> bool:
     for rule in rules:
         rel = path.relative_to(rule.base).as_posix()

@@ -29,7 +29,6 @@ import contextlib
 import os
 import secrets
 import threading
-import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -46,12 +45,10 @@ from xcsh.fs.confined import (
     sha256_hex,
 )
 from xcsh.journal.records import COMMITTED, ROLLED_BACK, FileRecord, Kind, RewindNote
+from xcsh.journal.settle import SERIAL, THREADS, roll_back, settle
 from xcsh.journal.signals import held_signals
 from xcsh.journal.store import Journal, JournalError, OpenEntry
 from xcsh.pending.action import ApplyFailedError
-
-_SERIAL = 8
-_THREADS = 8
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,7 +63,12 @@ class Change:
         ident: the file the preview read (device and inode); ``None`` skips that comparison.
         mode: permission bits when the file is created (``before`` is ``None``);
             ``None`` for the default (``0o666`` less the umask). An existing
-            file keeps its own.
+            file keeps its own unless ``after_mode`` says otherwise.
+        link_before: ``before`` is the target of the symlink expected there now.
+        link_after: ``after`` is the target of a symlink to make there.
+        before_mode: the permission bits the file must have now (``None``: not compared).
+        after_mode: the permission bits it ends with, new or existing (``None``:
+            an existing file keeps its own, a new one gets ``mode``).
     """
 
     path: str
@@ -75,6 +77,25 @@ class Change:
     after: bytes | None
     ident: FileId | None = None
     mode: int | None = None
+    link_before: bool = False
+    link_after: bool = False
+    before_mode: int | None = None
+    after_mode: int | None = None
+
+    @property
+    def differs(self) -> bool:
+        """True when writing it changes something: content, file type or mode."""
+        if self.before != self.after:
+            return True
+        if self.before is None:
+            return False
+        if self.link_before != self.link_after:
+            return True
+        return (
+            not self.link_after
+            and self.after_mode is not None
+            and self.after_mode != self.before_mode
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -135,7 +156,7 @@ def apply_changes(
             or a write failed (rolled back; if that failed too, the message
             lists the files holding new content).
     """
-    todo = [c for c in changes if c.before != c.after]
+    todo = [c for c in changes if c.differs]
     if not todo:
         return Applied(seq=None)
     if kind == "apply":
@@ -176,6 +197,9 @@ def _transaction(
                     before=None if c.before is None else sha256_hex(c.before),
                     after=None if c.after is None else sha256_hex(c.after),
                     mode=modes.get(c.path),
+                    after_mode=None if c.after is None or c.link_after else c.after_mode,
+                    link_before=c.before is not None and c.link_before,
+                    link_after=c.after is not None and c.link_after,
                 ),
                 c.before,
                 c.after,
@@ -197,7 +221,7 @@ def _transaction(
     written, failure = _write_all(rd, todo, tag)
     if failure is not None:
         change, error = failure
-        left = _roll_back(rd, written, tag)
+        left = roll_back(rd, written, tag)
         if entry is not None and journal is not None:
             if left:
                 journal.release(entry)  # incomplete: recovery finishes the roll back
@@ -206,7 +230,7 @@ def _transaction(
                     journal.finish(entry, ROLLED_BACK)
         text = _failure_text(change, error, left, alone=len(todo) == 1)
         raise ApplyError(text, new_content=left) from error
-    settled = _settle(rd, written, tag)
+    settled = settle(rd, written, tag)
     notes = []
     if settled.unsynced:
         notes.append(
@@ -242,7 +266,7 @@ def _preflight(rd: RootDir, todo: list[Change]) -> dict[str, int]:
     modes: dict[str, int] = {}
     for change in todo:
         try:
-            found = rd.read(change.path)
+            found = rd.read_entry(change.path)
         except (ConfinedError, OSError):
             stale.append(change.shown)
             continue
@@ -250,18 +274,23 @@ def _preflight(rd: RootDir, todo: list[Change]) -> dict[str, int]:
             if change.before is not None:
                 stale.append(change.shown)
             continue
-        data, info = found
+        data, info, is_link = found
+        mode = info.st_mode & 0o7777
         if (
             change.before is None
+            or is_link != change.link_before
             or sha256_hex(data) != sha256_hex(change.before)
             or (change.ident is not None and FileId.of(info) != change.ident)
+            or (change.before_mode is not None and not is_link and mode != change.before_mode)
         ):
             stale.append(change.shown)
+        elif is_link:
+            continue  # a symlink is replaced by a rename in its folder, as any file
         elif info.st_nlink > 1:
             linked.append(change.shown)
         elif not rd.writable(change.path):
             readonly.append(change.shown)
-        modes[change.path] = info.st_mode & 0o7777
+        modes[change.path] = mode
     if stale:
         raise ApplyError(
             f"These files changed since the preview: {name_list(stale)}. Nothing was written; "
@@ -286,13 +315,25 @@ def _preflight(rd: RootDir, todo: list[Change]) -> dict[str, int]:
 def _write_one(rd: RootDir, change: Change, tag: str) -> FileId | None:
     """Write one file, keeping the old one as ``.<name>.<tag>.orig``; returns the new identity."""
     before = None if change.before is None else sha256_hex(change.before)
-    expect = Expect(sha256=before, ident=change.ident)
+    expect = Expect(
+        sha256=before,
+        ident=change.ident,
+        link=change.link_before and change.before is not None,
+        mode=change.before_mode if not change.link_before else None,
+    )
     if change.after is None:
         rd.remove(change.path, expect=expect, keep=f"{tag}.orig")
         return None
-    mode = change.mode if change.before is None else None
+    fresh = change.before is None or change.link_before
     return rd.replace(
-        change.path, change.after, expect=expect, tag=tag, keep=f"{tag}.orig", mode=mode
+        change.path,
+        change.after,
+        expect=expect,
+        tag=tag,
+        keep=f"{tag}.orig",
+        mode=(change.mode if change.after_mode is None else change.after_mode) if fresh else None,
+        link=change.link_after,
+        chmod=None if change.link_after else change.after_mode,
     )
 
 
@@ -315,85 +356,14 @@ def _write_all(
             return None, exc
 
     outcomes: list[tuple[FileId | None, Exception | None] | None] = []
-    if len(todo) <= _SERIAL:
+    if len(todo) <= SERIAL:
         outcomes = [run(change) for change in todo]
     else:
-        with ThreadPoolExecutor(max_workers=_THREADS) as pool:
+        with ThreadPoolExecutor(max_workers=THREADS) as pool:
             outcomes = list(pool.map(run, todo))
     written = [(c, o[0]) for c, o in zip(todo, outcomes, strict=True) if o and o[1] is None]
     failures = [(c, o[1]) for c, o in zip(todo, outcomes, strict=True) if o and o[1] is not None]
     return written, (failures[0] if failures else None)
-
-
-def _roll_back(rd: RootDir, written: list[tuple[Change, FileId | None]], tag: str) -> list[str]:
-    """Put the old files back (renaming the kept names); returns files still holding new content."""
-    left: list[str] = []
-    for change, _ident in reversed(written):
-        try:
-            if change.before is None:
-                rd.remove(change.path, expect=Expect(sha256=sha256_hex(change.after or b"")))
-            else:
-                rd.restore_sibling(change.path, f"{tag}.orig")
-        except (OSError, ConfinedError, ChangedError):
-            left.append(change.shown)
-    return left
-
-
-_KEPT_TRIES = 20
-"""Attempts at removing a kept old name whose folder could not be reached (moved, or
-briefly a symlink while another program renames it), a millisecond apart."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Settled:
-    unsynced: list[str]
-    """Folders whose fsync failed."""
-    kept: list[str]
-    """Kept old names (``.<name>.<tag>.orig``) still on disk, workspace-relative."""
-
-
-def _drop_kept(rd: RootDir, rel: str, suffix: str) -> bool:
-    """Remove the kept old name ``.<name>.<suffix>`` beside ``rel``.
-
-    Returns True once it is gone (or was never there), False when its folder could not
-    be reached or the removal failed.
-    """
-    try:
-        with rd.parent(rel) as (dirfd, name):
-            os.unlink(f".{name}.{suffix}", dir_fd=dirfd)
-    except FileNotFoundError:
-        return True
-    except (OSError, ConfinedError):
-        return False
-    return True
-
-
-def _settle(rd: RootDir, written: list[tuple[Change, FileId | None]], tag: str) -> _Settled:
-    """Flush each folder written to with ``fsync``, then drop the kept old names.
-
-    A kept name whose folder cannot be reached right now (another program is
-    renaming it) is tried again for a few milliseconds; what is still there is
-    returned, so the result can name it.
-    """
-    folders = sorted({c.path.rpartition("/")[0] for c, _ in written})
-    unsynced = []
-    for folder in folders:
-        try:
-            rd.sync_folder(folder)
-        except (OSError, ConfinedError):
-            unsynced.append(folder or ".")
-    pending = [c.path for c, _ in written if c.before is not None]
-    for attempt in range(_KEPT_TRIES):
-        pending = [path for path in pending if not _drop_kept(rd, path, f"{tag}.orig")]
-        if not pending:
-            break
-        if attempt + 1 < _KEPT_TRIES:
-            time.sleep(0.001)
-    kept = []
-    for path in pending:
-        folder, _, name = path.rpartition("/")
-        kept.append(f"{folder}/.{name}.{tag}.orig" if folder else f".{name}.{tag}.orig")
-    return _Settled(unsynced=unsynced, kept=kept)
 
 
 def _failure_text(change: Change, exc: Exception, left: list[str], *, alone: bool) -> str:

@@ -11,7 +11,8 @@ unreferenced blobs are removed by :meth:`BlobStore.prune`.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -102,6 +103,63 @@ class BlobStore:
 
     def _write(self, digest: str, data: bytes) -> None:
         write_file(self.path(digest), data)
+
+    def put_kept(self, kept: Mapping[str, Path | bytes]) -> tuple[frozenset[str], int]:
+        """Store contents whose digests are known already, durably (fsynced, the folder once).
+
+        The journal's lock must be held, as for :meth:`put_many`.
+
+        Args:
+            kept: each digest with its content: a file holding exactly it (hard-linked
+                here, so it is not written again; its bytes are copied where a link
+                cannot be made) or the bytes.
+
+        Returns:
+            ``(added, new_bytes)`` as :meth:`put_many` returns them.
+
+        Raises:
+            OSError: a blob could not be stored; the blobs this call had stored are
+                removed again.
+        """
+        missing = {d: src for d, src in kept.items() if not self.has(d)}
+        if not missing:
+            return frozenset(), 0
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            items = list(missing.items())
+            if len(items) <= 2:
+                added = sum(self._keep(digest, src) for digest, src in items)
+            else:
+                with ThreadPoolExecutor(max_workers=_THREADS) as pool:
+                    added = sum(pool.map(lambda item: self._keep(*item), items))
+            sync_folder(self.folder)
+        except BaseException:
+            self.drop(missing)
+            raise
+        return frozenset(missing), added
+
+    def _keep(self, digest: str, src: Path | bytes) -> int:
+        """Store one content (:meth:`put_kept`); the bytes it added."""
+        target = self.path(digest)
+        if isinstance(src, bytes):
+            self._write(digest, src)
+            return len(src)
+        try:
+            os.link(src, target)
+        except FileExistsError:
+            return 0
+        except OSError:  # another file system, or no hard links there: copy it
+            data = src.read_bytes()
+            if sha256_hex(data) != digest:
+                raise OSError(f"the copy {src} is damaged") from None
+            self._write(digest, data)
+            return len(data)
+        fd = os.open(target, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            os.fsync(fd)
+            return os.fstat(fd).st_size
+        finally:
+            os.close(fd)
 
     def prune(self, keep: set[str], *, temporaries: bool = False) -> int:
         """Remove every blob whose digest is not in ``keep``; returns the bytes freed.

@@ -58,9 +58,9 @@ preview (``subset`` is ``None``) or of ``subset`` (``None`` returned: the defaul
 Recompute = Callable[[], Awaitable[RebuiltAction | None]]
 """``await recompute()``: the same proposal previewed again against the files as they are
 now, as a new action (``None``: it would change nothing now)."""
-CheckFiles = Callable[[Mapping[str, bytes]], Awaitable[CheckVerdict]]
-"""``await check(files)``: the project's check on ``files`` (relative path → new bytes)
-staged over the workspace."""
+CheckFiles = Callable[[Mapping[str, bytes | None]], Awaitable[CheckVerdict]]
+"""``await check(files)``: the project's check on ``files`` (relative path → new bytes,
+``None`` for a file deleted) staged over the workspace."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,7 +83,7 @@ class FileChangesEffect(PendingEffect):
             apply fails, naming the files).
         check: runs the project's check on staged files, for ``only`` with
             ``check: true`` (``None``: cannot check parts). Deleted files are
-            not staged.
+            removed in the staged tree.
     """
 
     root: Path
@@ -125,7 +125,7 @@ class FileChangesEffect(PendingEffect):
         if self.check is None:
             return await super().check_parts(subset)
         chosen = self._chosen(subset)
-        return await self.check({c.shown: c.after for c in chosen if c.after is not None})
+        return await self.check({c.path: c.after for c in chosen})
 
     async def write(
         self, changes: Sequence[Change], label: str, subset: Preview | None = None
@@ -206,8 +206,8 @@ def file_changes_action(
     ``store``, its file, a one-line summary: ``created``, ``deleted`` or
     ``changed``, unless ``summaries`` names it otherwise) and one
     :class:`~xcsh.pending.PreviewFile` with its unified diff, so ``resolve``'s
-    ``only`` picks files by path or by id. Files whose content does not change
-    are left out. The action is not pushed.
+    ``only`` picks files by path or by id. Files that would not change (content,
+    file type or mode) are left out. The action is not pushed.
 
     Args:
         store: gives the change ids.
@@ -221,14 +221,14 @@ def file_changes_action(
         check: runs the project's check on a subset staged.
         summaries: a one-line summary per file (by ``shown``), replacing the default.
     """
-    todo = tuple(c for c in changes if c.before != c.after)
+    todo = tuple(c for c in changes if c.differs)
     ids = store.new_change_ids(len(todo))
     parts: list[PreviewChange] = []
     files: list[PreviewFile] = []
     for change_id, change in zip(ids, todo, strict=True):
         summary = (summaries or {}).get(change.shown) or _summary(change)
         parts.append(PreviewChange(id=change_id, file=change.shown, summary=summary))
-        diff = file_diff(change.shown, change.before, change.after)
+        diff = change_diff(change)
         files.append(PreviewFile(path=change.shown, diff=diff, changes=(change_id,)))
     preview = Preview(files=tuple(files), changes=tuple(parts), diff="".join(f.diff for f in files))
     effect = FileChangesEffect(
@@ -292,11 +292,53 @@ def proposed_changes(root: Path, files: Mapping[str, bytes | None]) -> list[Chan
 
 
 def _summary(change: Change) -> str:
+    if change.after is not None and change.link_after:
+        target = visible(change.after.decode("utf-8", "replace"))
+        return f"symlink to {target}" + (" (created)" if change.before is None else "")
     if change.before is None:
         return "created"
     if change.after is None:
         return "deleted"
+    if change.link_before:
+        return "symlink replaced by a file"
+    if change.before == change.after:
+        return f"mode {_mode(change.before_mode)} → {_mode(change.after_mode)}"
+    if change.after_mode is not None and change.before_mode != change.after_mode:
+        return f"changed, mode {_mode(change.before_mode)} → {_mode(change.after_mode)}"
     return "changed"
+
+
+def _mode(bits: int | None) -> str:
+    return "?" if bits is None else f"{bits:o}"
+
+
+def change_diff(change: Change) -> str:
+    """The diff of one change as git writes it: mode lines, symlinks as their target."""
+    head = ""
+    old_mode = (
+        None
+        if change.before is None
+        else (0o120000 if change.link_before else 0o100000 | (change.before_mode or 0o644))
+    )
+    new_mode = (
+        None
+        if change.after is None
+        else (
+            0o120000
+            if change.link_after
+            else 0o100000
+            | (
+                change.after_mode
+                if change.after_mode is not None
+                else (change.before_mode or 0o644)
+            )
+        )
+    )
+    if old_mode is not None and new_mode is not None and old_mode != new_mode:
+        head = f"old mode {old_mode:o}\nnew mode {new_mode:o}\n"
+    elif old_mode is None and new_mode is not None and change.link_after:
+        head = f"new file mode {new_mode:o}\n"
+    return head + file_diff(change.shown, change.before, change.after)
 
 
 __all__ = [
@@ -306,6 +348,7 @@ __all__ = [
     "Recompute",
     "Select",
     "by_file",
+    "change_diff",
     "file_changes_action",
     "proposed_changes",
     "subset_ids",

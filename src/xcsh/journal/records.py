@@ -20,7 +20,18 @@ An entry ``<seq>`` is two files in ``entries/``:
   before the session's user message 3; whether its conversation is rewound
   too; the entries whose every file it put back). An entry written for an
   agent session carries ``"session": "<id>"``; both keys are left out
-  otherwise.
+  otherwise. ``kind`` ``"bash"`` records what one ``bash`` command changed
+  (its command line is the label), with ``"bash": {"exit_code": 0,
+  "ignored": 3, "not_recorded": ["big.bin"]}`` (the command's exit code, how
+  many ignored paths it touched, the files it changed that were not recorded),
+  and ``"not_kept": [...]`` when it changed files whose earlier bytes the
+  session had not read yet (its first look was under way).
+
+  Version 3 adds, per file and only when they apply: ``"after_mode"`` (the
+  permission bits after, for a change of mode), ``"link_before"`` /
+  ``"link_after"`` (that side is a symlink; its hash is then the hash of the
+  link's target). A record that uses none of them is written as version 2,
+  which every earlier xcsh reads.
   ``after_known`` is false for a custom tool's apply, whose result is only
   known once it ran; its ``after`` hashes are then in the outcome record.
 - ``000007.state``, the **outcome record** (its presence is the commit
@@ -49,11 +60,63 @@ from xcsh.core.json_read import loads as bounded_json
 if TYPE_CHECKING:
     from xcsh.core import JsonObject
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+"""The newest record version this xcsh writes (and the index's); it reads 2 and 3."""
+BASE_VERSION = 2
+"""The version of a record that uses no version-3 field (earlier xcsh read it)."""
+_READABLE = (BASE_VERSION, SCHEMA_VERSION)
 COMMITTED = "committed"
 ROLLED_BACK = "rolled back"
 
-Kind = Literal["apply", "undo", "rewind"]
+Kind = Literal["apply", "undo", "rewind", "bash"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class BashNote:
+    """What a ``bash`` entry says beside its files.
+
+    Args:
+        exit_code: the command's exit code (``None`` when it was ended, or for
+            changes found after it, made by what it left running).
+        ignored: how many paths ignored by the workspace's ignore rules it touched
+            (not recorded).
+        not_recorded: files it changed that are not recorded (over the size cap).
+        not_kept: files it changed or deleted whose earlier bytes were not kept (the
+            session's first look at the workspace had not read them yet): undo
+            cannot put them back.
+    """
+
+    exit_code: int | None = None
+    ignored: int = 0
+    not_recorded: tuple[str, ...] = ()
+    not_kept: tuple[str, ...] = ()
+
+    def to_json(self) -> JsonObject:
+        """The ``"bash"`` value of the intent record (``not_kept`` only when not empty)."""
+        out: JsonObject = {
+            "exit_code": self.exit_code,
+            "ignored": self.ignored,
+            "not_recorded": list(self.not_recorded),
+        }
+        if self.not_kept:
+            out["not_kept"] = list(self.not_kept)
+        return out
+
+    @classmethod
+    def from_json(cls, data: object) -> BashNote | None:
+        """The note from its JSON, ``None`` when absent or malformed."""
+        if not isinstance(data, Mapping):
+            return None
+        try:
+            code = data.get("exit_code")
+            return cls(
+                exit_code=int(code) if code is not None else None,
+                ignored=int(data.get("ignored", 0)),
+                not_recorded=tuple(str(p) for p in data.get("not_recorded", [])),
+                not_kept=tuple(str(p) for p in data.get("not_kept", [])),
+            )
+        except (TypeError, ValueError):
+            return None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,12 +166,40 @@ class FileRecord:
         before: sha256 of its content before, ``None`` when it did not exist.
         after: sha256 after, ``None`` when removed (or not known yet, see ``after_known``).
         mode: its permission bits before (to re-create it), ``None`` when it did not exist.
+        after_mode: its permission bits after, when the change sets them (``None``:
+            not recorded; the file kept its own).
+        link_before: it was a symlink before (``before`` hashes its target).
+        link_after: it is a symlink after (``after`` hashes its target).
     """
 
     path: str
     before: str | None
     after: str | None
     mode: int | None = None
+    after_mode: int | None = None
+    link_before: bool = False
+    link_after: bool = False
+
+    @property
+    def uses_v3(self) -> bool:
+        """True when this file needs a version-3 record (a mode change or a symlink)."""
+        return self.after_mode is not None or self.link_before or self.link_after
+
+    def to_json(self) -> JsonObject:
+        """This file as the intent record holds it."""
+        out: JsonObject = {
+            "path": self.path,
+            "before": self.before,
+            "after": self.after,
+            "mode": self.mode,
+        }
+        if self.after_mode is not None:
+            out["after_mode"] = self.after_mode
+        if self.link_before:
+            out["link_before"] = True
+        if self.link_after:
+            out["link_after"] = True
+        return out
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -129,6 +220,7 @@ class EntryRecord:
         state: ``"committed"``, ``"rolled back"``, or ``None`` while incomplete.
         session: the agent session it was written for, ``None`` outside one.
         rewind: for a ``rewind`` entry, what it did.
+        bash: for a ``bash`` entry, what it says beside its files.
     """
 
     seq: int
@@ -144,6 +236,7 @@ class EntryRecord:
     state: str | None = None
     session: str | None = None
     rewind: RewindNote | None = None
+    bash: BashNote | None = None
 
     @property
     def name(self) -> str:
@@ -157,8 +250,11 @@ class EntryRecord:
             extra["session"] = self.session
         if self.rewind is not None:
             extra["rewind"] = self.rewind.to_json()
+        if self.bash is not None:
+            extra["bash"] = self.bash.to_json()
+        newer = self.kind == "bash" or any(f.uses_v3 for f in self.files)
         return {
-            "version": SCHEMA_VERSION,
+            "version": SCHEMA_VERSION if newer else BASE_VERSION,
             "seq": self.seq,
             "kind": self.kind,
             "undoes": self.undoes,
@@ -168,10 +264,7 @@ class EntryRecord:
             "label": self.label,
             "source_tool_name": self.source_tool_name,
             "after_known": self.after_known,
-            "files": [
-                {"path": f.path, "before": f.before, "after": f.after, "mode": f.mode}
-                for f in self.files
-            ],
+            "files": [f.to_json() for f in self.files],
             **extra,
         }
 
@@ -185,7 +278,7 @@ class EntryRecord:
 
 def parse_intent(data: object) -> EntryRecord | None:
     """An intent record from its JSON, ``None`` when it is not one this version reads."""
-    if not isinstance(data, Mapping) or data.get("version") != SCHEMA_VERSION:
+    if not isinstance(data, Mapping) or data.get("version") not in _READABLE:
         return None
     try:
         kind = _kind(data["kind"])
@@ -209,11 +302,15 @@ def parse_intent(data: object) -> EntryRecord | None:
                     before=_digest(f.get("before")),
                     after=_digest(f.get("after")),
                     mode=int(f["mode"]) if f.get("mode") is not None else None,
+                    after_mode=int(f["after_mode"]) if f.get("after_mode") is not None else None,
+                    link_before=bool(f.get("link_before", False)),
+                    link_after=bool(f.get("link_after", False)),
                 )
                 for f in data["files"]
             ),
             session=str(session) if session is not None else None,
             rewind=RewindNote.from_json(data.get("rewind")),
+            bash=BashNote.from_json(data.get("bash")),
         )
     except (KeyError, TypeError, ValueError):
         return None
@@ -227,6 +324,8 @@ def _kind(value: object) -> Kind | None:
         return "undo"
     if text == "rewind":
         return "rewind"
+    if text == "bash":
+        return "bash"
     return None
 
 

@@ -7,6 +7,9 @@
 - if every file already holds its *after* content, the apply had finished
   writing and only its outcome record was missing: it is **completed**
   (recorded as committed, so it can be undone);
+- a ``bash`` entry is always **completed**: the command wrote its files
+  itself, before the record began, so the record is finished as it was
+  meant (rolling back would take back the command's own work);
 - otherwise it is **rolled back**: each file holding its after content gets
   its before content again (the kept old file is renamed back when the crash
   left it, else the copy in the blob store is written); files holding their
@@ -27,6 +30,7 @@ from dataclasses import dataclass, field
 from xcsh.core.wording import name_list
 from xcsh.fs.confined import ChangedError, ConfinedError, Expect, RootDir, sha256_hex
 from xcsh.journal.records import COMMITTED, ROLLED_BACK, EntryRecord, FileRecord
+from xcsh.journal.sides import Side, after_side, before_side, now_or_none
 from xcsh.journal.store import Journal, JournalError
 from xcsh.journal.unreadable import UnreadableEntry, unreadable
 
@@ -91,13 +95,19 @@ class Recovered:
     unwritten: int = 0
     temps: int = 0
     unreadable: UnreadableEntry | None = None
+    kind: str = "apply"
 
     @property
     def message(self) -> str:
         """One paragraph for people, naming the files."""
         if self.unreadable is not None:
             return self.unreadable.message
-        if self.outcome == "completed":
+        if self.outcome == "completed" and self.kind == "bash":
+            text = (
+                f"Recovered the interrupted record of the command '{self.label}': its changes "
+                "were all on disk; recorded them (undo can revert them)."
+            )
+        elif self.outcome == "completed":
             text = (
                 f"Recovered an interrupted apply '{self.label}': it had finished writing; "
                 "recorded it (undo can revert it)."
@@ -179,11 +189,11 @@ def recover(journal: Journal) -> list[Recovered]:
 
 def _settle_one(journal: Journal, record: EntryRecord) -> Recovered:
     tag = f"xcsh-{record.name}"
-    report = Recovered(seq=record.seq, label=record.label, outcome="rolled back")
+    report = Recovered(seq=record.seq, label=record.label, outcome="rolled back", kind=record.kind)
     with RootDir(record.root) as rd:
         current = {f.path: _current(rd, f.path) for f in record.files}
-        if record.after_known and all(
-            current[f.path] == ("-" if f.after is None else f.after) for f in record.files
+        if record.kind == "bash" or (
+            record.after_known and all(_holds(current[f.path], after_side(f)) for f in record.files)
         ):
             report.outcome = "completed"
         else:
@@ -202,13 +212,14 @@ def _settle_one(journal: Journal, record: EntryRecord) -> Recovered:
     return report
 
 
-def _current(rd: RootDir, path: str) -> str | None:
-    """``"-"`` for a missing file, its sha256, or ``None`` when it cannot be read safely."""
-    try:
-        found = rd.read(path)
-    except (ConfinedError, OSError):
-        return None
-    return "-" if found is None else sha256_hex(found[0])
+def _current(rd: RootDir, path: str) -> Side | None:
+    """What ``path`` holds now, or ``None`` when it cannot be read safely."""
+    found = now_or_none(rd, path)
+    return None if found is None else found.side
+
+
+def _holds(now: Side | None, side: Side) -> bool:
+    return now is not None and now.same(side)
 
 
 def _put_back(
@@ -216,29 +227,35 @@ def _put_back(
     rd: RootDir,
     record: EntryRecord,
     f: FileRecord,
-    now: str | None,
+    now: Side | None,
     tag: str,
     report: Recovered,
 ) -> None:
-    before = "-" if f.before is None else f.before
-    if now == before:
+    if _holds(now, before_side(f)):
         report.unwritten += 1
         return
     if now is None:
         report.conflicts.append(f.path)
         return
-    after = "-" if f.after is None else f.after
-    if record.after_known and now != after:
+    if record.after_known and not now.same(after_side(f)):
         report.conflicts.append(f.path)
         return
-    expect = Expect(sha256=None if now == "-" else now)
+    expect = Expect(sha256=now.digest, link=now.link)
     try:
         if f.before is None:
             rd.remove(f.path, expect=expect)
         elif _kept_is_before(rd, f, tag):
             rd.restore_sibling(f.path, f"{tag}.orig")
         else:
-            rd.replace(f.path, journal.blobs.get(f.before), expect=expect, tag=tag, mode=f.mode)
+            rd.replace(
+                f.path,
+                journal.blobs.get(f.before),
+                expect=expect,
+                tag=tag,
+                mode=f.mode,
+                link=f.link_before,
+                chmod=None if f.link_before else f.mode,
+            )
     except ChangedError:
         report.conflicts.append(f.path)
         return
@@ -255,7 +272,7 @@ def _kept_is_before(rd: RootDir, f: FileRecord, tag: str) -> bool:
     parent, _, name = f.path.rpartition("/")
     kept = f"{parent}/.{name}.{tag}.orig" if parent else f".{name}.{tag}.orig"
     try:
-        found = rd.read(kept)
+        found = rd.read_entry(kept)
     except (ConfinedError, OSError):
         return False
-    return found is not None and sha256_hex(found[0]) == f.before
+    return found is not None and found[2] == f.link_before and sha256_hex(found[0]) == f.before

@@ -28,11 +28,13 @@ from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
-from xcsh.fs.confined import ConfinedError, RootDir, sha256_hex
+from xcsh.fs.confined import ConfinedError, RootDir
 from xcsh.fs.walk import iter_files
 from xcsh.journal.apply import Applied, Change, apply_changes
 from xcsh.journal.records import COMMITTED, EntryRecord, FileRecord, RewindNote
+from xcsh.journal.sides import after_side, before_side, now
 from xcsh.journal.store import Journal
+from xcsh.journal.undo import going_back
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -129,33 +131,24 @@ def plan_rewind(
     with RootDir(journal.root) as rd:
         for path, chain in chains.items():
             try:
-                found = rd.read(path)
+                found = now(rd, path)
             except (ConfinedError, OSError):
                 changed.append(path)
                 continue
-            now = None if found is None else sha256_hex(found[0])
-            target = chain[0].before
-            if now == target:
+            first = chain[0]
+            if found.side.same(before_side(first)):
                 back.add(path)
                 continue
-            linked = all(a.after == b.before for a, b in pairwise(chain))
-            if not linked or now != chain[-1].after:
+            linked = all(after_side(a).same(before_side(b)) for a, b in pairwise(chain))
+            if not linked or not found.side.same(after_side(chain[-1])):
                 changed.append(path)
                 continue
             try:
-                content = None if target is None else journal.blobs.get(target)
+                content = None if first.before is None else journal.blobs.get(first.before)
             except (OSError, ValueError):
                 lost.append(path)
                 continue
-            todo.append(
-                Change(
-                    path=path,
-                    shown=path,
-                    before=found[0] if found else None,
-                    after=content,
-                    mode=chain[0].mode,
-                )
-            )
+            todo.append(going_back(first, found, content))
             back.add(path)
     entries = tuple(e.seq for e in changes.entries if all(f.path in back for f in e.files))
     untracked = () if since_ns is None else _untracked(journal.root, since_ns, set(chains))

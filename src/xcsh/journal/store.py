@@ -22,7 +22,7 @@ import fcntl
 import json
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +32,7 @@ from xcsh.fs.home import journal_folder
 from xcsh.journal.blobs import BlobStore
 from xcsh.journal.records import (
     COMMITTED,
+    BashNote,
     EntryRecord,
     EntrySummary,
     FileRecord,
@@ -168,6 +169,8 @@ class Journal:
         undoes: int | None = None,
         after_known: bool = True,
         rewind: RewindNote | None = None,
+        bash: BashNote | None = None,
+        kept: Mapping[str, Path | bytes] | None = None,
     ) -> OpenEntry:
         """Store the before contents, then write and fsync the intent record (lock held).
 
@@ -176,7 +179,7 @@ class Journal:
         the files themselves, and is the next change's before content).
 
         Args:
-            kind: ``"apply"``, ``"undo"`` or ``"rewind"``.
+            kind: ``"apply"``, ``"undo"``, ``"rewind"`` or ``"bash"``.
             label: the pending action's label (or ``"Undo: <label>"``).
             source_tool_name: the tool that produced the change.
             files: each file's record with its before and after contents
@@ -185,6 +188,10 @@ class Journal:
             after_known: the ``after`` hashes are known before the writes (false for a
                 custom tool's apply, whose result is only hashed once it is done).
             rewind: for a ``"rewind"`` entry, what it does.
+            bash: for a ``"bash"`` entry, what it says beside its files.
+            kept: before contents given by digest rather than in ``files`` (a file
+                holding exactly that content is hard-linked into the blobs, see
+                :meth:`BlobStore.put_kept`).
 
         Returns:
             The open entry, whose outcome the caller records once the files are written.
@@ -196,8 +203,11 @@ class Journal:
         contents = [before for _, before, _ in files if before is not None]
         stored, added = self.blobs.put_many(contents)
         try:
+            if kept:
+                linked, more = self.blobs.put_kept(kept)
+                stored, added = stored | linked, added + more
             record, path = self._write_intent(
-                kind, label, source_tool_name, files, undoes, after_known, rewind
+                kind, label, source_tool_name, files, undoes, after_known, rewind, bash
             )
         except BaseException:  # no record refers to the copies just stored
             self.blobs.drop(stored)
@@ -215,6 +225,7 @@ class Journal:
         undoes: int | None,
         after_known: bool,
         rewind: RewindNote | None,
+        bash: BashNote | None,
     ) -> tuple[EntryRecord, Path]:
         """Write and fsync the intent record under the next free number (see :meth:`begin`)."""
         seq = self._next_seq()
@@ -232,6 +243,7 @@ class Journal:
                 files=tuple(f for f, _, _ in files),
                 session=self.session,
                 rewind=rewind,
+                bash=bash,
             )
             path = self.entries_dir / f"{record.name}.json"
             try:
@@ -246,15 +258,21 @@ class Journal:
         state: str,
         *,
         after: dict[str, str | None] | None = None,
+        durable: bool = True,
     ) -> EntryRecord:
         """Write the outcome record (the commit point), update the index, prune.
+
+        ``durable=False`` skips its fsyncs: for an entry recovery settles the same
+        way when the outcome is lost (a ``bash`` entry is always completed).
 
         Raises:
             OSError: the outcome record could not be written (the entry stays
                 incomplete; recovery settles it from the files' content).
         """
         try:
-            done = self.settle(entry.record, state, after=after, added_bytes=entry.added_bytes)
+            done = self.settle(
+                entry.record, state, after=after, added_bytes=entry.added_bytes, durable=durable
+            )
         finally:
             self.release(entry)
         return done
@@ -266,6 +284,7 @@ class Journal:
         *,
         after: dict[str, str | None] | None = None,
         added_bytes: int | None = None,
+        durable: bool = True,
     ) -> EntryRecord:
         """Write the outcome record of ``record`` (the lock must be held), then index it.
 
@@ -275,7 +294,7 @@ class Journal:
         outcome: dict[str, object] = {"state": state}
         if after is not None:
             outcome["after"] = after
-        write_durably(self.entries_dir / f"{record.name}.state", _json(outcome))
+        write_durably(self.entries_dir / f"{record.name}.state", _json(outcome), durable=durable)
         done = record.with_outcome(state, after)
         self.note(done, added_bytes)
         return done

@@ -16,11 +16,15 @@ from typing import Literal
 
 from xcsh.core import XcshError
 from xcsh.core.wording import name_list
-from xcsh.fs.confined import ConfinedError, RootDir, sha256_hex
+from xcsh.fs.confined import ConfinedError, RootDir
 from xcsh.journal.apply import ApplyError, Change, apply_changes
-from xcsh.journal.records import COMMITTED, EntryRecord, EntrySummary
+from xcsh.journal.records import COMMITTED, EntryRecord, EntrySummary, FileRecord
+from xcsh.journal.sides import Found, after_side, before_side, now
 from xcsh.journal.store import Journal, JournalError
 from xcsh.journal.unreadable import unreadable
+
+UNDOABLE_KINDS = ("apply", "bash")
+"""The kinds of entry ``xcsh undo`` reverts: an apply, and a ``bash`` command's changes."""
 
 
 class UndoError(XcshError):
@@ -60,14 +64,39 @@ class UndoOutcome:
     warning: str | None = None
 
     @property
+    def unrecorded(self) -> tuple[str, ...]:
+        """Files the entry names as changed without their earlier bytes: not put back.
+
+        They are a ``bash`` command's files over the size cap, or not read yet.
+        """
+        note = self.entry.bash
+        return () if note is None else (*note.not_kept, *note.not_recorded)
+
+    @property
     def message(self) -> str:
-        """``Undid '<label>': restored a.py, b.py.`` (or the already-undone wording)."""
-        if self.already:
+        """``Undid '<label>': restored a.py, b.py.`` (or the already-undone wording).
+
+        Files the entry could not record are named after it: ``Not put back (...): c.py.``
+        """
+        missing = self.unrecorded
+        if self.already and missing and not self.entry.files:
             return (
+                f"'{self.entry.label}' changed only files whose earlier bytes were not "
+                f"recorded ({name_list(list(missing))}): nothing to put back. Marked it as "
+                "undone."
+            )
+        if self.already:
+            text = (
                 f"'{self.entry.label}' was undone already: its files hold their content from "
                 "before it. Marked it as undone."
             )
-        text = f"Undid '{self.entry.label}': restored {name_list(self.restored)}."
+        else:
+            text = f"Undid '{self.entry.label}': restored {name_list(self.restored)}."
+        if missing:
+            text += (
+                f" Not put back (the journal holds no earlier bytes of "
+                f"{'it' if len(missing) == 1 else 'them'}): {name_list(list(missing))}."
+            )
         return text if self.warning is None else f"{text} {self.warning}"
 
 
@@ -102,7 +131,7 @@ def _applies(summaries: list[EntrySummary]) -> list[ApplyEntry]:
     )
     entries: list[ApplyEntry] = []
     for s in summaries:
-        if s.kind != "apply":
+        if s.kind not in UNDOABLE_KINDS:
             continue
         state: ApplyState
         if s.state is None:
@@ -191,15 +220,14 @@ def _classify(journal: Journal, record: EntryRecord) -> tuple[list[Change], list
     with rd:
         for f in record.files:
             try:
-                found = rd.read(f.path)
+                found = now(rd, f.path)
             except (ConfinedError, OSError):
                 changed.append(f.path)
                 continue
-            now = None if found is None else sha256_hex(found[0])
-            if now == f.before:
+            if found.side.same(before_side(f)):
                 already.append(f.path)
                 continue
-            if now != f.after:
+            if not found.side.same(after_side(f)):
                 changed.append(f.path)
                 continue
             try:
@@ -209,16 +237,31 @@ def _classify(journal: Journal, record: EntryRecord) -> tuple[list[Change], list
                     f"Cannot undo '{record.label}': the journal's copy of {f.path} is missing "
                     f"or damaged ({exc}). Nothing was restored."
                 ) from exc
-            restore.append(
-                Change(
-                    path=f.path,
-                    shown=f.path,
-                    before=found[0] if found else None,
-                    after=before,
-                    mode=f.mode,
-                )
-            )
+            restore.append(going_back(f, found, before))
     return restore, changed, already
+
+
+def going_back(f: FileRecord, found: Found, before: bytes | None) -> Change:
+    """The change that puts ``f``'s earlier side back over what ``found`` holds now.
+
+    Args:
+        f: the file's record (its before side is what comes back: content or link
+            target, file type and mode).
+        found: the path as it is now.
+        before: the earlier content (or link target) from the journal; ``None``:
+            the file did not exist.
+    """
+    return Change(
+        path=f.path,
+        shown=f.path,
+        before=found.data,
+        after=before,
+        mode=f.mode,
+        link_before=found.side.link,
+        link_after=f.link_before,
+        before_mode=found.side.mode,
+        after_mode=f.mode if before is not None and not f.link_before else None,
+    )
 
 
 def _why_not(journal: Journal, seq: int) -> str:

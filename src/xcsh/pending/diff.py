@@ -5,13 +5,14 @@ ranges changed (a command run on a staged copy, a custom tool proposing new
 contents, a tool call's dry run): text files get ``diff -u`` hunks with three
 lines of context; a created or deleted file is shown against ``/dev/null``;
 a file that is not UTF-8 text is one ``Binary files ... differ`` line, as git
-writes it. File names are made safe to show (:func:`xcsh.core.safe.visible`),
+writes it. The hunks are :mod:`difflib`'s, computed by its compiled twin
+``cydifflib`` (the same output). File names are made safe to show (:func:`xcsh.core.safe.visible`),
 so a newline or escape in a name cannot forge a header line.
 """
 
 from __future__ import annotations
 
-import difflib
+import cydifflib
 
 from xcsh.core.safe import visible
 
@@ -53,7 +54,7 @@ def file_diff(path: str, before: bytes | None, after: bytes | None) -> str:
     new_name = _name("b", path) if after is not None else "/dev/null"
     if old is None or new is None:
         return f"Binary files {old_name.rstrip()} and {new_name.rstrip()} differ\n"
-    lines = difflib.unified_diff(old, new, fromfile=old_name, tofile=new_name, n=CONTEXT)
+    lines = cydifflib.unified_diff(old, new, fromfile=old_name, tofile=new_name, n=CONTEXT)
     out: list[str] = []
     for line in lines:
         if line.endswith("\n"):

@@ -83,6 +83,7 @@ def overlay_command(
     writable: Sequence[str | Path],
     network: bool,
     private: Sequence[Path] = (),
+    upper: tuple[Path, Path] | None = None,
 ) -> list[str]:
     """``argv`` wrapped in ``bwrap``: ``lower`` is an overlay whose writes stay in memory.
 
@@ -97,6 +98,9 @@ def overlay_command(
         private: existing folders that get a tmpfs of the namespace each
             (writable, empty, in memory, gone with it; the folder itself is
             not written).
+        upper: ``(upper, work)``, two empty folders on the same file system: the
+            overlay's writes land in ``upper`` and stay there once the command
+            ended (whiteouts for deletions), instead of in memory.
 
     Returns:
         The command line to start (under the supervisor: the namespace's
@@ -118,7 +122,10 @@ def overlay_command(
     ]
     if not network:
         cmd.append("--unshare-net")
-    cmd += ["--overlay-src", str(lower), "--tmp-overlay", str(lower)]
+    if upper is None:
+        cmd += ["--overlay-src", str(lower), "--tmp-overlay", str(lower)]
+    else:
+        cmd += ["--overlay-src", str(lower), "--overlay", str(upper[0]), str(upper[1]), str(lower)]
     for path in writable:
         cmd += ["--bind", str(path), str(path)]
     for path in private:

@@ -23,6 +23,8 @@ DRAIN_SECONDS = 2.0
 the pipe open)."""
 
 Ending = Literal["exited", "timeout", "cancelled"]
+_SETTLE = 0.05
+"""Seconds to wait, once a command exited, for word that nothing it started is left."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,6 +40,7 @@ class RunOutcome:
         seconds: wall-clock time from start to end.
         detached: it exited, but background processes still held its output
             open after the drain time (their later output is not read).
+        background: it exited, leaving processes it started running.
     """
 
     how: Ending
@@ -45,6 +48,7 @@ class RunOutcome:
     killed: KillReport | None
     seconds: float
     detached: bool = False
+    background: bool = False
 
     @property
     def timed_out(self) -> bool:
@@ -194,6 +198,7 @@ async def _watch(
                 killed=None,
                 seconds=loop.time() - started,
                 detached=not drained,
+                background=not await proc.settled(_SETTLE),
             )
         how: Ending = "cancelled" if cancelled in done else "timeout"
         report = await proc.kill()

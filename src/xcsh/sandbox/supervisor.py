@@ -156,6 +156,12 @@ class SupervisedProcess:
         """True once the command and every descendant have ended."""
         return self._done.is_set()
 
+    async def settled(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for every descendant to end; True when none is left."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._done.wait(), timeout)
+        return self._done.is_set()
+
     async def kill(self) -> KillReport:
         """End the command and every descendant (SIGTERM, SIGKILL after the grace).
 

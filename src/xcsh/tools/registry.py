@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xcsh.checks import Checker
 from xcsh.core import Tool, ToolDetails
+from xcsh.fs import xcsh_home
 from xcsh.journal import Journal
+from xcsh.journal.commands import BashRecording
 from xcsh.pending import PendingActionStore, create_resolve_tool
-from xcsh.sandbox import SandboxPlan
+from xcsh.sandbox import ProcessSupervisor, SandboxPlan
 from xcsh.tools.coding import create_coding_tools
+from xcsh.tools.coding._bash_previewing import Previewer
 
 if TYPE_CHECKING:
     from xcsh.structural.scan.warm import WarmIndex
@@ -54,6 +58,8 @@ def create_builtin_tools(
     checker: Checker | None = None,
     index: WarmIndex | None = None,
     widen_renames: bool = False,
+    recording: BashRecording | None = None,
+    previews: Callable[[str], bool] | None = None,
 ) -> list[Tool]:
     """Build every built-in tool for one session.
 
@@ -72,13 +78,32 @@ def create_builtin_tools(
             rename matches no call, and the relaxed form of a pattern that matched
             nothing; ``ast_grep`` lists that form's matches (the compact profile's
             small models).
+        recording: the size cap of files ``bash``'s records keep (default 64 MiB).
+        previews: the commands ``bash`` previews unasked (the user's approval rules).
 
     Returns:
         The coding tools, ``ast_grep``, ``ast_edit`` and the hidden ``resolve``.
     """
     import xcsh.structural as structural  # ast-grep is loaded with the first tools
 
-    tools: list[Tool] = create_coding_tools(cwd, journal=journal, sandbox=sandbox)
+    plan = sandbox if sandbox is not None else SandboxPlan()
+    previewer = Previewer(
+        root=Path(os.path.realpath(cwd)),
+        home=xcsh_home(),
+        store=store,
+        journal=journal,
+        checker=checker,
+        supervisor=ProcessSupervisor(),
+        network=plan.confinement.network if plan.confinement is not None else True,
+    )
+    tools: list[Tool] = create_coding_tools(
+        cwd,
+        journal=journal,
+        sandbox=sandbox,
+        recording=recording,
+        previewer=previewer,
+        previews=previews,
+    )
     tools.append(structural.create_ast_grep_tool(str(cwd), index=index, widen=widen_renames))
     tools.append(
         structural.create_ast_edit_tool(

@@ -14,7 +14,15 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from xcsh.agent.policy.tools import Decision, PrefixRule, ToolPolicy, simple_commands
+from xcsh.agent.policy.tools import (
+    DECISIONS,
+    RULE_DECISIONS,
+    Decision,
+    PrefixRule,
+    ToolDecision,
+    ToolPolicy,
+    simple_commands,
+)
 from xcsh.core import UsageError
 from xcsh.core.settings_keys import SettingsKeys
 from xcsh.core.validation import Problem
@@ -49,7 +57,7 @@ class _ApprovalTable(BaseModel):
 
     model_config = ConfigDict(frozen=True, strict=True)
 
-    tools: dict[str, Decision] = Field(default_factory=dict)
+    tools: dict[str, ToolDecision] = Field(default_factory=dict)
     rules: list[_RuleTable] = Field(default_factory=list)
 
     @model_validator(mode="before")
@@ -69,7 +77,7 @@ class ApprovalKeys(SettingsKeys):
     Attributes:
         approval: each tool's decision (``"allow"``, ``"ask"`` or ``"deny"``)
             and the ``[[approval.rules]]`` (a prefix that splits into words,
-            a decision, and lists of example commands).
+            a decision, ``"preview"`` too, and lists of example commands).
     """
 
     approval: _ApprovalTable = Field(default_factory=_ApprovalTable)
@@ -148,7 +156,7 @@ def _rule_refusal(path: tuple[str, ...], raw: object, where: str) -> UsageError:
                 hint=_RULE_HINT,
             )
         case "decision":
-            return _bad_decision(f"{where}: decision", raw.get("decision"))
+            return _bad_decision(f"{where}: decision", raw.get("decision"), RULE_DECISIONS)
         case "match" | "not_match" as key:
             text = shlex.join(shlex.split(str(prefix)))
             return UsageError(
@@ -180,10 +188,11 @@ _RULE_HINT = '[[approval.rules]] takes prefix = "git status" and decision = "all
 """How to write an ``[[approval.rules]]`` table, shown under a malformed one."""
 
 
-def _bad_decision(where: str, value: object) -> UsageError:
+def _bad_decision(where: str, value: object, allowed: Sequence[str] = DECISIONS) -> UsageError:
+    words = ", ".join(f'"{d}"' for d in allowed[:-1]) + f' or "{allowed[-1]}"'
     return UsageError(
-        f'{where} must be "allow", "ask" or "deny", not {value!r}',
-        hint='for example bash = "ask"',
+        f"{where} must be {words}, not {value!r}",
+        hint='for example bash = "ask"' if allowed == DECISIONS else 'decision = "preview"',
     )
 
 

@@ -20,8 +20,10 @@ commands it runs, looking through wrappers, shells and quoting
 prefix matches its first words decides (deny > ask > allow); a simple command
 no rule matches gets the ``bash`` setting. A part whose program cannot be known
 without running it is *unresolved*: asked in a terminal, refused where nobody
-can be asked (``-p``). The whole command gets the strictest decision of its
-parts. The policy is enforced where tools execute (:func:`enforce_policy`),
+can be asked (``-p``) — unless every rule is a ``preview`` rule: then the
+command is previewed (an unresolved part might be one of those prefixes, and a
+preview needs nobody: ``resolve`` decides). The whole command gets the strictest
+decision of its parts. The policy is enforced where tools execute (:func:`enforce_policy`),
 not in the prompt.
 """
 
@@ -41,9 +43,14 @@ from xcsh.core import Tool, ToolError, UsageError
 from xcsh.core.wording import did_you_mean
 from xcsh.tools.coding.bash import BashParams
 
-Decision = Literal["allow", "ask", "deny"]
-DECISIONS: tuple[Decision, ...] = ("allow", "ask", "deny")
-_RANK = {"allow": 0, "ask": 1, "deny": 2}
+ToolDecision = Literal["allow", "ask", "deny"]
+"""What ``[approval]`` may say of a whole tool."""
+Decision = Literal["allow", "ask", "deny", "preview"]
+"""What a command-prefix rule may say: a tool's decisions, or ``preview`` (the command
+runs as a preview, ``bash``'s ``preview: true``, whether the model asked or not)."""
+DECISIONS: tuple[ToolDecision, ...] = ("allow", "ask", "deny")
+RULE_DECISIONS: tuple[Decision, ...] = ("allow", "ask", "deny", "preview")
+_RANK = {"allow": 0, "preview": 0, "ask": 1, "deny": 2}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -122,7 +129,7 @@ class ToolPolicy:
         source: where the rules were read (for messages).
     """
 
-    tools: Mapping[str, Decision]
+    tools: Mapping[str, ToolDecision]
     rules: tuple[PrefixRule, ...] = ()
     source: str = "settings.toml"
 
@@ -154,15 +161,34 @@ class ToolPolicy:
             # Strictest first: a deny elsewhere in the command still wins.
             verdicts.append(
                 Verdict(
-                    decision="ask",
+                    decision="preview" if self._only_previews else "ask",
                     why="; ".join(found.unresolved),
                     unresolved=True,
                 )
             )
         return max(verdicts, key=lambda v: (_RANK[v.decision], v.unresolved))
 
+    @property
+    def _only_previews(self) -> bool:
+        """True when every prefix rule previews (none asks, denies or allows)."""
+        return bool(self.rules) and all(r.decision == "preview" for r in self.rules)
+
+    def previews(self, command: str) -> bool:
+        """True when ``command`` runs as a preview whether the model asked or not.
+
+        That is when a ``preview`` rule matches one of the simple commands it runs, or
+        when every rule previews and part of it cannot be resolved statically.
+        """
+        rules = [r for r in self.rules if r.decision == "preview"]
+        if not rules:
+            return False
+        found = resolve_commands(command)
+        if found.unresolved and self._only_previews:
+            return True
+        return any(r.matches(part) for part in found.commands for r in rules)
+
     def _decide_simple(self, simple: Sequence[str], base: Verdict) -> Verdict:
-        matching = [r for r in self.rules if r.matches(simple)]
+        matching = [r for r in self.rules if r.matches(simple) and r.decision != "preview"]
         if not matching:
             return base
         rule = max(matching, key=lambda r: (_RANK[r.decision], len(r.words)))
@@ -250,7 +276,7 @@ def _wrap(tool: Tool, policy: ToolPolicy, ask: ToolApprovalHook | None) -> Tool:
                 f"Denied by the user's approval rules ({verdict.why} in {policy.source}); "
                 "nothing was run. Do not retry it; find another way or ask the user."
             )
-        if verdict.unresolved and ask is None:
+        if verdict.decision == "ask" and verdict.unresolved and ask is None:
             raise ToolError(
                 f"Refused by the user's approval rules in {policy.source}: they cannot tell "
                 f"what this command runs ({verdict.why}), and "

@@ -54,7 +54,7 @@ ADVANCED_PARAMETERS: dict[str, frozenset[str]] = {
     "ls": frozenset({"limit"}),
     "find": frozenset({"limit"}),
     "read": frozenset({"offset", "limit"}),
-    "bash": frozenset({"timeout"}),
+    "bash": frozenset({"timeout", "preview", "check"}),
     "resolve": frozenset({"id", "only", "check"}),
 }
 """Parameters a compact tool schema leaves out, by tool (sent only in the full profile)."""

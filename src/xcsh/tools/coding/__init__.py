@@ -10,12 +10,14 @@ as the reference agents' tools do; sweeping structural changes belong to
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from xcsh.core import Tool
 from xcsh.journal import Journal
+from xcsh.journal.commands import BashRecording
 from xcsh.sandbox import SandboxPlan
+from xcsh.tools.coding._bash_previewing import Previewer
 from xcsh.tools.coding.bash import BashParams, create_bash_tool
 from xcsh.tools.coding.edit import EditParams, create_edit_tool
 from xcsh.tools.coding.find import FindParams, create_find_tool
@@ -31,6 +33,9 @@ def create_coding_tools(
     allow_outside: Sequence[str | Path] = (),
     journal: Journal | None = None,
     sandbox: SandboxPlan | None = None,
+    recording: BashRecording | None = None,
+    previewer: Previewer | None = None,
+    previews: Callable[[str], bool] | None = None,
 ) -> list[Tool]:
     """Build the coding tools for one workspace.
 
@@ -38,9 +43,12 @@ def create_coding_tools(
         cwd: the workspace folder.
         allow_outside: extra folders the user allowed the file tools to use.
         journal: the workspace's undo journal; ``write`` and ``edit`` record
-            each change there (``bash`` is not recorded).
+            each change there, and ``bash`` what each command changed.
         sandbox: how ``bash`` confines its commands (None: unconfined); see
             :func:`xcsh.sandbox.prepare_sandbox`.
+        recording: the size cap of files ``bash``'s records keep (default 64 MiB).
+        previewer: runs ``bash`` commands as previews (``preview: true``).
+        previews: the commands ``bash`` previews even when the call did not ask.
 
     Returns:
         ``read``, ``write``, ``edit``, ``bash``, ``grep``, ``find``, ``ls``, in that order.
@@ -49,7 +57,14 @@ def create_coding_tools(
         create_read_tool(cwd, allow_outside=allow_outside),
         create_write_tool(cwd, allow_outside=allow_outside, journal=journal),
         create_edit_tool(cwd, allow_outside=allow_outside, journal=journal),
-        create_bash_tool(cwd, sandbox=sandbox),
+        create_bash_tool(
+            cwd,
+            sandbox=sandbox,
+            journal=journal,
+            recording=recording,
+            previewer=previewer,
+            previews=previews,
+        ),
         create_grep_tool(cwd, allow_outside=allow_outside),
         create_find_tool(cwd, allow_outside=allow_outside),
         create_ls_tool(cwd, allow_outside=allow_outside),

@@ -12,8 +12,9 @@ the paths the user listed, and the result says when the sandbox refused a write.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
-import signal
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -28,17 +29,18 @@ from xcsh.core import (
     ToolError,
     text_result,
 )
-from xcsh.core.wording import plural
+from xcsh.journal import Journal, finish_in_thread
+from xcsh.journal.commands import (
+    BashRecording,
+    CommandRecorder,
+)
 from xcsh.sandbox import (
     ProcessSupervisor,
     SandboxPlan,
     SupervisorError,
     command_environment,
-    find_denials,
-    withheld_note,
 )
 from xcsh.sandbox.run import RunOutcome, run_to_end
-from xcsh.sandbox.supervisor import Confinement, KillReport
 from xcsh.tools.coding._bash_output import (
     LOG_HEAD_BYTES,
     LOG_KEEP,
@@ -47,6 +49,13 @@ from xcsh.tools.coding._bash_output import (
     LogPolicy,
     Output,
     default_log_dir,
+)
+from xcsh.tools.coding._bash_previewing import Previewer, summary_text
+from xcsh.tools.coding._bash_result import (
+    command_result,
+    record_notes,
+    sandbox_description,
+    with_notes,
 )
 from xcsh.tools.coding.details import BashDetails
 
@@ -87,6 +96,18 @@ class BashParams(BaseModel):
         le=MAX_TIMEOUT,
         description=f"Seconds before the command is killed (default {DEFAULT_TIMEOUT:g}).",
     )
+    preview: bool = Field(
+        default=False,
+        description=(
+            "Run the command on a staged copy of the workspace and propose what it would "
+            "create, change or delete as a preview (resolve applies it); the workspace is "
+            "not written. For commands that rewrite many files (formatters, sed -i, codemods)."
+        ),
+    )
+    check: bool = Field(
+        default=False,
+        description="With preview: run the project's check on the staged change too.",
+    )
 
 
 def create_bash_tool(
@@ -100,6 +121,10 @@ def create_bash_tool(
     log_tail_bytes: int = LOG_TAIL_BYTES,
     keep_logs: int = LOG_KEEP,
     sandbox: SandboxPlan | None = None,
+    journal: Journal | None = None,
+    recording: BashRecording | None = None,
+    previewer: Previewer | None = None,
+    previews: Callable[[str], bool] | None = None,
 ) -> AgentTool[BashParams, BashDetails]:
     """Build the ``bash`` tool.
 
@@ -121,6 +146,15 @@ def create_bash_tool(
         sandbox: how commands are confined (:func:`xcsh.sandbox.prepare_sandbox`);
             None runs them unconfined. A plan with a ``refusal`` makes every
             call fail with that reason.
+        journal: the workspace's undo journal: what each command creates, changes
+            or deletes is recorded there as one ``bash`` entry
+            (:class:`~xcsh.journal.commands.CommandRecorder`, whose first look at
+            the workspace starts now, in the background). ``None``: not recorded.
+        recording: the size cap of recorded files (default 64 MiB).
+        previewer: runs a command as a preview (``preview: true``) and pushes what it
+            would change; ``None``: ``preview`` is refused.
+        previews: ``previews(command)`` is true for a command the user's approval
+            rules preview even when the call did not ask (``[approval]`` ``preview``).
 
     Returns:
         A tool whose result text is the output followed by ``Exit code: N``.
@@ -140,6 +174,9 @@ def create_bash_tool(
     plan = sandbox if sandbox is not None else SandboxPlan()
     supervisor = ProcessSupervisor()
     announced = False  # the withheld variables are named in the first result only
+    recorder = CommandRecorder(journal, recording) if journal is not None else None
+    if recorder is not None and not plan.refusal:
+        recorder.start()
 
     async def run(params: BashParams, ctx: ToolCallContext) -> AgentToolResult[BashDetails]:
         nonlocal announced
@@ -150,19 +187,34 @@ def create_bash_tool(
         inherited = command_environment(plan.env, os.environ)
         env = _environment(inherited.env, plan.temp_dir)
         feed, how = _feeder(output, ctx), (plan, kill_grace, ctx.cancel)
+        if params.preview or (previews is not None and previews(params.command)):
+            return await _previewed(previewer, params, env, timeout, feed, output)
+        earlier = await finish_in_thread(recorder.before) if recorder is not None else None
+        started = time.time_ns()
+        outcome: RunOutcome | None = None
         try:
             outcome = await _run_bash(supervisor, params.command, (root, env), timeout, feed, how)
         finally:
             output.close()
-        result = _result(params.command, timeout, outcome, output)
+            recorded = None
+            if recorder is not None:
+                code = outcome.exit_code if outcome is not None else None
+                left = outcome is not None and outcome.background
+                record = functools.partial(
+                    recorder.after, params.command, code, since_ns=started, background=left
+                )
+                recorded = await finish_in_thread(record)
+        assert outcome is not None
+        notes = record_notes(earlier, recorded, recording or BashRecording())
+        result = command_result(params.command, timeout, outcome, output, recorded, notes)
         withheld = () if announced else inherited.withheld
         announced = True
-        return _with_notes(result, output, plan.confinement, root, withheld)
+        return with_notes(result, output, plan.confinement, root, withheld)
 
     return AgentTool(
         name="bash",
         label="Bash",
-        description=DESCRIPTION + _sandbox_description(plan),
+        description=DESCRIPTION + sandbox_description(plan),
         parameters=BashParams,
         run=run,
     )
@@ -243,103 +295,28 @@ def _environment(inherited: Mapping[str, str], temp_dir: Path | None) -> dict[st
     return env
 
 
-def _with_notes(
-    result: AgentToolResult[BashDetails],
+async def _previewed(
+    previewer: Previewer | None,
+    params: BashParams,
+    env: Mapping[str, str],
+    timeout: float,
+    feed: Callable[[bytes], None],
     output: Output,
-    confine: Confinement | None,
-    root: Path,
-    withheld: tuple[str, ...],
 ) -> AgentToolResult[BashDetails]:
-    """Add to ``result`` the notes a person and the model need.
-
-    Those are the writes the sandbox denied (found in the output), and the variables
-    ``withheld`` (named in the first result only).
-    """
-    notes: list[str] = []
+    """Run ``params.command`` as a preview: its output, then what it would change."""
+    if previewer is None:
+        raise ToolError("bash cannot preview commands in this session; run it without preview.")
+    try:
+        found, action = await previewer.run(
+            params.command, env=env, timeout=timeout, on_output=feed, check=params.check
+        )
+    except SupervisorError as exc:
+        raise ToolError(f"Cannot start bash for the preview: {exc.strerror or exc}.") from exc
+    finally:
+        output.close()
+    result = command_result(params.command, timeout, found.outcome, output)
+    text = f"{result.text}\n{summary_text(action, found)}"
     details = result.details
-    if confine is not None:
-        denials = find_denials(output.render(), confine, root)
-        note = denials.note(confine)
-        if note:
-            notes.append(note)
-            if details is not None:
-                details = replace(details, sandbox_denied=denials.refused)
-    if withheld:
-        notes.append(withheld_note(withheld))
-        if details is not None:
-            details = replace(details, env_withheld=withheld)
-    if not notes:
-        return result
-    text = "".join(c.text for c in result.content if isinstance(c, TextContent))
-    return AgentToolResult(content=[TextContent("\n".join([text, *notes]))], details=details)
-
-
-def _result(
-    command: str, timeout: float, outcome: RunOutcome, output: Output
-) -> AgentToolResult[BashDetails]:
-    body = output.render().rstrip("\n") if output.total else "(no output)"
-    details = BashDetails(
-        command=command,
-        exit_code=outcome.exit_code,
-        seconds=round(outcome.seconds, 3),
-        output_bytes=output.total,
-        full_output_path=output.log_path,
-        log_omitted_bytes=output.log_omitted,
-    )
-    if outcome.how == "timeout":
-        raise ToolError(
-            f"{body}\n\nCommand timed out after {timeout:g} s; {_killed_text(outcome.killed)} "
-            "Run it with a larger timeout, or in the background with its output redirected "
-            "to a file.",
-            details=replace(details, timed_out=True),
-        )
-    if outcome.how == "cancelled":
-        raise ToolError(
-            f"{body}\n\nCommand cancelled after {outcome.seconds:.1f} s; "
-            f"{_killed_text(outcome.killed)}",
-            details=replace(details, cancelled=True),
-        )
-    code = outcome.exit_code
-    if code is not None and code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        status = f"Killed by {name} (exit code {code})"
-    else:
-        status = f"Exit code: {code}"
-    notes = ""
-    if outcome.detached:
-        notes = (
-            "\n[Background processes still hold the output open; their later output is "
-            "not captured. Redirect it to a file to keep it.]"
-        )
-    return AgentToolResult(content=[TextContent(f"{body}{notes}\n\n{status}")], details=details)
-
-
-def _killed_text(report: KillReport | None) -> str:
-    """What the kill did, as the supervisor reported it."""
-    if report is None or report.killed == 0:
-        return "it had already ended, and nothing it started was left running."
-    if report.left:
-        return (
-            f"{plural(report.killed, 'process', 'processes')} were signalled, but "
-            f"{plural(report.left, 'process', 'processes')} could not be killed."
-        )
-    if report.killed == 1:
-        return "it was killed (it had started no other process)."
-    return f"it and every process it started were killed ({report.killed} processes)."
-
-
-def _sandbox_description(plan: SandboxPlan) -> str:
-    """What the model should know about the sandbox before it writes a command."""
-    if plan.refusal:
-        return f" bash is unavailable in this session: {plan.refusal}."
-    if plan.confinement is None:
-        return ""
-    network = "" if plan.confinement.network else " Network access is denied."
-    return (
-        " Commands run in a sandbox: they may read anything but write only inside the "
-        "workspace and $TMPDIR (plus folders the user allowed); a write elsewhere fails with "
-        f"'Permission denied'.{network}"
-    )
+    if details is not None:
+        details = replace(details, preview_id=action.id if action is not None else None)
+    return AgentToolResult(content=[TextContent(text)], details=details)

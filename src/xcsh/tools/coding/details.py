@@ -76,6 +76,16 @@ class BashDetails(ToolDetails):
             noticed).
         env_withheld: environment variables withheld from commands, on the
             session's first result only (``None`` elsewhere).
+        journal_entry: the undo journal entry recording what it changed (``None``:
+            it changed nothing recorded, or it is not recorded).
+        recorded: the files that entry holds (created, changed or deleted).
+        ignored_touched: paths ignored by the workspace's ignore rules it touched
+            (not recorded).
+        not_recorded: files it changed that are not recorded (over the size cap).
+        not_kept: files it changed or deleted whose earlier bytes xcsh had not read
+            yet (the session's first look at the workspace was under way).
+        preview_id: for a command run as a preview, the pending action it pushed
+            (``None``: it would change nothing, or it was not a preview).
     """
 
     command: str
@@ -88,6 +98,12 @@ class BashDetails(ToolDetails):
     cancelled: bool = False
     sandbox_denied: tuple[str, ...] | None = None
     env_withheld: tuple[str, ...] | None = None
+    journal_entry: int | None = None
+    recorded: tuple[str, ...] = ()
+    ignored_touched: int = 0
+    not_recorded: tuple[str, ...] = ()
+    not_kept: tuple[str, ...] = ()
+    preview_id: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
