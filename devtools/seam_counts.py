@@ -34,7 +34,7 @@ JSON_ADAPTERS: frozenset[str] = frozenset(
         "agent/record/persistence.py",
         "journal/records.py",
         # a YAML rule document (or the tools' `rule` argument) read into typed rules
-        "structural/rules/adapter.py",
+        "structural/rules/read.py",
     }
 )
 """Modules (relative to ``src/xcsh``) whose job is to read JSON by key: the tool details'

@@ -60,6 +60,7 @@ from xcsh.tools.registry import create_builtin_tools
 
 if TYPE_CHECKING:
     from xcsh.mcpclient.servers import McpServers
+    from xcsh.mcpclient.settings import McpSettings
 
 SessionToolsFactory = Callable[[Path, PendingActionStore], list[Tool]]
 """``factory(cwd, store) -> tools``: the tools of a new session."""
@@ -241,17 +242,11 @@ async def open_session(
         journal=journal,
     )
     instructions = load_instructions(place.cwd, home) if options.instructions else Instructions()
-    mcp, mcp_notices = session_servers(
-        settings.mcp, place.cwd, home, trust_project=options.trust_project
-    )
     own = [*built, *custom.tools]
+    mcp, servers, mcp_notices = await _start_servers(
+        options, settings, place.cwd, home, profile, own, store
+    )
     session_tools = _policed(own, settings.approval, options.ask_tool, configured_prefixes(mcp))
-    env = os.environ if options.env is None else options.env
-    servers = open_servers(mcp, place.cwd, home, profile=profile, env=env)
-    if servers is not None:
-        servers.taken = frozenset(t.name for t in own)
-        servers.store = store
-        await servers.start()
     path, recorder = _recorder(home, place, provider, journal)
     saved = place.saved
     config = SessionConfig(
@@ -292,6 +287,32 @@ async def open_session(
         elsewhere=place.elsewhere,
         servers=servers,
     )
+
+
+async def _start_servers(
+    options: AppOptions,
+    settings: Settings,
+    cwd: Path,
+    home: Path,
+    profile: Profile,
+    own: list[Tool],
+    store: PendingActionStore,
+) -> tuple[McpSettings, McpServers | None, tuple[str, ...]]:
+    """The MCP servers of the user's settings and a trusted project's, started concurrently.
+
+    Returns:
+        The servers' settings (the project's merged in), the started servers
+        (``None`` when none is configured or offered in ``profile``) and the
+        notices about project servers left out.
+    """
+    mcp, notices = session_servers(settings.mcp, cwd, home, trust_project=options.trust_project)
+    env = os.environ if options.env is None else options.env
+    servers = open_servers(mcp, cwd, home, profile=profile, env=env)
+    if servers is not None:
+        servers.taken = frozenset(t.name for t in own)
+        servers.store = store
+        await servers.start()
+    return mcp, servers, notices
 
 
 def _policed(

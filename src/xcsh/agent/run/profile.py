@@ -31,7 +31,7 @@ from xcsh.core import (
     ToolResultMessage,
     ToolSpec,
 )
-from xcsh.pending import PendingActionStore, ResolveOutcome
+from xcsh.pending import PendingActionStore, resolve_outcome
 
 Profile = Literal["full", "compact"]
 """What the model is sent: everything, or the compact profile."""
@@ -163,8 +163,8 @@ def with_applied_note(
 
     ``store``: the session's, read after the apply (what is still pending).
     """
-    outcome = result.details
-    if result.is_error or not isinstance(outcome, ResolveOutcome) or outcome.status != "applied":
+    outcome = resolve_outcome(result.tool_name, result.details)
+    if result.is_error or outcome is None or outcome.status != "applied":
         return result
     note = applied_note(store.count if store is not None else 0)
     content = list(result.content)
