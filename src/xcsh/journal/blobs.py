@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from xcsh.fs.confined import sha256_hex
-from xcsh.journal.records import sync_folder, write_file
+from xcsh.journal.durable import sync_folder, write_file
 
 _THREADS = 8
 

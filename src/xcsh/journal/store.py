@@ -30,6 +30,7 @@ from xcsh.core import XcshError
 from xcsh.core.json_read import loads as bounded_json
 from xcsh.fs.home import journal_folder
 from xcsh.journal.blobs import BlobStore
+from xcsh.journal.durable import write_durably
 from xcsh.journal.records import (
     COMMITTED,
     BashNote,
@@ -42,7 +43,6 @@ from xcsh.journal.records import (
     load_index,
     parse_intent,
     parse_outcome,
-    write_durably,
 )
 from xcsh.journal.retention import Retention, plan_prune
 
