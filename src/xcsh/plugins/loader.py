@@ -29,7 +29,7 @@ from xcsh.checks import Checker
 from xcsh.core import AgentTool, UsageError, describe_value_type
 from xcsh.journal import Journal
 from xcsh.pending import PendingActionStore
-from xcsh.plugins.api import TOOL_NAME_PATTERN, CustomTool, CustomToolAPI, ToolUI
+from xcsh.plugins.api import CustomToolAPI, ToolUI
 from xcsh.plugins.discovery import (
     ToolSource,
     folder_problem,
@@ -42,6 +42,7 @@ from xcsh.plugins.discovery import (
 from xcsh.plugins.importer import Imported, Importer, describe, installed_inside
 from xcsh.plugins.importer import entry_points as installed_entry_points
 from xcsh.plugins.results import LoadedTool, LoadError, LoadResult
+from xcsh.plugins.tool import TOOL_NAME_PATTERN, CustomTool
 from xcsh.plugins.trust import is_trusted, trust_file, untrusted_message
 from xcsh.tools.registry import BUILTIN_TOOL_NAMES
 
