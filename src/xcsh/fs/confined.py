@@ -271,28 +271,6 @@ class RootDir:
             if not isinstance(exc.__cause__, FileNotFoundError):
                 raise
 
-    def remove_emptied_folders(self, rel: str) -> list[str]:
-        """Remove the folders above ``rel`` that are empty now, nearest first, up to the root.
-
-        The walk stops at the first folder that still holds anything, is missing,
-        or cannot be removed; the root itself is never removed.
-
-        Returns:
-            The folders removed, relative to the root.
-        """
-        parts = split_relative(rel)[:-1]
-        removed: list[str] = []
-        while parts:
-            folder = "/".join(parts)
-            try:
-                with self.parent(folder) as (dirfd, name):
-                    os.rmdir(name, dir_fd=dirfd)
-            except (OSError, ConfinedError):
-                break
-            removed.append(folder)
-            parts = parts[:-1]
-        return removed
-
     def sibling(self, rel: str, suffix: str) -> bool:
         """True when ``.<name>.<suffix>`` exists beside ``rel`` (not following links)."""
         try:

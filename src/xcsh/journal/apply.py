@@ -231,12 +231,6 @@ def _transaction(
         text = _failure_text(change, error, left, alone=len(todo) == 1)
         raise ApplyError(text, new_content=left) from error
     settled = settle(rd, written, tag)
-    if kind in ("undo", "rewind"):
-        # taking files away that a change created also takes away the folders they
-        # were alone in, as the change found the tree
-        for change, _ident in written:
-            if change.after is None:
-                rd.remove_emptied_folders(change.path)
     notes = []
     if settled.unsynced:
         notes.append(
