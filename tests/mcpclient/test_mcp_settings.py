@@ -121,6 +121,21 @@ def test_compact_profile_offers_mcp_tools_only_when_asked_and_warns_past_the_lim
     assert "past the 100,000 at which llama.cpp's grammar builder was reported to fail" in warning
 
 
+def test_with_the_window_known_the_warning_weighs_the_tools_against_it(agent: Agent) -> None:
+    tag = new_tag()
+    table = fault_table("big", "huge", tag)
+    agent.settings('profile = "compact"\nmcp_tools = "all"\ncontext_window = 32768\n' + table)
+    small = agent.run([[call("big__echo", text="x")]])
+    assert small.code == 0, small.stderr
+    (warning,) = [n for n in small.header["notices"] if "prompt tokens" in n]
+    assert "more than half of the server's context window of 32,768 tokens" in warning
+    assert not any("grammar" in n for n in small.header["notices"])
+    agent.settings('profile = "compact"\nmcp_tools = "all"\ncontext_window = 400000\n' + table)
+    roomy = agent.run([[call("big__echo", text="x")]])
+    assert roomy.texts() == ["echo: x"]
+    assert not any("prompt tokens" in n or "grammar" in n for n in roomy.header["notices"])
+
+
 def test_mcp_servers_lists_each_server_with_its_state_and_tools(agent: Agent) -> None:
     tag = new_tag()
     agent.settings(

@@ -114,15 +114,17 @@ def open_servers(
     )
 
 
-def schema_warning(profile: str, tools: Iterable[Tool], mcp: McpSettings) -> str:
+def schema_warning(
+    profile: str, tools: Iterable[Tool], mcp: McpSettings, window: int | None = None
+) -> str:
     """The compact profile's warning when the tools offered pass what llama.cpp can take.
 
     ``""`` in the full profile, with no MCP server, or when the tool list is small enough
-    (:func:`xcsh.agent.compact_schema_warning`).
+    for the server's context ``window`` in tokens (:func:`xcsh.agent.compact_schema_warning`).
     """
     if profile != "compact" or not mcp.servers or not mcp.offered(profile):
         return ""
-    return compact_schema_warning(tools)
+    return compact_schema_warning(tools, window)
 
 
 __all__ = [

@@ -273,7 +273,7 @@ async def open_session(
     report = await session.pending.restore(saved.pending) if saved else None
     notices = tuple(n for n in (sandbox.notice, sandbox.refusal, checker.settings.notice) if n)
     notices += (*mcp_notices, *(servers.take_notices() if servers is not None else ()))
-    warning = schema_warning(session.profile, session.tools.values(), mcp)
+    warning = schema_warning(session.profile, session.tools.values(), mcp, window)
     if warning:
         notices += (warning,)
     return OpenedSession(

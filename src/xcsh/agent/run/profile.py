@@ -64,8 +64,17 @@ GRAMMAR_SCHEMA_BYTES = 100_000
 """Bytes of tool list JSON past which llama.cpp's grammar builder was reported to fail.
 
 llama.cpp issue 25895 (2026-07): a tools array of 97,102 bytes was accepted and one
-of 100,026 bytes refused with "failed to parse grammar"; not measured here.
+of 100,026 bytes refused with "failed to parse grammar". The llama.cpp that
+``make e2e-model`` builds built the grammar of tool lists up to 946,800 bytes
+(1,200 tools, forced call); what it refused was the prompt, past its context
+window. So with the window known the warning is about the window, and this
+reported size is only the bound when the server did not say its window.
 """
+
+SCHEMA_BYTES_PER_TOKEN = 3.7
+"""Bytes of tool list JSON per prompt token, measured with Qwen2.5's tokenizer on
+filesystem-server-like tool schemas (``devtools/grammar_limit.py``: 10 tools, 7,890
+bytes, made 2,819 prompt tokens and 1,200 tools, 946,800 bytes, 253,909)."""
 
 
 def offered_schema_bytes(tools: Iterable[Tool]) -> int:
@@ -87,19 +96,35 @@ def offered_schema_bytes(tools: Iterable[Tool]) -> int:
     return len(json.dumps(listed, separators=(",", ":")).encode("utf-8"))
 
 
-def compact_schema_warning(tools: Iterable[Tool]) -> str:
-    """A warning when the compact profile offers more tools than llama.cpp's grammar takes.
+def compact_schema_warning(tools: Iterable[Tool], window: int | None = None) -> str:
+    """A warning when the compact profile offers more tools than a llama.cpp server takes.
 
-    ``""`` when the tool list of ``tools`` stays within :data:`GRAMMAR_SCHEMA_BYTES`.
+    Args:
+        tools: the tools offered.
+        window: the server's context window in tokens, ``None`` when it did not say.
+
+    Returns:
+        ``""`` when the tool list takes at most half of ``window`` (estimated at
+        :data:`SCHEMA_BYTES_PER_TOKEN`), or, without a window, stays within
+        :data:`GRAMMAR_SCHEMA_BYTES`; else the warning.
     """
     size = offered_schema_bytes(tools)
+    fix = 'offer fewer MCP tools (a server\'s tools list) or set mcp_tools = "none"'
+    if window is not None:
+        tokens = round(size / SCHEMA_BYTES_PER_TOKEN)
+        if tokens <= window // 2:
+            return ""
+        return (
+            f"the tools offered to the model take about {tokens:,} prompt tokens ({size:,} "
+            f"bytes of JSON), more than half of the server's context window of {window:,} "
+            f"tokens (a request past the window is refused): {fix}"
+        )
     if size <= GRAMMAR_SCHEMA_BYTES:
         return ""
     return (
         f"the tools offered to the model take {size:,} bytes of JSON, past the "
         f"{GRAMMAR_SCHEMA_BYTES:,} at which llama.cpp's grammar builder was reported to fail "
-        "(a forced turn may be refused): offer fewer MCP tools (a server's tools list) or "
-        'set mcp_tools = "none"'
+        f"(a forced turn may be refused): {fix}"
     )
 
 
