@@ -164,7 +164,9 @@ def undo(journal: Journal, seq: int | None = None) -> UndoOutcome:
     Raises:
         NothingToUndo: nothing left to undo.
         UndoError: ``seq`` is unknown, not applied, or undone already; the
-            journal's copy is missing; the writes failed (rolled back).
+            journal's copy is missing; the writes failed (rolled back); another
+            undo running at the same time undid the same entry first (this one
+            then changed nothing and says so).
         UndoRefused: a file changed since the apply; nothing was restored.
     """
     live = undoable(journal)
@@ -194,6 +196,8 @@ def undo(journal: Journal, seq: int | None = None) -> UndoOutcome:
     try:
         if not restore:
             with journal.locked():
+                if chosen in journal.undone():  # another undo finished it meanwhile
+                    raise UndoError(_raced(record))
                 entry = journal.begin(
                     kind="undo", label=label, source_tool_name="undo", files=[], undoes=chosen
                 )
@@ -210,12 +214,31 @@ def undo(journal: Journal, seq: int | None = None) -> UndoOutcome:
             undoes=chosen,
         )
     except (ApplyError, JournalError, OSError) as exc:
+        if isinstance(exc, ApplyError) and _undone_meanwhile(journal, chosen):
+            raise UndoError(_raced(record)) from exc
         raise UndoError(f"Cannot undo '{record.label}': {exc}") from exc
     return UndoOutcome(
         entry=record,
         restored=[c.path for c in restore] + already,
         warning=applied.warning,
         folders=remove_created_folders(journal.root, [record]),
+    )
+
+
+def _undone_meanwhile(journal: Journal, seq: int) -> bool:
+    """True when another undo (or a rewind) committed the undo of ``seq`` since it was chosen."""
+    try:
+        with journal.locked():  # a write of it still under way finishes first
+            return seq in journal.undone()
+    except (JournalError, OSError):
+        return False
+
+
+def _raced(record: EntryRecord) -> str:
+    """What an undo that lost the race to another ``xcsh undo`` of the same entry says."""
+    return (
+        f"Another undo took back '{record.label}' (entry {record.seq}) at the same time; "
+        "this one changed nothing. Run xcsh undo again to undo the change before it."
     )
 
 
