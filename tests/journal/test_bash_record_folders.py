@@ -101,3 +101,29 @@ def test_a_change_another_entry_recorded_meanwhile_is_not_recorded_again(
         assert undone.returncode == 0, undone.stdout + undone.stderr
     assert (project / "a.py").read_text() == "print(1)\n"
     assert (project / "b.txt").read_text() == "b\n"
+
+
+def test_a_command_creating_git_or_xcsh_folders_is_told_they_are_not_recorded(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "a.txt").write_text("a\n")
+    commit = "git status --short > /dev/null; echo c > c.txt"
+    create = "mkdir sub && git init -q sub && echo x > sub/b.txt && mkdir -p deep/.hg"
+    code, events, err = run_steps(
+        tmp_path, xcsh_home, [_bash(commit), _bash(create)], SETTINGS, one_per_turn=True
+    )
+    assert code == 0, err
+    first, second = [e["text"] for e in events if e["type"] == "tool_result"]
+    assert "[undo]" not in first, first  # the workspace's own .git was there: nothing said
+    assert (
+        "[undo] Not recorded: deep/.hg, sub/.git (folders named .git, .hg or .xcsh, whose "
+        "contents xcsh never records); xcsh undo and xcsh rewind leave them and what they "
+        "hold as they are."
+    ) in second, second
+    undone = run_xcsh(["undo"], cwd=project, home=xcsh_home)
+    assert undone.returncode == 0, undone.stderr
+    assert not (project / "sub" / "b.txt").exists()
+    assert (project / "sub" / ".git").is_dir()  # left as it is, as the result said

@@ -23,6 +23,8 @@ class Recorded:
         not_kept: files it changed or deleted whose earlier bytes were not kept yet
             (the first look had not read them): named in the entry, not put back.
         problem: why nothing could be recorded (the journal could not be written).
+        protected: ``.git``, ``.hg`` or ``.xcsh`` folders it created: never recorded
+            (``xcsh undo`` leaves them, and what is in them, as they are).
     """
 
     seq: int | None = None
@@ -31,6 +33,7 @@ class Recorded:
     not_recorded: tuple[str, ...] = ()
     not_kept: tuple[str, ...] = ()
     problem: str = ""
+    protected: tuple[str, ...] = ()
 
 
 def recorded_note(recorded: Recorded, max_bytes: int) -> str:
@@ -42,6 +45,15 @@ def recorded_note(recorded: Recorded, max_bytes: int) -> str:
             "xcsh undo cannot revert them."
         )
         return "\n".join(parts)
+    if recorded.protected:
+        folders = recorded.protected
+        parts.append(
+            f"[undo] Not recorded: {name_list(list(folders), 10)} "
+            f"({'a folder' if len(folders) == 1 else 'folders'} named .git, .hg or .xcsh, "
+            "whose contents xcsh never records); xcsh undo and xcsh rewind leave "
+            f"{'it' if len(folders) == 1 else 'them'} and what "
+            f"{'it holds' if len(folders) == 1 else 'they hold'} as they are."
+        )
     if recorded.not_kept:
         parts.append(
             "[undo] Not recorded (xcsh had not read their earlier bytes yet; it reads the "

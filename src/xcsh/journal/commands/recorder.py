@@ -341,9 +341,10 @@ class CommandRecorder:
             else:
                 files.append((item, None, None))
         ignored = len(found.ignored)
+        protected = tuple(sorted(found.protected))
         lost.sort()
         if not files and not lost:
-            return Recorded(ignored=ignored, not_recorded=tuple(missing))
+            return Recorded(ignored=ignored, not_recorded=tuple(missing), protected=protected)
         note = BashNote(
             exit_code=exit_code,
             ignored=ignored,
@@ -369,6 +370,7 @@ class CommandRecorder:
                 not_recorded=tuple(f.path for f, _, _ in files) + tuple(missing),
                 not_kept=tuple(lost),
                 problem=f"the undo journal {self.journal.folder} cannot be written ({reason})",
+                protected=protected,
             )
         return Recorded(
             seq=entry.record.seq,
@@ -376,6 +378,7 @@ class CommandRecorder:
             ignored=ignored,
             not_recorded=tuple(missing),
             not_kept=tuple(lost),
+            protected=protected,
         )
 
     def _file(self, diff: Difference, kept: dict[str, Path | bytes]) -> FileRecord | str | None:
