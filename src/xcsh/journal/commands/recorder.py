@@ -247,10 +247,11 @@ class CommandRecorder:
             background, self._background = self._background, None
             found = self._look(self._since if background is not None else None)
             self._since = time.time_ns()
+            end = self._position()
             recorded = None
             if background is not None and (found.differences or found.lost):
-                recorded = self._record(found, f"{background} (in the background)", None)
-            self._mark()
+                recorded = self._record(found, f"{background} (in the background)", None, end)
+            self._mark(max(end, recorded.seq or 0) if recorded is not None else end)
             return recorded
 
     def after(
@@ -271,8 +272,9 @@ class CommandRecorder:
             found = self._look(since_ns)
             self._background = command if background else None
             self._since = since_ns if background else None
-            recorded = self._record(found, command, exit_code)
-            self._mark()
+            end = self._position()
+            recorded = self._record(found, command, exit_code, end)
+            self._mark(max(end, recorded.seq or 0))
             return recorded
 
     def close(self) -> None:
@@ -300,9 +302,9 @@ class CommandRecorder:
             self._saved = time.monotonic()
         return found
 
-    def _mark(self) -> None:
-        """Remember the journal's position and the recorded folders: the next record's start."""
-        self._mark_seq = self._position()
+    def _mark(self, seq: int) -> None:
+        """Remember the journal's position ``seq`` and the recorded folders: the next start."""
+        self._mark_seq = seq
         self._mark_folders = frozenset(self.tree.folders)
 
     def _position(self) -> int:
@@ -311,10 +313,10 @@ class CommandRecorder:
         except OSError:
             return self._mark_seq
 
-    def _recorded_elsewhere(self) -> dict[str, str | None]:
-        """What the entries committed since the mark wrote: each file's last content digest."""
+    def _recorded_elsewhere(self, end: int) -> dict[str, str | None]:
+        """Each file the entries committed after the mark (up to ``end``) wrote: its digest."""
         wrote: dict[str, str | None] = {}
-        for seq in range(self._mark_seq + 1, self._position() + 1):
+        for seq in range(self._mark_seq + 1, end + 1):
             entry = self.journal.entry(seq)
             if entry is None or entry.state != COMMITTED:
                 continue
@@ -322,11 +324,12 @@ class CommandRecorder:
                 wrote[f.path] = f.after
         return wrote
 
-    def _record(self, found: Sync, label: str, exit_code: int | None) -> Recorded:
+    def _record(self, found: Sync, label: str, exit_code: int | None, end: int) -> Recorded:
+        """Record ``found`` as one entry; ``end``: the journal's newest entry now."""
         files: list[tuple[FileRecord, bytes | None, bytes | None]] = []
         kept: dict[str, Path | bytes] = {}
         missing: list[str] = []
-        elsewhere = self._recorded_elsewhere()
+        elsewhere = self._recorded_elsewhere(end)
         lost = [p for p in found.lost if p not in elsewhere]
         created = tuple(sorted(self.tree.folders - self._mark_folders))
         for diff in found.differences:
