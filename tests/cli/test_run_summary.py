@@ -52,7 +52,7 @@ def test_the_summary_names_every_change_written_and_comes_just_before_run_end(
     assert summary["applied"][1]["label"] == "AST Edit: 1 replacement in 1 file"
     assert (root / "a.py").read_text() == "x = 2\n" and (root / "b.py").read_text() == "log(x)\n"
     last = done.stderr.strip().splitlines()[-1]
-    assert last.startswith("xcsh: this run applied 2 changes: ")
+    assert last.startswith("xcsh: this run applied 2 changes to 2 files: ")
     assert last.endswith("'AST Edit: 1 replacement in 1 file' (b.py). Nothing is left to apply.")
     # the model read, after its apply, that nothing was left to do
     (resolved,) = [e for e in events if e["type"] == "resolved"]

@@ -6,7 +6,10 @@ find it. Modes:
 - ``exit``: writes a line on stderr and exits 3 before reading anything;
 - ``silent``: reads requests and never answers (not even ``initialize``);
 - ``ok``: answers, with the tools below;
-- ``huge``: like ``ok``, plus a tool whose input schema is over 150 KB.
+- ``huge``: like ``ok``, plus a tool whose input schema is over 150 KB;
+- ``noisy``: like ``ok``, but it also prints lines that are not JSON-RPC on stdout
+  (a banner before anything, plain text, a JSON value that is no message, a line
+  with an escape sequence) before each answer, as a server that logs to stdout does.
 
 Tools of ``ok``: ``echo`` (read-only), ``write_note`` (no annotations: appends
 its ``text`` to ``$NOTE_FILE``), ``slow`` (read-only: a progress notification
@@ -32,7 +35,23 @@ _cancelled: set[object] = set()
 _extra = False
 
 
+NOISE = (
+    "fault-server: debug output on stdout",
+    '{"not": "a JSON-RPC message"}',
+    "[1, 2, 3]",
+    "\x1b]0;retitled\x07 plain text with an escape",
+)
+
+
+def noise() -> None:
+    with _lock:
+        sys.stdout.write("".join(f"{line}\n" for line in NOISE))
+        sys.stdout.flush()
+
+
 def send(message: dict[str, object]) -> None:
+    if MODE == "noisy":
+        noise()
     with _lock:
         sys.stdout.write(json.dumps(message) + "\n")
         sys.stdout.flush()
@@ -165,6 +184,8 @@ def main() -> None:
     if MODE == "exit":
         print("fault-server: refusing to start (exit mode)", file=sys.stderr, flush=True)
         sys.exit(3)
+    if MODE == "noisy":
+        noise()
     for line in sys.stdin:
         if MODE == "silent" or not line.strip():
             continue

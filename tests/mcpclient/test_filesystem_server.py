@@ -72,3 +72,36 @@ def test_discard_never_calls_and_edit_file_previews_its_own_dry_run(agent: Agent
     undo = run_xcsh(["undo"], cwd=agent.project, home=agent.home)
     assert undo.returncode == 0, undo.stderr
     assert notes.read_text() == "alpha\nbeta\n"
+
+
+def test_short_writes_and_moves_are_recorded_and_undone(agent: Agent) -> None:
+    notes = agent.project / "notes.txt"
+    notes.write_text("alpha\nbeta\n")
+    (agent.project / "old.txt").write_text("old")
+    _settings(agent)
+    apply = call("resolve", action="apply", reason="wanted")
+    run = agent.run(
+        [
+            [call("fs__write_file", path="notes.txt", content="x")],
+            [apply],
+            [call("fs__write_file", path="new.txt", content="hi")],
+            [apply],
+            [call("fs__move_file", source="old.txt", destination="moved.txt")],
+            [apply],
+        ]
+    )
+    assert run.code == 0, run.stderr
+    assert [r["is_error"] for r in run.of("resolved")] == [False, False, False]
+    assert notes.read_text() == "x"
+    assert (agent.project / "new.txt").read_text() == "hi"
+    assert (agent.project / "moved.txt").read_text() == "old"
+    assert not (agent.project / "old.txt").exists()
+    listed = run_xcsh(["undo", "--list"], cwd=agent.project, home=agent.home)
+    assert "old.txt" in listed.stdout and "moved.txt" in listed.stdout, listed.stdout
+    for _ in range(3):
+        undo = run_xcsh(["undo"], cwd=agent.project, home=agent.home)
+        assert undo.returncode == 0, undo.stderr
+    assert notes.read_text() == "alpha\nbeta\n"
+    assert not (agent.project / "new.txt").exists()
+    assert (agent.project / "old.txt").read_text() == "old"
+    assert not (agent.project / "moved.txt").exists()

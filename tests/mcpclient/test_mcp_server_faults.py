@@ -11,6 +11,8 @@ import time
 
 from mcpclient_helpers import Agent, call, fault_table, new_tag, processes_with
 
+from helpers import run_xcsh
+
 
 def test_each_fault_is_named_and_the_session_goes_on(agent: Agent) -> None:
     tag = new_tag()
@@ -109,3 +111,21 @@ def _gone(tag: str) -> bool:
             return True
         time.sleep(0.1)
     return False
+
+
+def test_lines_that_are_no_json_rpc_on_stdout_go_to_the_servers_log(agent: Agent) -> None:
+    tag = new_tag()
+    agent.settings(fault_table("noisy", "noisy", tag))
+    run = agent.run([[call("noisy__echo", text="one")], [call("noisy__echo", text="two")]])
+    assert run.code == 0, run.stderr
+    assert run.texts() == ["echo: one", "echo: two"]  # the session went on
+    assert "Traceback" not in run.stderr and "Failed to parse" not in run.stderr, run.stderr
+    assert "debug output" not in run.stderr
+    log = (agent.home / "logs" / "mcp" / "noisy.log").read_text()
+    assert "[stdout, not JSON-RPC] fault-server: debug output on stdout\n" in log
+    assert '[stdout, not JSON-RPC] {"not": "a JSON-RPC message"}\n' in log
+    assert "[stdout, not JSON-RPC] ^[]0;retitled^G plain text" in log and "\x1b" not in log
+    listed = run_xcsh(["mcp-servers"], cwd=agent.project, home=agent.home)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.startswith("noisy: ready") and "Traceback" not in listed.stderr
+    assert not processes_with(tag)

@@ -10,7 +10,14 @@ is applied unless ``--apply-on-failure``.
 
 Exit codes: 0 applied, nothing to apply, or previewed only (no terminal, no
 ``--yes``); 1 declined, the command failed, or the apply refused (a file
-changed since the preview); 2 bad usage.
+changed since the preview); 2 bad usage; 130, 143 or 129 stopped by Ctrl-C,
+SIGTERM or SIGHUP before the apply began (the command is ended, its staged
+tree removed, nothing applied, one line on stderr). Once the apply has begun
+it is never cut short: a signal then is named after the outcome.
+
+File names in the change list are shown on one line with control characters
+made visible (:func:`xcsh.core.safe.visible_line`, as ``xcsh undo --list``
+shows them); the diff quotes them the same way.
 """
 
 from __future__ import annotations
@@ -18,12 +25,32 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import shlex
+import signal
 import sys
 from pathlib import Path
+from types import FrameType
 
 from xcsh.cli.argparser import Parser
+from xcsh.cli.interrupts import signal_name
+
+STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""The signals that stop a preview before its apply (exit 128 + the signal)."""
+
+
+def _seconds(text: str) -> float:
+    """``--timeout``'s value: a number of seconds above 0, or a clear error."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds above 0; give one, as in --timeout 60"
+        )
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,7 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="offer to apply even when the command exits with a failure",
     )
-    parser.add_argument("--timeout", type=float, default=600.0, help="seconds (default 600)")
+    parser.add_argument(
+        "--timeout", type=_seconds, default=600.0, help="seconds above 0 (default 600)"
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...]")
     return parser
 
@@ -65,13 +94,88 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
-    return asyncio.run(_run(options, shlex.join(words)))
+    return asyncio.run(_run_stoppable(options, shlex.join(words)))
 
 
-async def _run(options: argparse.Namespace, command: str) -> int:
+class _Stops:
+    """Ctrl-C, SIGTERM and SIGHUP: they stop the preview until the apply begins, then are held.
+
+    While the command runs and the preview is built, the first one cancels the
+    task (the command's processes are ended, its staged tree removed). While
+    the user is asked, it ends the question. From the apply on, it is only
+    remembered: an apply is never cut short.
+    """
+
+    def __init__(self) -> None:
+        self.came: list[int] = []
+        self.holding = False
+        self._task: asyncio.Task[object] | None = None
+        self._installed: list[int] = []
+
+    def install(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._task = asyncio.current_task()
+        for sig in STOPS:
+            try:
+                loop.add_signal_handler(sig, self._on_signal, sig)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+                continue
+            self._installed.append(sig)
+
+    def remove(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in self._installed:
+            loop.remove_signal_handler(sig)
+        self._installed = []
+
+    def _on_signal(self, sig: int) -> None:
+        first = not self.came
+        self.came.append(sig)
+        if first and not self.holding and self._task is not None:
+            self._task.cancel()
+
+    def ask(self, prompt: str) -> str:
+        """Ask on the terminal; a signal ends the question (the answer is then ``""``)."""
+
+        def stop(signum: int, frame: FrameType | None) -> None:
+            self.came.append(signum)
+            raise KeyboardInterrupt
+
+        previous = {sig: signal.signal(sig, stop) for sig in self._installed}
+        try:
+            return _ask(prompt)
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def stopped(self) -> int:
+        """Say what stopped the preview; the exit code (128 + the signal)."""
+        sig = self.came[0]
+        print(f"xcsh preview: stopped by {signal_name(sig)}; nothing applied.", file=sys.stderr)
+        return 128 + sig
+
+
+async def _run_stoppable(options: argparse.Namespace, command: str) -> int:
+    stops = _Stops()
+    stops.install()
+    try:
+        return await _run(options, command, stops)
+    except asyncio.CancelledError:
+        if not stops.came:
+            raise
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        return stops.stopped()
+    finally:
+        stops.remove()
+
+
+async def _run(options: argparse.Namespace, command: str, stops: _Stops) -> int:
     from xcsh.app.checks import open_checker
     from xcsh.app.settings import load_settings
     from xcsh.cli.settle import settle_or_report
+    from xcsh.core.safe import visible_line
     from xcsh.fs import xcsh_home
     from xcsh.journal import Journal
     from xcsh.pending import PendingActionStore
@@ -120,7 +224,7 @@ async def _run(options: argparse.Namespace, command: str) -> int:
     elif action is not None:
         sys.stdout.write(action.preview.diff)
         for change in action.preview.changes:
-            print(f"{change.id} {change.file}: {change.summary}", file=sys.stderr)
+            print(f"{change.id} {visible_line(change.file)}: {change.summary}", file=sys.stderr)
         if action.preview.check is not None:
             print(action.preview.check.summary(), file=sys.stderr)
     sys.stdout.flush()
@@ -145,23 +249,34 @@ async def _run(options: argparse.Namespace, command: str) -> int:
                 file=sys.stderr,
             )
             return 0
-        answer = _ask(f"Apply these {len(action.preview.changes)} changes? [y/N] ")
+        answer = stops.ask(f"Apply these {len(action.preview.changes)} changes? [y/N] ")
+        if stops.came:
+            return stops.stopped()
         if answer not in ("y", "yes"):
             print("xcsh preview: declined; nothing applied.", file=sys.stderr)
             return 1
     from xcsh.pending import ApplyFailedError
 
+    await asyncio.sleep(0)  # a signal that came while the preview was printed stops it here
+    stops.holding = True  # from here on the apply is never cut short
     try:
         report = await action.effect.apply("applied with xcsh preview")
     except ApplyFailedError as exc:
         print(f"xcsh preview: {exc}", file=sys.stderr)
         return 1
+    finally:
+        late = [signal_name(sig) for sig in stops.came[:1]]
     entry = (
         f" (undo journal entry #{report.journal_entry}; xcsh undo reverts it)"
         if report.journal_entry
         else ""
     )
     print(f"xcsh preview: applied {len(report.files)} files{entry}.", file=sys.stderr)
+    if late:
+        print(
+            f"xcsh preview: {late[0]} came while the change was applied; the apply finished.",
+            file=sys.stderr,
+        )
     return 0
 
 

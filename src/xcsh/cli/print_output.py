@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from xcsh.cli import is_output_error, stdout_to_devnull
+from xcsh.core.safe import visible_line
 from xcsh.core.wording import name_list, plural
 
 if TYPE_CHECKING:
@@ -269,8 +270,26 @@ class RunSummary:
             return []
 
     def applied(self) -> list[EntrySummary]:
-        """The changes written since this summary was made, oldest first."""
-        return [s for s in self._summaries() if s.seq > self.since]
+        """The changes this run's session wrote since this summary was made, oldest first.
+
+        Another process applying in the same workspace meanwhile (another session, an
+        ``xcsh ast-edit``) writes entries that name another session, or none: not this
+        run's.
+        """
+        session = self.journal.session if self.journal is not None else None
+        return [
+            s
+            for s in self._summaries()
+            if s.seq > self.since and (session is None or s.session == session)
+        ]
+
+    def _files(self, applied: Sequence[EntrySummary]) -> int:
+        """How many files ``applied`` changed, each counted once (however many entries)."""
+        files: set[str] = set()
+        for s in applied:
+            record = self.journal.entry(s.seq) if self.journal is not None else None
+            files.update(s.paths if record is None else (f.path for f in record.files))
+        return len(files)
 
     def event(self, pending: Sequence[PendingAction]) -> dict[str, object]:
         """The ``run_summary`` JSON event: ``applied`` and ``pending``, each a list."""
@@ -290,19 +309,26 @@ class RunSummary:
         }
 
     def text(self, pending: Sequence[PendingAction]) -> str:
-        """One or two lines for stderr: what was applied, and what is pending."""
+        """One or two lines for stderr: what was applied, and what is pending.
+
+        Labels and file names are shown on one line with control characters made
+        visible (:func:`xcsh.core.safe.visible_line`); a file changed by several
+        entries counts once in the total.
+        """
+        applied = self.applied()
         done = [
-            f"'{s.label}' ({name_list(list(s.paths), 3)}"
+            f"'{visible_line(s.label)}' ({name_list([visible_line(p) for p in s.paths], 3)}"
             + (f" and {s.count - len(s.paths)} more" if s.count > len(s.paths) else "")
             + ")"
-            for s in self.applied()
+            for s in applied
         ]
         first = (
-            f"xcsh: this run applied {plural(len(done), 'change')}: {'; '.join(done)}."
+            f"xcsh: this run applied {plural(len(done), 'change')} to "
+            f"{plural(self._files(applied), 'file')}: {'; '.join(done)}."
             if done
             else "xcsh: this run applied no change."
         )
         if not pending:
             return f"{first} Nothing is left to apply."
-        waiting = "; ".join(f"{a.id} '{a.label}'" for a in pending)
+        waiting = "; ".join(f"{a.id} '{visible_line(a.label)}'" for a in pending)
         return f"{first}\nxcsh: pending: {waiting} (apply or discard it with --continue)."

@@ -271,6 +271,21 @@ class RootDir:
             if not isinstance(exc.__cause__, FileNotFoundError):
                 raise
 
+    def remove_empty_folder(self, rel: str) -> bool:
+        """Remove the folder ``rel`` if it is empty (never the root); True when removed.
+
+        A folder that holds anything, is missing, is a symlink or cannot be removed
+        stays as it is.
+        """
+        if not split_relative(rel):
+            return False
+        try:
+            with self.parent(rel) as (dirfd, name):
+                os.rmdir(name, dir_fd=dirfd)
+        except (OSError, ConfinedError):
+            return False
+        return True
+
     def sibling(self, rel: str, suffix: str) -> bool:
         """True when ``.<name>.<suffix>`` exists beside ``rel`` (not following links)."""
         try:

@@ -82,15 +82,18 @@ class BashNote:
         not_kept: files it changed or deleted whose earlier bytes were not kept (the
             session's first look at the workspace had not read them yet): undo
             cannot put them back.
+        created_folders: recorded folders that were not there before it (``mkdir -p
+            gen/out``: ``gen``, ``gen/out``): undo and rewind remove those left empty.
     """
 
     exit_code: int | None = None
     ignored: int = 0
     not_recorded: tuple[str, ...] = ()
     not_kept: tuple[str, ...] = ()
+    created_folders: tuple[str, ...] = ()
 
     def to_json(self) -> JsonObject:
-        """The ``"bash"`` value of the intent record (``not_kept`` only when not empty)."""
+        """The ``"bash"`` value of the intent record (empty lists left out but one)."""
         out: JsonObject = {
             "exit_code": self.exit_code,
             "ignored": self.ignored,
@@ -98,6 +101,8 @@ class BashNote:
         }
         if self.not_kept:
             out["not_kept"] = list(self.not_kept)
+        if self.created_folders:
+            out["created_folders"] = list(self.created_folders)
         return out
 
     @classmethod
@@ -112,6 +117,7 @@ class BashNote:
                 ignored=int(data.get("ignored", 0)),
                 not_recorded=tuple(str(p) for p in data.get("not_recorded", [])),
                 not_kept=tuple(str(p) for p in data.get("not_kept", [])),
+                created_folders=tuple(str(p) for p in data.get("created_folders", [])),
             )
         except (TypeError, ValueError):
             return None

@@ -34,7 +34,7 @@ from xcsh.journal.apply import Applied, Change, apply_changes
 from xcsh.journal.records import COMMITTED, EntryRecord, FileRecord, RewindNote
 from xcsh.journal.sides import after_side, before_side, now
 from xcsh.journal.store import Journal
-from xcsh.journal.undo import going_back
+from xcsh.journal.undo import going_back, remove_created_folders
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,6 +86,8 @@ class RewindPlan:
     Args:
         changes: the files to write back (current content as ``before``, the
             checkpoint's as ``after``; ``None`` = absent).
+        rewound: the entries gone back over (the folders their commands created are
+            removed when the rewind leaves them empty).
         entries: the entries whose every file ends up as before them (they count as undone).
         changed: files left alone: their content is not what the session's changes
             wrote (edited since by someone else, or between two of its changes).
@@ -96,6 +98,7 @@ class RewindPlan:
     """
 
     changes: tuple[Change, ...] = ()
+    rewound: tuple[EntryRecord, ...] = ()
     entries: tuple[int, ...] = ()
     changed: tuple[str, ...] = ()
     lost: tuple[str, ...] = ()
@@ -154,6 +157,7 @@ def plan_rewind(
     untracked = () if since_ns is None else _untracked(journal.root, since_ns, set(chains))
     return RewindPlan(
         changes=tuple(todo),
+        rewound=changes.entries,
         entries=entries,
         changed=tuple(changed),
         lost=tuple(lost),
@@ -187,13 +191,14 @@ def rewind_files(
 ) -> Applied:
     """Write ``plan``'s files back, as one ``rewind`` entry of ``journal`` (all or nothing).
 
+    Then the folders the rewound commands created are removed where left empty.
     Nothing to write and no entry is not an error: ``Applied(seq=None)``.
 
     Raises:
         ApplyError: a file changed since the plan was made, or a write failed
             (rolled back; the message says what holds new content if that failed too).
     """
-    return apply_changes(
+    applied = apply_changes(
         journal.root,
         plan.changes,
         journal=journal,
@@ -202,6 +207,8 @@ def rewind_files(
         kind="rewind",
         rewind=RewindNote(message=message, conversation=conversation, entries=plan.entries),
     )
+    remove_created_folders(journal.root, plan.rewound)
+    return applied
 
 
 def committed_rewinds(journal: Journal, session: str, after: int = 0) -> list[EntryRecord]:

@@ -6,12 +6,16 @@ hold what was there before), and writes the before contents back with
 :func:`~xcsh.journal.apply.apply_changes`, recorded as an entry of kind
 ``"undo"``. A refused undo changes nothing. An entry whose files all hold
 their before content already (restored by ``git checkout``, say) is marked
-undone instead of blocking every later undo.
+undone instead of blocking every later undo. The folders a ``bash`` entry's
+command created are removed after it when they are left empty
+(:func:`remove_created_folders`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from xcsh.core import XcshError
@@ -56,12 +60,15 @@ class UndoOutcome:
         restored: the paths given their previous content back (or removed).
         already: every file held its previous content already; only the mark changed.
         warning: the files were restored but the journal could not record it.
+        folders: the folders the entry's command created that were left empty and
+            removed (deepest first).
     """
 
     entry: EntryRecord
     restored: list[str]
     already: bool = False
     warning: str | None = None
+    folders: tuple[str, ...] = ()
 
     @property
     def unrecorded(self) -> tuple[str, ...]:
@@ -92,6 +99,8 @@ class UndoOutcome:
             )
         else:
             text = f"Undid '{self.entry.label}': restored {name_list(self.restored)}."
+        if self.folders:
+            text += f" Removed the folders it created: {name_list(list(self.folders))}."
         if missing:
             text += (
                 f" Not put back (the journal holds no earlier bytes of "
@@ -155,7 +164,9 @@ def undo(journal: Journal, seq: int | None = None) -> UndoOutcome:
     Raises:
         NothingToUndo: nothing left to undo.
         UndoError: ``seq`` is unknown, not applied, or undone already; the
-            journal's copy is missing; the writes failed (rolled back).
+            journal's copy is missing; the writes failed (rolled back); another
+            undo running at the same time undid the same entry first (this one
+            then changed nothing and says so).
         UndoRefused: a file changed since the apply; nothing was restored.
     """
     live = undoable(journal)
@@ -185,11 +196,14 @@ def undo(journal: Journal, seq: int | None = None) -> UndoOutcome:
     try:
         if not restore:
             with journal.locked():
+                if chosen in journal.undone():  # another undo finished it meanwhile
+                    raise UndoError(_raced(record))
                 entry = journal.begin(
                     kind="undo", label=label, source_tool_name="undo", files=[], undoes=chosen
                 )
                 journal.finish(entry, COMMITTED)
-            return UndoOutcome(entry=record, restored=[], already=True)
+            folders = remove_created_folders(journal.root, [record])
+            return UndoOutcome(entry=record, restored=[], already=True, folders=folders)
         applied = apply_changes(
             journal.root,
             restore,
@@ -200,12 +214,54 @@ def undo(journal: Journal, seq: int | None = None) -> UndoOutcome:
             undoes=chosen,
         )
     except (ApplyError, JournalError, OSError) as exc:
+        if isinstance(exc, ApplyError) and _undone_meanwhile(journal, chosen):
+            raise UndoError(_raced(record)) from exc
         raise UndoError(f"Cannot undo '{record.label}': {exc}") from exc
     return UndoOutcome(
         entry=record,
         restored=[c.path for c in restore] + already,
         warning=applied.warning,
+        folders=remove_created_folders(journal.root, [record]),
     )
+
+
+def _undone_meanwhile(journal: Journal, seq: int) -> bool:
+    """True when another undo (or a rewind) committed the undo of ``seq`` since it was chosen."""
+    try:
+        with journal.locked():  # a write of it still under way finishes first
+            return seq in journal.undone()
+    except (JournalError, OSError):
+        return False
+
+
+def _raced(record: EntryRecord) -> str:
+    """What an undo that lost the race to another ``xcsh undo`` of the same entry says."""
+    return (
+        f"Another undo took back '{record.label}' (entry {record.seq}) at the same time; "
+        "this one changed nothing. Run xcsh undo again to undo the change before it."
+    )
+
+
+def remove_created_folders(root: Path, entries: Iterable[EntryRecord]) -> tuple[str, ...]:
+    """Remove the folders ``entries``' commands created that are empty now, deepest first.
+
+    Only folders a ``bash`` entry recorded as created (not there before its
+    command) are candidates; one that holds anything stays, and a folder that was
+    there before is never named, so never removed.
+
+    Returns:
+        The folders removed, relative to ``root``.
+    """
+    folders = {f for e in entries if e.bash is not None for f in e.bash.created_folders}
+    removed: list[str] = []
+    try:
+        with RootDir(root) as rd:
+            for folder in sorted(folders, key=lambda f: (-f.count("/"), f)):
+                if rd.remove_empty_folder(folder):
+                    removed.append(folder)
+    except (OSError, ConfinedError):
+        pass  # the workspace cannot be opened: the folders stay
+    return tuple(removed)
 
 
 def _classify(journal: Journal, record: EntryRecord) -> tuple[list[Change], list[str], list[str]]:

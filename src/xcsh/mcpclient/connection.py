@@ -10,7 +10,9 @@ to start (cannot be run, exits, never answers ``initialize`` within its
 
 What a stdio server writes on stderr goes to ``$XCSH_HOME/logs/mcp/NAME.log``
 (never to the terminal, whose screen xcsh draws); its last line is quoted
-when the server fails. Environment and header values are expanded only here,
+when the server fails. A line it prints on stdout that is no JSON-RPC
+message goes to the same log, after ``[stdout, not JSON-RPC]``; the session
+goes on. Environment and header values are expanded only here,
 when the server starts, and kept nowhere else.
 """
 
@@ -37,8 +39,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
+from xcsh.core.safe import visible_line
 from xcsh.mcpclient.settings import ServerSpec, expand, server_folder
-from xcsh.mcpclient.wire import RemoteTool, list_tools, watched
+from xcsh.mcpclient.wire import RemoteTool, list_tools, quiet_parse_failures, watched
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +53,9 @@ ProgressCallback = ProgressFnT
 
 _TransportStreams = TransportStreams
 
+
+NOISE_MARK = "[stdout, not JSON-RPC]"
+"""Starts each line of a server's log that it printed on stdout but was no message."""
 
 _CLIENT = types.Implementation(name="xcsh", version=metadata.version("xcsh"))
 """How xcsh introduces itself to a server."""
@@ -253,6 +259,14 @@ class ServerConnection:
                 cwd=server_folder(spec, self._workspace),
             )
             inner = stdio_client(params, errlog=errlog)
+            quiet_parse_failures()
+
+            def on_noise(line: str) -> None:
+                with contextlib.suppress(OSError, ValueError):  # the log closed at the end
+                    errlog.write(f"{NOISE_MARK} {visible_line(line)}\n")
+                    errlog.flush()
+
+            return watched(inner, self._transport_ended, self._schema_notes, on_noise)
         return watched(inner, self._transport_ended, self._schema_notes)
 
     def _transport_ended(self) -> None:
@@ -285,7 +299,11 @@ class ServerConnection:
             text = self._log_path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             return ""
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        lines = [
+            line.strip()
+            for line in text.splitlines()
+            if line.strip() and not line.startswith(NOISE_MARK)
+        ]
         return lines[-1][:200] if lines else ""
 
     # -- notifications -------------------------------------------------------------

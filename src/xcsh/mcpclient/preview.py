@@ -3,11 +3,13 @@
 The preview shows the server, the tool, its annotations and the arguments as
 pretty JSON. A long string argument that holds a file's content, beside an
 argument naming that file in the workspace (``path``, ``file``, ...), is
-shown as a unified diff against the file instead, and the file becomes one
-of the preview's files: the session's undo journal records it around the
-real call (``xcsh undo`` takes the server's write back). A tool that takes a
-dry-run argument is previewed by the server itself: the preview is what the
-call with ``dryRun: true`` answered.
+shown as a unified diff against the file instead. Every workspace file the
+call names (:func:`xcsh.mcpclient.paths.named_files`: the file written,
+however short the content; both ends of a move) is one of the preview's
+files: the session's undo journal records them around the real call
+(``xcsh undo`` takes the server's write back). A tool that takes a dry-run
+argument is previewed by the server itself: the preview is what the call
+with ``dryRun: true`` answered.
 
 :class:`McpCallEffect` makes the real call only on apply; a discard never
 calls the server.
@@ -24,16 +26,13 @@ import mcp_types as types
 
 from xcsh.core import AgentToolResult, JsonValue, TextContent, ToolError
 from xcsh.journal import proposed_changes
+from xcsh.mcpclient.paths import CONTENT_KEYS, PATH_KEYS, first_path, named_files
 from xcsh.pending import ApplyReport, PendingEffect, Preview, PreviewFile, Supports
 from xcsh.pending.diff import file_diff
 
 CallTool = Callable[[Mapping[str, object]], Awaitable[AgentToolResult]]
 """``await call(arguments)``: the real call, its result as the model reads it."""
 
-PATH_KEYS = ("path", "file", "file_path", "filePath", "filename", "fileName", "target")
-"""Argument names that name a file (the first one a call gives that is a workspace file counts)."""
-CONTENT_KEYS = ("content", "contents", "text", "data", "body", "new_content", "newContent")
-"""Argument names whose string is a file's whole new content."""
 DRY_RUN_KEYS = ("dryRun", "dry_run", "dry-run")
 """Boolean parameters that make a tool only say what it would do."""
 LONG_STRING = 200
@@ -111,11 +110,10 @@ def build_preview(
             shown[key] = f"<{len(str(arguments[key]))} characters: shown below as a diff of {path}>"
             files.append(PreviewFile(path=path, diff=diff))
             diffs.append(diff)
-    else:
-        # the server's dry run shows the change; the file it names is recorded around the call
-        named = _named_file(arguments, workspace)
-        if named is not None:
-            files.append(PreviewFile(path=named))
+    # every file the call may write (a short write, both ends of a move) is recorded
+    # around the call; the server's dry run or the arguments show the change
+    with_diff = {f.path for f in files}
+    files += [PreviewFile(path=p) for p in named_files(arguments, workspace) if p not in with_diff]
     lines = [
         f"MCP server: {server}",
         f"Tool: {tool}",
@@ -129,31 +127,11 @@ def build_preview(
     return CallPreview(text=text, files=tuple(files))
 
 
-def _named_file(arguments: Mapping[str, JsonValue], workspace: Path) -> str | None:
-    """The workspace file a call's path argument names, as the workspace shows it, or ``None``."""
-    path = _path_argument(arguments)
-    if path is None:
-        return None
-    try:
-        (change,) = proposed_changes(workspace, {path: None})
-    except ToolError:
-        return None
-    return change.shown if change.before is not None else None
-
-
-def _path_argument(arguments: Mapping[str, JsonValue]) -> str | None:
-    for key in PATH_KEYS:
-        value = arguments.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
-
-
 def _content_diffs(
     arguments: Mapping[str, JsonValue], workspace: Path
 ) -> list[tuple[str, str, str]]:
     """``(content key, diff, file)`` for a file's new content given beside its path."""
-    path = _path_argument(arguments)
+    path = first_path(arguments, PATH_KEYS)
     if path is None:
         return []
     found: list[tuple[str, str, str]] = []

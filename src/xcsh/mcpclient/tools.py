@@ -34,7 +34,8 @@ from xcsh.mcpclient.connection import (
     ServerConnection,
     ServerUnavailableError,
 )
-from xcsh.mcpclient.preview import PATH_KEYS, McpCallEffect, build_preview, dry_run_parameter
+from xcsh.mcpclient.paths import DESTINATION_KEYS, PATH_KEYS, first_path, protected_refusal
+from xcsh.mcpclient.preview import McpCallEffect, build_preview, dry_run_parameter
 from xcsh.mcpclient.results import tool_result
 from xcsh.mcpclient.schema import check_schema
 from xcsh.mcpclient.settings import SEPARATOR
@@ -128,8 +129,19 @@ def _tool(
     description = (remote.description or remote.title or remote.name).strip()
     description += f"\n(Tool {remote.name} of MCP server {server}; {how}.)"
 
+    def refuse(arguments: Mapping[str, JsonValue]) -> None:
+        """A call of a tool that may write, naming a place in .git, .hg or .xcsh, is not made."""
+        if remote.read_only:
+            return  # reading there is what xcsh's own read does too
+        refusal = protected_refusal(arguments, workspace)
+        if refusal is not None:
+            raise ToolError(
+                f"The call of {remote.name} on MCP server {server} was not made. {refusal}"
+            )
+
     async def run(params: Mapping[str, JsonValue], ctx: ToolCallContext) -> AgentToolResult:
         arguments = dict(params)
+        refuse(arguments)
         if not deferred or (dry_flag is not None and arguments.get(dry_flag) is True):
             return await call_tool(connection, remote.name, arguments, ctx)
         assert store is not None
@@ -151,6 +163,7 @@ def _tool(
         kept = {k: v for k, v in arguments.items() if k != dry_flag}
 
         async def real_call(values: Mapping[str, object]) -> AgentToolResult:
+            refuse(arguments)  # a link made since the preview may lead there now
             return await call_tool(connection, remote.name, values, running_tool_call())
 
         effect = McpCallEffect(label=label, call=real_call, arguments=kept)
@@ -181,11 +194,10 @@ def _tool(
 
 def _target(arguments: Mapping[str, JsonValue]) -> str:
     """`` notes.txt`` for a call naming a path, to tell previews apart in the stack."""
-    for key in PATH_KEYS:
-        value = arguments.get(key)
-        if isinstance(value, str) and value:
-            return f" {value if len(value) <= 60 else '...' + value[-57:]}"
-    return ""
+    value = first_path(arguments, PATH_KEYS) or first_path(arguments, DESTINATION_KEYS)
+    if value is None:
+        return ""
+    return f" {value if len(value) <= 60 else '...' + value[-57:]}"
 
 
 def progress_text(done: float, total: float | None, message: str | None) -> str:

@@ -4,17 +4,25 @@
 ends (the server exited or closed the connection) and makes every
 ``tools/list`` answer readable before the SDK checks it
 (:func:`repair_listing`), so one tool with a bad schema never costs the
-server. :func:`list_tools` lists every tool as a :class:`RemoteTool`.
+server. A line a stdio server prints on stdout that is no JSON-RPC message
+(debug output, a banner) reaches the SDK as a parse failure; it is handed to
+``on_noise`` instead (the connection writes it to the server's log) and the
+session goes on; the SDK's own logging of it (a traceback on stderr) is
+dropped (:func:`quiet_parse_failures`). :func:`list_tools` lists every tool
+as a :class:`RemoteTool`.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 
 import anyio
 import mcp_types as types
+import pydantic
 from mcp import Client
 from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
@@ -119,15 +127,43 @@ def repair_listing(
     return SessionMessage(message=message, metadata=item.metadata)
 
 
+PARSE_FAILURE = "Failed to parse JSONRPC message from server"
+"""What the SDK's stdio transport logs, with a traceback, for each line that is no message."""
+
+
+def _not_a_parse_failure(record: logging.LogRecord) -> bool:
+    return record.msg != PARSE_FAILURE
+
+
+def quiet_parse_failures() -> None:
+    """Drop the SDK's traceback for a stdout line that is no JSON-RPC message (idempotent).
+
+    :func:`watched` hands such lines to the connection, which logs them per server.
+    """
+    logging.getLogger("mcp.client.stdio").addFilter(_not_a_parse_failure)
+
+
+def noise_line(failure: Exception) -> str:
+    """The stdout line a parse failure was about (as sent when the SDK keeps it)."""
+    if isinstance(failure, pydantic.ValidationError):
+        errors = failure.errors(include_url=False)
+        if errors and "input" in errors[0]:
+            given = errors[0]["input"]
+            return given if isinstance(given, str) else json.dumps(given, ensure_ascii=False)
+    return str(failure).splitlines()[0] if str(failure) else type(failure).__name__
+
+
 @asynccontextmanager
 async def watched(
     inner: AbstractAsyncContextManager[TransportStreams],
     ended: Callable[[], None],
     notes: dict[str, tuple[str, str]],
+    on_noise: Callable[[str], None] | None = None,
 ) -> AsyncIterator[TransportStreams]:
     """``inner``'s streams, with ``ended()`` called when the server's side ends.
 
-    Each ``tools/list`` answer is made readable on the way (:func:`repair_listing`).
+    Each ``tools/list`` answer is made readable on the way (:func:`repair_listing`);
+    a line that was no JSON-RPC message goes to ``on_noise`` (its text), not to the SDK.
     """
     async with inner as (read, write):
         send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -137,6 +173,9 @@ async def watched(
             try:
                 async with send:
                     async for item in read:
+                        if isinstance(item, Exception) and on_noise is not None:
+                            on_noise(noise_line(item))
+                            continue
                         await send.send(repair_listing(item, notes))
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 pass
@@ -151,4 +190,12 @@ async def watched(
                 group.cancel_scope.cancel()
 
 
-__all__ = ["RemoteTool", "list_tools", "repair_listing", "watched"]
+__all__ = [
+    "PARSE_FAILURE",
+    "RemoteTool",
+    "list_tools",
+    "noise_line",
+    "quiet_parse_failures",
+    "repair_listing",
+    "watched",
+]

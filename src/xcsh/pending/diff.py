@@ -6,7 +6,8 @@ contents, a tool call's dry run): text files get ``diff -u`` hunks with three
 lines of context; a created or deleted file is shown against ``/dev/null``;
 a file that is not UTF-8 text is one ``Binary files ... differ`` line, as git
 writes it. The hunks are :mod:`difflib`'s, computed by its compiled twin
-``cydifflib`` (the same output). File names are made safe to show (:func:`xcsh.core.safe.visible`),
+``cydifflib`` (the same output). File names are made safe to show on one line
+(:func:`xcsh.core.safe.visible_line`),
 so a newline or escape in a name cannot forge a header line.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import cydifflib
 
-from xcsh.core.safe import visible
+from xcsh.core.safe import visible_line
 
 CONTEXT = 3
 
@@ -30,7 +31,7 @@ def _text(data: bytes) -> list[str] | None:
 
 
 def _name(side: str, path: str) -> str:
-    shown = f"{side}/{visible(path)}"
+    shown = f"{side}/{visible_line(path)}"  # a newline in a name would forge a header
     return f"{shown}\t" if " " in shown else shown
 
 

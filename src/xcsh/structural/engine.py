@@ -375,7 +375,7 @@ def _collect(preview: EditPreview, outcomes: Iterable[Outcome | None], limit: in
         changed = outcome.edit
         if changed is None:
             continue
-        identified = identify(changed)
+        identified = identify(changed, preview.root)
         if isinstance(identified, str):
             preview.skipped.append(
                 SkippedFile(path=changed.path, file=changed.file, reason=identified)

@@ -8,14 +8,8 @@ the workspace's earlier bytes are kept in a shadow
 (:mod:`~xcsh.journal.commands.tree`).
 """
 
-from xcsh.journal.commands.recorder import (
-    DEFAULT_MAX_BYTES,
-    BashRecording,
-    CommandRecorder,
-    Recorded,
-    background_note,
-    recorded_note,
-)
+from xcsh.journal.commands.notes import Recorded, background_note, recorded_note
+from xcsh.journal.commands.recorder import DEFAULT_MAX_BYTES, BashRecording, CommandRecorder
 from xcsh.journal.commands.tree import Difference, Sync, Tree
 
 __all__ = [

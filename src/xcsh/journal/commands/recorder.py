@@ -14,6 +14,10 @@ A command writes the workspace itself, so its record is taken around it:
    ``bash`` entry labelled with the command line, its earlier bytes taken from
    the shadow (:mod:`xcsh.journal.commands.shadow`; a content kept in a file of
    its own is hard-linked into the journal's blobs, not written again). The
+   recorded folders that were not there before become its ``created_folders``
+   (undo and rewind remove them when left empty); a file another entry of the
+   journal recorded meanwhile (an apply from another process, or a parallel tool
+   call), holding what that entry wrote, is that entry's and left out. The
    entry's intent record is fsynced with those bytes, then committed (the
    outcome record is not fsynced: a crash that loses it leaves an incomplete
    entry that recovery completes, the files being the command's own).
@@ -40,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xcsh.core import UsageError
-from xcsh.core.wording import name_list, plural
+from xcsh.journal.commands.notes import Recorded
 from xcsh.journal.commands.notify import Watch, open_watch
 from xcsh.journal.commands.shadow import Known, Shadow
 from xcsh.journal.commands.tree import Difference, Sync, Tree
@@ -89,28 +93,6 @@ class BashRecording:
         return cls(max_bytes=value)
 
 
-@dataclass(frozen=True, kw_only=True)
-class Recorded:
-    """What recording one command (or its background processes) did.
-
-    Args:
-        seq: the journal entry written, ``None`` when nothing was recorded.
-        files: the files recorded (created, changed or deleted).
-        ignored: ignored paths it touched (not recorded).
-        not_recorded: files it changed that could not be recorded (over the size cap).
-        not_kept: files it changed or deleted whose earlier bytes were not kept yet
-            (the first look had not read them): named in the entry, not put back.
-        problem: why nothing could be recorded (the journal could not be written).
-    """
-
-    seq: int | None = None
-    files: tuple[str, ...] = ()
-    ignored: int = 0
-    not_recorded: tuple[str, ...] = ()
-    not_kept: tuple[str, ...] = ()
-    problem: str = ""
-
-
 class CommandRecorder:
     """Records each ``bash`` command's changes in one workspace's journal.
 
@@ -155,6 +137,10 @@ class CommandRecorder:
         leaves the files changed since unread."""
         self._closed = False
         self._waited = False
+        self._mark_seq = 0
+        """The journal's newest entry when the tree was last brought up to date."""
+        self._mark_folders: frozenset[str] = frozenset()
+        """The recorded folders then (a folder not among them is new since)."""
 
     # -- the first look ------------------------------------------------------------
 
@@ -261,9 +247,12 @@ class CommandRecorder:
             background, self._background = self._background, None
             found = self._look(self._since if background is not None else None)
             self._since = time.time_ns()
-            if background is None or not (found.differences or found.lost):
-                return None
-            return self._record(found, f"{background} (in the background)", None)
+            end = self._position()
+            recorded = None
+            if background is not None and (found.differences or found.lost):
+                recorded = self._record(found, f"{background} (in the background)", None, end)
+            self._mark(max(end, recorded.seq or 0) if recorded is not None else end)
+            return recorded
 
     def after(
         self, command: str, exit_code: int | None, *, since_ns: int, background: bool
@@ -283,7 +272,10 @@ class CommandRecorder:
             found = self._look(since_ns)
             self._background = command if background else None
             self._since = since_ns if background else None
-            return self._record(found, command, exit_code)
+            end = self._position()
+            recorded = self._record(found, command, exit_code, end)
+            self._mark(max(end, recorded.seq or 0))
+            return recorded
 
     def close(self) -> None:
         """Stop the first look, save the manifest, stop watching and release the shadow."""
@@ -310,12 +302,40 @@ class CommandRecorder:
             self._saved = time.monotonic()
         return found
 
-    def _record(self, found: Sync, label: str, exit_code: int | None) -> Recorded:
+    def _mark(self, seq: int) -> None:
+        """Remember the journal's position ``seq`` and the recorded folders: the next start."""
+        self._mark_seq = seq
+        self._mark_folders = frozenset(self.tree.folders)
+
+    def _position(self) -> int:
+        try:
+            return self.journal.position()
+        except OSError:
+            return self._mark_seq
+
+    def _recorded_elsewhere(self, end: int) -> dict[str, str | None]:
+        """Each file the entries committed after the mark (up to ``end``) wrote: its digest."""
+        wrote: dict[str, str | None] = {}
+        for seq in range(self._mark_seq + 1, end + 1):
+            entry = self.journal.entry(seq)
+            if entry is None or entry.state != COMMITTED:
+                continue
+            for f in entry.files:
+                wrote[f.path] = f.after
+        return wrote
+
+    def _record(self, found: Sync, label: str, exit_code: int | None, end: int) -> Recorded:
+        """Record ``found`` as one entry; ``end``: the journal's newest entry now."""
         files: list[tuple[FileRecord, bytes | None, bytes | None]] = []
         kept: dict[str, Path | bytes] = {}
         missing: list[str] = []
-        lost = list(found.lost)
+        elsewhere = self._recorded_elsewhere(end)
+        lost = [p for p in found.lost if p not in elsewhere]
+        created = tuple(sorted(self.tree.folders - self._mark_folders))
         for diff in found.differences:
+            now = diff.new.digest if diff.new is not None else None
+            if diff.path in elsewhere and elsewhere[diff.path] == now:
+                continue  # another entry recorded this very change: it is that entry's
             item = self._file(diff, kept)
             if item is None:
                 missing.append(diff.path)
@@ -324,11 +344,16 @@ class CommandRecorder:
             else:
                 files.append((item, None, None))
         ignored = len(found.ignored)
+        protected = tuple(sorted(found.protected))
         lost.sort()
         if not files and not lost:
-            return Recorded(ignored=ignored, not_recorded=tuple(missing))
+            return Recorded(ignored=ignored, not_recorded=tuple(missing), protected=protected)
         note = BashNote(
-            exit_code=exit_code, ignored=ignored, not_recorded=tuple(missing), not_kept=tuple(lost)
+            exit_code=exit_code,
+            ignored=ignored,
+            not_recorded=tuple(missing),
+            not_kept=tuple(lost),
+            created_folders=created,
         )
         try:
             with self.journal.locked():
@@ -348,6 +373,7 @@ class CommandRecorder:
                 not_recorded=tuple(f.path for f, _, _ in files) + tuple(missing),
                 not_kept=tuple(lost),
                 problem=f"the undo journal {self.journal.folder} cannot be written ({reason})",
+                protected=protected,
             )
         return Recorded(
             seq=entry.record.seq,
@@ -355,6 +381,7 @@ class CommandRecorder:
             ignored=ignored,
             not_recorded=tuple(missing),
             not_kept=tuple(lost),
+            protected=protected,
         )
 
     def _file(self, diff: Difference, kept: dict[str, Path | bytes]) -> FileRecord | str | None:
@@ -402,51 +429,8 @@ def _lower_priority() -> None:
         os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + READ_NICENESS)
 
 
-def recorded_note(recorded: Recorded, max_bytes: int) -> str:
-    """The line a ``bash`` result ends with when something could not be recorded (else ``""``)."""
-    parts: list[str] = []
-    if recorded.problem:
-        parts.append(
-            f"[undo] This command's changes are not recorded: {recorded.problem}; "
-            "xcsh undo cannot revert them."
-        )
-        return "\n".join(parts)
-    if recorded.not_kept:
-        parts.append(
-            "[undo] Not recorded (xcsh had not read their earlier bytes yet; it reads the "
-            f"workspace once when a session opens): {name_list(list(recorded.not_kept), 10)}; "
-            f"xcsh undo cannot put {'it' if len(recorded.not_kept) == 1 else 'them'} back."
-        )
-    if recorded.not_recorded:
-        cap = (
-            f"{max_bytes // (1024 * 1024)} MiB"
-            if max_bytes >= 1024 * 1024
-            else f"{max_bytes} bytes"
-        )
-        parts.append(
-            f"[undo] Not recorded (over the {cap} size cap, bash_record_max_bytes): "
-            f"{name_list(list(recorded.not_recorded), 10)}; xcsh undo cannot revert "
-            f"{'it' if len(recorded.not_recorded) == 1 else 'them'}."
-        )
-    return "\n".join(parts)
-
-
-def background_note(recorded: Recorded) -> str:
-    """The line saying what a background process changed before this command (else ``""``)."""
-    if recorded.seq is None:
-        return ""
-    return (
-        f"[undo] Processes the last command left running changed "
-        f"{plural(len(recorded.files), 'file')} since ({name_list(list(recorded.files), 5)}): "
-        f"recorded as undo journal entry #{recorded.seq}."
-    )
-
-
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "BashRecording",
     "CommandRecorder",
-    "Recorded",
-    "background_note",
-    "recorded_note",
 ]

@@ -65,6 +65,8 @@ class Sync:
     ignored: set[str] = field(default_factory=set)
     lost: list[str] = field(default_factory=list)
     """Files changed (or deleted) whose earlier bytes were not read yet, sorted."""
+    protected: set[str] = field(default_factory=set)
+    """``.git``, ``.hg`` and ``.xcsh`` folders seen for the first time (never recorded)."""
 
 
 class Tree:
@@ -89,6 +91,9 @@ class Tree:
         self._rules: dict[str, list[IgnoreRules]] = {}
         self.folders: set[str] = {""}
         """Folders walked (recorded folders), relative; ``""`` is the root."""
+        self.protected: set[str] = set()
+        """The ``.git``, ``.hg`` and ``.xcsh`` folders seen, relative: not recorded; one not
+        among them is new (:attr:`Sync.protected`)."""
         self.unread: set[str] = set()
         """Paths :meth:`list_names` named whose bytes are not read yet (files, symlinks, or
         entries not sorted yet: ignored files are dropped when they are taken in)."""
@@ -147,6 +152,8 @@ class Tree:
                     is_dir = entry.is_dir(follow_symlinks=False)
                 except OSError:
                     continue
+                if is_dir and entry.name in PROTECTED_NAMES:
+                    self.protected.add(rel)
                 if not is_dir:
                     self.unread.add(rel)
                 elif not self.skipped(rel, True):
@@ -271,6 +278,11 @@ class Tree:
         except OSError:
             info = None
         is_dir = info is not None and stat.S_ISDIR(info.st_mode)
+        if is_dir and self._protected_seen(rel, out):
+            return
+        if info is None and rel in self.protected:  # a .git folder went away
+            self.protected.discard(rel)
+            return
         if self.skipped(rel, is_dir):
             out.ignored.add(rel)
             return
@@ -305,6 +317,8 @@ class Tree:
                 is_dir = stat.S_ISDIR(info.st_mode)
                 if not (is_dir or stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
                     continue
+                if is_dir:
+                    self._protected_seen(rel, out)
                 if self.skipped(rel, is_dir):
                     fresh = since_ns is not None and info.st_ctime_ns >= since_ns
                     if fresh and entry.name not in PROTECTED_NAMES:
@@ -314,6 +328,18 @@ class Tree:
                     pending.append(rel)
                 else:
                     seen[rel] = info
+
+    def _protected_seen(self, rel: str, out: Sync) -> bool:
+        """Note the folder ``rel`` when it is named ``.git``, ``.hg`` or ``.xcsh``; True when it is.
+
+        One not seen before goes to :attr:`Sync.protected`.
+        """
+        if rel.rpartition("/")[2] not in PROTECTED_NAMES:
+            return False
+        if rel not in self.protected:
+            self.protected.add(rel)
+            out.protected.add(rel)
+        return True
 
     def _entries(self, folder: str) -> list[tuple[str, os.DirEntry[str]]]:
         """The entries of ``folder`` (relative) with their relative paths; none when unreadable."""

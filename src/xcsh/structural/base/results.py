@@ -230,7 +230,8 @@ class SkippedFile:
     """A file left out of a search or edit, and why.
 
     ``reason`` is one of ``"binary"``, ``"not UTF-8"``, ``"parse errors"``,
-    ``"outside the workspace"``, ``"unreadable"``, ``"hard-linked"`` (an apply
+    ``"outside the workspace"``, ``"unreadable"``, ``"inside .git, which xcsh never
+    writes"`` (or ``.hg``, ``.xcsh``: the journal refuses it), ``"hard-linked"`` (an apply
     replaces a file by a rename, which would split it from its other names),
     ``"read-only"`` (the user may not write it),
     ``"the rewrite would not parse"`` (then ``error`` says where the first new

@@ -5,9 +5,11 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xcsh.core import ToolError
+from xcsh.core.protected import protected_part, protected_reason
 from xcsh.core.wording import name_list, plural
 from xcsh.fs import Workspace, read_regular_bytes
 from xcsh.fs.confined import FileId, sha256_hex
@@ -145,13 +147,19 @@ def journal_changes(preview: EditPreview) -> list[Change]:
     return changes
 
 
-def identify(edit: FileEdit) -> FileEdit | str:
+def identify(edit: FileEdit, root: Path) -> FileEdit | str:
     """Stamp ``edit`` with the identity (device, inode) of the file it read.
 
-    Returns instead why an apply could not write the file: ``"hard-linked"`` (an apply
-    would split its names) or ``"read-only"`` (the user may not write it); such files are
-    left out. A file that cannot be stat'ed comes back unstamped.
+    Returns instead why an apply could not write the file: ``"inside .git, which xcsh
+    never writes"`` (its real place below ``root`` is in ``.git``, ``.hg`` or ``.xcsh``,
+    which the journal refuses), ``"hard-linked"`` (an apply would split its names) or
+    ``"read-only"`` (the user may not write it); such files are left out. A file that
+    cannot be stat'ed comes back unstamped.
     """
+    real = Path(os.path.realpath(edit.path))
+    where = real.relative_to(root).as_posix() if root in real.parents else real.as_posix()
+    if protected_reason(where) is not None:
+        return f"inside {protected_part(where)}, which xcsh never writes"
     try:
         info = os.stat(edit.path)
     except OSError:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from xcsh.checks import Checker
 from xcsh.core import AgentToolResult, TextContent
+from xcsh.core.safe import visible_line
 from xcsh.core.wording import plural
 from xcsh.journal import Journal, file_changes_action
 from xcsh.pending import CheckVerdict, PendingAction, PendingActionStore, RebuiltAction
@@ -154,7 +155,7 @@ def summary_text(action: PendingAction | None, found: CommandPreview) -> str:
         f"Preview {preview.id or '(not pushed)'}: {action.label}{ignored}. "
         "Nothing has changed yet; the command ran on a staged copy of the workspace."
     ]
-    lines += [f"  {c.id} {c.file}: {c.summary}" for c in preview.changes]
+    lines += [f"  {c.id} {visible_line(c.file)}: {c.summary}" for c in preview.changes]
     diff = preview.diff
     if len(diff) > DIFF_SHOWN:
         diff = (
