@@ -96,8 +96,10 @@ class BashRecording:
 class CommandRecorder:
     """Records each ``bash`` command's changes in one workspace's journal.
 
-    One command at a time (the bash tool runs one call at a time); the first look
-    reads the workspace in a thread of its own meanwhile.
+    The session builds one and shares it: a direct call of an MCP server's tool is
+    recorded around the call the same way (:mod:`xcsh.mcpclient.recording`). One
+    command or call at a time (the loop runs a tool that may write alone); the
+    first look reads the workspace in a thread of its own meanwhile.
 
     Args:
         journal: the workspace's journal (a session's handle names the session).
