@@ -9,9 +9,9 @@ from mcpclient_helpers import Agent, call, node_server, toml_list
 from helpers import run_xcsh
 
 
-def _settings(agent: Agent, how: str) -> None:
+def _settings(agent: Agent, how: str, top: str = "") -> None:
     agent.settings(
-        f'[mcp_servers.fs]\ncommand = "{node_server("filesystem")}"\n'
+        f'{top}[mcp_servers.fs]\ncommand = "{node_server("filesystem")}"\n'
         f"args = {toml_list(['.'])}\n{how}\n"
     )
 
@@ -71,3 +71,17 @@ def test_rewind_takes_back_direct_writes_of_two_turns(agent: Agent) -> None:
     assert rewound.returncode == 0, rewound.stdout + rewound.stderr
     assert notes.read_bytes() == b"one\n"
     assert sorted(p.name for p in agent.project.iterdir()) == ["notes.txt"]
+
+
+def test_a_write_that_cannot_be_recorded_is_named_in_the_result(agent: Agent) -> None:
+    notes = agent.project / "notes.txt"
+    notes.write_bytes(b"ok\n")
+    _settings(agent, 'mode = "direct"', top="bash_record_max_bytes = 8\n")
+    run = agent.run([[call("fs__write_file", path="notes.txt", content="far too long\n")]])
+    assert run.code == 0, run.stderr
+    (result,) = run.results()
+    assert "Successfully wrote to notes.txt" in result["text"], result["text"]
+    assert (
+        "[undo] Not recorded (over the 8 bytes size cap, bash_record_max_bytes): notes.txt; "
+        "xcsh undo cannot revert it." in result["text"]
+    ), result["text"]
