@@ -34,6 +34,7 @@ from stdlib_copy import copy_stdlib
 
 from xcsh.core import AgentTool
 from xcsh.journal import Journal, apply_changes, file_changes_action
+from xcsh.journal.commands import CommandRecorder
 from xcsh.pending import PendingActionStore
 from xcsh.sandbox import ProcessSupervisor
 from xcsh.tools.coding import create_bash_tool
@@ -60,7 +61,7 @@ async def per_command(root: Path, twin: Path, home: Path) -> None:
     """Recorded (in ``root``) against unrecorded (in ``twin``, a copy of it): nothing
     changed, 1 file, 300 files. Two trees, so that neither sees the other's changes
     (a recorded session takes in what others change between its commands)."""
-    recorder_tool = create_bash_tool(root, journal=Journal.for_root(home, root))
+    recorder_tool = create_bash_tool(root, recorder=CommandRecorder(Journal.for_root(home, root)))
     plain = create_bash_tool(twin)
     await _call(recorder_tool, "true")
     first_look_done()  # the first look reads the tree in the background: not measured here
@@ -142,7 +143,7 @@ async def first_command(home: Path) -> None:
             (folder / f"m{f:03d}.py").write_bytes(body + f"# {d} {f}\n".encode())
     for label in ("first session (no shadow yet)", "second session (shadow kept)"):
         began = time.perf_counter()
-        tool = create_bash_tool(big, journal=Journal.for_root(home, big))
+        tool = create_bash_tool(big, recorder=CommandRecorder(Journal.for_root(home, big)))
         took = await _call(tool, "echo hi > hello.txt")
         again = await _call(tool, "true")
         first_look_done()

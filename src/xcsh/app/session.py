@@ -52,6 +52,7 @@ from xcsh.checks import Checker
 from xcsh.core import Tool, UsageError
 from xcsh.fs import xcsh_home
 from xcsh.journal import Journal, OpenedJournal, record_applies, settled
+from xcsh.journal.commands import CommandRecorder
 from xcsh.pending import PendingActionStore
 from xcsh.plugins import LoadError, aload_custom_tools
 from xcsh.providers import Provider, ProviderFlags
@@ -169,6 +170,7 @@ class BuiltinParts:
     sandbox: SandboxPlan
     checker: Checker
     profile: Profile
+    recorder: CommandRecorder | None = None
 
 
 def _builtin_tools(
@@ -186,7 +188,7 @@ def _builtin_tools(
         checker=parts.checker,
         index=open_index(home, settings),
         widen_renames=parts.profile == "compact",
-        recording=settings.bash_recording,
+        recorder=parts.recorder,
         previews=settings.approval.previews,
     )
 
@@ -228,10 +230,15 @@ async def open_session(
     journal = opened_journal.journal
     store = PendingActionStore()
     checker = open_checker(place.cwd, home, settings)
+    commands: CommandRecorder | None = None
     if tools is not None:
         built = tools(place.cwd, store)
     else:
-        builtin = BuiltinParts(journal=journal, sandbox=sandbox, checker=checker, profile=profile)
+        # one recorder: bash commands and direct MCP tool calls are recorded alike
+        commands = CommandRecorder(journal, settings.bash_recording)
+        builtin = BuiltinParts(
+            journal=journal, sandbox=sandbox, checker=checker, profile=profile, recorder=commands
+        )
         built = _builtin_tools(place.cwd, store, home, settings, builtin)
     custom = await aload_custom_tools(
         place.cwd,
@@ -244,7 +251,7 @@ async def open_session(
     instructions = load_instructions(place.cwd, home) if options.instructions else Instructions()
     own = [*built, *custom.tools]
     mcp, servers, mcp_notices = await _start_servers(
-        options, settings, place.cwd, home, profile, own, store
+        options, settings, place.cwd, home, profile, own, store, commands
     )
     session_tools = _policed(own, settings.approval, options.ask_tool, configured_prefixes(mcp))
     path, recorder = _recorder(home, place, provider, journal)
@@ -297,8 +304,12 @@ async def _start_servers(
     profile: Profile,
     own: list[Tool],
     store: PendingActionStore,
+    recorder: CommandRecorder | None,
 ) -> tuple[McpSettings, McpServers | None, tuple[str, ...]]:
     """The MCP servers of the user's settings and a trusted project's, started concurrently.
+
+    Deferred calls are pushed on ``store``; what a direct call changes in the
+    workspace is recorded by ``recorder``, the one ``bash`` records with.
 
     Returns:
         The servers' settings (the project's merged in), the started servers
@@ -311,6 +322,7 @@ async def _start_servers(
     if servers is not None:
         servers.taken = frozenset(t.name for t in own)
         servers.store = store
+        servers.recorder = recorder
         await servers.start()
     return mcp, servers, notices
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xcsh.core import Tool
+from xcsh.journal.commands import CommandRecorder
 from xcsh.mcpclient.connection import ServerConnection, ServerStatus
 from xcsh.mcpclient.settings import McpSettings
 from xcsh.mcpclient.tools import build_tools
@@ -63,6 +64,9 @@ class McpServers:
         """Names of the session's other tools (an MCP tool of such a name is left out)."""
         self.store: PendingActionStore | None = None
         """Where deferred calls are pushed (``None``: every tool runs directly)."""
+        self.recorder: CommandRecorder | None = None
+        """Records what a direct call changes in the workspace, as ``bash`` commands are
+        (the session's one recorder; ``None``: not recorded)."""
         self.on_notice: Callable[[str], None] | None = None
         """Receives each notice at once, instead of :meth:`take_notices` (``xcsh mcp``'s stderr)."""
         self._notices: list[str] = []
@@ -127,7 +131,11 @@ class McpServers:
             if connection.status().state not in ("ready", "stopped"):
                 continue
             built = build_tools(
-                connection, store=self.store, workspace=self.workspace, taken=self.taken
+                connection,
+                store=self.store,
+                workspace=self.workspace,
+                taken=self.taken,
+                recorder=self.recorder,
             )
             tools.extend(built.tools)
             for notice in built.notices:

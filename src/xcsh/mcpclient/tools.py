@@ -29,6 +29,7 @@ from xcsh.core import (
     ToolError,
     running_tool_call,
 )
+from xcsh.journal.commands import CommandRecorder
 from xcsh.mcpclient.connection import (
     ServerCallError,
     ServerConnection,
@@ -36,6 +37,7 @@ from xcsh.mcpclient.connection import (
 )
 from xcsh.mcpclient.paths import DESTINATION_KEYS, PATH_KEYS, first_path, protected_refusal
 from xcsh.mcpclient.preview import McpCallEffect, build_preview, dry_run_parameter
+from xcsh.mcpclient.recording import recorded_call
 from xcsh.mcpclient.results import tool_result
 from xcsh.mcpclient.schema import check_schema
 from xcsh.mcpclient.settings import SEPARATOR
@@ -71,6 +73,7 @@ def build_tools(
     store: PendingActionStore | None,
     workspace: Path,
     taken: frozenset[str] = frozenset(),
+    recorder: CommandRecorder | None = None,
 ) -> BuiltTools:
     """The xcsh tools of ``connection``'s current tools.
 
@@ -80,6 +83,9 @@ def build_tools(
             tool runs directly, as in a listing).
         workspace: the workspace folder, for the previews' file diffs.
         taken: names other tools already use (a clash leaves the MCP tool out).
+        recorder: the session's command recorder: what a call made directly of a
+            tool that is not read-only changes in the workspace is recorded with it,
+            as a ``bash`` command's changes are (``None``: not recorded).
     """
     tools: list[Tool] = []
     notices: list[str] = []
@@ -105,7 +111,7 @@ def build_tools(
         if repaired:
             notices.append(f"{where}: {repaired}")
         seen.add(name)
-        tools.append(_tool(connection, remote, name, checked.schema, store, workspace))
+        tools.append(_tool(connection, remote, name, checked.schema, store, workspace, recorder))
     return BuiltTools(tools=tuple(tools), notices=tuple(notices))
 
 
@@ -116,6 +122,7 @@ def _tool(
     schema: dict[str, JsonValue],
     store: PendingActionStore | None,
     workspace: Path,
+    recorder: CommandRecorder | None,
 ) -> Tool:
     server = connection.name
     mode = connection.spec.mode_of(remote.name, remote.read_only)
@@ -142,8 +149,17 @@ def _tool(
     async def run(params: Mapping[str, JsonValue], ctx: ToolCallContext) -> AgentToolResult:
         arguments = dict(params)
         refuse(arguments)
-        if not deferred or (dry_flag is not None and arguments.get(dry_flag) is True):
-            return await call_tool(connection, remote.name, arguments, ctx)
+        if dry_flag is not None and arguments.get(dry_flag) is True:
+            return await call_tool(connection, remote.name, arguments, ctx)  # writes nothing
+        if not deferred:
+            if recorder is None or remote.read_only:
+                return await call_tool(connection, remote.name, arguments, ctx)
+            return await recorded_call(
+                recorder,
+                label=f"MCP: {name}{_target(arguments)}",
+                tool=name,
+                call=lambda: call_tool(connection, remote.name, arguments, ctx),
+            )
         assert store is not None
         dry_text = ""
         if dry_flag is not None:

@@ -11,7 +11,7 @@ from xcsh.checks import Checker
 from xcsh.core import Tool, ToolDetails
 from xcsh.fs import xcsh_home
 from xcsh.journal import Journal
-from xcsh.journal.commands import BashRecording
+from xcsh.journal.commands import CommandRecorder
 from xcsh.pending import PendingActionStore, create_resolve_tool
 from xcsh.sandbox import ProcessSupervisor, SandboxPlan
 from xcsh.tools.coding import create_coding_tools
@@ -58,7 +58,7 @@ def create_builtin_tools(
     checker: Checker | None = None,
     index: WarmIndex | None = None,
     widen_renames: bool = False,
-    recording: BashRecording | None = None,
+    recorder: CommandRecorder | None = None,
     previews: Callable[[str], bool] | None = None,
 ) -> list[Tool]:
     """Build every built-in tool for one session.
@@ -78,7 +78,9 @@ def create_builtin_tools(
             rename matches no call, and the relaxed form of a pattern that matched
             nothing; ``ast_grep`` lists that form's matches (the compact profile's
             small models).
-        recording: the size cap of files ``bash``'s records keep (default 64 MiB).
+        recorder: records what each ``bash`` command changed in the journal (the
+            session's one recorder, which direct MCP tool calls share; ``None``:
+            not recorded).
         previews: the commands ``bash`` previews unasked (the user's approval rules).
 
     Returns:
@@ -100,7 +102,7 @@ def create_builtin_tools(
         cwd,
         journal=journal,
         sandbox=sandbox,
-        recording=recording,
+        recorder=recorder,
         previewer=previewer,
         previews=previews,
     )

@@ -36,12 +36,15 @@ class Recorded:
     protected: tuple[str, ...] = ()
 
 
-def recorded_note(recorded: Recorded, max_bytes: int) -> str:
-    """The line a ``bash`` result ends with when something could not be recorded (else ``""``)."""
+def recorded_note(recorded: Recorded, max_bytes: int, *, what: str = "This command") -> str:
+    """The line a ``bash`` result ends with when something could not be recorded (else ``""``).
+
+    ``what`` names what was recorded (``This call`` for a direct MCP tool call).
+    """
     parts: list[str] = []
     if recorded.problem:
         parts.append(
-            f"[undo] This command's changes are not recorded: {recorded.problem}; "
+            f"[undo] {what}'s changes are not recorded: {recorded.problem}; "
             "xcsh undo cannot revert them."
         )
         return "\n".join(parts)

@@ -96,8 +96,10 @@ class BashRecording:
 class CommandRecorder:
     """Records each ``bash`` command's changes in one workspace's journal.
 
-    One command at a time (the bash tool runs one call at a time); the first look
-    reads the workspace in a thread of its own meanwhile.
+    The session builds one and shares it: a direct call of an MCP server's tool is
+    recorded around the call the same way (:mod:`xcsh.mcpclient.recording`). One
+    command or call at a time (the loop runs a tool that may write alone); the
+    first look reads the workspace in a thread of its own meanwhile.
 
     Args:
         journal: the workspace's journal (a session's handle names the session).
@@ -255,16 +257,25 @@ class CommandRecorder:
             return recorded
 
     def after(
-        self, command: str, exit_code: int | None, *, since_ns: int, background: bool
+        self,
+        command: str,
+        exit_code: int | None,
+        *,
+        since_ns: int,
+        background: bool,
+        tool: str = "bash",
     ) -> Recorded:
         """Record what ``command`` changed (call once it ended).
 
         Args:
             command: the command line (the entry's label).
-            exit_code: its exit code (``None``: ended at a timeout or cancelled).
+            exit_code: its exit code (``None``: ended at a timeout or cancelled, or
+                no command: a direct MCP tool call).
             since_ns: when it started: a change made since is the command's.
             background: it left processes running; what they change before the
                 next command is recorded then, under this command's name.
+            tool: the tool that ran it (the entry's ``source_tool_name``): ``bash``,
+                or the MCP tool of a direct call recorded the same way.
         """
         if self._failure:
             return Recorded(problem=self._failure)
@@ -273,7 +284,7 @@ class CommandRecorder:
             self._background = command if background else None
             self._since = since_ns if background else None
             end = self._position()
-            recorded = self._record(found, command, exit_code, end)
+            recorded = self._record(found, command, exit_code, end, tool)
             self._mark(max(end, recorded.seq or 0))
             return recorded
 
@@ -324,8 +335,10 @@ class CommandRecorder:
                 wrote[f.path] = f.after
         return wrote
 
-    def _record(self, found: Sync, label: str, exit_code: int | None, end: int) -> Recorded:
-        """Record ``found`` as one entry; ``end``: the journal's newest entry now."""
+    def _record(
+        self, found: Sync, label: str, exit_code: int | None, end: int, tool: str = "bash"
+    ) -> Recorded:
+        """Record ``found`` as one entry of ``tool``; ``end``: the journal's newest entry now."""
         files: list[tuple[FileRecord, bytes | None, bytes | None]] = []
         kept: dict[str, Path | bytes] = {}
         missing: list[str] = []
@@ -360,7 +373,7 @@ class CommandRecorder:
                 entry = self.journal.begin(
                     kind="bash",
                     label=label,
-                    source_tool_name="bash",
+                    source_tool_name=tool,
                     files=files,
                     bash=note,
                     kept=kept,

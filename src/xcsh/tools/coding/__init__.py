@@ -15,7 +15,7 @@ from pathlib import Path
 
 from xcsh.core import Tool
 from xcsh.journal import Journal
-from xcsh.journal.commands import BashRecording
+from xcsh.journal.commands import CommandRecorder
 from xcsh.sandbox import SandboxPlan
 from xcsh.tools.coding._bash_previewing import Previewer
 from xcsh.tools.coding.bash import BashParams, create_bash_tool
@@ -33,7 +33,7 @@ def create_coding_tools(
     allow_outside: Sequence[str | Path] = (),
     journal: Journal | None = None,
     sandbox: SandboxPlan | None = None,
-    recording: BashRecording | None = None,
+    recorder: CommandRecorder | None = None,
     previewer: Previewer | None = None,
     previews: Callable[[str], bool] | None = None,
 ) -> list[Tool]:
@@ -43,10 +43,11 @@ def create_coding_tools(
         cwd: the workspace folder.
         allow_outside: extra folders the user allowed the file tools to use.
         journal: the workspace's undo journal; ``write`` and ``edit`` record
-            each change there, and ``bash`` what each command changed.
+            each change there.
         sandbox: how ``bash`` confines its commands (None: unconfined); see
             :func:`xcsh.sandbox.prepare_sandbox`.
-        recording: the size cap of files ``bash``'s records keep (default 64 MiB).
+        recorder: records what each ``bash`` command changed in the journal (the
+            session's one recorder; ``None``: not recorded).
         previewer: runs ``bash`` commands as previews (``preview: true``).
         previews: the commands ``bash`` previews even when the call did not ask.
 
@@ -60,8 +61,7 @@ def create_coding_tools(
         create_bash_tool(
             cwd,
             sandbox=sandbox,
-            journal=journal,
-            recording=recording,
+            recorder=recorder,
             previewer=previewer,
             previews=previews,
         ),

@@ -29,7 +29,7 @@ from xcsh.core import (
     ToolError,
     text_result,
 )
-from xcsh.journal import Journal, finish_in_thread
+from xcsh.journal import finish_in_thread
 from xcsh.journal.commands import (
     BashRecording,
     CommandRecorder,
@@ -121,8 +121,7 @@ def create_bash_tool(
     log_tail_bytes: int = LOG_TAIL_BYTES,
     keep_logs: int = LOG_KEEP,
     sandbox: SandboxPlan | None = None,
-    journal: Journal | None = None,
-    recording: BashRecording | None = None,
+    recorder: CommandRecorder | None = None,
     previewer: Previewer | None = None,
     previews: Callable[[str], bool] | None = None,
 ) -> AgentTool[BashParams, BashDetails]:
@@ -146,11 +145,11 @@ def create_bash_tool(
         sandbox: how commands are confined (:func:`xcsh.sandbox.prepare_sandbox`);
             None runs them unconfined. A plan with a ``refusal`` makes every
             call fail with that reason.
-        journal: the workspace's undo journal: what each command creates, changes
-            or deletes is recorded there as one ``bash`` entry
-            (:class:`~xcsh.journal.commands.CommandRecorder`, whose first look at
-            the workspace starts now, in the background). ``None``: not recorded.
-        recording: the size cap of recorded files (default 64 MiB).
+        recorder: records what each command creates, changes or deletes in the
+            workspace's undo journal as one ``bash`` entry (the session's one
+            :class:`~xcsh.journal.commands.CommandRecorder`, shared with direct MCP
+            tool calls; its first look at the workspace starts now, in the
+            background). ``None``: not recorded.
         previewer: runs a command as a preview (``preview: true``) and pushes what it
             would change; ``None``: ``preview`` is refused.
         previews: ``previews(command)`` is true for a command the user's approval
@@ -174,7 +173,6 @@ def create_bash_tool(
     plan = sandbox if sandbox is not None else SandboxPlan()
     supervisor = ProcessSupervisor()
     announced = False  # the withheld variables are named in the first result only
-    recorder = CommandRecorder(journal, recording) if journal is not None else None
     if recorder is not None and not plan.refusal:
         recorder.start()
 
@@ -205,7 +203,7 @@ def create_bash_tool(
                 )
                 recorded = await finish_in_thread(record)
         assert outcome is not None
-        notes = record_notes(earlier, recorded, recording or BashRecording())
+        notes = record_notes(earlier, recorded, recorder.settings if recorder else BashRecording())
         result = command_result(params.command, timeout, outcome, output, recorded, notes)
         withheld = () if announced else inherited.withheld
         announced = True
