@@ -34,16 +34,9 @@ from xcsh.core.lazy import lazy_exports
 if TYPE_CHECKING:
     from xcsh.app.checks import open_checker
     from xcsh.app.index import index_memory, open_index
+    from xcsh.app.place import learnt_mode, open_journal, session_folder
     from xcsh.app.reading import SettingsReading, read_settings
-    from xcsh.app.session import (
-        AppOptions,
-        OpenedSession,
-        SessionToolsFactory,
-        learnt_mode,
-        open_journal,
-        open_session,
-        session_folder,
-    )
+    from xcsh.app.session import AppOptions, OpenedSession, SessionToolsFactory, open_session
     from xcsh.app.settings import (
         KNOWN_SETTINGS,
         Settings,
@@ -62,15 +55,8 @@ __getattr__ = lazy_exports(
         "xcsh.app.checks": ("open_checker",),
         "xcsh.app.index": ("index_memory", "open_index"),
         "xcsh.app.reading": ("SettingsReading", "read_settings"),
-        "xcsh.app.session": (
-            "AppOptions",
-            "OpenedSession",
-            "SessionToolsFactory",
-            "learnt_mode",
-            "open_journal",
-            "open_session",
-            "session_folder",
-        ),
+        "xcsh.app.place": ("learnt_mode", "open_journal", "session_folder"),
+        "xcsh.app.session": ("AppOptions", "OpenedSession", "SessionToolsFactory", "open_session"),
         "xcsh.app.settings": (
             "KNOWN_SETTINGS",
             "Settings",

@@ -2,19 +2,18 @@
 
 The provider comes from :mod:`xcsh.app.settings`, the tools from the
 built-in registry and the custom-tool loader (each wrapped in the user's
-approval rules), the workspace's undo journal (:func:`open_journal`, interrupted
+approval rules), the workspace's undo journal (:func:`~xcsh.app.place.open_journal`, interrupted
 applies settled first);
 a resumed session gets back its history and its pending previews.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from xcsh.agent import (
     AgentSession,
@@ -23,21 +22,13 @@ from xcsh.agent import (
     Profile,
     ResumeReport,
     RunSettings,
-    SavedSession,
     SessionConfig,
-    SteeringMode,
     ToolApprovalHook,
     ToolPolicy,
     choose_profile,
     enforce_policy,
-    latest_session_for,
     load_instructions,
-    load_session,
-    new_session_id,
-    session_path,
-    sessions_dir,
 )
-from xcsh.agent.record.rewind import CheckpointRecorder, reconcile
 from xcsh.app.checks import open_checker
 from xcsh.app.index import open_index
 from xcsh.app.mcp import (
@@ -47,11 +38,17 @@ from xcsh.app.mcp import (
     schema_warning,
     session_servers,
 )
+from xcsh.app.place import (
+    find_place,
+    learnt_mode,
+    open_place_journal,
+    session_writer,
+)
 from xcsh.app.settings import Settings, build_provider, load_settings
 from xcsh.checks import Checker
 from xcsh.core import Tool, UsageError
 from xcsh.fs import xcsh_home
-from xcsh.journal import Journal, OpenedJournal, record_applies, settled
+from xcsh.journal import Journal, OpenedJournal, record_applies
 from xcsh.journal.commands import CommandRecorder
 from xcsh.pending import PendingActionStore
 from xcsh.plugins import LoadError, aload_custom_tools
@@ -65,21 +62,6 @@ if TYPE_CHECKING:
 
 SessionToolsFactory = Callable[[Path, PendingActionStore], list[Tool]]
 """``factory(cwd, store) -> tools``: the tools of a new session."""
-
-
-def open_journal(home: Path, cwd: Path, settings: Settings | None = None) -> OpenedJournal:
-    """The undo journal of ``cwd``, with any interrupted apply settled first.
-
-    Args:
-        home: ``$XCSH_HOME``.
-        cwd: the workspace.
-        settings: the settings (default: read from ``home``).
-
-    Raises:
-        UsageError: bad settings.
-    """
-    retention = (load_settings(home) if settings is None else settings).retention
-    return settled(Journal.for_root(home, cwd, retention=retention))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -222,11 +204,13 @@ async def open_session(
     flags = ProviderFlags(provider=options.provider, model=options.model, base_url=options.base_url)
     provider = build_provider(flags, settings.provider, options.env, settings.path)
     window, profile = await _window_and_profile(provider, settings.run)
-    place = _place(home, options)
+    place = find_place(
+        home, options.cwd, session_id=options.session_id, continue_latest=options.continue_latest
+    )
     sandbox = SandboxPlan()
     if tools is None:
         sandbox = prepare_sandbox(settings.sandbox, workspace=place.cwd, home=home)
-    place, opened_journal = _open_place_journal(home, place, settings)
+    place, opened_journal = open_place_journal(home, place, settings)
     journal = opened_journal.journal
     store = PendingActionStore()
     checker = open_checker(place.cwd, home, settings)
@@ -254,7 +238,7 @@ async def open_session(
         options, settings, place.cwd, home, profile, own, store, commands
     )
     session_tools = _policed(own, settings.approval, options.ask_tool, configured_prefixes(mcp))
-    path, recorder = _recorder(home, place, provider, journal)
+    path, recorder = session_writer(home, place, provider, journal)
     saved = place.saved
     config = SessionConfig(
         instructions=instructions.text,
@@ -341,60 +325,6 @@ def _policed(
     return enforce_policy(tools, policy, ask)
 
 
-@dataclass(frozen=True, kw_only=True)
-class _Place:
-    """Where a session works: its folder, its file and what was saved there.
-
-    Args:
-        cwd: the folder the session works in (a resumed session's own).
-        path: the session file to resume, or ``None`` for a new session.
-        saved: the resumed session as saved, or ``None``.
-        session_id: the session's id (a new one for a new session).
-        elsewhere: for a session resumed from another folder, the folder xcsh
-            was started in.
-    """
-
-    cwd: Path
-    path: Path | None
-    saved: SavedSession | None
-    session_id: str
-    elsewhere: Path | None = None
-
-
-def _place(home: Path, options: AppOptions) -> _Place:
-    """Find the session's folder and file, and the saved session when resuming.
-
-    A resumed session keeps the folder it started in (its previews are rebuilt, and
-    applied, there and nowhere else).
-    """
-    cwd = options.cwd.resolve()
-    path = _resume_path(home, cwd, options)
-    saved = load_session(path) if path is not None else None
-    if saved is None:
-        return _Place(cwd=cwd, path=path, saved=None, session_id=new_session_id())
-    own = session_folder(saved)
-    elsewhere = cwd if own != cwd else None
-    return _Place(cwd=own, path=path, saved=saved, session_id=saved.id, elsewhere=elsewhere)
-
-
-def _open_place_journal(
-    home: Path, place: _Place, settings: Settings
-) -> tuple[_Place, OpenedJournal]:
-    """Open the workspace's journal for this session, finishing a rewind a crash cut short.
-
-    Every change the returned journal writes names the session: that is what a rewind
-    takes back. When finishing a rewind changed the session file, the place holds the
-    session as reloaded.
-    """
-    opened = open_journal(home, place.cwd, settings)
-    saved = place.saved
-    if saved is not None and place.path is not None and reconcile(opened.journal, home, saved.id):
-        # a rewind a crash cut short now holds for the conversation too
-        place = dataclasses.replace(place, saved=load_session(place.path))
-    journal = opened.journal.for_session(place.session_id)
-    return place, dataclasses.replace(opened, journal=journal)
-
-
 async def _window_and_profile(provider: Provider, run: RunSettings) -> tuple[int | None, Profile]:
     """The context window (the setting's, else the one the server reports) and the profile."""
     window = run.context_window
@@ -409,33 +339,6 @@ async def _window_and_profile(provider: Provider, run: RunSettings) -> tuple[int
     return window, profile
 
 
-def _recorder(
-    home: Path, place: _Place, provider: Provider, journal: Journal
-) -> tuple[Path, CheckpointRecorder]:
-    """The session file (a new one names the session, its folder and its model) and its writer.
-
-    Raises:
-        UsageError: the file cannot be written.
-    """
-    path = place.path
-    header: dict[str, str] | None = None
-    if path is None:
-        path = sessions_dir(home) / f"{place.session_id}.jsonl"
-        header = {
-            "id": place.session_id,
-            "cwd": str(place.cwd),
-            "provider": provider.name,
-            "model": provider.model,
-        }
-    try:
-        return path, CheckpointRecorder(path, header=header, journal=journal)
-    except OSError as exc:
-        raise UsageError(
-            f"cannot write the session file {path}: {exc.strerror or exc}",
-            hint=f"check that {sessions_dir(home)} is a folder you can write to",
-        ) from exc
-
-
 async def _server_window(provider: Provider) -> int | None:
     """The window a ``--base-url`` server reports (``server_window``), or None."""
     ask = getattr(provider, "server_window", None)
@@ -443,53 +346,3 @@ async def _server_window(provider: Provider) -> int | None:
         return None
     value = await ask()
     return value if isinstance(value, int) else None
-
-
-def session_folder(saved: SavedSession) -> Path:
-    """The working folder a saved session started in, which a resumed run works in.
-
-    Raises:
-        UsageError: the session file records no folder, or the folder is gone
-            (then nothing is rebuilt or applied anywhere else).
-    """
-    if not saved.cwd:
-        raise UsageError(
-            f"session {saved.id} does not record the folder it ran in, so xcsh cannot "
-            "tell where its pending previews belong",
-            hint='start a new session with xcsh -p "TASK"',
-        )
-    folder = Path(saved.cwd)
-    if not folder.is_dir():
-        raise UsageError(
-            f"session {saved.id} ran in {folder}, which is no longer a folder",
-            hint="restore that folder to resume the session there, or start a new session",
-        )
-    return folder.resolve()
-
-
-def learnt_mode(saved: SavedSession | None, provider: Provider) -> SteeringMode | None:
-    """The steering mode a resumed session learnt for this same provider and model."""
-    if saved is None or saved.steering is None:
-        return None
-    name, model, mode = saved.steering
-    if (name, model) != (provider.name, provider.model) or mode not in (
-        "named",
-        "required",
-        "auto",
-    ):
-        return None
-    return cast(SteeringMode, mode)
-
-
-def _resume_path(home: Path, cwd: Path, options: AppOptions) -> Path | None:
-    if options.session_id:
-        return session_path(home, options.session_id)
-    if options.continue_latest:
-        latest = latest_session_for(home, cwd)
-        if latest is None:
-            raise UsageError(
-                f"no saved session for {cwd}",
-                hint='start one with xcsh -p "TASK", or pick one with --session ID',
-            )
-        return latest
-    return None
