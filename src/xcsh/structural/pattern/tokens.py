@@ -90,6 +90,8 @@ def fixed_tokens(node: SgNode, strictness: str, metavariables: set[str]) -> tupl
 
 
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_GLUE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+"""The bytes that make a token part of a longer word (:func:`holds_word`)."""
 
 
 def word_tokens(node: SgNode, strictness: str, metavariables: set[str]) -> tuple[bytes, ...]:
@@ -125,10 +127,14 @@ def holds_word(raw: bytes, word: bytes) -> bool:
     ``word``. Digits, ``$`` and non-ASCII bytes count as boundaries (``1if`` may be two
     tokens in some grammars): a doubtful file is parsed.
     """
-    if word not in raw:
-        return False
-    glued = re.escape(word)
-    return re.search(rb"(?<![A-Za-z_])" + glued + rb"(?![A-Za-z_])", raw) is not None
+    size = len(word)
+    at = raw.find(word)
+    while at >= 0:  # bytes.find, not a regex: a look-behind scans every byte in Python's re
+        end = at + size
+        if (at == 0 or raw[at - 1] not in _GLUE) and (end == len(raw) or raw[end] not in _GLUE):
+            return True
+        at = raw.find(word, end)
+    return False
 
 
 # A pattern with context and the `sel` that picks the node to match, per language: each
