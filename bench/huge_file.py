@@ -1,6 +1,7 @@
 """The one-huge-file cases of the structural benchmark: a 4.6 MB Python file holding
-100,000 matches, where printing each match (or each replacement) is the work, and a
-3.7 MB file whose preview holds 200,000 replacements."""
+100,000 matches, where printing each match (or each replacement) is the work, the
+floor of its preview (``preview_floor.py``), and a 3.7 MB file whose preview holds
+200,000 replacements."""
 
 from __future__ import annotations
 
