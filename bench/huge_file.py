@@ -1,6 +1,7 @@
 """The one-huge-file cases of the structural benchmark: a 4.6 MB Python file holding
-100,000 matches, where printing each match (or each replacement) is the work, and a
-3.7 MB file whose preview holds 200,000 replacements."""
+100,000 matches, where printing each match (or each replacement) is the work, the
+floor of its preview (``preview_floor.py``), and a 3.7 MB file whose preview holds
+200,000 replacements."""
 
 from __future__ import annotations
 
@@ -76,8 +77,38 @@ def bench_huge(work: Path, runs: int) -> list[Row]:
                 f"{size / 1e6:.1f} MB, {len(theirs)} matches, both as processes",
             )
         )
+    rows.append(_bench_floor(folder, runs))
     rows.append(_bench_pairs(work, runs))
     return rows
+
+
+def _count(stdout: bytes) -> set[Any]:
+    """How many matches an output reports: the floor's one number, or the CLI's lines."""
+    text = stdout.strip()
+    return {int(text)} if text.isdigit() else {len(text.splitlines())}
+
+
+def _bench_floor(folder: Path, runs: int) -> Row:
+    """``bench/preview_floor.py`` as a process against ``ast-grep run -r --json=stream``:
+    the least a Python preview on ast-grep-py does (parse, find, read the ranges,
+    splice, parse again, walk for errors), so the ``ast-edit --json`` row's ratio can be
+    read against it."""
+    floor = [sys.executable, str(Path(__file__).resolve().parent / "preview_floor.py"), "big.py"]
+    theirs_cmd = run_args(HUGE_PATTERN, lang="python", rewrite=HUGE_REWRITE)
+    ours_times, cli_times, our_peak, cli_peak, ours, theirs = measure_processes(
+        floor, theirs_cmd, folder, runs, _count
+    )
+    return Row(
+        "huge file, preview floor on ast-grep-py",
+        HUGE_PATTERN,
+        ours_times,
+        cli_times,
+        our_peak,
+        cli_peak,
+        ours == theirs == {MATCHES},
+        None,
+        "bench/preview_floor.py: parse, find, ranges, splice, parse again, walk; no output",
+    )
 
 
 def _json_keys(stdout: bytes) -> set[Any]:

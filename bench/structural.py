@@ -20,7 +20,8 @@ without ``site-packages``) it runs, for the same patterns:
   vs the ``xcsh scan`` process;
 - one 4.6 MB file with 100,000 matches (``huge_file.py``): ``ast-grep run``
   vs the ``xcsh ast-grep`` process, with ``--json`` and in text, and
-  ``ast-grep run -r --json=stream`` vs the ``xcsh ast-edit --json`` process;
+  ``ast-grep run -r --json=stream`` vs the ``xcsh ast-edit --json`` process,
+  and vs ``preview_floor.py`` (the least a preview on ast-grep-py does);
 
 checks that the results are identical (same files, byte ranges, text or
 replacement; after apply, byte-identical trees), and prints the median

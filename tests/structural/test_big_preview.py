@@ -83,6 +83,30 @@ def test_edit_json_of_captures_and_templates_is_the_clis(
     assert ours.stdout == theirs.stdout
 
 
+@pytest.mark.parametrize(
+    ("pattern", "rewrite"),
+    [("compute($$$A)", "calc($$$A)"), ("compute($A, $$$REST)", "calc($A, $$$REST)")],
+)
+def test_edit_json_from_worker_processes_is_the_clis(
+    tmp_path: Path, pattern: str, rewrite: str
+) -> None:
+    # 20 files of 60 KB: the scan runs on worker processes, whose edits come back
+    # without the text (each line is cut from the file read again)
+    for i in range(20):
+        (tmp_path / f"m{i:02}.py").write_text(SOURCE * 400, encoding="utf-8")
+    both = ["-p", pattern, "-r", rewrite, "-l", "python"]
+    theirs = _run([ast_grep_binary(), "run", *both, "--json=stream"], tmp_path)
+    ours = _run([*XCSH, "ast-edit", *both, "--json", "--dry-run"], tmp_path)
+    assert ours.returncode == 0, ours.stderr
+    assert theirs.stdout.count(b"\n") >= 20 * 400 * 3
+    # the CLI walks the files in parallel: compare line sets in file order
+    assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+    assert (
+        ours.stdout.splitlines()[:3]
+        == [line for line in theirs.stdout.splitlines() if b'"file":"m00.py"' in line][:3]
+    )
+
+
 def _many(tmp_path: Path, count: int) -> Path:
     lines = "".join(f"    v{i} = compute(a{i}, b)\n" for i in range(count))
     (tmp_path / "big.py").write_text("def f():\n" + lines)

@@ -278,3 +278,52 @@ def test_node_modules_and_hidden_files_with_a_language_as_the_cli(tmp_path: Path
     assert plain == ["node_modules/pkg/m.py", "src/a.py"]
     by_language = [o["file"] for o in _sorted(_ours(tmp_path, "print($A)", "-l", "python"))]
     assert by_language == [".top.py", "node_modules/pkg/m.py", "src/.f.py", "src/a.py"]
+
+
+# Files holding a pattern's identifier only inside longer words are not parsed: the same
+# matches as the CLI, which parses them.
+INSIDE_WORDS = {
+    "words.py": "import pprint\npprint.pprint(x)\nfingerprint(y)\nprint_function = 1\n",
+    "spaced.py": "print (1)\nx.print(2)\n",
+    "glued.py": "1print(3)\nv = 'print'\n",
+    "unicode.py": "éprint(4)\nprinté(5)\n",
+    "comment.py": "# print(6)\nprinted(7)\n",
+    "shadow.py": "def f(print): print(8)\n",
+    "tabs.py": "if x:\n\tprint(9)\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("pattern", "lang", "files"),
+    [
+        ("print($$$A)", "python", INSIDE_WORDS),
+        ("print", "python", INSIDE_WORDS),
+        ("$A.print($$$B)", "python", INSIDE_WORDS),
+        (
+            "console.log($A)",
+            "js",
+            {
+                "a.js": "console.logger(1)\nmyconsole.log(2)\n",
+                "b.js": "$console.log(3)\nconsole.log$(4)\nconsole.log(5)\n",
+                "c.js": "console.log_(6)\n`${console.log(7)}`\n",
+            },
+        ),
+    ],
+)
+def test_identifiers_inside_longer_words_match_as_the_cli(
+    tmp_path: Path, pattern: str, lang: str, files: dict[str, str]
+) -> None:
+    _write(tmp_path, files)
+    expected = _sorted(cli_json(tmp_path, "-p", pattern, "-l", lang))
+    assert expected, "the CLI matches some"
+    assert _ours(tmp_path, pattern, "-l", lang) == expected
+
+
+def test_a_file_with_the_identifier_only_inside_longer_words_is_not_parsed() -> None:
+    from xcsh.structural import compile_pattern, resolve_language
+
+    pattern = compile_pattern("print($$$A)", resolve_language("python"))
+    for raw in (b"pprint.pprint(x)\n", b"print_function(1)\n", b"fingerprint(y)\n"):
+        assert not pattern.may_match(raw, "a.py"), raw
+    for raw in (b"print(1)\n", b"x = print (2)\n", b"1print(3)\n", b"\xc3\xa9print(4)\n"):
+        assert pattern.may_match(raw, "a.py"), raw

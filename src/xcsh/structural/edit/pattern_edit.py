@@ -67,7 +67,9 @@ class PatternChanges:
             staged = records.staged
             record_at = len(records.numbers) + len(staged)
             staged.extend((self.entry, start, end, line, column, last_line, last_column))
-            spans = self._recorded(node, staged)
+            # a match on one line holds its captures on that line: no line to look up
+            on_line = (line, start - column) if line == last_line else None
+            spans = self._recorded(node, staged, on_line)
             if len(staged) >= _STAGED:
                 records.settle()
         new = self._one_line(spans)
@@ -101,11 +103,14 @@ class PatternChanges:
         )
         return start, end, _new_tuple(Replacement, fields)
 
-    def _recorded(self, node: SgNode, numbers: list[int]) -> list[tuple[int, int] | None]:
+    def _recorded(
+        self, node: SgNode, numbers: list[int], on_line: tuple[int, int] | None
+    ) -> list[tuple[int, int] | None]:
         """Read the pattern's captures in ``node``, recording their numbers.
 
         The spans of the pattern's captures in ``node`` (the ``$`` names', then the
-        ``$$$`` names'), each captured node's numbers appended to ``numbers``.
+        ``$$$`` names'), each captured node's numbers appended to ``numbers``;
+        ``on_line``: ``(line, where it starts)`` when ``node`` lies on one line.
         """
         spans: list[tuple[int, int] | None] = []
         pattern = self.pattern
@@ -124,7 +129,10 @@ class PatternChanges:
             nodes = node.get_multiple_matches(name)
             if nodes:
                 numbers.append(len(nodes))
-                spans.append(_numbers(nodes, numbers, locate))
+                if on_line is None:
+                    spans.append(_numbers(nodes, numbers, locate))
+                else:
+                    spans.append(_numbers_on_line(nodes, numbers, on_line))
             else:
                 numbers.append(0 if pattern.multi_bound(node, name) else -1)
                 spans.append(None)
@@ -239,6 +247,24 @@ def _numbers(
     extend = numbers.extend
     for node in nodes:
         extend(locate(node))
+    return numbers[first], numbers[-5]
+
+
+def _numbers_on_line(
+    nodes: Sequence[SgNode], numbers: list[int], on_line: tuple[int, int]
+) -> tuple[int, int]:
+    """:func:`_numbers` for nodes all on one line, ``(line, where it starts)``.
+
+    Their lines are known and their columns are their offsets from the line's start,
+    so each node costs one call (its edit's offsets) instead of a lookup of its line.
+    """
+    line, line_start = on_line
+    first = len(numbers)
+    extend = numbers.extend
+    for node in nodes:
+        edit = node.replace("")
+        start, end = edit.start_pos, edit.end_pos
+        extend((start, end, line, start - line_start, line, end - line_start))
     return numbers[first], numbers[-5]
 
 

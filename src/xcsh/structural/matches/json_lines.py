@@ -94,19 +94,21 @@ def plain_json_records(
             start - line_start,
             line_end - end,
         ]
+        # a match on one line holds its captures on that line: no position objects
+        on_line = (head.line, line_start) if head.line == tail.line else None
         singles: list[bool] = []
         for name in pattern.single:
             captured = node.get_match(name)
             singles.append(captured is not None)
             if captured is not None:
-                _capture_values(captured, text, values)
+                _capture_values(captured, text, values, on_line)
         counts: list[int] = []
         for name in pattern.multi:
             nodes = node.get_multiple_matches(name)
             bound = bool(nodes) or pattern.multi_bound(node, name)
             counts.append(len(nodes) if bound else -1)
             for captured in nodes:
-                _capture_values(captured, text, values)
+                _capture_values(captured, text, values, on_line)
         key = (id(pattern), display, tuple(singles), tuple(counts))
         form = formats.get(key)
         if form is None:
@@ -119,8 +121,29 @@ def plain_json_records(
         yield form % tuple(values)
 
 
-def _capture_values(node: SgNode, text: str, values: list[object]) -> None:
-    """Append a captured node's text (JSON-quoted) and six numbers to ``values``."""
+def _capture_values(
+    node: SgNode, text: str, values: list[object], on_line: tuple[int, int] | None
+) -> None:
+    """Append a captured node's text (JSON-quoted) and six numbers to ``values``.
+
+    ``on_line``: ``(line, where it starts)`` when the match lies on one line, so the
+    node does too: its columns are then its offsets from the line's start, read from
+    one call (its edit's offsets) instead of its range's two position objects.
+    """
+    if on_line is not None:
+        line, line_start = on_line
+        edit = node.replace("")
+        first, last = edit.start_pos, edit.end_pos
+        values += (
+            encode_basestring(text[first:last]),
+            first,
+            last,
+            line,
+            first - line_start,
+            line,
+            last - line_start,
+        )
+        return
     rng = node.range()
     head, tail = rng.start, rng.end
     first, last = head.index, tail.index

@@ -53,8 +53,10 @@ from xcsh.structural.pattern.checks import (
 from xcsh.structural.pattern.tokens import (
     cli_fixed_string,
     fixed_tokens,
+    holds_word,
     metavariable_texts,
     trailing_multi,
+    word_tokens,
 )
 
 if TYPE_CHECKING:
@@ -121,6 +123,9 @@ class CompiledPattern(Matcher):
     doubt: Doubt | None = None
     trailing_multi: tuple[str, ...] = ()
     """``$$$`` names last among their siblings: left unbound by ast-grep when they match nothing."""
+    words: tuple[bytes, ...] = ()
+    """Fixed tokens that are identifiers: a file must hold each as a word of its own
+    (:func:`~xcsh.structural.pattern.tokens.holds_word`), not only inside longer words."""
 
     def multi_bound(self, node: SgNode, name: str) -> bool:
         """Whether ``$$$name``, which captured nothing in the match ``node``, is bound."""
@@ -139,7 +144,9 @@ class CompiledPattern(Matcher):
 
         ``file`` and ``path`` do not matter to a pattern.
         """
-        return all(token in raw for (token,) in self.required)
+        return all(token in raw for (token,) in self.required) and all(
+            holds_word(raw, word) for word in self.words
+        )
 
 
 def bound_metavariables(pattern: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -311,6 +318,7 @@ def compile_pattern(
     tokens: list[bytes] = []
     doubt: Doubt | None = None
     trailing: tuple[str, ...] = ()
+    words: tuple[bytes, ...] = ()
     if accepted is not None:
         probe, found, expando = accepted
         if multi:
@@ -322,6 +330,7 @@ def compile_pattern(
             metavariables = metavariable_texts(pattern, expando)
             if not has_error:  # leaves inside ERROR nodes may split a metavariable
                 tokens += fixed_tokens(found, strictness, metavariables)
+                words = word_tokens(found, strictness, metavariables)
             cli_fixed = cli_fixed_string(
                 found if selector is not None else _pattern_root(probe), expando
             ).encode("utf-8")
@@ -349,4 +358,5 @@ def compile_pattern(
         has_error=has_error,
         doubt=doubt,
         trailing_multi=trailing,
+        words=words,
     )

@@ -89,6 +89,54 @@ def fixed_tokens(node: SgNode, strictness: str, metavariables: set[str]) -> tupl
     return tuple(tokens)
 
 
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_GLUE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+"""The bytes that make a token part of a longer word (:func:`holds_word`)."""
+
+
+def word_tokens(node: SgNode, strictness: str, metavariables: set[str]) -> tuple[bytes, ...]:
+    """The fixed tokens of the pattern ``node`` that are identifiers made of ASCII word characters.
+
+    A file holds such an identifier only where the token stands as a word of its own:
+    a lexer reads ``pprint`` or ``print_function`` as one identifier, never ``print``
+    inside it (see :func:`holds_word`). Those are the pattern's identifier leaves
+    among :func:`fixed_tokens` whose text is ``[A-Za-z_][A-Za-z0-9_]*``.
+    """
+    tokens = set(fixed_tokens(node, strictness, metavariables))
+    leaves: list[SgNode] = []
+    _leaves(node, leaves)
+    words: list[bytes] = []
+    for leaf in leaves:
+        token = leaf.text().encode("utf-8")
+        if (
+            token in tokens
+            and token not in words
+            and "identifier" in leaf.kind()
+            and _WORD.fullmatch(token)
+        ):
+            words.append(token)
+    return tuple(words)
+
+
+def holds_word(raw: bytes, word: bytes) -> bool:
+    """Whether ``raw`` holds ``word`` with no ASCII letter or ``_`` glued to either side.
+
+    ``word`` is an identifier of ASCII word characters (:func:`word_tokens`). Where each
+    occurrence has a letter or ``_`` right before or after it, it lies inside a longer
+    identifier (``pprint``, ``print_function``), so the file holds no identifier
+    ``word``. Digits, ``$`` and non-ASCII bytes count as boundaries (``1if`` may be two
+    tokens in some grammars): a doubtful file is parsed.
+    """
+    size = len(word)
+    at = raw.find(word)
+    while at >= 0:  # bytes.find, not a regex: a look-behind scans every byte in Python's re
+        end = at + size
+        if (at == 0 or raw[at - 1] not in _GLUE) and (end == len(raw) or raw[end] not in _GLUE):
+            return True
+        at = raw.find(word, end)
+    return False
+
+
 # A pattern with context and the `sel` that picks the node to match, per language: each
 # compiles and matches the code it suggests (tests/structural check them all).
 
