@@ -171,6 +171,17 @@ def callers(repo: Path, name: str) -> tuple[set[str], set[str]]:
     return found, defined
 
 
+_FILE_NAME = re.compile(r"[\w./-]+\.py\b")
+
+
+def answered_names(answer: str, defined: set[str]) -> set[str]:
+    """The names of functions of ``defined`` an answer gives, file names left out.
+
+    ``parse.py:745`` names the file, not the function ``parse``.
+    """
+    return set(re.findall(r"[A-Za-z_]\w*", _FILE_NAME.sub(" ", answer))) & defined
+
+
 def search_question(ctx: Context) -> Outcome:
     """Which functions call a function: the names answered are exactly those the code has."""
     name = _pick(ctx, SEARCHES)
@@ -179,8 +190,7 @@ def search_question(ctx: Context) -> Outcome:
         "code, then answer with the names of the calling functions."
     )
     expected, defined = callers(ctx.repo, name)
-    said = set(re.findall(r"[A-Za-z_]\w*", log.answer())) & defined
-    said.discard(name)
+    said = answered_names(log.answer(), defined) - {name}
     searched = [c for c in log.of("tool_call_start") if c.get("name") in ("ast_grep", "grep")]
     if changed_files(ctx.repo):
         return Outcome(False, f"a search changed files: {changed_files(ctx.repo)}", [log])
