@@ -87,6 +87,12 @@ async def test_the_compact_prefix_is_the_same_on_every_turn_and_resolve_needs_a_
     branches = fake.requests[1]["response_format"]["json_schema"]["schema"]["oneOf"]
     allowed = {b["properties"]["name"]["const"] for b in branches}
     assert "ast_edit" in allowed and "resolve" not in allowed
+    # after such a refusal, the forced turn's reminder quotes the request too: the model
+    # then applied a preview it was asked to discard
+    forced_reminder = fake.requests[2]["messages"][-1]
+    assert forced_reminder["role"] == "user"
+    assert forced_reminder["content"].startswith("This is a preview.")
+    assert forced_reminder["content"].endswith('The request was: "rename old to new"')
     assert (tmp_path / "m.py").read_text() == "def new():\n    return 1\n\n\nnew()\n"
 
 

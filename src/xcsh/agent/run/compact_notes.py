@@ -90,19 +90,30 @@ def user_request(history: Sequence[Message]) -> str:
     return ""
 
 
-def request_reminder(history: Sequence[Message]) -> UserMessage | None:
-    """The hidden reminder after a ``resolve`` refused with nothing pending, or ``None``.
+def quoted_request(history: Sequence[Message]) -> str:
+    """``The request was: "..."``, the user's request cut to :data:`QUOTED_REQUEST_CHARS`.
 
-    It quotes the user's request (cut to :data:`QUOTED_REQUEST_CHARS`), so the turn
-    that must call another tool calls the one the request needs.
+    ``""`` when the history holds no request.
     """
     request = user_request(history)
     if not request:
-        return None
+        return ""
     if len(request) > QUOTED_REQUEST_CHARS:
         request = request[:QUOTED_REQUEST_CHARS].rstrip() + "..."
+    return f'The request was: "{request}"'
+
+
+def request_reminder(history: Sequence[Message]) -> UserMessage | None:
+    """The hidden reminder after a ``resolve`` refused with nothing pending, or ``None``.
+
+    It quotes the user's request (:func:`quoted_request`), so the turn that must call
+    another tool calls the one the request needs.
+    """
+    quote = quoted_request(history)
+    if not quote:
+        return None
     text = (
-        f'The request was: "{request}"\n'
+        f"{quote}\n"
         "Nothing is pending, so resolve cannot be called now. Call the tool this request "
         "needs first (ast_edit makes a preview; resolve comes after it)."
     )

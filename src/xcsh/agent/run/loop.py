@@ -18,7 +18,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from xcsh.agent.run.compact_notes import compact_noted, request_reminder
+from xcsh.agent.run.compact_notes import compact_noted, quoted_request, request_reminder
 from xcsh.agent.run.events import (
     AgentError,
     AgentEvent,
@@ -184,7 +184,8 @@ async def query(
     Raises:
         ProviderError: the provider failed, or answered with an error.
     """
-    for reminder in ctx.steering.take_reminders():
+    quote = quoted_request(ctx.history()) if ctx.compact else ""
+    for reminder in ctx.steering.take_reminders(quote):
         ctx.append(reminder)
     plan = ctx.steering.next_request()
     messages = list(ctx.history())

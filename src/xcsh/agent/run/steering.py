@@ -209,6 +209,7 @@ class Steering:
         self._ignored = False  # soft steering: the model ignored a reminder
         self._bar_resolve = False  # the next request requires a call of another tool
         self._resolved_in_run = False  # a preview was applied or discarded in this run
+        self._quote_request = False  # a resolve was refused too early: reminders quote the request
         self._last = RequestPlan(tool_choice="auto")
         self._lock = threading.Lock()
         self._pushes: list[Push] = []
@@ -248,11 +249,14 @@ class Steering:
             pushes, self._pushes = self._pushes, []
         return pushes
 
-    def take_reminders(self) -> list[Message]:
+    def take_reminders(self, request: str = "") -> list[Message]:
         """The hidden reminder to append before the next request, if any.
 
-        When the top preview was checked, a last block repeats the verdict of
-        its check. Queued reminders collapse into one message, and are dropped when the
+        When the top preview was checked, a block repeats the verdict of its check.
+        After a ``resolve`` of this run was refused with nothing pending, ``request``
+        (the user's request, quoted; ``""``: none) is the last block: a small model that
+        called ``resolve`` too early applied the preview it was asked to discard.
+        Queued reminders collapse into one message, and are dropped when the
         store is empty by now (a preview pushed and resolved in one batch): a
         reminder must never ask for ``resolve`` with nothing pending (R1).
         """
@@ -267,6 +271,8 @@ class Steering:
         if top is not None and top.preview.check is not None:
             # the evidence goes with the turn that decides: the check's verdict on the top preview
             blocks.append(TextContent(f"Preview {top.id}: {top.preview.check.summary()}"))
+        if self._quote_request and request:
+            blocks.append(TextContent(request))
         return [UserMessage(content=list(blocks), hidden=True)]
 
     def forced(self) -> bool:
@@ -287,6 +293,7 @@ class Steering:
         work is done and the model should answer. Returns False then.
         """
         self._bar_resolve = not self._resolved_in_run and self.mode != "auto"
+        self._quote_request = self._quote_request or not self._resolved_in_run
         return not self._resolved_in_run
 
     @property
@@ -388,6 +395,7 @@ class Steering:
         self._ignored = False
         self._bar_resolve = False
         self._resolved_in_run = False
+        self._quote_request = False
         self._streak = 0
         self._failed = 0
         self._last_failure = ""
