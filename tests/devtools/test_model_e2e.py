@@ -176,9 +176,16 @@ def test_an_answer_contradicts_the_run_when_it_says_what_the_events_deny() -> No
 
 
 def test_a_search_answer_is_read_for_function_names_not_file_names() -> None:
-    # The parse package defines a function `parse`, and its module is parse.py: an answer
-    # naming the caller and its file names one function.
+    # The parse package defines functions `parse` and `search`, and its module is parse.py:
+    # an answer naming the caller, its file and "the search results" names one function.
     defined = {"parse", "search", "_handle_field", "extract_format"}
     answer = "`extract_format` is called in parse.py:745 (in _handle_field)."
-    assert answered_names(answer, defined) - {"extract_format"} == {"_handle_field"}
-    assert answered_names("See src/parse/parse.py and parse()", defined) == {"parse"}
+    assert answered_names(answer, defined, "extract_format") == {"_handle_field"}
+    assert answered_names("See src/parse/parse.py and /w/parse, then parse()", defined) == {"parse"}
+    said = "The search results say `extract_format` is called in the `_handle_field` function."
+    assert answered_names(said, defined, "extract_format") == {"_handle_field"}
+    # names not written as code count when none is
+    assert answered_names("It is called by _handle_field and search.", defined) == {
+        "_handle_field",
+        "search",
+    }
