@@ -171,6 +171,24 @@ def callers(repo: Path, name: str) -> tuple[set[str], set[str]]:
     return found, defined
 
 
+_FILE_NAME = re.compile(r"[\w.-]*/[\w./-]*|[\w./-]+\.py\b")
+_CODE = re.compile(r"`([^`]+)`")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def answered_names(answer: str, defined: set[str], asked: str = "") -> set[str]:
+    """The names of functions of ``defined`` an answer gives, other than ``asked``.
+
+    File names and paths are left out (``parse.py:745`` names the file, not the
+    function ``parse``). When the answer writes some of those names as code
+    (`` `_handle_field` ``), only names written so count: "the search results"
+    does not name the parse package's function ``search``.
+    """
+    text = _FILE_NAME.sub(" ", answer)
+    quoted = set(_NAME.findall(" ".join(_CODE.findall(text)))) & defined - {asked}
+    return quoted or set(_NAME.findall(text)) & defined - {asked}
+
+
 def search_question(ctx: Context) -> Outcome:
     """Which functions call a function: the names answered are exactly those the code has."""
     name = _pick(ctx, SEARCHES)
@@ -179,8 +197,7 @@ def search_question(ctx: Context) -> Outcome:
         "code, then answer with the names of the calling functions."
     )
     expected, defined = callers(ctx.repo, name)
-    said = set(re.findall(r"[A-Za-z_]\w*", log.answer())) & defined
-    said.discard(name)
+    said = answered_names(log.answer(), defined, name)
     searched = [c for c in log.of("tool_call_start") if c.get("name") in ("ast_grep", "grep")]
     if changed_files(ctx.repo):
         return Outcome(False, f"a search changed files: {changed_files(ctx.repo)}", [log])

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI, tool_call_delta
 
+from xcsh.agent.run.compact_notes import ALREADY_RESOLVED_NOTE
 from xcsh.agent.run.profile import NOTHING_PREVIEWED_NOTE, repeats_previous_call
 from xcsh.app import AppOptions, open_session
 from xcsh.core import AssistantMessage, ToolCall, UsageError
@@ -34,6 +35,10 @@ async def test_a_server_reporting_a_16k_window_gets_the_compact_profile_and_that
     assert "ast_edit" in names and names[-1] == "resolve"
     system = body["messages"][0]["content"]
     assert len(system) < 1200 and "Working folder" not in system
+    # what Qwen2.5 1.5B was seen to miss: a question is answered from the search result,
+    # and one line is changed with `edit`
+    assert "answer from the search result" in system and "the function names it lists" in system
+    assert "To change one line, call `edit`" in system
     # what varies between sessions comes after the tool list: in the first user message
     first = body["messages"][1]
     assert first["role"] == "user"
@@ -63,18 +68,60 @@ async def test_the_compact_prefix_is_the_same_on_every_turn_and_resolve_needs_a_
     heads = {json.dumps([r["messages"][0], r["tools"]]) for r in fake.requests}
     assert len(heads) == 1
     assert [r.get("tool_choice") for r in fake.requests][1:3] == [
-        "auto",
+        "required",
         {"type": "function", "function": {"name": "resolve"}},
     ]
     assert fake.requests[2]["response_format"]["json_schema"]["schema"]["properties"]["name"] == {
         "const": "resolve"
     }
     # A small model told to discard a change called resolve before making the preview:
-    # the refusal says what comes first.
-    refused = fake.requests[1]["messages"][-1]
+    # the refusal says what comes first, a reminder quotes the request, and the next
+    # turn must call a tool other than resolve (the tool list stays the same).
+    refused, reminder = fake.requests[1]["messages"][-2:]
     assert refused["role"] == "tool"
     assert refused["content"] == f"{NOTHING_PENDING_MESSAGE}\n{NOTHING_PREVIEWED_NOTE}"
+    assert (
+        reminder["role"] == "user"
+        and 'The request was: "rename old to new"' in (reminder["content"])
+    )
+    branches = fake.requests[1]["response_format"]["json_schema"]["schema"]["oneOf"]
+    allowed = {b["properties"]["name"]["const"] for b in branches}
+    assert "ast_edit" in allowed and "resolve" not in allowed
+    # after such a refusal, the forced turn's reminder quotes the request too: the model
+    # then applied a preview it was asked to discard
+    forced_reminder = fake.requests[2]["messages"][-1]
+    assert forced_reminder["role"] == "user"
+    assert forced_reminder["content"].startswith("This is a preview.")
+    assert forced_reminder["content"].endswith('The request was: "rename old to new"')
     assert (tmp_path / "m.py").read_text() == "def new():\n    return 1\n\n\nnew()\n"
+
+
+async def test_a_resolve_after_the_run_resolved_its_preview_is_told_to_answer_and_not_forced(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    # After the apply, a small model called resolve again: the work is done, so the
+    # refusal says to answer, and the next turn forces nothing.
+    (tmp_path / "m.py").write_text("def old():\n    return 1\n")
+    edit = {"ops": [{"pat": "old", "out": "new"}], "lang": "python"}
+    apply = {"action": "apply", "reason": "the rename asked for"}
+    answers = [
+        [tool_call_delta("c1", "ast_edit", json.dumps(edit))],
+        [tool_call_delta("c2", "resolve", json.dumps(apply))],
+        [tool_call_delta("c3", "resolve", json.dumps(apply))],  # nothing pending now
+        [{"content": "Renamed."}],
+    ]
+    with FakeOpenAI(answers, models=LLAMA_MODELS) as fake:
+        options = AppOptions(cwd=tmp_path, provider="openai", model="local", base_url=fake.base_url)
+        opened = await open_session(options)
+        await opened.session.prompt("rename old to new")
+        opened.session.close()
+    assert len(fake.requests) == 4
+    last = fake.requests[3]
+    assert last["tool_choice"] == "auto" and "response_format" not in last
+    refused = last["messages"][-1]
+    assert refused["role"] == "tool"
+    assert refused["content"] == f"{NOTHING_PENDING_MESSAGE}\n{ALREADY_RESOLVED_NOTE}"
+    assert (tmp_path / "m.py").read_text() == "def new():\n    return 1\n"
 
 
 @pytest.mark.parametrize("profile", ["compact", "full"])

@@ -14,6 +14,7 @@ from model_e2e.answers import contradiction
 from model_e2e.record import server_timings
 from model_e2e.runner import Event, RunLog, offered_by_turn, xcsh_failure
 from model_e2e.tasks import RENAMES, Context
+from model_e2e.tasks_wide import answered_names
 
 
 class Builds:
@@ -172,3 +173,19 @@ def test_an_answer_contradicts_the_run_when_it_says_what_the_events_deny() -> No
     assert contradiction(_run("Nothing was changed.", call, done)).startswith("says nothing")
     # something still pending: telling the user to resolve it is the truth
     assert contradiction(_run("Call resolve to apply it.", APPLY, pending=1)) == ""
+
+
+def test_a_search_answer_is_read_for_function_names_not_file_names() -> None:
+    # The parse package defines functions `parse` and `search`, and its module is parse.py:
+    # an answer naming the caller, its file and "the search results" names one function.
+    defined = {"parse", "search", "_handle_field", "extract_format"}
+    answer = "`extract_format` is called in parse.py:745 (in _handle_field)."
+    assert answered_names(answer, defined, "extract_format") == {"_handle_field"}
+    assert answered_names("See src/parse/parse.py and /w/parse, then parse()", defined) == {"parse"}
+    said = "The search results say `extract_format` is called in the `_handle_field` function."
+    assert answered_names(said, defined, "extract_format") == {"_handle_field"}
+    # names not written as code count when none is
+    assert answered_names("It is called by _handle_field and search.", defined) == {
+        "_handle_field",
+        "search",
+    }

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -309,3 +312,37 @@ class ReplayServer:
     ) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+XCSH = str(Path(sys.executable).with_name("xcsh"))
+"""The installed ``xcsh`` of this environment."""
+
+
+def replay(
+    name: str, prompt: str, cwd: Path, home: Path, settings: str = ""
+) -> tuple[list[Any], ReplayServer]:
+    """Run ``xcsh -p PROMPT --mode json`` against the recording ``name``; its events.
+
+    ``settings``: lines added to the settings file (``max_tokens = 1024`` is always set).
+    """
+    (home / "settings.toml").write_text("max_tokens = 1024\n" + settings)
+    env = {"PATH": os.environ.get("PATH", ""), "XCSH_HOME": str(home), "NO_COLOR": "1"}
+    with ReplayServer(name) as server:
+        command = [XCSH, "-p", prompt, "--mode", "json", "--provider", "openai"]
+        done = subprocess.run(
+            [*command, "--model", "local", "--base-url", server.base_url],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+    assert "Traceback" not in done.stderr, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    return events, server
+
+
+def of(events: list[Any], kind: str) -> list[Any]:
+    """The events of one ``type``, in order."""
+    return [e for e in events if e.get("type") == kind]

@@ -12,19 +12,13 @@ files on disk.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-from provider_support import ReplayServer
+from provider_support import of, replay
 
 from xcsh.agent.run.profile import REPEATED_CALL_NOTE
-
-XCSH = str(Path(sys.executable).with_name("xcsh"))
 
 MODULE = '''\
 """A few of inflection's functions, as the recorded runs saw them."""
@@ -61,35 +55,6 @@ def project(tmp_path: Path) -> Path:
     (root / "inflection" / "__init__.py").write_text(MODULE)
     (root / "test_inflection.py").write_text(TESTS)
     return root
-
-
-def replay(
-    name: str, prompt: str, cwd: Path, home: Path, settings: str = ""
-) -> tuple[list[Any], ReplayServer]:
-    """Run ``xcsh -p PROMPT --mode json`` against the recording ``name``; its events.
-
-    ``settings``: lines added to the settings file (``max_tokens = 1024`` is always set).
-    """
-    (home / "settings.toml").write_text("max_tokens = 1024\n" + settings)
-    env = {"PATH": os.environ.get("PATH", ""), "XCSH_HOME": str(home), "NO_COLOR": "1"}
-    with ReplayServer(name) as server:
-        command = [XCSH, "-p", prompt, "--mode", "json", "--provider", "openai"]
-        done = subprocess.run(
-            [*command, "--model", "local", "--base-url", server.base_url],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
-    assert "Traceback" not in done.stderr, done.stderr
-    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    return events, server
-
-
-def of(events: list[Any], kind: str) -> list[Any]:
-    return [e for e in events if e.get("type") == kind]
 
 
 FULL = 'profile = "full"\n'

@@ -197,6 +197,10 @@ class ModelRequest:
             adapters must switch it off when the API forbids it together with a
             forced tool choice (Anthropic).
         max_tokens: cap on output tokens, or ``None`` for the adapter's default.
+        not_chosen: names of offered tools a ``"required"`` turn must not call: an
+            adapter that constrains a forced turn to a schema of the calls it allows
+            leaves them out of it (the tools list itself stays as it is, so a server's
+            prompt cache holds).
     """
 
     system: str
@@ -205,3 +209,4 @@ class ModelRequest:
     tool_choice: ToolChoice = "auto"
     thinking: bool = False
     max_tokens: int | None = None
+    not_chosen: tuple[str, ...] = ()

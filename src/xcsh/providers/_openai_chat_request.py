@@ -138,14 +138,14 @@ def _tool(tool: ToolSpec) -> ChatCompletionFunctionToolParam:
 def forced_tools(request: ModelRequest) -> list[ToolSpec]:
     """The tools a forced turn may call.
 
-    The named one, every offered one for ``"required"``, none when the turn
-    does not force.
+    The named one, every offered one for ``"required"`` but those the request
+    names in ``not_chosen``, none when the turn does not force.
     """
     choice = request.tool_choice
     if isinstance(choice, ForcedTool):
         return [t for t in request.tools if t.name == choice.name]
     if choice == "required":
-        return list(request.tools)
+        return [t for t in request.tools if t.name not in request.not_chosen]
     return []
 
 

@@ -18,6 +18,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from xcsh.agent.run.compact_notes import compact_noted, quoted_request, request_reminder
 from xcsh.agent.run.events import (
     AgentError,
     AgentEvent,
@@ -35,14 +36,7 @@ from xcsh.agent.run.events import (
     TurnStart,
 )
 from xcsh.agent.run.history import cancelled_result
-from xcsh.agent.run.profile import (
-    COMPACT_RESULT_CHARS,
-    NOTHING_PREVIEWED_NOTE,
-    REPEATED_CALL_NOTE,
-    compact_spec,
-    repeats_previous_call,
-    with_applied_note,
-)
+from xcsh.agent.run.profile import COMPACT_RESULT_CHARS, compact_spec, with_applied_note
 from xcsh.agent.run.steering import Steering
 from xcsh.core import (
     MAX_RESULT_CHARS,
@@ -62,7 +56,7 @@ from xcsh.core import (
     cap_content,
 )
 from xcsh.core.wording import plural
-from xcsh.pending import NOTHING_PENDING_MESSAGE, RESOLVE_TOOL_NAME, resolve_outcome
+from xcsh.pending import RESOLVE_TOOL_NAME, resolve_outcome
 from xcsh.providers import Provider, ResponseDone, TextChunk, ThinkingChunk
 
 
@@ -163,6 +157,9 @@ async def run(ctx: LoopContext) -> RunEnd:
         _notice_text_calls(ctx, message)
         results = await execute(ctx, message.tool_calls, turn_began_pending=forced)
         ctx.emit(TurnEnd(turn=turn, message=message, results=results))
+        reminder = request_reminder(ctx.history()) if ctx.steering.bars_resolve else None
+        if reminder is not None:  # the turn after a premature resolve: what was asked
+            ctx.append(reminder)
         progressed = any(_resolved_something(r) for r in results)
         failures = [_text(r) for r in results if r.tool_name == RESOLVE_TOOL_NAME and r.is_error]
         if ctx.steering.end_turn(forced=forced, progressed=progressed, failures=failures):
@@ -187,7 +184,8 @@ async def query(
     Raises:
         ProviderError: the provider failed, or answered with an error.
     """
-    for reminder in ctx.steering.take_reminders():
+    quote = quoted_request(ctx.history()) if ctx.compact else ""
+    for reminder in ctx.steering.take_reminders(quote):
         ctx.append(reminder)
     plan = ctx.steering.next_request()
     messages = list(ctx.history())
@@ -198,6 +196,7 @@ async def query(
         messages=messages,
         tools=plan.offered(specs),
         tool_choice=plan.tool_choice,
+        not_chosen=plan.not_chosen,
         thinking=ctx.thinking,
         max_tokens=ctx.max_tokens,
     )
@@ -250,7 +249,7 @@ async def execute(
         result = _capped(await _call_tool(ctx, call, turn_began_pending), limit)
         result = with_applied_note(result, ctx.steering.store)
         if ctx.compact:
-            result = _noted_nothing_previewed(_noted_repeat(ctx, call, result))
+            result = compact_noted(call, result, ctx.tools, ctx.history(), ctx.steering)
         results[index] = result
         emit_pushes(ctx.emit, ctx.steering, result)
         store = ctx.steering.store
@@ -312,29 +311,6 @@ async def _call_tool(
         details=outcome.details,
         is_error=outcome.is_error,
     )
-
-
-def _noted_repeat(ctx: LoopContext, call: ToolCall, result: ToolResultMessage) -> ToolResultMessage:
-    """The result, with :data:`REPEATED_CALL_NOTE` after it when it repeats a call.
-
-    Only a read-only call's result that is not an error gets the note, when the
-    call repeats the previous turn's call (compact profile only).
-    """
-    tool = ctx.tools.get(call.name)
-    if result.is_error or tool is None or not tool.read_only:
-        return result
-    if not repeats_previous_call(ctx.history(), call):
-        return result
-    content = [*result.content, TextContent(REPEATED_CALL_NOTE)]
-    return dataclasses.replace(result, content=content)
-
-
-def _noted_nothing_previewed(result: ToolResultMessage) -> ToolResultMessage:
-    """The result, with :data:`NOTHING_PREVIEWED_NOTE` after a ``resolve`` with nothing pending."""
-    if result.tool_name != RESOLVE_TOOL_NAME or _text(result) != NOTHING_PENDING_MESSAGE:
-        return result
-    content = [*result.content, TextContent(NOTHING_PREVIEWED_NOTE)]
-    return dataclasses.replace(result, content=content)
 
 
 INVALID_ARGUMENTS_SHOWN = 2000

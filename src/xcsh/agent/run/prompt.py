@@ -32,7 +32,9 @@ previews are resolved newest first. When the task is done, answer briefly."""
 _COMPACT = """\
 You are xcsh, a coding agent. Call one tool at a time; paths are relative to \
 the working folder (the project root); leave `path` out to work on the whole project.
-Change code only when the task asks for a change; to answer a question, search, then answer.
+Change code only when the task asks for a change; to answer a question, search, then answer \
+from the search result (asked which functions call a name: the function names it lists).
+To change one line, call `edit` with the line as `old_text` and its new text as `new_text`.
 To rename a name everywhere (definition and every use), call `ast_edit` with ops \
 [{"pat": "old_name", "out": "new_name"}]: the bare name, no parentheses. To rewrite code, \
 use metavariables: [{"pat": "old($$$A)", "out": "new($$$A)"}]. `ast_edit` shows a preview; \

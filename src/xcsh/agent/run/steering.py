@@ -85,10 +85,15 @@ def rejects_forced_choice(error: ProviderError) -> bool:
 
 @dataclass(frozen=True, kw_only=True)
 class RequestPlan:
-    """How the next request steers: its tool choice and whether it offers only ``resolve``."""
+    """How the next request steers: its tool choice and whether it offers only ``resolve``.
+
+    ``not_chosen``: offered tools a ``"required"`` turn must not call (``resolve``, on
+    the turn after it was refused because nothing was pending).
+    """
 
     tool_choice: ToolChoice
     only_resolve: bool = False
+    not_chosen: tuple[str, ...] = ()
 
     @property
     def forces(self) -> bool:
@@ -202,6 +207,9 @@ class Steering:
         self.style: SteeringStyle = style
         self.learn_tool_choice = learn_tool_choice
         self._ignored = False  # soft steering: the model ignored a reminder
+        self._bar_resolve = False  # the next request requires a call of another tool
+        self._resolved_in_run = False  # a preview was applied or discarded in this run
+        self._quote_request = False  # a resolve was refused too early: reminders quote the request
         self._last = RequestPlan(tool_choice="auto")
         self._lock = threading.Lock()
         self._pushes: list[Push] = []
@@ -241,11 +249,14 @@ class Steering:
             pushes, self._pushes = self._pushes, []
         return pushes
 
-    def take_reminders(self) -> list[Message]:
+    def take_reminders(self, request: str = "") -> list[Message]:
         """The hidden reminder to append before the next request, if any.
 
-        When the top preview was checked, a last block repeats the verdict of
-        its check. Queued reminders collapse into one message, and are dropped when the
+        When the top preview was checked, a block repeats the verdict of its check.
+        After a ``resolve`` of this run was refused with nothing pending, ``request``
+        (the user's request, quoted; ``""``: none) is the last block: a small model that
+        called ``resolve`` too early applied the preview it was asked to discard.
+        Queued reminders collapse into one message, and are dropped when the
         store is empty by now (a preview pushed and resolved in one batch): a
         reminder must never ask for ``resolve`` with nothing pending (R1).
         """
@@ -260,6 +271,8 @@ class Steering:
         if top is not None and top.preview.check is not None:
             # the evidence goes with the turn that decides: the check's verdict on the top preview
             blocks.append(TextContent(f"Preview {top.id}: {top.preview.check.summary()}"))
+        if self._quote_request and request:
+            blocks.append(TextContent(request))
         return [UserMessage(content=list(blocks), hidden=True)]
 
     def forced(self) -> bool:
@@ -270,7 +283,27 @@ class Steering:
         """The tool choice of the next request (see :meth:`next_request`)."""
         return self._plan().tool_choice
 
+    def refused_resolve(self) -> bool:
+        """Note a ``resolve`` refused because nothing was pending; True when it bars ``resolve``.
+
+        Before any preview of this run was applied or discarded, the next request
+        requires a call of another tool (``"required"``, ``resolve`` not among the
+        calls allowed; unless the provider takes no forced choice): the model called
+        ``resolve`` before making the preview. After one was, nothing is forced: the
+        work is done and the model should answer. Returns False then.
+        """
+        self._bar_resolve = not self._resolved_in_run and self.mode != "auto"
+        self._quote_request = self._quote_request or not self._resolved_in_run
+        return not self._resolved_in_run
+
+    @property
+    def bars_resolve(self) -> bool:
+        """The next request requires a call of a tool other than ``resolve``."""
+        return self._bar_resolve
+
     def _plan(self) -> RequestPlan:
+        if not self.forced() and self._bar_resolve:
+            return RequestPlan(tool_choice="required", not_chosen=(RESOLVE_TOOL_NAME,))
         if not self.forced() or self.mode == "auto":
             return RequestPlan(tool_choice="auto")
         if self.style == "soft" and not self._ignored:
@@ -286,6 +319,7 @@ class Steering:
         only while actions are pending.
         """
         self._last = self._plan()
+        self._bar_resolve = False  # for one request only
         return self._last
 
     def fall_back(self, error: ProviderError, provider: str) -> str | None:
@@ -320,7 +354,7 @@ class Steering:
             The notice for the user when the mode changed, else ``None``.
         """
         plan = self._last
-        if not self.forced() and plan.tool_choice == "auto":
+        if not self.forced():  # nothing pending: no turn forced ``resolve``
             return None
         called = any(c.name == RESOLVE_TOOL_NAME for c in message.tool_calls)
         if called or message.stop_reason not in ("stop", "tool_use"):
@@ -359,6 +393,9 @@ class Steering:
         With soft steering, the run starts with a reminder again.
         """
         self._ignored = False
+        self._bar_resolve = False
+        self._resolved_in_run = False
+        self._quote_request = False
         self._streak = 0
         self._failed = 0
         self._last_failure = ""
@@ -371,6 +408,7 @@ class Steering:
             progressed: at least one pending action was applied or discarded.
             failures: the texts of the turn's failed ``resolve`` calls.
         """
+        self._resolved_in_run = self._resolved_in_run or progressed
         if not forced or progressed:
             self._ignored = False
             self._streak = 0

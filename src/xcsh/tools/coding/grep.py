@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from xcsh.core import AgentTool, AgentToolResult, TextContent, ToolCallContext, ToolError
 from xcsh.core.wording import plural
@@ -77,6 +77,12 @@ class GrepParams(BaseModel):
     limit: int = Field(
         default=DEFAULT_LIMIT, ge=1, le=5000, description="Stop after this many matching lines."
     )
+
+    @field_validator("glob")
+    @classmethod
+    def _no_empty_glob(cls, value: str | None) -> str | None:
+        """An empty glob (``""``, what a small model fills in when it has none) is no glob."""
+        return value if value is None or value.strip() else None
 
 
 @dataclass(frozen=True)
