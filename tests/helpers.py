@@ -138,6 +138,34 @@ def start_xcsh(args: Sequence[str], *, cwd: Path, home: Path) -> subprocess.Pope
     )
 
 
+WAITING_COMMAND = "echo > started.flag; while [ ! -e go.flag ]; do sleep 0.05; done; "
+"""The start of a ``bash`` command that waits: it writes ``started.flag``, then waits for
+``go.flag`` (ignore ``*.flag`` in the project); what follows runs once released."""
+
+
+def ast_edit_while_waiting(run: subprocess.Popen[str], project: Path, home: Path) -> str:
+    """Apply ``print($A)`` -> ``log($A)`` to ``a.py`` while ``run``'s command waits.
+
+    ``run`` is an ``xcsh -p`` started with :func:`start_xcsh` whose ``bash`` command
+    begins with :data:`WAITING_COMMAND`: once it waits, ``xcsh ast-edit --yes`` applies
+    in another process, then the command is released. Returns ``run``'s stderr, after
+    checking both exited 0 (``run`` is killed if it did not end).
+    """
+    try:
+        while not (project / "started.flag").exists() and run.poll() is None:
+            time.sleep(0.05)
+        edit = ["ast-edit", "-p", "print($A)", "-r", "log($A)", "-l", "python", "--yes", "a.py"]
+        edited = run_xcsh(edit, cwd=project, home=home)
+        assert edited.returncode == 0, edited.stderr
+        (project / "go.flag").write_text("")
+        _out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 0, err
+    return err
+
+
 # A project custom tool whose preview writes ``stamp.txt`` (``stamped\n``) on apply;
 # its source_tool_name is left at the default, so displays badge it with its label.
 STAMP_TOOL = """

@@ -5,12 +5,10 @@ names safely, and names only what this run's session applied, through the instal
 from __future__ import annotations
 
 import json
-import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
-from helpers import XCSH, run_xcsh, xcsh_env
+from helpers import WAITING_COMMAND, ast_edit_while_waiting, run_xcsh, start_xcsh
 
 
 def _edit(old: str, new: str) -> dict[str, Any]:
@@ -52,29 +50,10 @@ def test_another_process_applying_meanwhile_is_not_this_runs(
     project.mkdir()
     (project / ".gitignore").write_text("*.flag\n")
     (project / "a.py").write_text("print(1)\n")
-    wait = "echo > started.flag; while [ ! -e go.flag ]; do sleep 0.05; done; echo c > c.txt"
+    wait = WAITING_COMMAND + "echo c > c.txt"
     calls = [{"name": "bash", "arguments": {"command": wait}}]
-    run = subprocess.Popen(
-        [*XCSH, *_argv(tmp_path, calls)],
-        cwd=project,
-        env=xcsh_env(xcsh_home),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        while not (project / "started.flag").exists() and run.poll() is None:
-            time.sleep(0.05)
-        edit = ["ast-edit", "-p", "print($A)", "-r", "log($A)", "-l", "python", "--yes", "a.py"]
-        edited = run_xcsh(edit, cwd=project, home=xcsh_home)
-        assert edited.returncode == 0, edited.stderr
-        (project / "go.flag").write_text("")
-        _out, err = run.communicate(timeout=120)
-    finally:
-        if run.poll() is None:
-            run.kill()
-    assert run.returncode == 0, err
+    run = start_xcsh(_argv(tmp_path, calls), cwd=project, home=xcsh_home)
+    err = ast_edit_while_waiting(run, project, xcsh_home)
     last = _last(err)
     assert (
         last

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from pathlib import Path
 
-from helpers import XCSH, run_steps, run_xcsh, xcsh_env
+from helpers import WAITING_COMMAND, ast_edit_while_waiting, run_steps, run_xcsh, start_xcsh
 
 SETTINGS = 'sandbox = "auto"\n'
 
@@ -67,31 +66,12 @@ def test_a_change_another_entry_recorded_meanwhile_is_not_recorded_again(
     (project / "a.py").write_text("print(1)\n")
     (project / "b.txt").write_text("b\n")
     (xcsh_home / "settings.toml").write_text(SETTINGS)
-    command = "echo > started.flag; while [ ! -e go.flag ]; do sleep 0.05; done; echo c > b.txt"
+    command = WAITING_COMMAND + "echo c > b.txt"
     steps = tmp_path / "steps.json"
     steps.write_text(json.dumps([{"tool_calls": [_bash(command)]}, {"text": "done"}]))
     argv = ["--provider", "scripted", "--model", str(steps), "-p", "go"]
-    run = subprocess.Popen(
-        [*XCSH, *argv],
-        cwd=project,
-        env=xcsh_env(xcsh_home),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        while not (project / "started.flag").exists() and run.poll() is None:
-            time.sleep(0.05)
-        edit = ["ast-edit", "-p", "print($A)", "-r", "log($A)", "-l", "python", "--yes", "a.py"]
-        edited = run_xcsh(edit, cwd=project, home=xcsh_home)
-        assert edited.returncode == 0, edited.stderr
-        (project / "go.flag").write_text("")
-        _out, err = run.communicate(timeout=120)
-    finally:
-        if run.poll() is None:
-            run.kill()
-    assert run.returncode == 0, err
+    run = start_xcsh(argv, cwd=project, home=xcsh_home)
+    ast_edit_while_waiting(run, project, xcsh_home)
     listed = run_xcsh(["undo", "--list"], cwd=project, home=xcsh_home).stdout.splitlines()
     assert len(listed) == 2, listed
     assert listed[0].endswith("AST Edit: 1 replacement in 1 file: a.py")
