@@ -59,3 +59,19 @@ def test_another_process_applying_meanwhile_is_not_this_runs(
         last
         == f"xcsh: this run applied 1 change to 1 file: '{wait}' (c.txt). Nothing is left to apply."
     )
+
+
+def test_an_entry_of_many_files_names_three_and_counts_the_rest_once(
+    tmp_path: Path, xcsh_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    make = "for n in 1 2 3 4 5 6 7 8 9; do echo $n > f$n.txt; done"
+    calls = [{"name": "bash", "arguments": {"command": make}}]
+    done = run_xcsh(_argv(tmp_path, calls), cwd=project, home=xcsh_home)
+    assert done.returncode == 0, done.stderr
+    last = _last(done.stderr)
+    assert last == (
+        f"xcsh: this run applied 1 change to 9 files: '{make}' "
+        "(f1.txt, f2.txt, f3.txt and 6 more). Nothing is left to apply."
+    ), last

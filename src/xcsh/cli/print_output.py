@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from xcsh.cli import is_output_error, stdout_to_devnull
 from xcsh.core.safe import visible_line
-from xcsh.core.wording import name_list, plural
+from xcsh.core.wording import plural
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -316,12 +316,7 @@ class RunSummary:
         entries counts once in the total.
         """
         applied = self.applied()
-        done = [
-            f"'{visible_line(s.label)}' ({name_list([visible_line(p) for p in s.paths], 3)}"
-            + (f" and {s.count - len(s.paths)} more" if s.count > len(s.paths) else "")
-            + ")"
-            for s in applied
-        ]
+        done = [f"'{visible_line(s.label)}' ({_some_files(s.paths, s.count)})" for s in applied]
         first = (
             f"xcsh: this run applied {plural(len(done), 'change')} to "
             f"{plural(self._files(applied), 'file')}: {'; '.join(done)}."
@@ -332,3 +327,14 @@ class RunSummary:
             return f"{first} Nothing is left to apply."
         waiting = "; ".join(f"{a.id} '{visible_line(a.label)}'" for a in pending)
         return f"{first}\nxcsh: pending: {waiting} (apply or discard it with --continue)."
+
+
+def _some_files(paths: Sequence[str], count: int, shown: int = 3) -> str:
+    """``a.py, b.py, c.py and 7 more``: the first ``shown`` of an entry's ``count`` files.
+
+    ``paths`` holds the entry's first few files (its summary keeps a handful), so
+    the rest are counted from ``count``, not from ``paths``.
+    """
+    head = ", ".join(visible_line(p) for p in paths[:shown])
+    rest = count - min(len(paths), shown)
+    return f"{head} and {rest} more" if rest > 0 else head
